@@ -1,0 +1,279 @@
+/*
+ * board.h - the switch ASIC as the management CPU sees it.
+ *
+ * Everything above board/ (sma/, pma/, the IP plane) is hardware
+ * independent and touches the forwarding hardware only through this
+ * interface.  A board is a table of operations plus an opaque context, so
+ * one process can hold many boards (the emulator holds one per switch).
+ *
+ * Conventions: ports are numbered 0..num_ports (0 = the management port);
+ * every operation returns 0 on success or a negative errno value; values use
+ * the IBA encodings of the corresponding PortInfo/SwitchInfo fields.
+ */
+#ifndef PZ_BOARD_H
+#define PZ_BOARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BOARD_MAX_PORTS 254
+#define BOARD_LFT_BLOCK 64   /* entries per LinearForwardingTable block */
+#define BOARD_MFT_BLOCK 32   /* MLIDs per MulticastForwardingTable block */
+#define BOARD_PKEY_BLOCK 32  /* entries per P_KeyTable block */
+#define BOARD_VLARB_BLOCK 32 /* entries per VLArbitrationTable block */
+#define BOARD_LFT_DROP 0xFF  /* LFT entry: no route */
+
+/* PortInfo.PortState values. */
+enum board_port_state {
+    BOARD_PORT_NOP = 0,
+    BOARD_PORT_DOWN = 1,
+    BOARD_PORT_INIT = 2,
+    BOARD_PORT_ARMED = 3,
+    BOARD_PORT_ACTIVE = 4,
+};
+
+/* PortInfo.PortPhysicalState values. */
+enum board_phys_state {
+    BOARD_PHYS_NOP = 0,
+    BOARD_PHYS_SLEEP = 1,
+    BOARD_PHYS_POLLING = 2,
+    BOARD_PHYS_DISABLED = 3,
+    BOARD_PHYS_TRAINING = 4,
+    BOARD_PHYS_LINKUP = 5,
+    BOARD_PHYS_ERROR_RECOVERY = 6,
+    BOARD_PHYS_TEST = 7,
+};
+
+/* What kind of node the board is (NodeInfo.NodeType). */
+enum board_node_type {
+    BOARD_NODE_CA = 1,
+    BOARD_NODE_SWITCH = 2,
+};
+
+/* Fixed facts about the device: read once, never change at run time. */
+struct board_identity {
+    enum board_node_type node_type;
+    uint64_t node_guid;
+    uint64_t system_image_guid;
+    uint64_t port_guid[BOARD_MAX_PORTS + 1]; /* switch: [0] only; CA: [1..n] */
+    uint8_t num_ports;                       /* external (physical) ports */
+    uint32_t vendor_id;                      /* 24 bits */
+    uint16_t device_id;
+    uint32_t revision;
+    char node_desc[64]; /* default NodeDescription, NUL padded */
+
+    /* Switch capacities (ignored for CAs). */
+    uint16_t lft_cap;       /* LinearFDBCap: entries, multiple of 64 */
+    uint16_t mft_cap;       /* MulticastFDBCap: MLIDs, multiple of 32 */
+    uint16_t partition_cap; /* P_Key entries on port 0 (CA: every port) */
+    uint16_t partition_enforcement_cap; /* P_Key entries on external ports */
+    bool enhanced_port0;
+    bool optimized_sl2vl; /* OptimizedSLtoVLMappingProgramming */
+    bool enforcement_caps; /* inbound/outbound partition + raw filtering */
+
+    /* Link capabilities, the same for every port. */
+    uint8_t vl_cap;          /* 1 = VL0, 2 = VL0-1, 3 = VL0-3, 4 = VL0-7, 5 = VL0-14 */
+    uint8_t mtu_cap;         /* 1 = 256 ... 5 = 4096 */
+    uint8_t vlarb_high_cap;  /* entries, <= 64 */
+    uint8_t vlarb_low_cap;   /* entries, <= 64 */
+    uint8_t width_supported; /* LinkWidthSupported bits: 1 1x, 2 4x, 4 8x, 8 12x */
+    uint8_t speed_supported; /* LinkSpeedSupported bits: 1 SDR, 2 DDR, 4 QDR */
+    uint8_t speed_ext_supported; /* LinkSpeedExtSupported bits: 1 FDR, 2 EDR; 0 none */
+    uint8_t guid_cap;            /* GUIDInfo entries on port 0 (CA: per port) */
+};
+
+/* Link status of one port, as the hardware reports it. */
+struct board_port_status {
+    uint8_t phys_state;  /* enum board_phys_state */
+    uint8_t port_state;  /* enum board_port_state */
+    uint8_t width_active;
+    uint8_t speed_active;
+    uint8_t speed_ext_active;
+};
+
+/* Per-port datapath settings the SMA programs (PortInfo Set). */
+struct board_port_config {
+    uint8_t width_enabled;
+    uint8_t speed_enabled;
+    uint8_t speed_ext_enabled;
+    uint8_t link_down_default; /* 1 Sleep, 2 Polling */
+    uint8_t neighbor_mtu;
+    uint8_t oper_vls;
+    uint8_t vl_high_limit;
+    uint8_t hoq_life;
+    uint8_t vl_stall_count;
+    bool part_enf_inbound;
+    bool part_enf_outbound;
+    bool filter_raw_inbound;
+    bool filter_raw_outbound;
+};
+
+/* Where a management datagram comes from or goes to at port 0. */
+struct board_mad_addr {
+    uint8_t port;    /* rx: ingress port; tx: egress port (DR) - ignored if lid_routed */
+    bool lid_routed; /* tx: route by DLID through the LFT; rx: LRH had real LIDs */
+    uint16_t slid;
+    uint16_t dlid;
+    uint8_t sl;
+    uint32_t src_qp;
+    uint32_t dst_qp;
+    uint32_t qkey;
+    uint16_t pkey;
+};
+
+/* The operations a board implements.  ctx is struct board.ctx. */
+struct board_ops {
+    int (*port_status)(void *ctx, unsigned port, struct board_port_status *st);
+    int (*port_config_get)(void *ctx, unsigned port, struct board_port_config *cfg);
+    int (*port_config_set)(void *ctx, unsigned port, const struct board_port_config *cfg);
+    /* Request a logical state change: DOWN, ARMED or ACTIVE. */
+    int (*port_state_set)(void *ctx, unsigned port, enum board_port_state state);
+    /* Request a physical state change: POLLING (enable) or DISABLED. */
+    int (*phys_state_set)(void *ctx, unsigned port, enum board_phys_state state);
+
+    int (*lft_get)(void *ctx, unsigned block, uint8_t entries[BOARD_LFT_BLOCK]);
+    int (*lft_set)(void *ctx, unsigned block, const uint8_t entries[BOARD_LFT_BLOCK]);
+    /* Multicast: 32 MLIDs of a block, port mask bits 16*position..+15. */
+    int (*mft_get)(void *ctx, unsigned block, unsigned position, uint16_t masks[BOARD_MFT_BLOCK]);
+    int (*mft_set)(void *ctx, unsigned block, unsigned position,
+                   const uint16_t masks[BOARD_MFT_BLOCK]);
+    int (*pkey_get)(void *ctx, unsigned port, unsigned block, uint16_t keys[BOARD_PKEY_BLOCK]);
+    int (*pkey_set)(void *ctx, unsigned port, unsigned block,
+                    const uint16_t keys[BOARD_PKEY_BLOCK]);
+    /* vl[sl] for traffic entering in_port and leaving out_port. */
+    int (*sl2vl_get)(void *ctx, unsigned in_port, unsigned out_port, uint8_t vl[16]);
+    int (*sl2vl_set)(void *ctx, unsigned in_port, unsigned out_port, const uint8_t vl[16]);
+    /* block 0/1 = low priority entries 0-31/32-63, 2/3 = high; 2 bytes each: vl, weight. */
+    int (*vlarb_get)(void *ctx, unsigned port, unsigned block, uint8_t entries[2 * BOARD_VLARB_BLOCK]);
+    int (*vlarb_set)(void *ctx, unsigned port, unsigned block,
+                     const uint8_t entries[2 * BOARD_VLARB_BLOCK]);
+
+    /* The switch's LID range and top of the unicast table, for the datapath. */
+    int (*set_lid)(void *ctx, unsigned port, uint16_t lid, uint8_t lmc);
+    int (*set_lft_top)(void *ctx, uint16_t top);
+
+    /* Monotonic time in nanoseconds. */
+    uint64_t (*now_ns)(void *ctx);
+};
+
+/* A board instance: identity, operations and their context. */
+struct board {
+    const struct board_identity *id;
+    const struct board_ops *ops;
+    void *ctx;
+};
+
+/* Thin wrappers, so callers read board_lft_set(b, ...) rather than b->ops->... */
+static inline int board_port_status(const struct board *b, unsigned port,
+                                    struct board_port_status *st)
+{
+    return b->ops->port_status(b->ctx, port, st);
+}
+
+static inline int board_port_config_get(const struct board *b, unsigned port,
+                                        struct board_port_config *cfg)
+{
+    return b->ops->port_config_get(b->ctx, port, cfg);
+}
+
+static inline int board_port_config_set(const struct board *b, unsigned port,
+                                        const struct board_port_config *cfg)
+{
+    return b->ops->port_config_set(b->ctx, port, cfg);
+}
+
+static inline int board_port_state_set(const struct board *b, unsigned port,
+                                       enum board_port_state state)
+{
+    return b->ops->port_state_set(b->ctx, port, state);
+}
+
+static inline int board_phys_state_set(const struct board *b, unsigned port,
+                                       enum board_phys_state state)
+{
+    return b->ops->phys_state_set(b->ctx, port, state);
+}
+
+static inline int board_lft_get(const struct board *b, unsigned block, uint8_t *e)
+{
+    return b->ops->lft_get(b->ctx, block, e);
+}
+
+static inline int board_lft_set(const struct board *b, unsigned block, const uint8_t *e)
+{
+    return b->ops->lft_set(b->ctx, block, e);
+}
+
+static inline int board_mft_get(const struct board *b, unsigned block, unsigned pos,
+                                uint16_t *m)
+{
+    return b->ops->mft_get(b->ctx, block, pos, m);
+}
+
+static inline int board_mft_set(const struct board *b, unsigned block, unsigned pos,
+                                const uint16_t *m)
+{
+    return b->ops->mft_set(b->ctx, block, pos, m);
+}
+
+static inline int board_pkey_get(const struct board *b, unsigned port, unsigned block,
+                                 uint16_t *k)
+{
+    return b->ops->pkey_get(b->ctx, port, block, k);
+}
+
+static inline int board_pkey_set(const struct board *b, unsigned port, unsigned block,
+                                 const uint16_t *k)
+{
+    return b->ops->pkey_set(b->ctx, port, block, k);
+}
+
+static inline int board_sl2vl_get(const struct board *b, unsigned in, unsigned out,
+                                  uint8_t *vl)
+{
+    return b->ops->sl2vl_get(b->ctx, in, out, vl);
+}
+
+static inline int board_sl2vl_set(const struct board *b, unsigned in, unsigned out,
+                                  const uint8_t *vl)
+{
+    return b->ops->sl2vl_set(b->ctx, in, out, vl);
+}
+
+static inline int board_vlarb_get(const struct board *b, unsigned port, unsigned block,
+                                  uint8_t *e)
+{
+    return b->ops->vlarb_get(b->ctx, port, block, e);
+}
+
+static inline int board_vlarb_set(const struct board *b, unsigned port, unsigned block,
+                                  const uint8_t *e)
+{
+    return b->ops->vlarb_set(b->ctx, port, block, e);
+}
+
+static inline int board_set_lid(const struct board *b, unsigned port, uint16_t lid, uint8_t lmc)
+{
+    return b->ops->set_lid(b->ctx, port, lid, lmc);
+}
+
+static inline int board_set_lft_top(const struct board *b, uint16_t top)
+{
+    return b->ops->set_lft_top(b->ctx, top);
+}
+
+static inline uint64_t board_now_ns(const struct board *b)
+{
+    return b->ops->now_ns(b->ctx);
+}
+
+/* Number of P_Key entries on a port: port 0 (or any CA port) uses PartitionCap. */
+static inline unsigned board_pkey_cap(const struct board *b, unsigned port)
+{
+    if (b->id->node_type == BOARD_NODE_CA || port == 0)
+        return b->id->partition_cap;
+    return b->id->partition_enforcement_cap;
+}
+
+#endif /* PZ_BOARD_H */

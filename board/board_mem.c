@@ -1,0 +1,574 @@
+/*
+ * board_mem.c - in-memory implementation of the board interface.
+ */
+#include "board_mem.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct board_mem_port {
+    struct board_port_status st;
+    struct board_port_config cfg;
+    bool connected;
+    uint16_t lid;
+    uint8_t lmc;
+    uint32_t link_downed;
+    uint16_t *pkeys;   /* pkey_cap entries */
+    uint8_t *vlarb;    /* 4 blocks x 64 bytes */
+};
+
+struct board_mem {
+    struct board board;
+    struct board_identity id;
+    struct board_ops ops;
+    struct board_mem_port *ports; /* num_ports + 1 */
+    uint8_t *lft;                 /* lft_cap entries */
+    uint16_t lft_top;
+    uint16_t *mft;                /* mft_cap x positions */
+    unsigned mft_positions;
+    uint8_t *sl2vl;               /* (n+1) x (n+1) x 16 */
+    bool manual_clock;
+    uint64_t clock_ns;
+    board_mem_port_hook hook;
+    void *hook_arg;
+};
+
+/* Number of ports including port 0. */
+static unsigned bm_nports(const struct board_mem *bm)
+{
+    return (unsigned)bm->id.num_ports + 1;
+}
+
+/* Whether port is a valid index for this board. */
+static bool bm_port_ok(const struct board_mem *bm, unsigned port)
+{
+    if (bm->id.node_type == BOARD_NODE_CA)
+        return port >= 1 && port <= bm->id.num_ports;
+    return port <= bm->id.num_ports;
+}
+
+/* Tell the hook, if any, that a port changed. */
+static void bm_notify(struct board_mem *bm, unsigned port)
+{
+    if (bm->hook)
+        bm->hook(bm->hook_arg, port);
+}
+
+/* The highest set bit of v (the fastest/widest mode both allow), or 0. */
+static uint8_t bm_highest_bit(uint8_t v)
+{
+    uint8_t b = 0x80;
+
+    while (b && !(v & b))
+        b >>= 1;
+    return b;
+}
+
+/* Train a port according to its cable and enable state. */
+static void bm_retrain(struct board_mem *bm, unsigned port)
+{
+    struct board_mem_port *p = &bm->ports[port];
+    bool was_up = p->st.port_state != BOARD_PORT_DOWN;
+
+    if (p->st.phys_state == BOARD_PHYS_DISABLED) {
+        p->st.port_state = BOARD_PORT_DOWN;
+    } else if (p->connected) {
+        p->st.phys_state = BOARD_PHYS_LINKUP;
+        p->st.port_state = BOARD_PORT_INIT;
+        p->st.width_active = bm_highest_bit(p->cfg.width_enabled & bm->id.width_supported);
+        p->st.speed_active = bm_highest_bit(p->cfg.speed_enabled & bm->id.speed_supported);
+        p->st.speed_ext_active =
+            bm_highest_bit(p->cfg.speed_ext_enabled & bm->id.speed_ext_supported);
+    } else {
+        p->st.phys_state = BOARD_PHYS_POLLING;
+        p->st.port_state = BOARD_PORT_DOWN;
+    }
+    if (was_up && p->st.port_state == BOARD_PORT_DOWN && p->link_downed < UINT32_MAX)
+        p->link_downed++;
+}
+
+static int bm_port_status(void *ctx, unsigned port, struct board_port_status *st)
+{
+    struct board_mem *bm = ctx;
+
+    if (!bm_port_ok(bm, port))
+        return -EINVAL;
+    *st = bm->ports[port].st;
+    return 0;
+}
+
+static int bm_port_config_get(void *ctx, unsigned port, struct board_port_config *cfg)
+{
+    struct board_mem *bm = ctx;
+
+    if (!bm_port_ok(bm, port))
+        return -EINVAL;
+    *cfg = bm->ports[port].cfg;
+    return 0;
+}
+
+static int bm_port_config_set(void *ctx, unsigned port, const struct board_port_config *cfg)
+{
+    struct board_mem *bm = ctx;
+
+    if (!bm_port_ok(bm, port))
+        return -EINVAL;
+    bm->ports[port].cfg = *cfg;
+    return 0;
+}
+
+static int bm_port_state_set(void *ctx, unsigned port, enum board_port_state state)
+{
+    struct board_mem *bm = ctx;
+    struct board_mem_port *p;
+
+    if (!bm_port_ok(bm, port))
+        return -EINVAL;
+    p = &bm->ports[port];
+    switch (state) {
+    case BOARD_PORT_DOWN:
+        /* Down drops the link; a cabled, enabled port then retrains to Init. */
+        if (p->st.port_state != BOARD_PORT_DOWN && p->link_downed < UINT32_MAX)
+            p->link_downed++;
+        p->st.port_state = BOARD_PORT_DOWN;
+        if (p->connected && p->st.phys_state != BOARD_PHYS_DISABLED) {
+            p->st.port_state = BOARD_PORT_INIT;
+        }
+        break;
+    case BOARD_PORT_ARMED:
+    case BOARD_PORT_ACTIVE:
+        if (p->st.port_state == BOARD_PORT_DOWN)
+            return -EAGAIN;
+        p->st.port_state = (uint8_t)state;
+        break;
+    default:
+        return -EINVAL;
+    }
+    bm_notify(bm, port);
+    return 0;
+}
+
+static int bm_phys_state_set(void *ctx, unsigned port, enum board_phys_state state)
+{
+    struct board_mem *bm = ctx;
+    struct board_mem_port *p;
+
+    if (!bm_port_ok(bm, port) || (port == 0 && bm->id.node_type == BOARD_NODE_SWITCH))
+        return -EINVAL;
+    p = &bm->ports[port];
+    if (state == BOARD_PHYS_DISABLED) {
+        if (p->st.port_state != BOARD_PORT_DOWN && p->link_downed < UINT32_MAX)
+            p->link_downed++;
+        p->st.phys_state = BOARD_PHYS_DISABLED;
+        p->st.port_state = BOARD_PORT_DOWN;
+    } else if (state == BOARD_PHYS_POLLING) {
+        if (p->st.phys_state == BOARD_PHYS_DISABLED)
+            p->st.phys_state = BOARD_PHYS_POLLING;
+        if (p->st.port_state == BOARD_PORT_DOWN)
+            bm_retrain(bm, port);
+    } else {
+        return -EINVAL;
+    }
+    bm_notify(bm, port);
+    return 0;
+}
+
+static int bm_lft_get(void *ctx, unsigned block, uint8_t *entries)
+{
+    struct board_mem *bm = ctx;
+
+    if ((size_t)(block + 1) * BOARD_LFT_BLOCK > bm->id.lft_cap)
+        return -EINVAL;
+    memcpy(entries, bm->lft + (size_t)block * BOARD_LFT_BLOCK, BOARD_LFT_BLOCK);
+    return 0;
+}
+
+static int bm_lft_set(void *ctx, unsigned block, const uint8_t *entries)
+{
+    struct board_mem *bm = ctx;
+
+    if ((size_t)(block + 1) * BOARD_LFT_BLOCK > bm->id.lft_cap)
+        return -EINVAL;
+    memcpy(bm->lft + (size_t)block * BOARD_LFT_BLOCK, entries, BOARD_LFT_BLOCK);
+    return 0;
+}
+
+/* Index of the first MFT word of (block, position), or -1 if out of range. */
+static long bm_mft_index(const struct board_mem *bm, unsigned block, unsigned position)
+{
+    if ((size_t)(block + 1) * BOARD_MFT_BLOCK > bm->id.mft_cap || position >= bm->mft_positions)
+        return -1;
+    return ((long)block * BOARD_MFT_BLOCK) * bm->mft_positions + position;
+}
+
+static int bm_mft_get(void *ctx, unsigned block, unsigned position, uint16_t *masks)
+{
+    struct board_mem *bm = ctx;
+    long base = bm_mft_index(bm, block, position);
+
+    if (base < 0)
+        return -EINVAL;
+    for (unsigned i = 0; i < BOARD_MFT_BLOCK; i++)
+        masks[i] = bm->mft[base + (long)i * bm->mft_positions];
+    return 0;
+}
+
+static int bm_mft_set(void *ctx, unsigned block, unsigned position, const uint16_t *masks)
+{
+    struct board_mem *bm = ctx;
+    long base = bm_mft_index(bm, block, position);
+
+    if (base < 0)
+        return -EINVAL;
+    for (unsigned i = 0; i < BOARD_MFT_BLOCK; i++)
+        bm->mft[base + (long)i * bm->mft_positions] = masks[i];
+    return 0;
+}
+
+static int bm_pkey_get(void *ctx, unsigned port, unsigned block, uint16_t *keys)
+{
+    struct board_mem *bm = ctx;
+    unsigned cap;
+
+    if (!bm_port_ok(bm, port))
+        return -EINVAL;
+    cap = board_pkey_cap(&bm->board, port);
+    if (block * BOARD_PKEY_BLOCK >= cap)
+        return -EINVAL;
+    for (unsigned i = 0; i < BOARD_PKEY_BLOCK; i++) {
+        unsigned idx = block * BOARD_PKEY_BLOCK + i;
+        keys[i] = idx < cap ? bm->ports[port].pkeys[idx] : 0;
+    }
+    return 0;
+}
+
+static int bm_pkey_set(void *ctx, unsigned port, unsigned block, const uint16_t *keys)
+{
+    struct board_mem *bm = ctx;
+    unsigned cap;
+
+    if (!bm_port_ok(bm, port))
+        return -EINVAL;
+    cap = board_pkey_cap(&bm->board, port);
+    if (block * BOARD_PKEY_BLOCK >= cap)
+        return -EINVAL;
+    for (unsigned i = 0; i < BOARD_PKEY_BLOCK; i++) {
+        unsigned idx = block * BOARD_PKEY_BLOCK + i;
+        if (idx < cap)
+            bm->ports[port].pkeys[idx] = keys[i];
+    }
+    return 0;
+}
+
+/* Pointer to the 16 VLs of (in, out), or NULL if out of range. */
+static uint8_t *bm_sl2vl(struct board_mem *bm, unsigned in, unsigned out)
+{
+    unsigned n = bm_nports(bm);
+
+    if (in >= n || out >= n)
+        return NULL;
+    return bm->sl2vl + ((size_t)in * n + out) * 16;
+}
+
+static int bm_sl2vl_get(void *ctx, unsigned in, unsigned out, uint8_t *vl)
+{
+    uint8_t *t = bm_sl2vl(ctx, in, out);
+
+    if (!t)
+        return -EINVAL;
+    memcpy(vl, t, 16);
+    return 0;
+}
+
+static int bm_sl2vl_set(void *ctx, unsigned in, unsigned out, const uint8_t *vl)
+{
+    uint8_t *t = bm_sl2vl(ctx, in, out);
+
+    if (!t)
+        return -EINVAL;
+    memcpy(t, vl, 16);
+    return 0;
+}
+
+static int bm_vlarb_get(void *ctx, unsigned port, unsigned block, uint8_t *entries)
+{
+    struct board_mem *bm = ctx;
+
+    if (port >= bm_nports(bm) || block > 3)
+        return -EINVAL;
+    memcpy(entries, bm->ports[port].vlarb + block * 64, 64);
+    return 0;
+}
+
+static int bm_vlarb_set(void *ctx, unsigned port, unsigned block, const uint8_t *entries)
+{
+    struct board_mem *bm = ctx;
+
+    if (port >= bm_nports(bm) || block > 3)
+        return -EINVAL;
+    memcpy(bm->ports[port].vlarb + block * 64, entries, 64);
+    return 0;
+}
+
+static int bm_set_lid(void *ctx, unsigned port, uint16_t lid, uint8_t lmc)
+{
+    struct board_mem *bm = ctx;
+
+    if (port >= bm_nports(bm))
+        return -EINVAL;
+    bm->ports[port].lid = lid;
+    bm->ports[port].lmc = lmc;
+    return 0;
+}
+
+static int bm_set_lft_top(void *ctx, uint16_t top)
+{
+    struct board_mem *bm = ctx;
+
+    bm->lft_top = top;
+    return 0;
+}
+
+static uint64_t bm_now_ns(void *ctx)
+{
+    struct board_mem *bm = ctx;
+    struct timespec ts;
+
+    if (bm->manual_clock)
+        return bm->clock_ns;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static const struct board_ops bm_ops = {
+    .port_status = bm_port_status,
+    .port_config_get = bm_port_config_get,
+    .port_config_set = bm_port_config_set,
+    .port_state_set = bm_port_state_set,
+    .phys_state_set = bm_phys_state_set,
+    .lft_get = bm_lft_get,
+    .lft_set = bm_lft_set,
+    .mft_get = bm_mft_get,
+    .mft_set = bm_mft_set,
+    .pkey_get = bm_pkey_get,
+    .pkey_set = bm_pkey_set,
+    .sl2vl_get = bm_sl2vl_get,
+    .sl2vl_set = bm_sl2vl_set,
+    .vlarb_get = bm_vlarb_get,
+    .vlarb_set = bm_vlarb_set,
+    .set_lid = bm_set_lid,
+    .set_lft_top = bm_set_lft_top,
+    .now_ns = bm_now_ns,
+};
+
+void board_mem_default_switch_identity(struct board_identity *id, uint64_t node_guid,
+                                       unsigned num_ports)
+{
+    memset(id, 0, sizeof(*id));
+    id->node_type = BOARD_NODE_SWITCH;
+    id->node_guid = node_guid;
+    id->system_image_guid = node_guid;
+    id->port_guid[0] = node_guid;
+    id->num_ports = (uint8_t)num_ports;
+    id->vendor_id = 0x0002c9;
+    id->device_id = 0x7a70; /* outside OpenSM's Mellanox FDR10 device list */
+    id->revision = 1;
+    strncpy(id->node_desc, "portzero switch", sizeof(id->node_desc) - 1);
+    id->lft_cap = 0xC000;
+    id->mft_cap = 1024;
+    id->partition_cap = 32;
+    id->partition_enforcement_cap = 32;
+    id->enhanced_port0 = false;
+    id->optimized_sl2vl = true;
+    id->enforcement_caps = true;
+    id->vl_cap = 4;
+    id->mtu_cap = 5;
+    id->vlarb_high_cap = 8;
+    id->vlarb_low_cap = 8;
+    id->width_supported = 3;
+    id->speed_supported = 7;
+    id->speed_ext_supported = 3;
+    id->guid_cap = 1;
+}
+
+void board_mem_default_ca_identity(struct board_identity *id, uint64_t node_guid,
+                                   unsigned num_ports)
+{
+    board_mem_default_switch_identity(id, node_guid, num_ports);
+    id->node_type = BOARD_NODE_CA;
+    id->port_guid[0] = 0;
+    for (unsigned p = 1; p <= num_ports; p++)
+        id->port_guid[p] = node_guid + p;
+    id->device_id = 0x7a71;
+    strncpy(id->node_desc, "portzero HCA", sizeof(id->node_desc) - 1);
+    id->lft_cap = 0;
+    id->mft_cap = 0;
+    id->partition_cap = 64;
+    id->partition_enforcement_cap = 0;
+    id->enhanced_port0 = false;
+    id->optimized_sl2vl = false;
+    id->enforcement_caps = false;
+}
+
+/* Set the power-on state of one port. */
+static int bm_init_port(struct board_mem *bm, unsigned port)
+{
+    struct board_mem_port *p = &bm->ports[port];
+    unsigned cap = board_pkey_cap(&bm->board, port);
+
+    p->pkeys = calloc(cap ? cap : 1, sizeof(uint16_t));
+    p->vlarb = calloc(4 * 64, 1);
+    if (!p->pkeys || !p->vlarb)
+        return -ENOMEM;
+    if (cap)
+        p->pkeys[0] = 0xFFFF; /* default partition, full member */
+    p->cfg.width_enabled = bm->id.width_supported;
+    p->cfg.speed_enabled = bm->id.speed_supported;
+    p->cfg.speed_ext_enabled = bm->id.speed_ext_supported;
+    p->cfg.link_down_default = BOARD_PHYS_POLLING;
+    p->cfg.neighbor_mtu = bm->id.mtu_cap;
+    p->cfg.oper_vls = 1;
+    p->cfg.hoq_life = 0x10;
+    p->cfg.vl_stall_count = 7;
+    if (port == 0 && bm->id.node_type == BOARD_NODE_SWITCH) {
+        /* The management port is always "up" towards the switch core. */
+        p->st.phys_state = BOARD_PHYS_LINKUP;
+        p->st.port_state = BOARD_PORT_ACTIVE;
+        p->st.width_active = 2;
+        p->st.speed_active = 1;
+    } else {
+        p->st.phys_state = BOARD_PHYS_POLLING;
+        p->st.port_state = BOARD_PORT_DOWN;
+    }
+    return 0;
+}
+
+struct board_mem *board_mem_create(const struct board_identity *id)
+{
+    struct board_mem *bm;
+    unsigned n;
+
+    if (!id || id->num_ports == 0 || id->num_ports > BOARD_MAX_PORTS ||
+        (id->node_type != BOARD_NODE_CA && id->node_type != BOARD_NODE_SWITCH) ||
+        id->lft_cap % BOARD_LFT_BLOCK || id->mft_cap % BOARD_MFT_BLOCK)
+        return NULL;
+    bm = calloc(1, sizeof(*bm));
+    if (!bm)
+        return NULL;
+    bm->id = *id;
+    bm->ops = bm_ops;
+    bm->board.id = &bm->id;
+    bm->board.ops = &bm->ops;
+    bm->board.ctx = bm;
+    n = bm_nports(bm);
+    bm->mft_positions = (n + 15) / 16;
+    bm->ports = calloc(n, sizeof(*bm->ports));
+    bm->lft = malloc(id->lft_cap ? id->lft_cap : 1);
+    bm->mft = calloc((size_t)(id->mft_cap ? id->mft_cap : 1) * bm->mft_positions, 2);
+    bm->sl2vl = calloc((size_t)n * n, 16);
+    if (!bm->ports || !bm->lft || !bm->mft || !bm->sl2vl)
+        goto fail;
+    memset(bm->lft, BOARD_LFT_DROP, id->lft_cap ? id->lft_cap : 1);
+    for (unsigned p = 0; p < n; p++)
+        if (bm_init_port(bm, p))
+            goto fail;
+    return bm;
+fail:
+    board_mem_destroy(bm);
+    return NULL;
+}
+
+void board_mem_destroy(struct board_mem *bm)
+{
+    if (!bm)
+        return;
+    if (bm->ports) {
+        for (unsigned p = 0; p < bm_nports(bm); p++) {
+            free(bm->ports[p].pkeys);
+            free(bm->ports[p].vlarb);
+        }
+    }
+    free(bm->ports);
+    free(bm->lft);
+    free(bm->mft);
+    free(bm->sl2vl);
+    free(bm);
+}
+
+struct board *board_mem_board(struct board_mem *bm)
+{
+    return &bm->board;
+}
+
+void board_mem_use_manual_clock(struct board_mem *bm, uint64_t start_ns)
+{
+    bm->manual_clock = true;
+    bm->clock_ns = start_ns;
+}
+
+void board_mem_advance_ns(struct board_mem *bm, uint64_t delta_ns)
+{
+    bm->clock_ns += delta_ns;
+}
+
+void board_mem_set_connected(struct board_mem *bm, unsigned port, bool connected)
+{
+    if (port == 0 || port > bm->id.num_ports)
+        return;
+    if (bm->ports[port].connected == connected)
+        return;
+    bm->ports[port].connected = connected;
+    bm_retrain(bm, port);
+    bm_notify(bm, port);
+}
+
+bool board_mem_connected(const struct board_mem *bm, unsigned port)
+{
+    return port <= bm->id.num_ports && bm->ports[port].connected;
+}
+
+void board_mem_set_port_hook(struct board_mem *bm, board_mem_port_hook hook, void *arg)
+{
+    bm->hook = hook;
+    bm->hook_arg = arg;
+}
+
+uint8_t board_mem_lft_entry(const struct board_mem *bm, uint16_t dlid)
+{
+    if (dlid >= bm->id.lft_cap || dlid > bm->lft_top)
+        return BOARD_LFT_DROP;
+    return bm->lft[dlid];
+}
+
+uint16_t board_mem_lft_top(const struct board_mem *bm)
+{
+    return bm->lft_top;
+}
+
+bool board_mem_mft_has_port(const struct board_mem *bm, uint16_t mlid, unsigned port)
+{
+    unsigned idx, pos;
+
+    if (mlid < 0xC000 || (unsigned)(mlid - 0xC000) >= bm->id.mft_cap || port > bm->id.num_ports)
+        return false;
+    idx = mlid - 0xC000u;
+    pos = port / 16;
+    return (bm->mft[(size_t)idx * bm->mft_positions + pos] >> (port % 16)) & 1;
+}
+
+uint16_t board_mem_lid(const struct board_mem *bm, unsigned port)
+{
+    return port <= bm->id.num_ports ? bm->ports[port].lid : 0;
+}
+
+uint8_t board_mem_lmc(const struct board_mem *bm, unsigned port)
+{
+    return port <= bm->id.num_ports ? bm->ports[port].lmc : 0;
+}
+
+uint32_t board_mem_link_downed(const struct board_mem *bm, unsigned port)
+{
+    return port <= bm->id.num_ports ? bm->ports[port].link_downed : 0;
+}

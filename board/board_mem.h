@@ -1,0 +1,60 @@
+/*
+ * board_mem.h - a board whose "hardware" is plain memory.
+ *
+ * Used by the unit tests and by pzfabric for switches served in-process.
+ * The tables live in heap memory owned by the instance; there is no global
+ * state.  Time comes from a settable clock (tests) or CLOCK_MONOTONIC.
+ */
+#ifndef PZ_BOARD_MEM_H
+#define PZ_BOARD_MEM_H
+
+#include "board.h"
+
+struct board_mem;
+
+/* Called after a port's link state changed (link up/down, SMA request). */
+typedef void (*board_mem_port_hook)(void *arg, unsigned port);
+
+/* Fill *id with the defaults of a 36-port QDR/EDR switch. */
+void board_mem_default_switch_identity(struct board_identity *id, uint64_t node_guid,
+                                       unsigned num_ports);
+
+/* Fill *id with the defaults of a CA with num_ports ports. */
+void board_mem_default_ca_identity(struct board_identity *id, uint64_t node_guid,
+                                   unsigned num_ports);
+
+/* Create an in-memory board; *id is copied.  Returns NULL on bad input or OOM. */
+struct board_mem *board_mem_create(const struct board_identity *id);
+
+/* Free the board and its tables. */
+void board_mem_destroy(struct board_mem *bm);
+
+/* The board interface of this instance (valid until destroy). */
+struct board *board_mem_board(struct board_mem *bm);
+
+/* Use a manual clock starting at start_ns instead of CLOCK_MONOTONIC. */
+void board_mem_use_manual_clock(struct board_mem *bm, uint64_t start_ns);
+
+/* Advance the manual clock. */
+void board_mem_advance_ns(struct board_mem *bm, uint64_t delta_ns);
+
+/* Cable a port (connected) or unplug it; a connected enabled port trains to Init. */
+void board_mem_set_connected(struct board_mem *bm, unsigned port, bool connected);
+
+/* Whether a port is cabled. */
+bool board_mem_connected(const struct board_mem *bm, unsigned port);
+
+/* Install a hook called after any port state change. */
+void board_mem_set_port_hook(struct board_mem *bm, board_mem_port_hook hook, void *arg);
+
+/* Direct table access for the emulator's datapath (out of range: drop / false / 0). */
+uint8_t board_mem_lft_entry(const struct board_mem *bm, uint16_t dlid);
+uint16_t board_mem_lft_top(const struct board_mem *bm);
+bool board_mem_mft_has_port(const struct board_mem *bm, uint16_t mlid, unsigned port);
+uint16_t board_mem_lid(const struct board_mem *bm, unsigned port);
+uint8_t board_mem_lmc(const struct board_mem *bm, unsigned port);
+
+/* Number of LinkDowned events seen on a port (for the PMA later). */
+uint32_t board_mem_link_downed(const struct board_mem *bm, unsigned port);
+
+#endif /* PZ_BOARD_MEM_H */

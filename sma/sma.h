@@ -1,0 +1,91 @@
+/*
+ * sma.h - the Subnet Management Agent of a switch (or of a CA, for the
+ * emulator), as a library.
+ *
+ * A request MAD and an instance go in; a MAD to transmit (a response, a
+ * forwarded directed-route SMP, or a trap) or nothing comes out.  The SMA
+ * reaches the hardware only through struct board, does no I/O of its own and
+ * keeps no global state, so one process may hold many instances.
+ */
+#ifndef PZ_SMA_H
+#define PZ_SMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "board.h"
+
+#define SMA_MAD_SIZE 256
+
+struct sma;
+
+/* What the caller must do after sma_process() or sma_poll(). */
+enum sma_verdict {
+    SMA_DROP = 0, /* nothing to transmit */
+    SMA_SEND = 1, /* transmit out[] as described by *out_addr */
+};
+
+/* Counters the agent, CLI and SNMP report. */
+struct sma_stats {
+    uint64_t smps_received;
+    uint64_t responses_sent;
+    uint64_t dr_forwarded;
+    uint64_t dropped;         /* malformed, misrouted, unroutable */
+    uint64_t mkey_violations; /* SMPs dropped for a bad M_Key */
+    uint64_t traps_sent;      /* including resends */
+    uint64_t traps_repressed;
+    uint64_t traps_lost;      /* trap queue was full */
+};
+
+/* Create an SMA for board (which must outlive it).  Returns NULL on OOM. */
+struct sma *sma_create(const struct board *board);
+
+/* Destroy an SMA created by sma_create(). */
+void sma_destroy(struct sma *sma);
+
+/*
+ * Handle one SMP (management class 0x01 or 0x81) received at this node.
+ * in_addr->port is the physical ingress port (0 = from the local management
+ * stack).  Returns SMA_SEND when out[0..255] must be transmitted as given by
+ * *out_addr, SMA_DROP otherwise.  in and out may not overlap.
+ */
+enum sma_verdict sma_process(struct sma *sma, const struct board_mad_addr *in_addr,
+                             const uint8_t *in, size_t in_len, struct board_mad_addr *out_addr,
+                             uint8_t out[SMA_MAD_SIZE]);
+
+/*
+ * Run the SMA's timers: link state changes (SwitchInfo.PortStateChange and
+ * Trap 128), the M_Key lease, trap sends and resends.  Returns SMA_SEND with
+ * one trap to transmit; call again until it returns SMA_DROP.
+ */
+enum sma_verdict sma_poll(struct sma *sma, struct board_mad_addr *out_addr,
+                          uint8_t out[SMA_MAD_SIZE]);
+
+/* Board time at which sma_poll() next has timed work; UINT64_MAX if none. */
+uint64_t sma_next_deadline(const struct sma *sma);
+
+/* Change the NodeDescription locally (CLI, config); queues Trap 144. */
+int sma_set_node_description(struct sma *sma, const char *desc);
+
+/* Change the port-0 (switch) or port (CA) capability masks; queues Trap 144. */
+int sma_set_capability_mask(struct sma *sma, unsigned port, uint32_t capmask, uint16_t capmask2);
+
+/* Change the SystemImageGUID; queues Trap 145. */
+int sma_set_system_image_guid(struct sma *sma, uint64_t guid);
+
+/* The LID of the switch (CA: of port), or 0 before the SM assigned one. */
+uint16_t sma_lid(const struct sma *sma, unsigned port);
+
+/* The master SM's LID as last written by the SM (CA: per port). */
+uint16_t sma_master_sm_lid(const struct sma *sma, unsigned port);
+
+/* The NodeDescription (64 bytes, NUL padded, not always NUL terminated). */
+const char *sma_node_description(const struct sma *sma);
+
+/* A snapshot of the SMA's counters. */
+void sma_get_stats(const struct sma *sma, struct sma_stats *stats);
+
+/* Number of traps waiting for a TrapRepress. */
+unsigned sma_traps_pending(const struct sma *sma);
+
+#endif /* PZ_SMA_H */

@@ -1,0 +1,193 @@
+/*
+ * sma_trap.c - traps (IBA 14.2.5.1, 13.4.9): the queue of notices waiting for
+ * a TrapRepress, their sends and resends, and the notices the SMA raises.
+ */
+#include <string.h>
+
+#include <infiniband/mad.h>
+
+#include "sma_internal.h"
+
+/* Notice byte offsets (IBA Notice attribute). */
+#define NTC_TOGGLE_COUNT 8
+#define NTC_DETAILS 10
+#define NTC_DETAILS_LID 12 /* LIDADDR of traps 129-131, 144, 145, 256 */
+
+/* Trap 144 DataDetails (relative to the Notice), no libibmad fields beyond the LID. */
+#define NTC144_LOCAL_CHANGES 15
+#define NTC144_CAPMASK 16
+#define NTC144_CHANGE_FLAGS 20
+#define NTC144_CAPMASK2 22
+/* Trap 145 DataDetails. */
+#define NTC145_SYS_GUID 16
+
+/* Resends never come faster than this, whatever SubnetTimeOut says. */
+#define SMA_TRAP_MIN_INTERVAL_NS 1000000u
+
+/* Store a big-endian value of n bytes at p. */
+static void put_be(uint8_t *p, uint64_t v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+}
+
+uint64_t sma_trap_resend_interval_ns(uint8_t subnet_timeout)
+{
+    uint64_t ns = (uint64_t)4096 << (subnet_timeout & 0x1F); /* 4.096 us x 2^SubnetTimeOut */
+
+    return ns < SMA_TRAP_MIN_INTERVAL_NS ? SMA_TRAP_MIN_INTERVAL_NS : ns;
+}
+
+void sma_notice_init(const struct sma *sma, uint8_t *notice, unsigned type, unsigned trap_num)
+{
+    memset(notice, 0, SMA_DATA_SIZE);
+    mad_set_field(notice, 0, IB_NOTICE_IS_GENERIC_F, 1);
+    mad_set_field(notice, 0, IB_NOTICE_TYPE_F, type);
+    mad_set_field(notice, 0, IB_NOTICE_PRODUCER_F, sma->is_switch ? 2 : 1);
+    mad_set_field(notice, 0, IB_NOTICE_TRAP_NUMBER_F, trap_num);
+}
+
+/* Whether two notices say the same thing (Toggle/Count and LIDs aside). */
+static bool sma_notice_same(const uint8_t *a, const uint8_t *b)
+{
+    return memcmp(a, b, NTC_TOGGLE_COUNT) == 0 &&
+           memcmp(a + NTC_DETAILS, b + NTC_DETAILS, SMA_DATA_SIZE - NTC_DETAILS) == 0;
+}
+
+void sma_trap_queue_notice(struct sma *sma, unsigned port, const uint8_t notice[SMA_DATA_SIZE])
+{
+    struct sma_trap *free_slot = NULL;
+
+    for (unsigned i = 0; i < SMA_TRAP_QUEUE; i++) {
+        struct sma_trap *t = &sma->traps[i];
+
+        if (!t->used) {
+            if (!free_slot)
+                free_slot = t;
+        } else if (t->port == port && sma_notice_same(t->notice, notice)) {
+            return; /* already waiting for its repress */
+        }
+    }
+    if (!free_slot) {
+        sma->stats.traps_lost++;
+        return;
+    }
+    free_slot->used = true;
+    free_slot->port = (uint8_t)port;
+    free_slot->tid = sma->next_tid++;
+    memcpy(free_slot->notice, notice, SMA_DATA_SIZE);
+    free_slot->next_send_ns = 0;
+}
+
+void sma_trap_link_state_change(struct sma *sma)
+{
+    uint8_t notice[SMA_DATA_SIZE];
+
+    sma_notice_init(sma, notice, 1 /* urgent */, 128);
+    sma_trap_queue_notice(sma, 0, notice);
+}
+
+void sma_trap_local_changes(struct sma *sma, unsigned port, uint16_t change_flags)
+{
+    const struct sma_port *ep = &sma->ports[port];
+    uint8_t notice[SMA_DATA_SIZE];
+
+    sma_notice_init(sma, notice, 4 /* informational */, 144);
+    notice[NTC144_LOCAL_CHANGES] = change_flags ? 1 : 0;
+    put_be(notice + NTC144_CAPMASK, ep->capmask, 4);
+    put_be(notice + NTC144_CHANGE_FLAGS, change_flags, 2);
+    put_be(notice + NTC144_CAPMASK2, ep->capmask2, 2);
+    sma_trap_queue_notice(sma, port, notice);
+}
+
+void sma_trap_sys_image_guid(struct sma *sma)
+{
+    uint8_t notice[SMA_DATA_SIZE];
+
+    sma_notice_init(sma, notice, 4 /* informational */, 145);
+    put_be(notice + NTC145_SYS_GUID, sma->system_image_guid, 8);
+    sma_trap_queue_notice(sma, sma->is_switch ? 0 : 1, notice);
+}
+
+void sma_trap_repress(struct sma *sma, const uint8_t *mad)
+{
+    uint64_t tid = mad_get_field64((void *)mad, 0, IB_MAD_TRID_F);
+
+    for (unsigned i = 0; i < SMA_TRAP_QUEUE; i++) {
+        if (sma->traps[i].used && sma->traps[i].tid == tid) {
+            sma->traps[i].used = false;
+            sma->stats.traps_repressed++;
+            return;
+        }
+    }
+}
+
+/* The end port a queued trap is sent from. */
+static const struct sma_port *sma_trap_port(const struct sma *sma, const struct sma_trap *t)
+{
+    return &sma->ports[sma->is_switch ? 0 : (t->port ? t->port : 1)];
+}
+
+/* Whether traps can be sent from ep: it has a LID and knows its SM. */
+static bool sma_trap_sendable(const struct sma_port *ep)
+{
+    return ep->lid != 0 && ep->master_sm_lid != 0;
+}
+
+/* Build the Trap MAD for t into out and address it to the master SM. */
+static void sma_trap_build(const struct sma *sma, struct sma_trap *t, uint8_t *out,
+                           struct board_mad_addr *addr)
+{
+    const struct sma_port *ep = sma_trap_port(sma, t);
+    unsigned trap_num = mad_get_field(t->notice, 0, IB_NOTICE_TRAP_NUMBER_F);
+
+    /* The LIDs in the notice are the ones the SM assigned by now. */
+    mad_set_field(t->notice, 0, IB_NOTICE_ISSUER_LID_F, ep->lid);
+    if (trap_num == 128)
+        mad_set_field(t->notice, 0, IB_NOTICE_DATA_LID_F, ep->lid);
+    else
+        put_be(t->notice + NTC_DETAILS_LID, ep->lid, 2);
+
+    sma_build_smp_header(out, IB_SMI_CLASS, IB_MAD_METHOD_TRAP, t->tid, SMA_ATTR_NOTICE, 0);
+    /* M_Key of a trap is always 0 (o14-1): left zero by the header builder. */
+    memcpy(out + SMA_DATA_OFFS, t->notice, SMA_DATA_SIZE);
+    memset(addr, 0, sizeof(*addr));
+    addr->lid_routed = true;
+    addr->port = sma->is_switch ? 0 : t->port;
+    addr->slid = ep->lid;
+    addr->dlid = ep->master_sm_lid;
+    addr->sl = ep->master_sm_sl;
+}
+
+enum sma_verdict sma_trap_poll(struct sma *sma, uint64_t now, struct board_mad_addr *out_addr,
+                               uint8_t *out)
+{
+    for (unsigned i = 0; i < SMA_TRAP_QUEUE; i++) {
+        struct sma_trap *t = &sma->traps[i];
+        const struct sma_port *ep;
+
+        if (!t->used || t->next_send_ns > now)
+            continue;
+        ep = sma_trap_port(sma, t);
+        if (!sma_trap_sendable(ep))
+            continue;
+        sma_trap_build(sma, t, out, out_addr);
+        t->next_send_ns = now + sma_trap_resend_interval_ns(ep->subnet_timeout);
+        sma->stats.traps_sent++;
+        return SMA_SEND;
+    }
+    return SMA_DROP;
+}
+
+uint64_t sma_trap_next_deadline(const struct sma *sma)
+{
+    uint64_t next = UINT64_MAX;
+
+    for (unsigned i = 0; i < SMA_TRAP_QUEUE; i++) {
+        const struct sma_trap *t = &sma->traps[i];
+
+        if (t->used && sma_trap_sendable(sma_trap_port(sma, t)) && t->next_send_ns < next)
+            next = t->next_send_ns;
+    }
+    return next;
+}
