@@ -231,6 +231,7 @@ static enum sma_verdict sma_answer(struct sma *sma, const struct board_mad_addr 
     };
     struct smi_node node = {.num_ports = sma->num_ports, .is_switch = sma->is_switch};
     enum sma_mkey_verdict mk;
+    enum smi_action action;
     uint16_t status;
     unsigned port = 0;
 
@@ -262,7 +263,8 @@ static enum sma_verdict sma_answer(struct sma *sma, const struct board_mad_addr 
         return SMA_SEND;
     }
     mad_set_field(out, 0, IB_DRSMP_STATUS_F, status);
-    return sma_dr_transmit(sma, smi_dr_respond(out, &node, &port), port, in, out, out_addr);
+    action = smi_dr_respond(out, &node, &port);
+    return sma_dr_transmit(sma, action, port, in, out, out_addr);
 }
 
 enum sma_verdict sma_process(struct sma *sma, const struct board_mad_addr *in_addr,
