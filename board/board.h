@@ -64,29 +64,29 @@ struct board_identity {
     char node_desc[64]; /* default NodeDescription, NUL padded */
 
     /* Switch capacities (ignored for CAs). */
-    uint16_t lft_cap;       /* LinearFDBCap: entries, multiple of 64 */
-    uint16_t mft_cap;       /* MulticastFDBCap: MLIDs, multiple of 32 */
-    uint16_t partition_cap; /* P_Key entries on port 0 (CA: every port) */
+    uint16_t lft_cap;                   /* LinearFDBCap: entries, multiple of 64 */
+    uint16_t mft_cap;                   /* MulticastFDBCap: MLIDs, multiple of 32 */
+    uint16_t partition_cap;             /* P_Key entries on port 0 (CA: every port) */
     uint16_t partition_enforcement_cap; /* P_Key entries on external ports */
     bool enhanced_port0;
-    bool optimized_sl2vl; /* OptimizedSLtoVLMappingProgramming */
+    bool optimized_sl2vl;  /* OptimizedSLtoVLMappingProgramming */
     bool enforcement_caps; /* inbound/outbound partition + raw filtering */
 
     /* Link capabilities, the same for every port. */
-    uint8_t vl_cap;          /* 1 = VL0, 2 = VL0-1, 3 = VL0-3, 4 = VL0-7, 5 = VL0-14 */
-    uint8_t mtu_cap;         /* 1 = 256 ... 5 = 4096 */
-    uint8_t vlarb_high_cap;  /* entries, <= 64 */
-    uint8_t vlarb_low_cap;   /* entries, <= 64 */
-    uint8_t width_supported; /* LinkWidthSupported bits: 1 1x, 2 4x, 4 8x, 8 12x */
-    uint8_t speed_supported; /* LinkSpeedSupported bits: 1 SDR, 2 DDR, 4 QDR */
+    uint8_t vl_cap;              /* 1 = VL0, 2 = VL0-1, 3 = VL0-3, 4 = VL0-7, 5 = VL0-14 */
+    uint8_t mtu_cap;             /* 1 = 256 ... 5 = 4096 */
+    uint8_t vlarb_high_cap;      /* entries, <= 64 */
+    uint8_t vlarb_low_cap;       /* entries, <= 64 */
+    uint8_t width_supported;     /* LinkWidthSupported bits: 1 1x, 2 4x, 4 8x, 8 12x */
+    uint8_t speed_supported;     /* LinkSpeedSupported bits: 1 SDR, 2 DDR, 4 QDR */
     uint8_t speed_ext_supported; /* LinkSpeedExtSupported bits: 1 FDR, 2 EDR; 0 none */
     uint8_t guid_cap;            /* GUIDInfo entries on port 0 (CA: per port) */
 };
 
 /* Link status of one port, as the hardware reports it. */
 struct board_port_status {
-    uint8_t phys_state;  /* enum board_phys_state */
-    uint8_t port_state;  /* enum board_port_state */
+    uint8_t phys_state; /* enum board_phys_state */
+    uint8_t port_state; /* enum board_port_state */
     uint8_t width_active;
     uint8_t speed_active;
     uint8_t speed_ext_active;
@@ -145,7 +145,8 @@ struct board_ops {
     int (*sl2vl_get)(void *ctx, unsigned in_port, unsigned out_port, uint8_t vl[16]);
     int (*sl2vl_set)(void *ctx, unsigned in_port, unsigned out_port, const uint8_t vl[16]);
     /* block 0/1 = low priority entries 0-31/32-63, 2/3 = high; 2 bytes each: vl, weight. */
-    int (*vlarb_get)(void *ctx, unsigned port, unsigned block, uint8_t entries[2 * BOARD_VLARB_BLOCK]);
+    int (*vlarb_get)(void *ctx, unsigned port, unsigned block,
+                     uint8_t entries[2 * BOARD_VLARB_BLOCK]);
     int (*vlarb_set)(void *ctx, unsigned port, unsigned block,
                      const uint8_t entries[2 * BOARD_VLARB_BLOCK]);
 
@@ -205,8 +206,7 @@ static inline int board_lft_set(const struct board *b, unsigned block, const uin
     return b->ops->lft_set(b->ctx, block, e);
 }
 
-static inline int board_mft_get(const struct board *b, unsigned block, unsigned pos,
-                                uint16_t *m)
+static inline int board_mft_get(const struct board *b, unsigned block, unsigned pos, uint16_t *m)
 {
     return b->ops->mft_get(b->ctx, block, pos, m);
 }
@@ -217,8 +217,7 @@ static inline int board_mft_set(const struct board *b, unsigned block, unsigned 
     return b->ops->mft_set(b->ctx, block, pos, m);
 }
 
-static inline int board_pkey_get(const struct board *b, unsigned port, unsigned block,
-                                 uint16_t *k)
+static inline int board_pkey_get(const struct board *b, unsigned port, unsigned block, uint16_t *k)
 {
     return b->ops->pkey_get(b->ctx, port, block, k);
 }
@@ -229,8 +228,7 @@ static inline int board_pkey_set(const struct board *b, unsigned port, unsigned 
     return b->ops->pkey_set(b->ctx, port, block, k);
 }
 
-static inline int board_sl2vl_get(const struct board *b, unsigned in, unsigned out,
-                                  uint8_t *vl)
+static inline int board_sl2vl_get(const struct board *b, unsigned in, unsigned out, uint8_t *vl)
 {
     return b->ops->sl2vl_get(b->ctx, in, out, vl);
 }
@@ -241,8 +239,7 @@ static inline int board_sl2vl_set(const struct board *b, unsigned in, unsigned o
     return b->ops->sl2vl_set(b->ctx, in, out, vl);
 }
 
-static inline int board_vlarb_get(const struct board *b, unsigned port, unsigned block,
-                                  uint8_t *e)
+static inline int board_vlarb_get(const struct board *b, unsigned port, unsigned block, uint8_t *e)
 {
     return b->ops->vlarb_get(b->ctx, port, block, e);
 }

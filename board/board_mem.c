@@ -15,8 +15,8 @@ struct board_mem_port {
     uint16_t lid;
     uint8_t lmc;
     uint32_t link_downed;
-    uint16_t *pkeys;   /* pkey_cap entries */
-    uint8_t *vlarb;    /* 4 blocks x 64 bytes */
+    uint16_t *pkeys; /* pkey_cap entries */
+    uint8_t *vlarb;  /* 4 blocks x 64 bytes */
 };
 
 struct board_mem {
@@ -26,9 +26,9 @@ struct board_mem {
     struct board_mem_port *ports; /* num_ports + 1 */
     uint8_t *lft;                 /* lft_cap entries */
     uint16_t lft_top;
-    uint16_t *mft;                /* mft_cap x positions */
+    uint16_t *mft; /* mft_cap x positions */
     unsigned mft_positions;
-    uint8_t *sl2vl;               /* (n+1) x (n+1) x 16 */
+    uint8_t *sl2vl; /* (n+1) x (n+1) x 16 */
     bool manual_clock;
     uint64_t clock_ns;
     board_mem_port_hook hook;
@@ -133,9 +133,9 @@ static int bm_port_state_set(void *ctx, unsigned port, enum board_port_state sta
         if (p->st.port_state != BOARD_PORT_DOWN && p->link_downed < UINT32_MAX)
             p->link_downed++;
         p->st.port_state = BOARD_PORT_DOWN;
-        if (p->connected && p->st.phys_state != BOARD_PHYS_DISABLED) {
-            p->st.port_state = BOARD_PORT_INIT;
-        }
+        /* Retraining applies the current width/speed enables. */
+        if (p->connected && p->st.phys_state != BOARD_PHYS_DISABLED)
+            bm_retrain(bm, port);
         break;
     case BOARD_PORT_ARMED:
     case BOARD_PORT_ACTIVE:
@@ -179,7 +179,7 @@ static int bm_lft_get(void *ctx, unsigned block, uint8_t *entries)
 {
     struct board_mem *bm = ctx;
 
-    if ((size_t)(block + 1) * BOARD_LFT_BLOCK > bm->id.lft_cap)
+    if (((uint64_t)block + 1) * BOARD_LFT_BLOCK > bm->id.lft_cap)
         return -EINVAL;
     memcpy(entries, bm->lft + (size_t)block * BOARD_LFT_BLOCK, BOARD_LFT_BLOCK);
     return 0;
@@ -189,7 +189,7 @@ static int bm_lft_set(void *ctx, unsigned block, const uint8_t *entries)
 {
     struct board_mem *bm = ctx;
 
-    if ((size_t)(block + 1) * BOARD_LFT_BLOCK > bm->id.lft_cap)
+    if (((uint64_t)block + 1) * BOARD_LFT_BLOCK > bm->id.lft_cap)
         return -EINVAL;
     memcpy(bm->lft + (size_t)block * BOARD_LFT_BLOCK, entries, BOARD_LFT_BLOCK);
     return 0;
@@ -198,7 +198,7 @@ static int bm_lft_set(void *ctx, unsigned block, const uint8_t *entries)
 /* Index of the first MFT word of (block, position), or -1 if out of range. */
 static long bm_mft_index(const struct board_mem *bm, unsigned block, unsigned position)
 {
-    if ((size_t)(block + 1) * BOARD_MFT_BLOCK > bm->id.mft_cap || position >= bm->mft_positions)
+    if (((uint64_t)block + 1) * BOARD_MFT_BLOCK > bm->id.mft_cap || position >= bm->mft_positions)
         return -1;
     return ((long)block * BOARD_MFT_BLOCK) * bm->mft_positions + position;
 }
@@ -235,7 +235,7 @@ static int bm_pkey_get(void *ctx, unsigned port, unsigned block, uint16_t *keys)
     if (!bm_port_ok(bm, port))
         return -EINVAL;
     cap = board_pkey_cap(&bm->board, port);
-    if (block * BOARD_PKEY_BLOCK >= cap)
+    if ((uint64_t)block * BOARD_PKEY_BLOCK >= cap)
         return -EINVAL;
     for (unsigned i = 0; i < BOARD_PKEY_BLOCK; i++) {
         unsigned idx = block * BOARD_PKEY_BLOCK + i;
@@ -252,7 +252,7 @@ static int bm_pkey_set(void *ctx, unsigned port, unsigned block, const uint16_t 
     if (!bm_port_ok(bm, port))
         return -EINVAL;
     cap = board_pkey_cap(&bm->board, port);
-    if (block * BOARD_PKEY_BLOCK >= cap)
+    if ((uint64_t)block * BOARD_PKEY_BLOCK >= cap)
         return -EINVAL;
     for (unsigned i = 0; i < BOARD_PKEY_BLOCK; i++) {
         unsigned idx = block * BOARD_PKEY_BLOCK + i;

@@ -34,7 +34,7 @@ struct sma_stats {
     uint64_t mkey_violations; /* SMPs dropped for a bad M_Key */
     uint64_t traps_sent;      /* including resends */
     uint64_t traps_repressed;
-    uint64_t traps_lost;      /* trap queue was full */
+    uint64_t traps_lost; /* trap queue was full */
 };
 
 /* Create an SMA for board (which must outlive it).  Returns NULL on OOM. */

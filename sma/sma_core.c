@@ -164,8 +164,17 @@ static enum sma_verdict sma_dr_transmit(struct sma *sma, enum smi_action action,
                                         const struct board_mad_addr *in, const uint8_t *mad,
                                         struct board_mad_addr *out_addr)
 {
+    struct board_port_status st;
+
     switch (action) {
     case SMI_FORWARD:
+        /*
+         * A directed-route hop needs a trained link (PortState may be Init).
+         * The port the SMP came in on is up by definition.
+         */
+        if (port != in->port &&
+            (board_port_status(sma->board, port, &st) || st.phys_state != BOARD_PHYS_LINKUP))
+            break;
         sma_dr_hop(port, out_addr);
         return SMA_SEND;
     case SMI_LID_DRDLID:
@@ -214,7 +223,11 @@ static uint16_t sma_dispatch(struct sma *sma, struct sma_req *req)
     return e->set(sma, req);
 }
 
-/* Answer an SMP addressed to this node (already in out[]); returns the verdict. */
+/*
+ * Answer an SMP addressed to this node (already in out[]); returns the
+ * verdict.  Counts what it drops in the statistics (a TrapRepress consumed
+ * here is not a drop).
+ */
 static enum sma_verdict sma_answer(struct sma *sma, const struct board_mad_addr *in,
                                    const uint8_t *req_mad, struct board_mad_addr *out_addr,
                                    uint8_t *out)
@@ -232,11 +245,14 @@ static enum sma_verdict sma_answer(struct sma *sma, const struct board_mad_addr 
     struct smi_node node = {.num_ports = sma->num_ports, .is_switch = sma->is_switch};
     enum sma_mkey_verdict mk;
     enum smi_action action;
+    enum sma_verdict v;
     uint16_t status;
     unsigned port = 0;
 
-    if (req.method & IB_MAD_RESPONSE || req.method == IB_MAD_METHOD_TRAP)
+    if (req.method & IB_MAD_RESPONSE || req.method == IB_MAD_METHOD_TRAP) {
+        sma->stats.dropped++;
         return SMA_DROP; /* nobody here asked; traps go to SMs */
+    }
     mk = sma_mkey_check(sma, req.ep, out, in->port, in->slid);
     if (mk == SMA_MKEY_VIOLATION) {
         sma->stats.mkey_violations++;
@@ -256,15 +272,21 @@ static enum sma_verdict sma_answer(struct sma *sma, const struct board_mad_addr 
 
     mad_set_field(out, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET_RESPONSE & 0x7F);
     mad_set_field(out, 0, IB_MAD_RESPONSE_F, 1);
-    sma->stats.responses_sent++;
     if (mgmt_class == IB_SMI_CLASS) {
         mad_set_field(out, 0, IB_MAD_STATUS_F, status);
         sma_lid_route(sma, in, in->slid, out_addr);
-        return SMA_SEND;
+        v = SMA_SEND;
+    } else {
+        mad_set_field(out, 0, IB_DRSMP_STATUS_F, status);
+        action = smi_dr_respond(out, &node, &port);
+        /* SMI_TO_SM here is a requester on the local stack: out port 0. */
+        v = sma_dr_transmit(sma, action, port, in, out, out_addr);
     }
-    mad_set_field(out, 0, IB_DRSMP_STATUS_F, status);
-    action = smi_dr_respond(out, &node, &port);
-    return sma_dr_transmit(sma, action, port, in, out, out_addr);
+    if (v == SMA_SEND)
+        sma->stats.responses_sent++;
+    else
+        sma->stats.dropped++; /* no way back to the requester */
+    return v;
 }
 
 enum sma_verdict sma_process(struct sma *sma, const struct board_mad_addr *in_addr,
@@ -296,10 +318,7 @@ enum sma_verdict sma_process(struct sma *sma, const struct board_mad_addr *in_ad
     } else if (mgmt_class != IB_SMI_CLASS) {
         goto drop;
     }
-    v = sma_answer(sma, in_addr, in, out_addr, out);
-    if (v == SMA_DROP)
-        sma->stats.dropped++;
-    return v;
+    return sma_answer(sma, in_addr, in, out_addr, out);
 drop:
     sma->stats.dropped++;
     return SMA_DROP;

@@ -78,10 +78,10 @@ struct sma_port {
 /* One trap waiting for its TrapRepress. */
 struct sma_trap {
     bool used;
-    uint8_t port;                /* CA: the port it concerns */
+    uint8_t port; /* CA: the port it concerns */
     uint64_t tid;
     uint8_t notice[SMA_DATA_SIZE];
-    uint64_t next_send_ns;       /* 0 = send at the next poll */
+    uint64_t next_send_ns; /* 0 = send at the next poll */
 };
 
 struct sma {
@@ -113,11 +113,11 @@ struct sma_req {
     uint8_t method;
     uint16_t attr_id;
     uint32_t attr_mod;
-    unsigned in_port;       /* physical ingress port (LocalPortNum) */
-    struct sma_port *ep;    /* end port whose M_Key and LID apply */
-    bool hide_mkey;         /* M_Key protection level 1, key not matched */
-    const uint8_t *in;      /* request SMP data, 64 bytes */
-    uint8_t *out;           /* response SMP data, 64 bytes */
+    unsigned in_port;    /* physical ingress port (LocalPortNum) */
+    struct sma_port *ep; /* end port whose M_Key and LID apply */
+    bool hide_mkey;      /* M_Key protection level 1, key not matched */
+    const uint8_t *in;   /* request SMP data, 64 bytes */
+    uint8_t *out;        /* response SMP data, 64 bytes */
 };
 
 /* An attribute handler: fills req->out, returns a MAD status. */

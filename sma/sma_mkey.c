@@ -44,8 +44,7 @@ static void sma_mkey_trap(struct sma *sma, const struct sma_port *ep, const uint
 
     sma_notice_init(sma, notice, 2 /* security */, 256);
     put_be(notice + NTC256_LID, ep->lid, 2);
-    put_be(notice + NTC256_DRSLID,
-           dr ? mad_get_field((void *)mad, 0, IB_DRSMP_DRSLID_F) : slid, 2);
+    put_be(notice + NTC256_DRSLID, dr ? mad_get_field((void *)mad, 0, IB_DRSMP_DRSLID_F) : slid, 2);
     notice[NTC256_METHOD] = (uint8_t)method;
     put_be(notice + NTC256_ATTR_ID, mad_get_field((void *)mad, 0, IB_MAD_ATTRID_F), 2);
     put_be(notice + NTC256_ATTR_MOD, mad_get_field((void *)mad, 0, IB_MAD_ATTRMOD_F), 4);
@@ -54,12 +53,14 @@ static void sma_mkey_trap(struct sma *sma, const struct sma_port *ep, const uint
         unsigned hc = mad_get_field((void *)mad, 0, IB_DRSMP_HOPCNT_F);
         unsigned n = hc < NTC256_DR_PATH_MAX ? hc : NTC256_DR_PATH_MAX;
 
-        if (hc > 63)
-            hc = 63;
-        notice[NTC256_DR_FLAGS] = (uint8_t)(NTC256_DR_NOTICE | hc);
+        /* The hop count is that of the path given, as in qib/hfi1 bad_mkey(). */
+        notice[NTC256_DR_FLAGS] = (uint8_t)(NTC256_DR_NOTICE | n);
         if (hc > NTC256_DR_PATH_MAX)
             notice[NTC256_DR_FLAGS] |= NTC256_DR_TRUNCATED;
-        /* ReturnPath[1..n]: the hops back to the requester. */
+        /*
+         * ReturnPath[1..n]: the hops back to the requester.  (qib/hfi1 copy
+         * from ReturnPath[0], which is unused, and so lose the last hop.)
+         */
         memcpy(notice + NTC256_DR_PATH, mad + SMA_RETURN_PATH_OFFS + 1, n);
     }
     sma_trap_queue_notice(sma, (unsigned)(ep - sma->ports), notice);
@@ -81,6 +82,16 @@ static void sma_mkey_violation(struct sma *sma, struct sma_port *ep, const uint8
     sma_mkey_trap(sma, ep, mad, slid);
 }
 
+/* Lift the protection of ep if its lease timer ran out by now. */
+static void sma_mkey_lease_expire(struct sma_port *ep, uint64_t now)
+{
+    if (ep->lease_deadline_ns && now >= ep->lease_deadline_ns) {
+        /* Lease expired: the SM lost control; protection is lifted. */
+        ep->lease_deadline_ns = 0;
+        ep->mkey_protect = 0;
+    }
+}
+
 enum sma_mkey_verdict sma_mkey_check(struct sma *sma, struct sma_port *ep, const uint8_t *mad,
                                      unsigned in_port, uint16_t slid)
 {
@@ -90,6 +101,8 @@ enum sma_mkey_verdict sma_mkey_check(struct sma *sma, struct sma_port *ep, const
                    method == IB_MAD_METHOD_TRAP_REPRESS;
 
     (void)in_port;
+    /* An expired lease counts even if sma_poll() has not run since (as qib). */
+    sma_mkey_lease_expire(ep, board_now_ns(sma->board));
     if (!checked)
         return SMA_MKEY_OK;
     if (ep->mkey == 0 || key == ep->mkey) {
@@ -106,13 +119,6 @@ enum sma_mkey_verdict sma_mkey_check(struct sma *sma, struct sma_port *ep, const
 
 void sma_mkey_lease_poll(struct sma *sma, uint64_t now)
 {
-    for (unsigned p = 0; p <= sma->num_ports; p++) {
-        struct sma_port *ep = &sma->ports[p];
-
-        if (ep->lease_deadline_ns && now >= ep->lease_deadline_ns) {
-            /* Lease expired: the SM lost control; protection is lifted. */
-            ep->lease_deadline_ns = 0;
-            ep->mkey_protect = 0;
-        }
-    }
+    for (unsigned p = 0; p <= sma->num_ports; p++)
+        sma_mkey_lease_expire(&sma->ports[p], now);
 }

@@ -68,7 +68,7 @@ uint16_t sma_node_desc_set(struct sma *sma, struct sma_req *req)
     return sma_node_desc_get(sma, req);
 }
 
-/* Number of GUIDInfo entries of the end port. */
+/* Number of GUIDInfo entries of the end port (PortInfo.GUIDCap reports the same). */
 static unsigned sma_guid_cap(const struct sma *sma)
 {
     unsigned cap = sma->board->id->guid_cap;

@@ -24,10 +24,10 @@
 /* Everything a PortInfo Set may change, parsed and validated. */
 struct sma_pi_update {
     struct board_port_config cfg;
-    uint8_t port_state;  /* BOARD_PORT_NOP or the requested state */
-    uint8_t phys_state;  /* BOARD_PHYS_NOP or the requested state */
-    bool end_port;       /* the end-port fields below apply */
-    struct sma_port ep;  /* new end-port fields */
+    uint8_t port_state; /* BOARD_PORT_NOP or the requested state */
+    uint8_t phys_state; /* BOARD_PHYS_NOP or the requested state */
+    bool end_port;      /* the end-port fields below apply */
+    struct sma_port ep; /* new end-port fields */
     uint8_t local_phy_threshold;
     uint8_t overrun_threshold;
     bool reset_pkey_violations;
@@ -126,6 +126,20 @@ static void sma_pi_fill_link(const struct sma *sma, unsigned p, uint8_t *d)
     mad_set_field(d, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F, cfg.speed_ext_enabled);
 }
 
+/*
+ * GUIDCap of an end port: the GUIDInfo entries the SMA really keeps (GUID 0
+ * always exists; at most SMA_MAX_GUIDS), so that GUIDInfo answers every block
+ * GUIDCap promises.  Must match sma_guid_cap() in sma_node.c.
+ */
+static unsigned sma_pi_guid_cap(const struct sma *sma)
+{
+    unsigned cap = sma->board->id->guid_cap;
+
+    if (cap == 0)
+        cap = 1;
+    return cap > SMA_MAX_GUIDS ? SMA_MAX_GUIDS : cap;
+}
+
 /* PortInfo Get. */
 uint16_t sma_port_info_get(struct sma *sma, struct sma_req *req)
 {
@@ -137,9 +151,8 @@ uint16_t sma_port_info_get(struct sma *sma, struct sma_req *req)
     if (sma_pi_is_end_port(sma, p))
         sma_pi_fill_end_port(&sma->ports[p], req->hide_mkey, req->out);
     mad_set_field(req->out, 0, IB_PORT_LOCAL_PORT_F, req->in_port);
-    mad_set_field(req->out, 0, IB_PORT_GUID_CAP_F, sma_pi_is_end_port(sma, p)
-                                                      ? sma->board->id->guid_cap
-                                                      : 0);
+    mad_set_field(req->out, 0, IB_PORT_GUID_CAP_F,
+                  sma_pi_is_end_port(sma, p) ? sma_pi_guid_cap(sma) : 0);
     return SMA_STATUS_OK;
 }
 
@@ -184,10 +197,10 @@ static bool sma_pi_parse_link(const struct sma *sma, unsigned p, const struct sm
     unsigned v, mtu, phys, ldd;
 
     board_port_status(sma->board, p, &st);
-    if (!sma_pi_enable(mad_get_field(in, 0, IB_PORT_LINK_WIDTH_ENABLED_F),
-                       SMA_WIDTH_SET_SUPPORTED, id->width_supported, &u->cfg.width_enabled) ||
-        !sma_pi_enable(mad_get_field(in, 0, IB_PORT_LINK_SPEED_ENABLED_F),
-                       SMA_SPEED_SET_SUPPORTED, id->speed_supported, &u->cfg.speed_enabled))
+    if (!sma_pi_enable(mad_get_field(in, 0, IB_PORT_LINK_WIDTH_ENABLED_F), SMA_WIDTH_SET_SUPPORTED,
+                       id->width_supported, &u->cfg.width_enabled) ||
+        !sma_pi_enable(mad_get_field(in, 0, IB_PORT_LINK_SPEED_ENABLED_F), SMA_SPEED_SET_SUPPORTED,
+                       id->speed_supported, &u->cfg.speed_enabled))
         return false;
     if ((req->attr_mod & SMA_PI_EXT_SPEEDS_MOD) && id->speed_ext_supported) {
         v = mad_get_field(in, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F);
@@ -270,6 +283,14 @@ static bool sma_pi_parse_end_port(const struct sma *sma, const struct sma_req *r
     return true;
 }
 
+/* Whether port p's PortState is Down now. */
+static bool sma_pi_is_down(const struct sma *sma, unsigned p)
+{
+    struct board_port_status st;
+
+    return board_port_status(sma->board, p, &st) == 0 && st.port_state == BOARD_PORT_DOWN;
+}
+
 /* Apply a validated update to port p. */
 static void sma_pi_apply(struct sma *sma, unsigned p, const struct sma_pi_update *u)
 {
@@ -293,10 +314,16 @@ static void sma_pi_apply(struct sma *sma, unsigned p, const struct sma_pi_update
         sp->pkey_violations = 0;
     if (u->phys_state != BOARD_PHYS_NOP)
         board_phys_state_set(sma->board, p, u->phys_state);
-    if (u->port_state != BOARD_PORT_NOP)
-        board_port_state_set(sma->board, p, u->port_state);
-    if (u->port_state == BOARD_PORT_DOWN && sma->is_switch)
-        sma->port_state_change_pending = true; /* the link bounced */
+    if (u->port_state == BOARD_PORT_NOP)
+        return;
+    /*
+     * Down takes the link down even if it retrains to Init at once, so the
+     * scan cannot see it: note the change here.  A port that is already
+     * Down does not change state.
+     */
+    if (u->port_state == BOARD_PORT_DOWN && sma->is_switch && !sma_pi_is_down(sma, p))
+        sma->port_state_change_pending = true;
+    board_port_state_set(sma->board, p, u->port_state);
 }
 
 /* PortInfo Set: validate everything, then apply, then answer with a Get. */
@@ -350,9 +377,8 @@ void sma_scan_port_states(struct sma *sma)
             continue;
         sma->ports[p].last_port_state = st.port_state;
         /* Into or out of Down (Active -> Init means it went through Down). */
-        if (old != st.port_state &&
-            (old == BOARD_PORT_DOWN || st.port_state == BOARD_PORT_DOWN ||
-             st.port_state == BOARD_PORT_INIT))
+        if (old != st.port_state && (old == BOARD_PORT_DOWN || st.port_state == BOARD_PORT_DOWN ||
+                                     st.port_state == BOARD_PORT_INIT))
             changed = true;
     }
     if (changed)

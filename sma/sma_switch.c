@@ -86,7 +86,8 @@ uint16_t sma_switch_info_set(struct sma *sma, struct sma_req *req)
 /* Whether block is a LinearForwardingTable block within LinearFDBCap. */
 static bool sma_lft_block_ok(const struct sma *sma, uint32_t block)
 {
-    return (uint64_t)(block + 1) * BOARD_LFT_BLOCK <= sma->board->id->lft_cap;
+    /* 64-bit arithmetic: a modifier near 2^32 must not wrap to block 0. */
+    return ((uint64_t)block + 1) * BOARD_LFT_BLOCK <= sma->board->id->lft_cap;
 }
 
 /* LinearForwardingTable Get: 64 egress ports of one block. */
@@ -94,8 +95,7 @@ uint16_t sma_lft_get(struct sma *sma, struct sma_req *req)
 {
     uint8_t entries[BOARD_LFT_BLOCK];
 
-    if (!sma_lft_block_ok(sma, req->attr_mod) ||
-        board_lft_get(sma->board, req->attr_mod, entries))
+    if (!sma_lft_block_ok(sma, req->attr_mod) || board_lft_get(sma->board, req->attr_mod, entries))
         return SMA_STATUS_BAD_FIELD;
     mad_set_array(req->out, 0, IB_LINEAR_FORW_TBL_F, entries);
     return SMA_STATUS_OK;

@@ -34,8 +34,7 @@ static bool sma_pkey_target(const struct sma *sma, const struct sma_req *req, un
 
     *block = req->attr_mod & 0xFFFF;
     *port = sma_table_port(req, sma->is_switch, req->attr_mod >> 16);
-    if (sma->is_switch ? !sma_switch_port_ok(sma, *port)
-                       : (*port < 1 || *port > sma->num_ports))
+    if (sma->is_switch ? !sma_switch_port_ok(sma, *port) : (*port < 1 || *port > sma->num_ports))
         return false;
     cap = board_pkey_cap(sma->board, *port);
     return *block * BOARD_PKEY_BLOCK < cap;
@@ -47,8 +46,7 @@ uint16_t sma_pkey_get(struct sma *sma, struct sma_req *req)
     uint16_t keys[BOARD_PKEY_BLOCK];
     unsigned port, block;
 
-    if (!sma_pkey_target(sma, req, &port, &block) ||
-        board_pkey_get(sma->board, port, block, keys))
+    if (!sma_pkey_target(sma, req, &port, &block) || board_pkey_get(sma->board, port, block, keys))
         return SMA_STATUS_BAD_FIELD;
     for (unsigned i = 0; i < BOARD_PKEY_BLOCK; i++) {
         req->out[2 * i] = (uint8_t)(keys[i] >> 8);

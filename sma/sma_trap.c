@@ -11,11 +11,10 @@
 /* Notice byte offsets (IBA Notice attribute). */
 #define NTC_TOGGLE_COUNT 8
 #define NTC_DETAILS 10
-#define NTC_DETAILS_LID 12 /* LIDADDR of traps 129-131, 144, 145, 256 */
+#define NTC_DETAILS_LID 12 /* LIDADDR of traps 129-131, 145, 256 (144: libibmad field) */
 
-/* Trap 144 DataDetails (relative to the Notice), no libibmad fields beyond the LID. */
+/* Trap 144 DataDetails (relative to the Notice) that libibmad has no field for. */
 #define NTC144_LOCAL_CHANGES 15
-#define NTC144_CAPMASK 16
 #define NTC144_CHANGE_FLAGS 20
 #define NTC144_CAPMASK2 22
 /* Trap 145 DataDetails. */
@@ -47,7 +46,7 @@ void sma_notice_init(const struct sma *sma, uint8_t *notice, unsigned type, unsi
     mad_set_field(notice, 0, IB_NOTICE_TRAP_NUMBER_F, trap_num);
 }
 
-/* Whether two notices say the same thing (Toggle/Count and LIDs aside). */
+/* Whether two notices say the same thing (Toggle/Count aside). */
 static bool sma_notice_same(const uint8_t *a, const uint8_t *b)
 {
     return memcmp(a, b, NTC_TOGGLE_COUNT) == 0 &&
@@ -64,8 +63,13 @@ void sma_trap_queue_notice(struct sma *sma, unsigned port, const uint8_t notice[
         if (!t->used) {
             if (!free_slot)
                 free_slot = t;
-        } else if (t->port == port && sma_notice_same(t->notice, notice)) {
-            return; /* already waiting for its repress */
+        } else if (t->port == port && t->next_send_ns == 0 && sma_notice_same(t->notice, notice)) {
+            /*
+             * The same notice is queued and not sent yet: the SM will learn
+             * of both events from it.  Once a trap has gone out, the SM may
+             * already have acted on it, so a new event needs a new trap.
+             */
+            return;
         }
     }
     if (!free_slot) {
@@ -94,7 +98,7 @@ void sma_trap_local_changes(struct sma *sma, unsigned port, uint16_t change_flag
 
     sma_notice_init(sma, notice, 4 /* informational */, 144);
     notice[NTC144_LOCAL_CHANGES] = change_flags ? 1 : 0;
-    put_be(notice + NTC144_CAPMASK, ep->capmask, 4);
+    mad_set_field(notice, 0, IB_NOTICE_DATA_144_CAPMASK_F, ep->capmask);
     put_be(notice + NTC144_CHANGE_FLAGS, change_flags, 2);
     put_be(notice + NTC144_CAPMASK2, ep->capmask2, 2);
     sma_trap_queue_notice(sma, port, notice);
@@ -145,6 +149,8 @@ static void sma_trap_build(const struct sma *sma, struct sma_trap *t, uint8_t *o
     mad_set_field(t->notice, 0, IB_NOTICE_ISSUER_LID_F, ep->lid);
     if (trap_num == 128)
         mad_set_field(t->notice, 0, IB_NOTICE_DATA_LID_F, ep->lid);
+    else if (trap_num == 144)
+        mad_set_field(t->notice, 0, IB_NOTICE_DATA_144_LID_F, ep->lid);
     else
         put_be(t->notice + NTC_DETAILS_LID, ep->lid, 2);
 

@@ -16,13 +16,13 @@
 
 /* What to do with a directed-route SMP. */
 enum smi_action {
-    SMI_DISCARD,     /* drop it */
-    SMI_LOCAL,       /* give it to this node's SMA */
-    SMI_TO_SM,       /* a returning SMP reached its originator on this node */
-    SMI_FORWARD,     /* transmit out *port (directed-route hop) */
-    SMI_LID_DRDLID,  /* transmit LID-routed to DrDLID (trailing LID-routed leg) */
-    SMI_LID_DRSLID,  /* transmit LID-routed to DrSLID (back along the leading leg) */
-    SMI_LID_SOURCE,  /* transmit LID-routed to the request's LRH SLID (trailing leg back) */
+    SMI_DISCARD,    /* drop it */
+    SMI_LOCAL,      /* give it to this node's SMA */
+    SMI_TO_SM,      /* a returning SMP reached its originator on this node */
+    SMI_FORWARD,    /* transmit out *port (directed-route hop) */
+    SMI_LID_DRDLID, /* transmit LID-routed to DrDLID (trailing LID-routed leg) */
+    SMI_LID_DRSLID, /* transmit LID-routed to DrSLID (back along the leading leg) */
+    SMI_LID_SOURCE, /* transmit LID-routed to the request's LRH SLID (trailing leg back) */
 };
 
 /* The node an SMP is at. */

@@ -1,0 +1,159 @@
+# portzero: the README's commands. The real build is CMake; this file only
+# drives it (and the tests, the cross build, the fuzzers and the benchmarks).
+#
+#   make deps        install the Debian packages (scripts/install-deps.sh)
+#   make build       native build in build/
+#   make test        format-check, ctest, ASan+UBSan ctest, arm64 ctest under qemu,
+#                    30 s of libFuzzer per fuzz target
+#   make test-long   ctest -L long + 10 min of libFuzzer per fuzz target
+#   make test-asan   the sanitizer suite only (build-asan/)
+#   make cross       aarch64 build in build-arm64/; cross-test runs its tests under qemu
+#   make fuzz        libFuzzer targets in build-fuzz/bin (clang)
+#   make bench       run build/bin/bench_*
+#   make format      clang-format -i the C sources; format-check only checks
+#   make clean       remove build*/
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := build
+
+JOBS ?= 2
+CMAKE ?= cmake
+CTEST ?= ctest
+CLANG_FORMAT ?= clang-format
+FUZZ_CC ?= clang
+
+BUILD_DIR := build
+ASAN_DIR := build-asan
+ARM64_DIR := build-arm64
+FUZZ_DIR := build-fuzz
+SYSROOT := $(CURDIR)/$(ARM64_DIR)/sysroot
+
+CTEST_FLAGS := --output-on-failure --no-tests=error -j$(JOBS)
+# Labels: `long` runs only in test-long; `native-only` never under qemu.
+CTEST_SHORT := -LE '^long$$'
+CTEST_CROSS := -LE '^(long|native-only)$$'
+
+FUZZ_SHORT_SECONDS ?= 30
+FUZZ_LONG_SECONDS ?= 600
+
+# Sanitizer runtime options for the ASan suite and the fuzzers (a test's ENVIRONMENT
+# property wins). halt_on_error makes UBSan findings fatal even in code built
+# without -fno-sanitize-recover.
+SAN_ENV := ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1} \
+           UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+FORMAT_DIRS := $(wildcard board sma agent tests bench tools fabric)
+FORMAT_FILES = $(if $(FORMAT_DIRS),$(shell find $(FORMAT_DIRS) -path '*/corpus' -prune -o \
+                 -type f \( -name '*.c' -o -name '*.h' \) -print | LC_ALL=C sort))
+
+.PHONY: all deps build test test-asan test-long cross cross-test fuzz fuzz-short fuzz-long \
+        bench demo format format-check clean
+
+all: build
+
+deps:
+	bash scripts/install-deps.sh
+
+build: deps
+	$(CMAKE) -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPZ_WITH_UMAD=ON
+	$(CMAKE) --build $(BUILD_DIR) -j$(JOBS)
+
+# Each stage runs only if the previous one passed; any failure fails `make test`.
+test: format-check build
+	@echo "== make test: native ctest"
+	$(CTEST) --test-dir $(BUILD_DIR) $(CTEST_FLAGS) $(CTEST_SHORT)
+	@echo "== make test: ASan+UBSan ctest"
+	$(MAKE) --no-print-directory test-asan
+	@echo "== make test: aarch64 ctest under qemu"
+	$(MAKE) --no-print-directory cross-test
+	@echo "== make test: libFuzzer, $(FUZZ_SHORT_SECONDS) s per target"
+	$(MAKE) --no-print-directory fuzz-short
+	@echo "== make test: all stages passed"
+
+test-asan: deps
+	$(CMAKE) -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DPZ_SANITIZE=ON
+	$(CMAKE) --build $(ASAN_DIR) -j$(JOBS)
+	$(SAN_ENV) $(CTEST) --test-dir $(ASAN_DIR) $(CTEST_FLAGS) $(CTEST_SHORT)
+
+test-long: build
+	$(CTEST) --test-dir $(BUILD_DIR) $(CTEST_FLAGS) -L '^long$$'
+	$(MAKE) --no-print-directory fuzz-long
+
+cross: deps
+	bash scripts/make-sysroot-arm64.sh $(ARM64_DIR)/sysroot
+	$(CMAKE) -S . -B $(ARM64_DIR) -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/toolchain.cmake \
+	    -DPZ_SYSROOT=$(SYSROOT) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	$(CMAKE) --build $(ARM64_DIR) -j$(JOBS)
+
+# Test binaries run through CMAKE_CROSSCOMPILING_EMULATOR (qemu-aarch64).
+cross-test: cross
+	$(CTEST) --test-dir $(ARM64_DIR) $(CTEST_FLAGS) $(CTEST_CROSS)
+
+fuzz: deps
+	$(CMAKE) -S . -B $(FUZZ_DIR) -DCMAKE_C_COMPILER=$(FUZZ_CC) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	    -DPZ_FUZZ=ON
+	$(CMAKE) --build $(FUZZ_DIR) -j$(JOBS)
+
+# Run every $(FUZZ_DIR)/bin/fuzz_* for $(1) seconds on $(FUZZ_DIR)/corpus/<name>, seeded
+# from tests/fuzz/corpus/<name> (<name> with or without the fuzz_ prefix) and
+# using tests/fuzz/<name>.dict if present. libFuzzer exits non-zero on a crash,
+# leak, timeout or OOM, which fails the target (crash inputs land in
+# $(FUZZ_DIR)/artifacts/).
+define run_fuzzers
+	@found=0; \
+	mkdir -p $(FUZZ_DIR)/artifacts; \
+	for f in $(FUZZ_DIR)/bin/fuzz_*; do \
+	    [ -f "$$f" ] && [ -x "$$f" ] || continue; \
+	    found=1; \
+	    name=$$(basename "$$f"); \
+	    corpus=$(FUZZ_DIR)/corpus/$$name; \
+	    mkdir -p "$$corpus"; \
+	    for seed in tests/fuzz/corpus/$$name tests/fuzz/corpus/$${name#fuzz_}; do \
+	        if [ -d "$$seed" ]; then cp -rn "$$seed"/. "$$corpus"/; fi; \
+	    done; \
+	    dict=; \
+	    for d in tests/fuzz/$$name.dict tests/fuzz/$${name#fuzz_}.dict; do \
+	        if [ -f "$$d" ]; then dict=-dict=$$d; break; fi; \
+	    done; \
+	    echo "== $$name: $(1) s, corpus $$corpus ($$(ls "$$corpus" | wc -l) inputs) $$dict"; \
+	    $(SAN_ENV) "$$f" -max_total_time=$(1) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	        -artifact_prefix=$(FUZZ_DIR)/artifacts/$$name- $$dict "$$corpus" \
+	        > $(FUZZ_DIR)/$$name.log 2>&1 || { \
+	        tail -n 60 $(FUZZ_DIR)/$$name.log; \
+	        echo "FAILED: $$name (full log: $(FUZZ_DIR)/$$name.log)" >&2; exit 1; }; \
+	    tail -n 12 $(FUZZ_DIR)/$$name.log | grep -E '^(stat::|Done|INFO: )' || true; \
+	done; \
+	if [ $$found = 0 ]; then \
+	    echo "no $(FUZZ_DIR)/bin/fuzz_* executables (is PZ_FUZZ wired up?)" >&2; exit 1; \
+	fi
+endef
+
+fuzz-short: fuzz
+	$(call run_fuzzers,$(FUZZ_SHORT_SECONDS))
+
+fuzz-long: fuzz
+	$(call run_fuzzers,$(FUZZ_LONG_SECONDS))
+
+bench: build
+	@found=0; \
+	for b in $(BUILD_DIR)/bin/bench_*; do \
+	    [ -f "$$b" ] && [ -x "$$b" ] || continue; \
+	    found=1; \
+	    echo "== $$b"; \
+	    "$$b"; \
+	done; \
+	if [ $$found = 0 ]; then echo "make bench: no $(BUILD_DIR)/bin/bench_* executables" >&2; exit 1; fi
+
+demo: build
+	@echo "make demo: the emulated fabric (pzfabric) arrives with issue 3"
+
+format: deps
+	$(if $(FORMAT_FILES),$(CLANG_FORMAT) -i $(FORMAT_FILES),@echo "make format: no C sources")
+
+format-check: deps
+	$(if $(FORMAT_FILES),$(CLANG_FORMAT) --dry-run -Werror $(FORMAT_FILES),@echo "make format-check: no C sources")
+	@echo "make format-check: $(words $(FORMAT_FILES)) files OK"
+
+clean:
+	rm -rf $(BUILD_DIR) build-*

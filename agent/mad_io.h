@@ -1,0 +1,36 @@
+/*
+ * mad_io.h - management datagrams on the switch's management port, through
+ * libibumad (the kernel's umad device on hardware, umad2sim in emulation).
+ */
+#ifndef PZ_MAD_IO_H
+#define PZ_MAD_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "board.h"
+
+#define MAD_IO_SIZE 256
+
+struct mad_io;
+
+/* Open ca/port (NULL/0 = first) and register as SMA for classes 0x01 and 0x81. */
+struct mad_io *mad_io_open(const char *ca, unsigned port, char *err, size_t errlen);
+
+/* Close and unregister. */
+void mad_io_close(struct mad_io *io);
+
+/* File descriptor to poll for incoming MADs. */
+int mad_io_fd(const struct mad_io *io);
+
+/*
+ * Receive one MAD without blocking.  Returns 1 with mad[] and *addr filled,
+ * 0 if none is waiting, -1 on error.
+ */
+int mad_io_recv(struct mad_io *io, uint8_t mad[MAD_IO_SIZE], struct board_mad_addr *addr);
+
+/* Send one MAD as *addr says.  Returns 0 or -1. */
+int mad_io_send(struct mad_io *io, const uint8_t mad[MAD_IO_SIZE],
+                const struct board_mad_addr *addr);
+
+#endif /* PZ_MAD_IO_H */

@@ -1,0 +1,277 @@
+/*
+ * main.c - portzerod: the management agent behind a switch's port 0.
+ *
+ * Wires the modules together: configuration, the board, the SMA, MAD I/O
+ * through libibumad, and the event loop that serves MADs and runs timers.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "board_mem.h"
+#include "mad_io.h"
+#include "pz_config.h"
+#include "pz_log.h"
+#include "sma.h"
+
+/* Longest sleep of the event loop: link state changes are polled this often. */
+#define PZ_MAX_WAIT_MS 100
+
+/* Everything the running agent holds. */
+struct pz_agent {
+    struct pz_config cfg;
+    struct board_identity id;
+    struct board_mem *bm;
+    struct board *board;
+    struct sma *sma;
+    struct mad_io *io;
+    int sigfd;
+};
+
+/* Print usage to f. */
+static void pz_usage(FILE *f)
+{
+    fprintf(f, "usage: portzerod [-c portzero.conf] [-o key=value]... [-v] [--check-config]\n"
+               "  -c FILE         read the configuration file\n"
+               "  -o KEY=VALUE    override one setting (ca, port, node_desc, node_guid,\n"
+               "                  num_ports, enhanced_port0, lft_cap, mft_cap, log_level)\n"
+               "  -v              more log output (repeatable)\n"
+               "  --check-config  parse the configuration, print it, and exit\n");
+}
+
+/* Apply a -o KEY=VALUE argument; returns 0 or -1 (message printed). */
+static int pz_apply_override(struct pz_config *cfg, const char *arg)
+{
+    char key[64], err[160];
+    const char *eq = strchr(arg, '=');
+
+    if (!eq || (size_t)(eq - arg) >= sizeof(key)) {
+        fprintf(stderr, "portzerod: -o expects KEY=VALUE, got '%s'\n", arg);
+        return -1;
+    }
+    memcpy(key, arg, (size_t)(eq - arg));
+    key[eq - arg] = '\0';
+    if (pz_config_set(cfg, key, eq + 1, err, sizeof(err))) {
+        fprintf(stderr, "portzerod: -o %s: %s\n", arg, err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Parse the command line into ag->cfg; returns 0, 1 (exit 0) or -1 (exit 2). */
+static int pz_parse_args(struct pz_agent *ag, int argc, char **argv, bool *check_only)
+{
+    static const struct option longopts[] = {
+        {"check-config", no_argument, NULL, 'C'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    char err[256];
+    int c, verbose = 0;
+
+    pz_config_defaults(&ag->cfg);
+    while ((c = getopt_long(argc, argv, "c:o:vh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'c':
+            if (pz_config_load(&ag->cfg, optarg, err, sizeof(err))) {
+                fprintf(stderr, "portzerod: %s\n", err);
+                return -1;
+            }
+            break;
+        case 'o':
+            if (pz_apply_override(&ag->cfg, optarg))
+                return -1;
+            break;
+        case 'v':
+            verbose++;
+            break;
+        case 'C':
+            *check_only = true;
+            break;
+        case 'h':
+            pz_usage(stdout);
+            return 1;
+        default:
+            pz_usage(stderr);
+            return -1;
+        }
+    }
+    if (optind != argc) {
+        pz_usage(stderr);
+        return -1;
+    }
+    ag->cfg.log_level =
+        ag->cfg.log_level + (unsigned)verbose > 3 ? 3 : ag->cfg.log_level + (unsigned)verbose;
+    return 0;
+}
+
+/* Print the effective configuration in portzero.conf syntax. */
+static void pz_print_config(const struct pz_config *cfg)
+{
+    printf("ca = %s\nport = %u\nnode_desc = %s\nnode_guid = 0x%016llx\nnum_ports = %u\n"
+           "enhanced_port0 = %s\nlft_cap = %u\nmft_cap = %u\nlog_level = %u\n",
+           cfg->ca, cfg->port, cfg->node_desc, (unsigned long long)cfg->node_guid, cfg->num_ports,
+           cfg->enhanced_port0 ? "yes" : "no", cfg->lft_cap, cfg->mft_cap, cfg->log_level);
+}
+
+/* Build the board and the SMA from the configuration; returns 0 or -1. */
+static int pz_setup_switch(struct pz_agent *ag)
+{
+    board_mem_default_switch_identity(&ag->id, ag->cfg.node_guid, ag->cfg.num_ports);
+    snprintf(ag->id.node_desc, sizeof(ag->id.node_desc), "%s", ag->cfg.node_desc);
+    ag->id.enhanced_port0 = ag->cfg.enhanced_port0;
+    ag->id.lft_cap = (uint16_t)ag->cfg.lft_cap;
+    ag->id.mft_cap = (uint16_t)ag->cfg.mft_cap;
+    ag->bm = board_mem_create(&ag->id);
+    if (!ag->bm)
+        return -1;
+    ag->board = board_mem_board(ag->bm);
+    ag->sma = sma_create(ag->board);
+    return ag->sma ? 0 : -1;
+}
+
+/* Block SIGINT/SIGTERM and return a signalfd for them, or -1. */
+static int pz_signal_fd(void)
+{
+    sigset_t set;
+
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    if (sigprocmask(SIG_BLOCK, &set, NULL))
+        return -1;
+    return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+/* Transmit what the SMA asked for; logs failures. */
+static void pz_transmit(struct pz_agent *ag, const uint8_t *mad, const struct board_mad_addr *to)
+{
+    if (mad_io_send(ag->io, mad, to))
+        pz_log(PZ_LOG_WARN, "send to lid %u port %u failed", to->dlid, to->port);
+}
+
+/* Serve every MAD waiting on the umad port. */
+static void pz_serve_mads(struct pz_agent *ag)
+{
+    uint8_t in[MAD_IO_SIZE], out[SMA_MAD_SIZE];
+    struct board_mad_addr from, to;
+    int rc;
+
+    while ((rc = mad_io_recv(ag->io, in, &from)) > 0) {
+        if (sma_process(ag->sma, &from, in, sizeof(in), &to, out) == SMA_SEND)
+            pz_transmit(ag, out, &to);
+    }
+    if (rc < 0)
+        pz_log(PZ_LOG_WARN, "umad receive failed");
+}
+
+/* Run the SMA's timers and send the traps that are due. */
+static void pz_run_timers(struct pz_agent *ag)
+{
+    uint8_t out[SMA_MAD_SIZE];
+    struct board_mad_addr to;
+
+    while (sma_poll(ag->sma, &to, out) == SMA_SEND)
+        pz_transmit(ag, out, &to);
+}
+
+/* Milliseconds until the next timer, at most PZ_MAX_WAIT_MS. */
+static int pz_wait_ms(const struct pz_agent *ag)
+{
+    uint64_t now = board_now_ns(ag->board), next = sma_next_deadline(ag->sma);
+    uint64_t ms;
+
+    if (next <= now)
+        return 0;
+    ms = (next - now + 999999) / 1000000;
+    return ms > PZ_MAX_WAIT_MS ? PZ_MAX_WAIT_MS : (int)ms;
+}
+
+/* Whether a termination signal is waiting on the signalfd (non-blocking). */
+static bool pz_signalled(int sigfd)
+{
+    struct signalfd_siginfo si;
+
+    return read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si);
+}
+
+/*
+ * The event loop: returns when a termination signal arrives.  The signalfd
+ * is read on every pass rather than polled with the umad fd, because
+ * umad2sim's poll() replacement waits on its own descriptor only.
+ */
+static void pz_event_loop(struct pz_agent *ag)
+{
+    struct pollfd fds[2] = {
+        {.fd = mad_io_fd(ag->io), .events = POLLIN},
+        {.fd = ag->sigfd, .events = POLLIN},
+    };
+
+    for (;;) {
+        int n = poll(fds, 2, pz_wait_ms(ag));
+
+        if (n < 0 && errno != EINTR) {
+            pz_log(PZ_LOG_ERROR, "poll: %s", strerror(errno));
+            return;
+        }
+        if (pz_signalled(ag->sigfd)) {
+            pz_log(PZ_LOG_INFO, "terminating on signal");
+            return;
+        }
+        if (n > 0 && (fds[0].revents & POLLIN))
+            pz_serve_mads(ag);
+        pz_run_timers(ag);
+    }
+}
+
+/* Free everything the agent holds. */
+static void pz_teardown(struct pz_agent *ag)
+{
+    mad_io_close(ag->io);
+    sma_destroy(ag->sma);
+    board_mem_destroy(ag->bm);
+    if (ag->sigfd >= 0)
+        close(ag->sigfd);
+}
+
+int main(int argc, char **argv)
+{
+    struct pz_agent ag = {.sigfd = -1};
+    bool check_only = false;
+    char err[256];
+    int rc = pz_parse_args(&ag, argc, argv, &check_only);
+
+    if (rc)
+        return rc > 0 ? 0 : 2;
+    if (check_only) {
+        pz_print_config(&ag.cfg);
+        return 0;
+    }
+    pz_log_set_level((enum pz_log_level)ag.cfg.log_level);
+    ag.sigfd = pz_signal_fd();
+    if (ag.sigfd < 0 || pz_setup_switch(&ag)) {
+        pz_log(PZ_LOG_ERROR, "start-up failed");
+        pz_teardown(&ag);
+        return 1;
+    }
+    ag.io = mad_io_open(ag.cfg.ca, ag.cfg.port, err, sizeof(err));
+    if (!ag.io) {
+        pz_log(PZ_LOG_ERROR, "%s", err);
+        pz_teardown(&ag);
+        return 1;
+    }
+    pz_log(PZ_LOG_INFO, "serving SMPs as \"%s\" (%u ports, GUID 0x%016llx)", ag.cfg.node_desc,
+           ag.cfg.num_ports, (unsigned long long)ag.cfg.node_guid);
+    printf("ready\n");
+    fflush(stdout);
+    pz_event_loop(&ag);
+    pz_teardown(&ag);
+    return 0;
+}

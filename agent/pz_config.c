@@ -1,0 +1,197 @@
+/*
+ * pz_config.c - portzero.conf parser.
+ */
+#include "pz_config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PZ_CONFIG_MAX_LINE 512
+
+void pz_config_defaults(struct pz_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    snprintf(cfg->node_desc, sizeof(cfg->node_desc), "portzero switch");
+    cfg->node_guid = 0x0002c90300000001ull;
+    cfg->num_ports = 36;
+    cfg->lft_cap = 0xC000;
+    cfg->mft_cap = 1024;
+    cfg->log_level = 2;
+}
+
+/* Parse an unsigned number (decimal or 0x hex) within [min, max]. */
+static int pz_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+
+    if (!*s || *s == '-')
+        return -1;
+    errno = 0;
+    v = strtoull(s, &end, 0);
+    if (errno || *end || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Parse a boolean: yes/no, true/false, on/off, 1/0. */
+static int pz_parse_bool(const char *s, bool *out)
+{
+    if (!strcmp(s, "yes") || !strcmp(s, "true") || !strcmp(s, "on") || !strcmp(s, "1")) {
+        *out = true;
+        return 0;
+    }
+    if (!strcmp(s, "no") || !strcmp(s, "false") || !strcmp(s, "off") || !strcmp(s, "0")) {
+        *out = false;
+        return 0;
+    }
+    return -1;
+}
+
+/* Copy a string value that must fit dst (size n, NUL terminated). */
+static int pz_parse_str(const char *s, char *dst, size_t n)
+{
+    size_t len = strlen(s);
+
+    if (len >= n)
+        return -1;
+    memcpy(dst, s, len + 1);
+    return 0;
+}
+
+int pz_config_set(struct pz_config *cfg, const char *key, const char *value, char *err,
+                  size_t errlen)
+{
+    uint64_t v = 0;
+    int rc = -1;
+
+    if (!strcmp(key, "ca")) {
+        rc = pz_parse_str(value, cfg->ca, sizeof(cfg->ca));
+    } else if (!strcmp(key, "port")) {
+        rc = pz_parse_u64(value, 0, 254, &v);
+        cfg->port = rc ? cfg->port : (unsigned)v;
+    } else if (!strcmp(key, "node_desc")) {
+        rc = pz_parse_str(value, cfg->node_desc, sizeof(cfg->node_desc));
+    } else if (!strcmp(key, "node_guid")) {
+        rc = pz_parse_u64(value, 1, UINT64_MAX, &v);
+        cfg->node_guid = rc ? cfg->node_guid : v;
+    } else if (!strcmp(key, "num_ports")) {
+        rc = pz_parse_u64(value, 1, 254, &v);
+        cfg->num_ports = rc ? cfg->num_ports : (unsigned)v;
+    } else if (!strcmp(key, "enhanced_port0")) {
+        rc = pz_parse_bool(value, &cfg->enhanced_port0);
+    } else if (!strcmp(key, "lft_cap")) {
+        rc = pz_parse_u64(value, 64, 0xC000, &v);
+        rc = rc || v % 64 ? -1 : 0;
+        cfg->lft_cap = rc ? cfg->lft_cap : (unsigned)v;
+    } else if (!strcmp(key, "mft_cap")) {
+        rc = pz_parse_u64(value, 0, 0x4000, &v);
+        rc = rc || v % 32 ? -1 : 0;
+        cfg->mft_cap = rc ? cfg->mft_cap : (unsigned)v;
+    } else if (!strcmp(key, "log_level")) {
+        rc = pz_parse_u64(value, 0, 3, &v);
+        cfg->log_level = rc ? cfg->log_level : (unsigned)v;
+    } else {
+        snprintf(err, errlen, "unknown key '%s'", key);
+        return -1;
+    }
+    if (rc)
+        snprintf(err, errlen, "bad value '%s' for '%s'", value, key);
+    return rc;
+}
+
+/* Strip leading and trailing white space in place; returns the start. */
+static char *pz_trim(char *s)
+{
+    char *end;
+
+    while (isspace((unsigned char)*s))
+        s++;
+    end = s + strlen(s);
+    while (end > s && isspace((unsigned char)end[-1]))
+        *--end = '\0';
+    return s;
+}
+
+/* Apply one line; returns 0 or -1 with err set. */
+static int pz_config_line(struct pz_config *cfg, char *line, char *err, size_t errlen)
+{
+    char *hash = strchr(line, '#'), *eq, *key, *value;
+
+    if (hash)
+        *hash = '\0';
+    key = pz_trim(line);
+    if (!*key)
+        return 0;
+    eq = strchr(key, '=');
+    if (!eq) {
+        snprintf(err, errlen, "expected 'key = value'");
+        return -1;
+    }
+    *eq = '\0';
+    value = pz_trim(eq + 1);
+    key = pz_trim(key);
+    return pz_config_set(cfg, key, value, err, errlen);
+}
+
+int pz_config_parse(struct pz_config *cfg, const char *text, size_t len, char *err, size_t errlen)
+{
+    char line[PZ_CONFIG_MAX_LINE];
+    unsigned lineno = 0;
+    size_t pos = 0;
+
+    while (pos < len) {
+        size_t n = 0;
+        char msg[160] = "";
+
+        lineno++;
+        while (pos < len && text[pos] != '\n') {
+            if (text[pos] == '\0' || n + 1 >= sizeof(line)) {
+                snprintf(err, errlen, "line %u: %s", lineno,
+                         text[pos] == '\0' ? "NUL byte" : "line too long");
+                return -1;
+            }
+            line[n++] = text[pos++];
+        }
+        line[n] = '\0';
+        pos++; /* the newline */
+        if (pz_config_line(cfg, line, msg, sizeof(msg))) {
+            snprintf(err, errlen, "line %u: %s", lineno, msg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int pz_config_load(struct pz_config *cfg, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    char *buf;
+    size_t len;
+    int rc;
+
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    buf = malloc(1 << 16);
+    if (!buf) {
+        fclose(f);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    len = fread(buf, 1, 1 << 16, f);
+    if (!feof(f)) {
+        snprintf(err, errlen, "%s: larger than 64 KiB", path);
+        rc = -1;
+    } else {
+        rc = pz_config_parse(cfg, buf, len, err, errlen);
+    }
+    free(buf);
+    fclose(f);
+    return rc;
+}
