@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,6 +15,8 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
+
+#include <infiniband/mad.h>
 
 #include "board_mem.h"
 #include "mad_io.h"
@@ -137,17 +140,45 @@ static int pz_setup_switch(struct pz_agent *ag)
     return ag->sma ? 0 : -1;
 }
 
-/* Block SIGINT/SIGTERM and return a signalfd for them, or -1. */
+/* The termination signals: SIGINT and SIGTERM. */
+static void pz_term_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+}
+
+/*
+ * Block the termination signals (before any thread exists, so every thread
+ * inherits the mask) and return a signalfd for them, or -1.
+ */
 static int pz_signal_fd(void)
 {
     sigset_t set;
 
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    if (sigprocmask(SIG_BLOCK, &set, NULL))
+    pz_term_signals(&set);
+    if (pthread_sigmask(SIG_BLOCK, &set, NULL))
         return -1;
     return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+/*
+ * Start-up watcher: while the MAD transport is opening (umad2sim waits for
+ * its simulator indefinitely), a termination signal ends the process here.
+ * Cancelled once the event loop reads the signalfd itself.
+ */
+static void *pz_startup_watch(void *arg)
+{
+    sigset_t set;
+    int sig = 0;
+
+    (void)arg;
+    pz_term_signals(&set);
+    if (sigwait(&set, &sig) == 0) {
+        pz_log(PZ_LOG_INFO, "terminated by signal %d while starting", sig);
+        _exit(1);
+    }
+    return NULL;
 }
 
 /* Transmit what the SMA asked for; logs failures. */
@@ -165,7 +196,14 @@ static void pz_serve_mads(struct pz_agent *ag)
     int rc;
 
     while ((rc = mad_io_recv(ag->io, in, &from)) > 0) {
-        if (sma_process(ag->sma, &from, in, sizeof(in), &to, out) == SMA_SEND)
+        bool send = sma_process(ag->sma, &from, in, sizeof(in), &to, out) == SMA_SEND;
+
+        pz_log(PZ_LOG_DEBUG,
+               "SMP class 0x%02x method 0x%02x attr 0x%04x mod 0x%08x from lid %u: %s", in[1],
+               in[3], (unsigned)(in[16] << 8 | in[17]),
+               (unsigned)mad_get_field(in, 0, IB_MAD_ATTRMOD_F), from.slid,
+               send ? "answered" : "dropped");
+        if (send)
             pz_transmit(ag, out, &to);
     }
     if (rc < 0)
@@ -245,6 +283,7 @@ int main(int argc, char **argv)
 {
     struct pz_agent ag = {.sigfd = -1};
     bool check_only = false;
+    pthread_t watcher;
     char err[256];
     int rc = pz_parse_args(&ag, argc, argv, &check_only);
 
@@ -261,7 +300,14 @@ int main(int argc, char **argv)
         pz_teardown(&ag);
         return 1;
     }
+    if (pthread_create(&watcher, NULL, pz_startup_watch, NULL)) {
+        pz_log(PZ_LOG_ERROR, "cannot start the start-up watcher");
+        pz_teardown(&ag);
+        return 1;
+    }
     ag.io = mad_io_open(ag.cfg.ca, ag.cfg.port, err, sizeof(err));
+    pthread_cancel(watcher);
+    pthread_join(watcher, NULL);
     if (!ag.io) {
         pz_log(PZ_LOG_ERROR, "%s", err);
         pz_teardown(&ag);

@@ -1,0 +1,97 @@
+#!/bin/bash
+# test_portzerod.sh - portzerod's life cycle against a real ibsim through
+# umad2sim: it attaches to a switch's management port, says "ready", serves
+# until SIGTERM and exits 0; bad configuration and a missing fabric give a
+# clear message and a non-zero exit.  Every process started is stopped by PID.
+set -euo pipefail
+
+PORTZEROD=${1:?usage: test_portzerod.sh PORTZEROD}
+UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
+NET=/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca
+WORK=$(mktemp -d)
+PIDS=()
+failures=0
+passes=0
+
+cleanup() {
+    for pid in "${PIDS[@]}"; do
+        kill -KILL "$pid" 2>/dev/null || true
+    done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+check() { # check NAME CONDITION...
+    local name=$1
+    shift
+    if "$@"; then
+        echo "ok   $name"
+        passes=$((passes + 1))
+    else
+        echo "FAIL $name"
+        failures=$((failures + 1))
+    fi
+}
+
+# Wait up to $2 seconds for file $1 to contain line $3.
+wait_for_line() {
+    local deadline=$((SECONDS + $2))
+    while ((SECONDS < deadline)); do
+        grep -qx "$3" "$1" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+cd "$WORK"
+export IBSIM_SOCKNAME="pztest$$"
+
+# 1. Configuration errors: exit 2 with the offending line named.
+printf 'num_ports = 8\nnum_ports = 999\n' > bad.conf
+set +e
+"$PORTZEROD" -c bad.conf --check-config > out.txt 2> err.txt
+rc=$?
+set -e
+check "bad config exits 2" test "$rc" -eq 2
+check "bad config names line 2" grep -q "line 2: bad value '999' for 'num_ports'" err.txt
+"$PORTZEROD" -o node_desc="spine 1" -o num_ports=18 --check-config > out.txt
+check "check-config echoes overrides" grep -qx "node_desc = spine 1" out.txt
+check "check-config num_ports" grep -qx "num_ports = 18" out.txt
+
+# 2. No fabric yet: umad2sim waits for its simulator; the daemon must not
+#    claim to be ready, and must still stop promptly on SIGTERM (exit 1).
+SIM_HOST=Switch1 LD_PRELOAD=$UMAD2SIM "$PORTZEROD" > nofab.out 2> nofab.err &
+pz=$!
+PIDS+=("$pz")
+sleep 1
+check "not ready without a fabric" test ! -s nofab.out
+kill -TERM "$pz"
+set +e
+timeout 5 tail --pid="$pz" -f /dev/null
+wait "$pz"
+rc=$?
+set -e
+check "SIGTERM while starting exits 1" test "$rc" -eq 1
+check "start-up termination logged" grep -q "terminated by signal 15 while starting" nofab.err
+
+# 3. Against ibsim: attach, ready, SIGTERM, exit 0.
+ibsim -s "$NET" > ibsim.log 2>&1 < /dev/null &
+PIDS+=($!)
+sleep 0.5
+SIM_HOST=Switch2 LD_PRELOAD=$UMAD2SIM "$PORTZEROD" -o num_ports=8 -o node_desc=pztest \
+    > pz.out 2> pz.err &
+pz=$!
+PIDS+=("$pz")
+check "ready within 10 s" wait_for_line pz.out 10 ready
+check "startup logged" grep -q 'serving SMPs as "pztest" (8 ports' pz.err
+kill -TERM "$pz"
+set +e
+timeout 5 tail --pid="$pz" -f /dev/null
+wait "$pz"
+rc=$?
+set -e
+check "SIGTERM exits 0" test "$rc" -eq 0
+check "termination logged" grep -q "terminating on signal" pz.err
+
+echo "$passes passed, $failures failed"
+test "$failures" -eq 0

@@ -1,0 +1,106 @@
+/*
+ * test_config.c - portzero.conf parsing: values, comments, every error.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pz_config.h"
+
+/* Parse text into *cfg (starting from defaults); returns the parser's result. */
+static int parse(struct pz_config *cfg, const char *text, char *err, size_t errlen)
+{
+    pz_config_defaults(cfg);
+    return pz_config_parse(cfg, text, strlen(text), err, errlen);
+}
+
+/* Every key, comments, blank lines, spaces and hex. */
+static void test_config_values(void **state)
+{
+    struct pz_config cfg;
+    char err[160] = "";
+
+    (void)state;
+    assert_int_equal(parse(&cfg,
+                           "# a switch\n\n  ca = mlx5_0  \nport=1\nnode_desc = leaf 3 # rack A\n"
+                           "node_guid = 0x0002c903000000ab\nnum_ports = 48\nenhanced_port0 = yes\n"
+                           "lft_cap = 0x3000\nmft_cap = 64\nlog_level = 3",
+                           err, sizeof(err)),
+                     0);
+    assert_string_equal(cfg.ca, "mlx5_0");
+    assert_int_equal(cfg.port, 1);
+    assert_string_equal(cfg.node_desc, "leaf 3");
+    assert_true(cfg.node_guid == 0x0002c903000000abull);
+    assert_int_equal(cfg.num_ports, 48);
+    assert_true(cfg.enhanced_port0);
+    assert_int_equal(cfg.lft_cap, 0x3000);
+    assert_int_equal(cfg.mft_cap, 64);
+    assert_int_equal(cfg.log_level, 3);
+}
+
+/* Each bad input is rejected with the line and the reason, defaults kept. */
+static void test_config_errors(void **state)
+{
+    static const struct {
+        const char *text;
+        const char *msg;
+    } cases[] = {
+        {"num_ports = 0\n", "line 1: bad value '0' for 'num_ports'"},
+        {"\nnum_ports = 255\n", "line 2: bad value '255' for 'num_ports'"},
+        {"num_ports = -1\n", "line 1: bad value '-1' for 'num_ports'"},
+        {"num_ports = 12abc\n", "line 1: bad value '12abc' for 'num_ports'"},
+        {"lft_cap = 100\n", "line 1: bad value '100' for 'lft_cap'"},
+        {"lft_cap = 0xC040\n", "line 1: bad value '0xC040' for 'lft_cap'"},
+        {"mft_cap = 33\n", "line 1: bad value '33' for 'mft_cap'"},
+        {"enhanced_port0 = maybe\n", "line 1: bad value 'maybe' for 'enhanced_port0'"},
+        {"node_guid = 0\n", "line 1: bad value '0' for 'node_guid'"},
+        {"node_guid = 0x10000000000000000\n",
+         "line 1: bad value '0x10000000000000000' for 'node_guid'"},
+        {"colour = blue\n", "line 1: unknown key 'colour'"},
+        {"just words\n", "line 1: expected 'key = value'"},
+        {"node_desc = "
+         "0123456789012345678901234567890123456789012345678901234567890123\n",
+         "line 1: bad value"},
+        {"log_level = 4\n", "line 1: bad value '4' for 'log_level'"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct pz_config cfg;
+        char err[160] = "";
+
+        assert_int_equal(parse(&cfg, cases[i].text, err, sizeof(err)), -1);
+        if (strncmp(err, cases[i].msg, strlen(cases[i].msg)) != 0)
+            fail_msg("case %zu: got '%s', want '%s'", i, err, cases[i].msg);
+        assert_int_equal(cfg.num_ports, 36); /* the default survives */
+    }
+}
+
+/* A NUL byte or an over-long line is an error, not a truncation. */
+static void test_config_binary(void **state)
+{
+    struct pz_config cfg;
+    char err[160] = "", big[1024];
+
+    (void)state;
+    pz_config_defaults(&cfg);
+    assert_int_equal(pz_config_parse(&cfg, "port = 1\0x", 10, err, sizeof(err)), -1);
+    assert_string_equal(err, "line 1: NUL byte");
+    memset(big, 'a', sizeof(big));
+    assert_int_equal(pz_config_parse(&cfg, big, sizeof(big), err, sizeof(err)), -1);
+    assert_string_equal(err, "line 1: line too long");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_config_values),
+        cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_config_binary),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
