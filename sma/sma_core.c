@@ -352,7 +352,7 @@ int sma_set_node_description(struct sma *sma, const char *desc)
 
     if (!desc)
         return -EINVAL;
-    strncpy(nd, desc, sizeof(nd));
+    memcpy(nd, desc, strnlen(desc, sizeof(nd))); /* 64 bytes, NUL not required */
     if (memcmp(nd, sma->node_desc, sizeof(nd)) == 0)
         return 0;
     memcpy(sma->node_desc, nd, sizeof(nd));
