@@ -16,6 +16,7 @@ passes=0
 cleanup() {
     for pid in "${PIDS[@]}"; do
         kill -KILL "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
     done
     rm -rf "$WORK"
 }
