@@ -19,6 +19,7 @@
 #include <infiniband/mad.h>
 
 #include "board_mem.h"
+#include "board_sim.h"
 #include "mad_io.h"
 #include "pz_config.h"
 #include "pz_log.h"
@@ -31,7 +32,8 @@
 struct pz_agent {
     struct pz_config cfg;
     struct board_identity id;
-    struct board_mem *bm;
+    struct board_mem *bm; /* board = mem */
+    struct board_sim *bs; /* board = sim */
     struct board *board;
     struct sma *sma;
     struct mad_io *io;
@@ -44,7 +46,8 @@ static void pz_usage(FILE *f)
     fprintf(f, "usage: portzerod [-c portzero.conf] [-o key=value]... [-v] [--check-config]\n"
                "  -c FILE         read the configuration file\n"
                "  -o KEY=VALUE    override one setting (ca, port, node_desc, node_guid,\n"
-               "                  num_ports, enhanced_port0, lft_cap, mft_cap, log_level)\n"
+               "                  num_ports, enhanced_port0, lft_cap, mft_cap, log_level,\n"
+               "                  board=mem|sim, sim_node, sim_sockname)\n"
                "  -v              more log output (repeatable)\n"
                "  --check-config  parse the configuration, print it, and exit\n");
 }
@@ -119,13 +122,15 @@ static int pz_parse_args(struct pz_agent *ag, int argc, char **argv, bool *check
 static void pz_print_config(const struct pz_config *cfg)
 {
     printf("ca = %s\nport = %u\nnode_desc = %s\nnode_guid = 0x%016llx\nnum_ports = %u\n"
-           "enhanced_port0 = %s\nlft_cap = %u\nmft_cap = %u\nlog_level = %u\n",
+           "enhanced_port0 = %s\nlft_cap = %u\nmft_cap = %u\nlog_level = %u\nboard = %s\n"
+           "sim_node = %s\nsim_sockname = %s\n",
            cfg->ca, cfg->port, cfg->node_desc, (unsigned long long)cfg->node_guid, cfg->num_ports,
-           cfg->enhanced_port0 ? "yes" : "no", cfg->lft_cap, cfg->mft_cap, cfg->log_level);
+           cfg->enhanced_port0 ? "yes" : "no", cfg->lft_cap, cfg->mft_cap, cfg->log_level,
+           cfg->board_sim ? "sim" : "mem", cfg->sim_node, cfg->sim_sockname);
 }
 
-/* Build the board and the SMA from the configuration; returns 0 or -1. */
-static int pz_setup_switch(struct pz_agent *ag)
+/* An in-memory switch shaped by the configuration; returns 0 or -1. */
+static int pz_setup_board_mem(struct pz_agent *ag)
 {
     board_mem_default_switch_identity(&ag->id, ag->cfg.node_guid, ag->cfg.num_ports);
     snprintf(ag->id.node_desc, sizeof(ag->id.node_desc), "%s", ag->cfg.node_desc);
@@ -136,6 +141,44 @@ static int pz_setup_switch(struct pz_agent *ag)
     if (!ag->bm)
         return -1;
     ag->board = board_mem_board(ag->bm);
+    return 0;
+}
+
+/* A getenv() that treats unset and empty alike, with a default. */
+static const char *pz_env_or(const char *name, const char *dflt)
+{
+    const char *v = getenv(name);
+
+    return v && *v ? v : dflt;
+}
+
+/* Attach to a switch of pzfabric over board/sim; returns 0 or -1. */
+static int pz_setup_board_sim(struct pz_agent *ag)
+{
+    const char *sock =
+        *ag->cfg.sim_sockname ? ag->cfg.sim_sockname : pz_env_or("IBSIM_SOCKNAME", "sim");
+    const char *node = *ag->cfg.sim_node ? ag->cfg.sim_node : pz_env_or("SIM_HOST", "");
+    char err[256];
+
+    ag->bs = board_sim_connect(sock, node, err, sizeof(err));
+    if (!ag->bs) {
+        pz_log(PZ_LOG_ERROR, "%s", err);
+        return -1;
+    }
+    ag->board = board_sim_board(ag->bs);
+    ag->id = *ag->board->id;
+    /* The fabric's identity wins over the configuration's. */
+    snprintf(ag->cfg.node_desc, sizeof(ag->cfg.node_desc), "%.63s", ag->id.node_desc);
+    ag->cfg.node_guid = ag->id.node_guid;
+    ag->cfg.num_ports = ag->id.num_ports;
+    return 0;
+}
+
+/* Build the board and the SMA from the configuration; returns 0 or -1. */
+static int pz_setup_switch(struct pz_agent *ag)
+{
+    if (ag->cfg.board_sim ? pz_setup_board_sim(ag) : pz_setup_board_mem(ag))
+        return -1;
     ag->sma = sma_create(ag->board);
     return ag->sma ? 0 : -1;
 }
@@ -232,6 +275,14 @@ static int pz_wait_ms(const struct pz_agent *ag)
     return ms > PZ_MAX_WAIT_MS ? PZ_MAX_WAIT_MS : (int)ms;
 }
 
+/* Whether pzfabric closed the board/sim connection (checked without blocking). */
+static bool pz_fabric_gone(const struct board_sim *bs)
+{
+    struct pollfd pfd = {.fd = board_sim_fd(bs), .events = POLLIN};
+
+    return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR | POLLIN));
+}
+
 /* Whether a termination signal is waiting on the signalfd (non-blocking). */
 static bool pz_signalled(int sigfd)
 {
@@ -255,6 +306,10 @@ static void pz_event_loop(struct pz_agent *ag)
     for (;;) {
         int n = poll(fds, 2, pz_wait_ms(ag));
 
+        if (ag->bs && pz_fabric_gone(ag->bs)) {
+            pz_log(PZ_LOG_ERROR, "the fabric closed the board connection");
+            return;
+        }
         if (n < 0 && errno != EINTR) {
             pz_log(PZ_LOG_ERROR, "poll: %s", strerror(errno));
             return;
@@ -275,6 +330,7 @@ static void pz_teardown(struct pz_agent *ag)
     mad_io_close(ag->io);
     sma_destroy(ag->sma);
     board_mem_destroy(ag->bm);
+    board_sim_close(ag->bs);
     if (ag->sigfd >= 0)
         close(ag->sigfd);
 }

@@ -92,6 +92,13 @@ int pz_config_set(struct pz_config *cfg, const char *key, const char *value, cha
         rc = pz_parse_u64(value, 0, 0x4000, &v);
         rc = rc || v % 32 ? -1 : 0;
         cfg->mft_cap = rc ? cfg->mft_cap : (unsigned)v;
+    } else if (!strcmp(key, "board")) {
+        rc = strcmp(value, "sim") && strcmp(value, "mem") ? -1 : 0;
+        cfg->board_sim = rc ? cfg->board_sim : !strcmp(value, "sim");
+    } else if (!strcmp(key, "sim_node")) {
+        rc = pz_parse_str(value, cfg->sim_node, sizeof(cfg->sim_node));
+    } else if (!strcmp(key, "sim_sockname")) {
+        rc = pz_parse_str(value, cfg->sim_sockname, sizeof(cfg->sim_sockname));
     } else if (!strcmp(key, "log_level")) {
         rc = pz_parse_u64(value, 0, 3, &v);
         cfg->log_level = rc ? cfg->log_level : (unsigned)v;

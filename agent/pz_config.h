@@ -20,7 +20,10 @@ struct pz_config {
     bool enhanced_port0;
     unsigned lft_cap;
     unsigned mft_cap;
-    unsigned log_level; /* 0 error .. 3 debug */
+    unsigned log_level;    /* 0 error .. 3 debug */
+    bool board_sim;        /* board = sim: the switch is one of pzfabric's */
+    char sim_node[64];     /* switch to take over; empty = $SIM_HOST */
+    char sim_sockname[64]; /* pzfabric socket name; empty = $IBSIM_SOCKNAME or "sim" */
 };
 
 /* Fill *cfg with the defaults. */

@@ -1,0 +1,303 @@
+/*
+ * board_sim.c - the board/sim client: every board operation is one request
+ * and one response on a SOCK_SEQPACKET socket to pzfabric.
+ */
+#include "board_sim.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "board_sim_proto.h"
+
+struct board_sim {
+    struct board board;
+    struct board_identity id;
+    struct board_ops ops;
+    int fd;
+    uint32_t seq;
+    unsigned long errors;
+};
+
+/*
+ * One round trip: send the request, wait for the response with the same
+ * sequence number.  Returns the remote status (0 or negative errno), or a
+ * local negative errno; out (BOARD_SIM_DATA bytes) receives the data.
+ */
+static int bs_rpc(struct board_sim *bs, enum board_sim_op op, uint32_t a, uint32_t b, uint32_t c,
+                  const void *in, size_t in_len, void *out, size_t out_len)
+{
+    struct board_sim_msg req, resp;
+    uint8_t buf[sizeof(struct board_sim_msg) + 1];
+    struct pollfd pfd = {.fd = bs->fd, .events = POLLIN};
+    ssize_t n;
+
+    board_sim_msg_request(&req, ++bs->seq, op, a, b, c);
+    if (in_len)
+        memcpy(req.data, in, in_len < BOARD_SIM_DATA ? in_len : BOARD_SIM_DATA);
+    if (send(bs->fd, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req))
+        goto fail;
+    for (;;) {
+        if (poll(&pfd, 1, BOARD_SIM_TIMEOUT_MS) != 1)
+            goto fail;
+        n = recv(bs->fd, buf, sizeof(buf), 0);
+        if (n <= 0 || board_sim_msg_decode(buf, (size_t)n, &resp))
+            goto fail;
+        if (resp.seq == bs->seq && resp.op == op)
+            break; /* older answers (after a timeout) are skipped */
+    }
+    if (out_len)
+        memcpy(out, resp.data, out_len < BOARD_SIM_DATA ? out_len : BOARD_SIM_DATA);
+    return resp.status;
+fail:
+    bs->errors++;
+    return -EIO;
+}
+
+static int bs_port_status(void *ctx, unsigned port, struct board_port_status *st)
+{
+    uint8_t d[BOARD_SIM_DATA];
+    int rc = bs_rpc(ctx, BOARD_SIM_PORT_STATUS, port, 0, 0, NULL, 0, d, sizeof(d));
+
+    if (rc == 0)
+        board_sim_unpack_status(d, st);
+    return rc;
+}
+
+static int bs_port_config_get(void *ctx, unsigned port, struct board_port_config *cfg)
+{
+    uint8_t d[BOARD_SIM_DATA];
+    int rc = bs_rpc(ctx, BOARD_SIM_PORT_CONFIG_GET, port, 0, 0, NULL, 0, d, sizeof(d));
+
+    if (rc == 0)
+        board_sim_unpack_config(d, cfg);
+    return rc;
+}
+
+static int bs_port_config_set(void *ctx, unsigned port, const struct board_port_config *cfg)
+{
+    uint8_t d[BOARD_SIM_DATA] = {0};
+
+    board_sim_pack_config(d, cfg);
+    return bs_rpc(ctx, BOARD_SIM_PORT_CONFIG_SET, port, 0, 0, d, sizeof(d), NULL, 0);
+}
+
+static int bs_port_state_set(void *ctx, unsigned port, enum board_port_state state)
+{
+    return bs_rpc(ctx, BOARD_SIM_PORT_STATE_SET, port, state, 0, NULL, 0, NULL, 0);
+}
+
+static int bs_phys_state_set(void *ctx, unsigned port, enum board_phys_state state)
+{
+    return bs_rpc(ctx, BOARD_SIM_PHYS_STATE_SET, port, state, 0, NULL, 0, NULL, 0);
+}
+
+static int bs_lft_get(void *ctx, unsigned block, uint8_t *e)
+{
+    return bs_rpc(ctx, BOARD_SIM_LFT_GET, block, 0, 0, NULL, 0, e, BOARD_LFT_BLOCK);
+}
+
+static int bs_lft_set(void *ctx, unsigned block, const uint8_t *e)
+{
+    return bs_rpc(ctx, BOARD_SIM_LFT_SET, block, 0, 0, e, BOARD_LFT_BLOCK, NULL, 0);
+}
+
+/* Big-endian 16-bit array helpers for MFT masks and P_Keys. */
+static void bs_pack16(uint8_t *d, const uint16_t *v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        d[2 * i] = (uint8_t)(v[i] >> 8);
+        d[2 * i + 1] = (uint8_t)v[i];
+    }
+}
+
+static void bs_unpack16(const uint8_t *d, uint16_t *v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        v[i] = (uint16_t)(d[2 * i] << 8 | d[2 * i + 1]);
+}
+
+static int bs_mft_get(void *ctx, unsigned block, unsigned pos, uint16_t *m)
+{
+    uint8_t d[BOARD_SIM_DATA];
+    int rc = bs_rpc(ctx, BOARD_SIM_MFT_GET, block, pos, 0, NULL, 0, d, sizeof(d));
+
+    if (rc == 0)
+        bs_unpack16(d, m, BOARD_MFT_BLOCK);
+    return rc;
+}
+
+static int bs_mft_set(void *ctx, unsigned block, unsigned pos, const uint16_t *m)
+{
+    uint8_t d[2 * BOARD_MFT_BLOCK];
+
+    bs_pack16(d, m, BOARD_MFT_BLOCK);
+    return bs_rpc(ctx, BOARD_SIM_MFT_SET, block, pos, 0, d, sizeof(d), NULL, 0);
+}
+
+static int bs_pkey_get(void *ctx, unsigned port, unsigned block, uint16_t *k)
+{
+    uint8_t d[BOARD_SIM_DATA];
+    int rc = bs_rpc(ctx, BOARD_SIM_PKEY_GET, port, block, 0, NULL, 0, d, sizeof(d));
+
+    if (rc == 0)
+        bs_unpack16(d, k, BOARD_PKEY_BLOCK);
+    return rc;
+}
+
+static int bs_pkey_set(void *ctx, unsigned port, unsigned block, const uint16_t *k)
+{
+    uint8_t d[2 * BOARD_PKEY_BLOCK];
+
+    bs_pack16(d, k, BOARD_PKEY_BLOCK);
+    return bs_rpc(ctx, BOARD_SIM_PKEY_SET, port, block, 0, d, sizeof(d), NULL, 0);
+}
+
+static int bs_sl2vl_get(void *ctx, unsigned in, unsigned out, uint8_t *vl)
+{
+    return bs_rpc(ctx, BOARD_SIM_SL2VL_GET, in, out, 0, NULL, 0, vl, 16);
+}
+
+static int bs_sl2vl_set(void *ctx, unsigned in, unsigned out, const uint8_t *vl)
+{
+    return bs_rpc(ctx, BOARD_SIM_SL2VL_SET, in, out, 0, vl, 16, NULL, 0);
+}
+
+static int bs_vlarb_get(void *ctx, unsigned port, unsigned block, uint8_t *e)
+{
+    return bs_rpc(ctx, BOARD_SIM_VLARB_GET, port, block, 0, NULL, 0, e, 2 * BOARD_VLARB_BLOCK);
+}
+
+static int bs_vlarb_set(void *ctx, unsigned port, unsigned block, const uint8_t *e)
+{
+    return bs_rpc(ctx, BOARD_SIM_VLARB_SET, port, block, 0, e, 2 * BOARD_VLARB_BLOCK, NULL, 0);
+}
+
+static int bs_set_lid(void *ctx, unsigned port, uint16_t lid, uint8_t lmc)
+{
+    return bs_rpc(ctx, BOARD_SIM_SET_LID, port, lid, lmc, NULL, 0, NULL, 0);
+}
+
+static int bs_set_lft_top(void *ctx, uint16_t top)
+{
+    return bs_rpc(ctx, BOARD_SIM_SET_LFT_TOP, top, 0, 0, NULL, 0, NULL, 0);
+}
+
+/* The management CPU's own clock. */
+static uint64_t bs_now_ns(void *ctx)
+{
+    struct timespec ts;
+
+    (void)ctx;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static const struct board_ops bs_ops = {
+    .port_status = bs_port_status,
+    .port_config_get = bs_port_config_get,
+    .port_config_set = bs_port_config_set,
+    .port_state_set = bs_port_state_set,
+    .phys_state_set = bs_phys_state_set,
+    .lft_get = bs_lft_get,
+    .lft_set = bs_lft_set,
+    .mft_get = bs_mft_get,
+    .mft_set = bs_mft_set,
+    .pkey_get = bs_pkey_get,
+    .pkey_set = bs_pkey_set,
+    .sl2vl_get = bs_sl2vl_get,
+    .sl2vl_set = bs_sl2vl_set,
+    .vlarb_get = bs_vlarb_get,
+    .vlarb_set = bs_vlarb_set,
+    .set_lid = bs_set_lid,
+    .set_lft_top = bs_set_lft_top,
+    .now_ns = bs_now_ns,
+};
+
+struct board_sim *board_sim_attach_fd(int fd, const char *node, char *err, size_t errlen)
+{
+    struct board_sim *bs = calloc(1, sizeof(*bs));
+    uint8_t name[BOARD_SIM_DATA] = {0}, d[BOARD_SIM_DATA];
+    int rc;
+
+    if (!bs) {
+        close(fd);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    bs->fd = fd;
+    bs->ops = bs_ops;
+    bs->board.id = &bs->id;
+    bs->board.ops = &bs->ops;
+    bs->board.ctx = bs;
+    if (!node || strlen(node) >= 64) {
+        snprintf(err, errlen, "bad node name");
+        goto fail;
+    }
+    memcpy(name, node, strlen(node));
+    rc = bs_rpc(bs, BOARD_SIM_ATTACH, BOARD_SIM_VERSION, 0, 0, name, sizeof(name), d, sizeof(d));
+    if (rc) {
+        snprintf(err, errlen, "attach to switch '%s' refused: %s", node, strerror(-rc));
+        goto fail;
+    }
+    if (board_sim_unpack_identity(d, &bs->id)) {
+        snprintf(err, errlen, "switch '%s': bad identity from the fabric", node);
+        goto fail;
+    }
+    return bs;
+fail:
+    board_sim_close(bs);
+    return NULL;
+}
+
+struct board_sim *board_sim_connect(const char *sockname, const char *node, char *err,
+                                    size_t errlen)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    int len = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, "%s:board", sockname);
+    int fd;
+
+    if (len < 0 || (size_t)len >= sizeof(sa.sun_path) - 1) {
+        snprintf(err, errlen, "socket name too long");
+        return NULL;
+    }
+    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&sa,
+                          (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len))) {
+        snprintf(err, errlen, "cannot connect to pzfabric board socket '%s:board': %s", sockname,
+                 strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    return board_sim_attach_fd(fd, node, err, errlen);
+}
+
+struct board *board_sim_board(struct board_sim *bs)
+{
+    return &bs->board;
+}
+
+int board_sim_fd(const struct board_sim *bs)
+{
+    return bs->fd;
+}
+
+unsigned long board_sim_errors(const struct board_sim *bs)
+{
+    return bs->errors;
+}
+
+void board_sim_close(struct board_sim *bs)
+{
+    if (!bs)
+        return;
+    close(bs->fd);
+    free(bs);
+}

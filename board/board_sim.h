@@ -1,0 +1,39 @@
+/*
+ * board_sim.h - a board whose ASIC is a switch of pzfabric, reached over the
+ * board/sim protocol (board_sim_proto.h).  Used by portzerod when it takes
+ * over a switch of the emulated fabric.
+ */
+#ifndef PZ_BOARD_SIM_H
+#define PZ_BOARD_SIM_H
+
+#include <stddef.h>
+
+#include "board.h"
+
+#define BOARD_SIM_TIMEOUT_MS 2000
+
+struct board_sim;
+
+/*
+ * Connect to pzfabric's "<sockname>:board" socket and attach to the switch
+ * named node (as SIM_HOST names it).  Returns NULL with a message in err.
+ */
+struct board_sim *board_sim_connect(const char *sockname, const char *node, char *err,
+                                    size_t errlen);
+
+/* Same over an already connected SOCK_SEQPACKET descriptor (tests); owns fd. */
+struct board_sim *board_sim_attach_fd(int fd, const char *node, char *err, size_t errlen);
+
+/* The board interface (valid until board_sim_close). */
+struct board *board_sim_board(struct board_sim *bs);
+
+/* The socket: it becomes readable (EOF) if pzfabric goes away. */
+int board_sim_fd(const struct board_sim *bs);
+
+/* Number of failed operations (timeouts, lost fabric) so far. */
+unsigned long board_sim_errors(const struct board_sim *bs);
+
+/* Detach and free. */
+void board_sim_close(struct board_sim *bs);
+
+#endif /* PZ_BOARD_SIM_H */

@@ -1,0 +1,310 @@
+/*
+ * board_sim_proto.c - board/sim messages: encoding, decoding, and the server
+ * side that executes a request on a board.
+ */
+#include "board_sim_proto.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <string.h>
+
+/* Identity layout in data[] (byte offsets). */
+enum {
+    ID_NODE_TYPE = 0,
+    ID_NUM_PORTS,
+    ID_ESP0,
+    ID_OPT_SL2VL,
+    ID_ENF_CAPS,
+    ID_VL_CAP,
+    ID_MTU_CAP,
+    ID_VLARB_HIGH,
+    ID_VLARB_LOW,
+    ID_WIDTH,
+    ID_SPEED,
+    ID_SPEED_EXT,
+    ID_GUID_CAP,
+    ID_NODE_GUID = 16,
+    ID_SYS_GUID = 24,
+    ID_PORT_GUID = 32,
+    ID_VENDOR = 40,
+    ID_DEVICE = 44,
+    ID_REVISION = 48,
+    ID_LFT_CAP = 52,
+    ID_MFT_CAP = 54,
+    ID_PART_CAP = 56,
+    ID_PART_ENF_CAP = 58,
+    ID_NODE_DESC = 64,
+};
+
+/* Store v big-endian in n bytes at p. */
+static void put_be(uint8_t *p, uint64_t v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+}
+
+/* Read n big-endian bytes at p. */
+static uint64_t get_be(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+
+    for (unsigned i = 0; i < n; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+void board_sim_msg_request(struct board_sim_msg *m, uint32_t seq, enum board_sim_op op, uint32_t a,
+                           uint32_t b, uint32_t c)
+{
+    memset(m, 0, sizeof(*m));
+    m->magic = htonl(BOARD_SIM_MAGIC);
+    m->seq = htonl(seq);
+    m->op = htons((uint16_t)op);
+    m->a = htonl(a);
+    m->b = htonl(b);
+    m->c = htonl(c);
+}
+
+int board_sim_msg_decode(const void *buf, size_t len, struct board_sim_msg *m)
+{
+    if (len != sizeof(*m))
+        return -1;
+    memcpy(m, buf, sizeof(*m));
+    m->magic = ntohl(m->magic);
+    m->seq = ntohl(m->seq);
+    m->op = ntohs(m->op);
+    m->status = (int32_t)ntohl((uint32_t)m->status);
+    m->a = ntohl(m->a);
+    m->b = ntohl(m->b);
+    m->c = ntohl(m->c);
+    if (m->magic != BOARD_SIM_MAGIC || m->op == 0 || m->op >= BOARD_SIM_OP_MAX)
+        return -1;
+    return 0;
+}
+
+void board_sim_pack_status(uint8_t *d, const struct board_port_status *st)
+{
+    d[0] = st->phys_state;
+    d[1] = st->port_state;
+    d[2] = st->width_active;
+    d[3] = st->speed_active;
+    d[4] = st->speed_ext_active;
+}
+
+void board_sim_unpack_status(const uint8_t *d, struct board_port_status *st)
+{
+    st->phys_state = d[0];
+    st->port_state = d[1];
+    st->width_active = d[2];
+    st->speed_active = d[3];
+    st->speed_ext_active = d[4];
+}
+
+void board_sim_pack_config(uint8_t *d, const struct board_port_config *cfg)
+{
+    d[0] = cfg->width_enabled;
+    d[1] = cfg->speed_enabled;
+    d[2] = cfg->speed_ext_enabled;
+    d[3] = cfg->link_down_default;
+    d[4] = cfg->neighbor_mtu;
+    d[5] = cfg->oper_vls;
+    d[6] = cfg->vl_high_limit;
+    d[7] = cfg->hoq_life;
+    d[8] = cfg->vl_stall_count;
+    d[9] = (uint8_t)(cfg->part_enf_inbound | cfg->part_enf_outbound << 1 |
+                     cfg->filter_raw_inbound << 2 | cfg->filter_raw_outbound << 3);
+}
+
+void board_sim_unpack_config(const uint8_t *d, struct board_port_config *cfg)
+{
+    cfg->width_enabled = d[0];
+    cfg->speed_enabled = d[1];
+    cfg->speed_ext_enabled = d[2];
+    cfg->link_down_default = d[3];
+    cfg->neighbor_mtu = d[4];
+    cfg->oper_vls = d[5];
+    cfg->vl_high_limit = d[6];
+    cfg->hoq_life = d[7];
+    cfg->vl_stall_count = d[8];
+    cfg->part_enf_inbound = d[9] & 1;
+    cfg->part_enf_outbound = d[9] & 2;
+    cfg->filter_raw_inbound = d[9] & 4;
+    cfg->filter_raw_outbound = d[9] & 8;
+}
+
+void board_sim_pack_identity(uint8_t *d, const struct board_identity *id)
+{
+    memset(d, 0, BOARD_SIM_DATA);
+    d[ID_NODE_TYPE] = (uint8_t)id->node_type;
+    d[ID_NUM_PORTS] = id->num_ports;
+    d[ID_ESP0] = id->enhanced_port0;
+    d[ID_OPT_SL2VL] = id->optimized_sl2vl;
+    d[ID_ENF_CAPS] = id->enforcement_caps;
+    d[ID_VL_CAP] = id->vl_cap;
+    d[ID_MTU_CAP] = id->mtu_cap;
+    d[ID_VLARB_HIGH] = id->vlarb_high_cap;
+    d[ID_VLARB_LOW] = id->vlarb_low_cap;
+    d[ID_WIDTH] = id->width_supported;
+    d[ID_SPEED] = id->speed_supported;
+    d[ID_SPEED_EXT] = id->speed_ext_supported;
+    d[ID_GUID_CAP] = id->guid_cap;
+    put_be(d + ID_NODE_GUID, id->node_guid, 8);
+    put_be(d + ID_SYS_GUID, id->system_image_guid, 8);
+    put_be(d + ID_PORT_GUID, id->port_guid[0], 8);
+    put_be(d + ID_VENDOR, id->vendor_id, 4);
+    put_be(d + ID_DEVICE, id->device_id, 2);
+    put_be(d + ID_REVISION, id->revision, 4);
+    put_be(d + ID_LFT_CAP, id->lft_cap, 2);
+    put_be(d + ID_MFT_CAP, id->mft_cap, 2);
+    put_be(d + ID_PART_CAP, id->partition_cap, 2);
+    put_be(d + ID_PART_ENF_CAP, id->partition_enforcement_cap, 2);
+    memcpy(d + ID_NODE_DESC, id->node_desc, sizeof(id->node_desc));
+}
+
+int board_sim_unpack_identity(const uint8_t *d, struct board_identity *id)
+{
+    memset(id, 0, sizeof(*id));
+    id->node_type = (enum board_node_type)d[ID_NODE_TYPE];
+    id->num_ports = d[ID_NUM_PORTS];
+    if (id->node_type != BOARD_NODE_SWITCH || id->num_ports == 0 || id->num_ports > BOARD_MAX_PORTS)
+        return -1; /* board/sim serves switches */
+    id->enhanced_port0 = d[ID_ESP0];
+    id->optimized_sl2vl = d[ID_OPT_SL2VL];
+    id->enforcement_caps = d[ID_ENF_CAPS];
+    id->vl_cap = d[ID_VL_CAP];
+    id->mtu_cap = d[ID_MTU_CAP];
+    id->vlarb_high_cap = d[ID_VLARB_HIGH];
+    id->vlarb_low_cap = d[ID_VLARB_LOW];
+    id->width_supported = d[ID_WIDTH];
+    id->speed_supported = d[ID_SPEED];
+    id->speed_ext_supported = d[ID_SPEED_EXT];
+    id->guid_cap = d[ID_GUID_CAP];
+    id->node_guid = get_be(d + ID_NODE_GUID, 8);
+    id->system_image_guid = get_be(d + ID_SYS_GUID, 8);
+    id->port_guid[0] = get_be(d + ID_PORT_GUID, 8);
+    id->vendor_id = (uint32_t)get_be(d + ID_VENDOR, 4);
+    id->device_id = (uint16_t)get_be(d + ID_DEVICE, 2);
+    id->revision = (uint32_t)get_be(d + ID_REVISION, 4);
+    id->lft_cap = (uint16_t)get_be(d + ID_LFT_CAP, 2);
+    id->mft_cap = (uint16_t)get_be(d + ID_MFT_CAP, 2);
+    id->partition_cap = (uint16_t)get_be(d + ID_PART_CAP, 2);
+    id->partition_enforcement_cap = (uint16_t)get_be(d + ID_PART_ENF_CAP, 2);
+    memcpy(id->node_desc, d + ID_NODE_DESC, sizeof(id->node_desc));
+    return 0;
+}
+
+/* Pack n 16-bit values big-endian. */
+static void pack16(uint8_t *d, const uint16_t *v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        put_be(d + 2 * i, v[i], 2);
+}
+
+/* Unpack n big-endian 16-bit values. */
+static void unpack16(const uint8_t *d, uint16_t *v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        v[i] = (uint16_t)get_be(d + 2 * i, 2);
+}
+
+/* Execute a decoded table request on b; returns the board operation's result. */
+static int board_sim_exec_table(const struct board *b, struct board_sim_msg *m, uint8_t *out)
+{
+    uint16_t w[BOARD_MFT_BLOCK];
+    int rc;
+
+    switch (m->op) {
+    case BOARD_SIM_LFT_GET:
+        return board_lft_get(b, m->a, out);
+    case BOARD_SIM_LFT_SET:
+        return board_lft_set(b, m->a, m->data);
+    case BOARD_SIM_MFT_GET:
+        rc = board_mft_get(b, m->a, m->b, w);
+        if (rc == 0)
+            pack16(out, w, BOARD_MFT_BLOCK);
+        return rc;
+    case BOARD_SIM_MFT_SET:
+        unpack16(m->data, w, BOARD_MFT_BLOCK);
+        return board_mft_set(b, m->a, m->b, w);
+    case BOARD_SIM_PKEY_GET:
+        rc = board_pkey_get(b, m->a, m->b, w);
+        if (rc == 0)
+            pack16(out, w, BOARD_PKEY_BLOCK);
+        return rc;
+    case BOARD_SIM_PKEY_SET:
+        unpack16(m->data, w, BOARD_PKEY_BLOCK);
+        return board_pkey_set(b, m->a, m->b, w);
+    case BOARD_SIM_SL2VL_GET:
+        return board_sl2vl_get(b, m->a, m->b, out);
+    case BOARD_SIM_SL2VL_SET:
+        return board_sl2vl_set(b, m->a, m->b, m->data);
+    case BOARD_SIM_VLARB_GET:
+        return board_vlarb_get(b, m->a, m->b, out);
+    case BOARD_SIM_VLARB_SET:
+        return board_vlarb_set(b, m->a, m->b, m->data);
+    default:
+        return -EINVAL;
+    }
+}
+
+/* Execute a decoded request on b; returns the board operation's result. */
+static int board_sim_exec(const struct board *b, struct board_sim_msg *m, uint8_t *out)
+{
+    struct board_port_status st;
+    struct board_port_config cfg;
+    int rc;
+
+    switch (m->op) {
+    case BOARD_SIM_ATTACH:
+        if (m->a != BOARD_SIM_VERSION || b->id->node_type != BOARD_NODE_SWITCH)
+            return -EPROTO;
+        board_sim_pack_identity(out, b->id);
+        return 0;
+    case BOARD_SIM_PORT_STATUS:
+        rc = board_port_status(b, m->a, &st);
+        if (rc == 0)
+            board_sim_pack_status(out, &st);
+        return rc;
+    case BOARD_SIM_PORT_CONFIG_GET:
+        rc = board_port_config_get(b, m->a, &cfg);
+        if (rc == 0)
+            board_sim_pack_config(out, &cfg);
+        return rc;
+    case BOARD_SIM_PORT_CONFIG_SET:
+        board_sim_unpack_config(m->data, &cfg);
+        return board_port_config_set(b, m->a, &cfg);
+    case BOARD_SIM_PORT_STATE_SET:
+        return board_port_state_set(b, m->a, (enum board_port_state)m->b);
+    case BOARD_SIM_PHYS_STATE_SET:
+        return board_phys_state_set(b, m->a, (enum board_phys_state)m->b);
+    case BOARD_SIM_SET_LID:
+        if (m->b > 0xFFFF || m->c > 7)
+            return -EINVAL;
+        return board_set_lid(b, m->a, (uint16_t)m->b, (uint8_t)m->c);
+    case BOARD_SIM_SET_LFT_TOP:
+        if (m->a > 0xFFFF)
+            return -EINVAL;
+        return board_set_lft_top(b, (uint16_t)m->a);
+    default:
+        return board_sim_exec_table(b, m, out);
+    }
+}
+
+int board_sim_serve(const struct board *target, const void *req, size_t len,
+                    struct board_sim_msg *resp)
+{
+    struct board_sim_msg m;
+    uint8_t out[BOARD_SIM_DATA] = {0};
+    int rc;
+
+    if (board_sim_msg_decode(req, len, &m)) {
+        board_sim_msg_request(resp, 0, BOARD_SIM_ATTACH, 0, 0, 0);
+        resp->status = (int32_t)htonl((uint32_t)-EPROTO);
+        return -1;
+    }
+    rc = board_sim_exec(target, &m, out);
+    board_sim_msg_request(resp, m.seq, (enum board_sim_op)m.op, m.a, m.b, m.c);
+    resp->status = (int32_t)htonl((uint32_t)rc);
+    memcpy(resp->data, out, sizeof(out));
+    return 0;
+}

@@ -1,0 +1,83 @@
+/*
+ * board_sim_proto.h - the board/sim wire protocol.
+ *
+ * An agent whose switch lives in pzfabric reaches that switch's ASIC tables
+ * over an abstract unix SOCK_SEQPACKET socket "<sockname>:board": one request
+ * message, one response message.  Messages are fixed-size and carry integers
+ * in network byte order, so a malformed message is detected by its size,
+ * magic and op alone.  The server side (board_sim_serve) executes a request
+ * on any struct board; pzfabric calls it with the node's in-memory board.
+ */
+#ifndef PZ_BOARD_SIM_PROTO_H
+#define PZ_BOARD_SIM_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "board.h"
+
+#define BOARD_SIM_MAGIC 0x505a4253u /* "PZBS" */
+#define BOARD_SIM_VERSION 1
+#define BOARD_SIM_DATA 192
+
+/* Operations; each maps to one board operation (ATTACH: identity). */
+enum board_sim_op {
+    BOARD_SIM_ATTACH = 1,      /* a: protocol version; data: node name -> identity */
+    BOARD_SIM_PORT_STATUS,     /* a: port -> status */
+    BOARD_SIM_PORT_CONFIG_GET, /* a: port -> config */
+    BOARD_SIM_PORT_CONFIG_SET, /* a: port; data: config */
+    BOARD_SIM_PORT_STATE_SET,  /* a: port, b: state */
+    BOARD_SIM_PHYS_STATE_SET,  /* a: port, b: state */
+    BOARD_SIM_LFT_GET,         /* a: block -> 64 entries */
+    BOARD_SIM_LFT_SET,         /* a: block; data: 64 entries */
+    BOARD_SIM_MFT_GET,         /* a: block, b: position -> 32 masks */
+    BOARD_SIM_MFT_SET,         /* a: block, b: position; data: 32 masks */
+    BOARD_SIM_PKEY_GET,        /* a: port, b: block -> 32 keys */
+    BOARD_SIM_PKEY_SET,        /* a: port, b: block; data: 32 keys */
+    BOARD_SIM_SL2VL_GET,       /* a: in, b: out -> 16 VLs */
+    BOARD_SIM_SL2VL_SET,       /* a: in, b: out; data: 16 VLs */
+    BOARD_SIM_VLARB_GET,       /* a: port, b: block -> 64 bytes */
+    BOARD_SIM_VLARB_SET,       /* a: port, b: block; data: 64 bytes */
+    BOARD_SIM_SET_LID,         /* a: port, b: lid, c: lmc */
+    BOARD_SIM_SET_LFT_TOP,     /* a: top */
+    BOARD_SIM_OP_MAX,
+};
+
+/* One request or response as it travels (all integers big-endian). */
+struct board_sim_msg {
+    uint32_t magic;
+    uint32_t seq; /* echoed in the response */
+    uint16_t op;
+    uint16_t pad;
+    int32_t status; /* response: 0 or a negative errno */
+    uint32_t a, b, c;
+    uint8_t data[BOARD_SIM_DATA];
+};
+
+/* Fill a request (host order values; converted here). */
+void board_sim_msg_request(struct board_sim_msg *m, uint32_t seq, enum board_sim_op op, uint32_t a,
+                           uint32_t b, uint32_t c);
+
+/* Read the integer fields of a received message into host order; 0 if sane. */
+int board_sim_msg_decode(const void *buf, size_t len, struct board_sim_msg *m);
+
+/* Pack / unpack the structures carried in data[]. */
+void board_sim_pack_status(uint8_t *d, const struct board_port_status *st);
+void board_sim_unpack_status(const uint8_t *d, struct board_port_status *st);
+void board_sim_pack_config(uint8_t *d, const struct board_port_config *cfg);
+void board_sim_unpack_config(const uint8_t *d, struct board_port_config *cfg);
+/* The identity of a switch (port GUID 0 only) fits in data[]. */
+void board_sim_pack_identity(uint8_t *d, const struct board_identity *id);
+int board_sim_unpack_identity(const uint8_t *d, struct board_identity *id);
+
+/*
+ * Execute the request in req (len bytes, as received) on target and write
+ * the response message to *resp.  Returns 0, or -1 if req is not a board/sim
+ * message at all (then *resp is an error response with seq 0).  ATTACH is
+ * answered with target's identity; the caller decides which board a
+ * connection is attached to.
+ */
+int board_sim_serve(const struct board *target, const void *req, size_t len,
+                    struct board_sim_msg *resp);
+
+#endif /* PZ_BOARD_SIM_PROTO_H */
