@@ -81,6 +81,7 @@ struct board_identity {
     uint8_t speed_supported;     /* LinkSpeedSupported bits: 1 SDR, 2 DDR, 4 QDR */
     uint8_t speed_ext_supported; /* LinkSpeedExtSupported bits: 1 FDR, 2 EDR; 0 none */
     uint8_t guid_cap;            /* GUIDInfo entries on port 0 (CA: per port) */
+    uint8_t counter_bits;        /* width of the hardware counters, 1..64 (0 = 64) */
 };
 
 /* Link status of one port, as the hardware reports it. */
@@ -107,6 +108,73 @@ struct board_port_config {
     bool part_enf_outbound;
     bool filter_raw_inbound;
     bool filter_raw_outbound;
+};
+
+#define BOARD_NUM_VLS 16
+#define BOARD_NUM_SLS 16
+
+/*
+ * Hardware counters of one port, as free-running values of identity's
+ * counter_bits width: they wrap, never saturate and are never reset by
+ * software (the PMA keeps 64-bit software counters and computes deltas).
+ * Data counters count 4-byte words, XmitWait counts ticks.
+ */
+struct board_port_counters {
+    uint64_t symbol_errors;
+    uint64_t link_error_recovery;
+    uint64_t link_downed;
+    uint64_t rcv_errors;
+    uint64_t rcv_remote_phys_errors;
+    uint64_t rcv_switch_relay_errors;
+    uint64_t xmit_discards;
+    uint64_t xmit_constraint_errors;
+    uint64_t rcv_constraint_errors;
+    uint64_t local_link_integrity_errors;
+    uint64_t excessive_buffer_overrun_errors;
+    uint64_t vl15_dropped;
+    uint64_t qp1_dropped;
+    uint64_t xmit_data;
+    uint64_t rcv_data;
+    uint64_t xmit_pkts;
+    uint64_t rcv_pkts;
+    uint64_t xmit_wait;
+    uint64_t unicast_xmit_pkts;
+    uint64_t unicast_rcv_pkts;
+    uint64_t multicast_xmit_pkts;
+    uint64_t multicast_rcv_pkts;
+    /* PortRcvErrorDetails */
+    uint64_t local_phy_errors;
+    uint64_t malformed_pkt_errors;
+    uint64_t buffer_overrun_errors;
+    uint64_t dlid_mapping_errors;
+    uint64_t vl_mapping_errors;
+    uint64_t looping_errors;
+    /* PortXmitDiscardDetails */
+    uint64_t inactive_discards;
+    uint64_t neighbor_mtu_discards;
+    uint64_t sw_lifetime_limit_discards;
+    uint64_t sw_hoq_lifetime_limit_discards;
+    /* PortOpRcvCounters, PortFlowCtlCounters */
+    uint64_t op_rcv_pkts;
+    uint64_t op_rcv_data;
+    uint64_t xmit_flow_pkts;
+    uint64_t rcv_flow_pkts;
+    /* Congestion */
+    uint64_t pkt_rcv_fecn;
+    uint64_t pkt_rcv_becn;
+    uint64_t xmit_time_cong;
+    /* Per VL */
+    uint64_t vl_op_packets[BOARD_NUM_VLS];
+    uint64_t vl_op_data[BOARD_NUM_VLS];
+    uint64_t vl_xmit_flow_ctl_update_errors[BOARD_NUM_VLS];
+    uint64_t vl_xmit_wait[BOARD_NUM_VLS];
+    uint64_t vl_xmit_time_cong[BOARD_NUM_VLS];
+    uint64_t sw_port_vl_congestion[BOARD_NUM_VLS];
+    /* Per SL */
+    uint64_t xmit_data_sl[BOARD_NUM_SLS];
+    uint64_t rcv_data_sl[BOARD_NUM_SLS];
+    uint64_t rcv_fecn_sl[BOARD_NUM_SLS];
+    uint64_t rcv_becn_sl[BOARD_NUM_SLS];
 };
 
 /* Where a management datagram comes from or goes to at port 0. */
@@ -156,6 +224,9 @@ struct board_ops {
 
     /* Monotonic time in nanoseconds. */
     uint64_t (*now_ns)(void *ctx);
+
+    /* Read the free-running hardware counters of a port. */
+    int (*port_counters)(void *ctx, unsigned port, struct board_port_counters *c);
 };
 
 /* A board instance: identity, operations and their context. */
@@ -263,6 +334,12 @@ static inline int board_set_lft_top(const struct board *b, uint16_t top)
 static inline uint64_t board_now_ns(const struct board *b)
 {
     return b->ops->now_ns(b->ctx);
+}
+
+static inline int board_port_counters(const struct board *b, unsigned port,
+                                      struct board_port_counters *c)
+{
+    return b->ops->port_counters(b->ctx, port, c);
 }
 
 /* Number of P_Key entries on a port: port 0 (or any CA port) uses PartitionCap. */

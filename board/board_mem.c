@@ -15,6 +15,7 @@ struct board_mem_port {
     uint16_t lid;
     uint8_t lmc;
     uint32_t link_downed;
+    struct board_port_counters counters;
     uint16_t *pkeys; /* pkey_cap entries */
     uint8_t *vlarb;  /* 4 blocks x 64 bytes */
 };
@@ -56,6 +57,14 @@ static void bm_notify(struct board_mem *bm, unsigned port)
         bm->hook(bm->hook_arg, port);
 }
 
+/* Record one LinkDowned event on port p. */
+static void bm_count_link_downed(struct board_mem *bm, struct board_mem_port *p)
+{
+    if (p->link_downed < UINT32_MAX)
+        p->link_downed++;
+    board_mem_counter_add(bm, &p->counters.link_downed, 1);
+}
+
 /* The highest set bit of v (the fastest/widest mode both allow), or 0. */
 static uint8_t bm_highest_bit(uint8_t v)
 {
@@ -85,8 +94,8 @@ static void bm_retrain(struct board_mem *bm, unsigned port)
         p->st.phys_state = BOARD_PHYS_POLLING;
         p->st.port_state = BOARD_PORT_DOWN;
     }
-    if (was_up && p->st.port_state == BOARD_PORT_DOWN && p->link_downed < UINT32_MAX)
-        p->link_downed++;
+    if (was_up && p->st.port_state == BOARD_PORT_DOWN)
+        bm_count_link_downed(bm, p);
 }
 
 static int bm_port_status(void *ctx, unsigned port, struct board_port_status *st)
@@ -130,8 +139,8 @@ static int bm_port_state_set(void *ctx, unsigned port, enum board_port_state sta
     switch (state) {
     case BOARD_PORT_DOWN:
         /* Down drops the link; a cabled, enabled port then retrains to Init. */
-        if (p->st.port_state != BOARD_PORT_DOWN && p->link_downed < UINT32_MAX)
-            p->link_downed++;
+        if (p->st.port_state != BOARD_PORT_DOWN)
+            bm_count_link_downed(bm, p);
         p->st.port_state = BOARD_PORT_DOWN;
         /* Retraining applies the current width/speed enables. */
         if (p->connected && p->st.phys_state != BOARD_PHYS_DISABLED)
@@ -159,8 +168,8 @@ static int bm_phys_state_set(void *ctx, unsigned port, enum board_phys_state sta
         return -EINVAL;
     p = &bm->ports[port];
     if (state == BOARD_PHYS_DISABLED) {
-        if (p->st.port_state != BOARD_PORT_DOWN && p->link_downed < UINT32_MAX)
-            p->link_downed++;
+        if (p->st.port_state != BOARD_PORT_DOWN)
+            bm_count_link_downed(bm, p);
         p->st.phys_state = BOARD_PHYS_DISABLED;
         p->st.port_state = BOARD_PORT_DOWN;
     } else if (state == BOARD_PHYS_POLLING) {
@@ -342,6 +351,16 @@ static uint64_t bm_now_ns(void *ctx)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static int bm_port_counters(void *ctx, unsigned port, struct board_port_counters *c)
+{
+    struct board_mem *bm = ctx;
+
+    if (port >= bm_nports(bm))
+        return -EINVAL;
+    *c = bm->ports[port].counters;
+    return 0;
+}
+
 static const struct board_ops bm_ops = {
     .port_status = bm_port_status,
     .port_config_get = bm_port_config_get,
@@ -361,6 +380,7 @@ static const struct board_ops bm_ops = {
     .set_lid = bm_set_lid,
     .set_lft_top = bm_set_lft_top,
     .now_ns = bm_now_ns,
+    .port_counters = bm_port_counters,
 };
 
 void board_mem_default_switch_identity(struct board_identity *id, uint64_t node_guid,
@@ -571,4 +591,18 @@ uint8_t board_mem_lmc(const struct board_mem *bm, unsigned port)
 uint32_t board_mem_link_downed(const struct board_mem *bm, unsigned port)
 {
     return port <= bm->id.num_ports ? bm->ports[port].link_downed : 0;
+}
+
+struct board_port_counters *board_mem_counters(struct board_mem *bm, unsigned port)
+{
+    return port < bm_nports(bm) ? &bm->ports[port].counters : NULL;
+}
+
+void board_mem_counter_add(const struct board_mem *bm, uint64_t *counter, uint64_t delta)
+{
+    unsigned bits = bm->id.counter_bits;
+
+    *counter += delta;
+    if (bits && bits < 64)
+        *counter &= (UINT64_C(1) << bits) - 1;
 }

@@ -54,7 +54,17 @@ bool board_mem_mft_has_port(const struct board_mem *bm, uint16_t mlid, unsigned 
 uint16_t board_mem_lid(const struct board_mem *bm, unsigned port);
 uint8_t board_mem_lmc(const struct board_mem *bm, unsigned port);
 
-/* Number of LinkDowned events seen on a port (for the PMA later). */
+/* Number of LinkDowned events seen on a port. */
 uint32_t board_mem_link_downed(const struct board_mem *bm, unsigned port);
+
+/*
+ * The hardware counters of a port, for the emulator's datapath and tests to
+ * advance (NULL if port is out of range).  Values wrap at the identity's
+ * counter_bits like real hardware; board_mem_counter_add() does that.
+ */
+struct board_port_counters *board_mem_counters(struct board_mem *bm, unsigned port);
+
+/* Add delta to one counter of the board, wrapping at counter_bits. */
+void board_mem_counter_add(const struct board_mem *bm, uint64_t *counter, uint64_t delta);
 
 #endif /* PZ_BOARD_MEM_H */

@@ -189,6 +189,16 @@ static int bs_set_lft_top(void *ctx, uint16_t top)
     return bs_rpc(ctx, BOARD_SIM_SET_LFT_TOP, top, 0, 0, NULL, 0, NULL, 0);
 }
 
+static int bs_port_counters(void *ctx, unsigned port, struct board_port_counters *c)
+{
+    uint8_t d[BOARD_SIM_DATA];
+    int rc = bs_rpc(ctx, BOARD_SIM_PORT_COUNTERS, port, 0, 0, NULL, 0, d, sizeof(*c));
+
+    if (rc == 0)
+        board_sim_unpack_counters(d, c);
+    return rc;
+}
+
 /* The management CPU's own clock. */
 static uint64_t bs_now_ns(void *ctx)
 {
@@ -218,6 +228,7 @@ static const struct board_ops bs_ops = {
     .set_lid = bs_set_lid,
     .set_lft_top = bs_set_lft_top,
     .now_ns = bs_now_ns,
+    .port_counters = bs_port_counters,
 };
 
 struct board_sim *board_sim_attach_fd(int fd, const char *node, char *err, size_t errlen)

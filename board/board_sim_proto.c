@@ -23,6 +23,7 @@ enum {
     ID_SPEED,
     ID_SPEED_EXT,
     ID_GUID_CAP,
+    ID_COUNTER_BITS,
     ID_NODE_GUID = 16,
     ID_SYS_GUID = 24,
     ID_PORT_GUID = 32,
@@ -132,9 +133,33 @@ void board_sim_unpack_config(const uint8_t *d, struct board_port_config *cfg)
     cfg->filter_raw_outbound = d[9] & 8;
 }
 
+/* Counters travel as an array of big-endian 64-bit values in field order. */
+#define BOARD_SIM_NCOUNTERS (sizeof(struct board_port_counters) / sizeof(uint64_t))
+_Static_assert(sizeof(struct board_port_counters) % sizeof(uint64_t) == 0,
+               "counters are 64-bit values only");
+_Static_assert(sizeof(struct board_port_counters) <= BOARD_SIM_DATA, "counters fit a message");
+
+void board_sim_pack_counters(uint8_t *d, const struct board_port_counters *c)
+{
+    uint64_t v[BOARD_SIM_NCOUNTERS];
+
+    memcpy(v, c, sizeof(v));
+    for (size_t i = 0; i < BOARD_SIM_NCOUNTERS; i++)
+        put_be(d + 8 * i, v[i], 8);
+}
+
+void board_sim_unpack_counters(const uint8_t *d, struct board_port_counters *c)
+{
+    uint64_t v[BOARD_SIM_NCOUNTERS];
+
+    for (size_t i = 0; i < BOARD_SIM_NCOUNTERS; i++)
+        v[i] = get_be(d + 8 * i, 8);
+    memcpy(c, v, sizeof(v));
+}
+
 void board_sim_pack_identity(uint8_t *d, const struct board_identity *id)
 {
-    memset(d, 0, BOARD_SIM_DATA);
+    memset(d, 0, 128);
     d[ID_NODE_TYPE] = (uint8_t)id->node_type;
     d[ID_NUM_PORTS] = id->num_ports;
     d[ID_ESP0] = id->enhanced_port0;
@@ -148,6 +173,7 @@ void board_sim_pack_identity(uint8_t *d, const struct board_identity *id)
     d[ID_SPEED] = id->speed_supported;
     d[ID_SPEED_EXT] = id->speed_ext_supported;
     d[ID_GUID_CAP] = id->guid_cap;
+    d[ID_COUNTER_BITS] = id->counter_bits;
     put_be(d + ID_NODE_GUID, id->node_guid, 8);
     put_be(d + ID_SYS_GUID, id->system_image_guid, 8);
     put_be(d + ID_PORT_GUID, id->port_guid[0], 8);
@@ -179,6 +205,7 @@ int board_sim_unpack_identity(const uint8_t *d, struct board_identity *id)
     id->speed_supported = d[ID_SPEED];
     id->speed_ext_supported = d[ID_SPEED_EXT];
     id->guid_cap = d[ID_GUID_CAP];
+    id->counter_bits = d[ID_COUNTER_BITS];
     id->node_guid = get_be(d + ID_NODE_GUID, 8);
     id->system_image_guid = get_be(d + ID_SYS_GUID, 8);
     id->port_guid[0] = get_be(d + ID_PORT_GUID, 8);
@@ -285,6 +312,14 @@ static int board_sim_exec(const struct board *b, struct board_sim_msg *m, uint8_
         if (m->a > 0xFFFF)
             return -EINVAL;
         return board_set_lft_top(b, (uint16_t)m->a);
+    case BOARD_SIM_PORT_COUNTERS: {
+        struct board_port_counters c;
+
+        rc = board_port_counters(b, m->a, &c);
+        if (rc == 0)
+            board_sim_pack_counters(out, &c);
+        return rc;
+    }
     default:
         return board_sim_exec_table(b, m, out);
     }

@@ -18,7 +18,7 @@
 
 #define BOARD_SIM_MAGIC 0x505a4253u /* "PZBS" */
 #define BOARD_SIM_VERSION 1
-#define BOARD_SIM_DATA 192
+#define BOARD_SIM_DATA 1600 /* holds struct board_port_counters */
 
 /* Operations; each maps to one board operation (ATTACH: identity). */
 enum board_sim_op {
@@ -40,6 +40,7 @@ enum board_sim_op {
     BOARD_SIM_VLARB_SET,       /* a: port, b: block; data: 64 bytes */
     BOARD_SIM_SET_LID,         /* a: port, b: lid, c: lmc */
     BOARD_SIM_SET_LFT_TOP,     /* a: top */
+    BOARD_SIM_PORT_COUNTERS,   /* a: port -> counters */
     BOARD_SIM_OP_MAX,
 };
 
@@ -66,6 +67,8 @@ void board_sim_pack_status(uint8_t *d, const struct board_port_status *st);
 void board_sim_unpack_status(const uint8_t *d, struct board_port_status *st);
 void board_sim_pack_config(uint8_t *d, const struct board_port_config *cfg);
 void board_sim_unpack_config(const uint8_t *d, struct board_port_config *cfg);
+void board_sim_pack_counters(uint8_t *d, const struct board_port_counters *c);
+void board_sim_unpack_counters(const uint8_t *d, struct board_port_counters *c);
 /* The identity of a switch (port GUID 0 only) fits in data[]. */
 void board_sim_pack_identity(uint8_t *d, const struct board_identity *id);
 int board_sim_unpack_identity(const uint8_t *d, struct board_identity *id);

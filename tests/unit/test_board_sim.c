@@ -38,7 +38,7 @@ struct server {
 static void *server_main(void *arg)
 {
     struct server *s = arg;
-    uint8_t buf[512];
+    uint8_t buf[4096];
     struct board_sim_msg resp;
     ssize_t n;
 
@@ -157,6 +157,20 @@ static void test_sma_over_board_sim(void **state)
     assert_int_equal(pzt_set(&n, IB_ATTR_SLVL_TABLE, (2u << 8) | 3, data, resp), 0);
     assert_int_equal(resp[7], 0x12);
 
+    /* Hardware counters travel whole: first, middle and last fields. */
+    {
+        struct board_port_counters *hw = board_mem_counters(s.bm, 3), c;
+
+        hw->symbol_errors = 7;
+        hw->xmit_wait = 0x0123456789abcdefull;
+        hw->rcv_becn_sl[15] = 99;
+        assert_int_equal(board_port_counters(n.board, 3, &c), 0);
+        assert_int_equal(c.symbol_errors, 7);
+        assert_true(c.xmit_wait == 0x0123456789abcdefull);
+        assert_int_equal(c.rcv_becn_sl[15], 99);
+        assert_int_equal(c.link_downed, 0);
+    }
+
     sma_destroy(n.sma);
     board_sim_close(bs);
     server_stop(&s);
@@ -169,7 +183,7 @@ static void test_garbage_rejected(void **state)
 {
     struct server s;
     int fd = server_start(&s);
-    uint8_t junk[100], buf[512];
+    uint8_t junk[100], buf[4096];
     struct board_sim_msg m, resp;
     char err[128];
     struct board_sim *bs;
