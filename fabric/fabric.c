@@ -1,0 +1,286 @@
+/*
+ * fabric.c - the fabric's nodes and links: building them from a topology,
+ * keeping the two ends of every cable consistent, and running the SMAs'
+ * timers.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric_internal.h"
+#include "pzf_log.h"
+
+/* The board identity of a topology node (switch or CA defaults, then the file's values). */
+static void fabric_identity(const struct topo_node *tn, struct board_identity *id)
+{
+    if (tn->type == TOPO_SWITCH)
+        board_mem_default_switch_identity(id, tn->node_guid, tn->num_ports);
+    else
+        board_mem_default_ca_identity(id, tn->node_guid, tn->num_ports);
+    id->system_image_guid = tn->system_image_guid;
+    if (tn->has_vendor_id)
+        id->vendor_id = tn->vendor_id;
+    if (tn->has_device_id)
+        id->device_id = tn->device_id;
+    if (tn->type == TOPO_SWITCH && tn->enhanced_port0)
+        id->enhanced_port0 = tn->enhanced_port0 > 0;
+    memset(id->node_desc, 0, sizeof(id->node_desc));
+    memcpy(id->node_desc, tn->desc, strnlen(tn->desc, sizeof(id->node_desc)));
+}
+
+/* Apply a port line's w=/s=/e= options to the port's enables. */
+static void fabric_port_options(struct fabric_node *n, unsigned port, const struct topo_port *tp)
+{
+    struct board_port_config cfg;
+
+    if (!tp->width && !tp->speed && !tp->speed_ext)
+        return;
+    if (board_port_config_get(n->board, port, &cfg))
+        return;
+    if (tp->width)
+        cfg.width_enabled = tp->width;
+    if (tp->speed)
+        cfg.speed_enabled = tp->speed;
+    if (tp->speed_ext)
+        cfg.speed_ext_enabled = tp->speed_ext;
+    board_port_config_set(n->board, port, &cfg);
+}
+
+/* Create the board of node i; returns 0 or -1. */
+static int fabric_node_init(struct fabric *f, const struct topo *t, size_t i)
+{
+    const struct topo_node *tn = &t->nodes[i];
+    struct fabric_node *n = &f->nodes[i];
+    struct board_identity *id = calloc(1, sizeof(*id));
+
+    if (!id)
+        return -1;
+    fabric_identity(tn, id);
+    n->f = f;
+    n->index = (uint32_t)i;
+    memcpy(n->name, tn->name, sizeof(n->name));
+    memcpy(n->desc, tn->desc, sizeof(n->desc));
+    n->is_switch = tn->type == TOPO_SWITCH;
+    n->num_ports = tn->num_ports;
+    n->bm = board_mem_create(id);
+    free(id);
+    n->peers = calloc(n->num_ports + 1, sizeof(*n->peers));
+    n->downed_seen = calloc(n->num_ports + 1, sizeof(*n->downed_seen));
+    if (!n->bm || !n->peers || !n->downed_seen) {
+        pzf_log(f->verbose, PZF_LOG_ERROR, "node \"%s\": cannot create its board", tn->name);
+        return -1;
+    }
+    n->board = board_mem_board(n->bm);
+    for (unsigned p = 1; p <= n->num_ports; p++) {
+        const struct topo_port *tp = &tn->ports[p];
+
+        n->peers[p].cabled = tp->connected;
+        n->peers[p].node = tp->remote_node;
+        n->peers[p].port = tp->remote_port;
+        fabric_port_options(n, p, tp);
+    }
+    return 0;
+}
+
+/* Forward a board's port change into the fabric (board_mem hook). */
+static void fabric_port_hook(void *arg, unsigned port);
+
+/* Plug in every cable, then create the SMAs and install the hooks; returns 0 or -1. */
+static int fabric_power_on(struct fabric *f)
+{
+    for (size_t i = 0; i < f->num_nodes; i++)
+        for (unsigned p = 1; p <= f->nodes[i].num_ports; p++)
+            if (f->nodes[i].peers[p].cabled)
+                board_mem_set_connected(f->nodes[i].bm, p, true);
+    for (size_t i = 0; i < f->num_nodes; i++) {
+        struct fabric_node *n = &f->nodes[i];
+
+        n->sma = sma_create(n->board);
+        if (!n->sma)
+            return -1;
+        for (unsigned p = 1; p <= n->num_ports; p++)
+            n->downed_seen[p] = board_mem_link_downed(n->bm, p);
+        board_mem_set_port_hook(n->bm, fabric_port_hook, n);
+    }
+    return 0;
+}
+
+struct fabric *fabric_create(const struct topo *t, int verbose)
+{
+    struct fabric *f = calloc(1, sizeof(*f));
+
+    if (!f)
+        return NULL;
+    f->verbose = verbose;
+    f->nodes = calloc(t->num_nodes ? t->num_nodes : 1, sizeof(*f->nodes));
+    f->dirty = calloc(t->num_nodes ? t->num_nodes : 1, sizeof(*f->dirty));
+    if (!f->nodes || !f->dirty)
+        goto fail;
+    for (size_t i = 0; i < t->num_nodes; i++, f->num_nodes++)
+        if (fabric_node_init(f, t, i))
+            goto fail;
+    if (fabric_power_on(f))
+        goto fail;
+    return f;
+fail:
+    /* Nodes not reached yet are still zeroed, which destroy accepts. */
+    f->num_nodes = f->nodes ? t->num_nodes : 0;
+    fabric_destroy(f);
+    return NULL;
+}
+
+void fabric_destroy(struct fabric *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; f->nodes && i < f->num_nodes; i++) {
+        struct fabric_node *n = &f->nodes[i];
+
+        sma_destroy(n->sma);
+        board_mem_destroy(n->bm);
+        free(n->peers);
+        free(n->downed_seen);
+    }
+    fabric_clients_free(f);
+    free(f->nodes);
+    free(f->dirty);
+    free(f->queue.items);
+    free(f);
+}
+
+void fabric_set_deliver(struct fabric *f, fabric_deliver_fn fn, void *arg)
+{
+    f->deliver = fn;
+    f->deliver_arg = arg;
+}
+
+size_t fabric_num_nodes(const struct fabric *f)
+{
+    return f->num_nodes;
+}
+
+long fabric_find_node(const struct fabric *f, const char *name)
+{
+    if (!name)
+        return -1;
+    for (size_t i = 0; i < f->num_nodes; i++)
+        if (!strcmp(f->nodes[i].name, name))
+            return (long)i;
+    for (size_t i = 0; i < f->num_nodes; i++)
+        if (!strcmp(f->nodes[i].desc, name))
+            return (long)i;
+    return -1;
+}
+
+const char *fabric_node_name(const struct fabric *f, size_t node)
+{
+    return node < f->num_nodes ? f->nodes[node].name : "?";
+}
+
+void fabric_get_stats(const struct fabric *f, struct fabric_stats *stats)
+{
+    *stats = f->stats;
+}
+
+/* Whether a port is trained (PhysState LinkUp) and, if need_active, Active. */
+bool fabric_port_up(const struct fabric_node *n, unsigned port, bool need_active)
+{
+    struct board_port_status st;
+
+    if (board_port_status(n->board, port, &st))
+        return false;
+    if (st.phys_state != BOARD_PHYS_LINKUP)
+        return false;
+    return !need_active || st.port_state == BOARD_PORT_ACTIVE;
+}
+
+void fabric_mark_dirty(struct fabric *f, struct fabric_node *n)
+{
+    if (n->dirty)
+        return;
+    n->dirty = true;
+    f->dirty[f->num_dirty++] = n->index;
+}
+
+/* Whether a port's end of the cable is switched on (not PhysState Disabled). */
+static bool fabric_port_enabled(const struct fabric_node *n, unsigned port)
+{
+    struct board_port_status st;
+
+    return board_port_status(n->board, port, &st) == 0 && st.phys_state != BOARD_PHYS_DISABLED;
+}
+
+/*
+ * Make the far end of (n, port) follow a change of the near end: a disabled
+ * port takes the light off the cable, and a link that went down at one end
+ * (LinkDowned moved) goes down at the other end too, then retrains.
+ */
+static void fabric_couple(struct fabric *f, struct fabric_node *n, unsigned port)
+{
+    const struct fabric_peer *peer = &n->peers[port];
+    struct fabric_node *r = &f->nodes[peer->node];
+    uint32_t downed = board_mem_link_downed(n->bm, port);
+    bool enabled = fabric_port_enabled(n, port);
+
+    if (downed != n->downed_seen[port] && board_mem_connected(r->bm, peer->port)) {
+        pzf_log(f->verbose, PZF_LOG_INFO, "link %s[%u] - %s[%u] went down", n->name, port, r->name,
+                peer->port);
+        board_mem_set_connected(r->bm, peer->port, false);
+    }
+    n->downed_seen[port] = downed;
+    board_mem_set_connected(r->bm, peer->port, enabled);
+    board_mem_set_connected(n->bm, port, fabric_port_enabled(r, peer->port));
+    r->downed_seen[peer->port] = board_mem_link_downed(r->bm, peer->port);
+    n->downed_seen[port] = board_mem_link_downed(n->bm, port);
+    fabric_mark_dirty(f, r);
+}
+
+static void fabric_port_hook(void *arg, unsigned port)
+{
+    struct fabric_node *n = arg;
+    struct fabric *f = n->f;
+
+    fabric_mark_dirty(f, n);
+    if (f->coupling || port == 0 || port > n->num_ports || !n->peers[port].cabled)
+        return;
+    f->coupling = true;
+    fabric_couple(f, n, port);
+    f->coupling = false;
+}
+
+/* Poll one node's SMA until it has nothing more to send; queue what it sends. */
+static void fabric_poll_node(struct fabric *f, struct fabric_node *n)
+{
+    struct board_mad_addr addr;
+    uint8_t out[SMA_MAD_SIZE];
+    unsigned limit = 64; /* the trap queue is small; never spin */
+
+    while (limit-- && sma_poll(n->sma, &addr, out) == SMA_SEND) {
+        f->stats.traps++;
+        fabric_sma_output(f, n, fabric_end_port(n, addr.port), &addr, out, 0);
+    }
+}
+
+void fabric_poll_dirty(struct fabric *f)
+{
+    for (unsigned round = 0; round < FABRIC_POLL_ROUNDS && f->num_dirty; round++) {
+        while (f->num_dirty) {
+            struct fabric_node *n = &f->nodes[f->dirty[--f->num_dirty]];
+
+            n->dirty = false;
+            fabric_poll_node(f, n);
+        }
+        fabric_run_queue(f);
+    }
+}
+
+void fabric_tick(struct fabric *f)
+{
+    for (size_t i = 0; i < f->num_nodes; i++) {
+        struct fabric_node *n = &f->nodes[i];
+
+        if (!n->dirty && sma_next_deadline(n->sma) <= board_now_ns(n->board))
+            fabric_mark_dirty(f, n);
+    }
+    fabric_poll_dirty(f);
+}

@@ -1,0 +1,113 @@
+/*
+ * fabric.h - the emulated InfiniBand fabric of pzfabric.
+ *
+ * Every node of a topology is an in-memory board answered by its own
+ * portzero SMA instance (switches as switches, CAs with the SMA in CA
+ * mode); links join ports of two boards.  The fabric moves MADs between
+ * nodes as a work queue, one hop per step: directed-route SMPs through each
+ * node's SMA, LID-routed packets through the switches' forwarding tables.
+ *
+ * Clients (OpenSM, the diags, ... behind a transport such as sim_server)
+ * attach to a port of a node and exchange MADs with the fabric as that
+ * node's management stack would: the fabric does what the local kernel
+ * does with what a client sends, and hands the client what reaches it.
+ * Clients are numbered by the caller; numbers may be reused after detach.
+ */
+#ifndef PZ_FABRIC_H
+#define PZ_FABRIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "topo.h"
+
+#define FABRIC_MAD_SIZE 256
+#define FABRIC_TICK_NS 50000000u  /* how often fabric_tick() wants to run */
+#define FABRIC_STATUS_TIMEOUT 110 /* ETIMEDOUT, as umad reports a request nobody answered */
+
+struct fabric;
+
+/* A MAD crossing the boundary between the fabric and a client. */
+struct fabric_mad {
+    uint8_t mad[FABRIC_MAD_SIZE];
+    uint16_t slid;   /* LRH source LID (0xFFFF for directed route) */
+    uint16_t dlid;   /* LRH destination LID (0xFFFF: directed route) */
+    uint32_t sqp;    /* source QP */
+    uint32_t dqp;    /* destination QP */
+    uint32_t status; /* to a client: 0, or FABRIC_STATUS_TIMEOUT */
+};
+
+/* Where the fabric hands a MAD for client number client. */
+typedef void (*fabric_deliver_fn)(void *arg, unsigned client, const struct fabric_mad *m);
+
+/* Traffic counters, for logs and tests. */
+struct fabric_stats {
+    uint64_t from_clients;
+    uint64_t to_clients;
+    uint64_t hops;      /* link traversals */
+    uint64_t sma_calls; /* MADs given to an SMA */
+    uint64_t traps;     /* MADs produced by sma_poll() */
+    uint64_t dropped;
+    uint64_t timeouts; /* requests returned to clients with FABRIC_STATUS_TIMEOUT */
+};
+
+/*
+ * Build the fabric of topology t (which need not outlive it): one board and
+ * one SMA per node, all cables plugged in.  verbose: 0 errors only, 1 more,
+ * 2 every packet.  Returns NULL on OOM or a node the board refuses.
+ */
+struct fabric *fabric_create(const struct topo *t, int verbose);
+
+/* Tear down the fabric, its nodes and clients. */
+void fabric_destroy(struct fabric *f);
+
+/* Set where MADs for clients go (before any client attaches). */
+void fabric_set_deliver(struct fabric *f, fabric_deliver_fn fn, void *arg);
+
+/* Number of nodes; index of the node named (or described) name, or -1. */
+size_t fabric_num_nodes(const struct fabric *f);
+long fabric_find_node(const struct fabric *f, const char *name);
+const char *fabric_node_name(const struct fabric *f, size_t node);
+
+/*
+ * Attach client number client at node (switch: its management port 0; CA:
+ * its first port, as ibsim does).  issm: the client is a subnet manager.
+ * Returns 0, -EINVAL (bad node), -EEXIST (number in use) or -ENOMEM.
+ */
+int fabric_client_attach(struct fabric *f, unsigned client, size_t node, bool issm);
+
+/* Detach a client; clears PortInfo:CapabilityMask.IsSM if it was the port's last SM. */
+void fabric_client_detach(struct fabric *f, unsigned client);
+
+/* Whether client number client is attached. */
+bool fabric_client_attached(const struct fabric *f, unsigned client);
+
+/* The node and port a client is attached at; returns 0 or -ENOENT. */
+int fabric_client_where(const struct fabric *f, unsigned client, size_t *node, unsigned *port);
+
+/* Mark the client a subnet manager or not: sets/clears IsSM of its port; returns 0 or -errno. */
+int fabric_client_set_issm(struct fabric *f, unsigned client, bool issm);
+
+/*
+ * Read one SMP attribute (64 bytes) of the client's node as its local
+ * management stack would (a Get with hop count 0 from the client's port).
+ * Returns 0, -ENOENT (no such client) or -EIO (the SMA did not answer).
+ */
+int fabric_client_get_attr(struct fabric *f, unsigned client, uint16_t attr_id, uint32_t attr_mod,
+                           uint8_t data[64]);
+
+/*
+ * A client sends a MAD: process it and everything it causes before
+ * returning.  A request that reaches nobody comes back to the client with
+ * status FABRIC_STATUS_TIMEOUT.  Returns 0, or -ENOENT for an unknown client.
+ */
+int fabric_client_send(struct fabric *f, unsigned client, const struct fabric_mad *m);
+
+/* Run the SMAs' timers (link changes, traps, M_Key leases) and deliver what they send. */
+void fabric_tick(struct fabric *f);
+
+/* A snapshot of the fabric's counters. */
+void fabric_get_stats(const struct fabric *f, struct fabric_stats *stats);
+
+#endif /* PZ_FABRIC_H */

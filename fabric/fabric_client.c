@@ -1,0 +1,310 @@
+/*
+ * fabric_client.c - clients attached to the fabric: attach/detach, IsSM,
+ * which client a MAD reaching a port belongs to, and the timeout a real
+ * MAD layer reports for a request nobody answered.
+ *
+ * Which client gets a MAD that reaches (node, port):
+ *   - a response goes to the client that sent a request with its TID;
+ *   - a request of a subnet manager class (SMI traps and SMInfo, SA) goes to
+ *     the subnet manager client there (SET_ISSM / issm at attach);
+ *   - anything else is dropped: a client only ever gets classes it has an
+ *     agent for (umad2sim crashes on a MAD of a class it did not register).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/mad.h>
+
+#include "fabric_internal.h"
+#include "pzf_log.h"
+
+#define FABRIC_CAP_IS_SM 0x00000002u /* PortInfo:CapabilityMask.IsSM */
+
+/* The attached client numbered client, or NULL. */
+static struct fabric_client *fabric_client(const struct fabric *f, unsigned client)
+{
+    if (client >= f->num_clients || !f->clients[client].used)
+        return NULL;
+    return &f->clients[client];
+}
+
+/* Make room for client number client; returns 0 or -ENOMEM. */
+static int fabric_clients_grow(struct fabric *f, unsigned client)
+{
+    size_t cap = f->num_clients ? f->num_clients : 8;
+    struct fabric_client *clients;
+
+    if (client < f->num_clients)
+        return 0;
+    while (cap <= client)
+        cap *= 2;
+    clients = realloc(f->clients, cap * sizeof(*clients));
+    if (!clients)
+        return -ENOMEM;
+    memset(clients + f->num_clients, 0, (cap - f->num_clients) * sizeof(*clients));
+    f->clients = clients;
+    f->num_clients = cap;
+    return 0;
+}
+
+bool fabric_has_sm_client(const struct fabric *f, const struct fabric_node *n, unsigned port)
+{
+    for (size_t i = 0; i < f->num_clients; i++) {
+        const struct fabric_client *c = &f->clients[i];
+
+        if (c->used && c->issm && c->node == n->index && c->port == port)
+            return true;
+    }
+    return false;
+}
+
+/* Make IsSM of (n, port) say whether a subnet manager client is there; returns 0 or -EIO. */
+static int fabric_update_issm(struct fabric *f, struct fabric_node *n, unsigned port)
+{
+    bool want = fabric_has_sm_client(f, n, port);
+    uint32_t capmask, wanted;
+    uint8_t pi[64];
+
+    if (fabric_host_get_attr(f, n, port, IB_ATTR_PORT_INFO, port, pi))
+        return -EIO;
+    capmask = mad_get_field(pi, 0, IB_PORT_CAPMASK_F);
+    wanted = want ? capmask | FABRIC_CAP_IS_SM : capmask & ~FABRIC_CAP_IS_SM;
+    if (wanted == capmask)
+        return 0;
+    if (sma_set_capability_mask(n->sma, port, wanted,
+                                (uint16_t)mad_get_field(pi, 0, IB_PORT_CAPMASK2_F)))
+        return -EIO;
+    fabric_mark_dirty(f, n); /* the SMA queued Trap 144 */
+    return 0;
+}
+
+int fabric_client_attach(struct fabric *f, unsigned client, size_t node, bool issm)
+{
+    struct fabric_client *c;
+    int rc;
+
+    if (node >= f->num_nodes)
+        return -EINVAL;
+    rc = fabric_clients_grow(f, client);
+    if (rc)
+        return rc;
+    c = &f->clients[client];
+    if (c->used)
+        return -EEXIST;
+    memset(c, 0, sizeof(*c));
+    c->tids = calloc(FABRIC_CLIENT_TIDS, sizeof(*c->tids));
+    if (!c->tids)
+        return -ENOMEM;
+    c->used = true;
+    c->last_seq = ++f->seq; /* a new client counts as heard from */
+    c->node = (uint32_t)node;
+    c->port = f->nodes[node].is_switch ? 0 : 1;
+    pzf_log(f->verbose, PZF_LOG_INFO, "client %u attached at %s port %u%s", client,
+            f->nodes[node].name, c->port, issm ? " (SM)" : "");
+    if (issm)
+        return fabric_client_set_issm(f, client, true);
+    return 0;
+}
+
+void fabric_client_detach(struct fabric *f, unsigned client)
+{
+    struct fabric_client *c = fabric_client(f, client);
+    bool was_sm;
+
+    if (!c)
+        return;
+    was_sm = c->issm;
+    c->used = false;
+    free(c->tids);
+    c->tids = NULL;
+    pzf_log(f->verbose, PZF_LOG_INFO, "client %u detached from %s", client, f->nodes[c->node].name);
+    if (was_sm) {
+        fabric_update_issm(f, &f->nodes[c->node], c->port);
+        fabric_poll_dirty(f);
+    }
+}
+
+bool fabric_client_attached(const struct fabric *f, unsigned client)
+{
+    return fabric_client(f, client) != NULL;
+}
+
+int fabric_client_where(const struct fabric *f, unsigned client, size_t *node, unsigned *port)
+{
+    const struct fabric_client *c = fabric_client(f, client);
+
+    if (!c)
+        return -ENOENT;
+    *node = c->node;
+    *port = c->port;
+    return 0;
+}
+
+int fabric_client_set_issm(struct fabric *f, unsigned client, bool issm)
+{
+    struct fabric_client *c = fabric_client(f, client);
+    int rc;
+
+    if (!c)
+        return -ENOENT;
+    c->issm = issm;
+    rc = fabric_update_issm(f, &f->nodes[c->node], c->port);
+    fabric_poll_dirty(f);
+    return rc;
+}
+
+int fabric_client_get_attr(struct fabric *f, unsigned client, uint16_t attr_id, uint32_t attr_mod,
+                           uint8_t data[64])
+{
+    struct fabric_client *c = fabric_client(f, client);
+
+    if (!c)
+        return -ENOENT;
+    if (fabric_host_get_attr(f, &f->nodes[c->node], c->port, attr_id, attr_mod, data))
+        return -EIO;
+    return 0;
+}
+
+/* Remember that client c sent a request with this TID as MAD number seq. */
+static void fabric_client_note_tid(struct fabric_client *c, uint64_t tid, uint64_t seq)
+{
+    c->tids[c->tid_next].tid = tid;
+    c->tids[c->tid_next].seq = seq;
+    c->tid_next = (c->tid_next + 1) % FABRIC_CLIENT_TIDS;
+    if (c->tid_count < FABRIC_CLIENT_TIDS)
+        c->tid_count++;
+}
+
+/* When client c last sent a request with this TID (its seq), or 0 if it did not lately. */
+static uint64_t fabric_client_sent_tid(const struct fabric_client *c, uint64_t tid)
+{
+    unsigned i = c->tid_next;
+
+    for (unsigned n = 0; n < c->tid_count; n++) {
+        i = (i + FABRIC_CLIENT_TIDS - 1) % FABRIC_CLIENT_TIDS;
+        if (c->tids[i].tid == tid)
+            return c->tids[i].seq;
+    }
+    return 0;
+}
+
+/* Whether a subnet manager takes requests of this management class. */
+static bool fabric_sm_class(unsigned mgmt_class)
+{
+    return mgmt_class == IB_SMI_CLASS || mgmt_class == IB_SMI_DIRECT_CLASS ||
+           mgmt_class == IB_SA_CLASS;
+}
+
+/*
+ * The client at (n, port) that packet p is for, or -1: for a response the
+ * client that sent its TID last, for a request the subnet manager client
+ * that was heard from last (a killed SM that never detached stays in the
+ * table until a send to it fails, and a restarted one reuses its TIDs).
+ */
+static long fabric_pick_client(const struct fabric *f, const struct fabric_node *n, unsigned port,
+                               const struct fabric_pkt *p)
+{
+    bool response = mad_get_field((void *)p->mad, 0, IB_MAD_RESPONSE_F);
+    unsigned mgmt_class = mad_get_field((void *)p->mad, 0, IB_MAD_MGMTCLASS_F);
+    uint64_t tid = mad_get_field64((void *)p->mad, 0, IB_MAD_TRID_F);
+    uint64_t best_seq = 0;
+    long best = -1;
+
+    if (!response && !fabric_sm_class(mgmt_class))
+        return -1;
+    for (size_t i = 0; i < f->num_clients; i++) {
+        const struct fabric_client *c = &f->clients[i];
+        uint64_t seq;
+
+        if (!c->used || c->node != n->index || c->port != port)
+            continue;
+        if (response)
+            seq = fabric_client_sent_tid(c, tid);
+        else
+            seq = c->issm ? c->last_seq + 1 : 0;
+        if (seq > best_seq) {
+            best_seq = seq;
+            best = (long)i;
+        }
+    }
+    return best;
+}
+
+bool fabric_to_client(struct fabric *f, struct fabric_node *n, unsigned port,
+                      const struct fabric_pkt *p)
+{
+    long client = fabric_pick_client(f, n, port, p);
+    struct fabric_mad m;
+
+    if (client < 0)
+        return false;
+    memcpy(m.mad, p->mad, sizeof(m.mad));
+    m.slid = p->slid;
+    m.dlid = p->dlid;
+    m.sqp = p->sqp;
+    m.dqp = p->dqp;
+    m.status = 0;
+    f->stats.to_clients++;
+    if (f->run.active)
+        f->run.answered = true;
+    pzf_log(f->verbose, PZF_LOG_DEBUG, "to client %ld at %s[%u]: class 0x%02x attr 0x%04x", client,
+            n->name, port, mad_get_field(m.mad, 0, IB_MAD_MGMTCLASS_F),
+            mad_get_field(m.mad, 0, IB_MAD_ATTRID_F));
+    if (f->deliver)
+        f->deliver(f->deliver_arg, (unsigned)client, &m);
+    return true;
+}
+
+/* Whether a MAD with this method waits for an answer (a real stack would time it out). */
+static bool fabric_expects_answer(const uint8_t *mad)
+{
+    unsigned method = mad_get_field((void *)mad, 0, IB_MAD_METHOD_F);
+
+    if (mad_get_field((void *)mad, 0, IB_MAD_RESPONSE_F))
+        return false;
+    return method != IB_MAD_METHOD_SEND && method != IB_MAD_METHOD_TRAP &&
+           method != IB_MAD_METHOD_TRAP_REPRESS;
+}
+
+/* Return a request to its sender with status "timed out", as the MAD layer would. */
+static void fabric_client_timeout(struct fabric *f, unsigned client, const struct fabric_mad *m)
+{
+    struct fabric_mad back = *m;
+
+    back.status = FABRIC_STATUS_TIMEOUT;
+    f->stats.timeouts++;
+    if (f->deliver)
+        f->deliver(f->deliver_arg, client, &back);
+}
+
+int fabric_client_send(struct fabric *f, unsigned client, const struct fabric_mad *m)
+{
+    struct fabric_client *c = fabric_client(f, client);
+
+    if (!c)
+        return -ENOENT;
+    f->stats.from_clients++;
+    c->last_seq = ++f->seq;
+    if (!mad_get_field((void *)m->mad, 0, IB_MAD_RESPONSE_F))
+        fabric_client_note_tid(c, mad_get_field64((void *)m->mad, 0, IB_MAD_TRID_F), f->seq);
+    f->run.active = true;
+    f->run.client = client;
+    f->run.answered = false;
+    fabric_host_send(f, c, m);
+    fabric_run_queue(f);
+    f->run.active = false;
+    if (!f->run.answered && fabric_expects_answer(m->mad) && fabric_client(f, client))
+        fabric_client_timeout(f, client, m);
+    fabric_poll_dirty(f);
+    return 0;
+}
+
+void fabric_clients_free(struct fabric *f)
+{
+    for (size_t i = 0; i < f->num_clients; i++)
+        free(f->clients[i].tids);
+    free(f->clients);
+    f->clients = NULL;
+    f->num_clients = 0;
+}

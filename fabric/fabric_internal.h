@@ -1,0 +1,145 @@
+/*
+ * fabric_internal.h - the fabric's data structures, shared by its files:
+ *   fabric.c         nodes, links and their coupling, timers
+ *   fabric_route.c   the work queue: link hops, DR and LID routing, local delivery
+ *   fabric_host.c    what a node's own management stack does with a client's MAD
+ *   fabric_client.c  attached clients: which one gets a MAD, timeouts, IsSM
+ */
+#ifndef PZ_FABRIC_INTERNAL_H
+#define PZ_FABRIC_INTERNAL_H
+
+#include "board_mem.h"
+#include "fabric.h"
+#include "sma.h"
+
+#define FABRIC_MAX_HOPS 128     /* link traversals before a packet counts as looping */
+#define FABRIC_CLIENT_TIDS 4096 /* recent request TIDs remembered per client */
+#define FABRIC_POLL_ROUNDS 16   /* sma_poll/run rounds after one event, at most */
+#define FABRIC_PERMISSIVE_LID 0xFFFF
+
+/* What the other end of a port's cable is. */
+struct fabric_peer {
+    bool cabled;
+    uint32_t node;
+    uint8_t port;
+};
+
+/* One emulated node: an in-memory board answered by an SMA. */
+struct fabric_node {
+    struct fabric *f;
+    uint32_t index;
+    char name[TOPO_NAME_MAX + 1];
+    char desc[TOPO_DESC_MAX + 1];
+    bool is_switch;
+    unsigned num_ports;
+    struct board_mem *bm;
+    struct board *board;
+    struct sma *sma;
+    struct fabric_peer *peers; /* [0..num_ports] */
+    uint32_t *downed_seen;     /* [0..num_ports]: LinkDowned counts already coupled */
+    bool dirty;                /* its SMA must be polled soon */
+};
+
+/* How a queued packet got where it is. */
+enum fabric_pkt_kind {
+    FABRIC_PKT_WIRE,  /* arrived over the cable of (node, port) */
+    FABRIC_PKT_ROUTE, /* LID-routed, sent by the stack of (node, port): route it */
+    FABRIC_PKT_SMA,   /* for the SMA of node, entering at port (DR hop count 0) */
+};
+
+/* A packet in the work queue. */
+struct fabric_pkt {
+    uint8_t mad[FABRIC_MAD_SIZE];
+    uint16_t slid;
+    uint16_t dlid; /* FABRIC_PERMISSIVE_LID on directed-route hops */
+    uint32_t sqp;
+    uint32_t dqp;
+    uint32_t node;
+    uint8_t port; /* ingress port (0: the node's own management port) */
+    uint8_t kind; /* enum fabric_pkt_kind */
+    uint16_t hops;
+};
+
+/* A ring buffer of packets that grows as needed. */
+struct fabric_queue {
+    struct fabric_pkt *items;
+    size_t head;
+    size_t count;
+    size_t cap;
+};
+
+/* A request TID a client sent, and when (fabric.seq at the time). */
+struct fabric_sent_tid {
+    uint64_t tid;
+    uint64_t seq;
+};
+
+/* An attached client. */
+struct fabric_client {
+    bool used;
+    bool issm;
+    uint32_t node;
+    uint8_t port;
+    uint64_t last_seq;            /* fabric.seq when it last sent anything */
+    struct fabric_sent_tid *tids; /* ring of FABRIC_CLIENT_TIDS recent requests */
+    unsigned tid_next;
+    unsigned tid_count;
+};
+
+/* The client request being processed, for the timeout a real stack would report. */
+struct fabric_run {
+    bool active;
+    unsigned client;
+    bool answered; /* something reached a client while it was processed */
+};
+
+struct fabric {
+    struct fabric_node *nodes;
+    size_t num_nodes;
+    struct fabric_client *clients;
+    size_t num_clients; /* allocated entries */
+    struct fabric_queue queue;
+    uint32_t *dirty; /* stack of nodes whose SMA must be polled */
+    size_t num_dirty;
+    fabric_deliver_fn deliver;
+    void *deliver_arg;
+    struct fabric_run run;
+    uint64_t seq; /* counts MADs from clients: orders their requests */
+    struct fabric_stats stats;
+    int verbose;
+    bool coupling; /* inside a link-coupling change: do not recurse */
+};
+
+/* fabric.c */
+void fabric_mark_dirty(struct fabric *f, struct fabric_node *n);
+void fabric_poll_dirty(struct fabric *f);
+bool fabric_port_up(const struct fabric_node *n, unsigned port, bool need_active);
+
+/* fabric_route.c */
+int fabric_enqueue(struct fabric *f, const struct fabric_pkt *p);
+void fabric_run_queue(struct fabric *f);
+void fabric_sma_output(struct fabric *f, struct fabric_node *n, unsigned in_port,
+                       const struct board_mad_addr *addr, const uint8_t *mad, unsigned hops);
+void fabric_transmit(struct fabric *f, struct fabric_node *n, unsigned port, struct fabric_pkt *p,
+                     bool need_active);
+void fabric_drop(struct fabric *f, const struct fabric_pkt *p, const char *why);
+uint16_t fabric_port_lid(const struct fabric_node *n, unsigned port);
+
+/* fabric_host.c */
+void fabric_host_send(struct fabric *f, const struct fabric_client *c, const struct fabric_mad *m);
+int fabric_host_get_attr(struct fabric *f, struct fabric_node *n, unsigned port, uint16_t attr_id,
+                         uint32_t attr_mod, uint8_t data[64]);
+
+/* fabric_client.c */
+bool fabric_to_client(struct fabric *f, struct fabric_node *n, unsigned port,
+                      const struct fabric_pkt *p);
+bool fabric_has_sm_client(const struct fabric *f, const struct fabric_node *n, unsigned port);
+void fabric_clients_free(struct fabric *f);
+
+/* The port a node's management stack uses: 0 on a switch, the CA port itself. */
+static inline unsigned fabric_end_port(const struct fabric_node *n, unsigned port)
+{
+    return n->is_switch ? 0 : port;
+}
+
+#endif /* PZ_FABRIC_INTERNAL_H */

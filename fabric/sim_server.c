@@ -1,0 +1,458 @@
+/*
+ * sim_server.c - sockets of the ibsim protocol server: the control socket,
+ * one packet socket per client, reading clients' packets into the fabric
+ * and writing the fabric's deliveries back (queued while a client's socket
+ * is full).
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+
+#include "pzf_log.h"
+#include "sim_server_internal.h"
+
+/* Fill *a with the abstract address "\0<base>:<suffix>[num]\0"; returns its length. */
+static socklen_t sim_addr(const struct sim_server *s, const char *suffix, long num,
+                          struct sockaddr_un *a)
+{
+    char name[sizeof(a->sun_path)];
+    int len;
+
+    if (num >= 0)
+        len = snprintf(name, sizeof(name), "%s:%s%ld", s->name, suffix, num);
+    else
+        len = snprintf(name, sizeof(name), "%s:%s", s->name, suffix);
+    if (len < 0 || (size_t)len >= sizeof(a->sun_path) - 2)
+        len = (int)sizeof(a->sun_path) - 3;
+    memset(a, 0, sizeof(*a));
+    a->sun_family = AF_UNIX;
+    memcpy(a->sun_path + 1, name, (size_t)len);
+    /* The name's terminating NUL is part of the address, as umad2sim makes it. */
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len + 1);
+}
+
+/* A new non-blocking datagram socket; returns the fd or -1. */
+static int sim_socket(void)
+{
+    int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+
+    if (fd < 0)
+        return -1;
+    if (fcntl(fd, F_SETFL, O_NONBLOCK) || fcntl(fd, F_SETFD, FD_CLOEXEC)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int sim_socket_bind(const struct sim_server *s, const char *suffix, unsigned num)
+{
+    struct sockaddr_un a;
+    socklen_t len = sim_addr(s, suffix, strcmp(suffix, "ctl") ? (long)num : -1, &a);
+    int fd = sim_socket();
+
+    if (fd < 0)
+        return -1;
+    if (bind(fd, (struct sockaddr *)&a, len)) {
+        int e = errno;
+
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+int sim_socket_connect(int fd, const struct sim_server *s, const char *suffix, unsigned num)
+{
+    struct sockaddr_un a;
+    socklen_t len = sim_addr(s, suffix, (long)num, &a);
+
+    return connect(fd, (struct sockaddr *)&a, len);
+}
+
+/* Deliver a fabric MAD to a client (fabric_deliver_fn). */
+static void sim_deliver(void *arg, unsigned client, const struct fabric_mad *m);
+
+struct sim_server *sim_server_create(const char *sockname, struct fabric *f, int verbose, char *err,
+                                     size_t err_size)
+{
+    struct sim_server *s;
+
+    if (!sockname || !*sockname || strlen(sockname) > SIM_NAME_MAX) {
+        snprintf(err, err_size, "socket name must have 1 to %d characters", SIM_NAME_MAX);
+        return NULL;
+    }
+    s = calloc(1, sizeof(*s));
+    if (!s) {
+        snprintf(err, err_size, "out of memory");
+        return NULL;
+    }
+    snprintf(s->name, sizeof(s->name), "%s", sockname);
+    s->f = f;
+    s->verbose = verbose;
+    s->ctl_fd = sim_socket_bind(s, "ctl", 0);
+    if (s->ctl_fd < 0) {
+        snprintf(err, err_size, "cannot bind socket \"%s:ctl\": %s%s", sockname, strerror(errno),
+                 errno == EADDRINUSE ? " (another simulator runs with this name)" : "");
+        free(s);
+        return NULL;
+    }
+    fabric_set_deliver(f, sim_deliver, s);
+    return s;
+}
+
+/* Free the packets queued for a connection. */
+static void sim_tx_clear(struct sim_tx_queue *q)
+{
+    free(q->items);
+    memset(q, 0, sizeof(*q));
+}
+
+void sim_conn_close(struct sim_server *s, unsigned id)
+{
+    struct sim_conn *c;
+
+    if (id >= s->num_conns || !s->conns[id].used)
+        return;
+    c = &s->conns[id];
+    fabric_client_detach(s->f, id);
+    close(c->fd);
+    sim_tx_clear(&c->tx);
+    memset(c, 0, sizeof(*c));
+}
+
+void sim_server_destroy(struct sim_server *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->num_conns; i++)
+        sim_conn_close(s, (unsigned)i);
+    fabric_set_deliver(s->f, NULL, NULL);
+    close(s->ctl_fd);
+    free(s->conns);
+    free(s->pfds);
+    free(s->pfd_conn);
+    free(s);
+}
+
+/* The lowest free client id, growing the table if needed; returns 0 or -1. */
+static int sim_conn_slot(struct sim_server *s, unsigned *id)
+{
+    size_t cap;
+    struct sim_conn *conns;
+
+    for (size_t i = 0; i < s->num_conns; i++) {
+        if (!s->conns[i].used) {
+            *id = (unsigned)i;
+            return 0;
+        }
+    }
+    cap = s->num_conns ? 2 * s->num_conns : 16;
+    conns = realloc(s->conns, cap * sizeof(*conns));
+    if (!conns)
+        return -1;
+    memset(conns + s->num_conns, 0, (cap - s->num_conns) * sizeof(*conns));
+    *id = (unsigned)s->num_conns;
+    s->conns = conns;
+    s->num_conns = cap;
+    return 0;
+}
+
+int sim_conn_open(struct sim_server *s, uint32_t pid, unsigned *id)
+{
+    struct sim_conn *c;
+    int fd;
+
+    /* A stale connection of a dead process with the same pid would get its packets. */
+    for (size_t i = 0; i < s->num_conns; i++)
+        if (s->conns[i].used && s->conns[i].pid == pid)
+            sim_conn_close(s, (unsigned)i);
+    if (sim_conn_slot(s, id))
+        return -ENOMEM;
+    fd = sim_socket_bind(s, "out", *id);
+    if (fd < 0)
+        return -errno;
+    if (sim_socket_connect(fd, s, "in", pid)) {
+        int e = errno;
+
+        close(fd);
+        return -e;
+    }
+    c = &s->conns[*id];
+    memset(c, 0, sizeof(*c));
+    c->used = true;
+    c->fd = fd;
+    c->pid = pid;
+    return 0;
+}
+
+size_t sim_server_num_clients(const struct sim_server *s)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < s->num_conns; i++)
+        n += s->conns[i].used;
+    return n;
+}
+
+/* Send one packet now; returns 0, -EAGAIN (socket full) or another -errno. */
+static int sim_send_now(struct sim_conn *c, const struct sim_request *r)
+{
+    ssize_t n = send(c->fd, r, sizeof(*r), MSG_DONTWAIT);
+
+    if (n == (ssize_t)sizeof(*r))
+        return 0;
+    return n < 0 ? -errno : -EIO;
+}
+
+/* Append a packet to a connection's queue; returns 0 or -1 when it is full. */
+static int sim_tx_push(struct sim_tx_queue *q, const struct sim_request *r)
+{
+    if (q->count == q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : 64;
+        struct sim_request *items;
+
+        if (cap > SIM_TX_QUEUE_MAX)
+            return -1;
+        items = malloc(cap * sizeof(*items));
+        if (!items)
+            return -1;
+        for (size_t i = 0; i < q->count; i++)
+            items[i] = q->items[(q->head + i) % q->cap];
+        free(q->items);
+        q->items = items;
+        q->head = 0;
+        q->cap = cap;
+    }
+    q->items[(q->head + q->count) % q->cap] = *r;
+    q->count++;
+    return 0;
+}
+
+/* Note a failed send: a vanished client is detached later, others lose the packet. */
+static void sim_send_failed(struct sim_server *s, unsigned id, int err)
+{
+    struct sim_conn *c = &s->conns[id];
+
+    if (err == -ECONNREFUSED || err == -ENOTCONN || err == -ECONNRESET) {
+        if (!c->dead)
+            pzf_log(s->verbose, PZF_LOG_INFO, "client %u (pid %u) is gone", id, c->pid);
+        c->dead = true;
+    } else {
+        pzf_log(s->verbose, PZF_LOG_ERROR, "client %u (pid %u): packet lost: %s", id, c->pid,
+                strerror(-err));
+    }
+}
+
+/* Send or queue a packet for client id. */
+static void sim_send(struct sim_server *s, unsigned id, const struct sim_request *r)
+{
+    struct sim_conn *c = &s->conns[id];
+    int rc = -EAGAIN;
+
+    if (c->dead)
+        return;
+    if (c->tx.count == 0)
+        rc = sim_send_now(c, r);
+    if (rc == -EAGAIN && sim_tx_push(&c->tx, r))
+        rc = -ENOBUFS;
+    else if (rc == -EAGAIN)
+        rc = 0;
+    if (rc)
+        sim_send_failed(s, id, rc);
+}
+
+/* Send queued packets while the client's socket takes them. */
+static void sim_flush(struct sim_server *s, unsigned id)
+{
+    struct sim_conn *c = &s->conns[id];
+
+    while (c->tx.count && !c->dead) {
+        int rc = sim_send_now(c, &c->tx.items[c->tx.head]);
+
+        if (rc == -EAGAIN)
+            return;
+        if (rc)
+            sim_send_failed(s, id, rc);
+        c->tx.head = (c->tx.head + 1) % c->tx.cap;
+        c->tx.count--;
+    }
+}
+
+static void sim_deliver(void *arg, unsigned client, const struct fabric_mad *m)
+{
+    struct sim_server *s = arg;
+    struct sim_request r;
+
+    if (client >= s->num_conns || !s->conns[client].used)
+        return;
+    memset(&r, 0, sizeof(r));
+    r.dlid = htons(m->dlid);
+    r.slid = htons(m->slid);
+    r.dqp = htonl(m->dqp);
+    r.sqp = htonl(m->sqp);
+    r.status = htonl(m->status);
+    r.length = htobe64(sizeof(r.mad));
+    memcpy(r.mad, m->mad, sizeof(r.mad));
+    sim_send(s, client, &r);
+}
+
+/* Hand one packet of client id to the fabric; malformed ones are logged and dropped. */
+static void sim_packet(struct sim_server *s, unsigned id, const uint8_t *buf, ssize_t n)
+{
+    struct sim_request r;
+    struct fabric_mad m;
+    uint64_t len;
+
+    if (n != (ssize_t)sizeof(r)) {
+        pzf_log(s->verbose, PZF_LOG_ERROR, "client %u: packet of %zd bytes, expected %zu", id, n,
+                sizeof(r));
+        return;
+    }
+    memcpy(&r, buf, sizeof(r));
+    len = be64toh(r.length);
+    if (len < 24 || len > sizeof(r.mad)) {
+        pzf_log(s->verbose, PZF_LOG_ERROR, "client %u: MAD length %llu out of range", id,
+                (unsigned long long)len);
+        return;
+    }
+    memset(&m, 0, sizeof(m));
+    memcpy(m.mad, r.mad, (size_t)len);
+    m.dlid = ntohs((uint16_t)r.dlid);
+    m.slid = ntohs((uint16_t)r.slid);
+    m.dqp = ntohl(r.dqp);
+    m.sqp = ntohl(r.sqp);
+    fabric_client_send(s->f, id, &m);
+}
+
+/* Read what client id sent, a burst at a time. */
+static void sim_read_packets(struct sim_server *s, unsigned id)
+{
+    uint8_t buf[2 * sizeof(struct sim_request)];
+
+    for (unsigned i = 0; i < SIM_READ_BURST && !s->conns[id].dead; i++) {
+        ssize_t n = recv(s->conns[id].fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+        if (n < 0) {
+            if (errno != EAGAIN && errno != EINTR)
+                sim_send_failed(s, id, -errno);
+            return;
+        }
+        sim_packet(s, id, buf, n);
+    }
+}
+
+/* Read and answer control messages, a burst at a time. */
+static void sim_read_ctl(struct sim_server *s)
+{
+    for (unsigned i = 0; i < SIM_READ_BURST; i++) {
+        struct sockaddr_un from;
+        socklen_t from_len = sizeof(from);
+        uint8_t buf[2 * sizeof(struct sim_ctl)];
+        struct sim_ctl ctl;
+        ssize_t n = recvfrom(s->ctl_fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from,
+                             &from_len);
+
+        if (n < 0)
+            return;
+        if (n != (ssize_t)sizeof(ctl)) {
+            pzf_log(s->verbose, PZF_LOG_ERROR, "control message of %zd bytes, expected %zu", n,
+                    sizeof(ctl));
+            continue;
+        }
+        memcpy(&ctl, buf, sizeof(ctl));
+        if (ctl.magic != SIM_PROTO_MAGIC) {
+            pzf_log(s->verbose, PZF_LOG_ERROR, "control message with bad magic 0x%08x", ctl.magic);
+            continue;
+        }
+        sim_ctl_handle(s, &ctl);
+        if (sendto(s->ctl_fd, &ctl, sizeof(ctl), MSG_DONTWAIT, (struct sockaddr *)&from,
+                   from_len) != (ssize_t)sizeof(ctl))
+            pzf_log(s->verbose, PZF_LOG_ERROR, "cannot answer a control message: %s",
+                    strerror(errno));
+    }
+}
+
+/* Size the poll arrays for every connection; returns 0 or -1. */
+static int sim_pfds_reserve(struct sim_server *s)
+{
+    size_t need = s->num_conns + 1;
+    struct pollfd *pfds;
+    uint32_t *map;
+
+    if (need <= s->cap_pfds)
+        return 0;
+    pfds = realloc(s->pfds, need * sizeof(*pfds));
+    if (!pfds)
+        return -1;
+    s->pfds = pfds;
+    map = realloc(s->pfd_conn, need * sizeof(*map));
+    if (!map)
+        return -1;
+    s->pfd_conn = map;
+    s->cap_pfds = need;
+    return 0;
+}
+
+/* Fill the poll array: the control socket, then every live connection. */
+static size_t sim_pfds_fill(struct sim_server *s)
+{
+    size_t n = 1;
+
+    s->pfds[0].fd = s->ctl_fd;
+    s->pfds[0].events = POLLIN;
+    for (size_t i = 0; i < s->num_conns; i++) {
+        struct sim_conn *c = &s->conns[i];
+
+        if (!c->used || c->dead)
+            continue;
+        s->pfds[n].fd = c->fd;
+        s->pfds[n].events = (short)(POLLIN | (c->tx.count ? POLLOUT : 0));
+        s->pfd_conn[n] = (uint32_t)i;
+        n++;
+    }
+    return n;
+}
+
+/* Detach clients whose socket went away. */
+static void sim_reap(struct sim_server *s)
+{
+    for (size_t i = 0; i < s->num_conns; i++)
+        if (s->conns[i].used && s->conns[i].dead)
+            sim_conn_close(s, (unsigned)i);
+}
+
+int sim_server_run_once(struct sim_server *s, int timeout_ms)
+{
+    size_t n;
+    int ready;
+
+    if (sim_pfds_reserve(s))
+        return -1;
+    n = sim_pfds_fill(s);
+    ready = poll(s->pfds, n, timeout_ms);
+    if (ready < 0)
+        return errno == EINTR ? 0 : -1;
+    for (size_t i = 1; i < n && ready > 0; i++) {
+        unsigned id = s->pfd_conn[i];
+
+        if (!s->conns[id].used)
+            continue; /* closed by a control message this round */
+        if (s->pfds[i].revents & POLLOUT)
+            sim_flush(s, id);
+        if (s->pfds[i].revents & (POLLIN | POLLERR | POLLHUP))
+            sim_read_packets(s, id);
+    }
+    if (s->pfds[0].revents & POLLIN)
+        sim_read_ctl(s);
+    sim_reap(s);
+    return 0;
+}
