@@ -252,7 +252,9 @@ struct board_sim *board_sim_attach_fd(int fd, const char *node, char *err, size_
         goto fail;
     }
     memcpy(name, node, strlen(node));
-    rc = bs_rpc(bs, BOARD_SIM_ATTACH, BOARD_SIM_VERSION, 0, 0, name, sizeof(name), d, sizeof(d));
+    /* The pid lets the fabric find this process's umad client on that switch. */
+    rc = bs_rpc(bs, BOARD_SIM_ATTACH, BOARD_SIM_VERSION, (uint32_t)getpid(), 0, name, sizeof(name),
+                d, sizeof(d));
     if (rc) {
         snprintf(err, errlen, "attach to switch '%s' refused: %s", node, strerror(-rc));
         goto fail;

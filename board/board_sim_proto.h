@@ -22,7 +22,7 @@
 
 /* Operations; each maps to one board operation (ATTACH: identity). */
 enum board_sim_op {
-    BOARD_SIM_ATTACH = 1,      /* a: protocol version; data: node name -> identity */
+    BOARD_SIM_ATTACH = 1,      /* a: version, b: agent pid; data: node name -> identity */
     BOARD_SIM_PORT_STATUS,     /* a: port -> status */
     BOARD_SIM_PORT_CONFIG_GET, /* a: port -> config */
     BOARD_SIM_PORT_CONFIG_SET, /* a: port; data: config */

@@ -58,6 +58,7 @@ static int fabric_node_init(struct fabric *f, const struct topo *t, size_t i)
     fabric_identity(tn, id);
     n->f = f;
     n->index = (uint32_t)i;
+    n->agent_client = -1;
     memcpy(n->name, tn->name, sizeof(n->name));
     memcpy(n->desc, tn->desc, sizeof(n->desc));
     n->is_switch = tn->type == TOPO_SWITCH;
@@ -255,6 +256,8 @@ static void fabric_poll_node(struct fabric *f, struct fabric_node *n)
     uint8_t out[SMA_MAD_SIZE];
     unsigned limit = 64; /* the trap queue is small; never spin */
 
+    if (n->external)
+        return; /* its agent runs its own timers */
     while (limit-- && sma_poll(n->sma, &addr, out) == SMA_SEND) {
         f->stats.traps++;
         fabric_sma_output(f, n, fabric_end_port(n, addr.port), &addr, out, 0);
@@ -276,6 +279,7 @@ void fabric_poll_dirty(struct fabric *f)
 
 void fabric_tick(struct fabric *f)
 {
+    fabric_agent_expire(f);
     for (size_t i = 0; i < f->num_nodes; i++) {
         struct fabric_node *n = &f->nodes[i];
 

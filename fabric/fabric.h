@@ -107,6 +107,34 @@ int fabric_client_send(struct fabric *f, unsigned client, const struct fabric_ma
 /* Run the SMAs' timers (link changes, traps, M_Key leases) and deliver what they send. */
 void fabric_tick(struct fabric *f);
 
+/*
+ * External agents (portzerod with board = sim).  A switch served by one is
+ * "external": the fabric does the directed-route hop processing for it (as a
+ * switch's kernel would) and hands the agent, through its umad client, only
+ * the SMPs that end at the switch; the agent reaches the switch's tables
+ * over board/sim.  Without an attached agent an external switch answers no
+ * SMP.
+ */
+
+/* Make switch node external (pzfabric --agent); returns 0 or -EINVAL. */
+int fabric_agent_expect(struct fabric *f, size_t node);
+
+/*
+ * Let client (attached at switch node) serve it; the switch becomes
+ * external.  Returns 0, -EINVAL (not a switch), -ENOENT (client not attached
+ * there) or -EBUSY (another agent serves it).
+ */
+int fabric_agent_attach(struct fabric *f, size_t node, unsigned client);
+
+/* The agent of node went away: the switch stays external and unreachable. */
+void fabric_agent_detach(struct fabric *f, size_t node);
+
+/* The in-memory board of a node (what board/sim requests act on). */
+const struct board *fabric_node_board(const struct fabric *f, size_t node);
+
+/* Whether node is a switch. */
+bool fabric_node_is_switch(const struct fabric *f, size_t node);
+
 /* A snapshot of the fabric's counters. */
 void fabric_get_stats(const struct fabric *f, struct fabric_stats *stats);
 

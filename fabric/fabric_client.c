@@ -116,6 +116,7 @@ void fabric_client_detach(struct fabric *f, unsigned client)
         return;
     was_sm = c->issm;
     c->used = false;
+    fabric_agent_client_gone(f, client);
     free(c->tids);
     c->tids = NULL;
     pzf_log(f->verbose, PZF_LOG_INFO, "client %u detached from %s", client, f->nodes[c->node].name);
@@ -251,6 +252,7 @@ bool fabric_to_client(struct fabric *f, struct fabric_node *n, unsigned port,
     pzf_log(f->verbose, PZF_LOG_DEBUG, "to client %ld at %s[%u]: class 0x%02x attr 0x%04x", client,
             n->name, port, mad_get_field(m.mad, 0, IB_MAD_MGMTCLASS_F),
             mad_get_field(m.mad, 0, IB_MAD_ATTRID_F));
+    fabric_agent_settle(f, (unsigned)client, m.mad);
     if (f->deliver)
         f->deliver(f->deliver_arg, (unsigned)client, &m);
     return true;
@@ -268,7 +270,7 @@ static bool fabric_expects_answer(const uint8_t *mad)
 }
 
 /* Return a request to its sender with status "timed out", as the MAD layer would. */
-static void fabric_client_timeout(struct fabric *f, unsigned client, const struct fabric_mad *m)
+void fabric_client_timeout(struct fabric *f, unsigned client, const struct fabric_mad *m)
 {
     struct fabric_mad back = *m;
 
@@ -285,12 +287,18 @@ int fabric_client_send(struct fabric *f, unsigned client, const struct fabric_ma
     if (!c)
         return -ENOENT;
     f->stats.from_clients++;
+    if (fabric_agent_output(f, client, m)) {
+        fabric_run_queue(f);
+        fabric_poll_dirty(f);
+        return 0; /* an external switch agent's answer or trap */
+    }
     c->last_seq = ++f->seq;
     if (!mad_get_field((void *)m->mad, 0, IB_MAD_RESPONSE_F))
         fabric_client_note_tid(c, mad_get_field64((void *)m->mad, 0, IB_MAD_TRID_F), f->seq);
     f->run.active = true;
     f->run.client = client;
     f->run.answered = false;
+    f->run.req = m;
     fabric_host_send(f, c, m);
     fabric_run_queue(f);
     f->run.active = false;

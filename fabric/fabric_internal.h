@@ -38,6 +38,8 @@ struct fabric_node {
     struct fabric_peer *peers; /* [0..num_ports] */
     uint32_t *downed_seen;     /* [0..num_ports]: LinkDowned counts already coupled */
     bool dirty;                /* its SMA must be polled soon */
+    bool external;             /* served by an external agent, not by sma */
+    long agent_client;         /* that agent's client id, or -1 */
 };
 
 /* How a queued packet got where it is. */
@@ -90,7 +92,19 @@ struct fabric_client {
 struct fabric_run {
     bool active;
     unsigned client;
-    bool answered; /* something reached a client while it was processed */
+    bool answered;                /* something reached a client while it was processed */
+    const struct fabric_mad *req; /* the request itself */
+};
+
+/* A request handed to an external agent: timed out if no answer comes back. */
+#define FABRIC_DEFERRED_MAX 256
+#define FABRIC_AGENT_TIMEOUT_NS 200000000ull /* OpenSM's default transaction timeout */
+struct fabric_deferred {
+    bool used;
+    unsigned client;
+    uint64_t tid;
+    uint64_t deadline_ns;
+    struct fabric_mad req;
 };
 
 struct fabric {
@@ -108,6 +122,7 @@ struct fabric {
     struct fabric_stats stats;
     int verbose;
     bool coupling; /* inside a link-coupling change: do not recurse */
+    struct fabric_deferred deferred[FABRIC_DEFERRED_MAX];
 };
 
 /* fabric.c */
@@ -130,11 +145,20 @@ void fabric_host_send(struct fabric *f, const struct fabric_client *c, const str
 int fabric_host_get_attr(struct fabric *f, struct fabric_node *n, unsigned port, uint16_t attr_id,
                          uint32_t attr_mod, uint8_t data[64]);
 
+/* fabric_agent.c */
+void fabric_agent_smp(struct fabric *f, struct fabric_node *n, unsigned in_port,
+                      const struct fabric_pkt *p);
+bool fabric_agent_output(struct fabric *f, unsigned client, const struct fabric_mad *m);
+void fabric_agent_settle(struct fabric *f, unsigned client, const uint8_t *mad);
+void fabric_agent_expire(struct fabric *f);
+void fabric_agent_client_gone(struct fabric *f, unsigned client);
+
 /* fabric_client.c */
 bool fabric_to_client(struct fabric *f, struct fabric_node *n, unsigned port,
                       const struct fabric_pkt *p);
 bool fabric_has_sm_client(const struct fabric *f, const struct fabric_node *n, unsigned port);
 void fabric_clients_free(struct fabric *f);
+void fabric_client_timeout(struct fabric *f, unsigned client, const struct fabric_mad *m);
 
 /* The port a node's management stack uses: 0 on a switch, the CA port itself. */
 static inline unsigned fabric_end_port(const struct fabric_node *n, unsigned port)

@@ -143,6 +143,10 @@ static void fabric_sma_call(struct fabric *f, struct fabric_node *n, unsigned in
     struct board_mad_addr out_addr;
     uint8_t out[SMA_MAD_SIZE];
 
+    if (n->external) {
+        fabric_agent_smp(f, n, in_port, p);
+        return;
+    }
     f->stats.sma_calls++;
     fabric_mark_dirty(f, n);
     if (sma_process(n->sma, &in, p->mad, FABRIC_MAD_SIZE, &out_addr, out) == SMA_SEND)

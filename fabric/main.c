@@ -27,10 +27,14 @@
 static volatile sig_atomic_t stop_signal;
 
 /* What the command line asks for. */
+#define MAX_AGENT_OPTS 64
+
 struct options {
     const char *sockname;
     const char *topology;
     int verbose;
+    const char *agents[MAX_AGENT_OPTS]; /* switches served by external agents */
+    unsigned num_agents;
 };
 
 /* Signal handler: remember the signal; the main loop notices within a tick. */
@@ -43,9 +47,11 @@ static void on_stop_signal(int sig)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: pzfabric [--sockname NAME] [-v] TOPOLOGY\n"
+            "usage: pzfabric [--sockname NAME] [--agent SWITCH]... [-v] TOPOLOGY\n"
             "  TOPOLOGY         ibsim net file or ibnetdiscover output\n"
             "  --sockname NAME  socket base name (default: $IBSIM_SOCKNAME or \"%s\")\n"
+            "  --agent SWITCH   SWITCH is served by an external portzerod (board = sim);\n"
+            "                   it answers no SMP until that agent attaches\n"
             "  -v, --verbose    more messages on stderr (twice: every packet)\n"
             "Clients attach with LD_PRELOAD=libumad2sim.so, IBSIM_SOCKNAME=NAME and\n"
             "SIM_HOST=<node name> (default: the first node of the file).\n",
@@ -56,11 +62,9 @@ static void usage(FILE *out)
 static int parse_args(int argc, char **argv, struct options *o)
 {
     static const struct option longopts[] = {
-        {"sockname", required_argument, NULL, 's'},
-        {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
-        {"pcap", required_argument, NULL, 'p'},
-        {NULL, 0, NULL, 0},
+        {"sockname", required_argument, NULL, 's'}, {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},           {"pcap", required_argument, NULL, 'p'},
+        {"agent", required_argument, NULL, 'a'},    {NULL, 0, NULL, 0},
     };
     int opt;
 
@@ -81,6 +85,13 @@ static int parse_args(int argc, char **argv, struct options *o)
         case 'p':
             fprintf(stderr, "pzfabric: --pcap is not implemented yet\n");
             return -1;
+        case 'a':
+            if (o->num_agents == MAX_AGENT_OPTS) {
+                fprintf(stderr, "pzfabric: at most %d --agent options\n", MAX_AGENT_OPTS);
+                return -1;
+            }
+            o->agents[o->num_agents++] = optarg;
+            break;
         default:
             usage(stderr);
             return -1;
@@ -176,6 +187,15 @@ int main(int argc, char **argv)
     if (!f) {
         fprintf(stderr, "pzfabric: cannot build the fabric\n");
         return EXIT_FAILURE;
+    }
+    for (unsigned i = 0; i < o.num_agents; i++) {
+        long node = fabric_find_node(f, o.agents[i]);
+
+        if (node < 0 || fabric_agent_expect(f, (size_t)node)) {
+            fprintf(stderr, "pzfabric: --agent %s: no such switch\n", o.agents[i]);
+            fabric_destroy(f);
+            return EXIT_USAGE;
+        }
     }
     s = sim_server_create(o.sockname, f, o.verbose, err, sizeof(err));
     if (!s || install_signals()) {

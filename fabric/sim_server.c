@@ -105,6 +105,12 @@ struct sim_server *sim_server_create(const char *sockname, struct fabric *f, int
         free(s);
         return NULL;
     }
+    if (sim_board_open(s)) {
+        snprintf(err, err_size, "cannot bind socket \"%s:board\": %s", sockname, strerror(errno));
+        close(s->ctl_fd);
+        free(s);
+        return NULL;
+    }
     fabric_set_deliver(f, sim_deliver, s);
     return s;
 }
@@ -136,6 +142,7 @@ void sim_server_destroy(struct sim_server *s)
     for (size_t i = 0; i < s->num_conns; i++)
         sim_conn_close(s, (unsigned)i);
     fabric_set_deliver(s->f, NULL, NULL);
+    sim_board_close(s);
     close(s->ctl_fd);
     free(s->conns);
     free(s->pfds);
@@ -384,7 +391,7 @@ static void sim_read_ctl(struct sim_server *s)
 /* Size the poll arrays for every connection; returns 0 or -1. */
 static int sim_pfds_reserve(struct sim_server *s)
 {
-    size_t need = s->num_conns + 1;
+    size_t need = s->num_conns + 1 + sim_board_num_pfds(s);
     struct pollfd *pfds;
     uint32_t *map;
 
@@ -419,7 +426,7 @@ static size_t sim_pfds_fill(struct sim_server *s)
         s->pfd_conn[n] = (uint32_t)i;
         n++;
     }
-    return n;
+    return sim_board_pfds(s, n);
 }
 
 /* Detach clients whose socket went away. */
@@ -444,6 +451,11 @@ int sim_server_run_once(struct sim_server *s, int timeout_ms)
     for (size_t i = 1; i < n && ready > 0; i++) {
         unsigned id = s->pfd_conn[i];
 
+        if (id == SIM_PFD_BOARD_LISTEN || (id & SIM_PFD_AGENT)) {
+            if (s->pfds[i].revents)
+                sim_board_handle(s, id, s->pfds[i].revents);
+            continue;
+        }
         if (!s->conns[id].used)
             continue; /* closed by a control message this round */
         if (s->pfds[i].revents & POLLOUT)

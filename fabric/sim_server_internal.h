@@ -36,6 +36,17 @@ struct sim_conn {
     struct sim_tx_queue tx;
 };
 
+/* A board/sim connection from an external agent (portzerod). */
+struct sim_agent {
+    bool used;
+    int fd;
+    long node; /* attached switch, or -1 before ATTACH */
+};
+
+/* pfd_conn[] tags of the board sockets (client ids are below). */
+#define SIM_PFD_BOARD_LISTEN 0xFFFFFFFFu
+#define SIM_PFD_AGENT 0x80000000u
+
 struct sim_server {
     char name[SIM_NAME_MAX + 1];
     int ctl_fd;
@@ -46,6 +57,9 @@ struct sim_server {
     struct pollfd *pfds;
     uint32_t *pfd_conn; /* client id of pfds[i], i >= 1 */
     size_t cap_pfds;
+    int board_fd; /* NAME:board listening socket */
+    struct sim_agent *agents;
+    size_t num_agents;
 };
 
 /* sim_server.c */
@@ -53,6 +67,13 @@ int sim_socket_bind(const struct sim_server *s, const char *suffix, unsigned num
 int sim_socket_connect(int fd, const struct sim_server *s, const char *suffix, unsigned num);
 int sim_conn_open(struct sim_server *s, uint32_t pid, unsigned *id);
 void sim_conn_close(struct sim_server *s, unsigned id);
+
+/* sim_board.c */
+int sim_board_open(struct sim_server *s);
+void sim_board_close(struct sim_server *s);
+size_t sim_board_pfds(struct sim_server *s, size_t n);
+size_t sim_board_num_pfds(const struct sim_server *s);
+void sim_board_handle(struct sim_server *s, uint32_t tag, short revents);
 
 /* sim_ctl.c */
 void sim_ctl_handle(struct sim_server *s, struct sim_ctl *ctl);

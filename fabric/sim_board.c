@@ -1,0 +1,224 @@
+/*
+ * sim_board.c - pzfabric's board/sim server: the SOCK_SEQPACKET socket
+ * "<name>:board" where an external agent (portzerod with board = sim)
+ * attaches to a switch and then reads and programs its tables.
+ *
+ * The first message of a connection must be ATTACH naming the switch, with
+ * the agent's pid: the agent must already be attached to that switch as an
+ * ibsim-protocol client (its umad port), which is how the fabric knows
+ * where to deliver the switch's SMPs.  When the connection closes the
+ * switch loses its agent and answers no SMP until one attaches again.
+ */
+#define _GNU_SOURCE /* accept4 */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+
+#include "board_sim_proto.h"
+#include "pzf_log.h"
+#include "sim_server_internal.h"
+
+int sim_board_open(struct sim_server *s)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    int len = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "%s:board", s->name);
+    int fd;
+
+    s->board_fd = -1;
+    if (len < 0 || (size_t)len >= sizeof(a.sun_path) - 1) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (bind(fd, (struct sockaddr *)&a,
+             (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len)) ||
+        listen(fd, 8)) {
+        close(fd);
+        return -1;
+    }
+    s->board_fd = fd;
+    return 0;
+}
+
+/* Close one agent connection; its switch loses its agent. */
+static void sim_agent_close(struct sim_server *s, size_t i)
+{
+    struct sim_agent *a = &s->agents[i];
+
+    if (!a->used)
+        return;
+    if (a->node >= 0) {
+        pzf_log(s->verbose, PZF_LOG_INFO, "agent of %s disconnected",
+                fabric_node_name(s->f, (size_t)a->node));
+        fabric_agent_detach(s->f, (size_t)a->node);
+    }
+    close(a->fd);
+    memset(a, 0, sizeof(*a));
+}
+
+void sim_board_close(struct sim_server *s)
+{
+    for (size_t i = 0; i < s->num_agents; i++)
+        sim_agent_close(s, i);
+    free(s->agents);
+    s->agents = NULL;
+    s->num_agents = 0;
+    if (s->board_fd >= 0)
+        close(s->board_fd);
+    s->board_fd = -1;
+}
+
+size_t sim_board_num_pfds(const struct sim_server *s)
+{
+    return 1 + s->num_agents;
+}
+
+size_t sim_board_pfds(struct sim_server *s, size_t n)
+{
+    s->pfds[n].fd = s->board_fd;
+    s->pfds[n].events = POLLIN;
+    s->pfd_conn[n++] = SIM_PFD_BOARD_LISTEN;
+    for (size_t i = 0; i < s->num_agents; i++) {
+        if (!s->agents[i].used)
+            continue;
+        s->pfds[n].fd = s->agents[i].fd;
+        s->pfds[n].events = POLLIN;
+        s->pfd_conn[n++] = SIM_PFD_AGENT | (uint32_t)i;
+    }
+    return n;
+}
+
+/* Accept one connection into a free agent slot. */
+static void sim_board_accept(struct sim_server *s)
+{
+    int fd = accept4(s->board_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    size_t i;
+
+    if (fd < 0)
+        return;
+    for (i = 0; i < s->num_agents && s->agents[i].used; i++)
+        ;
+    if (i == s->num_agents) {
+        struct sim_agent *grown = realloc(s->agents, (s->num_agents + 1) * sizeof(*grown));
+
+        if (!grown) {
+            close(fd);
+            return;
+        }
+        s->agents = grown;
+        s->num_agents++;
+    }
+    s->agents[i] = (struct sim_agent){.used = true, .fd = fd, .node = -1};
+}
+
+/* The client id of the umad client with this pid attached at node, or -1. */
+static long sim_board_client_of(const struct sim_server *s, uint32_t pid, size_t node)
+{
+    for (size_t i = 0; i < s->num_conns; i++) {
+        size_t where;
+        unsigned port;
+
+        if (s->conns[i].used && !s->conns[i].dead && s->conns[i].pid == pid &&
+            fabric_client_where(s->f, (unsigned)i, &where, &port) == 0 && where == node)
+            return (long)i;
+    }
+    return -1;
+}
+
+/* Handle ATTACH: bind the connection to a switch; returns the errno to answer. */
+static int sim_board_attach(struct sim_server *s, struct sim_agent *a,
+                            const struct board_sim_msg *m)
+{
+    char name[64];
+    long node, client;
+    int rc;
+
+    memcpy(name, m->data, sizeof(name) - 1);
+    name[sizeof(name) - 1] = '\0';
+    node = fabric_find_node(s->f, name);
+    if (node < 0 || !fabric_node_is_switch(s->f, (size_t)node))
+        return ENOENT;
+    client = sim_board_client_of(s, m->b, (size_t)node);
+    if (client < 0) {
+        pzf_log(s->verbose, PZF_LOG_ERROR,
+                "board attach to %s: pid %u has no umad client attached there", name, m->b);
+        return ENOENT;
+    }
+    rc = fabric_agent_attach(s->f, (size_t)node, (unsigned)client);
+    if (rc)
+        return -rc;
+    a->node = node;
+    pzf_log(s->verbose, PZF_LOG_INFO, "agent pid %u attached to switch %s", m->b, name);
+    return 0;
+}
+
+/* Answer a request that cannot be executed with -err. */
+static void sim_board_refuse(struct sim_agent *a, const struct board_sim_msg *m, int err)
+{
+    struct board_sim_msg resp;
+
+    board_sim_msg_request(&resp, m->seq, (enum board_sim_op)m->op, m->a, m->b, m->c);
+    resp.status = (int32_t)htonl((uint32_t)-err);
+    send(a->fd, &resp, sizeof(resp), MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+/* Read and serve one request of agent connection i; false if it must close. */
+static bool sim_board_serve_one(struct sim_server *s, size_t i)
+{
+    struct sim_agent *a = &s->agents[i];
+    uint8_t buf[sizeof(struct board_sim_msg) + 1];
+    struct board_sim_msg m, resp;
+    ssize_t n = recv(a->fd, buf, sizeof(buf), MSG_DONTWAIT);
+    int err;
+
+    if (n < 0)
+        return errno == EAGAIN || errno == EINTR;
+    if (n == 0)
+        return false;
+    if (board_sim_msg_decode(buf, (size_t)n, &m)) {
+        pzf_log(s->verbose, PZF_LOG_ERROR, "board socket: malformed message (%zd bytes)", n);
+        memset(&m, 0, sizeof(m));
+        m.op = BOARD_SIM_ATTACH;
+        sim_board_refuse(a, &m, EPROTO);
+        return a->node >= 0; /* before ATTACH, garbage ends the connection */
+    }
+    if (a->node < 0) {
+        err = m.op == BOARD_SIM_ATTACH ? sim_board_attach(s, a, &m) : EPROTO;
+        if (err) {
+            sim_board_refuse(a, &m, err);
+            return false;
+        }
+    }
+    board_sim_serve(fabric_node_board(s->f, (size_t)a->node), buf, (size_t)n, &resp);
+    send(a->fd, &resp, sizeof(resp), MSG_NOSIGNAL | MSG_DONTWAIT);
+    fabric_tick(s->f); /* a table or port change may make SMAs talk */
+    return true;
+}
+
+void sim_board_handle(struct sim_server *s, uint32_t tag, short revents)
+{
+    size_t i;
+
+    if (tag == SIM_PFD_BOARD_LISTEN) {
+        if (revents & POLLIN)
+            sim_board_accept(s);
+        return;
+    }
+    i = tag & ~SIM_PFD_AGENT;
+    if (i >= s->num_agents || !s->agents[i].used)
+        return;
+    if ((revents & (POLLERR | POLLHUP)) && !(revents & POLLIN)) {
+        sim_agent_close(s, i);
+        return;
+    }
+    if (!sim_board_serve_one(s, i))
+        sim_agent_close(s, i);
+}

@@ -1,0 +1,125 @@
+#!/bin/bash
+# test_pzfabric_agent.sh - one external portzerod serves a spine switch of
+# pzfabric (issue 3, item 8): OpenSM reaches SUBNET UP, smpquery of that
+# switch is answered by the process (and only by it), killing it makes the
+# switch unreachable without hurting pzfabric, restarting it restores it.
+set -uo pipefail
+
+PZFABRIC=${1:?usage: test_pzfabric_agent.sh PZFABRIC PORTZEROD NETFILE}
+PORTZEROD=${2:?}
+NET=${3:?}
+UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
+WORK=$(mktemp -d)
+SOCK="pzagent$$"
+PIDS=()
+passes=0
+failures=0
+
+cleanup() {
+    for pid in "${PIDS[@]}"; do
+        kill -KILL "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+check() { # check NAME COMMAND...
+    local name=$1
+    shift
+    if "$@"; then
+        echo "ok   $name"
+        passes=$((passes + 1))
+    else
+        echo "FAIL $name"
+        failures=$((failures + 1))
+    fi
+}
+
+# wait_for FILE SECONDS REGEX
+wait_for() {
+    local deadline=$((SECONDS + $2))
+    while ((SECONDS < deadline)); do
+        grep -qE "$3" "$1" 2>/dev/null && return 0
+        sleep 0.2
+    done
+    return 1
+}
+
+# diag TOOL ARGS...: an infiniband-diags tool attached at Hca2, in its own directory.
+diag() {
+    local dir
+    dir=$(mktemp -d -p "$WORK")
+    (cd "$dir" && LD_PRELOAD=$UMAD2SIM SIM_HOST=Hca2 IBSIM_SOCKNAME=$SOCK timeout 15 "$@")
+}
+
+# start_agent OUT ERR: portzerod taking over Spine1; sets AGENT.
+start_agent() {
+    mkdir -p "$WORK/agent"
+    (cd "$WORK/agent" && LD_PRELOAD=$UMAD2SIM SIM_HOST=Spine1 IBSIM_SOCKNAME=$SOCK \
+        exec "$PORTZEROD" -o board=sim -vvv > "$1" 2> "$2") &
+    AGENT=$!
+    PIDS+=("$AGENT")
+}
+
+cd "$WORK"
+"$PZFABRIC" --sockname "$SOCK" --agent Spine1 -v "$NET" > fabric.out 2> fabric.err &
+FABRIC=$!
+PIDS+=("$FABRIC")
+check "pzfabric ready" wait_for fabric.out 10 '^ready$'
+
+# Before the agent: the spine answers nothing.
+diag smpquery -D nodedesc 0,1,1 > pre.txt 2>&1
+check "no agent: spine does not answer" bash -c "! grep -q 'Node Description' pre.txt"
+
+start_agent "$WORK/agent1.out" "$WORK/agent1.err"
+check "portzerod ready" wait_for agent1.out 10 '^ready$'
+check "portzerod took the fabric's identity" grep -q 'serving SMPs as "Spine1" (8 ports' agent1.err
+check "pzfabric: agent attached" wait_for fabric.err 5 'agent pid [0-9]+ attached to switch Spine1'
+
+mkdir -p sm/cache sm/tmp sm/dump
+(cd sm && LD_PRELOAD=$UMAD2SIM SIM_HOST=Hca1 IBSIM_SOCKNAME=$SOCK \
+    OSM_CACHE_DIR=$WORK/sm/cache OSM_TMP_DIR=$WORK/sm/tmp \
+    exec opensm -d2 -R ftree --connect_roots --dump_files_dir "$WORK/sm/dump" \
+    -f "$WORK/sm/osm.log" > opensm.out 2>&1) &
+PIDS+=("$!")
+check "OpenSM: SUBNET UP" wait_for sm/osm.log 40 'SUBNET UP'
+check "OpenSM: no initialization errors" bash -c "! grep -q 'Errors during initialization' sm/osm.log"
+check "portzerod served OpenSM's sweep" test "$(grep -c 'answered' agent1.err)" -gt 20
+check "portzerod got LinearForwardingTable Sets" grep -q 'method 0x02 attr 0x0019' agent1.err
+
+# Queries of the spine, answered by the process.
+diag ibnetdiscover > disc.txt 2>&1
+check "ibnetdiscover: 6 switches" test "$(grep -c '^Switch' disc.txt)" = 6
+SPINE_LID=$(sed -n 's/.*"Spine1" base port 0 lid \([0-9]*\) .*/\1/p' disc.txt)
+check "spine has a LID" test -n "$SPINE_LID"
+before=$(grep -c answered agent1.err)
+diag smpquery nodedesc "$SPINE_LID" > nd.txt 2>&1
+check "smpquery nodedesc (LID-routed)" grep -q 'Node Description:\.*Spine1' nd.txt
+diag smpquery -D portinfo 0,1,1 1 > pi.txt 2>&1
+check "smpquery portinfo (DR): LocalPort = ingress port 1" grep -qE '^LocalPort:\.+1$' pi.txt
+diag smpquery -c nodeinfo "$SPINE_LID" 0,2 > ni.txt 2>&1
+check "smpquery -c (LID leg + DR through the spine)" grep -qE '^NodeType:\.+Switch$' ni.txt
+diag ibroute "$SPINE_LID" > route.txt 2>&1
+check "ibroute of the spine" grep -q "Unicast lids .* of switch Lid $SPINE_LID .*(Spine1)" route.txt
+check "those SMPs reached portzerod" test "$(grep -c answered agent1.err)" -ge $((before + 4))
+
+# Kill the agent: unreachable, pzfabric unharmed.
+kill -KILL "$AGENT"
+wait "$AGENT" 2>/dev/null
+check "pzfabric notices the agent is gone" wait_for fabric.err 5 'Spine1 lost its agent'
+diag smpquery nodedesc "$SPINE_LID" > nd2.txt 2>&1
+check "dead agent: spine unreachable" bash -c "! grep -q 'Node Description' nd2.txt"
+check "pzfabric still running" kill -0 "$FABRIC"
+diag smpquery -D nodedesc 0,1 > leaf.txt 2>&1
+check "other switches still answer" grep -q 'Node Description:\.*Leaf1' leaf.txt
+
+# Restart: served again.
+start_agent "$WORK/agent2.out" "$WORK/agent2.err"
+check "restarted portzerod ready" wait_for agent2.out 10 '^ready$'
+diag smpquery nodedesc "$SPINE_LID" > nd3.txt 2>&1
+check "restarted: spine answers again" grep -q 'Node Description:\.*Spine1' nd3.txt
+check "restarted: answered by the new process" wait_for agent2.err 5 'attr 0x0010 .*answered'
+
+echo "$passes passed, $failures failed"
+test "$failures" -eq 0
