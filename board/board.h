@@ -91,6 +91,7 @@ struct board_port_status {
     uint8_t width_active;
     uint8_t speed_active;
     uint8_t speed_ext_active;
+    uint32_t link_down_events; /* times the link went down; wraps */
 };
 
 /* Per-port datapath settings the SMA programs (PortInfo Set). */

@@ -105,6 +105,7 @@ static int bm_port_status(void *ctx, unsigned port, struct board_port_status *st
     if (!bm_port_ok(bm, port))
         return -EINVAL;
     *st = bm->ports[port].st;
+    st->link_down_events = bm->ports[port].link_downed;
     return 0;
 }
 

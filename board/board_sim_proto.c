@@ -90,6 +90,7 @@ void board_sim_pack_status(uint8_t *d, const struct board_port_status *st)
     d[2] = st->width_active;
     d[3] = st->speed_active;
     d[4] = st->speed_ext_active;
+    put_be(d + 5, st->link_down_events, 4);
 }
 
 void board_sim_unpack_status(const uint8_t *d, struct board_port_status *st)
@@ -99,6 +100,7 @@ void board_sim_unpack_status(const uint8_t *d, struct board_port_status *st)
     st->width_active = d[2];
     st->speed_active = d[3];
     st->speed_ext_active = d[4];
+    st->link_down_events = (uint32_t)get_be(d + 5, 4);
 }
 
 void board_sim_pack_config(uint8_t *d, const struct board_port_config *cfg)

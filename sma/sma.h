@@ -73,6 +73,15 @@ int sma_set_capability_mask(struct sma *sma, unsigned port, uint32_t capmask, ui
 /* Change the SystemImageGUID; queues Trap 145. */
 int sma_set_system_image_guid(struct sma *sma, uint64_t guid);
 
+/*
+ * Read an attribute as the node's own management software does (no M_Key
+ * check, not counted as an SMP): attr_id/attr_mod as in a SubnGet, port the
+ * port the read is made from (CA: which port's view).  Fills data (64 bytes)
+ * and returns the MAD status (0 on success).
+ */
+unsigned sma_local_get(struct sma *sma, unsigned port, unsigned attr_id, uint32_t attr_mod,
+                       uint8_t data[64]);
+
 /* The LID of the switch (CA: of port), or 0 before the SM assigned one. */
 uint16_t sma_lid(const struct sma *sma, unsigned port);
 

@@ -95,8 +95,10 @@ static void sma_init_port(struct sma *sma, unsigned port)
     p->local_phy_errors_threshold = 8;
     p->overrun_errors_threshold = 8;
     p->alias_guid[0] = sma->board->id->port_guid[port];
-    if (board_port_status(sma->board, port, &st) == 0)
+    if (board_port_status(sma->board, port, &st) == 0) {
         p->last_port_state = st.port_state;
+        p->last_link_downs = st.link_down_events;
+    }
 }
 
 struct sma *sma_create(const struct board *board)
@@ -382,6 +384,24 @@ int sma_set_system_image_guid(struct sma *sma, uint64_t guid)
     sma->system_image_guid = guid;
     sma_trap_sys_image_guid(sma);
     return 0;
+}
+
+unsigned sma_local_get(struct sma *sma, unsigned port, unsigned attr_id, uint32_t attr_mod,
+                       uint8_t data[64])
+{
+    uint8_t in[SMA_DATA_SIZE] = {0};
+    struct sma_req req = {
+        .method = IB_MAD_METHOD_GET,
+        .attr_id = (uint16_t)attr_id,
+        .attr_mod = attr_mod,
+        .in_port = port <= sma->num_ports ? port : 0,
+        .in = in,
+        .out = data,
+    };
+
+    req.ep = sma_end_port(sma, req.in_port);
+    memset(data, 0, SMA_DATA_SIZE);
+    return sma_dispatch(sma, &req);
 }
 
 uint16_t sma_lid(const struct sma *sma, unsigned port)

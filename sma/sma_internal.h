@@ -72,7 +72,8 @@ struct sma_port {
     uint16_t pkey_violations;
     uint8_t local_phy_errors_threshold;
     uint8_t overrun_errors_threshold;
-    uint8_t last_port_state; /* for PortStateChange detection */
+    uint8_t last_port_state;  /* for PortStateChange detection */
+    uint32_t last_link_downs; /* board's link_down_events at the last scan */
 };
 
 /* One trap waiting for its TrapRepress. */

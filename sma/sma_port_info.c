@@ -380,6 +380,10 @@ void sma_scan_port_states(struct sma *sma)
         if (old != st.port_state && (old == BOARD_PORT_DOWN || st.port_state == BOARD_PORT_DOWN ||
                                      st.port_state == BOARD_PORT_INIT))
             changed = true;
+        /* A bounce that ended before this scan (Init -> Down -> Init). */
+        if (st.link_down_events != sma->ports[p].last_link_downs)
+            changed = true;
+        sma->ports[p].last_link_downs = st.link_down_events;
     }
     if (changed)
         sma_port_state_changed(sma);
