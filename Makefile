@@ -146,7 +146,7 @@ bench: build
 	if [ $$found = 0 ]; then echo "make bench: no $(BUILD_DIR)/bin/bench_* executables" >&2; exit 1; fi
 
 demo: build
-	@echo "make demo: the emulated fabric (pzfabric) arrives with issue 3"
+	bash scripts/demo.sh $(BUILD_DIR)/bin
 
 format: deps
 	$(if $(FORMAT_FILES),$(CLANG_FORMAT) -i $(FORMAT_FILES),@echo "make format: no C sources")
