@@ -144,6 +144,11 @@ bench: build
 	    "$$b"; \
 	done; \
 	if [ $$found = 0 ]; then echo "make bench: no $(BUILD_DIR)/bin/bench_* executables" >&2; exit 1; fi
+	@for s in bench/bench_*.sh; do \
+	    [ -f "$$s" ] || continue; \
+	    echo "== $$s"; \
+	    bash "$$s" $(BUILD_DIR)/bin tests/integration/ft-2s4l.net; \
+	done
 
 demo: build
 	bash scripts/demo.sh $(BUILD_DIR)/bin

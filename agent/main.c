@@ -25,8 +25,10 @@
 #include "pz_log.h"
 #include "sma.h"
 
-/* Longest sleep of the event loop: link state changes are polled this often. */
+/* Longest sleep of the event loop. */
 #define PZ_MAX_WAIT_MS 100
+/* Link states are scanned (and SwitchInfo.PortStateChange set) this often. */
+#define PZ_SCAN_NS 10000000ull
 
 /* Everything the running agent holds. */
 struct pz_agent {
@@ -38,6 +40,7 @@ struct pz_agent {
     struct sma *sma;
     struct mad_io *io;
     int sigfd;
+    uint64_t next_scan_ns; /* board time of the next sma_poll() link scan */
 };
 
 /* Print usage to f. */
@@ -258,7 +261,15 @@ static void pz_run_timers(struct pz_agent *ag)
 {
     uint8_t out[SMA_MAD_SIZE];
     struct board_mad_addr to;
+    uint64_t now = board_now_ns(ag->board);
 
+    /*
+     * sma_poll() scans every port's link state (one board access per port):
+     * do it when a timer is due or every PZ_SCAN_NS, not after every MAD.
+     */
+    if (now < ag->next_scan_ns && now < sma_next_deadline(ag->sma))
+        return;
+    ag->next_scan_ns = now + PZ_SCAN_NS;
     while (sma_poll(ag->sma, &to, out) == SMA_SEND)
         pz_transmit(ag, out, &to);
 }

@@ -5,6 +5,7 @@
 #include "board_sim.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,12 @@ struct board_sim {
     int fd;
     uint32_t seq;
     unsigned long errors;
+    /*
+     * Write-through copy of the LFT: only the agent writes a switch's LFT,
+     * so a block read back for a Set's response need not cross the socket.
+     */
+    uint8_t *lft;       /* lft_cap entries */
+    uint8_t *lft_valid; /* one flag per block */
 };
 
 /*
@@ -98,14 +105,45 @@ static int bs_phys_state_set(void *ctx, unsigned port, enum board_phys_state sta
     return bs_rpc(ctx, BOARD_SIM_PHYS_STATE_SET, port, state, 0, NULL, 0, NULL, 0);
 }
 
+/* Whether block is cached (and within LinearFDBCap). */
+static bool bs_lft_cached(const struct board_sim *bs, unsigned block)
+{
+    return bs->lft && (uint64_t)(block + 1) * BOARD_LFT_BLOCK <= bs->id.lft_cap &&
+           bs->lft_valid[block];
+}
+
+/* Remember block's entries after the switch accepted them. */
+static void bs_lft_store(struct board_sim *bs, unsigned block, const uint8_t *e)
+{
+    if (!bs->lft || (uint64_t)(block + 1) * BOARD_LFT_BLOCK > bs->id.lft_cap)
+        return;
+    memcpy(bs->lft + (size_t)block * BOARD_LFT_BLOCK, e, BOARD_LFT_BLOCK);
+    bs->lft_valid[block] = 1;
+}
+
 static int bs_lft_get(void *ctx, unsigned block, uint8_t *e)
 {
-    return bs_rpc(ctx, BOARD_SIM_LFT_GET, block, 0, 0, NULL, 0, e, BOARD_LFT_BLOCK);
+    struct board_sim *bs = ctx;
+    int rc;
+
+    if (bs_lft_cached(bs, block)) {
+        memcpy(e, bs->lft + (size_t)block * BOARD_LFT_BLOCK, BOARD_LFT_BLOCK);
+        return 0;
+    }
+    rc = bs_rpc(bs, BOARD_SIM_LFT_GET, block, 0, 0, NULL, 0, e, BOARD_LFT_BLOCK);
+    if (rc == 0)
+        bs_lft_store(bs, block, e);
+    return rc;
 }
 
 static int bs_lft_set(void *ctx, unsigned block, const uint8_t *e)
 {
-    return bs_rpc(ctx, BOARD_SIM_LFT_SET, block, 0, 0, e, BOARD_LFT_BLOCK, NULL, 0);
+    struct board_sim *bs = ctx;
+    int rc = bs_rpc(bs, BOARD_SIM_LFT_SET, block, 0, 0, e, BOARD_LFT_BLOCK, NULL, 0);
+
+    if (rc == 0)
+        bs_lft_store(bs, block, e);
+    return rc;
 }
 
 /* Big-endian 16-bit array helpers for MFT masks and P_Keys. */
@@ -263,6 +301,14 @@ struct board_sim *board_sim_attach_fd(int fd, const char *node, char *err, size_
         snprintf(err, errlen, "switch '%s': bad identity from the fabric", node);
         goto fail;
     }
+    if (bs->id.lft_cap) {
+        bs->lft = malloc(bs->id.lft_cap);
+        bs->lft_valid = calloc(bs->id.lft_cap / BOARD_LFT_BLOCK + 1, 1);
+        if (!bs->lft || !bs->lft_valid) {
+            snprintf(err, errlen, "out of memory");
+            goto fail;
+        }
+    }
     return bs;
 fail:
     board_sim_close(bs);
@@ -312,5 +358,7 @@ void board_sim_close(struct board_sim *bs)
     if (!bs)
         return;
     close(bs->fd);
+    free(bs->lft);
+    free(bs->lft_valid);
     free(bs);
 }
