@@ -1,0 +1,143 @@
+/*
+ * pma_counters.c - hardware counter reads, 64-bit software counters and the
+ * per-view reset baselines every counter attribute is computed from.
+ *
+ * The hardware counters are free running and wrap at the board's
+ * counter_bits; each read adds (new - old) modulo 2^counter_bits to a 64-bit
+ * software counter.  A view's value is total - baseline; a reset moves the
+ * baseline up to the total, so resets never disturb other views.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "pma_internal.h"
+
+_Static_assert(sizeof(struct board_port_counters) % sizeof(uint64_t) == 0,
+               "struct board_port_counters must hold only uint64_t counters");
+
+/* Whether port has hardware counters: switch 1..N (and 0 with ESP0), CA 1..N. */
+static bool pma_port_has_counters(const struct pma *pma, unsigned port)
+{
+    if (port > pma->num_ports)
+        return false;
+    if (port == 0)
+        return pma->is_switch && pma->board->id->enhanced_port0;
+    return true;
+}
+
+/* Read port's hardware counters into hw[]; returns 0 or the board's error. */
+static int pma_read_hw(const struct pma *pma, unsigned port, uint64_t hw[PMA_NCTR])
+{
+    struct board_port_counters c;
+    int rc = board_port_counters(pma->board, port, &c);
+
+    if (rc == 0)
+        memcpy(hw, &c, sizeof(c));
+    return rc;
+}
+
+/* Read one port's hardware and accumulate the deltas since the last read. */
+static void pma_poll_port(struct pma *pma, unsigned port)
+{
+    struct pma_port *p = &pma->ports[port];
+    uint64_t hw[PMA_NCTR];
+
+    if (!p->present || pma_read_hw(pma, port, hw) != 0)
+        return;
+    for (size_t i = 0; i < PMA_NCTR; i++) {
+        p->total[i] += (hw[i] - p->hw_last[i]) & pma->hw_mask;
+        p->hw_last[i] = hw[i];
+    }
+}
+
+void pma_counters_init(struct pma *pma)
+{
+    unsigned bits = pma->board->id->counter_bits;
+
+    pma->hw_mask = bits == 0 || bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+    for (unsigned port = 0; port <= pma->num_ports; port++) {
+        struct pma_port *p = &pma->ports[port];
+
+        p->present = pma_port_has_counters(pma, port);
+        if (!p->present || pma_read_hw(pma, port, p->hw_last) != 0)
+            continue;
+        /* Software counters start where the hardware is. */
+        for (size_t i = 0; i < PMA_NCTR; i++) {
+            p->hw_last[i] &= pma->hw_mask;
+            p->total[i] = p->hw_last[i];
+        }
+    }
+}
+
+void pma_refresh(struct pma *pma, unsigned port_select)
+{
+    if (port_select == PMA_ALL_PORTS) {
+        pma_refresh_all(pma);
+        return;
+    }
+    if (port_select <= pma->num_ports)
+        pma_poll_port(pma, port_select);
+}
+
+void pma_refresh_all(struct pma *pma)
+{
+    for (unsigned port = 0; port <= pma->num_ports; port++)
+        pma_poll_port(pma, port);
+}
+
+uint16_t pma_check_port_select(const struct pma *pma, unsigned port_select)
+{
+    if (port_select == PMA_ALL_PORTS)
+        return pma->is_switch ? GMP_STATUS_OK : GMP_STATUS_BAD_FIELD;
+    return pma_port_has_counters(pma, port_select) ? GMP_STATUS_OK : GMP_STATUS_BAD_FIELD;
+}
+
+/* Whether port is one of those port_select names. */
+static bool pma_selected(const struct pma *pma, unsigned port_select, unsigned port)
+{
+    if (!pma->ports[port].present)
+        return false;
+    return port_select == PMA_ALL_PORTS || port_select == port;
+}
+
+uint64_t pma_view_value(const struct pma *pma, unsigned port_select, enum pma_view view, size_t ctr)
+{
+    uint64_t sum = 0;
+
+    for (unsigned port = 0; port <= pma->num_ports; port++) {
+        const struct pma_port *p = &pma->ports[port];
+
+        if (pma_selected(pma, port_select, port))
+            sum = gmp_sat_add(sum, p->total[ctr] - p->base[view][ctr]);
+    }
+    return sum;
+}
+
+uint64_t pma_total_value(const struct pma *pma, unsigned port_select, size_t ctr)
+{
+    uint64_t sum = 0;
+
+    for (unsigned port = 0; port <= pma->num_ports; port++)
+        if (pma_selected(pma, port_select, port))
+            sum = gmp_sat_add(sum, pma->ports[port].total[ctr]);
+    return sum;
+}
+
+void pma_view_reset(struct pma *pma, unsigned port_select, enum pma_view view, size_t ctr)
+{
+    for (unsigned port = 0; port <= pma->num_ports; port++) {
+        struct pma_port *p = &pma->ports[port];
+
+        if (pma_selected(pma, port_select, port))
+            p->base[view][ctr] = p->total[ctr];
+    }
+}
+
+int pma_port_counters64(struct pma *pma, unsigned port, struct pma_counters *c)
+{
+    if (port > pma->num_ports || !pma->ports[port].present)
+        return -EINVAL;
+    pma_poll_port(pma, port);
+    memcpy(&c->total, pma->ports[port].total, sizeof(c->total));
+    return 0;
+}

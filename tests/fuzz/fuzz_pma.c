@@ -1,0 +1,197 @@
+/*
+ * fuzz_pma.c - libFuzzer target: random PMA and Congestion Control MADs over
+ * random counter and agent state.
+ *
+ * The input is a small header that shapes the node (switch or CA, number of
+ * ports, enhanced port 0, hardware counter width) followed by a stream of
+ * operations: feed a MAD to the PMA or to the CC agent, bump a hardware
+ * counter, advance the clock, run pma_poll(), log a congestion event, read
+ * the 64-bit counters.  Every answer is checked for basic sanity; ASan/UBSan
+ * and the leak checker catch the rest.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/mad.h>
+
+#include "board_mem.h"
+#include "cc_agent.h"
+#include "pma.h"
+
+/* Operation codes of the input stream (low 3 bits of the op byte). */
+enum fuzz_op {
+    FUZZ_PMA_MAD = 0,
+    FUZZ_CC_MAD = 1,
+    FUZZ_COUNTER = 2,
+    FUZZ_CLOCK = 3,
+    FUZZ_POLL = 4,
+    FUZZ_LOG = 5,
+    FUZZ_READ64 = 6,
+    FUZZ_PMA_MAD2 = 7,
+};
+
+/* A cursor over the fuzzer's input. */
+struct fuzz_in {
+    const uint8_t *p;
+    size_t left;
+};
+
+/* The node under test. */
+struct fuzz_node {
+    struct board_identity id;
+    struct board_mem *bm;
+    struct pma *pma;
+    struct cc_agent *cc;
+};
+
+/* Take one byte (0 when exhausted). */
+static uint8_t fuzz_byte(struct fuzz_in *in)
+{
+    if (!in->left)
+        return 0;
+    in->left--;
+    return *in->p++;
+}
+
+/* Take a little-endian 64-bit value (missing bytes are 0). */
+static uint64_t fuzz_u64(struct fuzz_in *in)
+{
+    uint64_t v = 0;
+
+    for (unsigned i = 0; i < 8; i++)
+        v |= (uint64_t)fuzz_byte(in) << (8 * i);
+    return v;
+}
+
+/* Build the node's identity from the input header. */
+static void fuzz_identity(struct fuzz_in *in, struct board_identity *id)
+{
+    uint8_t shape = fuzz_byte(in);
+    unsigned ports = 1 + fuzz_byte(in) % 64;
+
+    if (shape & 1)
+        board_mem_default_ca_identity(id, 0x1000, ports > 4 ? 2 : ports);
+    else
+        board_mem_default_switch_identity(id, 0x2000, ports);
+    id->enhanced_port0 = shape & 2;
+    id->counter_bits = (uint8_t)(fuzz_byte(in) % 65);
+}
+
+/* Check what an agent asked to transmit; abort (a fuzzer finding) if absurd. */
+static void fuzz_check_send(const struct board_identity *id, const struct board_mad_addr *to,
+                            const uint8_t *mad, const uint8_t *req, unsigned mgmt_class)
+{
+    if (to->port > id->num_ports || !to->lid_routed || to->qkey != IB_DEFAULT_QP1_QKEY)
+        abort();
+    if (mad_get_field((void *)mad, 0, IB_MAD_BASEVER_F) != 1 ||
+        mad_get_field((void *)mad, 0, IB_MAD_MGMTCLASS_F) != mgmt_class ||
+        mad_get_field((void *)mad, 0, IB_MAD_METHOD_F) != IB_MAD_METHOD_GET ||
+        !mad_get_field((void *)mad, 0, IB_MAD_RESPONSE_F))
+        abort();
+    if (memcmp(mad + 8, req + 8, 12) != 0) /* TID, AttributeID, AttributeModifier */
+        abort();
+}
+
+/* Feed one MAD built from the input to the PMA (cc false) or the CC agent. */
+static void fuzz_mad(struct fuzz_in *in, struct fuzz_node *f, bool cc)
+{
+    uint8_t mad[256] = {0}, out[256];
+    struct board_mad_addr from = {0}, to;
+    uint8_t hdr = fuzz_byte(in);
+    unsigned mgmt_class = cc ? IB_CC_CLASS : IB_PERFORMANCE_CLASS;
+    size_t n = in->left < sizeof(mad) ? in->left : sizeof(mad);
+    size_t len = hdr & 0x80 ? n : sizeof(mad);
+
+    memcpy(mad, in->p, n);
+    in->p += n;
+    in->left -= n;
+    if (hdr & 1) {
+        /* Mostly-valid header so the fuzzer reaches the attribute handlers. */
+        mad[0] = 1;
+        mad[1] = (uint8_t)mgmt_class;
+        mad[2] = cc ? 2 : 1;
+        mad[3] &= 0x7F;
+        mad[16] = 0;
+    }
+    from.port = (uint8_t)((hdr >> 1) % (f->id.num_ports + 1));
+    from.lid_routed = true;
+    from.slid = (uint16_t)(mad[250] << 8 | mad[251]);
+    from.src_qp = mad[252];
+    if (cc) {
+        if (cc_process(f->cc, &from, mad, len, &to, out) == CC_SEND)
+            fuzz_check_send(&f->id, &to, out, mad, mgmt_class);
+    } else if (pma_process(f->pma, &from, mad, len, &to, out) == PMA_SEND) {
+        fuzz_check_send(&f->id, &to, out, mad, mgmt_class);
+    }
+}
+
+/* Bump one hardware counter of one port by an input-chosen amount. */
+static void fuzz_counter(struct fuzz_in *in, struct fuzz_node *f)
+{
+    unsigned port = fuzz_byte(in) % (f->id.num_ports + 1);
+    unsigned which = fuzz_byte(in) % (sizeof(struct board_port_counters) / sizeof(uint64_t));
+    struct board_port_counters *c = board_mem_counters(f->bm, port);
+    uint64_t delta = fuzz_u64(in);
+
+    if (c)
+        board_mem_counter_add(f->bm, (uint64_t *)c + which, delta);
+}
+
+/* Run one operation of the stream. */
+static void fuzz_op(struct fuzz_in *in, struct fuzz_node *f, uint8_t op)
+{
+    struct pma_counters c64;
+
+    switch (op & 7) {
+    case FUZZ_PMA_MAD:
+    case FUZZ_PMA_MAD2:
+        fuzz_mad(in, f, false);
+        break;
+    case FUZZ_CC_MAD:
+        fuzz_mad(in, f, true);
+        break;
+    case FUZZ_COUNTER:
+        fuzz_counter(in, f);
+        break;
+    case FUZZ_CLOCK:
+        board_mem_advance_ns(f->bm, (uint64_t)fuzz_byte(in) << (op >> 3));
+        break;
+    case FUZZ_POLL:
+        pma_poll(f->pma);
+        if (pma_next_deadline(f->pma) < board_now_ns(board_mem_board(f->bm)))
+            abort(); /* poll leaves nothing overdue */
+        break;
+    case FUZZ_LOG:
+        cc_log_event(f->cc, fuzz_byte(in), fuzz_byte(in), fuzz_byte(in), cc_timestamp(f->cc));
+        cc_log_port_marked(f->cc, fuzz_byte(in));
+        break;
+    case FUZZ_READ64:
+        pma_port_counters64(f->pma, fuzz_byte(in) % (f->id.num_ports + 2), &c64);
+        break;
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct fuzz_in in = {data, size};
+    struct fuzz_node f;
+    unsigned ops = 0;
+
+    fuzz_identity(&in, &f.id);
+    f.bm = board_mem_create(&f.id);
+    if (!f.bm)
+        return 0;
+    board_mem_use_manual_clock(f.bm, 1);
+    f.pma = pma_create(board_mem_board(f.bm));
+    f.cc = cc_create(board_mem_board(f.bm));
+    if (f.pma && f.cc)
+        while (in.left && ops++ < 64)
+            fuzz_op(&in, &f, fuzz_byte(&in));
+    cc_destroy(f.cc);
+    pma_destroy(f.pma);
+    board_mem_destroy(f.bm);
+    return 0;
+}
