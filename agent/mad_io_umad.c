@@ -1,8 +1,9 @@
 /*
  * mad_io_umad.c - mad_io over libibumad.
  *
- * The SMA agent registers for the two SMI classes with a method mask that
- * holds every request method it serves (Get, Set, TrapRepress) so that
+ * The agent registers for the two SMI classes, the PMA class and the
+ * Congestion Control class, each with a method mask that holds every
+ * request method it serves (Get, Set, TrapRepress) so that
  * unsolicited requests reach it.
  */
 #include "mad_io.h"
@@ -20,11 +21,16 @@ struct mad_io {
     int portid;
     int agent_lid; /* agent id for class 0x01 */
     int agent_dr;  /* agent id for class 0x81 */
+    int agent_pma; /* agent id for class 0x04 (PMA), or -1 */
+    int agent_cc;  /* agent id for class 0x21 (Congestion Control), or -1 */
     void *umad;    /* receive/send buffer: umad header + 256-byte MAD */
 };
 
-/* Register one class; returns the agent id or -1. */
-static int mad_io_register(int portid, unsigned mgmt_class)
+#define MAD_IO_GSI_QKEY 0x80010000u /* the well-known Q_Key of QP1 */
+#define MAD_IO_CC_CLASS 0x21
+
+/* Register one class (class version version); returns the agent id or -1. */
+static int mad_io_register(int portid, unsigned mgmt_class, unsigned version)
 {
     long method_mask[16 / sizeof(long)];
 
@@ -34,7 +40,7 @@ static int mad_io_register(int portid, unsigned mgmt_class)
     ((uint8_t *)method_mask)[IB_MAD_METHOD_SET / 8] |= 1u << (IB_MAD_METHOD_SET % 8);
     ((uint8_t *)method_mask)[IB_MAD_METHOD_TRAP_REPRESS / 8] |= 1u
                                                                 << (IB_MAD_METHOD_TRAP_REPRESS % 8);
-    return umad_register(portid, (int)mgmt_class, 1, 0, method_mask);
+    return umad_register(portid, (int)mgmt_class, (int)version, 0, method_mask);
 }
 
 /*
@@ -77,8 +83,11 @@ struct mad_io *mad_io_open(const char *ca, unsigned port, char *err, size_t errl
                  strerror(-io->portid));
         goto fail;
     }
-    io->agent_lid = mad_io_register(io->portid, IB_SMI_CLASS);
-    io->agent_dr = mad_io_register(io->portid, IB_SMI_DIRECT_CLASS);
+    io->agent_lid = mad_io_register(io->portid, IB_SMI_CLASS, 1);
+    io->agent_dr = mad_io_register(io->portid, IB_SMI_DIRECT_CLASS, 1);
+    /* The GSI agents are optional: without them the switch still has its SMA. */
+    io->agent_pma = mad_io_register(io->portid, IB_PERFORMANCE_CLASS, 1);
+    io->agent_cc = mad_io_register(io->portid, MAD_IO_CC_CLASS, 2);
     if (io->agent_lid < 0 || io->agent_dr < 0) {
         snprintf(err, errlen, "cannot register the SMI classes (is another SMA running?)");
         umad_close_port(io->portid);
@@ -97,6 +106,10 @@ void mad_io_close(struct mad_io *io)
         return;
     umad_unregister(io->portid, io->agent_lid);
     umad_unregister(io->portid, io->agent_dr);
+    if (io->agent_pma >= 0)
+        umad_unregister(io->portid, io->agent_pma);
+    if (io->agent_cc >= 0)
+        umad_unregister(io->portid, io->agent_cc);
     umad_close_port(io->portid);
     free(io->umad);
     free(io);
@@ -132,11 +145,22 @@ int mad_io_send(struct mad_io *io, const uint8_t mad[MAD_IO_SIZE],
                 const struct board_mad_addr *addr)
 {
     unsigned mgmt_class = mad_get_field((void *)mad, 0, IB_MAD_MGMTCLASS_F);
-    int agent = mgmt_class == IB_SMI_DIRECT_CLASS ? io->agent_dr : io->agent_lid;
     int dlid = addr->lid_routed ? addr->dlid : 0xFFFF;
+    int agent = io->agent_lid;
 
+    if (mgmt_class == IB_SMI_DIRECT_CLASS)
+        agent = io->agent_dr;
+    else if (mgmt_class == IB_PERFORMANCE_CLASS)
+        agent = io->agent_pma;
+    else if (mgmt_class == MAD_IO_CC_CLASS)
+        agent = io->agent_cc;
+    if (agent < 0)
+        return -1;
     memset(io->umad, 0, umad_size());
     memcpy(umad_get_mad(io->umad), mad, MAD_IO_SIZE);
-    umad_set_addr(io->umad, dlid, 0, addr->sl, 0);
+    if (mgmt_class == IB_SMI_CLASS || mgmt_class == IB_SMI_DIRECT_CLASS)
+        umad_set_addr(io->umad, dlid, 0, addr->sl, 0);
+    else
+        umad_set_addr(io->umad, dlid, (int)addr->dst_qp, addr->sl, (int)MAD_IO_GSI_QKEY);
     return umad_send(io->portid, agent, io->umad, MAD_IO_SIZE, 0, 0) < 0 ? -1 : 0;
 }

@@ -22,6 +22,8 @@
 #include "board_sim.h"
 #include "mad_io.h"
 #include "pz_config.h"
+#include "cc_agent.h"
+#include "pma.h"
 #include "pz_log.h"
 #include "sma.h"
 
@@ -38,6 +40,8 @@ struct pz_agent {
     struct board_sim *bs; /* board = sim */
     struct board *board;
     struct sma *sma;
+    struct pma *pma;
+    struct cc_agent *cc;
     struct mad_io *io;
     int sigfd;
     uint64_t next_scan_ns; /* board time of the next sma_poll() link scan */
@@ -183,7 +187,9 @@ static int pz_setup_switch(struct pz_agent *ag)
     if (ag->cfg.board_sim ? pz_setup_board_sim(ag) : pz_setup_board_mem(ag))
         return -1;
     ag->sma = sma_create(ag->board);
-    return ag->sma ? 0 : -1;
+    ag->pma = pma_create(ag->board);
+    ag->cc = cc_create(ag->board);
+    return ag->sma && ag->pma && ag->cc ? 0 : -1;
 }
 
 /* The termination signals: SIGINT and SIGTERM. */
@@ -234,6 +240,23 @@ static void pz_transmit(struct pz_agent *ag, const uint8_t *mad, const struct bo
         pz_log(PZ_LOG_WARN, "send to lid %u port %u failed", to->dlid, to->port);
 }
 
+/* Give a received MAD to the agent of its class; true if out must be sent. */
+static bool pz_dispatch(struct pz_agent *ag, const struct board_mad_addr *from, const uint8_t *in,
+                        struct board_mad_addr *to, uint8_t *out)
+{
+    switch (mad_get_field((void *)in, 0, IB_MAD_MGMTCLASS_F)) {
+    case IB_SMI_CLASS:
+    case IB_SMI_DIRECT_CLASS:
+        return sma_process(ag->sma, from, in, SMA_MAD_SIZE, to, out) == SMA_SEND;
+    case IB_PERFORMANCE_CLASS:
+        return pma_process(ag->pma, from, in, SMA_MAD_SIZE, to, out) == PMA_SEND;
+    case IB_CC_CLASS:
+        return cc_process(ag->cc, from, in, SMA_MAD_SIZE, to, out) == CC_SEND;
+    default:
+        return false;
+    }
+}
+
 /* Serve every MAD waiting on the umad port. */
 static void pz_serve_mads(struct pz_agent *ag)
 {
@@ -242,7 +265,7 @@ static void pz_serve_mads(struct pz_agent *ag)
     int rc;
 
     while ((rc = mad_io_recv(ag->io, in, &from)) > 0) {
-        bool send = sma_process(ag->sma, &from, in, sizeof(in), &to, out) == SMA_SEND;
+        bool send = pz_dispatch(ag, &from, in, &to, out);
 
         pz_log(PZ_LOG_DEBUG,
                "SMP class 0x%02x method 0x%02x attr 0x%04x mod 0x%08x from lid %u: %s", in[1],
@@ -267,17 +290,23 @@ static void pz_run_timers(struct pz_agent *ag)
      * sma_poll() scans every port's link state (one board access per port):
      * do it when a timer is due or every PZ_SCAN_NS, not after every MAD.
      */
-    if (now < ag->next_scan_ns && now < sma_next_deadline(ag->sma))
+    if (now < ag->next_scan_ns && now < sma_next_deadline(ag->sma) &&
+        now < pma_next_deadline(ag->pma))
         return;
     ag->next_scan_ns = now + PZ_SCAN_NS;
     while (sma_poll(ag->sma, &to, out) == SMA_SEND)
         pz_transmit(ag, out, &to);
+    pma_poll(ag->pma); /* counter accumulation and sampling */
 }
 
 /* Milliseconds until the next timer, at most PZ_MAX_WAIT_MS. */
 static int pz_wait_ms(const struct pz_agent *ag)
 {
     uint64_t now = board_now_ns(ag->board), next = sma_next_deadline(ag->sma);
+    uint64_t pma_next = pma_next_deadline(ag->pma);
+
+    if (pma_next < next)
+        next = pma_next;
     uint64_t ms;
 
     if (next <= now)
@@ -340,6 +369,8 @@ static void pz_teardown(struct pz_agent *ag)
 {
     mad_io_close(ag->io);
     sma_destroy(ag->sma);
+    pma_destroy(ag->pma);
+    cc_destroy(ag->cc);
     board_mem_destroy(ag->bm);
     board_sim_close(ag->bs);
     if (ag->sigfd >= 0)
