@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "fabric_internal.h"
 #include "pzf_log.h"
@@ -106,6 +108,18 @@ static int fabric_power_on(struct fabric *f)
     return 0;
 }
 
+/* A non-zero seed for the loss generator: the time and the process. */
+static uint64_t fabric_seed(void)
+{
+    struct timespec ts;
+    uint64_t seed;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    seed = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    seed ^= (uint64_t)getpid() << 32;
+    return seed ? seed : 1;
+}
+
 struct fabric *fabric_create(const struct topo *t, int verbose)
 {
     struct fabric *f = calloc(1, sizeof(*f));
@@ -113,6 +127,7 @@ struct fabric *fabric_create(const struct topo *t, int verbose)
     if (!f)
         return NULL;
     f->verbose = verbose;
+    f->rng = fabric_seed();
     f->nodes = calloc(t->num_nodes ? t->num_nodes : 1, sizeof(*f->nodes));
     f->dirty = calloc(t->num_nodes ? t->num_nodes : 1, sizeof(*f->dirty));
     if (!f->nodes || !f->dirty)
@@ -204,7 +219,7 @@ void fabric_mark_dirty(struct fabric *f, struct fabric_node *n)
 }
 
 /* Whether a port's end of the cable is switched on (not PhysState Disabled). */
-static bool fabric_port_enabled(const struct fabric_node *n, unsigned port)
+bool fabric_port_enabled(const struct fabric_node *n, unsigned port)
 {
     struct board_port_status st;
 
@@ -242,7 +257,7 @@ static void fabric_port_hook(void *arg, unsigned port)
     struct fabric *f = n->f;
 
     fabric_mark_dirty(f, n);
-    if (f->coupling || port == 0 || port > n->num_ports || !n->peers[port].cabled)
+    if (f->coupling || port == 0 || port > n->num_ports || !fabric_port_plugged(n, port))
         return;
     f->coupling = true;
     fabric_couple(f, n, port);

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "board.h"
 #include "topo.h"
 
 #define FABRIC_MAD_SIZE 256
@@ -45,11 +46,14 @@ typedef void (*fabric_deliver_fn)(void *arg, unsigned client, const struct fabri
 struct fabric_stats {
     uint64_t from_clients;
     uint64_t to_clients;
-    uint64_t hops;      /* link traversals */
-    uint64_t sma_calls; /* MADs given to an SMA */
-    uint64_t traps;     /* MADs produced by sma_poll() */
-    uint64_t dropped;
-    uint64_t timeouts; /* requests returned to clients with FABRIC_STATUS_TIMEOUT */
+    uint64_t hops;            /* link traversals */
+    uint64_t sma_calls;       /* MADs given to an SMA */
+    uint64_t traps;           /* MADs produced by sma_poll() */
+    uint64_t dropped;         /* every packet that went nowhere, for whatever reason */
+    uint64_t timeouts;        /* requests returned to clients with FABRIC_STATUS_TIMEOUT */
+    uint64_t lost;            /* of the dropped: lost on a link to the drop rate */
+    uint64_t pkey_dropped;    /* of the dropped: partition enforcement at a switch port */
+    uint64_t mcast_delivered; /* multicast copies that reached an end port or switch port 0 */
 };
 
 /*
@@ -137,5 +141,66 @@ bool fabric_node_is_switch(const struct fabric *f, size_t node);
 
 /* A snapshot of the fabric's counters. */
 void fabric_get_stats(const struct fabric *f, struct fabric_stats *stats);
+
+/*
+ * Operator controls (pzfabric-ctl).  A cable joins two ports; pulling it
+ * takes both ends Down (PhysState Polling, LinkDowned counts up), plugging
+ * it back lets both retrain to Init (the SM then arms and activates them).
+ * The switches' SMAs see the change at once (SwitchInfo.PortStateChange,
+ * Trap 128 to the master SM).
+ */
+
+/* The state of the cable at a port. */
+enum fabric_link_state {
+    FABRIC_LINK_NONE = 0,  /* no cable in the topology */
+    FABRIC_LINK_UP,        /* both ends trained (PhysState LinkUp) */
+    FABRIC_LINK_DOWN,      /* plugged, but an end is not trained (Disabled, Polling) */
+    FABRIC_LINK_UNPLUGGED, /* pulled with fabric_link_set() */
+};
+
+/* Number of ports of node, 0 for no such node. */
+unsigned fabric_node_num_ports(const struct fabric *f, size_t node);
+
+/*
+ * The cable at (node, port): its state, and its far end in *peer_node and
+ * *peer_port (either may be NULL).  FABRIC_LINK_NONE for a port without a
+ * cable or out of range.
+ */
+enum fabric_link_state fabric_link_get(const struct fabric *f, size_t node, unsigned port,
+                                       size_t *peer_node, unsigned *peer_port);
+
+/*
+ * Pull (up false) or plug back (up true) the cable at (node, port), and run
+ * what the SMAs send about it.  Returns 0, -EINVAL (no such node or port),
+ * -ENOTCONN (the topology has no cable there) or -EALREADY (it already is).
+ */
+int fabric_link_set(struct fabric *f, size_t node, unsigned port, bool up);
+
+/*
+ * Lose ppm of every million link traversals at random (0: none, 1000000:
+ * all); seed != 0 restarts the generator with it.  Returns 0 or -EINVAL.
+ */
+int fabric_set_drop_rate(struct fabric *f, uint32_t ppm, uint64_t seed);
+
+/* The loss rate in packets per million link traversals. */
+uint32_t fabric_drop_rate(const struct fabric *f);
+
+struct pz_pcap;
+
+/*
+ * Write every link traversal to capture (NULL: stop); the caller still owns
+ * it and name (what status reports, e.g. the file name).
+ */
+void fabric_set_capture(struct fabric *f, struct pz_pcap *capture, const char *name);
+
+/*
+ * The capture's name and packets written so far; returns false when there
+ * is no capture (none set, or stopped by a write error).
+ */
+bool fabric_capture(const struct fabric *f, const char **name, unsigned long long *packets);
+
+/* Copy the hardware counters of (node, port) into *c; returns 0 or -EINVAL. */
+int fabric_port_counters(const struct fabric *f, size_t node, unsigned port,
+                         struct board_port_counters *c);
 
 #endif /* PZ_FABRIC_H */

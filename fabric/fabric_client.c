@@ -21,6 +21,40 @@
 
 #define FABRIC_CAP_IS_SM 0x00000002u /* PortInfo:CapabilityMask.IsSM */
 
+/*
+ * TrapRepress TIDs.  umad2sim (ibsim 0.10, umad2sim_write()) writes its
+ * agent number into TID bits 32-47 of every MAD a client sends without the
+ * Response bit, a TrapRepress too; the kernel's MAD layer leaves the TID of
+ * a TrapRepress alone (ib_umad_write(): ib_response_mad()).  An SMA matches
+ * a TrapRepress to its trap by the whole TID, so without repair it never
+ * sees one and resends the trap for ever (OpenSM re-sweeps on each).  The
+ * last traps handed to a client are remembered with their source LID, and
+ * a TrapRepress the client sends to that LID gets back the TID of the
+ * latest of them that differs from it only in those bits.
+ */
+#define FABRIC_CLIENT_TRAPS 64
+#define FABRIC_TID_UMAD_AGENT 0x0000FFFF00000000ull
+
+struct fabric_client_trap {
+    uint64_t tid;
+    uint16_t slid; /* the trap's source LID, where its TrapRepress goes; 0: unused */
+};
+
+/*
+ * The allocation c->tids points to: the request ring first (so c->tids is
+ * its start and free(c->tids) frees it), then the traps.  Private to this file.
+ */
+struct fabric_client_mem {
+    struct fabric_sent_tid tids[FABRIC_CLIENT_TIDS];
+    struct fabric_client_trap traps[FABRIC_CLIENT_TRAPS];
+    unsigned trap_next;
+};
+
+static struct fabric_client_mem *fabric_client_mem(const struct fabric_client *c)
+{
+    return (struct fabric_client_mem *)(void *)c->tids;
+}
+
 /* The attached client numbered client, or NULL. */
 static struct fabric_client *fabric_client(const struct fabric *f, unsigned client)
 {
@@ -81,6 +115,7 @@ static int fabric_update_issm(struct fabric *f, struct fabric_node *n, unsigned 
 
 int fabric_client_attach(struct fabric *f, unsigned client, size_t node, bool issm)
 {
+    struct fabric_client_mem *mem;
     struct fabric_client *c;
     int rc;
 
@@ -93,9 +128,10 @@ int fabric_client_attach(struct fabric *f, unsigned client, size_t node, bool is
     if (c->used)
         return -EEXIST;
     memset(c, 0, sizeof(*c));
-    c->tids = calloc(FABRIC_CLIENT_TIDS, sizeof(*c->tids));
-    if (!c->tids)
+    mem = calloc(1, sizeof(*mem));
+    if (!mem)
         return -ENOMEM;
+    c->tids = mem->tids;
     c->used = true;
     c->last_seq = ++f->seq; /* a new client counts as heard from */
     c->node = (uint32_t)node;
@@ -190,6 +226,48 @@ static uint64_t fabric_client_sent_tid(const struct fabric_client *c, uint64_t t
     return 0;
 }
 
+/* Remember that a trap with this TID from source LID slid was handed to client c. */
+static void fabric_client_note_trap(struct fabric_client *c, uint64_t tid, uint16_t slid)
+{
+    struct fabric_client_mem *mem = fabric_client_mem(c);
+
+    mem->traps[mem->trap_next].tid = tid;
+    mem->traps[mem->trap_next].slid = slid;
+    mem->trap_next = (mem->trap_next + 1) % FABRIC_CLIENT_TRAPS;
+}
+
+/*
+ * m, or in *fixed a copy of it with its TID repaired if m is a TrapRepress
+ * whose TID umad2sim changed (see FABRIC_TID_UMAD_AGENT).
+ */
+static const struct fabric_mad *fabric_client_fix_repress(const struct fabric_client *c,
+                                                          const struct fabric_mad *m,
+                                                          struct fabric_mad *fixed)
+{
+    const struct fabric_client_mem *mem = fabric_client_mem(c);
+    unsigned mgmt_class = mad_get_field((void *)m->mad, 0, IB_MAD_MGMTCLASS_F);
+    uint64_t tid = mad_get_field64((void *)m->mad, 0, IB_MAD_TRID_F);
+
+    if (mad_get_field((void *)m->mad, 0, IB_MAD_METHOD_F) != IB_MAD_METHOD_TRAP_REPRESS ||
+        mad_get_field((void *)m->mad, 0, IB_MAD_RESPONSE_F) ||
+        (mgmt_class != IB_SMI_CLASS && mgmt_class != IB_SMI_DIRECT_CLASS))
+        return m;
+    for (unsigned n = 1; n <= FABRIC_CLIENT_TRAPS; n++) {
+        const struct fabric_client_trap *t =
+            &mem->traps[(mem->trap_next + FABRIC_CLIENT_TRAPS - n) % FABRIC_CLIENT_TRAPS];
+
+        if (t->slid == 0 || t->slid != m->dlid ||
+            (t->tid & ~FABRIC_TID_UMAD_AGENT) != (tid & ~FABRIC_TID_UMAD_AGENT))
+            continue;
+        if (t->tid == tid)
+            return m;
+        *fixed = *m;
+        mad_set_field64(fixed->mad, 0, IB_MAD_TRID_F, t->tid);
+        return fixed;
+    }
+    return m;
+}
+
 /* Whether a subnet manager takes requests of this management class. */
 static bool fabric_sm_class(unsigned mgmt_class)
 {
@@ -247,6 +325,10 @@ bool fabric_to_client(struct fabric *f, struct fabric_node *n, unsigned port,
     m.dqp = p->dqp;
     m.status = 0;
     f->stats.to_clients++;
+    if (mad_get_field(m.mad, 0, IB_MAD_METHOD_F) == IB_MAD_METHOD_TRAP &&
+        !mad_get_field(m.mad, 0, IB_MAD_RESPONSE_F))
+        fabric_client_note_trap(&f->clients[client], mad_get_field64(m.mad, 0, IB_MAD_TRID_F),
+                                p->slid);
     if (f->run.active)
         f->run.answered = true;
     pzf_log(f->verbose, PZF_LOG_DEBUG, "to client %ld at %s[%u]: class 0x%02x attr 0x%04x", client,
@@ -283,10 +365,12 @@ void fabric_client_timeout(struct fabric *f, unsigned client, const struct fabri
 int fabric_client_send(struct fabric *f, unsigned client, const struct fabric_mad *m)
 {
     struct fabric_client *c = fabric_client(f, client);
+    struct fabric_mad fixed;
 
     if (!c)
         return -ENOENT;
     f->stats.from_clients++;
+    m = fabric_client_fix_repress(c, m, &fixed);
     if (fabric_agent_output(f, client, m)) {
         fabric_run_queue(f);
         fabric_poll_dirty(f);

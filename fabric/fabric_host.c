@@ -121,24 +121,19 @@ void fabric_host_send(struct fabric *f, const struct fabric_client *c, const str
 int fabric_host_get_attr(struct fabric *f, struct fabric_node *n, unsigned port, uint16_t attr_id,
                          uint32_t attr_mod, uint8_t data[64])
 {
-    struct board_mad_addr in = {.port = (uint8_t)port}, out_addr;
-    uint8_t req[SMA_MAD_SIZE] = {0}, resp[SMA_MAD_SIZE];
+    /*
+     * The node's own management software reads its port without an SMP (a
+     * driver's local query, e.g. MAD_IFC with IGNORE_MKEY): no M_Key check,
+     * so clients still attach to ports an SM protects at level 2, and no
+     * M_KeyViolations count or Trap 256.
+     */
+    unsigned status = sma_local_get(n->sma, port, attr_id, attr_mod, data);
 
-    mad_set_field(req, 0, IB_MAD_BASEVER_F, 1);
-    mad_set_field(req, 0, IB_MAD_MGMTCLASS_F, IB_SMI_DIRECT_CLASS);
-    mad_set_field(req, 0, IB_MAD_CLASSVER_F, 1);
-    mad_set_field(req, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
-    mad_set_field64(req, 0, IB_MAD_TRID_F, 0x70667a0000000000ull | attr_id);
-    mad_set_field(req, 0, IB_MAD_ATTRID_F, attr_id);
-    mad_set_field(req, 0, IB_MAD_ATTRMOD_F, attr_mod);
-    mad_set_field(req, 0, IB_DRSMP_DRSLID_F, FABRIC_PERMISSIVE_LID);
-    mad_set_field(req, 0, IB_DRSMP_DRDLID_F, FABRIC_PERMISSIVE_LID);
-    if (sma_process(n->sma, &in, req, sizeof(req), &out_addr, resp) != SMA_SEND ||
-        out_addr.lid_routed || out_addr.port != 0 || mad_get_field(resp, 0, IB_DRSMP_STATUS_F)) {
-        pzf_log(f->verbose, PZF_LOG_INFO, "%s: local Get of attribute 0x%04x failed", n->name,
-                attr_id);
+    if (status) {
+        pzf_log(f->verbose, PZF_LOG_INFO,
+                "%s: local Get of attribute 0x%04x failed (status 0x%04x)", n->name, attr_id,
+                status);
         return -1;
     }
-    memcpy(data, resp + 64, 64);
     return 0;
 }

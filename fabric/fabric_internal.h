@@ -1,7 +1,11 @@
 /*
  * fabric_internal.h - the fabric's data structures, shared by its files:
  *   fabric.c         nodes, links and their coupling, timers
- *   fabric_route.c   the work queue: link hops, DR and LID routing, local delivery
+ *   fabric_route.c   the work queue: DR and LID routing, local delivery
+ *   fabric_wire.c    a packet crossing a cable: link checks, loss, counters, capture
+ *   fabric_mcast.c   multicast: replication through the MFTs
+ *   fabric_pkey.c    the P_Key of a packet, partition enforcement at switch ports
+ *   fabric_ctl.c     operator controls: cables, loss rate, capture, counters
  *   fabric_host.c    what a node's own management stack does with a client's MAD
  *   fabric_client.c  attached clients: which one gets a MAD, timeouts, IsSM
  */
@@ -16,10 +20,15 @@
 #define FABRIC_CLIENT_TIDS 4096 /* recent request TIDs remembered per client */
 #define FABRIC_POLL_ROUNDS 16   /* sma_poll/run rounds after one event, at most */
 #define FABRIC_PERMISSIVE_LID 0xFFFF
+#define FABRIC_MCAST_LID_MIN 0xC000 /* LIDs 0xC000..0xFFFE are multicast */
+#define FABRIC_QUEUE_MAX 65536      /* queued packets at most (multicast storms) */
+#define FABRIC_REQ_PKEYS 1024       /* P_Keys of recent GMP requests given to clients */
+#define FABRIC_PPM 1000000u         /* drop_ppm of "drop everything" */
 
 /* What the other end of a port's cable is. */
 struct fabric_peer {
-    bool cabled;
+    bool cabled;    /* the topology has a cable here */
+    bool unplugged; /* pulled by the operator (fabric_link_set) */
     uint32_t node;
     uint8_t port;
 };
@@ -60,6 +69,7 @@ struct fabric_pkt {
     uint8_t port; /* ingress port (0: the node's own management port) */
     uint8_t kind; /* enum fabric_pkt_kind */
     uint16_t hops;
+    uint16_t pkey; /* BTH P_Key; 0 until the sender's stack chose it */
 };
 
 /* A ring buffer of packets that grows as needed. */
@@ -107,6 +117,16 @@ struct fabric_deferred {
     struct fabric_mad req;
 };
 
+/* The P_Key of a GMP request handed to the client at (node, port): its answer uses it. */
+struct fabric_req_pkey {
+    uint64_t tid;
+    uint32_t node;
+    uint8_t port;
+    uint16_t pkey;
+};
+
+struct pz_pcap;
+
 struct fabric {
     struct fabric_node *nodes;
     size_t num_nodes;
@@ -123,22 +143,49 @@ struct fabric {
     int verbose;
     bool coupling; /* inside a link-coupling change: do not recurse */
     struct fabric_deferred deferred[FABRIC_DEFERRED_MAX];
+    struct pz_pcap *pcap; /* capture of every link traversal, or NULL */
+    const char *pcap_name;
+    uint32_t drop_ppm; /* packets lost per million link traversals */
+    uint64_t rng;      /* xorshift64 state for the losses */
+    struct fabric_req_pkey req_pkeys[FABRIC_REQ_PKEYS];
+    unsigned req_pkey_next;
 };
 
 /* fabric.c */
 void fabric_mark_dirty(struct fabric *f, struct fabric_node *n);
 void fabric_poll_dirty(struct fabric *f);
 bool fabric_port_up(const struct fabric_node *n, unsigned port, bool need_active);
+bool fabric_port_enabled(const struct fabric_node *n, unsigned port);
 
 /* fabric_route.c */
 int fabric_enqueue(struct fabric *f, const struct fabric_pkt *p);
 void fabric_run_queue(struct fabric *f);
 void fabric_sma_output(struct fabric *f, struct fabric_node *n, unsigned in_port,
                        const struct board_mad_addr *addr, const uint8_t *mad, unsigned hops);
-void fabric_transmit(struct fabric *f, struct fabric_node *n, unsigned port, struct fabric_pkt *p,
-                     bool need_active);
 void fabric_drop(struct fabric *f, const struct fabric_pkt *p, const char *why);
 uint16_t fabric_port_lid(const struct fabric_node *n, unsigned port);
+
+/* fabric_wire.c */
+void fabric_transmit(struct fabric *f, struct fabric_node *n, unsigned port, struct fabric_pkt *p,
+                     bool need_active);
+bool fabric_port_plugged(const struct fabric_node *n, unsigned port);
+
+/* fabric_mcast.c */
+void fabric_mcast_route(struct fabric *f, struct fabric_node *n, unsigned in_port,
+                        struct fabric_pkt *p);
+
+/* fabric_pkey.c */
+bool fabric_pkey_exempt(const struct fabric_pkt *p);
+bool fabric_pkey_match_inbound(uint16_t pkt_pkey, uint16_t entry);
+bool fabric_pkey_match_outbound(uint16_t pkt_pkey, uint16_t entry);
+void fabric_pkey_choose(struct fabric *f, struct fabric_node *n, unsigned port,
+                        struct fabric_pkt *p);
+void fabric_pkey_note_request(struct fabric *f, const struct fabric_node *n, unsigned port,
+                              const struct fabric_pkt *p);
+bool fabric_pkey_inbound_ok(struct fabric *f, struct fabric_node *n, unsigned port,
+                            const struct fabric_pkt *p);
+bool fabric_pkey_outbound_ok(struct fabric *f, struct fabric_node *n, unsigned port,
+                             const struct fabric_pkt *p);
 
 /* fabric_host.c */
 void fabric_host_send(struct fabric *f, const struct fabric_client *c, const struct fabric_mad *m);
@@ -159,6 +206,12 @@ bool fabric_to_client(struct fabric *f, struct fabric_node *n, unsigned port,
 bool fabric_has_sm_client(const struct fabric *f, const struct fabric_node *n, unsigned port);
 void fabric_clients_free(struct fabric *f);
 void fabric_client_timeout(struct fabric *f, unsigned client, const struct fabric_mad *m);
+
+/* Whether dlid is a multicast LID (permissive 0xFFFF is not). */
+static inline bool fabric_lid_is_mcast(uint16_t dlid)
+{
+    return dlid >= FABRIC_MCAST_LID_MIN && dlid != FABRIC_PERMISSIVE_LID;
+}
 
 /* The port a node's management stack uses: 0 on a switch, the CA port itself. */
 static inline unsigned fabric_end_port(const struct fabric_node *n, unsigned port)

@@ -8,9 +8,12 @@
  * deciding the next hop; a hop needs PhysState LinkUp at both ends.
  * LID-routed packets follow each switch's LFT (entry 0, or the switch's own
  * LID range: its management port); every hop needs PortState Active at both
- * ends, as on hardware.  A packet reaching the LID range of its destination
- * port is delivered there: SMP requests to the node's SMA, everything else
- * (responses, traps, SA and other classes) to a client attached there.
+ * ends, as on hardware (cable hops: fabric_wire.c).  Multicast DLIDs follow
+ * the MFTs (fabric_mcast.c).  Switch ports enforce partitions on LID-routed
+ * packets (fabric_pkey.c).  A packet reaching the LID range of its
+ * destination port is delivered there: SMP requests to the node's SMA,
+ * everything else (responses, traps, SA and other classes) to a client
+ * attached there.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +45,10 @@ int fabric_enqueue(struct fabric *f, const struct fabric_pkt *p)
 {
     struct fabric_queue *q = &f->queue;
 
+    if (q->count >= FABRIC_QUEUE_MAX) {
+        fabric_drop(f, p, "work queue full");
+        return -1;
+    }
     if (q->count == q->cap && fabric_queue_grow(q)) {
         fabric_drop(f, p, "out of memory");
         return -1;
@@ -91,40 +98,18 @@ static bool fabric_lid_is_mine(const struct fabric_node *n, unsigned port, uint1
     return base != 0 && dlid >= base && dlid < base + (1u << board_mem_lmc(n->bm, ep));
 }
 
-void fabric_transmit(struct fabric *f, struct fabric_node *n, unsigned port, struct fabric_pkt *p,
-                     bool need_active)
-{
-    const struct fabric_peer *peer;
-    struct fabric_node *r;
-
-    p->node = n->index;
-    p->port = (uint8_t)port;
-    if (port == 0 || port > n->num_ports || !n->peers[port].cabled) {
-        fabric_drop(f, p, "no cable on the egress port");
-        return;
-    }
-    peer = &n->peers[port];
-    r = &f->nodes[peer->node];
-    if (!fabric_port_up(n, port, need_active) || !fabric_port_up(r, peer->port, need_active)) {
-        fabric_drop(f, p, need_active ? "link not Active" : "link not LinkUp");
-        return;
-    }
-    if (++p->hops > FABRIC_MAX_HOPS) {
-        fabric_drop(f, p, "hop limit (routing loop?)");
-        return;
-    }
-    f->stats.hops++;
-    p->node = peer->node;
-    p->port = peer->port;
-    p->kind = FABRIC_PKT_WIRE;
-    fabric_enqueue(f, p);
-}
-
-/* Hand a packet to a client at (n, end port of port), or drop it. */
+/*
+ * Hand a packet to a client at (n, end port of port), or drop it; a GMP
+ * request's P_Key is remembered for the client's answer.
+ */
 static void fabric_client_or_drop(struct fabric *f, struct fabric_node *n, unsigned port,
                                   const struct fabric_pkt *p)
 {
-    if (!fabric_to_client(f, n, fabric_end_port(n, port), p))
+    unsigned ep = fabric_end_port(n, port);
+
+    if (p->dlid != FABRIC_PERMISSIVE_LID)
+        fabric_pkey_note_request(f, n, ep, p);
+    if (!fabric_to_client(f, n, ep, p))
         fabric_drop(f, p, "no client for it");
 }
 
@@ -232,7 +217,13 @@ static void fabric_lid_route(struct fabric *f, struct fabric_node *n, unsigned i
 {
     unsigned out;
 
-    if (n->is_switch) {
+    if (p->kind == FABRIC_PKT_ROUTE && !p->pkey)
+        fabric_pkey_choose(f, n, in_port, p);
+    if (fabric_lid_is_mcast(p->dlid)) {
+        fabric_mcast_route(f, n, in_port, p);
+    } else if (n->is_switch) {
+        if (p->kind == FABRIC_PKT_WIRE && !fabric_pkey_inbound_ok(f, n, in_port, p))
+            return;
         if (fabric_lid_is_mine(n, 0, p->dlid))
             out = 0;
         else
@@ -241,7 +232,7 @@ static void fabric_lid_route(struct fabric *f, struct fabric_node *n, unsigned i
             fabric_lid_local(f, n, in_port, p);
         else if (out > n->num_ports)
             fabric_drop(f, p, "no LFT entry for the DLID");
-        else
+        else if (fabric_pkey_outbound_ok(f, n, out, p))
             fabric_transmit(f, n, out, p, true);
     } else if (fabric_lid_is_mine(n, in_port, p->dlid)) {
         fabric_lid_local(f, n, in_port, p);

@@ -2,7 +2,8 @@
  * main.c - pzfabric: an emulated InfiniBand fabric that speaks ibsim's
  * client protocol, its switches and CAs answered by portzero's SMA.
  *
- *   pzfabric [--sockname NAME] [-v] TOPOLOGY
+ *   pzfabric [--sockname NAME] [--agent SWITCH]... [--pcap FILE [--pcap-format pcap|erf]]
+ *            [-v] TOPOLOGY
  *
  * Prints "ready" on stdout once clients may attach; exits 0 on SIGTERM or
  * SIGINT, 2 on bad arguments or a bad topology, 1 on other failures.
@@ -16,6 +17,7 @@
 #include <time.h>
 
 #include "fabric.h"
+#include "pcap.h"
 #include "pzf_log.h"
 #include "sim_proto.h"
 #include "sim_server.h"
@@ -35,6 +37,8 @@ struct options {
     int verbose;
     const char *agents[MAX_AGENT_OPTS]; /* switches served by external agents */
     unsigned num_agents;
+    const char *pcap;                /* capture file, or NULL */
+    enum pz_pcap_format pcap_format; /* its format */
 };
 
 /* Signal handler: remember the signal; the main loop notices within a tick. */
@@ -47,14 +51,19 @@ static void on_stop_signal(int sig)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: pzfabric [--sockname NAME] [--agent SWITCH]... [-v] TOPOLOGY\n"
+            "usage: pzfabric [--sockname NAME] [--agent SWITCH]... [--pcap FILE]\n"
+            "                [--pcap-format pcap|erf] [-v] TOPOLOGY\n"
             "  TOPOLOGY         ibsim net file or ibnetdiscover output\n"
             "  --sockname NAME  socket base name (default: $IBSIM_SOCKNAME or \"%s\")\n"
             "  --agent SWITCH   SWITCH is served by an external portzerod (board = sim);\n"
             "                   it answers no SMP until that agent attaches\n"
+            "  --pcap FILE      write every packet crossing a link to FILE\n"
+            "  --pcap-format F  pcap: LINKTYPE_INFINIBAND (247, default); erf: ERF\n"
+            "                   records that tshark decodes as they are\n"
             "  -v, --verbose    more messages on stderr (twice: every packet)\n"
             "Clients attach with LD_PRELOAD=libumad2sim.so, IBSIM_SOCKNAME=NAME and\n"
-            "SIM_HOST=<node name> (default: the first node of the file).\n",
+            "SIM_HOST=<node name> (default: the first node of the file).\n"
+            "pzfabric-ctl --sockname NAME talks to it (links, drop rate, status).\n",
             SIM_PROTO_DEFAULT_NAME);
 }
 
@@ -62,9 +71,13 @@ static void usage(FILE *out)
 static int parse_args(int argc, char **argv, struct options *o)
 {
     static const struct option longopts[] = {
-        {"sockname", required_argument, NULL, 's'}, {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},           {"pcap", required_argument, NULL, 'p'},
-        {"agent", required_argument, NULL, 'a'},    {NULL, 0, NULL, 0},
+        {"sockname", required_argument, NULL, 's'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {"pcap", required_argument, NULL, 'p'},
+        {"agent", required_argument, NULL, 'a'},
+        {"pcap-format", required_argument, NULL, 'f'},
+        {NULL, 0, NULL, 0},
     };
     int opt;
 
@@ -83,8 +96,14 @@ static int parse_args(int argc, char **argv, struct options *o)
             usage(stdout);
             return 1;
         case 'p':
-            fprintf(stderr, "pzfabric: --pcap is not implemented yet\n");
-            return -1;
+            o->pcap = optarg;
+            break;
+        case 'f':
+            if (pz_pcap_format_parse(optarg, &o->pcap_format)) {
+                fprintf(stderr, "pzfabric: --pcap-format %s: expected pcap or erf\n", optarg);
+                return -1;
+            }
+            break;
         case 'a':
             if (o->num_agents == MAX_AGENT_OPTS) {
                 fprintf(stderr, "pzfabric: at most %d --agent options\n", MAX_AGENT_OPTS);
@@ -103,6 +122,10 @@ static int parse_args(int argc, char **argv, struct options *o)
         return -1;
     }
     o->topology = argv[optind];
+    if (o->pcap_format != PZ_PCAP_FORMAT_PCAP && !o->pcap) {
+        fprintf(stderr, "pzfabric: --pcap-format needs --pcap FILE\n");
+        return -1;
+    }
     return 0;
 }
 
@@ -130,7 +153,7 @@ static uint64_t now_ns(void)
 }
 
 /* Serve clients and run the fabric's timers until a stop signal; returns 0 or -1. */
-static int serve(struct sim_server *s, struct fabric *f)
+static int serve(struct sim_server *s, struct fabric *f, struct pz_pcap *capture)
 {
     uint64_t next_tick = now_ns() + FABRIC_TICK_NS;
 
@@ -142,6 +165,8 @@ static int serve(struct sim_server *s, struct fabric *f)
             return -1;
         if (now_ns() >= next_tick) {
             fabric_tick(f);
+            if (capture)
+                pz_pcap_flush(capture); /* readable while running; errors show at close */
             next_tick = now_ns() + FABRIC_TICK_NS;
         }
     }
@@ -156,61 +181,131 @@ static void log_stats(const struct fabric *f, int verbose)
     fabric_get_stats(f, &st);
     pzf_log(verbose, PZF_LOG_INFO,
             "stopping: %llu MADs from clients, %llu to clients, %llu hops, %llu SMA calls, "
-            "%llu traps, %llu dropped, %llu timeouts",
+            "%llu traps, %llu dropped (%llu lost, %llu by P_Key), %llu multicast delivered, "
+            "%llu timeouts",
             (unsigned long long)st.from_clients, (unsigned long long)st.to_clients,
             (unsigned long long)st.hops, (unsigned long long)st.sma_calls,
             (unsigned long long)st.traps, (unsigned long long)st.dropped,
-            (unsigned long long)st.timeouts);
+            (unsigned long long)st.lost, (unsigned long long)st.pkey_dropped,
+            (unsigned long long)st.mcast_delivered, (unsigned long long)st.timeouts);
+}
+
+/* Make the --agent switches external; returns 0 or -1 (reported). */
+static int expect_agents(struct fabric *f, const struct options *o)
+{
+    for (unsigned i = 0; i < o->num_agents; i++) {
+        long node = fabric_find_node(f, o->agents[i]);
+
+        if (node < 0 || fabric_agent_expect(f, (size_t)node)) {
+            fprintf(stderr, "pzfabric: --agent %s: no such switch\n", o->agents[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/*
+ * Create the --pcap file and let the fabric write to it (*capture stays
+ * NULL without --pcap).  Returns 0 or -1 (reported).
+ */
+static int open_capture(struct fabric *f, const struct options *o, struct pz_pcap **capture)
+{
+    char err[256];
+
+    *capture = NULL;
+    if (!o->pcap)
+        return 0;
+    *capture = pz_pcap_open_format(o->pcap, o->pcap_format, err, sizeof(err));
+    if (!*capture) {
+        fprintf(stderr, "pzfabric: --pcap %s\n", err);
+        return -1;
+    }
+    fabric_set_capture(f, *capture, o->pcap);
+    pzf_log(o->verbose, PZF_LOG_INFO, "capturing to %s (%s)", o->pcap,
+            pz_pcap_format_name(o->pcap_format));
+    return 0;
+}
+
+/* Close the capture file; returns 0, or -1 if packets did not reach it (reported). */
+static int close_capture(struct pz_pcap *capture, const struct options *o)
+{
+    unsigned long long packets = pz_pcap_packets(capture);
+
+    if (!capture)
+        return 0;
+    if (pz_pcap_close(capture)) {
+        fprintf(stderr, "pzfabric: %s: writing the capture failed\n", o->pcap);
+        return -1;
+    }
+    pzf_log(o->verbose, PZF_LOG_INFO, "%s: %llu packets", o->pcap, packets);
+    return 0;
+}
+
+/* Build the fabric of the topology file; returns it, or NULL (reported) with *status. */
+static struct fabric *load_fabric(const struct options *o, int *status)
+{
+    char err[TOPO_ERR_MAX];
+    struct fabric *f;
+    struct topo *t = topo_load(o->topology, err);
+
+    if (!t) {
+        fprintf(stderr, "pzfabric: %s\n", err);
+        *status = EXIT_USAGE;
+        return NULL;
+    }
+    f = fabric_create(t, o->verbose);
+    pzf_log(o->verbose, PZF_LOG_INFO, "%s: %zu switches, %zu CAs, %zu links", o->topology,
+            topo_count(t, TOPO_SWITCH), topo_count(t, TOPO_CA), topo_num_links(t));
+    topo_free(t);
+    if (!f) {
+        fprintf(stderr, "pzfabric: cannot build the fabric\n");
+        *status = EXIT_FAILURE;
+        return NULL;
+    }
+    if (expect_agents(f, o)) {
+        fabric_destroy(f);
+        *status = EXIT_USAGE;
+        return NULL;
+    }
+    return f;
 }
 
 int main(int argc, char **argv)
 {
     struct options o = {0};
+    struct pz_pcap *capture;
     char err[TOPO_ERR_MAX];
     struct sim_server *s;
     struct fabric *f;
-    struct topo *t;
     int rc;
 
     rc = parse_args(argc, argv, &o);
     if (rc)
         return rc > 0 ? 0 : EXIT_USAGE;
-    t = topo_load(o.topology, err);
-    if (!t) {
-        fprintf(stderr, "pzfabric: %s\n", err);
+    f = load_fabric(&o, &rc);
+    if (!f)
+        return rc;
+    if (open_capture(f, &o, &capture)) {
+        fabric_destroy(f);
         return EXIT_USAGE;
-    }
-    f = fabric_create(t, o.verbose);
-    pzf_log(o.verbose, PZF_LOG_INFO, "%s: %zu switches, %zu CAs, %zu links", o.topology,
-            topo_count(t, TOPO_SWITCH), topo_count(t, TOPO_CA), topo_num_links(t));
-    topo_free(t);
-    if (!f) {
-        fprintf(stderr, "pzfabric: cannot build the fabric\n");
-        return EXIT_FAILURE;
-    }
-    for (unsigned i = 0; i < o.num_agents; i++) {
-        long node = fabric_find_node(f, o.agents[i]);
-
-        if (node < 0 || fabric_agent_expect(f, (size_t)node)) {
-            fprintf(stderr, "pzfabric: --agent %s: no such switch\n", o.agents[i]);
-            fabric_destroy(f);
-            return EXIT_USAGE;
-        }
     }
     s = sim_server_create(o.sockname, f, o.verbose, err, sizeof(err));
     if (!s || install_signals()) {
         fprintf(stderr, "pzfabric: %s\n", s ? "cannot install signal handlers" : err);
         sim_server_destroy(s);
         fabric_destroy(f);
+        close_capture(capture, &o);
         return EXIT_FAILURE;
     }
     printf("ready\n");
     fflush(stdout);
-    rc = serve(s, f);
+    rc = serve(s, f, capture);
     if (rc)
         perror("pzfabric: poll");
     log_stats(f, o.verbose);
     sim_server_destroy(s);
     fabric_destroy(f);
+    if (close_capture(capture, &o))
+        rc = -1;
     return rc ? EXIT_FAILURE : EXIT_SUCCESS;
 }

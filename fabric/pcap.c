@@ -1,6 +1,6 @@
 /*
- * pcap.c - InfiniBand capture files (LINKTYPE_INFINIBAND) and UD framing with
- * ICRC and VCRC.  See pcap.h.
+ * pcap.c - InfiniBand capture files (pcap with LINKTYPE_INFINIBAND, or ERF)
+ * and UD framing with ICRC and VCRC.  See pcap.h.
  */
 #include "pcap.h"
 
@@ -23,10 +23,15 @@
 #define IB_PKTLEN_MAX 0x7FFu /* LRH.PktLen is 11 bits (4-byte words) */
 #define CRC32_POLY_REFL 0xEDB88320u
 #define CRC16_POLY_REFL 0xD008u /* 0x100B reflected */
+#define ERF_FLAG_VARLEN 0x04    /* ERF flags: variable-length record */
+#define ERF_ALIGN 8             /* ERF records are padded to 8 bytes */
+#define ERF_RLEN_MAX 0xFFFFu
 
 /* An open capture file. */
 struct pz_pcap {
     FILE *f;
+    enum pz_pcap_format format;
+    unsigned long long packets;
     unsigned flush_ms;
     struct timespec last_flush; /* CLOCK_MONOTONIC */
     int error;                  /* errno of the first failed write, 0 if none */
@@ -181,25 +186,56 @@ static void put_file_header(uint8_t hdr[PCAP_FILE_HDR_LEN])
     put_le(hdr + 20, PZ_PCAP_LINKTYPE_INFINIBAND, 4);
 }
 
-/* Create the file and write its header; returns the writer or NULL with err. */
-struct pz_pcap *pz_pcap_open(const char *path, char *err, size_t errlen)
+int pz_pcap_format_parse(const char *name, enum pz_pcap_format *fmt)
+{
+    if (name && !strcmp(name, "pcap")) {
+        *fmt = PZ_PCAP_FORMAT_PCAP;
+        return 0;
+    }
+    if (name && !strcmp(name, "erf")) {
+        *fmt = PZ_PCAP_FORMAT_ERF;
+        return 0;
+    }
+    return -1;
+}
+
+const char *pz_pcap_format_name(enum pz_pcap_format fmt)
+{
+    return fmt == PZ_PCAP_FORMAT_ERF ? "erf" : "pcap";
+}
+
+/* Write the file header of p's format (ERF has none); returns 0 or -1 with errno. */
+static int write_file_header(struct pz_pcap *p)
 {
     uint8_t hdr[PCAP_FILE_HDR_LEN];
+
+    if (p->format == PZ_PCAP_FORMAT_ERF)
+        return 0;
+    put_file_header(hdr);
+    return fwrite(hdr, sizeof(hdr), 1, p->f) == 1 ? 0 : -1;
+}
+
+/* Create the file and write its header; returns the writer or NULL with err. */
+struct pz_pcap *pz_pcap_open_format(const char *path, enum pz_pcap_format fmt, char *err,
+                                    size_t errlen)
+{
     struct pz_pcap *p;
 
     if (!path)
         return open_failed(err, errlen, "(null)", "no path");
+    if (fmt != PZ_PCAP_FORMAT_PCAP && fmt != PZ_PCAP_FORMAT_ERF)
+        return open_failed(err, errlen, path, "unknown capture format");
     p = calloc(1, sizeof(*p));
     if (!p)
         return open_failed(err, errlen, path, strerror(errno));
+    p->format = fmt;
     p->f = fopen(path, "wb");
     if (!p->f) {
         open_failed(err, errlen, path, strerror(errno));
         free(p);
         return NULL;
     }
-    put_file_header(hdr);
-    if (fwrite(hdr, sizeof(hdr), 1, p->f) != 1 || fflush(p->f) != 0) {
+    if (write_file_header(p) || fflush(p->f) != 0) {
         open_failed(err, errlen, path, strerror(errno));
         fclose(p->f);
         free(p);
@@ -208,6 +244,17 @@ struct pz_pcap *pz_pcap_open(const char *path, char *err, size_t errlen)
     p->flush_ms = PZ_PCAP_DEFAULT_FLUSH_MS;
     clock_gettime(CLOCK_MONOTONIC, &p->last_flush);
     return p;
+}
+
+/* A pcap file (LINKTYPE_INFINIBAND); returns the writer or NULL with err. */
+struct pz_pcap *pz_pcap_open(const char *path, char *err, size_t errlen)
+{
+    return pz_pcap_open_format(path, PZ_PCAP_FORMAT_PCAP, err, errlen);
+}
+
+unsigned long long pz_pcap_packets(const struct pz_pcap *p)
+{
+    return p ? p->packets : 0;
 }
 
 /* Set the flush interval in milliseconds (0: after every packet). */
@@ -248,13 +295,60 @@ static long long ms_since_flush(const struct pz_pcap *p)
            (now.tv_nsec - p->last_flush.tv_nsec) / 1000000;
 }
 
+/* Write the pcap record header and the frame; returns 0 or -1 with errno. */
+static int write_pcap_record(struct pz_pcap *p, const uint8_t *frame, size_t len,
+                             const struct timespec *ts)
+{
+    uint8_t rec[PCAP_REC_HDR_LEN];
+
+    put_le(rec, (uint32_t)ts->tv_sec, 4);
+    put_le(rec + 4, (uint32_t)ts->tv_nsec, 4);
+    put_le(rec + 8, (uint32_t)len, 4);  /* captured */
+    put_le(rec + 12, (uint32_t)len, 4); /* on the wire */
+    if (fwrite(rec, sizeof(rec), 1, p->f) != 1 || fwrite(frame, 1, len, p->f) != len)
+        return -1;
+    return 0;
+}
+
+/* Write one ERF record (header, frame, padding); returns 0 or -1 with errno. */
+static int write_erf_record(struct pz_pcap *p, const uint8_t *frame, size_t len,
+                            const struct timespec *ts)
+{
+    static const uint8_t zeros[ERF_ALIGN];
+    uint8_t rec[PZ_ERF_HDR_LEN];
+    size_t pad = (ERF_ALIGN - (PZ_ERF_HDR_LEN + len) % ERF_ALIGN) % ERF_ALIGN;
+    /* 32.32 fixed point: the fraction is tv_nsec * 2^32 / 10^9. */
+    uint64_t frac = ((uint64_t)ts->tv_nsec << 32) / 1000000000u;
+    uint64_t stamp = (uint64_t)ts->tv_sec << 32 | frac;
+
+    put_le(rec, (uint32_t)stamp, 4);
+    put_le(rec + 4, (uint32_t)(stamp >> 32), 4);
+    rec[8] = PZ_ERF_TYPE_INFINIBAND;
+    rec[9] = ERF_FLAG_VARLEN;
+    put_be(rec + 10, (uint32_t)(PZ_ERF_HDR_LEN + len + pad), 2); /* rlen */
+    put_be(rec + 12, 0, 2);                                      /* lctr: nothing lost */
+    put_be(rec + 14, (uint32_t)len, 2);                          /* wlen */
+    if (fwrite(rec, sizeof(rec), 1, p->f) != 1 || fwrite(frame, 1, len, p->f) != len ||
+        (pad && fwrite(zeros, 1, pad, p->f) != pad))
+        return -1;
+    return 0;
+}
+
+/* Largest frame a record of p's format can hold. */
+static size_t max_frame(const struct pz_pcap *p)
+{
+    if (p->format == PZ_PCAP_FORMAT_ERF)
+        return ERF_RLEN_MAX - PZ_ERF_HDR_LEN - (ERF_ALIGN - 1);
+    return PCAP_SNAPLEN;
+}
+
 /* Append a framed packet with record header; flush if the interval is up. */
 int pz_pcap_write_frame(struct pz_pcap *p, const uint8_t *frame, size_t len,
                         const struct timespec *ts)
 {
-    uint8_t rec[PCAP_REC_HDR_LEN];
+    int rc;
 
-    if (!p || !frame || !ts || len > PCAP_SNAPLEN || ts->tv_nsec < 0 ||
+    if (!p || !frame || !ts || len > max_frame(p) || ts->tv_nsec < 0 ||
         ts->tv_nsec >= 1000000000L) {
         errno = EINVAL;
         return -1;
@@ -263,13 +357,14 @@ int pz_pcap_write_frame(struct pz_pcap *p, const uint8_t *frame, size_t len,
         errno = p->error;
         return -1;
     }
-    put_le(rec, (uint32_t)ts->tv_sec, 4);
-    put_le(rec + 4, (uint32_t)ts->tv_nsec, 4);
-    put_le(rec + 8, (uint32_t)len, 4);  /* captured */
-    put_le(rec + 12, (uint32_t)len, 4); /* on the wire */
     errno = 0;
-    if (fwrite(rec, sizeof(rec), 1, p->f) != 1 || fwrite(frame, 1, len, p->f) != len)
+    if (p->format == PZ_PCAP_FORMAT_ERF)
+        rc = write_erf_record(p, frame, len, ts);
+    else
+        rc = write_pcap_record(p, frame, len, ts);
+    if (rc)
         return write_failed(p);
+    p->packets++;
     if (p->flush_ms == 0 || ms_since_flush(p) >= (long long)p->flush_ms)
         return pz_pcap_flush(p);
     return 0;

@@ -12,6 +12,17 @@
  *
  * A struct pz_pcap is used by one thread at a time; the module has no global
  * state.  Files are written little-endian with nanosecond timestamps.
+ *
+ * Two file formats hold the same records (each one packet, LRH..VCRC):
+ *   pcap  LINKTYPE_INFINIBAND (247), the default.  Wireshark 4.0 maps no
+ *         pcap link type to its InfiniBand dissector: read a copy whose
+ *         link type (4 bytes at offset 20) is USER0 (147) with a user DLT
+ *         entry "infiniband" (fabric/README.md has the commands);
+ *   erf   Endace ERF records of type 21 (InfiniBand), no file header: stock
+ *         tshark/Wireshark decode these directly.  Each record is a 16-byte
+ *         header (time stamp as 32.32 fixed-point seconds, little-endian;
+ *         type; flags 0x04 = variable length; rlen, lctr 0 and wlen
+ *         big-endian), the frame, and zero padding to a multiple of 8.
  */
 #ifndef PZ_PCAP_H
 #define PZ_PCAP_H
@@ -21,6 +32,8 @@
 #include <time.h>
 
 #define PZ_PCAP_LINKTYPE_INFINIBAND 247
+#define PZ_ERF_TYPE_INFINIBAND 21
+#define PZ_ERF_HDR_LEN 16
 #define PZ_IB_LRH_LEN 8
 #define PZ_IB_BTH_LEN 12
 #define PZ_IB_DETH_LEN 8
@@ -52,6 +65,18 @@ struct pz_pcap_ud {
 };
 
 struct pz_pcap;
+
+/* The file formats the writer knows. */
+enum pz_pcap_format {
+    PZ_PCAP_FORMAT_PCAP = 0, /* pcap, LINKTYPE_INFINIBAND */
+    PZ_PCAP_FORMAT_ERF = 1,  /* ERF type 21 records */
+};
+
+/* The format named name ("pcap" or "erf"); returns 0, or -1 for another name. */
+int pz_pcap_format_parse(const char *name, enum pz_pcap_format *fmt);
+
+/* The name of a format ("pcap", "erf"). */
+const char *pz_pcap_format_name(enum pz_pcap_format fmt);
 
 /*
  * Describe a MAD of len bytes (normally 256) sent from QP src_qp at slid to
@@ -85,6 +110,13 @@ uint16_t pz_ib_vcrc(const uint8_t *pkt, size_t len);
  * Buffered output is flushed at most every PZ_PCAP_DEFAULT_FLUSH_MS.
  */
 struct pz_pcap *pz_pcap_open(const char *path, char *err, size_t errlen);
+
+/* The same in format fmt (an ERF file has no header: it starts empty). */
+struct pz_pcap *pz_pcap_open_format(const char *path, enum pz_pcap_format fmt, char *err,
+                                    size_t errlen);
+
+/* Number of packets appended so far. */
+unsigned long long pz_pcap_packets(const struct pz_pcap *p);
 
 /*
  * Flush buffered packets to the file when ms milliseconds have passed since

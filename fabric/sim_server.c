@@ -111,6 +111,13 @@ struct sim_server *sim_server_create(const char *sockname, struct fabric *f, int
         free(s);
         return NULL;
     }
+    if (sim_pzctl_open(s)) {
+        snprintf(err, err_size, "cannot bind socket \"%s:pzctl\": %s", sockname, strerror(errno));
+        sim_board_close(s);
+        close(s->ctl_fd);
+        free(s);
+        return NULL;
+    }
     fabric_set_deliver(f, sim_deliver, s);
     return s;
 }
@@ -142,6 +149,7 @@ void sim_server_destroy(struct sim_server *s)
     for (size_t i = 0; i < s->num_conns; i++)
         sim_conn_close(s, (unsigned)i);
     fabric_set_deliver(s->f, NULL, NULL);
+    sim_pzctl_close(s);
     sim_board_close(s);
     close(s->ctl_fd);
     free(s->conns);
@@ -391,7 +399,7 @@ static void sim_read_ctl(struct sim_server *s)
 /* Size the poll arrays for every connection; returns 0 or -1. */
 static int sim_pfds_reserve(struct sim_server *s)
 {
-    size_t need = s->num_conns + 1 + sim_board_num_pfds(s);
+    size_t need = s->num_conns + 1 + sim_board_num_pfds(s) + sim_pzctl_num_pfds(s);
     struct pollfd *pfds;
     uint32_t *map;
 
@@ -409,7 +417,7 @@ static int sim_pfds_reserve(struct sim_server *s)
     return 0;
 }
 
-/* Fill the poll array: the control socket, then every live connection. */
+/* Fill the poll array: the control socket, every live connection, board and pzctl sockets. */
 static size_t sim_pfds_fill(struct sim_server *s)
 {
     size_t n = 1;
@@ -426,7 +434,8 @@ static size_t sim_pfds_fill(struct sim_server *s)
         s->pfd_conn[n] = (uint32_t)i;
         n++;
     }
-    return sim_board_pfds(s, n);
+    n = sim_board_pfds(s, n);
+    return sim_pzctl_pfds(s, n);
 }
 
 /* Detach clients whose socket went away. */
@@ -451,6 +460,11 @@ int sim_server_run_once(struct sim_server *s, int timeout_ms)
     for (size_t i = 1; i < n && ready > 0; i++) {
         unsigned id = s->pfd_conn[i];
 
+        if (sim_pzctl_tag(id)) {
+            if (s->pfds[i].revents)
+                sim_pzctl_handle(s, id, s->pfds[i].revents);
+            continue;
+        }
         if (id == SIM_PFD_BOARD_LISTEN || (id & SIM_PFD_AGENT)) {
             if (s->pfds[i].revents)
                 sim_board_handle(s, id, s->pfds[i].revents);

@@ -1,6 +1,7 @@
 /*
- * sim_server_internal.h - what sim_server.c (sockets, packets) and
- * sim_ctl.c (control messages) share.
+ * sim_server_internal.h - what sim_server.c (sockets, packets), sim_ctl.c
+ * (control messages), sim_board.c (board/sim agents) and sim_pzctl.c (the
+ * operator control socket) share.
  */
 #ifndef PZ_SIM_SERVER_INTERNAL_H
 #define PZ_SIM_SERVER_INTERNAL_H
@@ -43,9 +44,19 @@ struct sim_agent {
     long node; /* attached switch, or -1 before ATTACH */
 };
 
-/* pfd_conn[] tags of the board sockets (client ids are below). */
+/* An operator connection on NAME:pzctl (pzfabric-ctl). */
+struct sim_pzctl_conn {
+    bool used;
+    int fd;
+};
+
+#define SIM_PZCTL_CONNS_MAX 64 /* operator connections at once */
+
+/* pfd_conn[] tags of the board and pzctl sockets (client ids are below). */
 #define SIM_PFD_BOARD_LISTEN 0xFFFFFFFFu
+#define SIM_PFD_PZCTL_LISTEN 0xFFFFFFFEu
 #define SIM_PFD_AGENT 0x80000000u
+#define SIM_PFD_PZCTL 0x40000000u
 
 struct sim_server {
     char name[SIM_NAME_MAX + 1];
@@ -60,6 +71,9 @@ struct sim_server {
     int board_fd; /* NAME:board listening socket */
     struct sim_agent *agents;
     size_t num_agents;
+    int pzctl_fd; /* NAME:pzctl listening socket */
+    struct sim_pzctl_conn pzctl[SIM_PZCTL_CONNS_MAX];
+    char *pzctl_reply; /* PZCTL_REPLY_MAX bytes */
 };
 
 /* sim_server.c */
@@ -74,6 +88,14 @@ void sim_board_close(struct sim_server *s);
 size_t sim_board_pfds(struct sim_server *s, size_t n);
 size_t sim_board_num_pfds(const struct sim_server *s);
 void sim_board_handle(struct sim_server *s, uint32_t tag, short revents);
+
+/* sim_pzctl.c */
+int sim_pzctl_open(struct sim_server *s);
+void sim_pzctl_close(struct sim_server *s);
+size_t sim_pzctl_pfds(struct sim_server *s, size_t n);
+size_t sim_pzctl_num_pfds(const struct sim_server *s);
+bool sim_pzctl_tag(uint32_t tag);
+void sim_pzctl_handle(struct sim_server *s, uint32_t tag, short revents);
 
 /* sim_ctl.c */
 void sim_ctl_handle(struct sim_server *s, struct sim_ctl *ctl);

@@ -5,8 +5,9 @@
  *   3. PMA GMP (class 0x04) Get PortCounters port 2, QP1, LID 1 -> 5, VL 0
  *   4. PMA GetResp back, LID 5 -> 1, SL 1, P_Key 0x7FFF, PSN 77
  *   5. a 13-byte UD payload from QP 0x123456 (pad count 3)
- * Usage: pcap_sample FILE.  Prints "N ICRC VCRC" per packet, the trailer
- * bytes in wire order as hex.  Exit status 0, or 1 with a message.
+ * Usage: pcap_sample [--erf] FILE (--erf: ERF records instead of pcap).
+ * Prints "N ICRC VCRC" per packet, the trailer bytes in wire order as hex.
+ * Exit status 0, or 1 with a message.
  */
 #include <infiniband/mad.h>
 #include <stdbool.h>
@@ -87,14 +88,20 @@ static int write_sample(struct pz_pcap *p, int i)
 
 int main(int argc, char **argv)
 {
+    enum pz_pcap_format fmt = PZ_PCAP_FORMAT_PCAP;
     char err[256];
     struct pz_pcap *p;
 
+    if (argc == 3 && !strcmp(argv[1], "--erf")) {
+        fmt = PZ_PCAP_FORMAT_ERF;
+        argv++;
+        argc--;
+    }
     if (argc != 2) {
-        fprintf(stderr, "usage: pcap_sample FILE\n");
+        fprintf(stderr, "usage: pcap_sample [--erf] FILE\n");
         return 1;
     }
-    p = pz_pcap_open(argv[1], err, sizeof(err));
+    p = pz_pcap_open_format(argv[1], fmt, err, sizeof(err));
     if (!p) {
         fprintf(stderr, "pcap_sample: %s\n", err);
         return 1;

@@ -1,0 +1,410 @@
+/*
+ * pzctl_cmd.c - the operator commands of pzfabric (pzctl_cmd.h): split a
+ * request into arguments, check them strictly, act on the fabric and write
+ * a text reply.  Any byte string is a valid input: what is not a command
+ * gets an "error: ..." reply.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pzctl_cmd.h"
+#include "pzctl_proto.h"
+
+#define PZCTL_PERCENT_DECIMALS 4 /* 100% = 1000000 per million */
+#define PZCTL_DOWN_LINES_MAX 1000
+
+/* A reply being written: out[0..len) of cap bytes, always NUL terminated. */
+struct reply {
+    char *out;
+    size_t cap;
+    size_t len;
+    bool cut;
+};
+
+/* A request split into arguments (pointers into a NUL-terminated copy). */
+struct request {
+    char text[PZCTL_REQUEST_MAX + 1];
+    char *argv[PZCTL_MAX_ARGS];
+    unsigned argc;
+};
+
+/* Append formatted text to the reply; output past its capacity is cut. */
+static void __attribute__((format(printf, 2, 3))) say(struct reply *r, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (r->cut)
+        return;
+    va_start(ap, fmt);
+    n = vsnprintf(r->out + r->len, r->cap - r->len, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= r->cap - r->len) {
+        r->cut = true;
+        r->len = r->cap - 1;
+        r->out[r->len] = '\0';
+        return;
+    }
+    r->len += (size_t)n;
+}
+
+/* Start the reply over with "error: <message>"; returns -1 for the caller. */
+static int __attribute__((format(printf, 2, 3))) fail(struct reply *r, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    n = snprintf(r->out, r->cap, "%s%s\n", PZCTL_REPLY_ERROR, msg);
+    r->len = n < 0 ? 0 : (size_t)n < r->cap ? (size_t)n : r->cap - 1;
+    r->cut = false;
+    return -1;
+}
+
+/* Replace control characters (other than the separators) by '?' for messages. */
+static void sanitize(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s == 0x7F || ((unsigned char)*s < 0x20 && !strchr("\t\n\r", *s)))
+            *s = '?';
+}
+
+/*
+ * Split the request into arguments: one per line, or at blanks for a
+ * request of a single line (a trailing newline does not count); control
+ * characters become '?'.  Returns 0, or -1 with an error reply.
+ */
+static int split_request(struct request *q, const char *req, size_t len, struct reply *r)
+{
+    const char *seps;
+    char *save = NULL, *tok;
+
+    if (len > PZCTL_REQUEST_MAX)
+        return fail(r, "request longer than %d bytes", PZCTL_REQUEST_MAX);
+    if (memchr(req, '\0', len))
+        return fail(r, "request contains a NUL byte");
+    memcpy(q->text, req, len);
+    q->text[len] = '\0';
+    while (len && q->text[len - 1] == '\n')
+        q->text[--len] = '\0';
+    sanitize(q->text);
+    seps = strchr(q->text, '\n') ? "\r\n" : " \t\r";
+    q->argc = 0;
+    for (tok = strtok_r(q->text, seps, &save); tok; tok = strtok_r(NULL, seps, &save)) {
+        if (q->argc == PZCTL_MAX_ARGS)
+            return fail(r, "more than %d arguments", PZCTL_MAX_ARGS);
+        q->argv[q->argc++] = tok;
+    }
+    if (q->argc == 0)
+        return fail(r, "empty request (try \"help\")");
+    return 0;
+}
+
+/* Parse a decimal number 0..max with nothing else around it; returns 0 or -1. */
+static int parse_uint(const char *s, unsigned long max, unsigned long *v)
+{
+    char *end;
+
+    if (*s < '0' || *s > '9' || strlen(s) > 20)
+        return -1;
+    errno = 0;
+    *v = strtoul(s, &end, 10);
+    return errno || *end || *v > max ? -1 : 0;
+}
+
+/*
+ * Parse a percentage "D[.DDDD][%]" from 0 to 100 into parts per million;
+ * returns 0 or -1.
+ */
+static int parse_percent(const char *s, uint32_t *ppm)
+{
+    unsigned long whole = 0, frac = 0;
+    unsigned digits = 0;
+    const char *p = s;
+
+    if (*p < '0' || *p > '9')
+        return -1;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        whole = whole * 10 + (unsigned long)(*p - '0');
+        if (whole > 100)
+            return -1;
+    }
+    if (*p == '.') {
+        for (p++; *p >= '0' && *p <= '9'; p++, digits++) {
+            if (digits == PZCTL_PERCENT_DECIMALS)
+                return -1;
+            frac = frac * 10 + (unsigned long)(*p - '0');
+        }
+        if (digits == 0)
+            return -1;
+    }
+    if (*p == '%')
+        p++;
+    if (*p)
+        return -1;
+    for (; digits < PZCTL_PERCENT_DECIMALS; digits++)
+        frac *= 10;
+    if (whole == 100 && frac)
+        return -1;
+    *ppm = (uint32_t)(whole * 10000 + frac);
+    return 0;
+}
+
+/* Write ppm as a percentage without trailing zeros ("12.5%", "0%"). */
+static void say_percent(struct reply *r, uint32_t ppm)
+{
+    char frac[8];
+    size_t n;
+
+    snprintf(frac, sizeof(frac), "%04u", (unsigned)(ppm % 10000));
+    for (n = strlen(frac); n && frac[n - 1] == '0'; n--)
+        frac[n - 1] = '\0';
+    say(r, "%u%s%s%%", (unsigned)(ppm / 10000), n ? "." : "", frac);
+}
+
+/*
+ * Resolve NODE and PORT arguments (port 1..N, or 0 too when allow0 and the
+ * node is a switch).  Returns 0, or -1 with an error reply.
+ */
+static int parse_node_port(struct fabric *f, const char *node_arg, const char *port_arg,
+                           bool allow0, size_t *node, unsigned *port, struct reply *r)
+{
+    long idx = fabric_find_node(f, node_arg);
+    unsigned long v;
+    unsigned nports;
+
+    if (idx < 0)
+        return fail(r, "no node \"%s\" in the topology", node_arg);
+    *node = (size_t)idx;
+    nports = fabric_node_num_ports(f, *node);
+    if (parse_uint(port_arg, 255, &v))
+        return fail(r, "bad port number \"%s\"", port_arg);
+    if (v > nports || (v == 0 && !(allow0 && fabric_node_is_switch(f, *node))))
+        return fail(r, "%s has no port %lu (ports 1..%u)", node_arg, v, nports);
+    *port = (unsigned)v;
+    return 0;
+}
+
+/* Require min..max arguments (command included); returns 0, or -1 with a usage reply. */
+static int want_args(const struct request *q, unsigned min, unsigned max, const char *usage,
+                     struct reply *r)
+{
+    if (q->argc < min || q->argc > max)
+        return fail(r, "usage: %s", usage);
+    return 0;
+}
+
+/* link-down / link-up NODE PORT. */
+static int cmd_link(struct fabric *f, const struct request *q, bool up, struct reply *r)
+{
+    size_t node, peer_node;
+    unsigned port, peer_port;
+    int rc;
+
+    if (want_args(q, 3, 3, up ? "link-up NODE PORT" : "link-down NODE PORT", r) ||
+        parse_node_port(f, q->argv[1], q->argv[2], false, &node, &port, r))
+        return -1;
+    rc = fabric_link_set(f, node, port, up);
+    if (rc == -ENOTCONN)
+        return fail(r, "%s port %u has no cable", q->argv[1], port);
+    if (rc && rc != -EALREADY)
+        return fail(r, "%s", strerror(-rc));
+    fabric_link_get(f, node, port, &peer_node, &peer_port);
+    say(r, "%s\nlink %s[%u] - %s[%u] %s%s\n", PZCTL_REPLY_OK, fabric_node_name(f, node), port,
+        fabric_node_name(f, peer_node), peer_port, rc ? "already " : "", up ? "up" : "down");
+    return 0;
+}
+
+/* drop-rate PERCENT [SEED]. */
+static int cmd_drop_rate(struct fabric *f, const struct request *q, struct reply *r)
+{
+    unsigned long long seed = 0;
+    uint32_t ppm;
+    char *end;
+
+    if (want_args(q, 2, 3, "drop-rate PERCENT [SEED]", r))
+        return -1;
+    if (parse_percent(q->argv[1], &ppm))
+        return fail(r, "bad percentage \"%s\" (0 to 100, up to %d decimals)", q->argv[1],
+                    PZCTL_PERCENT_DECIMALS);
+    if (q->argc == 3) {
+        errno = 0;
+        seed = strtoull(q->argv[2], &end, 0);
+        if (errno || *end || q->argv[2][0] < '0' || q->argv[2][0] > '9' || seed == 0)
+            return fail(r, "bad seed \"%s\" (a non-zero number)", q->argv[2]);
+    }
+    fabric_set_drop_rate(f, ppm, seed);
+    say(r, "%s\ndrop-rate ", PZCTL_REPLY_OK);
+    say_percent(r, ppm);
+    say(r, "\n");
+    return 0;
+}
+
+/* The name of a link state for status. */
+static const char *link_state_name(enum fabric_link_state st)
+{
+    switch (st) {
+    case FABRIC_LINK_UP:
+        return "up";
+    case FABRIC_LINK_UNPLUGGED:
+        return "unplugged";
+    case FABRIC_LINK_DOWN:
+        return "down";
+    default:
+        return "none";
+    }
+}
+
+/* Count cables (each once) and list those not up, at most PZCTL_DOWN_LINES_MAX. */
+static void status_links(struct fabric *f, struct reply *r, bool list)
+{
+    unsigned long total = 0, up = 0, listed = 0;
+
+    for (size_t n = 0; n < fabric_num_nodes(f); n++) {
+        for (unsigned p = 1; p <= fabric_node_num_ports(f, n); p++) {
+            size_t rn;
+            unsigned rp;
+            enum fabric_link_state st = fabric_link_get(f, n, p, &rn, &rp);
+
+            if (st == FABRIC_LINK_NONE || rn < n || (rn == n && rp < p))
+                continue; /* no cable, or counted from its other end */
+            total++;
+            up += st == FABRIC_LINK_UP;
+            if (list && st != FABRIC_LINK_UP && listed++ < PZCTL_DOWN_LINES_MAX)
+                say(r, "link-not-up %s[%u] %s[%u] %s\n", fabric_node_name(f, n), p,
+                    fabric_node_name(f, rn), rp, link_state_name(st));
+        }
+    }
+    if (!list)
+        say(r, "links %lu\nlinks-up %lu\nlinks-down %lu\n", total, up, total - up);
+}
+
+/* status. */
+static int cmd_status(struct fabric *f, size_t clients, const struct request *q, struct reply *r)
+{
+    unsigned long long packets;
+    struct fabric_stats st;
+    size_t switches = 0;
+    const char *name;
+
+    if (want_args(q, 1, 1, "status", r))
+        return -1;
+    for (size_t n = 0; n < fabric_num_nodes(f); n++)
+        switches += fabric_node_is_switch(f, n);
+    fabric_get_stats(f, &st);
+    say(r, "%s\nnodes %zu\nswitches %zu\ncas %zu\n", PZCTL_REPLY_OK, fabric_num_nodes(f), switches,
+        fabric_num_nodes(f) - switches);
+    status_links(f, r, false);
+    say(r, "clients %zu\ndrop-rate ", clients);
+    say_percent(r, fabric_drop_rate(f));
+    if (fabric_capture(f, &name, &packets))
+        say(r, "\ncapture %s\ncaptured %llu\n", name, packets);
+    else
+        say(r, "\ncapture off\n");
+    say(r,
+        "from-clients %llu\nto-clients %llu\nhops %llu\nsma-calls %llu\ntraps %llu\n"
+        "dropped %llu\nlost %llu\npkey-dropped %llu\nmcast-delivered %llu\ntimeouts %llu\n",
+        (unsigned long long)st.from_clients, (unsigned long long)st.to_clients,
+        (unsigned long long)st.hops, (unsigned long long)st.sma_calls, (unsigned long long)st.traps,
+        (unsigned long long)st.dropped, (unsigned long long)st.lost,
+        (unsigned long long)st.pkey_dropped, (unsigned long long)st.mcast_delivered,
+        (unsigned long long)st.timeouts);
+    status_links(f, r, true);
+    return 0;
+}
+
+/* counters NODE PORT: the scalar hardware counters of the port. */
+static int cmd_counters(struct fabric *f, const struct request *q, struct reply *r)
+{
+    struct board_port_counters c;
+    size_t node;
+    unsigned port;
+
+    if (want_args(q, 3, 3, "counters NODE PORT", r) ||
+        parse_node_port(f, q->argv[1], q->argv[2], true, &node, &port, r))
+        return -1;
+    if (fabric_port_counters(f, node, port, &c))
+        return fail(r, "cannot read the counters of %s port %u", q->argv[1], port);
+#define PZCTL_COUNTER(name) say(r, #name " %llu\n", (unsigned long long)c.name)
+    say(r, "%s\n", PZCTL_REPLY_OK);
+    PZCTL_COUNTER(symbol_errors);
+    PZCTL_COUNTER(link_error_recovery);
+    PZCTL_COUNTER(link_downed);
+    PZCTL_COUNTER(rcv_errors);
+    PZCTL_COUNTER(rcv_remote_phys_errors);
+    PZCTL_COUNTER(rcv_switch_relay_errors);
+    PZCTL_COUNTER(xmit_discards);
+    PZCTL_COUNTER(xmit_constraint_errors);
+    PZCTL_COUNTER(rcv_constraint_errors);
+    PZCTL_COUNTER(local_link_integrity_errors);
+    PZCTL_COUNTER(excessive_buffer_overrun_errors);
+    PZCTL_COUNTER(vl15_dropped);
+    PZCTL_COUNTER(qp1_dropped);
+    PZCTL_COUNTER(xmit_data);
+    PZCTL_COUNTER(rcv_data);
+    PZCTL_COUNTER(xmit_pkts);
+    PZCTL_COUNTER(rcv_pkts);
+    PZCTL_COUNTER(xmit_wait);
+    PZCTL_COUNTER(unicast_xmit_pkts);
+    PZCTL_COUNTER(unicast_rcv_pkts);
+    PZCTL_COUNTER(multicast_xmit_pkts);
+    PZCTL_COUNTER(multicast_rcv_pkts);
+#undef PZCTL_COUNTER
+    return 0;
+}
+
+/* help. */
+static int cmd_help(struct reply *r)
+{
+    say(r,
+        "%s\n"
+        "status\n"
+        "link-down NODE PORT\n"
+        "link-up NODE PORT\n"
+        "drop-rate PERCENT [SEED]\n"
+        "counters NODE PORT\n"
+        "help\n",
+        PZCTL_REPLY_OK);
+    return 0;
+}
+
+size_t pzctl_execute(struct fabric *f, size_t clients, const char *req, size_t len, char *out,
+                     size_t cap)
+{
+    struct reply r = {.out = out, .cap = cap};
+    struct request *q = calloc(1, sizeof(*q));
+    const char *cmd;
+
+    out[0] = '\0';
+    if (!q) {
+        fail(&r, "out of memory");
+        return r.len;
+    }
+    if (split_request(q, req, len, &r) == 0) {
+        cmd = q->argv[0];
+        if (!strcmp(cmd, "status"))
+            cmd_status(f, clients, q, &r);
+        else if (!strcmp(cmd, "link-down"))
+            cmd_link(f, q, false, &r);
+        else if (!strcmp(cmd, "link-up"))
+            cmd_link(f, q, true, &r);
+        else if (!strcmp(cmd, "drop-rate"))
+            cmd_drop_rate(f, q, &r);
+        else if (!strcmp(cmd, "counters"))
+            cmd_counters(f, q, &r);
+        else if (!strcmp(cmd, "help"))
+            cmd_help(&r);
+        else
+            fail(&r, "unknown command \"%.64s\" (try \"help\")", cmd);
+    }
+    free(q);
+    return r.len;
+}

@@ -1,0 +1,180 @@
+/*
+ * sim_pzctl.c - pzfabric's operator control socket "<name>:pzctl"
+ * (pzctl_proto.h): accepts pzfabric-ctl connections, reads one request per
+ * message, runs it (pzctl_cmd.c) and sends the reply as one message.
+ *
+ * Connections beyond SIM_PZCTL_CONNS_MAX are accepted and closed at once.
+ * A client that does not read its replies (the socket is full) is
+ * disconnected; nothing it sends can stop the server.
+ */
+#define _GNU_SOURCE /* accept4 */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pzctl_cmd.h"
+#include "pzctl_proto.h"
+#include "pzf_log.h"
+#include "sim_server_internal.h"
+
+int sim_pzctl_open(struct sim_server *s)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    int len = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "%s:%s", s->name, PZCTL_SUFFIX);
+    int fd;
+
+    s->pzctl_fd = -1;
+    if (len < 0 || (size_t)len >= sizeof(a.sun_path) - 1) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    s->pzctl_reply = malloc(PZCTL_REPLY_MAX);
+    if (!s->pzctl_reply)
+        return -1;
+    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        goto fail;
+    if (bind(fd, (struct sockaddr *)&a,
+             (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len)) ||
+        listen(fd, 8)) {
+        int e = errno;
+
+        close(fd);
+        errno = e;
+        goto fail;
+    }
+    s->pzctl_fd = fd;
+    return 0;
+fail:
+    free(s->pzctl_reply);
+    s->pzctl_reply = NULL;
+    return -1;
+}
+
+/* Close operator connection i. */
+static void sim_pzctl_drop(struct sim_server *s, size_t i)
+{
+    if (!s->pzctl[i].used)
+        return;
+    close(s->pzctl[i].fd);
+    s->pzctl[i].used = false;
+}
+
+void sim_pzctl_close(struct sim_server *s)
+{
+    for (size_t i = 0; i < SIM_PZCTL_CONNS_MAX; i++)
+        sim_pzctl_drop(s, i);
+    if (s->pzctl_fd >= 0)
+        close(s->pzctl_fd);
+    s->pzctl_fd = -1;
+    free(s->pzctl_reply);
+    s->pzctl_reply = NULL;
+}
+
+size_t sim_pzctl_num_pfds(const struct sim_server *s)
+{
+    size_t n = 1;
+
+    for (size_t i = 0; i < SIM_PZCTL_CONNS_MAX; i++)
+        n += s->pzctl[i].used;
+    return n;
+}
+
+size_t sim_pzctl_pfds(struct sim_server *s, size_t n)
+{
+    s->pfds[n].fd = s->pzctl_fd;
+    s->pfds[n].events = POLLIN;
+    s->pfd_conn[n++] = SIM_PFD_PZCTL_LISTEN;
+    for (size_t i = 0; i < SIM_PZCTL_CONNS_MAX; i++) {
+        if (!s->pzctl[i].used)
+            continue;
+        s->pfds[n].fd = s->pzctl[i].fd;
+        s->pfds[n].events = POLLIN;
+        s->pfd_conn[n++] = SIM_PFD_PZCTL | (uint32_t)i;
+    }
+    return n;
+}
+
+bool sim_pzctl_tag(uint32_t tag)
+{
+    return tag == SIM_PFD_PZCTL_LISTEN || (!(tag & SIM_PFD_AGENT) && (tag & SIM_PFD_PZCTL));
+}
+
+/* Accept one connection into a free slot (or refuse it when all are busy). */
+static void sim_pzctl_accept(struct sim_server *s)
+{
+    int fd = accept4(s->pzctl_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+    if (fd < 0)
+        return;
+    for (size_t i = 0; i < SIM_PZCTL_CONNS_MAX; i++) {
+        if (!s->pzctl[i].used) {
+            s->pzctl[i].used = true;
+            s->pzctl[i].fd = fd;
+            return;
+        }
+    }
+    pzf_log(s->verbose, PZF_LOG_ERROR, "pzctl: more than %d connections, refusing one",
+            SIM_PZCTL_CONNS_MAX);
+    close(fd);
+}
+
+/* Log a request and the first line of its reply (with -v), control bytes as '?'. */
+static void sim_pzctl_log(const struct sim_server *s, const char *req, size_t len)
+{
+    char line[160];
+    size_t n;
+
+    while (len && req[len - 1] == '\n')
+        len--;
+    n = len < sizeof(line) - 1 ? len : sizeof(line) - 1;
+    for (size_t i = 0; i < n; i++)
+        line[i] = req[i] == '\n' ? ' ' : (req[i] < 0x20 || req[i] == 0x7F) ? '?' : req[i];
+    line[n] = '\0';
+    pzf_log(s->verbose, PZF_LOG_INFO, "pzctl: %s: %.*s", line, (int)strcspn(s->pzctl_reply, "\n"),
+            s->pzctl_reply);
+}
+
+/* Read and answer one request on connection i; returns false if it must close. */
+static bool sim_pzctl_serve_one(struct sim_server *s, size_t i)
+{
+    char req[PZCTL_REQUEST_MAX + 1];
+    ssize_t n = recv(s->pzctl[i].fd, req, sizeof(req), MSG_DONTWAIT);
+    size_t len;
+
+    if (n < 0)
+        return errno == EAGAIN || errno == EINTR;
+    if (n == 0)
+        return false; /* closed (an empty message reads the same) */
+    len = pzctl_execute(s->f, sim_server_num_clients(s), req, (size_t)n, s->pzctl_reply,
+                        PZCTL_REPLY_MAX);
+    sim_pzctl_log(s, req, (size_t)n);
+    if (send(s->pzctl[i].fd, s->pzctl_reply, len, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)len) {
+        pzf_log(s->verbose, PZF_LOG_ERROR, "pzctl: cannot send a reply: %s", strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+void sim_pzctl_handle(struct sim_server *s, uint32_t tag, short revents)
+{
+    size_t i;
+
+    if (tag == SIM_PFD_PZCTL_LISTEN) {
+        if (revents & POLLIN)
+            sim_pzctl_accept(s);
+        return;
+    }
+    i = tag & ~SIM_PFD_PZCTL;
+    if (i >= SIM_PZCTL_CONNS_MAX || !s->pzctl[i].used)
+        return;
+    if ((revents & (POLLERR | POLLHUP)) && !(revents & POLLIN)) {
+        sim_pzctl_drop(s, i);
+        return;
+    }
+    if (!sim_pzctl_serve_one(s, i))
+        sim_pzctl_drop(s, i);
+}

@@ -1,0 +1,525 @@
+/*
+ * test_fabric_datapath.c - the fabric's datapath through its API, without
+ * a subnet manager: the boards are programmed directly (LIDs, port states,
+ * LFTs, MFTs, P_Key tables, enforcement bits) and clients send MADs.
+ *
+ *   S1 [1] H1, [2] H2, [3] S2[3]        LIDs: S1 1, S2 2,
+ *   S2 [1] H3, [2] H4, [3] S1[3]              H1 11, H2 12, H3 13, H4 14
+ *
+ * Checks multicast replication through the MFTs, partition enforcement
+ * (inbound, outbound, limited members, SMPs exempt, answers with the
+ * request's P_Key), random loss, pulling and plugging cables, the ports'
+ * counters and the capture file.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <infiniband/mad.h>
+
+#include "fabric.h"
+#include "fabric_internal.h"
+#include "pcap.h"
+#include "pzt.h"
+
+#define MLID 0xC001
+#define MCAST_QP 0xFFFFFF
+#define PART1_FULL 0x8001
+#define PART2_FULL 0x8002
+#define PART2_LIMITED 0x0002
+#define PART3_FULL 0x8003
+#define DELIVERED_MAX 64
+
+static const char net[] = "Switch 8 \"S1\"\n"
+                          "[1] \"H1\"[1]\n"
+                          "[2] \"H2\"[1]\n"
+                          "[3] \"S2\"[3]\n"
+                          "\n"
+                          "Switch 8 \"S2\"\n"
+                          "[1] \"H3\"[1]\n"
+                          "[2] \"H4\"[1]\n"
+                          "[3] \"S1\"[3]\n"
+                          "\n"
+                          "Hca 1 \"H1\"\n"
+                          "[1] \"S1\"[1]\n"
+                          "\n"
+                          "Hca 1 \"H2\"\n"
+                          "[1] \"S1\"[2]\n"
+                          "\n"
+                          "Hca 1 \"H3\"\n"
+                          "[1] \"S2\"[1]\n"
+                          "\n"
+                          "Hca 1 \"H4\"\n"
+                          "[1] \"S2\"[2]\n";
+
+/* What the fabric handed to clients. */
+struct delivered {
+    unsigned count;
+    unsigned client[DELIVERED_MAX];
+    struct fabric_mad mad[DELIVERED_MAX];
+};
+
+/* The fabric under test and what its clients got. */
+struct bed {
+    struct fabric *f;
+    struct delivered got;
+};
+
+/* Record a MAD for a client (fabric_deliver_fn). */
+static void record(void *arg, unsigned client, const struct fabric_mad *m)
+{
+    struct delivered *d = arg;
+
+    if (d->count < DELIVERED_MAX) {
+        d->client[d->count] = client;
+        d->mad[d->count] = *m;
+    }
+    d->count++;
+}
+
+/* The index of the node named name. */
+static size_t node(const struct bed *b, const char *name)
+{
+    long i = fabric_find_node(b->f, name);
+
+    assert_true(i >= 0);
+    return (size_t)i;
+}
+
+/* The (writable) board of a node. */
+static const struct board *board_of(const struct bed *b, const char *name)
+{
+    return fabric_node_board(b->f, node(b, name));
+}
+
+/* Bring (name, port) to Active. */
+static void activate(const struct bed *b, const char *name, unsigned port)
+{
+    assert_int_equal(board_port_state_set(board_of(b, name), port, BOARD_PORT_ARMED), 0);
+    assert_int_equal(board_port_state_set(board_of(b, name), port, BOARD_PORT_ACTIVE), 0);
+}
+
+/* LFT of a switch: LIDs 1, 2, 11..14 to the ports given. */
+static void program_lft(const struct bed *b, const char *name, const uint8_t ports[6])
+{
+    static const uint16_t lids[6] = {1, 2, 11, 12, 13, 14};
+    uint8_t block[BOARD_LFT_BLOCK];
+
+    memset(block, BOARD_LFT_DROP, sizeof(block));
+    for (int i = 0; i < 6; i++)
+        block[lids[i]] = ports[i];
+    assert_int_equal(board_lft_set(board_of(b, name), 0, block), 0);
+    assert_int_equal(board_set_lft_top(board_of(b, name), BOARD_LFT_BLOCK - 1), 0);
+}
+
+/* Set P_Key table entries 0..n-1 of (name, port), the rest invalid. */
+static void set_pkeys(const struct bed *b, const char *name, unsigned port, const uint16_t *keys,
+                      unsigned n)
+{
+    uint16_t block[BOARD_PKEY_BLOCK] = {0};
+
+    memcpy(block, keys, n * sizeof(*keys));
+    assert_int_equal(board_pkey_set(board_of(b, name), port, 0, block), 0);
+}
+
+/* Turn partition enforcement of a switch port on or off. */
+static void enforce(const struct bed *b, const char *name, unsigned port, bool in, bool out)
+{
+    struct board_port_config cfg;
+
+    assert_int_equal(board_port_config_get(board_of(b, name), port, &cfg), 0);
+    cfg.part_enf_inbound = in;
+    cfg.part_enf_outbound = out;
+    assert_int_equal(board_port_config_set(board_of(b, name), port, &cfg), 0);
+}
+
+/* A hardware counter of (name, port), by field offset. */
+static uint64_t counter(const struct bed *b, const char *name, unsigned port, size_t offset)
+{
+    struct board_port_counters c;
+
+    assert_int_equal(fabric_port_counters(b->f, node(b, name), port, &c), 0);
+    return *(const uint64_t *)((const char *)&c + offset);
+}
+#define COUNTER(b, name, port, field)                                                              \
+    counter(b, name, port, offsetof(struct board_port_counters, field))
+
+/* Build the fabric: LIDs, Active links, LFTs, clients 0..3 at H1..H4. */
+static int setup(void **state)
+{
+    static const char *const cas[4] = {"H1", "H2", "H3", "H4"};
+    static const uint8_t s1[6] = {0, 3, 1, 2, 3, 3}, s2[6] = {3, 0, 3, 3, 1, 2};
+    char err[TOPO_ERR_MAX];
+    struct topo *t = topo_parse(net, sizeof(net) - 1, "test", err);
+    struct bed *b = calloc(1, sizeof(*b));
+
+    assert_non_null(t);
+    assert_non_null(b);
+    b->f = fabric_create(t, 0);
+    topo_free(t);
+    assert_non_null(b->f);
+    fabric_set_deliver(b->f, record, &b->got);
+    board_set_lid(board_of(b, "S1"), 0, 1, 0);
+    board_set_lid(board_of(b, "S2"), 0, 2, 0);
+    for (unsigned i = 0; i < 4; i++) {
+        board_set_lid(board_of(b, cas[i]), 1, (uint16_t)(11 + i), 0);
+        activate(b, cas[i], 1);
+        activate(b, i < 2 ? "S1" : "S2", i % 2 + 1);
+        assert_int_equal(fabric_client_attach(b->f, i, node(b, cas[i]), false), 0);
+    }
+    activate(b, "S1", 3);
+    activate(b, "S2", 3);
+    program_lft(b, "S1", s1);
+    program_lft(b, "S2", s2);
+    *state = b;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct bed *b = *state;
+
+    fabric_destroy(b->f);
+    free(b);
+    return 0;
+}
+
+/* A MAD of class mgmt_class/method from client to dlid, QP dqp. */
+static void send_mad(struct bed *b, unsigned client, unsigned mgmt_class, unsigned method,
+                     uint16_t dlid, uint32_t dqp, uint64_t tid)
+{
+    struct fabric_mad m;
+
+    memset(&m, 0, sizeof(m));
+    mad_set_field(m.mad, 0, IB_MAD_BASEVER_F, 1);
+    mad_set_field(m.mad, 0, IB_MAD_MGMTCLASS_F, mgmt_class);
+    mad_set_field(m.mad, 0, IB_MAD_CLASSVER_F, mgmt_class == IB_SA_CLASS ? 2 : 1);
+    mad_set_field(m.mad, 0, IB_MAD_METHOD_F, method & 0x7F);
+    mad_set_field(m.mad, 0, IB_MAD_RESPONSE_F, method >> 7);
+    mad_set_field64(m.mad, 0, IB_MAD_TRID_F, tid);
+    mad_set_field(m.mad, 0, IB_MAD_ATTRID_F, 0x10);
+    m.dlid = dlid;
+    m.dqp = dqp;
+    m.sqp = dqp == 0 ? 0 : 1;
+    assert_int_equal(fabric_client_send(b->f, client, &m), 0);
+}
+
+/* The fabric's counters now. */
+static struct fabric_stats stats(const struct bed *b)
+{
+    struct fabric_stats st;
+
+    fabric_get_stats(b->f, &st);
+    return st;
+}
+
+/* Program MLID in the MFTs: S1 to H1, H2, S2; S2 to H3, S1 (+ port 0 if s2_port0). */
+static void program_mft(const struct bed *b, bool s2_port0)
+{
+    uint16_t masks[BOARD_MFT_BLOCK] = {0};
+
+    masks[MLID - 0xC000] = 1u << 1 | 1u << 2 | 1u << 3;
+    assert_int_equal(board_mft_set(board_of(b, "S1"), 0, 0, masks), 0);
+    masks[MLID - 0xC000] = (uint16_t)(1u << 1 | 1u << 3 | (s2_port0 ? 1u : 0u));
+    assert_int_equal(board_mft_set(board_of(b, "S2"), 0, 0, masks), 0);
+}
+
+/* A multicast packet from H1 reaches H2 and H3 once each, not H4, not H1 again. */
+static void test_multicast_replication(void **state)
+{
+    struct bed *b = *state;
+
+    program_mft(b, false);
+    send_mad(b, 0, IB_VENDOR_RANGE1_START_CLASS, IB_MAD_METHOD_SEND, MLID, MCAST_QP, 1);
+    assert_int_equal(stats(b).mcast_delivered, 2);
+    assert_int_equal(COUNTER(b, "H1", 1, multicast_xmit_pkts), 1);
+    assert_int_equal(COUNTER(b, "H1", 1, multicast_rcv_pkts), 0);
+    assert_int_equal(COUNTER(b, "H2", 1, multicast_rcv_pkts), 1);
+    assert_int_equal(COUNTER(b, "H3", 1, multicast_rcv_pkts), 1);
+    assert_int_equal(COUNTER(b, "H4", 1, multicast_rcv_pkts), 0);
+    assert_int_equal(COUNTER(b, "S1", 3, multicast_xmit_pkts), 1);
+    assert_int_equal(COUNTER(b, "S2", 3, multicast_xmit_pkts), 0); /* not back to S1 */
+    assert_int_equal(b->got.count, 0); /* no umad client gets multicast */
+}
+
+/* A port-0 bit delivers a copy to the switch itself; an MLID without ports is dropped. */
+static void test_multicast_port0_and_empty(void **state)
+{
+    struct bed *b = *state;
+    uint64_t dropped;
+
+    program_mft(b, true);
+    send_mad(b, 2, IB_VENDOR_RANGE1_START_CLASS, IB_MAD_METHOD_SEND, MLID, MCAST_QP, 2);
+    /* From H3: S2 port 0 and S1 (then H1, H2). */
+    assert_int_equal(stats(b).mcast_delivered, 3);
+    assert_int_equal(COUNTER(b, "H3", 1, multicast_rcv_pkts), 0);
+    dropped = stats(b).dropped;
+    send_mad(b, 0, IB_VENDOR_RANGE1_START_CLASS, IB_MAD_METHOD_SEND, MLID + 1, MCAST_QP, 3);
+    assert_int_equal(stats(b).mcast_delivered, 3);
+    assert_int_equal(stats(b).dropped, dropped + 1);
+    /* SMPs must not be multicast. */
+    send_mad(b, 0, IB_SMI_CLASS, IB_MAD_METHOD_GET, MLID, 0, 4);
+    assert_int_equal(stats(b).mcast_delivered, 3);
+}
+
+/* The match rules: low 15 bits, membership. */
+static void test_pkey_match_rules(void **state)
+{
+    (void)state;
+    assert_true(fabric_pkey_match_inbound(0x8001, 0x8001));
+    assert_true(fabric_pkey_match_inbound(0x0001, 0x8001));
+    assert_true(fabric_pkey_match_inbound(0x0001, 0x0001));  /* a limited member may send */
+    assert_false(fabric_pkey_match_inbound(0x8001, 0x0001)); /* ... but not as a full one */
+    assert_false(fabric_pkey_match_inbound(0x8001, 0x8002));
+    assert_false(fabric_pkey_match_inbound(0x8000, 0x8000)); /* invalid P_Key */
+    assert_true(fabric_pkey_match_outbound(0x8001, 0x0001));
+    assert_true(fabric_pkey_match_outbound(0x0001, 0x8001));
+    assert_false(fabric_pkey_match_outbound(0x0001, 0x0001)); /* two limited members */
+    assert_false(fabric_pkey_match_outbound(0x0000, 0x0000));
+}
+
+/* H1 in partition 1 cannot reach H3 (partition 2): dropped leaving S2 towards H3. */
+static void test_pkey_outbound_drop(void **state)
+{
+    struct bed *b = *state;
+    const uint16_t h1[] = {PART1_FULL}, h3[] = {PART2_FULL};
+
+    set_pkeys(b, "H1", 1, h1, 1);
+    set_pkeys(b, "S1", 1, h1, 1);
+    enforce(b, "S1", 1, true, true);
+    set_pkeys(b, "H3", 1, h3, 1);
+    set_pkeys(b, "S2", 1, h3, 1);
+    enforce(b, "S2", 1, true, true);
+    send_mad(b, 0, IB_PERFORMANCE_CLASS, IB_MAD_METHOD_GET, 13, 1, 10);
+    assert_int_equal(stats(b).pkey_dropped, 1);
+    assert_int_equal(COUNTER(b, "S2", 1, xmit_constraint_errors), 1);
+    assert_int_equal(COUNTER(b, "S1", 1, rcv_constraint_errors), 0);
+    assert_int_equal(COUNTER(b, "H3", 1, rcv_pkts), 0);
+    /* The request comes back to H1's client as timed out. */
+    assert_int_equal(b->got.count, 1);
+    assert_int_equal(b->got.client[0], 0);
+    assert_int_equal(b->got.mad[0].status, FABRIC_STATUS_TIMEOUT);
+    /* The same from H2 (default partition, no enforcement at S1[2]): dropped at S2[1] too. */
+    send_mad(b, 1, IB_PERFORMANCE_CLASS, IB_MAD_METHOD_GET, 13, 1, 11);
+    assert_int_equal(COUNTER(b, "S2", 1, xmit_constraint_errors), 2);
+    /* SMPs are exempt: an LID-routed SMP from H1 to S2 gets its answer. */
+    send_mad(b, 0, IB_SMI_CLASS, IB_MAD_METHOD_GET, 2, 0, 12);
+    assert_int_equal(stats(b).pkey_dropped, 2);
+    assert_int_equal(b->got.count, 3);
+    assert_int_equal(b->got.mad[2].status, 0);
+}
+
+/* A P_Key the ingress port does not have is dropped entering the switch. */
+static void test_pkey_inbound_drop(void **state)
+{
+    struct bed *b = *state;
+    const uint16_t h1[] = {PART1_FULL}, s1[] = {PART3_FULL};
+
+    set_pkeys(b, "H1", 1, h1, 1);
+    set_pkeys(b, "S1", 1, s1, 1);
+    enforce(b, "S1", 1, true, false);
+    send_mad(b, 0, IB_PERFORMANCE_CLASS, IB_MAD_METHOD_GET, 12, 1, 20);
+    assert_int_equal(COUNTER(b, "S1", 1, rcv_constraint_errors), 1);
+    assert_int_equal(COUNTER(b, "H2", 1, rcv_pkts), 0);
+    /* Without enforcement it passes. */
+    enforce(b, "S1", 1, false, false);
+    send_mad(b, 0, IB_PERFORMANCE_CLASS, IB_MAD_METHOD_GET, 12, 1, 21);
+    assert_int_equal(COUNTER(b, "H2", 1, rcv_pkts), 1);
+    assert_int_equal(stats(b).pkey_dropped, 1);
+}
+
+/* Two limited members cannot talk; a full member can talk to a limited one. */
+static void test_pkey_limited_members(void **state)
+{
+    struct bed *b = *state;
+    const uint16_t limited[] = {PART2_LIMITED}, full[] = {PART2_FULL};
+
+    set_pkeys(b, "H3", 1, limited, 1);
+    set_pkeys(b, "S2", 1, limited, 1);
+    set_pkeys(b, "H4", 1, limited, 1);
+    set_pkeys(b, "S2", 2, limited, 1);
+    enforce(b, "S2", 1, true, true);
+    enforce(b, "S2", 2, true, true);
+    send_mad(b, 3, IB_PERFORMANCE_CLASS, IB_MAD_METHOD_GET, 13, 1, 30);
+    assert_int_equal(COUNTER(b, "S2", 2, rcv_constraint_errors), 0);  /* may send */
+    assert_int_equal(COUNTER(b, "S2", 1, xmit_constraint_errors), 1); /* not to a limited one */
+    set_pkeys(b, "H3", 1, full, 1);
+    set_pkeys(b, "S2", 1, full, 1);
+    send_mad(b, 3, IB_PERFORMANCE_CLASS, IB_MAD_METHOD_GET, 13, 1, 31);
+    assert_int_equal(COUNTER(b, "S2", 1, xmit_constraint_errors), 1);
+    assert_int_equal(COUNTER(b, "H3", 1, rcv_pkts), 1);
+}
+
+/* An answer carries the request's P_Key, not the answering port's entry 0. */
+static void test_pkey_answer_uses_request_pkey(void **state)
+{
+    struct bed *b = *state;
+    const uint16_t h1[] = {PART1_FULL}, h3[] = {PART2_FULL, PART1_FULL};
+
+    set_pkeys(b, "H1", 1, h1, 1);
+    set_pkeys(b, "S1", 1, h1, 1);
+    enforce(b, "S1", 1, true, true);
+    set_pkeys(b, "H3", 1, h3, 2);
+    set_pkeys(b, "S2", 1, h3, 2);
+    enforce(b, "S2", 1, true, true);
+    assert_int_equal(fabric_client_set_issm(b->f, 2, true), 0); /* H3 takes SA requests */
+    b->got.count = 0;
+    send_mad(b, 0, IB_SA_CLASS, IB_MAD_METHOD_GET, 13, 1, 40);
+    assert_int_equal(b->got.count, 1);
+    assert_int_equal(b->got.client[0], 2);
+    send_mad(b, 2, IB_SA_CLASS, IB_MAD_METHOD_GET | 0x80, 11, 1, 40);
+    assert_int_equal(b->got.count, 2);
+    assert_int_equal(b->got.client[1], 0); /* 0x8001, as asked; 0x8002 would be dropped */
+    assert_int_equal(stats(b).pkey_dropped, 0);
+    /* An unsolicited SA "answer" from H3 carries its entry 0 (0x8002): dropped at S1[1]. */
+    send_mad(b, 2, IB_SA_CLASS, IB_MAD_METHOD_GET | 0x80, 11, 1, 41);
+    assert_int_equal(stats(b).pkey_dropped, 1);
+    assert_int_equal(COUNTER(b, "S1", 1, xmit_constraint_errors), 1);
+}
+
+/* 100% loss loses everything (the sender times out); a seeded 50% about half. */
+static void test_drop_rate(void **state)
+{
+    struct bed *b = *state;
+    uint64_t lost;
+
+    assert_int_equal(fabric_set_drop_rate(b->f, FABRIC_PPM + 1, 0), -EINVAL);
+    assert_int_equal(fabric_set_drop_rate(b->f, FABRIC_PPM, 0), 0);
+    send_mad(b, 0, IB_PERFORMANCE_CLASS, IB_MAD_METHOD_GET, 12, 1, 50);
+    assert_int_equal(stats(b).lost, 1);
+    assert_int_equal(COUNTER(b, "H1", 1, xmit_pkts), 1);
+    assert_int_equal(COUNTER(b, "S1", 1, rcv_errors), 1);
+    assert_int_equal(b->got.mad[0].status, FABRIC_STATUS_TIMEOUT);
+    assert_int_equal(fabric_set_drop_rate(b->f, FABRIC_PPM / 2, 12345), 0);
+    assert_int_equal(fabric_drop_rate(b->f), FABRIC_PPM / 2);
+    for (int i = 0; i < 200; i++)
+        send_mad(b, 0, IB_VENDOR_RANGE1_START_CLASS, IB_MAD_METHOD_SEND, 11 + 1, 1, 100 + i);
+    lost = stats(b).lost - 1;
+    /* Each send crosses two links until lost: expect about 150 of 200 lost. */
+    assert_true(lost > 100 && lost < 190);
+    assert_int_equal(fabric_set_drop_rate(b->f, 0, 0), 0);
+    lost = stats(b).lost;
+    send_mad(b, 0, IB_VENDOR_RANGE1_START_CLASS, IB_MAD_METHOD_SEND, 12, 1, 400);
+    assert_int_equal(stats(b).lost, lost);
+}
+
+/* SwitchInfo.PortStateChange of switch name (after clearing it first if clear). */
+static unsigned port_state_change(const struct bed *b, const char *name, bool clear)
+{
+    struct sma *sma = b->f->nodes[node(b, name)].sma;
+    struct board_mad_addr in = {.port = 0}, out_addr;
+    uint8_t mad[PZT_MAD], out[PZT_MAD], si[64];
+    const uint8_t path[1] = {0};
+
+    assert_int_equal(sma_local_get(sma, 0, IB_ATTR_SWITCH_INFO, 0, si), 0);
+    if (clear && mad_get_field(si, 0, IB_SW_STATE_CHANGE_F)) {
+        /* A Set with PortStateChange 1 clears it (write 1 to clear), as OpenSM does. */
+        pzt_dr_smp(mad, IB_MAD_METHOD_SET, IB_ATTR_SWITCH_INFO, 0, 0, 77, 0, 0, path, 0xFFFF,
+                   0xFFFF);
+        memcpy(mad + 64, si, sizeof(si));
+        assert_int_equal(sma_process(sma, &in, mad, sizeof(mad), &out_addr, out), SMA_SEND);
+        assert_int_equal(sma_local_get(sma, 0, IB_ATTR_SWITCH_INFO, 0, si), 0);
+    }
+    return mad_get_field(si, 0, IB_SW_STATE_CHANGE_F);
+}
+
+/* Pulling a cable takes both ends down and sets the switch's PortStateChange. */
+static void test_link_pull_and_plug(void **state)
+{
+    struct bed *b = *state;
+    struct board_port_status st;
+    size_t peer;
+    unsigned peer_port;
+
+    assert_int_equal(port_state_change(b, "S1", true), 0);
+    assert_int_equal(fabric_link_set(b->f, node(b, "S1"), 4, false), -ENOTCONN);
+    assert_int_equal(fabric_link_set(b->f, node(b, "S1"), 9, false), -EINVAL);
+    assert_int_equal(fabric_link_set(b->f, node(b, "H1"), 0, false), -EINVAL);
+    assert_int_equal(fabric_link_get(b->f, node(b, "S1"), 1, &peer, &peer_port), FABRIC_LINK_UP);
+    assert_int_equal(peer, node(b, "H1"));
+    assert_int_equal(peer_port, 1);
+    assert_int_equal(fabric_link_set(b->f, node(b, "H1"), 1, false), 0);
+    assert_int_equal(fabric_link_set(b->f, node(b, "S1"), 1, false), -EALREADY);
+    assert_int_equal(fabric_link_get(b->f, node(b, "S1"), 1, NULL, NULL), FABRIC_LINK_UNPLUGGED);
+    board_port_status(board_of(b, "S1"), 1, &st);
+    assert_int_equal(st.port_state, BOARD_PORT_DOWN);
+    assert_int_equal(st.phys_state, BOARD_PHYS_POLLING);
+    board_port_status(board_of(b, "H1"), 1, &st);
+    assert_int_equal(st.port_state, BOARD_PORT_DOWN);
+    assert_int_equal(COUNTER(b, "H1", 1, link_downed), 1);
+    assert_int_equal(port_state_change(b, "S1", false), 1);
+    /* Nothing crosses it; the sender times out. */
+    send_mad(b, 0, IB_PERFORMANCE_CLASS, IB_MAD_METHOD_GET, 12, 1, 60);
+    assert_int_equal(b->got.mad[b->got.count - 1].status, FABRIC_STATUS_TIMEOUT);
+    /* Plugged back: both ends retrain to Init (LinkUp). */
+    assert_int_equal(fabric_link_set(b->f, node(b, "S1"), 1, true), 0);
+    assert_int_equal(fabric_link_get(b->f, node(b, "H1"), 1, NULL, NULL), FABRIC_LINK_UP);
+    board_port_status(board_of(b, "H1"), 1, &st);
+    assert_int_equal(st.port_state, BOARD_PORT_INIT);
+    assert_int_equal(st.phys_state, BOARD_PHYS_LINKUP);
+    board_port_status(board_of(b, "S1"), 1, &st);
+    assert_int_equal(st.port_state, BOARD_PORT_INIT);
+    assert_int_equal(port_state_change(b, "S1", true), 0);
+    assert_int_equal(fabric_link_set(b->f, node(b, "S1"), 1, false), 0);
+    assert_int_equal(fabric_link_set(b->f, node(b, "S1"), 1, true), 0);
+    assert_int_equal(port_state_change(b, "S1", false), 1);
+}
+
+/* The capture holds one record per link traversal. */
+static void test_capture(void **state)
+{
+    struct bed *b = *state;
+    char path[] = "/tmp/test_fabric_datapath.XXXXXX";
+    int fd = mkstemp(path);
+    struct pz_pcap *cap;
+    unsigned long long packets;
+    const char *name;
+    FILE *fp;
+    long size;
+
+    assert_true(fd >= 0);
+    close(fd);
+    cap = pz_pcap_open(path, NULL, 0);
+    assert_non_null(cap);
+    assert_false(fabric_capture(b->f, &name, &packets));
+    fabric_set_capture(b->f, cap, path);
+    send_mad(b, 0, IB_PERFORMANCE_CLASS, IB_MAD_METHOD_GET, 13, 1, 70); /* H1 - S1 - S2 - H3 */
+    assert_true(fabric_capture(b->f, &name, &packets));
+    assert_string_equal(name, path);
+    assert_int_equal(packets, 3);
+    assert_int_equal(stats(b).hops, 3);
+    fabric_set_capture(b->f, NULL, NULL);
+    assert_int_equal(pz_pcap_close(cap), 0);
+    fp = fopen(path, "rb");
+    assert_non_null(fp);
+    fseek(fp, 0, SEEK_END);
+    size = ftell(fp);
+    fclose(fp);
+    unlink(path);
+    assert_int_equal(size, 24 + 3 * (16 + 290));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_multicast_replication, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_multicast_port0_and_empty, setup, teardown),
+        cmocka_unit_test(test_pkey_match_rules),
+        cmocka_unit_test_setup_teardown(test_pkey_outbound_drop, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pkey_inbound_drop, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pkey_limited_members, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pkey_answer_uses_request_pkey, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_drop_rate, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_link_pull_and_plug, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_capture, setup, teardown),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
