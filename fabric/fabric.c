@@ -99,7 +99,9 @@ static int fabric_power_on(struct fabric *f)
         struct fabric_node *n = &f->nodes[i];
 
         n->sma = sma_create(n->board);
-        if (!n->sma)
+        n->pma = pma_create(n->board);
+        n->cc = cc_create(n->board);
+        if (!n->sma || !n->pma || !n->cc)
             return -1;
         for (unsigned p = 1; p <= n->num_ports; p++)
             n->downed_seen[p] = board_mem_link_downed(n->bm, p);
@@ -153,6 +155,8 @@ void fabric_destroy(struct fabric *f)
         struct fabric_node *n = &f->nodes[i];
 
         sma_destroy(n->sma);
+        pma_destroy(n->pma);
+        cc_destroy(n->cc);
         board_mem_destroy(n->bm);
         free(n->peers);
         free(n->downed_seen);
@@ -300,6 +304,8 @@ void fabric_tick(struct fabric *f)
 
         if (!n->dirty && sma_next_deadline(n->sma) <= board_now_ns(n->board))
             fabric_mark_dirty(f, n);
+        if (!n->external && pma_next_deadline(n->pma) <= board_now_ns(n->board))
+            pma_poll(n->pma); /* counter accumulation, sampling sessions */
     }
     fabric_poll_dirty(f);
 }

@@ -135,9 +135,8 @@ void fabric_agent_expire(struct fabric *f)
     }
 }
 
-/* Hand an SMP that ends at switch n to its agent; false if there is none. */
-static bool fabric_agent_deliver(struct fabric *f, struct fabric_node *n,
-                                 const struct fabric_pkt *p)
+/* Hand a MAD that ends at switch n to its agent; false if there is none. */
+bool fabric_agent_deliver(struct fabric *f, struct fabric_node *n, const struct fabric_pkt *p)
 {
     struct fabric_mad m;
 

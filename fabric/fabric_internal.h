@@ -13,7 +13,9 @@
 #define PZ_FABRIC_INTERNAL_H
 
 #include "board_mem.h"
+#include "cc_agent.h"
 #include "fabric.h"
+#include "pma.h"
 #include "sma.h"
 
 #define FABRIC_MAX_HOPS 128     /* link traversals before a packet counts as looping */
@@ -44,6 +46,8 @@ struct fabric_node {
     struct board_mem *bm;
     struct board *board;
     struct sma *sma;
+    struct pma *pma;           /* Performance Management agent (in-process nodes) */
+    struct cc_agent *cc;       /* Congestion Control agent */
     struct fabric_peer *peers; /* [0..num_ports] */
     uint32_t *downed_seen;     /* [0..num_ports]: LinkDowned counts already coupled */
     bool dirty;                /* its SMA must be polled soon */
@@ -192,7 +196,12 @@ void fabric_host_send(struct fabric *f, const struct fabric_client *c, const str
 int fabric_host_get_attr(struct fabric *f, struct fabric_node *n, unsigned port, uint16_t attr_id,
                          uint32_t attr_mod, uint8_t data[64]);
 
+/* fabric_gmp.c */
+bool fabric_gmp_local(struct fabric *f, struct fabric_node *n, unsigned in_port,
+                      const struct fabric_pkt *p);
+
 /* fabric_agent.c */
+bool fabric_agent_deliver(struct fabric *f, struct fabric_node *n, const struct fabric_pkt *p);
 void fabric_agent_smp(struct fabric *f, struct fabric_node *n, unsigned in_port,
                       const struct fabric_pkt *p);
 bool fabric_agent_output(struct fabric *f, unsigned client, const struct fabric_mad *m);

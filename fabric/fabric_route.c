@@ -203,7 +203,7 @@ static void fabric_lid_local(struct fabric *f, struct fabric_node *n, unsigned i
             fabric_smp_in(f, n, in_port, p);
     } else if (mgmt_class == IB_SMI_CLASS && !response && method != IB_MAD_METHOD_TRAP) {
         fabric_smp_in(f, n, in_port, p);
-    } else {
+    } else if (!fabric_gmp_local(f, n, in_port, p)) {
         fabric_client_or_drop(f, n, in_port, p);
     }
 }

@@ -1,0 +1,106 @@
+#!/bin/bash
+# test_pma_fabric.sh - perfquery, ibccquery and OpenSM's perfmgr against
+# switches of pzfabric: one answered in-process (Leaf1) and one by an
+# external portzerod (Spine1).  Both run the pma/ library; counters move
+# with the MADs the fabric carries.
+set -uo pipefail
+
+PZFABRIC=${1:?usage: test_pma_fabric.sh PZFABRIC PORTZEROD NETFILE}
+PORTZEROD=${2:?}
+NET=${3:?}
+UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
+WORK=$(mktemp -d)
+SOCK="pzpma$$"
+PIDS=()
+passes=0
+failures=0
+
+cleanup() {
+    for pid in "${PIDS[@]}"; do
+        kill -KILL "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+check() { # check NAME COMMAND...
+    local name=$1
+    shift
+    if "$@"; then
+        echo "ok   $name"
+        passes=$((passes + 1))
+    else
+        echo "FAIL $name"
+        failures=$((failures + 1))
+    fi
+}
+
+wait_for() { # wait_for FILE SECONDS REGEX
+    local deadline=$((SECONDS + $2))
+    while ((SECONDS < deadline)); do
+        grep -qE "$3" "$1" 2>/dev/null && return 0
+        sleep 0.2
+    done
+    return 1
+}
+
+diag() { # diag TOOL ARGS...: from Hca2, in a private directory
+    local dir
+    dir=$(mktemp -d -p "$WORK")
+    (cd "$dir" && LD_PRELOAD=$UMAD2SIM SIM_HOST=Hca2 IBSIM_SOCKNAME=$SOCK timeout 15 "$@")
+}
+
+field() { # field NAME FILE: the value of "NAME:....value"
+    sed -n "s/^$1:\.*\([0-9x]*\)$/\1/p" "$2" | head -1
+}
+
+cd "$WORK"
+"$PZFABRIC" --sockname "$SOCK" --agent Spine1 "$NET" > fabric.out 2> fabric.err &
+PIDS+=($!)
+check "pzfabric ready" wait_for fabric.out 10 '^ready$'
+mkdir agent
+(cd agent && LD_PRELOAD=$UMAD2SIM SIM_HOST=Spine1 IBSIM_SOCKNAME=$SOCK \
+    exec "$PORTZEROD" -o board=sim > ../agent.out 2> ../agent.err) &
+PIDS+=($!)
+check "portzerod ready" wait_for agent.out 10 '^ready$'
+mkdir -p sm/cache sm/tmp sm/dump
+(cd sm && LD_PRELOAD=$UMAD2SIM SIM_HOST=Hca1 IBSIM_SOCKNAME=$SOCK \
+    OSM_CACHE_DIR=$WORK/sm/cache OSM_TMP_DIR=$WORK/sm/tmp \
+    exec opensm -d2 -R ftree --connect_roots --perfmgr --perfmgr_sweep_time_s 1 \
+    --dump_files_dir "$WORK/sm/dump" -f "$WORK/sm/osm.log" > opensm.out 2>&1) &
+PIDS+=($!)
+check "OpenSM: SUBNET UP" wait_for sm/osm.log 40 'SUBNET UP'
+
+diag ibnetdiscover > disc.txt 2>&1
+SPINE=$(sed -n 's/^Switch.*"Spine1".* lid \([0-9]*\) .*/\1/p' disc.txt)
+LEAF=$(sed -n 's/^Switch.*"Leaf1".* lid \([0-9]*\) .*/\1/p' disc.txt)
+check "switch LIDs found" test -n "$SPINE" -a -n "$LEAF"
+
+for who in "in-process:$LEAF" "portzerod:$SPINE"; do
+    name=${who%%:*}
+    lid=${who#*:}
+    # Port 1 of both switches carries the sweep's SMPs: its counters moved.
+    diag perfquery "$lid" 1 > pc.txt 2>&1
+    check "$name: perfquery answers" grep -q '^# Port counters: Lid' pc.txt
+    check "$name: PortSelect 1" test "$(field PortSelect pc.txt)" = 1
+    check "$name: XmitPkts > 0 on an up port" test "$(field PortXmitPkts pc.txt)" -gt 0
+    diag perfquery -x "$lid" 1 > pcx.txt 2>&1
+    check "$name: perfquery -x (64-bit) answers" grep -q 'PortXmitData:' pcx.txt
+    check "$name: 64-bit XmitPkts >= 32-bit XmitPkts" \
+        test "$(field PortXmitPkts pcx.txt)" -ge "$(field PortXmitPkts pc.txt)"
+    diag perfquery -R "$lid" 1 > /dev/null 2>&1
+    diag perfquery "$lid" 1 > pc2.txt 2>&1
+    check "$name: perfquery -R resets (XmitPkts small again)" \
+        test "$(field PortXmitPkts pc2.txt)" -lt 10
+    diag perfquery -a "$lid" > pca.txt 2>&1
+    check "$name: perfquery -a (AllPortSelect) answers" grep -q 'PortSelect:\.*255' pca.txt
+    diag perfquery "$lid" 9 > bad.txt 2>&1
+    check "$name: port 9 of 8 is refused" bash -c "! grep -q '^# Port counters' bad.txt"
+    diag ibccquery CongestionInfo "$lid" > ci.txt 2>&1
+    check "$name: ibccquery CongestionInfo answers" grep -q 'CongestionInfo' ci.txt
+done
+
+check "perfmgr swept without errors" bash -c "! grep -q 'ERR 54' sm/osm.log"
+echo "$passes passed, $failures failed"
+test "$failures" -eq 0
