@@ -113,8 +113,7 @@ int main(int argc, char **argv)
                 break; /* nothing came back in 2 s: give up */
             }
             outstanding--;
-            if (umad_status(umad) ||
-                mad_get_field(umad_get_mad(umad), 0, IB_DRSMP_STATUS_F) != 0)
+            if (umad_status(umad) || mad_get_field(umad_get_mad(umad), 0, IB_DRSMP_STATUS_F) != 0)
                 errors++;
             else
                 answered++;
