@@ -57,7 +57,7 @@ wait_for b.out 10 '^ready$' || { echo "pzfabric did not start"; exit 1; }
 read -r b_n b_s b_rate b_err < <(client "pzbB$$")
 
 # C: ibsim.
-IBSIM_SOCKNAME="pzbC$$" ibsim -s "$NET" > c.out 2>&1 < /dev/null &
+IBSIM_SOCKNAME="pzbC$$" ibsim -s -n "$NET" > c.out 2>&1 < /dev/null &
 PIDS+=($!)
 sleep 0.5
 read -r c_n c_s c_rate c_err < <(client "pzbC$$")

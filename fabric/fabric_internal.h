@@ -112,7 +112,8 @@ struct fabric_run {
 
 /* A request handed to an external agent: timed out if no answer comes back. */
 #define FABRIC_DEFERRED_MAX 256
-#define FABRIC_AGENT_TIMEOUT_NS 200000000ull /* OpenSM's default transaction timeout */
+/* As libibmad's default MAD timeout: an agent process may be slow under load. */
+#define FABRIC_AGENT_TIMEOUT_NS 1000000000ull
 struct fabric_deferred {
     bool used;
     unsigned client;

@@ -117,8 +117,14 @@ void sma_trap_repress(struct sma *sma, const uint8_t *mad)
 {
     uint64_t tid = mad_get_field64((void *)mad, 0, IB_MAD_TRID_F);
 
+    /*
+     * Match on the low 32 bits: the MAD layer of an SMA behind umad (the
+     * Linux kernel, umad2sim) puts its agent's number into the high 32 bits
+     * of every request it sends, traps included, and the SM represses the
+     * TID it received.  The low 32 bits are the SMA's own counter.
+     */
     for (unsigned i = 0; i < SMA_TRAP_QUEUE; i++) {
-        if (sma->traps[i].used && sma->traps[i].tid == tid) {
+        if (sma->traps[i].used && (uint32_t)sma->traps[i].tid == (uint32_t)tid) {
             sma->traps[i].used = false;
             sma->stats.traps_repressed++;
             return;

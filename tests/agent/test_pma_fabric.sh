@@ -101,6 +101,6 @@ for who in "in-process:$LEAF" "portzerod:$SPINE"; do
     check "$name: ibccquery CongestionInfo answers" grep -q 'CongestionInfo' ci.txt
 done
 
-check "perfmgr swept without errors" bash -c "! grep -q 'ERR 54' sm/osm.log"
+check "perfmgr swept without errors" bash -c "! grep 'ERR 54' sm/osm.log"
 echo "$passes passed, $failures failed"
 test "$failures" -eq 0

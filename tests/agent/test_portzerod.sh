@@ -76,7 +76,7 @@ check "SIGTERM while starting exits 1" test "$rc" -eq 1
 check "start-up termination logged" grep -q "terminated by signal 15 while starting" nofab.err
 
 # 3. Against ibsim: attach, ready, SIGTERM, exit 0.
-ibsim -s "$NET" > ibsim.log 2>&1 < /dev/null &
+ibsim -s -n "$NET" > ibsim.log 2>&1 < /dev/null &
 PIDS+=($!)
 sleep 0.5
 SIM_HOST=Switch2 LD_PRELOAD=$UMAD2SIM "$PORTZEROD" -o num_ports=8 -o node_desc=pztest \

@@ -197,9 +197,17 @@ fl_wait_for() { # fl_wait_for SECONDS COMMAND...
     return 1
 }
 
-diag() { # diag HOST COMMAND...
-    local host=$1 dir rc=0
+diag() { # diag HOST COMMAND...  (infiniband-diags get -t 3000: loaded CI machines are slow)
+    local host=$1 dir rc=0 tool
     shift
+    tool=$1
+    shift
+    case $tool in
+    smpquery | perfquery | ibroute | ibtracert | ibportstate | saquery | sminfo)
+        set -- "$tool" -t 3000 "$@"
+        ;;
+    *) set -- "$tool" "$@" ;;
+    esac
     dir=$(mktemp -d "$WORK/diag.XXXXXX")
     (cd "$dir" && LD_PRELOAD=$FL_UMAD2SIM SIM_HOST=$host IBSIM_SOCKNAME=$SOCK \
         exec timeout "$FL_DIAG_TIMEOUT" "$@") || rc=$?

@@ -51,7 +51,7 @@ start_ibsim() {
     shift
     sims=$((sims + 1))
     export IBSIM_SOCKNAME="gft$$-$sims"
-    ibsim -s "$@" "$net" > "$WORK/ibsim.log" 2>&1 < /dev/null &
+    ibsim -s -n "$@" "$net" > "$WORK/ibsim.log" 2>&1 < /dev/null &
     IBSIM_PID=$!
     local deadline=$((SECONDS + 5))
     while ((SECONDS < deadline)); do

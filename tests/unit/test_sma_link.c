@@ -100,12 +100,43 @@ static void test_local_get(void **state)
     pzt_node_free(n);
 }
 
+/* A TrapRepress whose TID's high 32 bits were rewritten by the MAD layer still matches. */
+static void test_repress_with_rewritten_high_tid(void **state)
+{
+    struct pzt_node *n = pzt_switch_new(4);
+    struct pzt_result trap;
+    uint8_t mad[256];
+    uint64_t tid;
+
+    (void)state;
+    pzt_assign_lid(n, 5, 1, 18);
+    board_mem_set_connected(n->bm, 1, true);
+    assert_int_equal(pzt_poll_all(n, &trap), 1);
+    tid = mad_get_field64(trap.mad, 0, IB_MAD_TRID_F);
+    assert_int_equal(sma_traps_pending(n->sma), 1);
+
+    /* Another trap's low bits: no effect. */
+    memcpy(mad, trap.mad, sizeof(mad));
+    mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_TRAP_REPRESS);
+    mad_set_field64(mad, 0, IB_MAD_TRID_F, (tid ^ 0x00ab000000000000ull) + 1);
+    pzt_process(n, 1, 1, mad, &trap);
+    assert_int_equal(sma_traps_pending(n->sma), 1);
+
+    /* Same low 32 bits, high bits rewritten (as umad2sim and the kernel do). */
+    mad_set_field64(mad, 0, IB_MAD_TRID_F, tid ^ 0x00ab000000000000ull);
+    pzt_process(n, 1, 1, mad, &trap);
+    assert_int_equal(trap.verdict, SMA_DROP); /* never answered */
+    assert_int_equal(sma_traps_pending(n->sma), 0);
+    pzt_node_free(n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bounce_between_scans),
         cmocka_unit_test(test_no_change_no_psc),
         cmocka_unit_test(test_local_get),
+        cmocka_unit_test(test_repress_with_rewritten_high_tid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,457 @@
+# lib.sh - shared helpers of the integration tests (source it, do not run it).
+#
+#   source "$(dirname "$0")/lib.sh"
+#   pzt_init NAME            work directory, counters, trap EXIT (stops everything)
+#   pzt_require TOOL...      exit 77 (CTest skip) when a tool is missing
+#   check NAME COMMAND...    one "ok   NAME" / "FAIL NAME" line
+#   check_eq NAME WANT GOT   the same, printing both values on failure
+#   note TEXT                a "note ..." line (not a check)
+#   start_pzfabric ID NET [PZFABRIC OPTIONS]   socket pzt-$$-ID, waits for "ready"
+#   start_ibsim ID NET [IBSIM OPTIONS]         socket pzt-$$-ID, waits for "ready"
+#   start_opensm ID SIM HOST [--guid2lid FILE] [--conf FILE] [OPENSM OPTIONS]
+#                            OpenSM of the simulator SIM attached at node HOST,
+#                            private cache/tmp/dump dirs under $WORK/ID, log
+#                            $WORK/ID/osm.log (-d2: flushed at once)
+#   wait_subnet_up ID [SECONDS]   until OpenSM ID logs SUBNET UP (fails early if it died)
+#   wait_log ID SECONDS REGEX [COUNT]  until OpenSM ID's log has COUNT lines matching REGEX
+#   run_diag SIM HOST COMMAND...  a umad2sim client in a private temporary directory
+#                            (diags get -t $PZT_MAD_TIMEOUT, default 4000 ms)
+#   run_diag_batch SIM HOST JOBS LIST  many of them, JOBS at a time
+#   stop ID...               stop what start_* started as ID... (by PID)
+#   stop_pid PID...          SIGTERM, then SIGKILL after $PZT_GRACE (2) s
+#   pzt_finish               "N passed, M failed"; exit status 1 on any failure
+#
+# Every process started by start_* is remembered by PID and stopped on exit,
+# also when a test fails or is interrupted. Socket names contain the PID of
+# the test ($$), so parallel tests and other simulators never collide. Set
+# PZT_KEEP=1 to keep the work directory.
+
+PZT_UMAD2SIM=${PZT_UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
+PZT_EXAMPLES=${PZT_EXAMPLES:-/usr/share/doc/ibsim-utils/net-examples}
+# shellcheck disable=SC2034 # for the tests: this directory (ft-2s4l.net)
+PZT_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+PZT_DIAG_TIMEOUT=${PZT_DIAG_TIMEOUT:-30}
+
+WORK=
+passes=0
+failures=0
+declare -A PZT_SOCK     # simulator ID -> socket name
+declare -A PZT_PID      # ID -> PID of what runs (simulators and OpenSMs), until stopped
+declare -A PZT_LOG      # ID -> its main log file
+declare -A PZT_SM_START # OpenSM ID -> when it was started (date +%s.%N)
+
+# abspath FILE: FILE with an absolute directory.
+abspath() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+
+pzt_init() { # pzt_init NAME
+    WORK=$(mktemp -d "/tmp/pzt-$1.XXXXXX")
+    trap pzt_cleanup EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    cd "$WORK" || exit 1
+}
+
+pzt_require() {
+    local tool
+    for tool in "$@"; do
+        if ! command -v "$tool" > /dev/null; then
+            echo "SKIP: $tool is not installed"
+            exit 77
+        fi
+    done
+    if [ ! -f "$PZT_UMAD2SIM" ]; then
+        echo "SKIP: $PZT_UMAD2SIM missing (ibsim-utils)"
+        exit 77
+    fi
+}
+
+# stop_pid PID... : SIGTERM to each, wait up to $PZT_GRACE seconds (default
+# 2) for all of them, then SIGKILL to the rest.
+stop_pid() {
+    local pid i alive ticks
+    ticks=$(awk -v g="${PZT_GRACE:-2}" 'BEGIN { printf "%d", g * 20 }')
+    for pid in "$@"; do
+        kill -TERM "$pid" 2> /dev/null || true
+    done
+    for ((i = 0; i < ticks; i++)); do
+        alive=no
+        for pid in "$@"; do
+            kill -0 "$pid" 2> /dev/null && alive=yes
+        done
+        [ "$alive" = yes ] || break
+        sleep 0.05
+    done
+    for pid in "$@"; do
+        if kill -0 "$pid" 2> /dev/null; then
+            kill -KILL "$pid" 2> /dev/null || true
+        fi
+        wait "$pid" 2> /dev/null || true
+    done
+}
+
+# stop ID...: stop the simulators or OpenSMs started as ID... (and forget
+# them). OpenSM takes 1.5-2 s to exit on SIGTERM and keeps nothing worth a
+# clean exit (its log is flushed, -d2), so OpenSMs get 0.3 s, then SIGKILL.
+stop() {
+    local id pids=() sms=()
+    for id in "$@"; do
+        [ -n "${PZT_PID[$id]:-}" ] || continue
+        if [ -n "${PZT_SM_START[$id]:-}" ]; then
+            sms+=("${PZT_PID[$id]}")
+        else
+            pids+=("${PZT_PID[$id]}")
+        fi
+        unset "PZT_PID[$id]"
+    done
+    [ ${#sms[@]} = 0 ] || PZT_GRACE=0.3 stop_pid "${sms[@]}"
+    [ ${#pids[@]} = 0 ] || stop_pid "${pids[@]}"
+}
+
+pzt_cleanup() {
+    local rc=$? id
+    # Stop everything still running: OpenSMs before their simulators.
+    stop "${!PZT_SM_START[@]}"
+    stop "${!PZT_PID[@]}"
+    if [ "$rc" != 0 ] || [ "$failures" != 0 ]; then
+        for id in "${!PZT_LOG[@]}"; do
+            if [ -s "${PZT_LOG[$id]}" ]; then
+                echo "--- tail of ${PZT_LOG[$id]} ($id)"
+                tail -n 25 "${PZT_LOG[$id]}"
+            fi
+        done
+    fi
+    cd /
+    if [ -n "$WORK" ] && [ -z "${PZT_KEEP:-}" ]; then
+        rm -rf "$WORK"
+    elif [ -n "$WORK" ]; then
+        echo "work directory kept: $WORK"
+    fi
+    exit "$rc"
+}
+
+# With PZT_TIMING=1 every check line ends with the seconds since the start.
+pzt_t() { [ -z "${PZT_TIMING:-}" ] || echo " [${SECONDS}s]"; }
+
+check() { # check NAME COMMAND...
+    local name=$1
+    shift
+    if "$@"; then
+        echo "ok   $name$(pzt_t)"
+        passes=$((passes + 1))
+    else
+        echo "FAIL $name"
+        failures=$((failures + 1))
+    fi
+}
+
+check_eq() { # check_eq NAME WANT GOT
+    if [ "$2" = "$3" ]; then
+        echo "ok   $1$(pzt_t)"
+        passes=$((passes + 1))
+    else
+        echo "FAIL $1"
+        echo "     want: $2"
+        echo "     got:  $3"
+        failures=$((failures + 1))
+    fi
+}
+
+# check_files NAME WANT_FILE GOT_FILE: equal files, else the first lines of a diff.
+check_files() {
+    if cmp -s "$2" "$3"; then
+        echo "ok   $1$(pzt_t)"
+        passes=$((passes + 1))
+    else
+        echo "FAIL $1"
+        diff "$2" "$3" | head -n 20 | sed 's/^/     /'
+        failures=$((failures + 1))
+    fi
+}
+
+note() { echo "note $*"; }
+
+pzt_finish() {
+    echo "$passes passed, $failures failed"
+    [ "$failures" = 0 ]
+}
+
+# wait_file FILE SECONDS REGEX [PID]: until FILE has a line matching REGEX;
+# gives up early when process PID has exited.
+wait_file() {
+    local file=$1 deadline=$((SECONDS + $2)) regex=$3 pid=${4:-}
+    while ((SECONDS < deadline)); do
+        grep -qE "$regex" "$file" 2> /dev/null && return 0
+        if [ -n "$pid" ] && ! kill -0 "$pid" 2> /dev/null; then
+            grep -qE "$regex" "$file" 2> /dev/null
+            return
+        fi
+        sleep 0.05
+    done
+    return 1
+}
+
+# start_pzfabric ID NET [OPTIONS]: pzfabric ($PZFABRIC) on NET; waits for "ready".
+start_pzfabric() {
+    local id=$1 net=$2 sock="pzt-$$-$1"
+    shift 2
+    "$PZFABRIC" --sockname "$sock" "$@" "$net" > "$WORK/$id.fabric.out" 2> "$WORK/$id.fabric.err" < /dev/null &
+    PZT_PID[$id]=$!
+    PZT_SOCK[$id]=$sock
+    PZT_LOG[$id]=$WORK/$id.fabric.err
+    if ! wait_file "$WORK/$id.fabric.out" 120 '^ready$' "${PZT_PID[$id]}"; then
+        echo "pzfabric $id did not get ready:" >&2
+        tail -n 5 "$WORK/$id.fabric.err" >&2
+        return 1
+    fi
+}
+
+# start_ibsim ID NET [OPTIONS]: the reference simulator on NET; waits for it.
+start_ibsim() {
+    local id=$1 net=$2 sock="pzt-$$-$1"
+    shift 2
+    # -n: no console. With its console on stdin /dev/null, ibsim spins at 100 % CPU (EOF
+    # is always readable).
+    IBSIM_SOCKNAME=$sock ibsim -s -n "$@" "$net" > "$WORK/$id.ibsim.out" 2>&1 < /dev/null &
+    PZT_PID[$id]=$!
+    PZT_SOCK[$id]=$sock
+    PZT_LOG[$id]=$WORK/$id.ibsim.out
+    if ! wait_file "$WORK/$id.ibsim.out" 120 'Network simulator ready' "${PZT_PID[$id]}"; then
+        echo "ibsim $id did not get ready:" >&2
+        tail -n 5 "$WORK/$id.ibsim.out" >&2
+        return 1
+    fi
+}
+
+# start_opensm ID SIM HOST [--guid2lid FILE] [--conf FILE] [OPENSM OPTIONS]:
+# OpenSM attached to simulator SIM at node HOST. --guid2lid seeds its cache
+# dir with FILE (OpenSM reads $OSM_CACHE_DIR/guid2lid at start) and adds
+# --honor_guid2lid; --conf passes -F FILE. Defaults to -R ftree --connect_roots
+# unless OPTIONS name a routing engine themselves (-R/--routing_engine).
+start_opensm() {
+    local id=$1 sim=$2 host=$3 dir="$WORK/$1" opts=() routing=yes
+    shift 3
+    mkdir -p "$dir/cache" "$dir/tmp" "$dir/dump" "$dir/run"
+    while [ $# -gt 0 ]; do
+        case "$1" in
+        --guid2lid)
+            cp "$2" "$dir/cache/guid2lid"
+            opts+=(--honor_guid2lid)
+            shift 2
+            ;;
+        --conf)
+            opts+=(-F "$2")
+            shift 2
+            ;;
+        -R | --routing_engine)
+            routing=no
+            opts+=("$1" "$2")
+            shift 2
+            ;;
+        *)
+            opts+=("$1")
+            shift
+            ;;
+        esac
+    done
+    [ "$routing" = yes ] && opts+=(-R ftree --connect_roots)
+    (cd "$dir/run" && LD_PRELOAD=$PZT_UMAD2SIM SIM_HOST=$host IBSIM_SOCKNAME=${PZT_SOCK[$sim]} \
+        OSM_CACHE_DIR=$dir/cache OSM_TMP_DIR=$dir/tmp \
+        exec opensm -d2 "${opts[@]}" --dump_files_dir "$dir/dump" -f "$dir/osm.log" \
+        > "$dir/opensm.out" 2>&1 < /dev/null) &
+    PZT_PID[$id]=$!
+    PZT_LOG[$id]=$dir/osm.log
+    PZT_SM_START[$id]=$(date +%s.%N)
+}
+
+# wait_subnet_up ID [SECONDS]: until OpenSM ID has logged SUBNET UP; fails if
+# it does not within SECONDS (default 60) or exits. Sets SUBNET_UP_SECONDS
+# to the time since start_opensm.
+wait_subnet_up() {
+    local id=$1 secs=${2:-60}
+    SUBNET_UP_SECONDS=''
+    wait_file "$WORK/$id/osm.log" "$secs" 'SUBNET UP' "${PZT_PID[$id]:-}" || return 1
+    # shellcheck disable=SC2034 # for the tests
+    SUBNET_UP_SECONDS=$(awk -v a="${PZT_SM_START[$id]}" -v b="$(date +%s.%N)" \
+        'BEGIN { printf "%.2f", b - a }')
+}
+
+# wait_log ID SECONDS REGEX [COUNT]: until OpenSM ID's log has at least COUNT
+# (default 1) lines matching REGEX.
+wait_log() {
+    local log="$WORK/$1/osm.log" deadline=$((SECONDS + $2)) regex=$3 count=${4:-1}
+    while ((SECONDS < deadline)); do
+        [ "$(grep -cE "$regex" "$log" 2> /dev/null)" -ge "$count" ] && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+# count_log ID REGEX: lines of OpenSM ID's log matching REGEX.
+count_log() { grep -cE "$2" "$WORK/$1/osm.log" 2> /dev/null || true; }
+
+# run_diag SIM HOST COMMAND...: run COMMAND as a umad2sim client of simulator
+# SIM at node HOST, in a private temporary directory (umad2sim writes
+# ./sys-<pid> there), with a timeout of $PZT_DIAG_TIMEOUT seconds.
+run_diag() {
+    local sim=$1 host=$2 dir rc=0
+    shift 2
+    # infiniband-diags wait 1 s for an answer and do not retry when nothing
+    # comes (umad2sim has no MAD layer retries); pzfabric answers at once,
+    # but a loaded machine (ASan, parallel tests) can stall a client longer.
+    # A later -t on the command line (a test expecting no answer) wins.
+    case "$1" in
+    smpquery | ibroute | ibtracert | ibnetdiscover | ibportstate | saquery | sminfo | perfquery)
+        set -- "$1" -t "${PZT_MAD_TIMEOUT:-4000}" "${@:2}"
+        ;;
+    esac
+    dir=$(mktemp -d "$WORK/diag.XXXXXX")
+    (cd "$dir" && LD_PRELOAD=$PZT_UMAD2SIM SIM_HOST=$host IBSIM_SOCKNAME=${PZT_SOCK[$sim]} \
+        exec timeout "$PZT_DIAG_TIMEOUT" "$@" < /dev/null) || rc=$?
+    rm -rf "$dir"
+    return $rc
+}
+
+# run_diag_batch SIM HOST JOBS LIST: run_diag SIM HOST for every line
+# "OUTFILE ARG..." of LIST, JOBS at a time (a diag spends ~30 ms starting:
+# umad2sim builds its fake sysfs), stdout and stderr to OUTFILE, the exit
+# status to OUTFILE.rc.
+run_diag_batch() {
+    local sim=$1 host=$2 jobs=$3 list=$4 out line pids=()
+    local -a args
+    while read -r out line; do
+        read -r -a args <<< "$line"
+        (
+            rc=0
+            run_diag "$sim" "$host" "${args[@]}" > "$out" 2>&1 || rc=$?
+            echo "$rc" > "$out.rc"
+        ) &
+        pids+=("$!")
+        if [ ${#pids[@]} -ge "$jobs" ]; then
+            wait -n "${pids[@]}" || true
+            local alive=()
+            for pid in "${pids[@]}"; do
+                kill -0 "$pid" 2> /dev/null && alive+=("$pid")
+            done
+            pids=("${alive[@]}")
+        fi
+    done < "$list"
+    for pid in "${pids[@]}"; do
+        wait "$pid" || true
+    done
+}
+
+# --- ibnetdiscover output ---------------------------------------------------
+
+# net_links FILE: the cabling of a topology file or of ibnetdiscover output
+# as sorted "node port remote-node remote-port" lines (names as quoted in
+# the header lines, i.e. the node names of the topology file; ibnetdiscover's
+# own names are "S-<guid>"/"H-<guid>" for which the description after '#'
+# is used).
+net_links() {
+    awk '/^(Switch|Hca|Ca)[ \t]/ { n = split($0, q, "\"")
+             node = q[2]
+             if (n >= 5 && $0 ~ /#/) node = q[4]
+             next }
+         /^\[/ { split($0, q, "\"")
+                 lp = $0; sub(/^\[/, "", lp); sub(/\].*/, "", lp)
+                 rp = q[3]; sub(/^[^[]*\[/, "", rp); sub(/\].*/, "", rp)
+                 rn = q[2]
+                 if ($0 ~ /#/) { m = split($0, r, "\""); if (m >= 5) rn = r[4] }
+                 print node, lp, rn, rp }' "$1" | sort
+}
+
+# net_nodes FILE: sorted "type ports name" lines (type Switch or Ca).
+net_nodes() {
+    awk '/^(Switch|Hca|Ca)[ \t]/ { n = split($0, q, "\"")
+             node = q[2]
+             if (n >= 5 && $0 ~ /#/) node = q[4]
+             type = ($1 == "Switch") ? "Switch" : "Ca"
+             print type, $2, node }' "$1" | sort
+}
+
+# disc_lid OUT NAME: the LID ibnetdiscover output OUT shows for node NAME
+# (a switch's port 0 LID or a CA's first port's LID).
+disc_lid() {
+    awk -v want="$2" '
+        /^(Switch|Ca)/ { n = split($0, q, "\""); here = (q[4] == want)
+             if (here && $1 == "Switch") {
+                 for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); exit } }
+             next }
+        here && /^\[/ { for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); exit } }' "$1"
+}
+
+# disc_switches OUT: "name lid" of every switch in ibnetdiscover output OUT.
+disc_switches() {
+    awk '/^Switch/ { n = split($0, q, "\"")
+             for (i = 1; i <= NF; i++) if ($i == "lid") print q[4], $(i + 1) }' "$1"
+}
+
+# --- Routes ------------------------------------------------------------------
+
+# An awk function: hex("0x1a") = 26.
+PZT_AWK_HEX='function hex(x,   v, i) { x = tolower(x); sub(/^0x/, "", x); v = 0
+    for (i = 1; i <= length(x); i++) v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
+    return v }'
+
+# lft_lines SWITCH IBROUTE_OUTPUT: "switch lid port" for every entry of an
+# ibroute dump.
+lft_lines() {
+    awk -v s="$1" "$PZT_AWK_HEX"'
+        /^0x[0-9a-f]+ [0-9]+ :/ { printf "%s %d %d\n", s, hex($1), $2 + 0 }' "$2"
+}
+
+# lft_walk LINKS LFTS LIDS FROM DLID: the hops a LID-routed packet for DLID
+# takes from switch FROM by the LFTs (LFTS: "switch lid port" lines) over the
+# cabling (LINKS: net_links output), one "out-port remote-node remote-port"
+# line per hop, until the node whose LID (LIDS: "name lid" lines) is DLID;
+# a "FAIL ..." line and status 1 if there is no way.
+lft_walk() {
+    awk -v at="$4" -v dlid="$5" '
+        FILENAME == ARGV[1] { peer[$1 " " $2] = $3 " " $4; next }
+        FILENAME == ARGV[2] { lft[$1 " " $2] = $3; sw[$1] = 1; next }
+        FILENAME == ARGV[3] { lidof[$1] = $2; next }
+        END {
+            for (hops = 0; hops < 64; hops++) {
+                if (lidof[at] == dlid) exit 0
+                if (!(at in sw)) { print "FAIL at CA " at; exit 1 }
+                if (!((at " " dlid) in lft)) { print "FAIL no LFT entry at " at; exit 1 }
+                p = lft[at " " dlid]
+                if (p == 0) { print "FAIL port 0 at " at; exit 1 }
+                if (!((at " " p) in peer)) { print "FAIL no cable at " at "[" p "]"; exit 1 }
+                split(peer[at " " p], r, " ")
+                print p, r[1], r[2]
+                at = r[1]
+            }
+            print "FAIL loop"; exit 1
+        }' "$1" "$2" "$3"
+}
+
+# lft_walk_all LINKS LFTS LIDS PAIRS: lft_walk for every "from dlid" line of
+# PAIRS, in one pass: "from dlid hops" lines, hops as lft_walk's lines
+# joined by "," (empty: already there), or "FAIL..." (spaces as "_").
+lft_walk_all() {
+    awk '
+        FILENAME == ARGV[1] { peer[$1 " " $2] = $3 " " $4; next }
+        FILENAME == ARGV[2] { lft[$1 " " $2] = $3; sw[$1] = 1; next }
+        FILENAME == ARGV[3] { lidof[$1] = $2; next }
+        { at = $1; dlid = $2; out = ""
+          for (hops = 0; ; hops++) {
+              if (hops == 64) { out = "FAIL_loop"; break }
+              if (lidof[at] == dlid) break
+              if (!(at in sw)) { out = "FAIL_at_CA_" at; break }
+              if (!((at " " dlid) in lft)) { out = "FAIL_no_LFT_entry_at_" at; break }
+              p = lft[at " " dlid]
+              if (p == 0) { out = "FAIL_port_0_at_" at; break }
+              if (!((at " " p) in peer)) { out = "FAIL_no_cable_at_" at "[" p "]"; break }
+              split(peer[at " " p], r, " ")
+              out = out (out == "" ? "" : ",") p " " r[1] " " r[2]
+              at = r[1]
+          }
+          gsub(/ /, "_", out)
+          print $1, $2, out }' "$1" "$2" "$3" "$4"
+}
+
+# tracert_hops IBTRACERT_OUTPUT: its switch hops in lft_walk's format.
+tracert_hops() {
+    sed -n 's/^\[\([0-9]*\)\] -> switch port {[^}]*}\[\([0-9]*\)\].*"\(.*\)"$/\1 \3 \2/p' "$1"
+}
