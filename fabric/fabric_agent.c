@@ -101,6 +101,8 @@ static void fabric_agent_defer(struct fabric *f, const uint8_t *mad)
         if (f->deferred[i].deadline_ns < slot->deadline_ns)
             slot = &f->deferred[i]; /* full: reuse the oldest */
     }
+    if (!slot->used)
+        f->num_deferred++;
     slot->used = true;
     slot->client = f->run.client;
     slot->tid = mad_get_field64((void *)mad, 0, IB_MAD_TRID_F);
@@ -112,24 +114,31 @@ void fabric_agent_settle(struct fabric *f, unsigned client, const uint8_t *mad)
 {
     uint64_t tid;
 
-    if (!mad_get_field((void *)mad, 0, IB_MAD_RESPONSE_F))
+    if (!f->num_deferred || !mad_get_field((void *)mad, 0, IB_MAD_RESPONSE_F))
         return;
     tid = mad_get_field64((void *)mad, 0, IB_MAD_TRID_F);
-    for (size_t i = 0; i < FABRIC_DEFERRED_MAX; i++)
-        if (f->deferred[i].used && f->deferred[i].client == client && f->deferred[i].tid == tid)
+    for (size_t i = 0; i < FABRIC_DEFERRED_MAX; i++) {
+        if (f->deferred[i].used && f->deferred[i].client == client && f->deferred[i].tid == tid) {
             f->deferred[i].used = false;
+            f->num_deferred--;
+        }
+    }
 }
 
 void fabric_agent_expire(struct fabric *f)
 {
-    uint64_t now = fabric_agent_now();
+    uint64_t now;
 
+    if (!f->num_deferred)
+        return;
+    now = fabric_agent_now();
     for (size_t i = 0; i < FABRIC_DEFERRED_MAX; i++) {
         struct fabric_deferred *d = &f->deferred[i];
 
         if (!d->used || d->deadline_ns > now)
             continue;
         d->used = false;
+        f->num_deferred--;
         if (fabric_client_attached(f, d->client))
             fabric_client_timeout(f, d->client, &d->req);
     }
