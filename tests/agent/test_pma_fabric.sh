@@ -8,48 +8,8 @@ set -uo pipefail
 PZFABRIC=${1:?usage: test_pma_fabric.sh PZFABRIC PORTZEROD NETFILE}
 PORTZEROD=${2:?}
 NET=${3:?}
-UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
-WORK=$(mktemp -d)
+source "$(dirname "$0")/agent_lib.sh"
 SOCK="pzpma$$"
-PIDS=()
-passes=0
-failures=0
-
-cleanup() {
-    for pid in "${PIDS[@]}"; do
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-check() { # check NAME COMMAND...
-    local name=$1
-    shift
-    if "$@"; then
-        echo "ok   $name"
-        passes=$((passes + 1))
-    else
-        echo "FAIL $name"
-        failures=$((failures + 1))
-    fi
-}
-
-wait_for() { # wait_for FILE SECONDS REGEX
-    local deadline=$((SECONDS + $2))
-    while ((SECONDS < deadline)); do
-        grep -qE "$3" "$1" 2>/dev/null && return 0
-        sleep 0.2
-    done
-    return 1
-}
-
-diag() { # diag TOOL ARGS...: from Hca2, in a private directory
-    local dir
-    dir=$(mktemp -d -p "$WORK")
-    (cd "$dir" && LD_PRELOAD=$UMAD2SIM SIM_HOST=Hca2 IBSIM_SOCKNAME=$SOCK timeout 15 "$@")
-}
 
 field() { # field NAME FILE: the value of "NAME:....value"
     sed -n "s/^$1:\.*\([0-9x]*\)$/\1/p" "$2" | head -1
@@ -104,5 +64,4 @@ for who in "in-process:$LEAF" "portzerod:$SPINE"; do
 done
 
 check "perfmgr swept without errors" bash -c "! grep 'ERR 54' sm/osm.log"
-echo "$passes passed, $failures failed"
-test "$failures" -eq 0
+agent_finish

@@ -6,43 +6,8 @@
 set -euo pipefail
 
 PORTZEROD=${1:?usage: test_portzerod.sh PORTZEROD}
-UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
+source "$(dirname "$0")/agent_lib.sh"
 NET=/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca
-WORK=$(mktemp -d)
-PIDS=()
-failures=0
-passes=0
-
-cleanup() {
-    for pid in "${PIDS[@]}"; do
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-check() { # check NAME CONDITION...
-    local name=$1
-    shift
-    if "$@"; then
-        echo "ok   $name"
-        passes=$((passes + 1))
-    else
-        echo "FAIL $name"
-        failures=$((failures + 1))
-    fi
-}
-
-# Wait up to $2 seconds for file $1 to contain line $3.
-wait_for_line() {
-    local deadline=$((SECONDS + $2))
-    while ((SECONDS < deadline)); do
-        grep -qx "$3" "$1" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    return 1
-}
 
 cd "$WORK"
 export IBSIM_SOCKNAME="pztest$$"
@@ -83,7 +48,7 @@ SIM_HOST=Switch2 LD_PRELOAD=$UMAD2SIM "$PORTZEROD" -o num_ports=8 -o node_desc=p
     > pz.out 2> pz.err &
 pz=$!
 PIDS+=("$pz")
-check "ready within 10 s" wait_for_line pz.out 10 ready
+check "ready within 10 s" wait_for pz.out 10 '^ready$'
 check "startup logged" grep -q 'serving SMPs as "pztest" (8 ports' pz.err
 kill -TERM "$pz"
 set +e
@@ -94,5 +59,4 @@ set -e
 check "SIGTERM exits 0" test "$rc" -eq 0
 check "termination logged" grep -q "terminating on signal" pz.err
 
-echo "$passes passed, $failures failed"
-test "$failures" -eq 0
+agent_finish

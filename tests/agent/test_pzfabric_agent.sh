@@ -8,50 +8,8 @@ set -uo pipefail
 PZFABRIC=${1:?usage: test_pzfabric_agent.sh PZFABRIC PORTZEROD NETFILE}
 PORTZEROD=${2:?}
 NET=${3:?}
-UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
-WORK=$(mktemp -d)
+source "$(dirname "$0")/agent_lib.sh"
 SOCK="pzagent$$"
-PIDS=()
-passes=0
-failures=0
-
-cleanup() {
-    for pid in "${PIDS[@]}"; do
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-check() { # check NAME COMMAND...
-    local name=$1
-    shift
-    if "$@"; then
-        echo "ok   $name"
-        passes=$((passes + 1))
-    else
-        echo "FAIL $name"
-        failures=$((failures + 1))
-    fi
-}
-
-# wait_for FILE SECONDS REGEX
-wait_for() {
-    local deadline=$((SECONDS + $2))
-    while ((SECONDS < deadline)); do
-        grep -qE "$3" "$1" 2>/dev/null && return 0
-        sleep 0.2
-    done
-    return 1
-}
-
-# diag TOOL ARGS...: an infiniband-diags tool attached at Hca2, in its own directory.
-diag() {
-    local dir
-    dir=$(mktemp -d -p "$WORK")
-    (cd "$dir" && LD_PRELOAD=$UMAD2SIM SIM_HOST=Hca2 IBSIM_SOCKNAME=$SOCK timeout 15 "$@")
-}
 
 # start_agent OUT ERR: portzerod taking over Spine1; sets AGENT.
 start_agent() {
@@ -121,5 +79,4 @@ diag smpquery nodedesc "$SPINE_LID" > nd3.txt 2>&1
 check "restarted: spine answers again" grep -q 'Node Description:\.*Spine1' nd3.txt
 check "restarted: answered by the new process" wait_for agent2.err 5 'attr 0x0010 .*answered'
 
-echo "$passes passed, $failures failed"
-test "$failures" -eq 0
+agent_finish
