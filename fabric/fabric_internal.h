@@ -149,7 +149,7 @@ struct fabric {
     bool coupling; /* inside a link-coupling change: do not recurse */
     struct fabric_deferred deferred[FABRIC_DEFERRED_MAX];
     unsigned num_deferred; /* used entries: deliveries skip the scan when 0 */
-    struct pz_pcap *pcap; /* capture of every link traversal, or NULL */
+    struct pz_pcap *pcap;  /* capture of every link traversal, or NULL */
     const char *pcap_name;
     uint32_t drop_ppm; /* packets lost per million link traversals */
     uint64_t rng;      /* xorshift64 state for the losses */
