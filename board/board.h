@@ -351,4 +351,58 @@ static inline unsigned board_pkey_cap(const struct board *b, unsigned port)
     return b->id->partition_enforcement_cap;
 }
 
+/*
+ * Data rate of a trained link in bits per second, after line encoding
+ * (8b/10b for SDR/DDR/QDR, 64b/66b for FDR/EDR): what the link can carry
+ * in packet bytes.  LinkSpeedExtActive wins over LinkSpeedActive when set.
+ * Returns 0 for an unknown width or speed.
+ */
+static inline uint64_t board_link_data_rate_bps(const struct board_port_status *st)
+{
+    uint64_t lanes, lane_bps;
+
+    switch (st->width_active) {
+    case 1:
+        lanes = 1;
+        break;
+    case 2:
+        lanes = 4;
+        break;
+    case 4:
+        lanes = 8;
+        break;
+    case 8:
+        lanes = 12;
+        break;
+    case 16:
+        lanes = 2;
+        break;
+    default:
+        return 0;
+    }
+    switch (st->speed_ext_active) {
+    case 1:
+        lane_bps = 14062500000ull / 66 * 64;
+        break; /* FDR: 13.64 Gb/s */
+    case 2:
+        lane_bps = 25781250000ull / 66 * 64;
+        break; /* EDR: 25 Gb/s */
+    default:
+        switch (st->speed_active) {
+        case 1:
+            lane_bps = 2000000000ull;
+            break; /* SDR */
+        case 2:
+            lane_bps = 4000000000ull;
+            break; /* DDR */
+        case 4:
+            lane_bps = 8000000000ull;
+            break; /* QDR */
+        default:
+            return 0;
+        }
+    }
+    return lanes * lane_bps;
+}
+
 #endif /* PZ_BOARD_H */
