@@ -29,6 +29,29 @@
 #define CONG_CLEAR_DEFAULT 50         /* percent of the threshold */
 #define CONG_HISTORY_MAX 64
 #define CONG_HISTORY_DEFAULT 16
+#define CONG_EVENT_QUEUE 64 /* events kept until popped; a full queue drops the oldest */
+
+/*
+ * Hysteresis between LOW_UTIL and CONGESTED: a congested switch-facing port
+ * moves to LOW_UTIL only when its utilisation falls below low_util_percent
+ * minus this margin, and back to CONGESTED only at low_util_percent plus it
+ * (per mille, i.e. 10 percentage points).
+ */
+#define CONG_UTIL_MARGIN_PERMILLE 100
+
+/*
+ * Vendor notice trap numbers (DataDetails bytes 0-1 of a non-generic Notice
+ * the agent sends through sma_send_vendor_notice()): hot-spot onset and
+ * clear are distinct notices, so neither replaces the other in a queue.
+ */
+#define CONG_TRAP_HOTSPOT_ONSET 0x0001
+#define CONG_TRAP_HOTSPOT_CLEAR 0x0002
+
+/*
+ * Size of the port record cong_event_notice() writes (it follows the trap
+ * number and LIDADDR in the Notice's DataDetails; layout in pma/README.md).
+ */
+#define CONG_NOTICE_DETAILS_LEN 50
 
 /* What is at the other end of a port's cable, as far as the agent knows. */
 enum cong_peer {
@@ -59,7 +82,10 @@ struct cong_monitor_config {
 /*
  * Read port's counters as monotonic 64-bit values (xmit_wait in ticks,
  * xmit_data in 4-byte words).  Returns 0, or a negative errno (the sample
- * of that port is skipped).
+ * of that port is skipped).  A value smaller than the previous one (a
+ * reset) or a value stuck at 2^32-1 or 2^64-1 on two reads in a row (a
+ * saturating counter) makes that port's sample invalid: the port keeps its
+ * class and measures again from the new value.
  */
 typedef int (*cong_read_fn)(void *arg, unsigned port, uint64_t *xmit_wait, uint64_t *xmit_data);
 
@@ -81,6 +107,7 @@ struct cong_port_view {
     struct cong_sample last; /* the newest sample */
     uint64_t since_ns;       /* board time of the last class change */
     uint32_t changes;        /* class changes so far */
+    uint32_t invalid;        /* samples discarded (counter reset, saturation, read error) */
 };
 
 /* A class change of a port. */
@@ -89,6 +116,17 @@ struct cong_event {
     uint8_t from; /* enum cong_port_class */
     uint8_t to;
     struct cong_sample sample; /* the sample that caused it */
+};
+
+/* Counters of the monitor itself. */
+struct cong_monitor_stats {
+    uint64_t samples;        /* sampling rounds (all ports at once count as one) */
+    uint64_t invalid;        /* port samples discarded, all causes */
+    uint64_t counter_resets; /* ... because a counter went backwards */
+    uint64_t saturations;    /* ... because a counter stuck at 2^32-1 or 2^64-1 */
+    uint64_t read_errors;    /* ... because the reader failed */
+    uint64_t events;         /* class changes queued */
+    uint64_t events_dropped; /* oldest events dropped from a full queue */
 };
 
 struct cong_monitor;
@@ -143,6 +181,24 @@ uint64_t cong_monitor_samples(const struct cong_monitor *m);
 
 /* Number of external ports monitored (ports 1..n). */
 unsigned cong_monitor_num_ports(const struct cong_monitor *m);
+
+/* A snapshot of the monitor's own counters. */
+void cong_monitor_get_stats(const struct cong_monitor *m, struct cong_monitor_stats *st);
+
+/*
+ * The standard reader: pma is a struct pma *; reads the PMA's monotonic
+ * 64-bit software counters (pma_port_counters64()).  Returns 0 or -EINVAL.
+ */
+int cong_monitor_read_pma(void *pma, unsigned port, uint64_t *xmit_wait, uint64_t *xmit_data);
+
+/*
+ * Whether an event calls for a vendor notice: returns CONG_TRAP_HOTSPOT_ONSET
+ * (into HOTSPOT), CONG_TRAP_HOTSPOT_CLEAR (out of HOTSPOT) or 0 (no notice),
+ * and for a notice fills details[0..CONG_NOTICE_DETAILS_LEN-1] with the
+ * port record (big-endian, layout in pma/README.md).
+ */
+unsigned cong_event_notice(const struct cong_monitor *m, const struct cong_event *ev,
+                           uint8_t details[CONG_NOTICE_DETAILS_LEN]);
 
 /* A name for a class ("normal", "hot-spot", "low-util", "congested"). */
 const char *cong_port_class_name(enum cong_port_class cls);

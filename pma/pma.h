@@ -82,6 +82,15 @@ uint64_t pma_next_deadline(const struct pma *pma);
  */
 int pma_port_counters64(struct pma *pma, unsigned port, struct pma_counters *c);
 
+struct cong_monitor;
+
+/*
+ * Serve m's state as the vendor-specific attribute PZ_CongestionMonitor
+ * (0xFF30, layout in pma_vendor.h); NULL detaches it (the attribute then
+ * answers 0x0C).  m must stay valid while attached.
+ */
+void pma_set_cong_monitor(struct pma *pma, struct cong_monitor *m);
+
 /* A snapshot of the PMA's own counters. */
 void pma_get_stats(const struct pma *pma, struct pma_stats *stats);
 

@@ -8,27 +8,33 @@
 #include <infiniband/mad.h>
 
 #include "pma_internal.h"
+#include "pma_vendor.h"
 
 /* How the PMA answers one attribute (NULL set: read-only). */
 struct pma_attr_entry {
     uint16_t id;
     pma_attr_fn get;
     pma_attr_fn set;
+    bool uses_mod; /* takes a non-zero AttributeModifier */
 };
 
 static uint16_t pma_cpi_get(struct pma *pma, struct pma_req *req);
 
 /* Attributes with handlers of their own; the array attributes are in pma_attrs.c. */
 static const struct pma_attr_entry pma_attrs[] = {
-    {CLASS_PORT_INFO, pma_cpi_get, NULL},
-    {IB_GSI_PORT_SAMPLES_CONTROL, pma_psc_get, pma_psc_set},
-    {IB_GSI_PORT_SAMPLES_RESULT, pma_psr_get, NULL},
-    {IB_GSI_PORT_COUNTERS, pma_pc_get, pma_pc_set},
-    {IB_GSI_PORT_COUNTERS_EXT, pma_pce_get, pma_pce_set},
-    {PMA_ATTR_PORT_SAMPLES_RESULT_EXT, pma_psr_ext_get, NULL},
+    {CLASS_PORT_INFO, pma_cpi_get, NULL, false},
+    {IB_GSI_PORT_SAMPLES_CONTROL, pma_psc_get, pma_psc_set, false},
+    {IB_GSI_PORT_SAMPLES_RESULT, pma_psr_get, NULL, false},
+    {IB_GSI_PORT_COUNTERS, pma_pc_get, pma_pc_set, false},
+    {IB_GSI_PORT_COUNTERS_EXT, pma_pce_get, pma_pce_set, false},
+    {PMA_ATTR_PORT_SAMPLES_RESULT_EXT, pma_psr_ext_get, NULL, false},
 };
 
-static const struct pma_attr_entry pma_block_entry = {0, pma_block_get, pma_block_set};
+static const struct pma_attr_entry pma_block_entry = {0, pma_block_get, pma_block_set, false};
+
+/* The vendor attribute, known only while a monitor is attached (pma_vendor.c). */
+static const struct pma_attr_entry pma_vendor_entry = {PZ_ATTR_CONG_MONITOR, pma_vendor_get,
+                                                       pma_vendor_set, true};
 
 /* The table entry for attr_id on this node, or NULL (status 0x0C). */
 static const struct pma_attr_entry *pma_find_attr(const struct pma *pma, unsigned attr_id)
@@ -36,6 +42,8 @@ static const struct pma_attr_entry *pma_find_attr(const struct pma *pma, unsigne
     for (size_t i = 0; i < sizeof(pma_attrs) / sizeof(pma_attrs[0]); i++)
         if (pma_attrs[i].id == attr_id)
             return &pma_attrs[i];
+    if (attr_id == PZ_ATTR_CONG_MONITOR)
+        return pma->cong ? &pma_vendor_entry : NULL;
     return pma_block_attr_known(pma, attr_id) ? &pma_block_entry : NULL;
 }
 
@@ -101,8 +109,9 @@ static uint16_t pma_dispatch(struct pma *pma, struct pma_req *req, uint32_t attr
     e = pma_find_attr(pma, req->attr_id);
     if (!e || (req->method == IB_MAD_METHOD_SET && !e->set))
         return GMP_STATUS_BAD_METHOD_ATTR;
-    if (attr_mod != 0)
-        return GMP_STATUS_BAD_FIELD; /* no PMA attribute uses the modifier */
+    if (attr_mod != 0 && !e->uses_mod)
+        return GMP_STATUS_BAD_FIELD; /* only the vendor attribute uses the modifier */
+    req->attr_mod = attr_mod;
     return req->method == IB_MAD_METHOD_GET ? e->get(pma, req) : e->set(pma, req);
 }
 

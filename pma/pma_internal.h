@@ -90,12 +90,14 @@ struct pma {
     struct pma_port *ports; /* num_ports + 1 */
     struct pma_sampler sampler;
     struct pma_stats stats;
+    struct cong_monitor *cong; /* served as PZ_CongestionMonitor; NULL: none */
 };
 
 /* One GMP being answered by an attribute handler. */
 struct pma_req {
     uint8_t method;
     uint16_t attr_id;
+    uint32_t attr_mod; /* 0 except for attributes that take a modifier */
     const uint8_t *in; /* request data, 192 bytes */
     uint8_t *out;      /* response data, 192 bytes, zeroed */
 };
@@ -157,5 +159,9 @@ uint16_t pma_psc_get(struct pma *pma, struct pma_req *req);
 uint16_t pma_psc_set(struct pma *pma, struct pma_req *req);
 uint16_t pma_psr_get(struct pma *pma, struct pma_req *req);
 uint16_t pma_psr_ext_get(struct pma *pma, struct pma_req *req);
+
+/* pma_vendor.c: PZ_CongestionMonitor (0xFF30) Get/Set, while a monitor is attached. */
+uint16_t pma_vendor_get(struct pma *pma, struct pma_req *req);
+uint16_t pma_vendor_set(struct pma *pma, struct pma_req *req);
 
 #endif /* PZ_PMA_INTERNAL_H */

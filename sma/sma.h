@@ -94,6 +94,25 @@ const char *sma_node_description(const struct sma *sma);
 /* A snapshot of the SMA's counters. */
 void sma_get_stats(const struct sma *sma, struct sma_stats *stats);
 
+/* Notice Type of vendor notices: informational. */
+#define SMA_VENDOR_NOTICE_TYPE 4
+
+/* Bytes of DataDetails a vendor notice carries after its trap number and LIDADDR. */
+#define SMA_VENDOR_DETAILS_MAX 50
+
+/*
+ * Queue a vendor-specific (IsGeneric 0) Notice to the master SM, sent and
+ * resent with the same TID until a TrapRepress, like the SMA's own traps:
+ * Type SMA_VENDOR_NOTICE_TYPE, VendorID and DeviceID the board's
+ * (NodeInfo.VendorID / DeviceID, as IBA defines those fields for vendor
+ * notices), DataDetails bytes 0-1 trap_number, 2-3 the switch's LID
+ * (CA: port 1's), 4.. details[0..len-1] (zero padded).  Returns 0 (queued,
+ * or merged with an identical notice not sent yet), -EINVAL (len >
+ * SMA_VENDOR_DETAILS_MAX) or -ENOSPC (queue full; counted in traps_lost).
+ */
+int sma_send_vendor_notice(struct sma *sma, uint16_t trap_number, const uint8_t *details,
+                           size_t len);
+
 /* Number of traps waiting for a TrapRepress. */
 unsigned sma_traps_pending(const struct sma *sma);
 

@@ -169,7 +169,7 @@ enum sma_mkey_verdict sma_mkey_check(struct sma *sma, struct sma_port *ep, const
 void sma_mkey_lease_poll(struct sma *sma, uint64_t now);
 
 /* Traps (sma_trap.c). */
-void sma_trap_queue_notice(struct sma *sma, unsigned port, const uint8_t notice[SMA_DATA_SIZE]);
+int sma_trap_queue_notice(struct sma *sma, unsigned port, const uint8_t notice[SMA_DATA_SIZE]);
 void sma_trap_link_state_change(struct sma *sma);
 void sma_trap_local_changes(struct sma *sma, unsigned port, uint16_t change_flags);
 void sma_trap_sys_image_guid(struct sma *sma);

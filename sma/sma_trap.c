@@ -2,6 +2,7 @@
  * sma_trap.c - traps (IBA 14.2.5.1, 13.4.9): the queue of notices waiting for
  * a TrapRepress, their sends and resends, and the notices the SMA raises.
  */
+#include <errno.h>
 #include <string.h>
 
 #include <infiniband/mad.h>
@@ -19,6 +20,9 @@
 #define NTC144_CAPMASK2 22
 /* Trap 145 DataDetails. */
 #define NTC145_SYS_GUID 16
+/* Vendor notice DataDetails: trap number, LIDADDR (NTC_DETAILS_LID), the caller's details. */
+#define NTC_VENDOR_TRAP 10
+#define NTC_VENDOR_DETAILS 14
 
 /* Resends never come faster than this, whatever SubnetTimeOut says. */
 #define SMA_TRAP_MIN_INTERVAL_NS 1000000u
@@ -53,7 +57,7 @@ static bool sma_notice_same(const uint8_t *a, const uint8_t *b)
            memcmp(a + NTC_DETAILS, b + NTC_DETAILS, SMA_DATA_SIZE - NTC_DETAILS) == 0;
 }
 
-void sma_trap_queue_notice(struct sma *sma, unsigned port, const uint8_t notice[SMA_DATA_SIZE])
+int sma_trap_queue_notice(struct sma *sma, unsigned port, const uint8_t notice[SMA_DATA_SIZE])
 {
     struct sma_trap *free_slot = NULL;
 
@@ -69,18 +73,19 @@ void sma_trap_queue_notice(struct sma *sma, unsigned port, const uint8_t notice[
              * of both events from it.  Once a trap has gone out, the SM may
              * already have acted on it, so a new event needs a new trap.
              */
-            return;
+            return 0;
         }
     }
     if (!free_slot) {
         sma->stats.traps_lost++;
-        return;
+        return -ENOSPC;
     }
     free_slot->used = true;
     free_slot->port = (uint8_t)port;
     free_slot->tid = sma->next_tid++;
     memcpy(free_slot->notice, notice, SMA_DATA_SIZE);
     free_slot->next_send_ns = 0;
+    return 0;
 }
 
 void sma_trap_link_state_change(struct sma *sma)
@@ -111,6 +116,27 @@ void sma_trap_sys_image_guid(struct sma *sma)
     sma_notice_init(sma, notice, 4 /* informational */, 145);
     put_be(notice + NTC145_SYS_GUID, sma->system_image_guid, 8);
     sma_trap_queue_notice(sma, sma->is_switch ? 0 : 1, notice);
+}
+
+int sma_send_vendor_notice(struct sma *sma, uint16_t trap_number, const uint8_t *details,
+                           size_t len)
+{
+    uint8_t notice[SMA_DATA_SIZE] = {0};
+
+    if (len > SMA_VENDOR_DETAILS_MAX || (len && !details))
+        return -EINVAL;
+    /*
+     * IsGeneric 0: bytes 1-3 are VendorID and 4-5 DeviceID.  libibmad names
+     * those bits by their generic meaning (ProducerType, TrapNumber).
+     */
+    mad_set_field(notice, 0, IB_NOTICE_IS_GENERIC_F, 0);
+    mad_set_field(notice, 0, IB_NOTICE_TYPE_F, SMA_VENDOR_NOTICE_TYPE);
+    mad_set_field(notice, 0, IB_NOTICE_PRODUCER_F, sma->board->id->vendor_id & 0xFFFFFF);
+    mad_set_field(notice, 0, IB_NOTICE_TRAP_NUMBER_F, sma->board->id->device_id);
+    put_be(notice + NTC_VENDOR_TRAP, trap_number, 2);
+    if (len)
+        memcpy(notice + NTC_VENDOR_DETAILS, details, len);
+    return sma_trap_queue_notice(sma, sma->is_switch ? 0 : 1, notice);
 }
 
 void sma_trap_repress(struct sma *sma, const uint8_t *mad)
@@ -150,6 +176,9 @@ static void sma_trap_build(const struct sma *sma, struct sma_trap *t, uint8_t *o
 {
     const struct sma_port *ep = sma_trap_port(sma, t);
     unsigned trap_num = mad_get_field(t->notice, 0, IB_NOTICE_TRAP_NUMBER_F);
+
+    if (!mad_get_field(t->notice, 0, IB_NOTICE_IS_GENERIC_F))
+        trap_num = 0; /* a vendor notice: those bits are its DeviceID */
 
     /* The LIDs in the notice are the ones the SM assigned by now. */
     mad_set_field(t->notice, 0, IB_NOTICE_ISSUER_LID_F, ep->lid);

@@ -6,8 +6,10 @@
  * ports, enhanced port 0, hardware counter width) followed by a stream of
  * operations: feed a MAD to the PMA or to the CC agent, bump a hardware
  * counter, advance the clock, run pma_poll(), log a congestion event, read
- * the 64-bit counters.  Every answer is checked for basic sanity; ASan/UBSan
- * and the leak checker catch the rest.
+ * the 64-bit counters.  A congestion monitor reading the PMA is attached, so
+ * its vendor attribute (0xFF30) is fuzzed too and polls sample it.  Every
+ * answer is checked for basic sanity; ASan/UBSan and the leak checker catch
+ * the rest.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 
 #include "board_mem.h"
 #include "cc_agent.h"
+#include "cong_monitor.h"
 #include "pma.h"
 
 /* Operation codes of the input stream (low 3 bits of the op byte). */
@@ -43,6 +46,7 @@ struct fuzz_node {
     struct board_mem *bm;
     struct pma *pma;
     struct cc_agent *cc;
+    struct cong_monitor *mon;
 };
 
 /* Take one byte (0 when exhausted). */
@@ -76,6 +80,14 @@ static void fuzz_identity(struct fuzz_in *in, struct board_identity *id)
         board_mem_default_switch_identity(id, 0x2000, ports);
     id->enhanced_port0 = shape & 2;
     id->counter_bits = (uint8_t)(fuzz_byte(in) % 65);
+}
+
+/* Header bit 2: cable every port, so the congestion monitor has links to sample. */
+static void fuzz_cable(struct board_mem *bm, const struct board_identity *id, uint8_t shape)
+{
+    if (shape & 4)
+        for (unsigned p = 1; p <= id->num_ports; p++)
+            board_mem_set_connected(bm, p, true);
 }
 
 /* Check what an agent asked to transmit; abort (a fuzzer finding) if absurd. */
@@ -161,6 +173,14 @@ static void fuzz_op(struct fuzz_in *in, struct fuzz_node *f, uint8_t op)
         pma_poll(f->pma);
         if (pma_next_deadline(f->pma) < board_now_ns(board_mem_board(f->bm)))
             abort(); /* poll leaves nothing overdue */
+        if (f->mon) {
+            struct cong_event ev;
+
+            cong_monitor_poll(f->mon);
+            while (cong_monitor_next_event(f->mon, &ev))
+                if (ev.port < 1 || ev.port > f->id.num_ports || ev.from == ev.to)
+                    abort();
+        }
         break;
     case FUZZ_LOG:
         cc_log_event(f->cc, fuzz_byte(in), fuzz_byte(in), fuzz_byte(in), cc_timestamp(f->cc));
@@ -184,14 +204,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     f.bm = board_mem_create(&f.id);
     if (!f.bm)
         return 0;
+    fuzz_cable(f.bm, &f.id, size ? data[0] : 0);
     board_mem_use_manual_clock(f.bm, 1);
     f.pma = pma_create(board_mem_board(f.bm));
     f.cc = cc_create(board_mem_board(f.bm));
+    f.mon = f.pma ? cong_monitor_create(board_mem_board(f.bm), cong_monitor_read_pma, f.pma, NULL)
+                  : NULL;
+    if (f.mon) {
+        pma_set_cong_monitor(f.pma, f.mon);
+        cong_monitor_set_peer(f.mon, 1, CONG_PEER_CA);
+    }
     if (f.pma && f.cc)
         while (in.left && ops++ < 64)
             fuzz_op(&in, &f, fuzz_byte(&in));
     cc_destroy(f.cc);
     pma_destroy(f.pma);
+    cong_monitor_destroy(f.mon);
     board_mem_destroy(f.bm);
     return 0;
 }

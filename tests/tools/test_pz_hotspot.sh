@@ -1,0 +1,87 @@
+#!/bin/bash
+# test_pz_hotspot.sh - pz-hotspot against pzfabric's in-process switches
+# (their congestion monitors, served as the vendor PMA attribute 0xFF30),
+# through libumad2sim.so like the diags, with OpenSM assigning the LIDs:
+# the summary's values, a port record facing a CA, a Set read back, the
+# sampling rate after the Set, and every error path (bad port, bad value,
+# bad --set list, a CA without a monitor, a LID nobody has). Uses the
+# harness of tests/integration (lib.sh): everything started is stopped by PID.
+set -uo pipefail
+
+# shellcheck disable=SC2034 # used by lib.sh's start_pzfabric
+PZFABRIC=${1:?usage: test_pz_hotspot.sh PZFABRIC PZ_HOTSPOT}
+HOTSPOT=${2:?usage: test_pz_hotspot.sh PZFABRIC PZ_HOTSPOT}
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/integration/lib.sh
+source "$HERE/../integration/lib.sh"
+NET=$HERE/../integration/ft-2s4l.net
+
+pzt_init pz-hotspot
+pzt_require opensm ibswitches smpquery
+start_pzfabric F "$NET" || exit 1
+start_opensm S F Hca1
+wait_subnet_up S 60 || exit 1
+
+# hs ARGS...: pz-hotspot from Hca1; stdout to $WORK/hs.out, stderr to $WORK/hs.err, sets RC.
+hs() {
+    (cd "$WORK" && LD_PRELOAD=$PZT_UMAD2SIM SIM_HOST=Hca1 IBSIM_SOCKNAME=${PZT_SOCK[F]} \
+        "$HOTSPOT" "$@" > "$WORK/hs.out" 2> "$WORK/hs.err")
+    RC=$?
+}
+# field KEY: the value of KEY= in the first line of $WORK/hs.out.
+field() { head -n 1 "$WORK/hs.out" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+leaf=$(run_diag F Hca1 ibswitches | sed -n 's/.*"Leaf1".* lid \([0-9]*\) .*/\1/p')
+hca=$(run_diag F Hca3 smpquery portinfo -D 0 | sed -n 's/^Lid:\.*\([0-9]*\)$/\1/p')
+check "Leaf1 and Hca3 have LIDs ($leaf, $hca)" test -n "$leaf" -a -n "$hca"
+
+hs -t 3000 "$leaf"
+check_eq "summary: exit 0" 0 "$RC"
+check_eq "summary: defaults" \
+    "lid=$leaf version=1 ports=8 interval_ms=1000 threshold=100000 low_util=50 clear=50 history=16" \
+    "$(head -n 1 "$WORK/hs.out" | cut -d' ' -f1-8)"
+check_eq "summary: tick 1 us" 1000 "$(field tick_ns)"
+check_eq "summary: an idle fabric has no congested port (one line)" 1 "$(wc -l < "$WORK/hs.out")"
+
+hs -t 3000 "$leaf" 3
+check_eq "port 3: exit 0" 0 "$RC"
+check_eq "port 3: port, class, peer" "3 normal ca" "$(field port) $(field class) $(field peer)"
+check_eq "port 3: link up at 4x EDR" "1 100000000000" "$(field link_up) $(field link_bps)"
+check_eq "port 3: no congestion" 0 "$(field congestion)"
+
+hs -t 3000 "$leaf" 9
+check_eq "port 9: exit 1" 1 "$RC"
+check "port 9: status 0x1C" grep -q "MAD status 0x001c" "$WORK/hs.err"
+
+hs -t 3000 --set interval=200,threshold=50000,util=40,clear=60,history=8 "$leaf"
+check_eq "set: exit 0" 0 "$RC"
+want="interval_ms=200 threshold=50000 low_util=40 clear=60 history=8"
+check_eq "set: answer" "$want" "$(head -n 1 "$WORK/hs.out" | cut -d' ' -f4-8)"
+hs -t 3000 "$leaf"
+check_eq "set: read back" "$want" "$(head -n 1 "$WORK/hs.out" | cut -d' ' -f4-8)"
+s0=$(field samples)
+sleep 1.2
+hs -t 3000 "$leaf"
+s1=$(field samples)
+check "set: samples every 200 ms ($s0 -> $s1 in 1.2 s)" test "$((s1 - s0))" -ge 4 -a "$((s1 - s0))" -le 8
+
+hs -t 3000 --set interval=50 "$leaf"
+check_eq "set interval 50: exit 1" 1 "$RC"
+check "set interval 50: status 0x1C" grep -q "MAD status 0x001c" "$WORK/hs.err"
+hs -t 3000 "$leaf"
+check_eq "set interval 50: nothing changed" "$want" "$(head -n 1 "$WORK/hs.out" | cut -d' ' -f4-8)"
+
+hs -t 3000 --set bogus=1 "$leaf"
+check_eq "bad --set list: exit 2" 2 "$RC"
+
+hs -t 3000 "$hca"
+check_eq "a CA: exit 1" 1 "$RC"
+check "a CA: status 0x0C" grep -q "MAD status 0x000c" "$WORK/hs.err"
+
+hs -t 300 4000
+check_eq "nobody at LID 4000: exit 2" 2 "$RC"
+
+hs
+check_eq "no LID: usage, exit 2" 2 "$RC"
+
+pzt_finish
