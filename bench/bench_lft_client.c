@@ -3,7 +3,9 @@
  * end, as seen by a client on a CA: directed-route SMPs through libibumad
  * (umad2sim in emulation) with a window of requests outstanding.
  *
- *   bench_lft_client PATH SECONDS [WINDOW]     e.g. bench_lft_client 0,1,1 2 16
+ *   bench_lft_client PATH SECONDS [WINDOW]     e.g. bench_lft_client 0,1,1 2 4
+ *
+ * WINDOW defaults to 4, OpenSM's max_wire_smps: the SMPs it keeps in flight.
  *
  * Prints "<answered> <seconds> <per second> <errors>" on one line.
  */
@@ -74,7 +76,7 @@ int main(int argc, char **argv)
     uint8_t path[64] = {0};
     int hops = argc > 2 ? parse_path(argv[1], path) : -1;
     double seconds = argc > 2 ? atof(argv[2]) : 0;
-    int window = argc > 3 ? atoi(argv[3]) : 16;
+    int window = argc > 3 ? atoi(argv[3]) : 4;
     unsigned long sent = 0, answered = 0, errors = 0;
     int portid, agent, outstanding = 0;
     void *umad;

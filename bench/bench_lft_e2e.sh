@@ -6,12 +6,14 @@
 #   C. by ibsim's own SMA (the reference simulator), same topology.
 # All three are measured in this run; ratios are printed against C and B.
 # Goal for A: at least 25,000/s (ten times an InfiniScale IV switch).
+# The client keeps WINDOW requests outstanding, by default 4: OpenSM's
+# max_wire_smps (its default, 4) is the most SMPs it has on the wire.
 set -uo pipefail
 
 BIN=${1:?usage: bench_lft_e2e.sh BINDIR NETFILE [SECONDS] [WINDOW]}
 NET=${2:?}
 SECONDS_PER_RUN=${3:-2}
-WINDOW=${4:-16}
+WINDOW=${4:-4}
 BIN=$(cd "$BIN" && pwd)
 NET=$(cd "$(dirname "$NET")" && pwd)/$(basename "$NET")
 UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so

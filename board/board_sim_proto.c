@@ -246,6 +246,7 @@ static int board_sim_exec_table(const struct board *b, struct board_sim_msg *m, 
     case BOARD_SIM_LFT_GET:
         return board_lft_get(b, m->a, out);
     case BOARD_SIM_LFT_SET:
+    case BOARD_SIM_LFT_SET_POSTED:
         return board_lft_set(b, m->a, m->data);
     case BOARD_SIM_MFT_GET:
         rc = board_mft_get(b, m->a, m->b, w);
@@ -344,4 +345,9 @@ int board_sim_serve(const struct board *target, const void *req, size_t len,
     resp->status = (int32_t)htonl((uint32_t)rc);
     memcpy(resp->data, out, sizeof(out));
     return 0;
+}
+
+bool board_sim_reply_wanted(const struct board_sim_msg *resp)
+{
+    return ntohs(resp->op) != BOARD_SIM_LFT_SET_POSTED;
 }

@@ -7,18 +7,26 @@
  * in network byte order, so a malformed message is detected by its size,
  * magic and op alone.  The server side (board_sim_serve) executes a request
  * on any struct board; pzfabric calls it with the node's in-memory board.
+ *
+ * Posted requests (BOARD_SIM_LFT_SET_POSTED) are never answered: the client
+ * checks locally everything the server could refuse, and the server executes
+ * a connection's requests in order, so a later request (a Get) sees the
+ * write.  pzfabric also executes every posted request an agent sent before
+ * it routes a MAD from that agent (sim_board_sync), so a switch forwards by
+ * a new LFT block before the SetResp reaches the SM.
  */
 #ifndef PZ_BOARD_SIM_PROTO_H
 #define PZ_BOARD_SIM_PROTO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "board.h"
 
 #define BOARD_SIM_MAGIC 0x505a4253u /* "PZBS" */
-#define BOARD_SIM_VERSION 1
-#define BOARD_SIM_DATA 1600 /* holds struct board_port_counters */
+#define BOARD_SIM_VERSION 2         /* 2: LFT_SET_POSTED */
+#define BOARD_SIM_DATA 1600         /* holds struct board_port_counters */
 
 /* Operations; each maps to one board operation (ATTACH: identity). */
 enum board_sim_op {
@@ -41,6 +49,7 @@ enum board_sim_op {
     BOARD_SIM_SET_LID,         /* a: port, b: lid, c: lmc */
     BOARD_SIM_SET_LFT_TOP,     /* a: top */
     BOARD_SIM_PORT_COUNTERS,   /* a: port -> counters */
+    BOARD_SIM_LFT_SET_POSTED,  /* a: block; data: 64 entries; never answered */
     BOARD_SIM_OP_MAX,
 };
 
@@ -82,5 +91,8 @@ int board_sim_unpack_identity(const uint8_t *d, struct board_identity *id);
  */
 int board_sim_serve(const struct board *target, const void *req, size_t len,
                     struct board_sim_msg *resp);
+
+/* Whether the response board_sim_serve wrote must be sent (false: a posted request's). */
+bool board_sim_reply_wanted(const struct board_sim_msg *resp);
 
 #endif /* PZ_BOARD_SIM_PROTO_H */

@@ -24,6 +24,9 @@
 #include "pzf_log.h"
 #include "sim_server_internal.h"
 
+/* Most board requests sim_board_sync serves for one MAD. */
+#define SIM_BOARD_SYNC_MAX 4096u
+
 int sim_board_open(struct sim_server *s)
 {
     struct sockaddr_un a = {.sun_family = AF_UNIX};
@@ -170,8 +173,13 @@ static void sim_board_refuse(struct sim_agent *a, const struct board_sim_msg *m,
     send(a->fd, &resp, sizeof(resp), MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
-/* Read and serve one request of agent connection i; false if it must close. */
-static bool sim_board_serve_one(struct sim_server *s, size_t i)
+/*
+ * Read and serve one request of agent connection i: 1 served, 0 nothing
+ * waiting, -1 the connection must close.  A posted request (an LFT block
+ * Set) gets no answer and no fabric_tick: a forwarding table write makes no
+ * SMA talk; a failure, which the agent ruled out before posting, is logged.
+ */
+static int sim_board_serve_one(struct sim_server *s, size_t i)
 {
     struct sim_agent *a = &s->agents[i];
     uint8_t buf[sizeof(struct board_sim_msg) + 1];
@@ -180,27 +188,58 @@ static bool sim_board_serve_one(struct sim_server *s, size_t i)
     int err;
 
     if (n < 0)
-        return errno == EAGAIN || errno == EINTR;
+        return errno == EAGAIN || errno == EINTR ? 0 : -1;
     if (n == 0)
-        return false;
+        return -1;
     if (board_sim_msg_decode(buf, (size_t)n, &m)) {
         pzf_log(s->verbose, PZF_LOG_ERROR, "board socket: malformed message (%zd bytes)", n);
         memset(&m, 0, sizeof(m));
         m.op = BOARD_SIM_ATTACH;
         sim_board_refuse(a, &m, EPROTO);
-        return a->node >= 0; /* before ATTACH, garbage ends the connection */
+        return a->node >= 0 ? 1 : -1; /* before ATTACH, garbage ends the connection */
     }
     if (a->node < 0) {
         err = m.op == BOARD_SIM_ATTACH ? sim_board_attach(s, a, &m) : EPROTO;
         if (err) {
             sim_board_refuse(a, &m, err);
-            return false;
+            return -1;
         }
     }
     board_sim_serve(fabric_node_board(s->f, (size_t)a->node), buf, (size_t)n, &resp);
+    if (!board_sim_reply_wanted(&resp)) {
+        if (resp.status)
+            pzf_log(s->verbose, PZF_LOG_ERROR, "agent of %s: posted op %u (block %u) failed: %s",
+                    fabric_node_name(s->f, (size_t)a->node), m.op, m.a,
+                    strerror(-(int32_t)ntohl((uint32_t)resp.status)));
+        return 1;
+    }
     send(a->fd, &resp, sizeof(resp), MSG_NOSIGNAL | MSG_DONTWAIT);
     fabric_tick(s->f); /* a table or port change may make SMAs talk */
-    return true;
+    return 1;
+}
+
+void sim_board_sync(struct sim_server *s, unsigned client)
+{
+    size_t where;
+    unsigned port;
+
+    if (!s->num_agents || fabric_client_where(s->f, client, &where, &port))
+        return;
+    for (size_t i = 0; i < s->num_agents; i++) {
+        int rc;
+
+        if (!s->agents[i].used || s->agents[i].node != (long)where)
+            continue;
+        /*
+         * What was queued before client's MAD is bounded by the socket's
+         * buffer (some 100 messages); the bound only stops an agent that
+         * keeps writing from holding the fabric here.
+         */
+        for (unsigned k = 0; (rc = sim_board_serve_one(s, i)) > 0 && k < SIM_BOARD_SYNC_MAX; k++)
+            ;
+        if (rc < 0)
+            sim_agent_close(s, i);
+    }
 }
 
 void sim_board_handle(struct sim_server *s, uint32_t tag, short revents)
@@ -219,6 +258,13 @@ void sim_board_handle(struct sim_server *s, uint32_t tag, short revents)
         sim_agent_close(s, i);
         return;
     }
-    if (!sim_board_serve_one(s, i))
-        sim_agent_close(s, i);
+    /* A burst at a time: posted requests come many per MAD round. */
+    for (unsigned k = 0; k < SIM_READ_BURST; k++) {
+        int rc = sim_board_serve_one(s, i);
+
+        if (rc < 0)
+            sim_agent_close(s, i);
+        if (rc <= 0)
+            return;
+    }
 }

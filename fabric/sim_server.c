@@ -361,6 +361,7 @@ static void sim_read_packets(struct sim_server *s, unsigned id)
                 sim_send_failed(s, id, -errno);
             return;
         }
+        sim_board_sync(s, id); /* an agent's posted LFT writes before its answers */
         sim_packet(s, id, buf, n);
     }
 }

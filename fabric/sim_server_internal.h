@@ -88,6 +88,9 @@ void sim_board_close(struct sim_server *s);
 size_t sim_board_pfds(struct sim_server *s, size_t n);
 size_t sim_board_num_pfds(const struct sim_server *s);
 void sim_board_handle(struct sim_server *s, uint32_t tag, short revents);
+/* Serve every board request waiting from the agents of client's switch
+ * (before routing a MAD from client: its posted LFT writes come first). */
+void sim_board_sync(struct sim_server *s, unsigned client);
 
 /* sim_pzctl.c */
 int sim_pzctl_open(struct sim_server *s);

@@ -47,6 +47,8 @@ static void *server_main(void *arg)
             s->rejected++;
         else
             s->served++;
+        if (!board_sim_reply_wanted(&resp))
+            continue; /* posted (LFT Set): never answered */
         if (send(s->fd, &resp, sizeof(resp), MSG_NOSIGNAL) < 0)
             break;
     }
@@ -214,6 +216,47 @@ static void test_garbage_rejected(void **state)
     assert_int_equal(s.rejected, 2);
 }
 
+/*
+ * LFT block Sets are posted: no answer crosses the socket, a Get right after
+ * sees the block, the remote table has it once any later request has been
+ * answered (requests run in order), and a block beyond LinearFDBCap is
+ * refused locally with the board's -EINVAL without reaching the fabric.
+ */
+static void test_lft_set_posted(void **state)
+{
+    struct server s;
+    char err[128];
+    struct board_sim *bs = board_sim_attach_fd(server_start(&s), "spine-1", err, sizeof(err));
+    const struct board *b;
+    struct board_port_status st;
+    uint8_t e[64], got[64], buf[4096];
+    unsigned served, last = s.id.lft_cap / 64;
+
+    (void)state;
+    assert_non_null(bs);
+    b = board_sim_board(bs);
+    for (unsigned i = 0; i < 64; i++)
+        e[i] = (uint8_t)(i % 9);
+    assert_int_equal(board_lft_set(b, 2, e), 0);
+    assert_int_equal(board_lft_get(b, 2, got), 0);
+    assert_memory_equal(got, e, sizeof(e));
+    assert_int_equal(board_lft_set(b, last, e), -EINVAL);
+    assert_int_equal(board_lft_set(b, 0xFFFFFFFFu, e), -EINVAL);
+    /* A synchronous request after the Set: answered after the Set ran. */
+    assert_int_equal(board_port_status(b, 1, &st), 0);
+    served = s.served;
+    assert_int_equal(served, 3); /* ATTACH, the posted Set, PORT_STATUS: not the refused ones */
+    memset(got, 0xEE, sizeof(got));
+    assert_int_equal(board_lft_get(board_mem_board(s.bm), 2, got), 0);
+    assert_memory_equal(got, e, sizeof(e));
+    /* Nothing else came back: no answer to the posted Set. */
+    assert_true(recv(board_sim_fd(bs), buf, sizeof(buf), MSG_DONTWAIT) < 0);
+    assert_int_equal(board_sim_errors(bs), 0);
+    board_sim_close(bs);
+    server_stop(&s);
+    assert_int_equal(s.rejected, 0);
+}
+
 /* When the fabric goes away, operations fail promptly with -EIO. */
 static void test_fabric_gone(void **state)
 {
@@ -228,6 +271,8 @@ static void test_fabric_gone(void **state)
     pthread_join(s.thread, NULL);
     assert_int_equal(board_lft_get(board_sim_board(bs), 0, e), -EIO);
     assert_true(board_sim_errors(bs) >= 1);
+    memset(e, 1, sizeof(e));
+    assert_int_equal(board_lft_set(board_sim_board(bs), 0, e), -EIO); /* posted: the send fails */
     board_sim_close(bs);
     close(s.fd);
     board_mem_destroy(s.bm);
@@ -236,9 +281,8 @@ static void test_fabric_gone(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_attach_identity),
-        cmocka_unit_test(test_sma_over_board_sim),
-        cmocka_unit_test(test_garbage_rejected),
+        cmocka_unit_test(test_attach_identity),  cmocka_unit_test(test_sma_over_board_sim),
+        cmocka_unit_test(test_garbage_rejected), cmocka_unit_test(test_lft_set_posted),
         cmocka_unit_test(test_fabric_gone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
