@@ -75,8 +75,21 @@ check "other switches still answer" grep -q 'Node Description:\.*Leaf1' leaf.txt
 # Restart: served again.
 start_agent "$WORK/agent2.out" "$WORK/agent2.err"
 check "restarted portzerod ready" wait_for agent2.out 10 '^ready$'
-diag smpquery nodedesc "$SPINE_LID" > nd3.txt 2>&1
-check "restarted: spine answers again" grep -q 'Node Description:\.*Spine1' nd3.txt
+# Directed route first: it does not depend on the LFTs, which OpenSM may
+# have cleared of the spine if it swept while the agent was dead.
+diag smpquery -D nodedesc 0,1,1 > nd3.txt 2>&1
+check "restarted: spine answers again (DR)" grep -q 'Node Description:\.*Spine1' nd3.txt
+# LID-routed: within two OpenSM sweeps (10 s each) the route is back.
+lid_back() {
+    local i
+    for i in $(seq 1 25); do
+        diag smpquery nodedesc "$SPINE_LID" > nd4.txt 2>&1
+        grep -q 'Node Description:\.*Spine1' nd4.txt && return 0
+        sleep 1
+    done
+    return 1
+}
+check "restarted: spine answers again (LID-routed)" lid_back
 check "restarted: answered by the new process" wait_for agent2.err 5 'attr 0x0010 .*answered'
 
 agent_finish
