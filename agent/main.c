@@ -25,6 +25,7 @@
 #include "cc_agent.h"
 #include "pma.h"
 #include "pz_log.h"
+#include "pz_monitor.h"
 #include "sma.h"
 
 /* Longest sleep of the event loop. */
@@ -42,6 +43,7 @@ struct pz_agent {
     struct sma *sma;
     struct pma *pma;
     struct cc_agent *cc;
+    struct pz_monitor *mon; /* congestion monitor, or NULL (monitor = off) */
     struct mad_io *io;
     int sigfd;
     uint64_t next_scan_ns; /* board time of the next sma_poll() link scan */
@@ -54,7 +56,9 @@ static void pz_usage(FILE *f)
                "  -c FILE         read the configuration file\n"
                "  -o KEY=VALUE    override one setting (ca, port, node_desc, node_guid,\n"
                "                  num_ports, enhanced_port0, lft_cap, mft_cap, log_level,\n"
-               "                  board=mem|sim, sim_node, sim_sockname)\n"
+               "                  board=mem|sim, sim_node, sim_sockname, monitor=on|off,\n"
+               "                  monitor_interval_ms, monitor_threshold, monitor_low_util,\n"
+               "                  monitor_clear, monitor_notices=on|off, monitor_ca_ports)\n"
                "  -v              more log output (repeatable)\n"
                "  --check-config  parse the configuration, print it, and exit\n");
 }
@@ -134,6 +138,12 @@ static void pz_print_config(const struct pz_config *cfg)
            cfg->ca, cfg->port, cfg->node_desc, (unsigned long long)cfg->node_guid, cfg->num_ports,
            cfg->enhanced_port0 ? "yes" : "no", cfg->lft_cap, cfg->mft_cap, cfg->log_level,
            cfg->board_sim ? "sim" : "mem", cfg->sim_node, cfg->sim_sockname);
+    printf("monitor = %s\nmonitor_interval_ms = %u\nmonitor_threshold = %llu\n"
+           "monitor_low_util = %u\nmonitor_clear = %u\nmonitor_notices = %s\n"
+           "monitor_ca_ports = %s\n",
+           cfg->monitor ? "on" : "off", cfg->monitor_interval_ms,
+           (unsigned long long)cfg->monitor_threshold, cfg->monitor_low_util, cfg->monitor_clear,
+           cfg->monitor_notices ? "on" : "off", cfg->monitor_ca_ports);
 }
 
 /* An in-memory switch shaped by the configuration; returns 0 or -1. */
@@ -181,15 +191,33 @@ static int pz_setup_board_sim(struct pz_agent *ag)
     return 0;
 }
 
-/* Build the board and the SMA from the configuration; returns 0 or -1. */
+/* Send a MAD the monitor made (neighbour discovery); returns 0 or -1. */
+static int pz_monitor_send(void *arg, const uint8_t *mad, const struct board_mad_addr *to)
+{
+    struct pz_agent *ag = arg;
+
+    return mad_io_send(ag->io, mad, to);
+}
+
+/* Build the board and the agents from the configuration; returns 0 or -1. */
 static int pz_setup_switch(struct pz_agent *ag)
 {
+    char err[160];
+
     if (ag->cfg.board_sim ? pz_setup_board_sim(ag) : pz_setup_board_mem(ag))
         return -1;
     ag->sma = sma_create(ag->board);
     ag->pma = pma_create(ag->board);
     ag->cc = cc_create(ag->board);
-    return ag->sma && ag->pma && ag->cc ? 0 : -1;
+    if (!ag->sma || !ag->pma || !ag->cc)
+        return -1;
+    if (!ag->cfg.monitor)
+        return 0;
+    ag->mon = pz_monitor_create(&ag->cfg, ag->board, ag->sma, ag->pma, pz_monitor_send, ag, err,
+                                sizeof(err));
+    if (!ag->mon)
+        pz_log(PZ_LOG_ERROR, "%s", err);
+    return ag->mon ? 0 : -1;
 }
 
 /* The termination signals: SIGINT and SIGTERM. */
@@ -265,6 +293,8 @@ static void pz_serve_mads(struct pz_agent *ag)
     int rc;
 
     while ((rc = mad_io_recv(ag->io, in, &from)) > 0) {
+        if (pz_monitor_take_mad(ag->mon, in))
+            continue; /* the answer to a neighbour-discovery SMP */
         bool send = pz_dispatch(ag, &from, in, &to, out);
 
         pz_log(PZ_LOG_DEBUG,
@@ -279,7 +309,13 @@ static void pz_serve_mads(struct pz_agent *ag)
         pz_log(PZ_LOG_WARN, "umad receive failed");
 }
 
-/* Run the SMA's timers and send the traps that are due. */
+/* Board time of the monitor's next work, UINT64_MAX without a monitor. */
+static uint64_t pz_monitor_deadline(const struct pz_agent *ag)
+{
+    return ag->mon ? pz_monitor_next_deadline(ag->mon) : UINT64_MAX;
+}
+
+/* Run the SMA's, the PMA's and the monitor's timers and send the traps that are due. */
 static void pz_run_timers(struct pz_agent *ag)
 {
     uint8_t out[SMA_MAD_SIZE];
@@ -291,9 +327,11 @@ static void pz_run_timers(struct pz_agent *ag)
      * do it when a timer is due or every PZ_SCAN_NS, not after every MAD.
      */
     if (now < ag->next_scan_ns && now < sma_next_deadline(ag->sma) &&
-        now < pma_next_deadline(ag->pma))
+        now < pma_next_deadline(ag->pma) && now < pz_monitor_deadline(ag))
         return;
     ag->next_scan_ns = now + PZ_SCAN_NS;
+    if (ag->mon)
+        pz_monitor_poll(ag->mon); /* before sma_poll(): it may queue notices */
     while (sma_poll(ag->sma, &to, out) == SMA_SEND)
         pz_transmit(ag, out, &to);
     pma_poll(ag->pma); /* counter accumulation and sampling */
@@ -303,10 +341,12 @@ static void pz_run_timers(struct pz_agent *ag)
 static int pz_wait_ms(const struct pz_agent *ag)
 {
     uint64_t now = board_now_ns(ag->board), next = sma_next_deadline(ag->sma);
-    uint64_t pma_next = pma_next_deadline(ag->pma);
+    uint64_t pma_next = pma_next_deadline(ag->pma), mon_next = pz_monitor_deadline(ag);
 
     if (pma_next < next)
         next = pma_next;
+    if (mon_next < next)
+        next = mon_next;
     uint64_t ms;
 
     if (next <= now)
@@ -368,6 +408,7 @@ static void pz_event_loop(struct pz_agent *ag)
 static void pz_teardown(struct pz_agent *ag)
 {
     mad_io_close(ag->io);
+    pz_monitor_destroy(ag->mon); /* before the PMA it is attached to */
     sma_destroy(ag->sma);
     pma_destroy(ag->pma);
     cc_destroy(ag->cc);

@@ -3,6 +3,8 @@
  */
 #include "pz_config.h"
 
+#include "cong_monitor.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -20,6 +22,12 @@ void pz_config_defaults(struct pz_config *cfg)
     cfg->lft_cap = 0xC000;
     cfg->mft_cap = 1024;
     cfg->log_level = 2;
+    cfg->monitor = true;
+    cfg->monitor_interval_ms = CONG_INTERVAL_DEFAULT_MS;
+    cfg->monitor_threshold = CONG_THRESHOLD_DEFAULT;
+    cfg->monitor_low_util = CONG_LOW_UTIL_DEFAULT;
+    cfg->monitor_clear = CONG_CLEAR_DEFAULT;
+    cfg->monitor_notices = true;
 }
 
 /* Parse an unsigned number (decimal or 0x hex) within [min, max]. */
@@ -63,6 +71,81 @@ static int pz_parse_str(const char *s, char *dst, size_t n)
     return 0;
 }
 
+/* Parse one port number of a port list at *s (advanced past it); returns it or -1. */
+static long pz_port_number(const char **s)
+{
+    long v = 0;
+
+    if (!isdigit((unsigned char)**s))
+        return -1;
+    while (isdigit((unsigned char)**s)) {
+        v = v * 10 + (**s - '0');
+        if (v > PZ_CONFIG_MAX_PORT)
+            return -1;
+        (*s)++;
+    }
+    return v >= 1 ? v : -1;
+}
+
+int pz_config_port_list(const char *s, uint8_t mask[(PZ_CONFIG_MAX_PORT + 8) / 8])
+{
+    int count = 0;
+
+    memset(mask, 0, (PZ_CONFIG_MAX_PORT + 8) / 8);
+    for (;;) {
+        long lo = pz_port_number(&s), hi = lo;
+
+        if (lo < 0)
+            return -1;
+        if (*s == '-') {
+            s++;
+            hi = pz_port_number(&s);
+            if (hi < lo)
+                return -1;
+        }
+        for (long p = lo; p <= hi; p++) {
+            count += !(mask[p / 8] & (1u << (p % 8)));
+            mask[p / 8] |= (uint8_t)(1u << (p % 8));
+        }
+        if (*s == '\0')
+            return count;
+        if (*s++ != ',')
+            return -1;
+    }
+}
+
+/* Apply one monitor_* key; returns 0, -1 (bad value) or 1 (not a monitor key). */
+static int pz_config_set_monitor(struct pz_config *cfg, const char *key, const char *value)
+{
+    uint8_t mask[(PZ_CONFIG_MAX_PORT + 8) / 8];
+    uint64_t v = 0;
+    int rc;
+
+    if (!strcmp(key, "monitor"))
+        return pz_parse_bool(value, &cfg->monitor);
+    if (!strcmp(key, "monitor_notices"))
+        return pz_parse_bool(value, &cfg->monitor_notices);
+    if (!strcmp(key, "monitor_interval_ms")) {
+        rc = pz_parse_u64(value, CONG_INTERVAL_MIN_MS, 3600000, &v);
+        cfg->monitor_interval_ms = rc ? cfg->monitor_interval_ms : (unsigned)v;
+    } else if (!strcmp(key, "monitor_threshold")) {
+        rc = pz_parse_u64(value, 1, 1000000000000ull, &v);
+        cfg->monitor_threshold = rc ? cfg->monitor_threshold : v;
+    } else if (!strcmp(key, "monitor_low_util")) {
+        rc = pz_parse_u64(value, 1, 100, &v);
+        cfg->monitor_low_util = rc ? cfg->monitor_low_util : (unsigned)v;
+    } else if (!strcmp(key, "monitor_clear")) {
+        rc = pz_parse_u64(value, 1, 100, &v);
+        cfg->monitor_clear = rc ? cfg->monitor_clear : (unsigned)v;
+    } else if (!strcmp(key, "monitor_ca_ports")) {
+        rc = *value && pz_config_port_list(value, mask) < 0 ? -1 : 0;
+        rc = rc ? rc : pz_parse_str(value, cfg->monitor_ca_ports, sizeof(cfg->monitor_ca_ports));
+    } else {
+        return 1;
+    }
+    return rc;
+}
+
 int pz_config_set(struct pz_config *cfg, const char *key, const char *value, char *err,
                   size_t errlen)
 {
@@ -102,6 +185,8 @@ int pz_config_set(struct pz_config *cfg, const char *key, const char *value, cha
     } else if (!strcmp(key, "log_level")) {
         rc = pz_parse_u64(value, 0, 3, &v);
         cfg->log_level = rc ? cfg->log_level : (unsigned)v;
+    } else if ((rc = pz_config_set_monitor(cfg, key, value)) <= 0) {
+        /* a monitor_* key: rc says how it went */
     } else {
         snprintf(err, errlen, "unknown key '%s'", key);
         return -1;

@@ -24,7 +24,18 @@ struct pz_config {
     bool board_sim;        /* board = sim: the switch is one of pzfabric's */
     char sim_node[64];     /* switch to take over; empty = $SIM_HOST */
     char sim_sockname[64]; /* pzfabric socket name; empty = $IBSIM_SOCKNAME or "sim" */
+    /* Congestion monitor (pma/cong_monitor.h, agent/pz_monitor.c). */
+    bool monitor;                 /* monitor = on|off */
+    unsigned monitor_interval_ms; /* sampling interval, >= 100 */
+    uint64_t monitor_threshold;   /* congestion threshold, XmitWait ticks per second */
+    unsigned monitor_low_util;    /* low-utilisation threshold, percent */
+    unsigned monitor_clear;       /* a class clears below this % of the threshold */
+    bool monitor_notices;         /* hot-spot notices to the master SM */
+    char monitor_ca_ports[128];   /* CA-facing ports ("1-18,20"); empty = discover them */
 };
+
+/* Highest port number a port list may name (a switch has at most 254 ports). */
+#define PZ_CONFIG_MAX_PORT 254
 
 /* Fill *cfg with the defaults. */
 void pz_config_defaults(struct pz_config *cfg);
@@ -38,6 +49,13 @@ int pz_config_parse(struct pz_config *cfg, const char *text, size_t len, char *e
 /* Apply one "key=value" setting (as given on the command line with -o). */
 int pz_config_set(struct pz_config *cfg, const char *key, const char *value, char *err,
                   size_t errlen);
+
+/*
+ * Parse a port list ("1-18,20": numbers and ranges 1..PZ_CONFIG_MAX_PORT,
+ * comma separated) into mask (bit p of byte p / 8 = port p).  Returns the
+ * number of ports named, or -1 for bad syntax or a port out of range.
+ */
+int pz_config_port_list(const char *s, uint8_t mask[(PZ_CONFIG_MAX_PORT + 8) / 8]);
 
 /* Read and parse a file.  Returns 0 or -1 with a message in err. */
 int pz_config_load(struct pz_config *cfg, const char *path, char *err, size_t errlen);

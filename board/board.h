@@ -13,6 +13,7 @@
 #ifndef PZ_BOARD_H
 #define PZ_BOARD_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -191,6 +192,42 @@ struct board_mad_addr {
     uint16_t pkey;
 };
 
+/*
+ * Port-0 datagrams: the management CPU's unreliable datagram (UD) queue pair
+ * behind port 0, as hardware UD send and receive work requests see it (what
+ * IPoIB-UD needs).  The payload is what follows the DETH (IPoIB's 4-byte
+ * encapsulation header is payload), 0..BOARD_DGRAM_MAX_PAYLOAD bytes and at
+ * most the path MTU; the board adds LRH, (GRH), BTH (UD SEND_ONLY), DETH and
+ * the CRCs.  QPs 0 and 1 are the MAD interfaces, not datagrams.
+ *
+ * P_Key: by value (what the BTH carries and what IPoIB knows from its
+ * partition), not by index: a send whose P_Key is no entry of port 0's P_Key
+ * table (the same value, membership bit included) is dropped, as hardware
+ * cannot send with a P_Key index that holds another key.
+ */
+#define BOARD_DGRAM_MAX_PAYLOAD 4096 /* largest IB MTU */
+#define BOARD_DGRAM_GRH_LEN 40
+#define BOARD_DGRAM_MCAST_QPN 0xFFFFFFu /* destination QP of every multicast packet */
+#define BOARD_DGRAM_QKEY_CONTROLLED 0x80000000u
+
+/* The address part of a UD send work request or of a UD receive completion. */
+struct board_dgram_addr {
+    uint16_t dlid;   /* tx: destination LID (unicast, or an MLID 0xC000..0xFFFE); rx: LRH DLID */
+    uint16_t slid;   /* rx: LRH SLID; tx: ignored (port 0's LID) */
+    uint8_t sl;      /* service level, 0..15 */
+    bool has_grh;    /* tx: send with a GRH (LNH global); rx: the packet carried one */
+    uint16_t pkey;   /* BTH P_Key, by value (see above) */
+    uint32_t src_qp; /* rx: the sender's QP; tx: ignored (this board's UD QP) */
+    uint32_t dst_qp; /* tx: remote QP (BOARD_DGRAM_MCAST_QPN for multicast); rx: as sent */
+    uint32_t qkey;   /* DETH Q_Key; tx: with BOARD_DGRAM_QKEY_CONTROLLED set, the QP's own */
+    /*
+     * The GRH as on the wire (big-endian), valid if has_grh.  tx: the caller
+     * fills TClass, FlowLabel, HopLimit, SGID (port 0's GID) and DGID (the
+     * MGID for multicast); the board sets IPVer 6, PayLen and NxtHdr 0x1B.
+     */
+    uint8_t grh[BOARD_DGRAM_GRH_LEN];
+};
+
 /* The operations a board implements.  ctx is struct board.ctx. */
 struct board_ops {
     int (*port_status)(void *ctx, unsigned port, struct board_port_status *st);
@@ -228,6 +265,22 @@ struct board_ops {
 
     /* Read the free-running hardware counters of a port. */
     int (*port_counters)(void *ctx, unsigned port, struct board_port_counters *c);
+
+    /*
+     * Port-0 datagrams (optional: NULL = not supported).  dgram_open creates
+     * the UD QP with Q_Key qkey (or, if it exists, changes its Q_Key, as after
+     * an IPoIB join) and reports its number; nothing is received before.
+     * dgram_send posts one datagram (0 when posted: what happens on the way
+     * is not reported, as for a UD send); -EINVAL bad address or length,
+     * -ENOTCONN not open.  dgram_recv never blocks: the payload length, or
+     * -EAGAIN (nothing waiting), -EMSGSIZE (cap too small: the datagram is
+     * dropped, as a UD receive into a short buffer).  dgram_fd: a descriptor
+     * that polls readable when a datagram may be waiting, or -1.
+     */
+    int (*dgram_open)(void *ctx, uint32_t qkey, uint32_t *qpn);
+    int (*dgram_send)(void *ctx, const struct board_dgram_addr *a, const void *payload, size_t len);
+    int (*dgram_recv)(void *ctx, struct board_dgram_addr *a, void *buf, size_t cap);
+    int (*dgram_fd)(void *ctx);
 };
 
 /* A board instance: identity, operations and their context. */
@@ -341,6 +394,34 @@ static inline int board_port_counters(const struct board *b, unsigned port,
                                       struct board_port_counters *c)
 {
     return b->ops->port_counters(b->ctx, port, c);
+}
+
+/* Whether the board does port-0 datagrams. */
+static inline bool board_has_dgram(const struct board *b)
+{
+    return b->ops->dgram_open && b->ops->dgram_send && b->ops->dgram_recv;
+}
+
+static inline int board_dgram_open(const struct board *b, uint32_t qkey, uint32_t *qpn)
+{
+    return b->ops->dgram_open ? b->ops->dgram_open(b->ctx, qkey, qpn) : -EOPNOTSUPP;
+}
+
+static inline int board_dgram_send(const struct board *b, const struct board_dgram_addr *a,
+                                   const void *payload, size_t len)
+{
+    return b->ops->dgram_send ? b->ops->dgram_send(b->ctx, a, payload, len) : -EOPNOTSUPP;
+}
+
+static inline int board_dgram_recv(const struct board *b, struct board_dgram_addr *a, void *buf,
+                                   size_t cap)
+{
+    return b->ops->dgram_recv ? b->ops->dgram_recv(b->ctx, a, buf, cap) : -EOPNOTSUPP;
+}
+
+static inline int board_dgram_fd(const struct board *b)
+{
+    return b->ops->dgram_fd ? b->ops->dgram_fd(b->ctx) : -1;
 }
 
 /* Number of P_Key entries on a port: port 0 (or any CA port) uses PartitionCap. */

@@ -20,6 +20,20 @@ struct board_mem_port {
     uint8_t *vlarb;  /* 4 blocks x 64 bytes */
 };
 
+/* One queued datagram. */
+struct bm_dgram {
+    struct board_dgram_addr a;
+    size_t len;
+    uint8_t payload[]; /* len bytes */
+};
+
+/* A ring of BOARD_MEM_DGRAM_QUEUE datagrams. */
+struct bm_dgram_queue {
+    struct bm_dgram *items[BOARD_MEM_DGRAM_QUEUE];
+    unsigned head;
+    unsigned count;
+};
+
 struct board_mem {
     struct board board;
     struct board_identity id;
@@ -34,6 +48,15 @@ struct board_mem {
     uint64_t clock_ns;
     board_mem_port_hook hook;
     void *hook_arg;
+    board_mem_counters_hook counters_hook;
+    void *counters_hook_arg;
+    bool dgram_open;
+    uint32_t dgram_qkey;
+    board_mem_dgram_hook dgram_hook;
+    void *dgram_hook_arg;
+    struct bm_dgram_queue dgram_rx;
+    struct bm_dgram_queue dgram_tx;
+    unsigned long dgram_overflows;
 };
 
 /* Number of ports including port 0. */
@@ -358,8 +381,119 @@ static int bm_port_counters(void *ctx, unsigned port, struct board_port_counters
 
     if (port >= bm_nports(bm))
         return -EINVAL;
+    if (bm->counters_hook)
+        bm->counters_hook(bm->counters_hook_arg, port); /* bring them up to date first */
     *c = bm->ports[port].counters;
     return 0;
+}
+
+/* Append a copy of a datagram to q; returns 0, -ENOBUFS (full) or -ENOMEM. */
+static int bm_dgram_push(struct board_mem *bm, struct bm_dgram_queue *q,
+                         const struct board_dgram_addr *a, const void *payload, size_t len)
+{
+    struct bm_dgram *d;
+
+    if (q->count == BOARD_MEM_DGRAM_QUEUE) {
+        bm->dgram_overflows++;
+        return -ENOBUFS;
+    }
+    d = malloc(sizeof(*d) + len);
+    if (!d)
+        return -ENOMEM;
+    d->a = *a;
+    d->len = len;
+    if (len)
+        memcpy(d->payload, payload, len);
+    q->items[(q->head + q->count) % BOARD_MEM_DGRAM_QUEUE] = d;
+    q->count++;
+    return 0;
+}
+
+/* Take the oldest datagram of q into a/buf; its length, -EAGAIN or -EMSGSIZE (dropped). */
+static int bm_dgram_pop(struct bm_dgram_queue *q, struct board_dgram_addr *a, void *buf, size_t cap)
+{
+    struct bm_dgram *d;
+    int rc;
+
+    if (!q->count)
+        return -EAGAIN;
+    d = q->items[q->head];
+    q->items[q->head] = NULL;
+    q->head = (q->head + 1) % BOARD_MEM_DGRAM_QUEUE;
+    q->count--;
+    if (d->len > cap) {
+        rc = -EMSGSIZE;
+    } else {
+        *a = d->a;
+        if (d->len)
+            memcpy(buf, d->payload, d->len);
+        rc = (int)d->len;
+    }
+    free(d);
+    return rc;
+}
+
+/* Free every datagram of q. */
+static void bm_dgram_flush(struct bm_dgram_queue *q)
+{
+    while (q->count) {
+        free(q->items[q->head]);
+        q->head = (q->head + 1) % BOARD_MEM_DGRAM_QUEUE;
+        q->count--;
+    }
+}
+
+static int bm_dgram_open(void *ctx, uint32_t qkey, uint32_t *qpn)
+{
+    struct board_mem *bm = ctx;
+
+    bm->dgram_open = true;
+    bm->dgram_qkey = qkey;
+    if (qpn)
+        *qpn = BOARD_MEM_DGRAM_QPN;
+    return 0;
+}
+
+/* Whether a send address is one the hardware would take (QP, SL, DLID, length). */
+static bool bm_dgram_addr_ok(const struct board_dgram_addr *a, size_t len)
+{
+    return a && len <= BOARD_DGRAM_MAX_PAYLOAD && a->sl <= 15 && a->dst_qp > 1 &&
+           a->dst_qp <= BOARD_DGRAM_MCAST_QPN && a->dlid != 0 && a->dlid != 0xFFFF;
+}
+
+static int bm_dgram_send(void *ctx, const struct board_dgram_addr *a, const void *payload,
+                         size_t len)
+{
+    struct board_mem *bm = ctx;
+    struct board_dgram_addr sent;
+
+    if (!bm->dgram_open)
+        return -ENOTCONN;
+    if (!bm_dgram_addr_ok(a, len) || (len && !payload))
+        return -EINVAL;
+    sent = *a;
+    sent.src_qp = BOARD_MEM_DGRAM_QPN;
+    sent.slid = bm->ports[bm->id.node_type == BOARD_NODE_CA ? 1 : 0].lid;
+    if (sent.qkey & BOARD_DGRAM_QKEY_CONTROLLED)
+        sent.qkey = bm->dgram_qkey;
+    if (bm->dgram_hook)
+        return bm->dgram_hook(bm->dgram_hook_arg, &sent, payload, len);
+    return bm_dgram_push(bm, &bm->dgram_tx, &sent, payload, len);
+}
+
+static int bm_dgram_recv(void *ctx, struct board_dgram_addr *a, void *buf, size_t cap)
+{
+    struct board_mem *bm = ctx;
+
+    if (!a || (cap && !buf))
+        return -EINVAL;
+    return bm_dgram_pop(&bm->dgram_rx, a, buf, cap);
+}
+
+static int bm_dgram_fd(void *ctx)
+{
+    (void)ctx;
+    return -1;
 }
 
 static const struct board_ops bm_ops = {
@@ -382,6 +516,10 @@ static const struct board_ops bm_ops = {
     .set_lft_top = bm_set_lft_top,
     .now_ns = bm_now_ns,
     .port_counters = bm_port_counters,
+    .dgram_open = bm_dgram_open,
+    .dgram_send = bm_dgram_send,
+    .dgram_recv = bm_dgram_recv,
+    .dgram_fd = bm_dgram_fd,
 };
 
 void board_mem_default_switch_identity(struct board_identity *id, uint64_t node_guid,
@@ -511,6 +649,8 @@ void board_mem_destroy(struct board_mem *bm)
             free(bm->ports[p].vlarb);
         }
     }
+    bm_dgram_flush(&bm->dgram_rx);
+    bm_dgram_flush(&bm->dgram_tx);
     free(bm->ports);
     free(bm->lft);
     free(bm->mft);
@@ -554,6 +694,12 @@ void board_mem_set_port_hook(struct board_mem *bm, board_mem_port_hook hook, voi
 {
     bm->hook = hook;
     bm->hook_arg = arg;
+}
+
+void board_mem_set_counters_hook(struct board_mem *bm, board_mem_counters_hook hook, void *arg)
+{
+    bm->counters_hook = hook;
+    bm->counters_hook_arg = arg;
 }
 
 uint8_t board_mem_lft_entry(const struct board_mem *bm, uint16_t dlid)
@@ -606,4 +752,40 @@ void board_mem_counter_add(const struct board_mem *bm, uint64_t *counter, uint64
     *counter += delta;
     if (bits && bits < 64)
         *counter &= (UINT64_C(1) << bits) - 1;
+}
+
+void board_mem_set_dgram_hook(struct board_mem *bm, board_mem_dgram_hook hook, void *arg)
+{
+    bm->dgram_hook = hook;
+    bm->dgram_hook_arg = arg;
+}
+
+bool board_mem_dgram_is_open(const struct board_mem *bm, uint32_t *qpn, uint32_t *qkey)
+{
+    if (qpn)
+        *qpn = BOARD_MEM_DGRAM_QPN;
+    if (qkey)
+        *qkey = bm->dgram_qkey;
+    return bm->dgram_open;
+}
+
+int board_mem_dgram_deliver(struct board_mem *bm, const struct board_dgram_addr *a,
+                            const void *payload, size_t len)
+{
+    if (!a || len > BOARD_DGRAM_MAX_PAYLOAD || (len && !payload))
+        return -EINVAL;
+    if (!bm->dgram_open)
+        return -ENOTCONN;
+    return bm_dgram_push(bm, &bm->dgram_rx, a, payload, len);
+}
+
+int board_mem_dgram_pop_sent(struct board_mem *bm, struct board_dgram_addr *a, void *buf,
+                             size_t cap)
+{
+    return bm_dgram_pop(&bm->dgram_tx, a, buf, cap);
+}
+
+unsigned long board_mem_dgram_overflows(const struct board_mem *bm)
+{
+    return bm->dgram_overflows;
 }

@@ -15,6 +15,14 @@ struct board_mem;
 /* Called after a port's link state changed (link up/down, SMA request). */
 typedef void (*board_mem_port_hook)(void *arg, unsigned port);
 
+/*
+ * Called at the start of every counters read through the board interface
+ * (board_port_counters: the PMA, board/sim), before the values are copied,
+ * so a traffic model can bring the counters up to the current time.  Not
+ * called by board_mem_counters(), the datapath's write access.
+ */
+typedef void (*board_mem_counters_hook)(void *arg, unsigned port);
+
 /* Fill *id with the defaults of a 36-port QDR/EDR switch. */
 void board_mem_default_switch_identity(struct board_identity *id, uint64_t node_guid,
                                        unsigned num_ports);
@@ -47,6 +55,9 @@ bool board_mem_connected(const struct board_mem *bm, unsigned port);
 /* Install a hook called after any port state change. */
 void board_mem_set_port_hook(struct board_mem *bm, board_mem_port_hook hook, void *arg);
 
+/* Install a hook called before every board_port_counters() read (NULL: none). */
+void board_mem_set_counters_hook(struct board_mem *bm, board_mem_counters_hook hook, void *arg);
+
 /* Direct table access for the emulator's datapath (out of range: drop / false / 0). */
 uint8_t board_mem_lft_entry(const struct board_mem *bm, uint16_t dlid);
 uint16_t board_mem_lft_top(const struct board_mem *bm);
@@ -66,5 +77,38 @@ struct board_port_counters *board_mem_counters(struct board_mem *bm, unsigned po
 
 /* Add delta to one counter of the board, wrapping at counter_bits. */
 void board_mem_counter_add(const struct board_mem *bm, uint64_t *counter, uint64_t delta);
+
+/*
+ * Port-0 datagrams.  board_mem's UD QP is a pair of queues: what the stack
+ * sends goes to the send hook if one is set (pzfabric routes it; the address
+ * has src_qp and slid filled in), else to a send queue that tests read with
+ * board_mem_dgram_pop_sent(); what the datapath delivers with
+ * board_mem_dgram_deliver() waits in a receive queue for dgram_recv.  The
+ * deliverer does the receive checks (QP, Q_Key, P_Key).  Each queue holds
+ * BOARD_MEM_DGRAM_QUEUE datagrams.  dgram_fd is -1 (nothing to poll).
+ */
+#define BOARD_MEM_DGRAM_QUEUE 64
+#define BOARD_MEM_DGRAM_QPN 0x000100u /* the QP number dgram_open reports */
+
+/* A datagram the stack sent; returns 0 or a negative errno (dgram_send's). */
+typedef int (*board_mem_dgram_hook)(void *arg, const struct board_dgram_addr *a,
+                                    const void *payload, size_t len);
+
+/* Send datagrams through hook (NULL: into the send queue). */
+void board_mem_set_dgram_hook(struct board_mem *bm, board_mem_dgram_hook hook, void *arg);
+
+/* Whether the UD QP is open; its number and Q_Key (either may be NULL). */
+bool board_mem_dgram_is_open(const struct board_mem *bm, uint32_t *qpn, uint32_t *qkey);
+
+/* Queue a received datagram; returns 0, -ENOTCONN (not open), -EINVAL, -ENOBUFS (full). */
+int board_mem_dgram_deliver(struct board_mem *bm, const struct board_dgram_addr *a,
+                            const void *payload, size_t len);
+
+/* Take the oldest sent datagram (no hook set): its length, -EAGAIN or -EMSGSIZE. */
+int board_mem_dgram_pop_sent(struct board_mem *bm, struct board_dgram_addr *a, void *buf,
+                             size_t cap);
+
+/* Datagrams dropped because a queue was full. */
+unsigned long board_mem_dgram_overflows(const struct board_mem *bm);
 
 #endif /* PZ_BOARD_MEM_H */

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "board_sim_dgram.h"
 #include "board_sim_proto.h"
 
 struct board_sim {
@@ -31,6 +32,8 @@ struct board_sim {
      */
     uint8_t *lft;       /* lft_cap entries */
     uint8_t *lft_valid; /* one flag per block */
+    /* Port-0 datagrams (board_sim_set_dgram), or NULL. */
+    struct board_sim_dgram *dgram;
 };
 
 /*
@@ -380,4 +383,15 @@ void board_sim_close(struct board_sim *bs)
     free(bs->lft);
     free(bs->lft_valid);
     free(bs);
+}
+
+void board_sim_set_dgram(struct board_sim *bs, struct board_sim_dgram *d)
+{
+    bs->dgram = d;
+    board_sim_dgram_fill_ops(&bs->ops, d != NULL);
+}
+
+struct board_sim_dgram *board_sim_dgram_of(void *ctx)
+{
+    return ((struct board_sim *)ctx)->dgram;
 }

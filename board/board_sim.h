@@ -36,4 +36,16 @@ unsigned long board_sim_errors(const struct board_sim *bs);
 /* Detach and free. */
 void board_sim_close(struct board_sim *bs);
 
+struct board_sim_dgram;
+
+/*
+ * Give bs's board the port-0 datagram operations (board_dgram_*) of the
+ * node's "<sockname>:dgram" connection d (board_sim_dgram.h; NULL: none).
+ * The caller keeps d and closes it after bs.
+ */
+void board_sim_set_dgram(struct board_sim *bs, struct board_sim_dgram *d);
+
+/* The datagram connection of a board_sim's ops context (board_sim_dgram.c's ops). */
+struct board_sim_dgram *board_sim_dgram_of(void *ctx);
+
 #endif /* PZ_BOARD_SIM_H */

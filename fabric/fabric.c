@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fabric_internal.h"
+#include "fabric_traffic.h"
 #include "pzf_log.h"
 
 /* The board identity of a topology node (switch or CA defaults, then the file's values). */
@@ -107,7 +108,7 @@ static int fabric_power_on(struct fabric *f)
             n->downed_seen[p] = board_mem_link_downed(n->bm, p);
         board_mem_set_port_hook(n->bm, fabric_port_hook, n);
     }
-    return 0;
+    return fabric_set_monitor(f, CONG_INTERVAL_DEFAULT_MS) ? -1 : 0;
 }
 
 /* A non-zero seed for the loss generator: the time and the process. */
@@ -137,7 +138,7 @@ struct fabric *fabric_create(const struct topo *t, int verbose)
     for (size_t i = 0; i < t->num_nodes; i++, f->num_nodes++)
         if (fabric_node_init(f, t, i))
             goto fail;
-    if (fabric_power_on(f))
+    if (fabric_power_on(f) || fabric_dgram_init(f))
         goto fail;
     return f;
 fail:
@@ -154,6 +155,7 @@ void fabric_destroy(struct fabric *f)
     for (size_t i = 0; f->nodes && i < f->num_nodes; i++) {
         struct fabric_node *n = &f->nodes[i];
 
+        fabric_monitor_free(n); /* before the PMA it is attached to */
         sma_destroy(n->sma);
         pma_destroy(n->pma);
         cc_destroy(n->cc);
@@ -161,6 +163,8 @@ void fabric_destroy(struct fabric *f)
         free(n->peers);
         free(n->downed_seen);
     }
+    fabric_traffic_destroy(f->traffic);
+    fabric_dgram_destroy(f);
     fabric_clients_free(f);
     free(f->nodes);
     free(f->dirty);
@@ -298,9 +302,12 @@ void fabric_poll_dirty(struct fabric *f)
 
 void fabric_tick(struct fabric *f)
 {
+    fabric_traffic_tick(f); /* flow counters up to now, paths re-checked */
     fabric_agent_expire(f);
     for (size_t i = 0; i < f->num_nodes; i++) {
         struct fabric_node *n = &f->nodes[i];
+
+        fabric_monitor_tick(f, n, board_now_ns(n->board)); /* a sample when one is due */
 
         if (!n->dirty && sma_next_deadline(n->sma) <= board_now_ns(n->board))
             fabric_mark_dirty(f, n);

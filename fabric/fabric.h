@@ -63,6 +63,13 @@ struct fabric_stats {
  */
 struct fabric *fabric_create(const struct topo *t, int verbose);
 
+/*
+ * Run a dFtree congestion monitor on every in-process switch, sampling every
+ * interval_ms (>= 100; 0 switches them off).  fabric_create() starts them at
+ * 1000 ms.  Returns 0, -EINVAL or -ENOMEM.
+ */
+int fabric_set_monitor(struct fabric *f, unsigned interval_ms);
+
 /* Tear down the fabric, its nodes and clients. */
 void fabric_destroy(struct fabric *f);
 

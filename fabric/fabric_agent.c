@@ -234,6 +234,16 @@ bool fabric_agent_output(struct fabric *f, unsigned client, const struct fabric_
         fabric_drop(f, &p, "agent sent a permissive DLID on a LID-routed class");
         return true;
     }
+    /*
+     * A directed-route request the agent originates itself (portzerod's
+     * neighbour discovery: SubnGet(NodeInfo) out of one port, D bit clear)
+     * leaves through the switch's kernel like any host's: the ordinary
+     * client path (fabric_host_send) does the send-side hop and notes its
+     * TID, so the answer comes back to this client.
+     */
+    if (!mad_get_field(p.mad, 0, IB_MAD_RESPONSE_F) &&
+        !mad_get_field(p.mad, 0, IB_DRSMP_DIRECTION_F))
+        return false;
     /* A directed-route answer: the agent's SMA set the hop pointer. */
     p.slid = p.dlid = FABRIC_PERMISSIVE_LID;
     hp = mad_get_field(p.mad, 0, IB_DRSMP_HOPPTR_F);

@@ -6,14 +6,19 @@
  *   fabric_mcast.c   multicast: replication through the MFTs
  *   fabric_pkey.c    the P_Key of a packet, partition enforcement at switch ports
  *   fabric_ctl.c     operator controls: cables, loss rate, capture, counters
+ *   fabric_traffic.c flows, their rates and counters (fabric_traffic.h)
+ *   fabric_errors.c  error injection into port counters
  *   fabric_host.c    what a node's own management stack does with a client's MAD
  *   fabric_client.c  attached clients: which one gets a MAD, timeouts, IsSM
+ *   fabric_monitor.c the in-process switches' congestion monitors
+ *   fabric_dgram.c   port-0 UD datagrams (fabric_dgram.h)
  */
 #ifndef PZ_FABRIC_INTERNAL_H
 #define PZ_FABRIC_INTERNAL_H
 
 #include "board_mem.h"
 #include "cc_agent.h"
+#include "cong_monitor.h"
 #include "fabric.h"
 #include "pma.h"
 #include "sma.h"
@@ -48,6 +53,8 @@ struct fabric_node {
     struct sma *sma;
     struct pma *pma;           /* Performance Management agent (in-process nodes) */
     struct cc_agent *cc;       /* Congestion Control agent */
+    struct cong_monitor *mon;  /* dFtree congestion monitor (in-process switches), or NULL */
+    uint8_t *mon_notified;     /* [0..num_ports]: the SM was last told "hot-spot" */
     struct fabric_peer *peers; /* [0..num_ports] */
     uint32_t *downed_seen;     /* [0..num_ports]: LinkDowned counts already coupled */
     bool dirty;                /* its SMA must be polled soon */
@@ -155,6 +162,9 @@ struct fabric {
     uint64_t rng;      /* xorshift64 state for the losses */
     struct fabric_req_pkey req_pkeys[FABRIC_REQ_PKEYS];
     unsigned req_pkey_next;
+    struct fabric_traffic *traffic;   /* flows (fabric_traffic.c), NULL until the first */
+    unsigned monitor_interval_ms;     /* switches' congestion monitors; 0: off */
+    struct fabric_dgram_state *dgram; /* port-0 datagrams (fabric_dgram.c) */
 };
 
 /* fabric.c */
@@ -176,6 +186,31 @@ void fabric_transmit(struct fabric *f, struct fabric_node *n, unsigned port, str
                      bool need_active);
 bool fabric_port_plugged(const struct fabric_node *n, unsigned port);
 
+/* What one packet on a link counts in the ports' hardware counters. */
+struct fabric_wire_pkt {
+    uint32_t words; /* LRH..ICRC in 4-byte words */
+    uint8_t sl;
+    uint8_t vl; /* the VL of this link (15: an SMP) */
+    bool mcast; /* multicast DLID */
+};
+struct pz_pcap_ud;
+/* Count w at (n, port) as sent (xmit) or received. */
+void fabric_wire_count(struct fabric_node *n, unsigned port, const struct fabric_wire_pkt *w,
+                       bool xmit);
+/* Count a packet that arrived corrupted (lost to the drop rate) at (r, rport). */
+void fabric_wire_count_lost(struct fabric_node *r, unsigned rport);
+/* Whether the drop rate loses this link traversal. */
+bool fabric_wire_lost(struct fabric *f);
+/* The VL sl takes from in_port to out_port of n (its SL2VL table; a CA: its port's). */
+unsigned fabric_wire_vl(const struct fabric_node *n, unsigned in_port, unsigned out_port,
+                        unsigned sl);
+/* Append a packet to the capture file, if any; a failing file stops the capture. */
+void fabric_wire_capture(struct fabric *f, const struct pz_pcap_ud *ud);
+
+/* fabric_dgram.c: set up (0 or -1) and free the port-0 datagram state. */
+int fabric_dgram_init(struct fabric *f);
+void fabric_dgram_destroy(struct fabric *f);
+
 /* fabric_mcast.c */
 void fabric_mcast_route(struct fabric *f, struct fabric_node *n, unsigned in_port,
                         struct fabric_pkt *p);
@@ -192,6 +227,18 @@ bool fabric_pkey_inbound_ok(struct fabric *f, struct fabric_node *n, unsigned po
                             const struct fabric_pkt *p);
 bool fabric_pkey_outbound_ok(struct fabric *f, struct fabric_node *n, unsigned port,
                              const struct fabric_pkt *p);
+/* Whether a P_Key table entry of (n, port) matches pkey (inbound or outbound rule). */
+bool fabric_pkey_table_matches(const struct fabric_node *n, unsigned port, uint16_t pkey,
+                               bool inbound);
+/* Whether pkey (membership bit included) is an entry of the P_Key table of (n, port). */
+bool fabric_pkey_in_table(const struct fabric_node *n, unsigned port, uint16_t pkey);
+/*
+ * Partition enforcement at switch port (n, port) for a packet with pkey
+ * entering (inbound) or leaving it: true if it passes; false if refused
+ * (counted as a constraint error and in pkey_dropped, logged).
+ */
+bool fabric_pkey_port_allows(struct fabric *f, struct fabric_node *n, unsigned port, uint16_t pkey,
+                             uint16_t slid, uint16_t dlid, bool inbound);
 
 /* fabric_host.c */
 void fabric_host_send(struct fabric *f, const struct fabric_client *c, const struct fabric_mad *m);
@@ -201,6 +248,10 @@ int fabric_host_get_attr(struct fabric *f, struct fabric_node *n, unsigned port,
 /* fabric_gmp.c */
 bool fabric_gmp_local(struct fabric *f, struct fabric_node *n, unsigned in_port,
                       const struct fabric_pkt *p);
+
+/* fabric_monitor.c */
+void fabric_monitor_tick(struct fabric *f, struct fabric_node *n, uint64_t now);
+void fabric_monitor_free(struct fabric_node *n);
 
 /* fabric_agent.c */
 bool fabric_agent_deliver(struct fabric *f, struct fabric_node *n, const struct fabric_pkt *p);

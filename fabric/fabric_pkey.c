@@ -80,7 +80,7 @@ static unsigned pkey_block(const struct fabric_node *n, unsigned port, unsigned 
 }
 
 /* Whether an entry of the P_Key table of (n, port) matches pkt_pkey (inbound or outbound rule). */
-static bool pkey_table_matches(const struct fabric_node *n, unsigned port, uint16_t pkt_pkey,
+bool fabric_pkey_table_matches(const struct fabric_node *n, unsigned port, uint16_t pkt_pkey,
                                bool inbound)
 {
     uint16_t keys[BOARD_PKEY_BLOCK];
@@ -90,6 +90,20 @@ static bool pkey_table_matches(const struct fabric_node *n, unsigned port, uint1
         for (unsigned i = 0; i < count; i++)
             if (inbound ? fabric_pkey_match_inbound(pkt_pkey, keys[i])
                         : fabric_pkey_match_outbound(pkt_pkey, keys[i]))
+                return true;
+    return false;
+}
+
+bool fabric_pkey_in_table(const struct fabric_node *n, unsigned port, uint16_t pkey)
+{
+    uint16_t keys[BOARD_PKEY_BLOCK];
+    unsigned count;
+
+    if (!(pkey & PKEY_BASE_MASK))
+        return false;
+    for (unsigned block = 0; (count = pkey_block(n, port, block, keys)) > 0; block++)
+        for (unsigned i = 0; i < count; i++)
+            if (keys[i] == pkey)
                 return true;
     return false;
 }
@@ -166,30 +180,48 @@ static bool pkey_enforced(const struct fabric_node *n, unsigned port, bool inbou
     return inbound ? cfg.part_enf_inbound : cfg.part_enf_outbound;
 }
 
-/* Drop p at (n, port) for its P_Key and count it (rcv or xmit constraint error). */
-static void pkey_reject(struct fabric *f, struct fabric_node *n, unsigned port,
-                        const struct fabric_pkt *p, bool inbound)
+/* Count and log a packet (pkey, slid -> dlid) refused at (n, port) (rcv or xmit constraint error).
+ */
+static void pkey_count_reject(struct fabric *f, struct fabric_node *n, unsigned port, uint16_t pkey,
+                              uint16_t slid, uint16_t dlid, bool inbound)
 {
     struct board_port_counters *c = board_mem_counters(n->bm, port);
-    char why[96];
 
     if (c)
         board_mem_counter_add(n->bm,
                               inbound ? &c->rcv_constraint_errors : &c->xmit_constraint_errors, 1);
     f->stats.pkey_dropped++;
     pzf_log(f->verbose, PZF_LOG_INFO,
-            "partition enforcement: P_Key 0x%04x (LID %u -> %u) dropped %s %s port %u", p->pkey,
-            p->slid, p->dlid, inbound ? "entering" : "leaving", n->name, port);
+            "partition enforcement: P_Key 0x%04x (LID %u -> %u) dropped %s %s port %u", pkey, slid,
+            dlid, inbound ? "entering" : "leaving", n->name, port);
+}
+
+/* Drop p at (n, port) for its P_Key and count it (rcv or xmit constraint error). */
+static void pkey_reject(struct fabric *f, struct fabric_node *n, unsigned port,
+                        const struct fabric_pkt *p, bool inbound)
+{
+    char why[96];
+
+    pkey_count_reject(f, n, port, p->pkey, p->slid, p->dlid, inbound);
     snprintf(why, sizeof(why), "P_Key 0x%04x not in the P_Key table of %s port %u", p->pkey,
              inbound ? "ingress" : "egress", port);
     fabric_drop(f, p, why);
+}
+
+bool fabric_pkey_port_allows(struct fabric *f, struct fabric_node *n, unsigned port, uint16_t pkey,
+                             uint16_t slid, uint16_t dlid, bool inbound)
+{
+    if (!pkey_enforced(n, port, inbound) || fabric_pkey_table_matches(n, port, pkey, inbound))
+        return true;
+    pkey_count_reject(f, n, port, pkey, slid, dlid, inbound);
+    return false;
 }
 
 bool fabric_pkey_inbound_ok(struct fabric *f, struct fabric_node *n, unsigned port,
                             const struct fabric_pkt *p)
 {
     if (fabric_pkey_exempt(p) || !pkey_enforced(n, port, true) ||
-        pkey_table_matches(n, port, p->pkey, true))
+        fabric_pkey_table_matches(n, port, p->pkey, true))
         return true;
     pkey_reject(f, n, port, p, true);
     return false;
@@ -199,7 +231,7 @@ bool fabric_pkey_outbound_ok(struct fabric *f, struct fabric_node *n, unsigned p
                              const struct fabric_pkt *p)
 {
     if (fabric_pkey_exempt(p) || !pkey_enforced(n, port, false) ||
-        pkey_table_matches(n, port, p->pkey, false))
+        fabric_pkey_table_matches(n, port, p->pkey, false))
         return true;
     pkey_reject(f, n, port, p, false);
     return false;

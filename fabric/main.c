@@ -3,7 +3,7 @@
  * client protocol, its switches and CAs answered by portzero's SMA.
  *
  *   pzfabric [--sockname NAME] [--agent SWITCH]... [--pcap FILE [--pcap-format pcap|erf]]
- *            [-v] TOPOLOGY
+ *            [--monitor-interval MS] [-v] TOPOLOGY
  *
  * Prints "ready" on stdout once clients may attach; exits 0 on SIGTERM or
  * SIGINT, 2 on bad arguments or a bad topology, 1 on other failures.
@@ -39,6 +39,7 @@ struct options {
     unsigned num_agents;
     const char *pcap;                /* capture file, or NULL */
     enum pz_pcap_format pcap_format; /* its format */
+    long monitor_ms;                 /* switches' congestion monitor interval, 0 off, -1 default */
 };
 
 /* Signal handler: remember the signal; the main loop notices within a tick. */
@@ -52,7 +53,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: pzfabric [--sockname NAME] [--agent SWITCH]... [--pcap FILE]\n"
-            "                [--pcap-format pcap|erf] [-v] TOPOLOGY\n"
+            "                [--pcap-format pcap|erf] [--monitor-interval MS] [-v] TOPOLOGY\n"
             "  TOPOLOGY         ibsim net file or ibnetdiscover output\n"
             "  --sockname NAME  socket base name (default: $IBSIM_SOCKNAME or \"%s\")\n"
             "  --agent SWITCH   SWITCH is served by an external portzerod (board = sim);\n"
@@ -60,6 +61,8 @@ static void usage(FILE *out)
             "  --pcap FILE      write every packet crossing a link to FILE\n"
             "  --pcap-format F  pcap: LINKTYPE_INFINIBAND (247, default); erf: ERF\n"
             "                   records that tshark decodes as they are\n"
+            "  --monitor-interval MS  the in-process switches' congestion monitors sample\n"
+            "                   every MS ms (>= 100, default 1000; 0: no monitors)\n"
             "  -v, --verbose    more messages on stderr (twice: every packet)\n"
             "Clients attach with LD_PRELOAD=libumad2sim.so, IBSIM_SOCKNAME=NAME and\n"
             "SIM_HOST=<node name> (default: the first node of the file).\n"
@@ -77,8 +80,10 @@ static int parse_args(int argc, char **argv, struct options *o)
         {"pcap", required_argument, NULL, 'p'},
         {"agent", required_argument, NULL, 'a'},
         {"pcap-format", required_argument, NULL, 'f'},
+        {"monitor-interval", required_argument, NULL, 'm'},
         {NULL, 0, NULL, 0},
     };
+    char *end;
     int opt;
 
     o->sockname = getenv("IBSIM_SOCKNAME");
@@ -101,6 +106,15 @@ static int parse_args(int argc, char **argv, struct options *o)
         case 'f':
             if (pz_pcap_format_parse(optarg, &o->pcap_format)) {
                 fprintf(stderr, "pzfabric: --pcap-format %s: expected pcap or erf\n", optarg);
+                return -1;
+            }
+            break;
+        case 'm':
+            o->monitor_ms = strtol(optarg, &end, 10);
+            if (*optarg == '\0' || *end || o->monitor_ms < 0 || o->monitor_ms > 3600000 ||
+                (o->monitor_ms > 0 && o->monitor_ms < 100)) {
+                fprintf(stderr, "pzfabric: --monitor-interval %s: expected 0 or 100..3600000\n",
+                        optarg);
                 return -1;
             }
             break;
@@ -262,6 +276,12 @@ static struct fabric *load_fabric(const struct options *o, int *status)
         *status = EXIT_FAILURE;
         return NULL;
     }
+    if (o->monitor_ms >= 0 && fabric_set_monitor(f, (unsigned)o->monitor_ms)) {
+        fprintf(stderr, "pzfabric: cannot set up the congestion monitors\n");
+        fabric_destroy(f);
+        *status = EXIT_FAILURE;
+        return NULL;
+    }
     if (expect_agents(f, o)) {
         fabric_destroy(f);
         *status = EXIT_USAGE;
@@ -272,7 +292,7 @@ static struct fabric *load_fabric(const struct options *o, int *status)
 
 int main(int argc, char **argv)
 {
-    struct options o = {0};
+    struct options o = {.monitor_ms = -1};
     struct pz_pcap *capture;
     char err[TOPO_ERR_MAX];
     struct sim_server *s;

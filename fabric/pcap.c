@@ -17,10 +17,11 @@
 #define PCAP_FILE_HDR_LEN 24
 #define PCAP_REC_HDR_LEN 16
 
-#define IB_LNH_IBA_LOCAL 0x2 /* LRH.LNH: BTH follows the LRH */
-#define IB_BTH_RESV8A_OFF 12 /* offset of BTH.Resv8a from the LRH */
-#define IB_QP_MAX 0xFFFFFFu  /* QPs and PSNs are 24 bits */
-#define IB_PKTLEN_MAX 0x7FFu /* LRH.PktLen is 11 bits (4-byte words) */
+#define IB_LNH_IBA_LOCAL 0x2  /* LRH.LNH: BTH follows the LRH */
+#define IB_LNH_IBA_GLOBAL 0x3 /* LRH.LNH: GRH, then BTH */
+#define IB_BTH_RESV8A_OFF 12  /* offset of BTH.Resv8a from the LRH */
+#define IB_QP_MAX 0xFFFFFFu   /* QPs and PSNs are 24 bits */
+#define IB_PKTLEN_MAX 0x7FFu  /* LRH.PktLen is 11 bits (4-byte words) */
 #define CRC32_POLY_REFL 0xEDB88320u
 #define CRC16_POLY_REFL 0xD008u /* 0x100B reflected */
 #define ERF_FLAG_VARLEN 0x04    /* ERF flags: variable-length record */
@@ -77,6 +78,28 @@ uint32_t pz_ib_icrc_local(const uint8_t *pkt, size_t len)
     return ~crc;
 }
 
+/* ICRC of a packet with a GRH: LRH.VL, GRH TClass, FlowLabel, HopLimit and BTH.Resv8a as ones. */
+uint32_t pz_ib_icrc_global(const uint8_t *pkt, size_t len)
+{
+    uint32_t crc = 0xFFFFFFFFu;
+
+    for (size_t i = 0; i < len; i++) {
+        uint8_t b = pkt[i];
+        size_t g = i - PZ_IB_LRH_LEN; /* offset in the GRH */
+
+        if (i == 0)
+            b |= 0xF0; /* VL */
+        else if (i >= PZ_IB_LRH_LEN && g < 4)
+            b = g == 0 ? (uint8_t)(b | 0x0F) : 0xFF; /* IPVer kept; TClass, FlowLabel */
+        else if (i >= PZ_IB_LRH_LEN && g == 7)
+            b = 0xFF; /* HopLimit */
+        else if (i == IB_BTH_RESV8A_OFF + PZ_IB_GRH_LEN)
+            b = 0xFF;
+        crc = crc32_byte(crc, b);
+    }
+    return ~crc;
+}
+
 /* VCRC: CRC-16 (0x100B, reflected, seed 0xFFFF, inverted) over LRH..ICRC. */
 uint16_t pz_ib_vcrc(const uint8_t *pkt, size_t len)
 {
@@ -117,13 +140,22 @@ static bool ud_valid(const struct pz_pcap_ud *pkt)
            (pkt->payload || pkt->len == 0);
 }
 
-/* Write LRH, BTH and DETH for pkt at buf; words = LRH.PktLen, pad = BTH.PadCnt. */
-static void put_ud_headers(const struct pz_pcap_ud *pkt, uint8_t *buf, unsigned words, unsigned pad)
+/*
+ * Write LRH, GRH (if any), BTH and DETH for pkt at buf; words = LRH.PktLen,
+ * pad = BTH.PadCnt, paylen = GRH.PayLen (BTH..ICRC bytes).
+ */
+static void put_ud_headers(const struct pz_pcap_ud *pkt, uint8_t *buf, unsigned words, unsigned pad,
+                           unsigned paylen)
 {
-    uint8_t *lrh = buf, *bth = buf + PZ_IB_LRH_LEN, *deth = bth + PZ_IB_BTH_LEN;
+    size_t grh_len = pkt->grh ? PZ_IB_GRH_LEN : 0;
+    uint8_t *lrh = buf, *bth = buf + PZ_IB_LRH_LEN + grh_len, *deth = bth + PZ_IB_BTH_LEN;
 
-    lrh[0] = (uint8_t)(pkt->vl << 4);                    /* LVer 0 */
-    lrh[1] = (uint8_t)(pkt->sl << 4 | IB_LNH_IBA_LOCAL); /* reserved 2 bits 0 */
+    lrh[0] = (uint8_t)(pkt->vl << 4); /* LVer 0 */
+    lrh[1] = (uint8_t)(pkt->sl << 4 | (pkt->grh ? IB_LNH_IBA_GLOBAL : IB_LNH_IBA_LOCAL));
+    if (pkt->grh) {
+        memcpy(lrh + PZ_IB_LRH_LEN, pkt->grh, PZ_IB_GRH_LEN);
+        put_be(lrh + PZ_IB_LRH_LEN + 4, paylen, 2);
+    }
     put_be(lrh + 2, pkt->dlid, 2);
     put_be(lrh + 4, words & IB_PKTLEN_MAX, 2); /* reserved 5 bits 0 */
     put_be(lrh + 6, pkt->slid, 2);
@@ -144,24 +176,26 @@ static void put_ud_headers(const struct pz_pcap_ud *pkt, uint8_t *buf, unsigned 
 /* Frame pkt into buf; returns the frame length or -1 with errno. */
 long pz_ib_frame_ud(const struct pz_pcap_ud *pkt, uint8_t *buf, size_t cap)
 {
-    size_t pad, body, total;
+    size_t hdr, pad, body, total;
 
     if (!ud_valid(pkt) || !buf) {
         errno = EINVAL;
         return -1;
     }
+    hdr = PZ_IB_UD_HDR_LEN + (pkt->grh ? PZ_IB_GRH_LEN : 0);
     pad = (4 - pkt->len % 4) % 4;
-    body = PZ_IB_UD_HDR_LEN + pkt->len + pad; /* LRH..pad: what the ICRC covers */
+    body = hdr + pkt->len + pad; /* LRH..pad: what the ICRC covers */
     total = body + PZ_IB_ICRC_LEN + PZ_IB_VCRC_LEN;
     if (cap < total) {
         errno = ENOSPC;
         return -1;
     }
-    put_ud_headers(pkt, buf, (unsigned)((body + PZ_IB_ICRC_LEN) / 4), (unsigned)pad);
+    put_ud_headers(pkt, buf, (unsigned)((body + PZ_IB_ICRC_LEN) / 4), (unsigned)pad,
+                   (unsigned)(body + PZ_IB_ICRC_LEN - PZ_IB_LRH_LEN - (hdr - PZ_IB_UD_HDR_LEN)));
     if (pkt->len)
-        memcpy(buf + PZ_IB_UD_HDR_LEN, pkt->payload, pkt->len);
-    memset(buf + PZ_IB_UD_HDR_LEN + pkt->len, 0, pad);
-    put_le(buf + body, pz_ib_icrc_local(buf, body), 4);
+        memcpy(buf + hdr, pkt->payload, pkt->len);
+    memset(buf + hdr + pkt->len, 0, pad);
+    put_le(buf + body, pkt->grh ? pz_ib_icrc_global(buf, body) : pz_ib_icrc_local(buf, body), 4);
     put_le(buf + body + PZ_IB_ICRC_LEN, pz_ib_vcrc(buf, body + PZ_IB_ICRC_LEN), 2);
     return (long)total;
 }
@@ -373,7 +407,7 @@ int pz_pcap_write_frame(struct pz_pcap *p, const uint8_t *frame, size_t len,
 /* Frame pkt and append it stamped ts. Returns 0 or -1 with errno. */
 int pz_pcap_write_ud_at(struct pz_pcap *p, const struct pz_pcap_ud *pkt, const struct timespec *ts)
 {
-    uint8_t frame[PZ_IB_UD_MAX_FRAME];
+    uint8_t frame[PZ_IB_UD_GRH_MAX_FRAME];
     long len = pz_ib_frame_ud(pkt, frame, sizeof(frame));
 
     if (len < 0)

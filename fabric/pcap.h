@@ -44,6 +44,11 @@
 /* Largest UD frame: headers, payload, pad, ICRC, VCRC. */
 #define PZ_IB_UD_MAX_FRAME (PZ_IB_UD_HDR_LEN + PZ_IB_MAX_PAYLOAD + PZ_IB_ICRC_LEN + PZ_IB_VCRC_LEN)
 
+#define PZ_IB_GRH_LEN 40
+/* Largest UD frame with a GRH (multicast datagrams). */
+#define PZ_IB_UD_GRH_MAX_FRAME (PZ_IB_UD_MAX_FRAME + PZ_IB_GRH_LEN)
+#define PZ_IB_GRH_NXTHDR_BTH 0x1B /* GRH.NxtHdr: an IBA transport header follows */
+
 #define PZ_IB_OPCODE_UD_SEND_ONLY 0x64
 #define PZ_IB_QKEY_GSI 0x80010000u /* Q_Key of QP1 (GMPs) */
 #define PZ_IB_DEFAULT_PKEY 0xFFFFu
@@ -62,6 +67,11 @@ struct pz_pcap_ud {
     uint32_t src_qp;        /* DETH source QP, 24 bits */
     const uint8_t *payload; /* e.g. the 256-byte MAD */
     size_t len;             /* payload bytes, at most PZ_IB_MAX_PAYLOAD */
+    /*
+     * NULL, or the 40-byte GRH to send after the LRH (LNH = IBA global), as
+     * on the wire; its PayLen is written by the framer, the rest as given.
+     */
+    const uint8_t *grh;
 };
 
 struct pz_pcap;
@@ -87,7 +97,8 @@ void pz_pcap_ud_mad(struct pz_pcap_ud *pkt, const uint8_t *mad, size_t len, uint
                     uint16_t dlid, uint32_t src_qp, uint32_t dest_qp);
 
 /*
- * Frame pkt into buf (cap bytes): LRH (LNH = IBA local), BTH (UD SEND_ONLY,
+ * Frame pkt into buf (cap bytes): LRH (LNH = IBA local, or global with the
+ * GRH when pkt->grh is set), BTH (UD SEND_ONLY,
  * pad count for a payload that is not a multiple of 4), DETH, payload, zero
  * pad, ICRC, VCRC.  Returns the frame length, or -1 with errno = EINVAL
  * (field out of range, payload too long or missing) or ENOSPC (cap too small).
@@ -100,6 +111,13 @@ long pz_ib_frame_ud(const struct pz_pcap_ud *pkt, uint8_t *buf, size_t cap);
  * byte first.
  */
 uint32_t pz_ib_icrc_local(const uint8_t *pkt, size_t len);
+
+/*
+ * ICRC of a global packet (LRH, GRH, BTH, ...: len bytes up to the ICRC):
+ * the variant fields LRH.VL, GRH TClass/FlowLabel/HopLimit and BTH.Resv8a
+ * read as ones (IBA 7.8.1).
+ */
+uint32_t pz_ib_icrc_global(const uint8_t *pkt, size_t len);
 
 /* VCRC of the len bytes at pkt (LRH..ICRC). Sent least significant byte first. */
 uint16_t pz_ib_vcrc(const uint8_t *pkt, size_t len);

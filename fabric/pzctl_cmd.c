@@ -12,11 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabric_dgram.h"
+#include "fabric_traffic.h"
 #include "pzctl_cmd.h"
 #include "pzctl_proto.h"
 
 #define PZCTL_PERCENT_DECIMALS 4 /* 100% = 1000000 per million */
 #define PZCTL_DOWN_LINES_MAX 1000
+#define PZCTL_GBPS_DECIMALS 9 /* 1 b/s */
+#define PZCTL_BPS_PER_GBPS 1000000000ull
+#define PZCTL_FLOW_LINE_MAX 4096 /* room a flow-list line may need (long paths) */
 
 /* A reply being written: out[0..len) of cap bytes, always NUL terminated. */
 struct reply {
@@ -292,6 +297,7 @@ static int cmd_status(struct fabric *f, size_t clients, const struct request *q,
 {
     unsigned long long packets;
     struct fabric_stats st;
+    struct fabric_dgram_stats dg;
     size_t switches = 0;
     const char *name;
 
@@ -317,6 +323,15 @@ static int cmd_status(struct fabric *f, size_t clients, const struct request *q,
         (unsigned long long)st.dropped, (unsigned long long)st.lost,
         (unsigned long long)st.pkey_dropped, (unsigned long long)st.mcast_delivered,
         (unsigned long long)st.timeouts);
+    fabric_dgram_get_stats(f, &dg);
+    say(r,
+        "dgram-sent %llu\ndgram-refused %llu\ndgram-malformed %llu\ndgram-delivered %llu\n"
+        "dgram-dropped %llu\ndgram-qkey-dropped %llu\ndgram-pkey-dropped %llu\n"
+        "dgram-no-stack %llu\n",
+        (unsigned long long)dg.sent, (unsigned long long)dg.refused,
+        (unsigned long long)dg.malformed, (unsigned long long)dg.delivered,
+        (unsigned long long)dg.dropped, (unsigned long long)dg.qkey_dropped,
+        (unsigned long long)dg.pkey_dropped, (unsigned long long)dg.no_stack);
     status_links(f, r, true);
     return 0;
 }
@@ -361,6 +376,188 @@ static int cmd_counters(struct fabric *f, const struct request *q, struct reply 
     return 0;
 }
 
+/*
+ * Parse a rate "D[.DDDDDDDDD]" in Gb/s (at most FABRIC_FLOW_BPS_MAX) into
+ * bits per second; returns 0 or -1.
+ */
+static int parse_gbps(const char *s, uint64_t *bps)
+{
+    uint64_t whole = 0, frac = 0;
+    unsigned digits = 0;
+    const char *p = s;
+
+    if (*p < '0' || *p > '9')
+        return -1;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        whole = whole * 10 + (uint64_t)(*p - '0');
+        if (whole > FABRIC_FLOW_BPS_MAX / PZCTL_BPS_PER_GBPS)
+            return -1;
+    }
+    if (*p == '.') {
+        for (p++; *p >= '0' && *p <= '9'; p++, digits++) {
+            if (digits == PZCTL_GBPS_DECIMALS)
+                return -1;
+            frac = frac * 10 + (uint64_t)(*p - '0');
+        }
+        if (digits == 0)
+            return -1;
+    }
+    if (*p)
+        return -1;
+    for (; digits < PZCTL_GBPS_DECIMALS; digits++)
+        frac *= 10;
+    *bps = whole * PZCTL_BPS_PER_GBPS + frac;
+    return *bps > FABRIC_FLOW_BPS_MAX ? -1 : 0;
+}
+
+/* Write bps in Gb/s without trailing zeros ("12.5", "100"). */
+static void say_gbps(struct reply *r, uint64_t bps)
+{
+    char frac[16];
+    size_t n;
+
+    snprintf(frac, sizeof(frac), "%09llu", (unsigned long long)(bps % PZCTL_BPS_PER_GBPS));
+    for (n = strlen(frac); n && frac[n - 1] == '0'; n--)
+        frac[n - 1] = '\0';
+    say(r, "%llu%s%s", (unsigned long long)(bps / PZCTL_BPS_PER_GBPS), n ? "." : "", frac);
+}
+
+/* Resolve a CA argument (name or description); returns 0, or -1 with an error reply. */
+static int parse_ca(struct fabric *f, const char *arg, size_t *node, struct reply *r)
+{
+    long idx = fabric_find_node(f, arg);
+
+    if (idx < 0)
+        return fail(r, "no node \"%s\" in the topology", arg);
+    if (fabric_node_is_switch(f, (size_t)idx))
+        return fail(r, "%s is a switch, not a CA", arg);
+    *node = (size_t)idx;
+    return 0;
+}
+
+/* flow-add SRC DST GBPS [--sl SL]: prints the new flow's id. */
+static int cmd_flow_add(struct fabric *f, const struct request *q, struct reply *r)
+{
+    static const char usage[] = "flow-add SRC DST GBPS [--sl SL]";
+    unsigned long sl = 0;
+    size_t src, dst;
+    uint64_t bps;
+    unsigned id;
+    int rc;
+
+    if ((q->argc != 4 && q->argc != 6) || (q->argc == 6 && strcmp(q->argv[4], "--sl")))
+        return fail(r, "usage: %s", usage);
+    if (parse_ca(f, q->argv[1], &src, r) || parse_ca(f, q->argv[2], &dst, r))
+        return -1;
+    if (src == dst)
+        return fail(r, "SRC and DST are the same CA");
+    if (parse_gbps(q->argv[3], &bps) || bps == 0)
+        return fail(r, "bad rate \"%s\" (Gb/s, more than 0, at most %llu, up to %d decimals)",
+                    q->argv[3], FABRIC_FLOW_BPS_MAX / PZCTL_BPS_PER_GBPS, PZCTL_GBPS_DECIMALS);
+    if (q->argc == 6 && parse_uint(q->argv[5], BOARD_NUM_SLS - 1, &sl))
+        return fail(r, "bad SL \"%s\" (0..15)", q->argv[5]);
+    rc = fabric_flow_add(f, src, dst, bps, (unsigned)sl, &id);
+    if (rc == -ENOSPC)
+        return fail(r, "too many flows (at most %d)", FABRIC_FLOWS_MAX);
+    if (rc)
+        return fail(r, "%s", strerror(-rc));
+    say(r, "%s\n%u\n", PZCTL_REPLY_OK, id);
+    return 0;
+}
+
+/* flow-del ID. */
+static int cmd_flow_del(struct fabric *f, const struct request *q, struct reply *r)
+{
+    unsigned long id;
+
+    if (want_args(q, 2, 2, "flow-del ID", r))
+        return -1;
+    if (parse_uint(q->argv[1], UINT32_MAX, &id))
+        return fail(r, "bad flow id \"%s\"", q->argv[1]);
+    if (fabric_flow_del(f, (unsigned)id))
+        return fail(r, "no flow %lu", id);
+    say(r, "%s\n", PZCTL_REPLY_OK);
+    return 0;
+}
+
+/*
+ * flow-list: one line per flow, "ID SRC DST SL DEMAND ACHIEVED STATE
+ * HOP...", rates in Gb/s, each hop "TXNODE:PORT>RXNODE:PORT" (an unrouted
+ * flow: as far as it got, then "(why)"); a last "... N more flows" line
+ * when the reply is full.
+ */
+static int cmd_flow_list(struct fabric *f, const struct request *q, struct reply *r)
+{
+    struct fabric_flow_info *fi;
+
+    if (want_args(q, 1, 1, "flow-list", r))
+        return -1;
+    fi = malloc(sizeof(*fi));
+    if (!fi)
+        return fail(r, "out of memory");
+    say(r, "%s\n", PZCTL_REPLY_OK);
+    for (size_t i = 0; fabric_flow_get(f, i, fi) == 0; i++) {
+        if (r->cap - r->len < PZCTL_FLOW_LINE_MAX) {
+            say(r, "... %zu more flows (the reply is full)\n", fabric_flow_count(f) - i);
+            break;
+        }
+        say(r, "%u %s %s %u ", fi->id, fabric_node_name(f, fi->src), fabric_node_name(f, fi->dst),
+            fi->sl);
+        say_gbps(r, fi->demand_bps);
+        say(r, " ");
+        say_gbps(r, fi->rate_bps);
+        say(r, " %s", fi->routed ? "routed" : "unrouted");
+        for (unsigned k = 0; k < fi->num_hops; k++)
+            say(r, " %s:%u>%s:%u", fabric_node_name(f, fi->hops[k].tx_node), fi->hops[k].tx_port,
+                fabric_node_name(f, fi->hops[k].rx_node), fi->hops[k].rx_port);
+        if (!fi->routed)
+            say(r, " (%s)", fi->why);
+        say(r, "\n");
+    }
+    free(fi);
+    return 0;
+}
+
+/* ca-rate NODE GBPS: the CA's receive rate (0: its link rate). */
+static int cmd_ca_rate(struct fabric *f, const struct request *q, struct reply *r)
+{
+    size_t node;
+    uint64_t bps;
+
+    if (want_args(q, 3, 3, "ca-rate NODE GBPS", r) || parse_ca(f, q->argv[1], &node, r))
+        return -1;
+    if (parse_gbps(q->argv[2], &bps))
+        return fail(r, "bad rate \"%s\" (Gb/s, 0 = link rate, at most %llu, up to %d decimals)",
+                    q->argv[2], FABRIC_FLOW_BPS_MAX / PZCTL_BPS_PER_GBPS, PZCTL_GBPS_DECIMALS);
+    if (fabric_ca_rate_set(f, node, bps))
+        return fail(r, "cannot set the receive rate of %s", q->argv[1]);
+    say(r, "%s\n", PZCTL_REPLY_OK);
+    return 0;
+}
+
+/* error-inject NODE PORT KIND COUNT. */
+static int cmd_error_inject(struct fabric *f, const struct request *q, struct reply *r)
+{
+    unsigned long count;
+    size_t node;
+    unsigned port;
+    int rc;
+
+    if (want_args(q, 5, 5, "error-inject NODE PORT KIND COUNT", r) ||
+        parse_node_port(f, q->argv[1], q->argv[2], true, &node, &port, r))
+        return -1;
+    if (parse_uint(q->argv[4], UINT32_MAX, &count) || count == 0)
+        return fail(r, "bad count \"%s\" (1..%lu)", q->argv[4], (unsigned long)UINT32_MAX);
+    rc = fabric_error_inject(f, node, port, q->argv[3], count);
+    if (rc == -ENOENT)
+        return fail(r, "unknown error kind \"%.64s\" (kinds: %s)", q->argv[3],
+                    fabric_error_kinds());
+    if (rc)
+        return fail(r, "%s", strerror(-rc));
+    say(r, "%s\n", PZCTL_REPLY_OK);
+    return 0;
+}
+
 /* help. */
 static int cmd_help(struct reply *r)
 {
@@ -371,6 +568,11 @@ static int cmd_help(struct reply *r)
         "link-up NODE PORT\n"
         "drop-rate PERCENT [SEED]\n"
         "counters NODE PORT\n"
+        "flow-add SRC DST GBPS [--sl SL]\n"
+        "flow-del ID\n"
+        "flow-list\n"
+        "ca-rate NODE GBPS\n"
+        "error-inject NODE PORT KIND COUNT\n"
         "help\n",
         PZCTL_REPLY_OK);
     return 0;
@@ -400,6 +602,16 @@ size_t pzctl_execute(struct fabric *f, size_t clients, const char *req, size_t l
             cmd_drop_rate(f, q, &r);
         else if (!strcmp(cmd, "counters"))
             cmd_counters(f, q, &r);
+        else if (!strcmp(cmd, "flow-add"))
+            cmd_flow_add(f, q, &r);
+        else if (!strcmp(cmd, "flow-del"))
+            cmd_flow_del(f, q, &r);
+        else if (!strcmp(cmd, "flow-list"))
+            cmd_flow_list(f, q, &r);
+        else if (!strcmp(cmd, "ca-rate"))
+            cmd_ca_rate(f, q, &r);
+        else if (!strcmp(cmd, "error-inject"))
+            cmd_error_inject(f, q, &r);
         else if (!strcmp(cmd, "help"))
             cmd_help(&r);
         else

@@ -9,6 +9,11 @@
  *   drop-rate PERCENT [SEED]   lose PERCENT (0..100, up to 4 decimals) of
  *                              the link traversals at random
  *   counters NODE PORT         the port's hardware counters
+ *   flow-add SRC DST GBPS [--sl SL]  a flow between two CAs; prints its id
+ *   flow-del ID                remove it
+ *   flow-list                  every flow: rates, state, path
+ *   ca-rate NODE GBPS          a CA's receive rate (0: its link rate)
+ *   error-inject NODE PORT KIND COUNT  add COUNT errors to a port's counter
  *   help                       this list
  *
  * NODE is a node name of the topology file or a node description, as

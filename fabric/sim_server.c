@@ -118,6 +118,15 @@ struct sim_server *sim_server_create(const char *sockname, struct fabric *f, int
         free(s);
         return NULL;
     }
+    if (sim_dgram_open(s)) {
+        snprintf(err, err_size, "cannot bind socket \"%s:dgram\": %s", sockname, strerror(errno));
+        sim_dgram_close(s);
+        sim_pzctl_close(s);
+        sim_board_close(s);
+        close(s->ctl_fd);
+        free(s);
+        return NULL;
+    }
     fabric_set_deliver(f, sim_deliver, s);
     return s;
 }
@@ -149,6 +158,7 @@ void sim_server_destroy(struct sim_server *s)
     for (size_t i = 0; i < s->num_conns; i++)
         sim_conn_close(s, (unsigned)i);
     fabric_set_deliver(s->f, NULL, NULL);
+    sim_dgram_close(s);
     sim_pzctl_close(s);
     sim_board_close(s);
     close(s->ctl_fd);
@@ -400,7 +410,8 @@ static void sim_read_ctl(struct sim_server *s)
 /* Size the poll arrays for every connection; returns 0 or -1. */
 static int sim_pfds_reserve(struct sim_server *s)
 {
-    size_t need = s->num_conns + 1 + sim_board_num_pfds(s) + sim_pzctl_num_pfds(s);
+    size_t need =
+        s->num_conns + 1 + sim_board_num_pfds(s) + sim_pzctl_num_pfds(s) + sim_dgram_num_pfds(s);
     struct pollfd *pfds;
     uint32_t *map;
 
@@ -436,6 +447,7 @@ static size_t sim_pfds_fill(struct sim_server *s)
         n++;
     }
     n = sim_board_pfds(s, n);
+    n = sim_dgram_pfds(s, n);
     return sim_pzctl_pfds(s, n);
 }
 
@@ -461,6 +473,11 @@ int sim_server_run_once(struct sim_server *s, int timeout_ms)
     for (size_t i = 1; i < n && ready > 0; i++) {
         unsigned id = s->pfd_conn[i];
 
+        if (sim_dgram_tag(id)) {
+            if (s->pfds[i].revents)
+                sim_dgram_handle(s, id, s->pfds[i].revents);
+            continue;
+        }
         if (sim_pzctl_tag(id)) {
             if (s->pfds[i].revents)
                 sim_pzctl_handle(s, id, s->pfds[i].revents);

@@ -58,6 +58,13 @@ struct sim_pzctl_conn {
 #define SIM_PFD_AGENT 0x80000000u
 #define SIM_PFD_PZCTL 0x40000000u
 
+/* pfd_conn[] tags of the datagram sockets (sim_dgram.c): the listener, connection i. */
+#define SIM_PFD_DGRAM_LISTEN 0xFFFFFFFDu
+#define SIM_PFD_DGRAM 0x20000000u
+#define SIM_PFD_DGRAM_MASK 0xE0000000u
+
+struct sim_dgram;
+
 struct sim_server {
     char name[SIM_NAME_MAX + 1];
     int ctl_fd;
@@ -74,6 +81,8 @@ struct sim_server {
     int pzctl_fd; /* NAME:pzctl listening socket */
     struct sim_pzctl_conn pzctl[SIM_PZCTL_CONNS_MAX];
     char *pzctl_reply; /* PZCTL_REPLY_MAX bytes */
+    /* NAME:dgram, port-0 datagram stacks (sim_dgram.c) */
+    struct sim_dgram *dgram;
 };
 
 /* sim_server.c */
@@ -99,6 +108,14 @@ size_t sim_pzctl_pfds(struct sim_server *s, size_t n);
 size_t sim_pzctl_num_pfds(const struct sim_server *s);
 bool sim_pzctl_tag(uint32_t tag);
 void sim_pzctl_handle(struct sim_server *s, uint32_t tag, short revents);
+
+/* sim_dgram.c */
+int sim_dgram_open(struct sim_server *s);
+void sim_dgram_close(struct sim_server *s);
+size_t sim_dgram_pfds(struct sim_server *s, size_t n);
+size_t sim_dgram_num_pfds(const struct sim_server *s);
+bool sim_dgram_tag(uint32_t tag);
+void sim_dgram_handle(struct sim_server *s, uint32_t tag, short revents);
 
 /* sim_ctl.c */
 void sim_ctl_handle(struct sim_server *s, struct sim_ctl *ctl);

@@ -2,9 +2,11 @@
 # demo.sh - portzero at work on an emulated fabric.
 #
 # Starts pzfabric on a small two-level fat tree (2 spines, 4 leaves, 8 hosts)
-# in which every switch runs portzero's SMA, and spine-1 is taken over by an
-# external portzerod process; runs OpenSM (-R ftree --connect_roots) until
-# SUBNET UP; then shows what the diags see.  Everything it starts is stopped
+# in which every switch runs portzero's SMA, PMA and congestion monitor, and
+# spine-1 and leaf-1 are taken over by external portzerod processes; runs
+# OpenSM (-R ftree --connect_roots) until SUBNET UP; then shows what the
+# diags see; then makes host-1-1 an endpoint hot-spot (three contributors,
+# one victim) and shows leaf-1's portzerod finding it (dFtree).  Everything it starts is stopped
 # by PID on exit, and it works in a temporary directory.
 set -euo pipefail
 
@@ -15,11 +17,21 @@ WORK=$(mktemp -d)
 SOCK="pzdemo$$"
 PIDS=()
 
+# Stop what was started, newest first (OpenSM before the fabric it talks
+# to); whatever ignores SIGTERM for 5 s gets SIGKILL.
+# (Debian's libumad2sim can abort in its exit handler after SIGTERM; the
+# shell's "Aborted" job notices say nothing about the demo: stderr is closed.)
 cleanup() {
-    for pid in "${PIDS[@]}"; do
-        kill -TERM "$pid" 2>/dev/null || true
-    done
-    for pid in "${PIDS[@]}"; do
+    local i pid t
+    exec 2> /dev/null
+    for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do
+        pid=${PIDS[i]}
+        kill -TERM "$pid" 2>/dev/null || continue
+        for t in $(seq 50); do
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -KILL "$pid" 2>/dev/null || true
         wait "$pid" 2>/dev/null || true
     done
     rm -rf "$WORK"
@@ -52,14 +64,21 @@ say "Topology: gen-fattree 2 --spines 2 --leaves 4 --hosts-per-leaf 2 --radix 8"
 sed -n '2p' fabric.net
 
 say "pzfabric: every switch and HCA answered by portzero's SMA; spine-1 by an external portzerod"
-"$BIN/pzfabric" --sockname "$SOCK" --agent spine-1 fabric.net > fabric.out 2> fabric.err &
+"$BIN/pzfabric" --sockname "$SOCK" --agent spine-1 --agent leaf-1 --monitor-interval 500 \
+    fabric.net > fabric.out 2> fabric.err &
 PIDS+=($!)
 wait_for fabric.out 10 '^ready$'
-mkdir agent
-(cd agent && LD_PRELOAD=$UMAD2SIM SIM_HOST=spine-1 IBSIM_SOCKNAME=$SOCK \
-    exec "$BIN/portzerod" -o board=sim -vvv > ../agent.out 2> ../agent.err) &
-PIDS+=($!)
-wait_for agent.out 10 '^ready$'
+# start_agent SWITCH NAME: an external portzerod for SWITCH, logs in NAME.out/.err
+start_agent() {
+    mkdir "$2"
+    (cd "$2" && LD_PRELOAD=$UMAD2SIM SIM_HOST=$1 IBSIM_SOCKNAME=$SOCK \
+        exec "$BIN/portzerod" -o board=sim -o monitor_interval_ms=500 -vvv \
+        > "../$2.out" 2> "../$2.err") &
+    PIDS+=($!)
+    wait_for "$2.out" 10 '^ready$'
+}
+start_agent spine-1 agent
+start_agent leaf-1 leafagent
 grep -v 'SMP class' agent.err | sed 's/^portzerod [0-9.]* //'
 
 say "OpenSM -R ftree --connect_roots (on host-1-1)"
@@ -87,5 +106,37 @@ diag ibtracert "$SPINE1" "$SPINE2"
 say "SMPs portzerod answered for spine-1 so far: $(grep -c answered agent.err || true)"
 diag smpquery nodedesc "$SPINE1"
 diag smpquery switchinfo "$SPINE1" | grep -E 'LinearFdbTop|LinearFdbCap|StateChange'
+
+LEAF1=$(diag ibnetdiscover | sed -n 's/^Switch.*"leaf-1".* lid \([0-9]*\) .*/\1/p')
+CTL=("$BIN/pzfabric-ctl" --sockname "$SOCK")
+say "dFtree: host-1-1 sinks only 25 Gb/s (a PCIe-limited HCA); three contributors send to it,"
+echo "   and host-2-1 also sends to host-1-2 (the victim, sharing leaf-2's queue with a contributor)"
+"${CTL[@]}" ca-rate host-1-1 25
+FLOWS=()
+for src in host-2-1 host-3-1 host-4-1; do
+    FLOWS+=("$("${CTL[@]}" flow-add "$src" host-1-1 40)")
+done
+FLOWS+=("$("${CTL[@]}" flow-add host-2-1 host-1-2 40)")
+sleep 2
+"${CTL[@]}" flow-list
+
+say "leaf-1's portzerod (LID $LEAF1): its congestion monitor, read as vendor PMA attribute 0xFF30"
+diag "$BIN/pz-hotspot" -t 3000 "$LEAF1"
+diag "$BIN/pz-hotspot" -t 3000 "$LEAF1" 1 | head -4
+grep -E 'discover|hot-spot' leafagent.err | sed 's/^portzerod [0-9.]* //' | head -8
+
+say "perfquery on leaf-1 port 1 (facing host-1-1), twice 1 s apart: XmitWait grows ~750000 ticks/s"
+diag perfquery "$LEAF1" 1 | grep -E 'PortXmitData|PortXmitWait'
+sleep 1
+diag perfquery "$LEAF1" 1 | grep -E 'PortXmitData|PortXmitWait'
+
+say "The flows stop: the hot-spot clears"
+for id in "${FLOWS[@]}"; do "${CTL[@]}" flow-del "$id"; done
+sleep 1.5
+diag "$BIN/pz-hotspot" -t 3000 "$LEAF1"
+grep -E 'hot-spot|normal' leafagent.err | sed 's/^portzerod [0-9.]* //' | tail -2
+
+say "What OpenSM received: leaf-1's vendor notices (onset, clear)"
+grep 'Received Vendor Notice' sm/osm.log | sed 's/^.*\] //' || true
 
 say "Stopping everything"

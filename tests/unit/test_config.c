@@ -66,6 +66,23 @@ static void test_config_errors(void **state)
          "0123456789012345678901234567890123456789012345678901234567890123\n",
          "line 1: bad value"},
         {"log_level = 4\n", "line 1: bad value '4' for 'log_level'"},
+        {"monitor = sometimes\n", "line 1: bad value 'sometimes' for 'monitor'"},
+        {"monitor_interval_ms = 99\n", "line 1: bad value '99' for 'monitor_interval_ms'"},
+        {"monitor_interval_ms = 0\n", "line 1: bad value '0' for 'monitor_interval_ms'"},
+        {"monitor_threshold = 0\n", "line 1: bad value '0' for 'monitor_threshold'"},
+        {"monitor_low_util = 0\n", "line 1: bad value '0' for 'monitor_low_util'"},
+        {"monitor_low_util = 101\n", "line 1: bad value '101' for 'monitor_low_util'"},
+        {"monitor_clear = 0\n", "line 1: bad value '0' for 'monitor_clear'"},
+        {"monitor_clear = 150\n", "line 1: bad value '150' for 'monitor_clear'"},
+        {"monitor_notices = 2\n", "line 1: bad value '2' for 'monitor_notices'"},
+        {"monitor_ca_ports = 0\n", "line 1: bad value '0' for 'monitor_ca_ports'"},
+        {"monitor_ca_ports = 255\n", "line 1: bad value '255' for 'monitor_ca_ports'"},
+        {"monitor_ca_ports = 5-3\n", "line 1: bad value '5-3' for 'monitor_ca_ports'"},
+        {"monitor_ca_ports = 1,\n", "line 1: bad value '1,' for 'monitor_ca_ports'"},
+        {"monitor_ca_ports = 1-\n", "line 1: bad value '1-' for 'monitor_ca_ports'"},
+        {"monitor_ca_ports = 1;2\n", "line 1: bad value '1;2' for 'monitor_ca_ports'"},
+        {"monitor_ca_ports = 1 2\n", "line 1: bad value '1 2' for 'monitor_ca_ports'"},
+        {"monitor_ca_ports = -3\n", "line 1: bad value '-3' for 'monitor_ca_ports'"},
     };
 
     (void)state;
@@ -78,6 +95,66 @@ static void test_config_errors(void **state)
             fail_msg("case %zu: got '%s', want '%s'", i, err, cases[i].msg);
         assert_int_equal(cfg.num_ports, 36); /* the default survives */
     }
+}
+
+/* The monitor keys: defaults, every key, and the values they accept. */
+static void test_config_monitor(void **state)
+{
+    struct pz_config cfg;
+    char err[160] = "";
+
+    (void)state;
+    pz_config_defaults(&cfg);
+    assert_true(cfg.monitor);
+    assert_int_equal(cfg.monitor_interval_ms, 1000);
+    assert_true(cfg.monitor_threshold == 100000);
+    assert_int_equal(cfg.monitor_low_util, 50);
+    assert_int_equal(cfg.monitor_clear, 50);
+    assert_true(cfg.monitor_notices);
+    assert_string_equal(cfg.monitor_ca_ports, "");
+    assert_int_equal(parse(&cfg,
+                           "monitor = off\nmonitor_interval_ms = 100\nmonitor_threshold = 0x10\n"
+                           "monitor_low_util = 100\nmonitor_clear = 1\nmonitor_notices = no\n"
+                           "monitor_ca_ports = 1-18,20\n",
+                           err, sizeof(err)),
+                     0);
+    assert_false(cfg.monitor);
+    assert_int_equal(cfg.monitor_interval_ms, 100);
+    assert_true(cfg.monitor_threshold == 16);
+    assert_int_equal(cfg.monitor_low_util, 100);
+    assert_int_equal(cfg.monitor_clear, 1);
+    assert_false(cfg.monitor_notices);
+    assert_string_equal(cfg.monitor_ca_ports, "1-18,20");
+    /* An empty list goes back to discovery. */
+    assert_int_equal(pz_config_set(&cfg, "monitor_ca_ports", "", err, sizeof(err)), 0);
+    assert_string_equal(cfg.monitor_ca_ports, "");
+    /* A rejected value leaves the old one. */
+    assert_int_equal(pz_config_set(&cfg, "monitor_interval_ms", "50", err, sizeof(err)), -1);
+    assert_int_equal(cfg.monitor_interval_ms, 100);
+}
+
+/* Port lists: ranges, overlaps counted once, the bitmap, every bad form. */
+static void test_config_port_list(void **state)
+{
+    uint8_t mask[(PZ_CONFIG_MAX_PORT + 8) / 8];
+
+    (void)state;
+    assert_int_equal(pz_config_port_list("1-18,20", mask), 19);
+    assert_true(mask[0] == 0xFE && mask[1] == 0xFF && mask[2] == 0x17);
+    for (unsigned i = 3; i < sizeof(mask); i++)
+        assert_int_equal(mask[i], 0);
+    assert_int_equal(pz_config_port_list("254", mask), 1);
+    assert_true(mask[31] == 0x40);
+    assert_int_equal(pz_config_port_list("3,3,1-4", mask), 4);
+    assert_int_equal(pz_config_port_list("7-7", mask), 1);
+    assert_int_equal(pz_config_port_list("", mask), -1);
+    assert_int_equal(pz_config_port_list(",1", mask), -1);
+    assert_int_equal(pz_config_port_list("1,,2", mask), -1);
+    assert_int_equal(pz_config_port_list("0-3", mask), -1);
+    assert_int_equal(pz_config_port_list("1-255", mask), -1);
+    assert_int_equal(pz_config_port_list("99999999999999999999", mask), -1);
+    assert_int_equal(pz_config_port_list("1-2-3", mask), -1);
+    assert_int_equal(pz_config_port_list("0x10", mask), -1);
 }
 
 /* A NUL byte or an over-long line is an error, not a truncation. */
@@ -98,9 +175,9 @@ static void test_config_binary(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_config_values),
-        cmocka_unit_test(test_config_errors),
-        cmocka_unit_test(test_config_binary),
+        cmocka_unit_test(test_config_values),    cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_config_binary),    cmocka_unit_test(test_config_monitor),
+        cmocka_unit_test(test_config_port_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,304 @@
+/*
+ * sim_dgram.c - pzfabric's datagram socket "<name>:dgram" (abstract unix
+ * SOCK_SEQPACKET, wire format in board/board_sim_dgram.h): a connection
+ * attaches as the port-0 stack of one node, then posts datagrams, which the
+ * fabric carries at once (fabric_dgram_send), and receives every datagram
+ * delivered to that node's port as one RECV message.
+ *
+ * The first message must be ATTACH; it is answered (ATTACHED), and a
+ * refused attach closes the connection.  After it, messages are never
+ * answered: a malformed one, or a send the fabric refuses, is counted and
+ * logged, and the connection stays.  A client that does not read loses what
+ * does not fit its socket (a UD receive queue overflows the same way).
+ * Closing the connection detaches the stack.
+ */
+#define _GNU_SOURCE /* accept4 */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "board_sim_dgram.h"
+#include "fabric_dgram.h"
+#include "pzf_log.h"
+#include "sim_server_internal.h"
+
+#define SIM_DGRAM_CONNS_MAX 1024 /* stacks at once */
+
+/* One connection on the datagram socket. */
+struct sim_dgram_conn {
+    bool used;
+    int fd;
+    long node; /* attached node, or -1 before ATTACH */
+};
+
+struct sim_dgram {
+    int listen_fd;
+    struct sim_dgram_conn *conns;
+    size_t num_conns;
+    unsigned long bad;                    /* malformed or refused messages */
+    unsigned long overrun;                /* datagrams a client's socket had no room for */
+    uint8_t buf[BOARD_SIM_DGRAM_MAX + 1]; /* the message read (a SEND's payload stays here) */
+    uint8_t out[BOARD_SIM_DGRAM_MAX];     /* a RECV being written (while buf is sent) */
+};
+
+bool sim_dgram_tag(uint32_t tag)
+{
+    return tag == SIM_PFD_DGRAM_LISTEN || (tag & SIM_PFD_DGRAM_MASK) == SIM_PFD_DGRAM;
+}
+
+int sim_dgram_open(struct sim_server *s)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    int len = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "%s:dgram", s->name);
+    int fd;
+
+    s->dgram = calloc(1, sizeof(*s->dgram));
+    if (!s->dgram)
+        return -1;
+    s->dgram->listen_fd = -1;
+    if (len < 0 || (size_t)len >= sizeof(a.sun_path) - 1) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (bind(fd, (struct sockaddr *)&a,
+             (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len)) ||
+        listen(fd, 16)) {
+        close(fd);
+        return -1;
+    }
+    s->dgram->listen_fd = fd;
+    return 0;
+}
+
+/* Close connection i; its node's stack is detached. */
+static void sim_dgram_conn_close(struct sim_server *s, size_t i)
+{
+    struct sim_dgram_conn *c = &s->dgram->conns[i];
+
+    if (!c->used)
+        return;
+    if (c->node >= 0) {
+        pzf_log(s->verbose, PZF_LOG_INFO, "datagram stack of %s detached",
+                fabric_node_name(s->f, (size_t)c->node));
+        fabric_dgram_detach(s->f, (size_t)c->node);
+    }
+    close(c->fd);
+    memset(c, 0, sizeof(*c));
+}
+
+void sim_dgram_close(struct sim_server *s)
+{
+    if (!s->dgram)
+        return;
+    for (size_t i = 0; i < s->dgram->num_conns; i++)
+        sim_dgram_conn_close(s, i);
+    if (s->dgram->listen_fd >= 0)
+        close(s->dgram->listen_fd);
+    free(s->dgram->conns);
+    free(s->dgram);
+    s->dgram = NULL;
+}
+
+size_t sim_dgram_num_pfds(const struct sim_server *s)
+{
+    return s->dgram ? 1 + s->dgram->num_conns : 0;
+}
+
+size_t sim_dgram_pfds(struct sim_server *s, size_t n)
+{
+    if (!s->dgram)
+        return n;
+    s->pfds[n].fd = s->dgram->listen_fd;
+    s->pfds[n].events = POLLIN;
+    s->pfd_conn[n++] = SIM_PFD_DGRAM_LISTEN;
+    for (size_t i = 0; i < s->dgram->num_conns; i++) {
+        if (!s->dgram->conns[i].used)
+            continue;
+        s->pfds[n].fd = s->dgram->conns[i].fd;
+        s->pfds[n].events = POLLIN;
+        s->pfd_conn[n++] = SIM_PFD_DGRAM | (uint32_t)i;
+    }
+    return n;
+}
+
+/* Accept one connection into a free slot. */
+static void sim_dgram_accept(struct sim_server *s)
+{
+    struct sim_dgram *g = s->dgram;
+    int fd = accept4(g->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    size_t i;
+
+    if (fd < 0)
+        return;
+    for (i = 0; i < g->num_conns && g->conns[i].used; i++)
+        ;
+    if (i == g->num_conns) {
+        struct sim_dgram_conn *grown;
+
+        if (g->num_conns >= SIM_DGRAM_CONNS_MAX) {
+            close(fd);
+            return;
+        }
+        grown = realloc(g->conns, (g->num_conns + 1) * sizeof(*grown));
+        if (!grown) {
+            close(fd);
+            return;
+        }
+        g->conns = grown;
+        g->num_conns++;
+    }
+    g->conns[i] = (struct sim_dgram_conn){.used = true, .fd = fd, .node = -1};
+}
+
+/* The fabric delivers a datagram to node's attached stack: one RECV message. */
+static void sim_dgram_rx(void *arg, size_t node, const struct board_dgram_addr *a,
+                         const uint8_t *payload, size_t len)
+{
+    struct sim_server *s = arg;
+    struct sim_dgram *g = s->dgram;
+    size_t n;
+
+    for (size_t i = 0; i < g->num_conns; i++) {
+        struct sim_dgram_conn *c = &g->conns[i];
+
+        if (!c->used || c->node != (long)node)
+            continue;
+        n = board_sim_dgram_encode(g->out, sizeof(g->out), BOARD_SIM_DGRAM_RECV, 0, a, payload,
+                                   len);
+        if (n && send(c->fd, g->out, n, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)n) {
+            g->overrun++;
+            pzf_log(s->verbose, PZF_LOG_DEBUG, "datagram for %s lost: %s",
+                    fabric_node_name(s->f, node), strerror(errno));
+        }
+        return;
+    }
+}
+
+/* Send the ATTACHED answer (status, QP number, LID). */
+static void sim_dgram_attached(struct sim_server *s, struct sim_dgram_conn *c, int status,
+                               uint32_t qpn, uint16_t lid)
+{
+    struct board_dgram_addr a = {.src_qp = qpn, .slid = lid};
+    uint8_t msg[BOARD_SIM_DGRAM_HDR];
+    size_t n =
+        board_sim_dgram_encode(msg, sizeof(msg), BOARD_SIM_DGRAM_ATTACHED, status, &a, NULL, 0);
+
+    (void)s;
+    send(c->fd, msg, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+/* Handle the first message of a connection; returns 0, or -1: refused, close it. */
+static int sim_dgram_attach(struct sim_server *s, struct sim_dgram_conn *c,
+                            const struct board_sim_dgram_msg *m)
+{
+    char name[BOARD_SIM_DGRAM_NAME_MAX + 1];
+    uint32_t qpn = 0;
+    long node;
+    int rc;
+
+    if (m->op != BOARD_SIM_DGRAM_ATTACH) {
+        sim_dgram_attached(s, c, -EPROTO, 0, 0);
+        return -1;
+    }
+    memcpy(name, m->payload, m->len);
+    name[m->len] = '\0';
+    node = fabric_find_node(s->f, name);
+    rc = node < 0 ? -ENOENT
+                  : fabric_dgram_attach(s->f, (size_t)node, m->a.qkey, sim_dgram_rx, s, &qpn);
+    if (rc) {
+        pzf_log(s->verbose, PZF_LOG_ERROR, "datagram attach to \"%s\" refused: %s", name,
+                strerror(-rc));
+        sim_dgram_attached(s, c, rc, 0, 0);
+        return -1;
+    }
+    c->node = node;
+    sim_dgram_attached(s, c, 0, qpn, fabric_dgram_lid(s->f, (size_t)node));
+    pzf_log(s->verbose, PZF_LOG_INFO, "datagram stack attached to %s (QP 0x%06x, Q_Key 0x%08x)",
+            name, qpn, m->a.qkey);
+    return 0;
+}
+
+/* Count and log a message an attached stack should not have sent. */
+static void sim_dgram_bad(struct sim_server *s, const struct sim_dgram_conn *c, const char *what)
+{
+    s->dgram->bad++;
+    pzf_log(s->verbose, PZF_LOG_ERROR, "datagram socket (%s): %s",
+            fabric_node_name(s->f, (size_t)c->node), what);
+}
+
+/* Read and handle one message of connection i: 1 handled, 0 none waiting, -1 close it. */
+static int sim_dgram_serve_one(struct sim_server *s, size_t i)
+{
+    struct sim_dgram *g = s->dgram;
+    struct sim_dgram_conn *c = &g->conns[i];
+    struct board_sim_dgram_msg m;
+    ssize_t n = recv(c->fd, g->buf, sizeof(g->buf), MSG_DONTWAIT);
+    int rc;
+
+    if (n < 0)
+        return errno == EAGAIN || errno == EINTR ? 0 : -1;
+    if (n == 0)
+        return -1;
+    if (board_sim_dgram_decode(g->buf, (size_t)n, &m)) {
+        fabric_dgram_note_malformed(s->f);
+        if (c->node < 0) {
+            g->bad++;
+            pzf_log(s->verbose, PZF_LOG_ERROR, "datagram socket: malformed attach (%zd bytes)", n);
+            sim_dgram_attached(s, c, -EPROTO, 0, 0);
+            return -1;
+        }
+        sim_dgram_bad(s, c, "malformed message");
+        return 1;
+    }
+    if (c->node < 0)
+        return sim_dgram_attach(s, c, &m) ? -1 : 1;
+    switch (m.op) {
+    case BOARD_SIM_DGRAM_SEND:
+        rc = fabric_dgram_send(s->f, (size_t)c->node, &m.a, m.payload, m.len);
+        if (rc)
+            sim_dgram_bad(s, c, strerror(-rc));
+        break;
+    case BOARD_SIM_DGRAM_QKEY:
+        fabric_dgram_set_qkey(s->f, (size_t)c->node, m.a.qkey);
+        break;
+    default:
+        fabric_dgram_note_malformed(s->f);
+        sim_dgram_bad(s, c, "unexpected message type");
+        break;
+    }
+    return 1;
+}
+
+void sim_dgram_handle(struct sim_server *s, uint32_t tag, short revents)
+{
+    size_t i;
+
+    if (!s->dgram)
+        return;
+    if (tag == SIM_PFD_DGRAM_LISTEN) {
+        if (revents & POLLIN)
+            sim_dgram_accept(s);
+        return;
+    }
+    i = tag & ~SIM_PFD_DGRAM_MASK;
+    if (i >= s->dgram->num_conns || !s->dgram->conns[i].used)
+        return;
+    if ((revents & (POLLERR | POLLHUP)) && !(revents & POLLIN)) {
+        sim_dgram_conn_close(s, i);
+        return;
+    }
+    for (unsigned k = 0; k < SIM_READ_BURST; k++) {
+        int rc = sim_dgram_serve_one(s, i);
+
+        if (rc < 0)
+            sim_dgram_conn_close(s, i);
+        if (rc <= 0)
+            return;
+    }
+}
