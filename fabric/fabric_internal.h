@@ -29,7 +29,7 @@
 #define FABRIC_PERMISSIVE_LID 0xFFFF
 #define FABRIC_MCAST_LID_MIN 0xC000 /* LIDs 0xC000..0xFFFE are multicast */
 #define FABRIC_QUEUE_MAX 65536      /* queued packets at most (multicast storms) */
-#define FABRIC_REQ_PKEYS 1024       /* P_Keys of recent GMP requests given to clients */
+#define FABRIC_REQ_PKEYS 4096       /* P_Keys of recent GMP requests (a power of two) */
 #define FABRIC_PPM 1000000u         /* drop_ppm of "drop everything" */
 
 /* What the other end of a port's cable is. */
@@ -160,8 +160,7 @@ struct fabric {
     const char *pcap_name;
     uint32_t drop_ppm; /* packets lost per million link traversals */
     uint64_t rng;      /* xorshift64 state for the losses */
-    struct fabric_req_pkey req_pkeys[FABRIC_REQ_PKEYS];
-    unsigned req_pkey_next;
+    struct fabric_req_pkey req_pkeys[FABRIC_REQ_PKEYS]; /* direct-mapped by fabric_req_slot() */
     struct fabric_traffic *traffic;   /* flows (fabric_traffic.c), NULL until the first */
     unsigned monitor_interval_ms;     /* switches' congestion monitors; 0: off */
     struct fabric_dgram_state *dgram; /* port-0 datagrams (fabric_dgram.c) */

@@ -121,32 +121,45 @@ static uint16_t pkey_table_first(const struct fabric_node *n, unsigned port)
     return 0;
 }
 
+_Static_assert((FABRIC_REQ_PKEYS & (FABRIC_REQ_PKEYS - 1)) == 0, "a power of two");
+
+/*
+ * The slot of a request in the direct-mapped table of recent requests: a
+ * hash of its TID and where it was handed.  A newer request in the same slot
+ * replaces an older one, as the oldest fall out of any bounded memory; with
+ * 4096 slots and the tens of requests a manager keeps outstanding, a
+ * collision before the answer is rare, and it costs only the P_Key choice of
+ * that answer (the port's first entry).  Returns an index < FABRIC_REQ_PKEYS.
+ */
+static unsigned fabric_req_slot(uint64_t tid, uint32_t node, unsigned port)
+{
+    uint64_t h = tid ^ ((uint64_t)node << 8 | port) * 0x9E3779B97F4A7C15ull;
+
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 32;
+    return (unsigned)(h & (FABRIC_REQ_PKEYS - 1));
+}
+
 /* The P_Key of the latest request with this TID given to a client at (node, port), or 0. */
 static uint16_t pkey_of_request(const struct fabric *f, uint32_t node, unsigned port, uint64_t tid)
 {
-    unsigned i = f->req_pkey_next;
+    const struct fabric_req_pkey *r = &f->req_pkeys[fabric_req_slot(tid, node, port)];
 
-    for (unsigned n = 0; n < FABRIC_REQ_PKEYS; n++) {
-        const struct fabric_req_pkey *r;
-
-        i = (i + FABRIC_REQ_PKEYS - 1) % FABRIC_REQ_PKEYS;
-        r = &f->req_pkeys[i];
-        if (r->pkey && r->tid == tid && r->node == node && r->port == port)
-            return r->pkey;
-    }
-    return 0;
+    return r->pkey && r->tid == tid && r->node == node && r->port == port ? r->pkey : 0;
 }
 
 void fabric_pkey_note_request(struct fabric *f, const struct fabric_node *n, unsigned port,
                               const struct fabric_pkt *p)
 {
     struct fabric_req_pkey *r;
+    uint64_t tid;
 
     if (fabric_pkey_exempt(p) || !p->pkey || mad_get_field((void *)p->mad, 0, IB_MAD_RESPONSE_F))
         return;
-    r = &f->req_pkeys[f->req_pkey_next];
-    f->req_pkey_next = (f->req_pkey_next + 1) % FABRIC_REQ_PKEYS;
-    r->tid = mad_get_field64((void *)p->mad, 0, IB_MAD_TRID_F);
+    tid = mad_get_field64((void *)p->mad, 0, IB_MAD_TRID_F);
+    r = &f->req_pkeys[fabric_req_slot(tid, n->index, port)];
+    r->tid = tid;
     r->node = n->index;
     r->port = (uint8_t)port;
     r->pkey = p->pkey;
