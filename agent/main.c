@@ -20,8 +20,10 @@
 
 #include "board_mem.h"
 #include "board_sim.h"
+#include "board_sim_dgram.h"
 #include "mad_io.h"
 #include "pz_config.h"
+#include "pz_echo.h"
 #include "cc_agent.h"
 #include "pma.h"
 #include "pz_log.h"
@@ -30,8 +32,20 @@
 
 /* Longest sleep of the event loop. */
 #define PZ_MAX_WAIT_MS 100
+/*
+ * Longest sleep while the echo service runs.  Under umad2sim (pzfabric)
+ * poll() waits on the umad descriptor only and never wakes for the datagram
+ * descriptor, so datagrams are taken on the next wake: this bounds their
+ * wait (measured: 20-90 ms round trips with 100 ms).  Such a wake only
+ * takes datagrams: the timers (and sma_poll's link scan over board/sim) run
+ * as often as without it.  With the kernel's umad the descriptor wakes the
+ * loop.
+ */
+#define PZ_DGRAM_MAX_WAIT_MS 10
 /* Link states are scanned (and SwitchInfo.PortStateChange set) this often. */
 #define PZ_SCAN_NS 10000000ull
+/* Datagrams taken per wake at most, so a flood of them cannot starve the MADs. */
+#define PZ_DGRAM_BUDGET 64
 
 /* Everything the running agent holds. */
 struct pz_agent {
@@ -45,6 +59,8 @@ struct pz_agent {
     struct cc_agent *cc;
     struct pz_monitor *mon; /* congestion monitor, or NULL (monitor = off) */
     struct mad_io *io;
+    struct board_sim_dgram *dgram; /* board = sim: the node's port-0 stack, or NULL */
+    struct pz_echo *echo;          /* the echo service, NULL without datagrams */
     int sigfd;
     uint64_t next_scan_ns; /* board time of the next sma_poll() link scan */
 };
@@ -58,7 +74,8 @@ static void pz_usage(FILE *f)
                "                  num_ports, enhanced_port0, lft_cap, mft_cap, log_level,\n"
                "                  board=mem|sim, sim_node, sim_sockname, monitor=on|off,\n"
                "                  monitor_interval_ms, monitor_threshold, monitor_low_util,\n"
-               "                  monitor_clear, monitor_notices=on|off, monitor_ca_ports)\n"
+               "                  monitor_clear, monitor_notices=on|off, monitor_ca_ports,\n"
+               "                  dgram=on|off|auto, dgram_qkey)\n"
                "  -v              more log output (repeatable)\n"
                "  --check-config  parse the configuration, print it, and exit\n");
 }
@@ -132,6 +149,8 @@ static int pz_parse_args(struct pz_agent *ag, int argc, char **argv, bool *check
 /* Print the effective configuration in portzero.conf syntax. */
 static void pz_print_config(const struct pz_config *cfg)
 {
+    static const char *const dgram[] = {"auto", "off", "on"}; /* by cfg->dgram + 1 */
+
     printf("ca = %s\nport = %u\nnode_desc = %s\nnode_guid = 0x%016llx\nnum_ports = %u\n"
            "enhanced_port0 = %s\nlft_cap = %u\nmft_cap = %u\nlog_level = %u\nboard = %s\n"
            "sim_node = %s\nsim_sockname = %s\n",
@@ -144,6 +163,7 @@ static void pz_print_config(const struct pz_config *cfg)
            cfg->monitor ? "on" : "off", cfg->monitor_interval_ms,
            (unsigned long long)cfg->monitor_threshold, cfg->monitor_low_util, cfg->monitor_clear,
            cfg->monitor_notices ? "on" : "off", cfg->monitor_ca_ports);
+    printf("dgram = %s\ndgram_qkey = 0x%08x\n", dgram[cfg->dgram + 1], (unsigned)cfg->dgram_qkey);
 }
 
 /* An in-memory switch shaped by the configuration; returns 0 or -1. */
@@ -169,14 +189,20 @@ static const char *pz_env_or(const char *name, const char *dflt)
     return v && *v ? v : dflt;
 }
 
+/* The pzfabric socket name and node board = sim uses (configuration, then environment). */
+static void pz_sim_names(const struct pz_config *cfg, const char **sock, const char **node)
+{
+    *sock = *cfg->sim_sockname ? cfg->sim_sockname : pz_env_or("IBSIM_SOCKNAME", "sim");
+    *node = *cfg->sim_node ? cfg->sim_node : pz_env_or("SIM_HOST", "");
+}
+
 /* Attach to a switch of pzfabric over board/sim; returns 0 or -1. */
 static int pz_setup_board_sim(struct pz_agent *ag)
 {
-    const char *sock =
-        *ag->cfg.sim_sockname ? ag->cfg.sim_sockname : pz_env_or("IBSIM_SOCKNAME", "sim");
-    const char *node = *ag->cfg.sim_node ? ag->cfg.sim_node : pz_env_or("SIM_HOST", "");
+    const char *sock, *node;
     char err[256];
 
+    pz_sim_names(&ag->cfg, &sock, &node);
     ag->bs = board_sim_connect(sock, node, err, sizeof(err));
     if (!ag->bs) {
         pz_log(PZ_LOG_ERROR, "%s", err);
@@ -188,6 +214,59 @@ static int pz_setup_board_sim(struct pz_agent *ag)
     snprintf(ag->cfg.node_desc, sizeof(ag->cfg.node_desc), "%.63s", ag->id.node_desc);
     ag->cfg.node_guid = ag->id.node_guid;
     ag->cfg.num_ports = ag->id.num_ports;
+    return 0;
+}
+
+/*
+ * board = sim: attach as the node's port-0 datagram stack over
+ * "<sockname>:dgram" and give the board its dgram operations.  Returns 0,
+ * or -1 with a message in err (the agent then runs without datagrams).
+ */
+static int pz_attach_sim_dgram(struct pz_agent *ag, char *err, size_t errlen)
+{
+    const char *sock, *node;
+
+    pz_sim_names(&ag->cfg, &sock, &node);
+    ag->dgram = board_sim_dgram_connect(sock, node, ag->cfg.dgram_qkey, err, errlen);
+    if (!ag->dgram)
+        return -1;
+    board_sim_set_dgram(ag->bs, ag->dgram);
+    return 0;
+}
+
+/*
+ * Open the port-0 datagram QP and start the echo service on it, if the
+ * configuration asks for it (auto: with board = sim).  A refusal is logged
+ * as a warning: the agent runs without datagrams.  Returns 0, or -1 on OOM.
+ */
+static int pz_setup_dgram(struct pz_agent *ag)
+{
+    bool want = ag->cfg.dgram < 0 ? ag->cfg.board_sim : ag->cfg.dgram;
+    uint32_t qpn = 0;
+    char err[256];
+    int rc;
+
+    if (!want)
+        return 0;
+    if (ag->bs && pz_attach_sim_dgram(ag, err, sizeof(err))) {
+        pz_log(PZ_LOG_WARN, "port-0 datagrams unavailable, running without them: %s", err);
+        return 0;
+    }
+    if (!board_has_dgram(ag->board)) {
+        pz_log(PZ_LOG_WARN, "port-0 datagrams: the board has none, running without them");
+        return 0;
+    }
+    rc = board_dgram_open(ag->board, ag->cfg.dgram_qkey, &qpn);
+    if (rc) {
+        pz_log(PZ_LOG_WARN, "port-0 datagrams: cannot open the QP (%s), running without them",
+               strerror(-rc));
+        return 0;
+    }
+    ag->echo = pz_echo_create(ag->board, ag->cfg.dgram_qkey);
+    if (!ag->echo)
+        return -1;
+    pz_log(PZ_LOG_INFO, "port-0 datagrams: QPN 0x%06x Q_Key 0x%08x (echo service on)",
+           (unsigned)qpn, (unsigned)ag->cfg.dgram_qkey);
     return 0;
 }
 
@@ -209,7 +288,7 @@ static int pz_setup_switch(struct pz_agent *ag)
     ag->sma = sma_create(ag->board);
     ag->pma = pma_create(ag->board);
     ag->cc = cc_create(ag->board);
-    if (!ag->sma || !ag->pma || !ag->cc)
+    if (!ag->sma || !ag->pma || !ag->cc || pz_setup_dgram(ag))
         return -1;
     if (!ag->cfg.monitor)
         return 0;
@@ -337,8 +416,8 @@ static void pz_run_timers(struct pz_agent *ag)
     pma_poll(ag->pma); /* counter accumulation and sampling */
 }
 
-/* Milliseconds until the next timer, at most PZ_MAX_WAIT_MS. */
-static int pz_wait_ms(const struct pz_agent *ag)
+/* Milliseconds until the next timer, at most cap. */
+static int pz_wait_ms(const struct pz_agent *ag, int cap)
 {
     uint64_t now = board_now_ns(ag->board), next = sma_next_deadline(ag->sma);
     uint64_t pma_next = pma_next_deadline(ag->pma), mon_next = pz_monitor_deadline(ag);
@@ -352,7 +431,7 @@ static int pz_wait_ms(const struct pz_agent *ag)
     if (next <= now)
         return 0;
     ms = (next - now + 999999) / 1000000;
-    return ms > PZ_MAX_WAIT_MS ? PZ_MAX_WAIT_MS : (int)ms;
+    return ms > (uint64_t)cap ? cap : (int)ms;
 }
 
 /* Whether pzfabric closed the board/sim connection (checked without blocking). */
@@ -361,6 +440,22 @@ static bool pz_fabric_gone(const struct board_sim *bs)
     struct pollfd pfd = {.fd = board_sim_fd(bs), .events = POLLIN};
 
     return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR | POLLIN));
+}
+
+/*
+ * Take what waits on the datagram QP (at most PZ_DGRAM_BUDGET).  Done on
+ * every wake, not only when pfd polled readable: the receive never blocks,
+ * and a board without a descriptor (board_mem) has nothing to poll.  On a
+ * lost datagram connection the service stops (pfd is disarmed).
+ */
+static void pz_serve_dgrams(struct pz_agent *ag, struct pollfd *pfd)
+{
+    if (pz_echo_poll(ag->echo, PZ_DGRAM_BUDGET) != -ENOTCONN)
+        return;
+    pz_log(PZ_LOG_WARN, "port-0 datagrams: the fabric closed the connection, echo service off");
+    pfd->fd = -1;
+    pz_echo_destroy(ag->echo);
+    ag->echo = NULL;
 }
 
 /* Whether a termination signal is waiting on the signalfd (non-blocking). */
@@ -378,13 +473,16 @@ static bool pz_signalled(int sigfd)
  */
 static void pz_event_loop(struct pz_agent *ag)
 {
-    struct pollfd fds[2] = {
+    struct pollfd fds[3] = {
         {.fd = mad_io_fd(ag->io), .events = POLLIN},
         {.fd = ag->sigfd, .events = POLLIN},
+        {.fd = ag->echo ? board_dgram_fd(ag->board) : -1, .events = POLLIN},
     };
 
     for (;;) {
-        int n = poll(fds, 2, pz_wait_ms(ag));
+        /* When the timers are due: what the wait would be without datagrams. */
+        uint64_t timers_ns = board_now_ns(ag->board) + 1000000ull * pz_wait_ms(ag, PZ_MAX_WAIT_MS);
+        int n = poll(fds, 3, pz_wait_ms(ag, ag->echo ? PZ_DGRAM_MAX_WAIT_MS : PZ_MAX_WAIT_MS));
 
         if (ag->bs && pz_fabric_gone(ag->bs)) {
             pz_log(PZ_LOG_ERROR, "the fabric closed the board connection");
@@ -400,7 +498,10 @@ static void pz_event_loop(struct pz_agent *ag)
         }
         if (n > 0 && (fds[0].revents & POLLIN))
             pz_serve_mads(ag);
-        pz_run_timers(ag);
+        if (ag->echo)
+            pz_serve_dgrams(ag, &fds[2]);
+        if (n != 0 || board_now_ns(ag->board) >= timers_ns)
+            pz_run_timers(ag);
     }
 }
 
@@ -408,6 +509,10 @@ static void pz_event_loop(struct pz_agent *ag)
 static void pz_teardown(struct pz_agent *ag)
 {
     mad_io_close(ag->io);
+    pz_echo_destroy(ag->echo);
+    if (ag->bs)
+        board_sim_set_dgram(ag->bs, NULL);
+    board_sim_dgram_close(ag->dgram);
     pz_monitor_destroy(ag->mon); /* before the PMA it is attached to */
     sma_destroy(ag->sma);
     pma_destroy(ag->pma);

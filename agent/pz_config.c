@@ -28,6 +28,8 @@ void pz_config_defaults(struct pz_config *cfg)
     cfg->monitor_low_util = CONG_LOW_UTIL_DEFAULT;
     cfg->monitor_clear = CONG_CLEAR_DEFAULT;
     cfg->monitor_notices = true;
+    cfg->dgram = -1;
+    cfg->dgram_qkey = 0x505a0001u; /* PZ_ECHO_QKEY_DEFAULT */
 }
 
 /* Parse an unsigned number (decimal or 0x hex) within [min, max]. */
@@ -182,6 +184,15 @@ int pz_config_set(struct pz_config *cfg, const char *key, const char *value, cha
         rc = pz_parse_str(value, cfg->sim_node, sizeof(cfg->sim_node));
     } else if (!strcmp(key, "sim_sockname")) {
         rc = pz_parse_str(value, cfg->sim_sockname, sizeof(cfg->sim_sockname));
+    } else if (!strcmp(key, "dgram")) {
+        bool on = false;
+
+        rc = strcmp(value, "auto") ? pz_parse_bool(value, &on) : 0;
+        cfg->dgram = rc ? cfg->dgram : !strcmp(value, "auto") ? -1 : on;
+    } else if (!strcmp(key, "dgram_qkey")) {
+        /* A Q_Key with the high bit set is a controlled one: never a QP's own. */
+        rc = pz_parse_u64(value, 0, 0x7FFFFFFF, &v);
+        cfg->dgram_qkey = rc ? cfg->dgram_qkey : (uint32_t)v;
     } else if (!strcmp(key, "log_level")) {
         rc = pz_parse_u64(value, 0, 3, &v);
         cfg->log_level = rc ? cfg->log_level : (unsigned)v;

@@ -24,6 +24,9 @@ struct pz_config {
     bool board_sim;        /* board = sim: the switch is one of pzfabric's */
     char sim_node[64];     /* switch to take over; empty = $SIM_HOST */
     char sim_sockname[64]; /* pzfabric socket name; empty = $IBSIM_SOCKNAME or "sim" */
+    /* Port-0 datagrams and the echo service (agent/pz_echo.h). */
+    int dgram;           /* dgram = on|off|auto: 1, 0, -1 (auto: on for board = sim) */
+    uint32_t dgram_qkey; /* the datagram QP's Q_Key; high bit clear */
     /* Congestion monitor (pma/cong_monitor.h, agent/pz_monitor.c). */
     bool monitor;                 /* monitor = on|off */
     unsigned monitor_interval_ms; /* sampling interval, >= 100 */

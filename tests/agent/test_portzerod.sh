@@ -23,6 +23,9 @@ check "bad config names line 2" grep -q "line 2: bad value '999' for 'num_ports'
 "$PORTZEROD" -o node_desc="spine 1" -o num_ports=18 --check-config > out.txt
 check "check-config echoes overrides" grep -qx "node_desc = spine 1" out.txt
 check "check-config num_ports" grep -qx "num_ports = 18" out.txt
+"$PORTZEROD" -o dgram_qkey=0x1234 --check-config > out.txt
+check "check-config: dgram auto by default" grep -qx "dgram = auto" out.txt
+check "check-config: dgram_qkey" grep -qx "dgram_qkey = 0x00001234" out.txt
 
 # 2. No fabric yet: umad2sim waits for its simulator; the daemon must not
 #    claim to be ready, and must still stop promptly on SIGTERM (exit 1).

@@ -133,6 +133,33 @@ static void test_config_monitor(void **state)
     assert_int_equal(cfg.monitor_interval_ms, 100);
 }
 
+/* The datagram keys: defaults, on/off/auto, the Q_Key range (high bit refused). */
+static void test_config_dgram(void **state)
+{
+    struct pz_config cfg;
+    char err[160] = "";
+
+    (void)state;
+    pz_config_defaults(&cfg);
+    assert_int_equal(cfg.dgram, -1);
+    assert_int_equal(cfg.dgram_qkey, 0x505a0001);
+    assert_int_equal(parse(&cfg, "dgram = off\ndgram_qkey = 0x7fffffff\n", err, sizeof(err)), 0);
+    assert_int_equal(cfg.dgram, 0);
+    assert_int_equal(cfg.dgram_qkey, 0x7fffffff);
+    assert_int_equal(pz_config_set(&cfg, "dgram", "on", err, sizeof(err)), 0);
+    assert_int_equal(cfg.dgram, 1);
+    assert_int_equal(pz_config_set(&cfg, "dgram", "auto", err, sizeof(err)), 0);
+    assert_int_equal(cfg.dgram, -1);
+    assert_int_equal(pz_config_set(&cfg, "dgram", "maybe", err, sizeof(err)), -1);
+    assert_string_equal(err, "bad value 'maybe' for 'dgram'");
+    assert_int_equal(cfg.dgram, -1);
+    assert_int_equal(pz_config_set(&cfg, "dgram_qkey", "0x80000000", err, sizeof(err)), -1);
+    assert_int_equal(pz_config_set(&cfg, "dgram_qkey", "-1", err, sizeof(err)), -1);
+    assert_int_equal(cfg.dgram_qkey, 0x7fffffff);
+    assert_int_equal(pz_config_set(&cfg, "dgram_qkey", "0", err, sizeof(err)), 0);
+    assert_int_equal(cfg.dgram_qkey, 0);
+}
+
 /* Port lists: ranges, overlaps counted once, the bitmap, every bad form. */
 static void test_config_port_list(void **state)
 {
@@ -177,7 +204,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config_values),    cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_config_binary),    cmocka_unit_test(test_config_monitor),
-        cmocka_unit_test(test_config_port_list),
+        cmocka_unit_test(test_config_port_list), cmocka_unit_test(test_config_dgram),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
