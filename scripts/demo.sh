@@ -63,7 +63,7 @@ say "Topology: gen-fattree 2 --spines 2 --leaves 4 --hosts-per-leaf 2 --radix 8"
 "$BIN/gen-fattree" 2 --spines 2 --leaves 4 --hosts-per-leaf 2 --radix 8 > fabric.net
 sed -n '2p' fabric.net
 
-say "pzfabric: every switch and HCA answered by portzero's SMA; spine-1 by an external portzerod"
+say "pzfabric: every switch and HCA answered by portzero's SMA/PMA; spine-1 and leaf-1 by external portzerods"
 "$BIN/pzfabric" --sockname "$SOCK" --agent spine-1 --agent leaf-1 --monitor-interval 500 \
     fabric.net > fabric.out 2> fabric.err &
 PIDS+=($!)
