@@ -25,6 +25,7 @@
 #include <infiniband/mad.h>
 
 #include "fabric.h"
+#include "fabric_bed.h"
 #include "fabric_internal.h"
 #include "pcap.h"
 #include "pzt.h"
@@ -84,41 +85,6 @@ static void record(void *arg, unsigned client, const struct fabric_mad *m)
     d->count++;
 }
 
-/* The index of the node named name. */
-static size_t node(const struct bed *b, const char *name)
-{
-    long i = fabric_find_node(b->f, name);
-
-    assert_true(i >= 0);
-    return (size_t)i;
-}
-
-/* The (writable) board of a node. */
-static const struct board *board_of(const struct bed *b, const char *name)
-{
-    return fabric_node_board(b->f, node(b, name));
-}
-
-/* Bring (name, port) to Active. */
-static void activate(const struct bed *b, const char *name, unsigned port)
-{
-    assert_int_equal(board_port_state_set(board_of(b, name), port, BOARD_PORT_ARMED), 0);
-    assert_int_equal(board_port_state_set(board_of(b, name), port, BOARD_PORT_ACTIVE), 0);
-}
-
-/* LFT of a switch: LIDs 1, 2, 11..14 to the ports given. */
-static void program_lft(const struct bed *b, const char *name, const uint8_t ports[6])
-{
-    static const uint16_t lids[6] = {1, 2, 11, 12, 13, 14};
-    uint8_t block[BOARD_LFT_BLOCK];
-
-    memset(block, BOARD_LFT_DROP, sizeof(block));
-    for (int i = 0; i < 6; i++)
-        block[lids[i]] = ports[i];
-    assert_int_equal(board_lft_set(board_of(b, name), 0, block), 0);
-    assert_int_equal(board_set_lft_top(board_of(b, name), BOARD_LFT_BLOCK - 1), 0);
-}
-
 /* Set P_Key table entries 0..n-1 of (name, port), the rest invalid. */
 static void set_pkeys(const struct bed *b, const char *name, unsigned port, const uint16_t *keys,
                       unsigned n)
@@ -126,7 +92,7 @@ static void set_pkeys(const struct bed *b, const char *name, unsigned port, cons
     uint16_t block[BOARD_PKEY_BLOCK] = {0};
 
     memcpy(block, keys, n * sizeof(*keys));
-    assert_int_equal(board_pkey_set(board_of(b, name), port, 0, block), 0);
+    assert_int_equal(board_pkey_set(fbed_board(b->f, name), port, 0, block), 0);
 }
 
 /* Turn partition enforcement of a switch port on or off. */
@@ -134,27 +100,17 @@ static void enforce(const struct bed *b, const char *name, unsigned port, bool i
 {
     struct board_port_config cfg;
 
-    assert_int_equal(board_port_config_get(board_of(b, name), port, &cfg), 0);
+    assert_int_equal(board_port_config_get(fbed_board(b->f, name), port, &cfg), 0);
     cfg.part_enf_inbound = in;
     cfg.part_enf_outbound = out;
-    assert_int_equal(board_port_config_set(board_of(b, name), port, &cfg), 0);
+    assert_int_equal(board_port_config_set(fbed_board(b->f, name), port, &cfg), 0);
 }
-
-/* A hardware counter of (name, port), by field offset. */
-static uint64_t counter(const struct bed *b, const char *name, unsigned port, size_t offset)
-{
-    struct board_port_counters c;
-
-    assert_int_equal(fabric_port_counters(b->f, node(b, name), port, &c), 0);
-    return *(const uint64_t *)((const char *)&c + offset);
-}
-#define COUNTER(b, name, port, field)                                                              \
-    counter(b, name, port, offsetof(struct board_port_counters, field))
 
 /* Build the fabric: LIDs, Active links, LFTs, clients 0..3 at H1..H4. */
 static int setup(void **state)
 {
     static const char *const cas[4] = {"H1", "H2", "H3", "H4"};
+    static const uint16_t lids[6] = {1, 2, 11, 12, 13, 14};
     static const uint8_t s1[6] = {0, 3, 1, 2, 3, 3}, s2[6] = {3, 0, 3, 3, 1, 2};
     char err[TOPO_ERR_MAX];
     struct topo *t = topo_parse(net, sizeof(net) - 1, "test", err);
@@ -166,18 +122,18 @@ static int setup(void **state)
     topo_free(t);
     assert_non_null(b->f);
     fabric_set_deliver(b->f, record, &b->got);
-    board_set_lid(board_of(b, "S1"), 0, 1, 0);
-    board_set_lid(board_of(b, "S2"), 0, 2, 0);
+    board_set_lid(fbed_board(b->f, "S1"), 0, 1, 0);
+    board_set_lid(fbed_board(b->f, "S2"), 0, 2, 0);
     for (unsigned i = 0; i < 4; i++) {
-        board_set_lid(board_of(b, cas[i]), 1, (uint16_t)(11 + i), 0);
-        activate(b, cas[i], 1);
-        activate(b, i < 2 ? "S1" : "S2", i % 2 + 1);
-        assert_int_equal(fabric_client_attach(b->f, i, node(b, cas[i]), false), 0);
+        board_set_lid(fbed_board(b->f, cas[i]), 1, (uint16_t)(11 + i), 0);
+        fbed_activate(b->f, cas[i], 1);
+        fbed_activate(b->f, i < 2 ? "S1" : "S2", i % 2 + 1);
+        assert_int_equal(fabric_client_attach(b->f, i, fbed_node(b->f, cas[i]), false), 0);
     }
-    activate(b, "S1", 3);
-    activate(b, "S2", 3);
-    program_lft(b, "S1", s1);
-    program_lft(b, "S2", s2);
+    fbed_activate(b->f, "S1", 3);
+    fbed_activate(b->f, "S2", 3);
+    fbed_program_lft(b->f, "S1", lids, s1, 6);
+    fbed_program_lft(b->f, "S2", lids, s2, 6);
     *state = b;
     return 0;
 }
@@ -226,9 +182,9 @@ static void program_mft(const struct bed *b, bool s2_port0)
     uint16_t masks[BOARD_MFT_BLOCK] = {0};
 
     masks[MLID - 0xC000] = 1u << 1 | 1u << 2 | 1u << 3;
-    assert_int_equal(board_mft_set(board_of(b, "S1"), 0, 0, masks), 0);
+    assert_int_equal(board_mft_set(fbed_board(b->f, "S1"), 0, 0, masks), 0);
     masks[MLID - 0xC000] = (uint16_t)(1u << 1 | 1u << 3 | (s2_port0 ? 1u : 0u));
-    assert_int_equal(board_mft_set(board_of(b, "S2"), 0, 0, masks), 0);
+    assert_int_equal(board_mft_set(fbed_board(b->f, "S2"), 0, 0, masks), 0);
 }
 
 /* A multicast packet from H1 reaches H2 and H3 once each, not H4, not H1 again. */
@@ -239,13 +195,13 @@ static void test_multicast_replication(void **state)
     program_mft(b, false);
     send_mad(b, 0, IB_VENDOR_RANGE1_START_CLASS, IB_MAD_METHOD_SEND, MLID, MCAST_QP, 1);
     assert_int_equal(stats(b).mcast_delivered, 2);
-    assert_int_equal(COUNTER(b, "H1", 1, multicast_xmit_pkts), 1);
-    assert_int_equal(COUNTER(b, "H1", 1, multicast_rcv_pkts), 0);
-    assert_int_equal(COUNTER(b, "H2", 1, multicast_rcv_pkts), 1);
-    assert_int_equal(COUNTER(b, "H3", 1, multicast_rcv_pkts), 1);
-    assert_int_equal(COUNTER(b, "H4", 1, multicast_rcv_pkts), 0);
-    assert_int_equal(COUNTER(b, "S1", 3, multicast_xmit_pkts), 1);
-    assert_int_equal(COUNTER(b, "S2", 3, multicast_xmit_pkts), 0); /* not back to S1 */
+    assert_int_equal(FBED_COUNTER(b->f, "H1", 1, multicast_xmit_pkts), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "H1", 1, multicast_rcv_pkts), 0);
+    assert_int_equal(FBED_COUNTER(b->f, "H2", 1, multicast_rcv_pkts), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "H3", 1, multicast_rcv_pkts), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "H4", 1, multicast_rcv_pkts), 0);
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 3, multicast_xmit_pkts), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "S2", 3, multicast_xmit_pkts), 0); /* not back to S1 */
     assert_int_equal(b->got.count, 0); /* no umad client gets multicast */
 }
 
@@ -259,7 +215,7 @@ static void test_multicast_port0_and_empty(void **state)
     send_mad(b, 2, IB_VENDOR_RANGE1_START_CLASS, IB_MAD_METHOD_SEND, MLID, MCAST_QP, 2);
     /* From H3: S2 port 0 and S1 (then H1, H2). */
     assert_int_equal(stats(b).mcast_delivered, 3);
-    assert_int_equal(COUNTER(b, "H3", 1, multicast_rcv_pkts), 0);
+    assert_int_equal(FBED_COUNTER(b->f, "H3", 1, multicast_rcv_pkts), 0);
     dropped = stats(b).dropped;
     send_mad(b, 0, IB_VENDOR_RANGE1_START_CLASS, IB_MAD_METHOD_SEND, MLID + 1, MCAST_QP, 3);
     assert_int_equal(stats(b).mcast_delivered, 3);
@@ -299,16 +255,16 @@ static void test_pkey_outbound_drop(void **state)
     enforce(b, "S2", 1, true, true);
     send_mad(b, 0, IB_PERFORMANCE_CLASS, IB_MAD_METHOD_GET, 13, 1, 10);
     assert_int_equal(stats(b).pkey_dropped, 1);
-    assert_int_equal(COUNTER(b, "S2", 1, xmit_constraint_errors), 1);
-    assert_int_equal(COUNTER(b, "S1", 1, rcv_constraint_errors), 0);
-    assert_int_equal(COUNTER(b, "H3", 1, rcv_pkts), 0);
+    assert_int_equal(FBED_COUNTER(b->f, "S2", 1, xmit_constraint_errors), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 1, rcv_constraint_errors), 0);
+    assert_int_equal(FBED_COUNTER(b->f, "H3", 1, rcv_pkts), 0);
     /* The request comes back to H1's client as timed out. */
     assert_int_equal(b->got.count, 1);
     assert_int_equal(b->got.client[0], 0);
     assert_int_equal(b->got.mad[0].status, FABRIC_STATUS_TIMEOUT);
     /* The same from H2 (default partition, no enforcement at S1[2]): dropped at S2[1] too. */
     send_mad(b, 1, IB_PERFORMANCE_CLASS, IB_MAD_METHOD_GET, 13, 1, 11);
-    assert_int_equal(COUNTER(b, "S2", 1, xmit_constraint_errors), 2);
+    assert_int_equal(FBED_COUNTER(b->f, "S2", 1, xmit_constraint_errors), 2);
     /* SMPs are exempt: an LID-routed SMP from H1 to S2 gets its answer. */
     send_mad(b, 0, IB_SMI_CLASS, IB_MAD_METHOD_GET, 2, 0, 12);
     assert_int_equal(stats(b).pkey_dropped, 2);
@@ -326,12 +282,12 @@ static void test_pkey_inbound_drop(void **state)
     set_pkeys(b, "S1", 1, s1, 1);
     enforce(b, "S1", 1, true, false);
     send_mad(b, 0, IB_PERFORMANCE_CLASS, IB_MAD_METHOD_GET, 12, 1, 20);
-    assert_int_equal(COUNTER(b, "S1", 1, rcv_constraint_errors), 1);
-    assert_int_equal(COUNTER(b, "H2", 1, rcv_pkts), 0);
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 1, rcv_constraint_errors), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "H2", 1, rcv_pkts), 0);
     /* Without enforcement it passes. */
     enforce(b, "S1", 1, false, false);
     send_mad(b, 0, IB_PERFORMANCE_CLASS, IB_MAD_METHOD_GET, 12, 1, 21);
-    assert_int_equal(COUNTER(b, "H2", 1, rcv_pkts), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "H2", 1, rcv_pkts), 1);
     assert_int_equal(stats(b).pkey_dropped, 1);
 }
 
@@ -348,13 +304,14 @@ static void test_pkey_limited_members(void **state)
     enforce(b, "S2", 1, true, true);
     enforce(b, "S2", 2, true, true);
     send_mad(b, 3, IB_PERFORMANCE_CLASS, IB_MAD_METHOD_GET, 13, 1, 30);
-    assert_int_equal(COUNTER(b, "S2", 2, rcv_constraint_errors), 0);  /* may send */
-    assert_int_equal(COUNTER(b, "S2", 1, xmit_constraint_errors), 1); /* not to a limited one */
+    assert_int_equal(FBED_COUNTER(b->f, "S2", 2, rcv_constraint_errors), 0); /* may send */
+    assert_int_equal(FBED_COUNTER(b->f, "S2", 1, xmit_constraint_errors),
+                     1); /* not to a limited one */
     set_pkeys(b, "H3", 1, full, 1);
     set_pkeys(b, "S2", 1, full, 1);
     send_mad(b, 3, IB_PERFORMANCE_CLASS, IB_MAD_METHOD_GET, 13, 1, 31);
-    assert_int_equal(COUNTER(b, "S2", 1, xmit_constraint_errors), 1);
-    assert_int_equal(COUNTER(b, "H3", 1, rcv_pkts), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "S2", 1, xmit_constraint_errors), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "H3", 1, rcv_pkts), 1);
 }
 
 /* An answer carries the request's P_Key, not the answering port's entry 0. */
@@ -381,7 +338,7 @@ static void test_pkey_answer_uses_request_pkey(void **state)
     /* An unsolicited SA "answer" from H3 carries its entry 0 (0x8002): dropped at S1[1]. */
     send_mad(b, 2, IB_SA_CLASS, IB_MAD_METHOD_GET | 0x80, 11, 1, 41);
     assert_int_equal(stats(b).pkey_dropped, 1);
-    assert_int_equal(COUNTER(b, "S1", 1, xmit_constraint_errors), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 1, xmit_constraint_errors), 1);
 }
 
 /* 100% loss loses everything (the sender times out); a seeded 50% about half. */
@@ -394,8 +351,8 @@ static void test_drop_rate(void **state)
     assert_int_equal(fabric_set_drop_rate(b->f, FABRIC_PPM, 0), 0);
     send_mad(b, 0, IB_PERFORMANCE_CLASS, IB_MAD_METHOD_GET, 12, 1, 50);
     assert_int_equal(stats(b).lost, 1);
-    assert_int_equal(COUNTER(b, "H1", 1, xmit_pkts), 1);
-    assert_int_equal(COUNTER(b, "S1", 1, rcv_errors), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "H1", 1, xmit_pkts), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 1, rcv_errors), 1);
     assert_int_equal(b->got.mad[0].status, FABRIC_STATUS_TIMEOUT);
     assert_int_equal(fabric_set_drop_rate(b->f, FABRIC_PPM / 2, 12345), 0);
     assert_int_equal(fabric_drop_rate(b->f), FABRIC_PPM / 2);
@@ -413,7 +370,7 @@ static void test_drop_rate(void **state)
 /* SwitchInfo.PortStateChange of switch name (after clearing it first if clear). */
 static unsigned port_state_change(const struct bed *b, const char *name, bool clear)
 {
-    struct sma *sma = b->f->nodes[node(b, name)].sma;
+    struct sma *sma = b->f->nodes[fbed_node(b->f, name)].sma;
     struct board_mad_addr in = {.port = 0}, out_addr;
     uint8_t mad[PZT_MAD], out[PZT_MAD], si[64];
     const uint8_t path[1] = {0};
@@ -439,36 +396,38 @@ static void test_link_pull_and_plug(void **state)
     unsigned peer_port;
 
     assert_int_equal(port_state_change(b, "S1", true), 0);
-    assert_int_equal(fabric_link_set(b->f, node(b, "S1"), 4, false), -ENOTCONN);
-    assert_int_equal(fabric_link_set(b->f, node(b, "S1"), 9, false), -EINVAL);
-    assert_int_equal(fabric_link_set(b->f, node(b, "H1"), 0, false), -EINVAL);
-    assert_int_equal(fabric_link_get(b->f, node(b, "S1"), 1, &peer, &peer_port), FABRIC_LINK_UP);
-    assert_int_equal(peer, node(b, "H1"));
+    assert_int_equal(fabric_link_set(b->f, fbed_node(b->f, "S1"), 4, false), -ENOTCONN);
+    assert_int_equal(fabric_link_set(b->f, fbed_node(b->f, "S1"), 9, false), -EINVAL);
+    assert_int_equal(fabric_link_set(b->f, fbed_node(b->f, "H1"), 0, false), -EINVAL);
+    assert_int_equal(fabric_link_get(b->f, fbed_node(b->f, "S1"), 1, &peer, &peer_port),
+                     FABRIC_LINK_UP);
+    assert_int_equal(peer, fbed_node(b->f, "H1"));
     assert_int_equal(peer_port, 1);
-    assert_int_equal(fabric_link_set(b->f, node(b, "H1"), 1, false), 0);
-    assert_int_equal(fabric_link_set(b->f, node(b, "S1"), 1, false), -EALREADY);
-    assert_int_equal(fabric_link_get(b->f, node(b, "S1"), 1, NULL, NULL), FABRIC_LINK_UNPLUGGED);
-    board_port_status(board_of(b, "S1"), 1, &st);
+    assert_int_equal(fabric_link_set(b->f, fbed_node(b->f, "H1"), 1, false), 0);
+    assert_int_equal(fabric_link_set(b->f, fbed_node(b->f, "S1"), 1, false), -EALREADY);
+    assert_int_equal(fabric_link_get(b->f, fbed_node(b->f, "S1"), 1, NULL, NULL),
+                     FABRIC_LINK_UNPLUGGED);
+    board_port_status(fbed_board(b->f, "S1"), 1, &st);
     assert_int_equal(st.port_state, BOARD_PORT_DOWN);
     assert_int_equal(st.phys_state, BOARD_PHYS_POLLING);
-    board_port_status(board_of(b, "H1"), 1, &st);
+    board_port_status(fbed_board(b->f, "H1"), 1, &st);
     assert_int_equal(st.port_state, BOARD_PORT_DOWN);
-    assert_int_equal(COUNTER(b, "H1", 1, link_downed), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "H1", 1, link_downed), 1);
     assert_int_equal(port_state_change(b, "S1", false), 1);
     /* Nothing crosses it; the sender times out. */
     send_mad(b, 0, IB_PERFORMANCE_CLASS, IB_MAD_METHOD_GET, 12, 1, 60);
     assert_int_equal(b->got.mad[b->got.count - 1].status, FABRIC_STATUS_TIMEOUT);
     /* Plugged back: both ends retrain to Init (LinkUp). */
-    assert_int_equal(fabric_link_set(b->f, node(b, "S1"), 1, true), 0);
-    assert_int_equal(fabric_link_get(b->f, node(b, "H1"), 1, NULL, NULL), FABRIC_LINK_UP);
-    board_port_status(board_of(b, "H1"), 1, &st);
+    assert_int_equal(fabric_link_set(b->f, fbed_node(b->f, "S1"), 1, true), 0);
+    assert_int_equal(fabric_link_get(b->f, fbed_node(b->f, "H1"), 1, NULL, NULL), FABRIC_LINK_UP);
+    board_port_status(fbed_board(b->f, "H1"), 1, &st);
     assert_int_equal(st.port_state, BOARD_PORT_INIT);
     assert_int_equal(st.phys_state, BOARD_PHYS_LINKUP);
-    board_port_status(board_of(b, "S1"), 1, &st);
+    board_port_status(fbed_board(b->f, "S1"), 1, &st);
     assert_int_equal(st.port_state, BOARD_PORT_INIT);
     assert_int_equal(port_state_change(b, "S1", true), 0);
-    assert_int_equal(fabric_link_set(b->f, node(b, "S1"), 1, false), 0);
-    assert_int_equal(fabric_link_set(b->f, node(b, "S1"), 1, true), 0);
+    assert_int_equal(fabric_link_set(b->f, fbed_node(b->f, "S1"), 1, false), 0);
+    assert_int_equal(fabric_link_set(b->f, fbed_node(b->f, "S1"), 1, true), 0);
     assert_int_equal(port_state_change(b, "S1", false), 1);
 }
 

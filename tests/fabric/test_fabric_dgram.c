@@ -30,6 +30,7 @@
 #include "board_mem.h"
 #include "board_sim_dgram.h"
 #include "fabric.h"
+#include "fabric_bed.h"
 #include "fabric_dgram.h"
 #include "fabric_internal.h"
 #include "pcap.h"
@@ -93,52 +94,6 @@ static void record(void *arg, size_t node, const struct board_dgram_addr *a, con
     b->count++;
 }
 
-/* The index of the node named name. */
-static size_t node(const struct bed *b, const char *name)
-{
-    long i = fabric_find_node(b->f, name);
-
-    assert_true(i >= 0);
-    return (size_t)i;
-}
-
-/* The board of a node. */
-static const struct board *board_of(const struct bed *b, const char *name)
-{
-    return fabric_node_board(b->f, node(b, name));
-}
-
-/* Bring (name, port) to Active. */
-static void activate(const struct bed *b, const char *name, unsigned port)
-{
-    assert_int_equal(board_port_state_set(board_of(b, name), port, BOARD_PORT_ARMED), 0);
-    assert_int_equal(board_port_state_set(board_of(b, name), port, BOARD_PORT_ACTIVE), 0);
-}
-
-/* LFT of a switch: LIDs 1, 2, 11..14, 50 to the ports given. */
-static void program_lft(const struct bed *b, const char *name, const uint8_t ports[7])
-{
-    static const uint16_t lids[7] = {1, 2, 11, 12, 13, 14, 50};
-    uint8_t block[BOARD_LFT_BLOCK];
-
-    memset(block, BOARD_LFT_DROP, sizeof(block));
-    for (int i = 0; i < 7; i++)
-        block[lids[i]] = ports[i];
-    assert_int_equal(board_lft_set(board_of(b, name), 0, block), 0);
-    assert_int_equal(board_set_lft_top(board_of(b, name), BOARD_LFT_BLOCK - 1), 0);
-}
-
-/* A hardware counter of (name, port), by field offset. */
-static uint64_t counter(const struct bed *b, const char *name, unsigned port, size_t offset)
-{
-    struct board_port_counters c;
-
-    assert_int_equal(fabric_port_counters(b->f, node(b, name), port, &c), 0);
-    return *(const uint64_t *)((const char *)&c + offset);
-}
-#define COUNTER(b, name, port, field)                                                              \
-    counter(b, name, port, offsetof(struct board_port_counters, field))
-
 /* The datagram counters now. */
 static struct fabric_dgram_stats dstats(const struct bed *b)
 {
@@ -153,6 +108,7 @@ static int setup(void **state)
 {
     static const char *const cas[4] = {"H1", "H2", "H3", "H4"};
     /* S1 routes LID 50 towards S2, which has no entry for it. */
+    static const uint16_t lids[7] = {1, 2, 11, 12, 13, 14, 50};
     static const uint8_t s1[7] = {0, 3, 1, 2, 3, 3, 3}, s2[7] = {3, 0, 3, 3, 1, 2, BOARD_LFT_DROP};
     char err[TOPO_ERR_MAX];
     struct topo *t = topo_parse(net, sizeof(net) - 1, "test", err);
@@ -163,19 +119,21 @@ static int setup(void **state)
     b->f = fabric_create(t, 0);
     topo_free(t);
     assert_non_null(b->f);
-    board_set_lid(board_of(b, "S1"), 0, 1, 0);
-    board_set_lid(board_of(b, "S2"), 0, 2, 0);
+    board_set_lid(fbed_board(b->f, "S1"), 0, 1, 0);
+    board_set_lid(fbed_board(b->f, "S2"), 0, 2, 0);
     for (unsigned i = 0; i < 4; i++) {
-        board_set_lid(board_of(b, cas[i]), 1, (uint16_t)(11 + i), 0);
-        activate(b, cas[i], 1);
-        activate(b, i < 2 ? "S1" : "S2", i % 2 + 1);
+        board_set_lid(fbed_board(b->f, cas[i]), 1, (uint16_t)(11 + i), 0);
+        fbed_activate(b->f, cas[i], 1);
+        fbed_activate(b->f, i < 2 ? "S1" : "S2", i % 2 + 1);
     }
-    activate(b, "S1", 3);
-    activate(b, "S2", 3);
-    program_lft(b, "S1", s1);
-    program_lft(b, "S2", s2);
-    assert_int_equal(fabric_dgram_attach(b->f, node(b, "S1"), QKEY, record, b, &b->qpn_s1), 0);
-    assert_int_equal(fabric_dgram_attach(b->f, node(b, "S2"), QKEY, record, b, &b->qpn_s2), 0);
+    fbed_activate(b->f, "S1", 3);
+    fbed_activate(b->f, "S2", 3);
+    fbed_program_lft(b->f, "S1", lids, s1, 7);
+    fbed_program_lft(b->f, "S2", lids, s2, 7);
+    assert_int_equal(fabric_dgram_attach(b->f, fbed_node(b->f, "S1"), QKEY, record, b, &b->qpn_s1),
+                     0);
+    assert_int_equal(fabric_dgram_attach(b->f, fbed_node(b->f, "S2"), QKEY, record, b, &b->qpn_s2),
+                     0);
     assert_int_not_equal(b->qpn_s1, b->qpn_s2);
     *state = b;
     return 0;
@@ -204,7 +162,7 @@ static int send_from(struct bed *b, const char *name, const struct board_dgram_a
 
     for (size_t i = 0; i < sizeof(payload); i++)
         payload[i] = (uint8_t)(i * 7 + 1);
-    return fabric_dgram_send(b->f, node(b, name), a, payload, len);
+    return fabric_dgram_send(b->f, fbed_node(b->f, name), a, payload, len);
 }
 
 /* Words a datagram of len payload bytes counts per link (LRH..ICRC / 4). */
@@ -221,10 +179,10 @@ static void test_unicast(void **state)
     uint8_t vl[16] = {0};
 
     vl[2] = 3; /* S1: SL 2 from port 0 to port 3 on VL 3 */
-    assert_int_equal(board_sl2vl_set(board_of(b, "S1"), 0, 3, vl), 0);
+    assert_int_equal(board_sl2vl_set(fbed_board(b->f, "S1"), 0, 3, vl), 0);
     assert_int_equal(send_from(b, "S1", &a, 1001), 0);
     assert_int_equal(b->count, 1);
-    assert_int_equal(b->got[0].node, node(b, "S2"));
+    assert_int_equal(b->got[0].node, fbed_node(b->f, "S2"));
     assert_int_equal(b->got[0].a.slid, 1);
     assert_int_equal(b->got[0].a.dlid, 2);
     assert_int_equal(b->got[0].a.sl, 2);
@@ -236,18 +194,18 @@ static void test_unicast(void **state)
     assert_int_equal(b->got[0].len, 1001);
     for (size_t i = 0; i < 1001; i++)
         assert_int_equal(b->got[0].payload[i], (uint8_t)(i * 7 + 1));
-    assert_int_equal(COUNTER(b, "S1", 3, xmit_pkts), 1);
-    assert_int_equal(COUNTER(b, "S1", 3, unicast_xmit_pkts), 1);
-    assert_int_equal(COUNTER(b, "S1", 3, xmit_data), words(1001, false));
-    assert_int_equal(COUNTER(b, "S1", 3, xmit_data_sl[2]), words(1001, false));
-    assert_int_equal(COUNTER(b, "S2", 3, rcv_pkts), 1);
-    assert_int_equal(COUNTER(b, "S2", 3, unicast_rcv_pkts), 1);
-    assert_int_equal(COUNTER(b, "S2", 3, rcv_data), words(1001, false));
-    assert_int_equal(COUNTER(b, "S2", 3, rcv_data_sl[2]), words(1001, false));
-    assert_int_equal(COUNTER(b, "S2", 3, vl_op_packets[3]), 1);
-    assert_int_equal(COUNTER(b, "S2", 3, vl_op_data[3]), words(1001, false));
-    assert_int_equal(COUNTER(b, "S2", 3, op_rcv_pkts), 1);
-    assert_int_equal(COUNTER(b, "S2", 3, multicast_rcv_pkts), 0);
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 3, xmit_pkts), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 3, unicast_xmit_pkts), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 3, xmit_data), words(1001, false));
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 3, xmit_data_sl[2]), words(1001, false));
+    assert_int_equal(FBED_COUNTER(b->f, "S2", 3, rcv_pkts), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "S2", 3, unicast_rcv_pkts), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "S2", 3, rcv_data), words(1001, false));
+    assert_int_equal(FBED_COUNTER(b->f, "S2", 3, rcv_data_sl[2]), words(1001, false));
+    assert_int_equal(FBED_COUNTER(b->f, "S2", 3, vl_op_packets[3]), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "S2", 3, vl_op_data[3]), words(1001, false));
+    assert_int_equal(FBED_COUNTER(b->f, "S2", 3, op_rcv_pkts), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "S2", 3, multicast_rcv_pkts), 0);
     assert_int_equal(dstats(b).sent, 1);
     assert_int_equal(dstats(b).delivered, 1);
     assert_int_equal(dstats(b).hops, 1);
@@ -257,8 +215,8 @@ static void test_unicast(void **state)
     a = to(1, b->qpn_s1, 0);
     assert_int_equal(send_from(b, "S1", &a, 4), 0);
     assert_int_equal(b->count, 2);
-    assert_int_equal(b->got[1].node, node(b, "S1"));
-    assert_int_equal(COUNTER(b, "S1", 3, xmit_pkts), 1);
+    assert_int_equal(b->got[1].node, fbed_node(b->f, "S1"));
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 3, xmit_pkts), 1);
 }
 
 /* Q_Keys: a wrong one is dropped at the receiving QP; a controlled one sends the QP's own. */
@@ -271,7 +229,7 @@ static void test_qkey(void **state)
     assert_int_equal(send_from(b, "S1", &a, 8), 0);
     assert_int_equal(b->count, 0);
     assert_int_equal(dstats(b).qkey_dropped, 1);
-    assert_int_equal(COUNTER(b, "S2", 3, rcv_pkts), 1); /* it crossed the link */
+    assert_int_equal(FBED_COUNTER(b->f, "S2", 3, rcv_pkts), 1); /* it crossed the link */
 
     a.qkey = BOARD_DGRAM_QKEY_CONTROLLED | 0x1234; /* use the sender's QP's Q_Key */
     assert_int_equal(send_from(b, "S1", &a, 8), 0);
@@ -279,7 +237,7 @@ static void test_qkey(void **state)
     assert_int_equal(b->got[0].a.qkey, QKEY);
 
     /* A new Q_Key (after an IPoIB join): the old one no longer reaches the QP. */
-    assert_int_equal(fabric_dgram_set_qkey(b->f, node(b, "S2"), 0x77), 0);
+    assert_int_equal(fabric_dgram_set_qkey(b->f, fbed_node(b->f, "S2"), 0x77), 0);
     a.qkey = QKEY;
     assert_int_equal(send_from(b, "S1", &a, 8), 0);
     assert_int_equal(b->count, 1);
@@ -306,29 +264,29 @@ static void test_pkey(void **state)
     a.pkey = 0x8001;
     assert_int_equal(send_from(b, "S1", &a, 8), -EACCES);
     assert_int_equal(dstats(b).refused, 1);
-    assert_int_equal(COUNTER(b, "S1", 3, xmit_pkts), 0);
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 3, xmit_pkts), 0);
 
     /* In S1's, not in S2 port 0's: dropped at the receiving QP. */
-    assert_int_equal(board_pkey_set(board_of(b, "S1"), 0, 0, keys), 0);
+    assert_int_equal(board_pkey_set(fbed_board(b->f, "S1"), 0, 0, keys), 0);
     assert_int_equal(send_from(b, "S1", &a, 8), 0);
     assert_int_equal(b->count, 0);
     assert_int_equal(dstats(b).pkey_dropped, 1);
 
     /* In both: delivered with that P_Key. */
-    assert_int_equal(board_pkey_set(board_of(b, "S2"), 0, 0, keys), 0);
+    assert_int_equal(board_pkey_set(fbed_board(b->f, "S2"), 0, 0, keys), 0);
     assert_int_equal(send_from(b, "S1", &a, 8), 0);
     assert_int_equal(b->count, 1);
     assert_int_equal(b->got[0].a.pkey, 0x8001);
 
     /* S2 port 3 enforces inbound with only the default partition: dropped there. */
     keys[1] = 0;
-    assert_int_equal(board_pkey_set(board_of(b, "S2"), 3, 0, keys), 0);
-    assert_int_equal(board_port_config_get(board_of(b, "S2"), 3, &cfg), 0);
+    assert_int_equal(board_pkey_set(fbed_board(b->f, "S2"), 3, 0, keys), 0);
+    assert_int_equal(board_port_config_get(fbed_board(b->f, "S2"), 3, &cfg), 0);
     cfg.part_enf_inbound = true;
-    assert_int_equal(board_port_config_set(board_of(b, "S2"), 3, &cfg), 0);
+    assert_int_equal(board_port_config_set(fbed_board(b->f, "S2"), 3, &cfg), 0);
     assert_int_equal(send_from(b, "S1", &a, 8), 0);
     assert_int_equal(b->count, 1);
-    assert_int_equal(COUNTER(b, "S2", 3, rcv_constraint_errors), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "S2", 3, rcv_constraint_errors), 1);
     assert_int_equal(dstats(b).pkey_dropped, 2);
     a.pkey = 0xFFFF; /* the default partition passes */
     assert_int_equal(send_from(b, "S1", &a, 8), 0);
@@ -343,20 +301,20 @@ static void test_unroutable(void **state)
 
     assert_int_equal(send_from(b, "S1", &a, 8), 0);
     assert_int_equal(b->count, 0);
-    assert_int_equal(COUNTER(b, "S1", 3, xmit_pkts), 1);
-    assert_int_equal(COUNTER(b, "S2", 3, rcv_pkts), 1);
-    assert_int_equal(COUNTER(b, "S2", 3, rcv_switch_relay_errors), 1);
-    assert_int_equal(COUNTER(b, "S2", 3, dlid_mapping_errors), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 3, xmit_pkts), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "S2", 3, rcv_pkts), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "S2", 3, rcv_switch_relay_errors), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "S2", 3, dlid_mapping_errors), 1);
     assert_int_equal(dstats(b).dropped, 1);
     /* Unroutable at the sender itself: no link, no error counter. */
     a.dlid = 51;
     assert_int_equal(send_from(b, "S1", &a, 8), 0);
-    assert_int_equal(COUNTER(b, "S1", 3, xmit_pkts), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 3, xmit_pkts), 1);
     assert_int_equal(dstats(b).dropped, 2);
     /* A CA port behind a switch without a stack: counted, not delivered. */
     a.dlid = 13;
     assert_int_equal(send_from(b, "S1", &a, 8), 0);
-    assert_int_equal(COUNTER(b, "H3", 1, rcv_pkts), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "H3", 1, rcv_pkts), 1);
     assert_int_equal(dstats(b).no_stack, 1);
     assert_int_equal(b->count, 0);
 }
@@ -380,12 +338,12 @@ static void test_bad_sends(void **state)
     assert_int_equal(fabric_dgram_send(b->f, 99, &a, "x", 1), -EINVAL);
     assert_int_equal(dstats(b).refused, 6);
     assert_int_equal(dstats(b).sent, 0);
-    assert_int_equal(COUNTER(b, "S1", 3, xmit_pkts), 0);
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 3, xmit_pkts), 0);
     /* One stack per node; detaching frees it, and the new stack has a new QP. */
     uint32_t qpn;
-    assert_int_equal(fabric_dgram_attach(b->f, node(b, "S1"), 1, record, b, &qpn), -EBUSY);
-    fabric_dgram_detach(b->f, node(b, "S1"));
-    assert_int_equal(fabric_dgram_attach(b->f, node(b, "S1"), 1, record, b, &qpn), 0);
+    assert_int_equal(fabric_dgram_attach(b->f, fbed_node(b->f, "S1"), 1, record, b, &qpn), -EBUSY);
+    fabric_dgram_detach(b->f, fbed_node(b->f, "S1"));
+    assert_int_equal(fabric_dgram_attach(b->f, fbed_node(b->f, "S1"), 1, record, b, &qpn), 0);
     assert_int_not_equal(qpn, b->qpn_s1);
 }
 
@@ -395,16 +353,16 @@ static void test_links_and_loss(void **state)
     struct bed *b = *state;
     struct board_dgram_addr a = to(2, b->qpn_s2, 0);
 
-    assert_int_equal(fabric_link_set(b->f, node(b, "S1"), 3, false), 0);
+    assert_int_equal(fabric_link_set(b->f, fbed_node(b->f, "S1"), 3, false), 0);
     assert_int_equal(send_from(b, "S1", &a, 8), 0);
     assert_int_equal(b->count, 0);
-    assert_int_equal(COUNTER(b, "S1", 3, xmit_pkts), 0);
-    assert_int_equal(fabric_link_set(b->f, node(b, "S1"), 3, true), 0); /* back to Init */
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 3, xmit_pkts), 0);
+    assert_int_equal(fabric_link_set(b->f, fbed_node(b->f, "S1"), 3, true), 0); /* back to Init */
     assert_int_equal(send_from(b, "S1", &a, 8), 0);
     assert_int_equal(b->count, 0);
     assert_int_equal(dstats(b).dropped, 2);
-    activate(b, "S1", 3);
-    activate(b, "S2", 3);
+    fbed_activate(b->f, "S1", 3);
+    fbed_activate(b->f, "S2", 3);
     assert_int_equal(send_from(b, "S1", &a, 8), 0);
     assert_int_equal(b->count, 1);
 
@@ -412,8 +370,8 @@ static void test_links_and_loss(void **state)
     assert_int_equal(send_from(b, "S1", &a, 8), 0);
     assert_int_equal(b->count, 1);
     assert_int_equal(dstats(b).lost, 1);
-    assert_int_equal(COUNTER(b, "S1", 3, xmit_pkts), 2);  /* sent, */
-    assert_int_equal(COUNTER(b, "S2", 3, rcv_errors), 1); /* arrived corrupted */
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 3, xmit_pkts), 2);  /* sent, */
+    assert_int_equal(FBED_COUNTER(b->f, "S2", 3, rcv_errors), 1); /* arrived corrupted */
     assert_int_equal(fabric_set_drop_rate(b->f, 0, 0), 0);
 }
 
@@ -425,27 +383,28 @@ static void test_multicast(void **state)
     uint16_t masks[BOARD_MFT_BLOCK] = {0};
 
     masks[MLID - 0xC000] = 1u << 0 | 1u << 3; /* S1: its own port 0 and S2 */
-    assert_int_equal(board_mft_set(board_of(b, "S1"), 0, 0, masks), 0);
+    assert_int_equal(board_mft_set(fbed_board(b->f, "S1"), 0, 0, masks), 0);
     masks[MLID - 0xC000] = 1u << 0 | 1u << 1 | 1u << 3; /* S2: port 0, H3, back to S1 */
-    assert_int_equal(board_mft_set(board_of(b, "S2"), 0, 0, masks), 0);
+    assert_int_equal(board_mft_set(fbed_board(b->f, "S2"), 0, 0, masks), 0);
     a.has_grh = true;
     a.grh[7] = 1;                 /* HopLimit */
     memset(a.grh + 24, 0xEE, 16); /* DGID */
     a.grh[24] = 0xFF;
     assert_int_equal(send_from(b, "S1", &a, 100), 0);
     assert_int_equal(b->count, 1);
-    assert_int_equal(b->got[0].node, node(b, "S2"));
+    assert_int_equal(b->got[0].node, fbed_node(b->f, "S2"));
     assert_true(b->got[0].a.has_grh);
     assert_int_equal(b->got[0].a.grh[0] >> 4, 6);                                     /* IPVer */
     assert_int_equal(b->got[0].a.grh[4] << 8 | b->got[0].a.grh[5], 12 + 8 + 100 + 4); /* PayLen */
     assert_int_equal(b->got[0].a.grh[6], 0x1B);                                       /* NxtHdr */
     assert_memory_equal(b->got[0].a.grh + 24, a.grh + 24, 16);
     assert_int_equal(b->got[0].a.dst_qp, BOARD_DGRAM_MCAST_QPN);
-    assert_int_equal(COUNTER(b, "S1", 3, multicast_xmit_pkts), 1);
-    assert_int_equal(COUNTER(b, "S1", 3, xmit_data), words(100, true));
-    assert_int_equal(COUNTER(b, "S2", 3, multicast_rcv_pkts), 1);
-    assert_int_equal(COUNTER(b, "H3", 1, multicast_rcv_pkts), 1);
-    assert_int_equal(COUNTER(b, "S2", 3, multicast_xmit_pkts), 0); /* not back where it came from */
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 3, multicast_xmit_pkts), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 3, xmit_data), words(100, true));
+    assert_int_equal(FBED_COUNTER(b->f, "S2", 3, multicast_rcv_pkts), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "H3", 1, multicast_rcv_pkts), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "S2", 3, multicast_xmit_pkts),
+                     0); /* not back where it came from */
     assert_int_equal(dstats(b).delivered, 1);
     assert_int_equal(dstats(b).no_stack, 1); /* H3 */
 }
@@ -457,13 +416,13 @@ static void test_mtu(void **state)
     struct board_dgram_addr a = to(2, b->qpn_s2, 0);
     struct board_port_config cfg;
 
-    assert_int_equal(board_port_config_get(board_of(b, "S1"), 3, &cfg), 0);
+    assert_int_equal(board_port_config_get(fbed_board(b->f, "S1"), 3, &cfg), 0);
     cfg.neighbor_mtu = 1; /* 256 */
-    assert_int_equal(board_port_config_set(board_of(b, "S1"), 3, &cfg), 0);
+    assert_int_equal(board_port_config_set(fbed_board(b->f, "S1"), 3, &cfg), 0);
     assert_int_equal(send_from(b, "S1", &a, 257), 0);
     assert_int_equal(b->count, 0);
-    assert_int_equal(COUNTER(b, "S1", 3, xmit_discards), 1);
-    assert_int_equal(COUNTER(b, "S1", 3, neighbor_mtu_discards), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 3, xmit_discards), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 3, neighbor_mtu_discards), 1);
     assert_int_equal(send_from(b, "S1", &a, 256), 0);
     assert_int_equal(b->count, 1);
 }
@@ -472,7 +431,7 @@ static void test_mtu(void **state)
 static void test_board_mem_stack(void **state)
 {
     struct bed *b = *state;
-    const struct board *h4 = board_of(b, "H4");
+    const struct board *h4 = fbed_board(b->f, "H4");
     struct board_dgram_addr a, got;
     uint8_t buf[64];
     uint32_t qpn = 0;
@@ -500,7 +459,7 @@ static void test_board_mem_stack(void **state)
     assert_int_equal(b->got[0].a.slid, 14);
     assert_int_equal(b->got[0].a.src_qp, BOARD_MEM_DGRAM_QPN);
     assert_memory_equal(b->got[0].payload, "reply", 5);
-    assert_int_equal(COUNTER(b, "H4", 1, xmit_pkts), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "H4", 1, xmit_pkts), 1);
 }
 
 /* A board_mem of its own: without a send hook, sends queue for the test to read. */
@@ -578,8 +537,8 @@ static void test_mad_vl_counters(void **state)
     uint8_t vl[16] = {0};
 
     vl[0] = 2; /* H1's SL 0 on VL 2 */
-    assert_int_equal(board_sl2vl_set(board_of(b, "H1"), 1, 1, vl), 0);
-    assert_int_equal(fabric_client_attach(b->f, 0, node(b, "H1"), false), 0);
+    assert_int_equal(board_sl2vl_set(fbed_board(b->f, "H1"), 1, 1, vl), 0);
+    assert_int_equal(fabric_client_attach(b->f, 0, fbed_node(b->f, "H1"), false), 0);
     memset(&m, 0, sizeof(m));
     mad_set_field(m.mad, 0, IB_MAD_BASEVER_F, 1);
     mad_set_field(m.mad, 0, IB_MAD_MGMTCLASS_F, IB_SMI_CLASS);
@@ -588,11 +547,11 @@ static void test_mad_vl_counters(void **state)
     mad_set_field(m.mad, 0, IB_MAD_ATTRID_F, IB_ATTR_NODE_INFO);
     m.dlid = 1;
     assert_int_equal(fabric_client_send(b->f, 0, &m), 0);
-    assert_int_equal(COUNTER(b, "S1", 1, vl_op_packets[15]), 1);
-    assert_int_equal(COUNTER(b, "S1", 1, vl_op_data[15]), 72);
-    assert_int_equal(COUNTER(b, "S1", 1, rcv_data_sl[0]), 0);
-    assert_int_equal(COUNTER(b, "H1", 1, xmit_data_sl[0]), 0);
-    assert_int_equal(COUNTER(b, "H1", 1, vl_op_packets[15]), 1); /* the answer */
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 1, vl_op_packets[15]), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 1, vl_op_data[15]), 72);
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 1, rcv_data_sl[0]), 0);
+    assert_int_equal(FBED_COUNTER(b->f, "H1", 1, xmit_data_sl[0]), 0);
+    assert_int_equal(FBED_COUNTER(b->f, "H1", 1, vl_op_packets[15]), 1); /* the answer */
 
     mad_set_field(m.mad, 0, IB_MAD_MGMTCLASS_F, IB_PERFORMANCE_CLASS);
     mad_set_field(m.mad, 0, IB_MAD_ATTRID_F, 0x12);
@@ -600,10 +559,10 @@ static void test_mad_vl_counters(void **state)
     m.sqp = 1;
     m.dlid = 12; /* to H2 through S1, no client there: dropped at H2 */
     assert_int_equal(fabric_client_send(b->f, 0, &m), 0);
-    assert_int_equal(COUNTER(b, "S1", 1, vl_op_packets[2]), 1);
-    assert_int_equal(COUNTER(b, "S1", 1, rcv_data_sl[0]), 72);
-    assert_int_equal(COUNTER(b, "H1", 1, xmit_data_sl[0]), 72);
-    assert_int_equal(COUNTER(b, "H2", 1, vl_op_packets[0]), 1); /* S1's table: VL 0 */
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 1, vl_op_packets[2]), 1);
+    assert_int_equal(FBED_COUNTER(b->f, "S1", 1, rcv_data_sl[0]), 72);
+    assert_int_equal(FBED_COUNTER(b->f, "H1", 1, xmit_data_sl[0]), 72);
+    assert_int_equal(FBED_COUNTER(b->f, "H2", 1, vl_op_packets[0]), 1); /* S1's table: VL 0 */
 }
 
 /* The "<sockname>:dgram" messages: round trip, and what decode refuses. */

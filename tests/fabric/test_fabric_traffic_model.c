@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "fabric.h"
+#include "fabric_bed.h"
 #include "fabric_internal.h"
 #include "fabric_traffic.h"
 
@@ -59,48 +60,13 @@ static const char net[] = "Switch 8 \"S1\"\n"
                           "Hca 1 \"H5\"\n"
                           "[1] \"S1\"[4]\n";
 
-/* The index of the node named name. */
-static size_t node(struct fabric *f, const char *name)
-{
-    long i = fabric_find_node(f, name);
-
-    assert_true(i >= 0);
-    return (size_t)i;
-}
-
-/* The board of a node. */
-static const struct board *board_of(struct fabric *f, const char *name)
-{
-    return fabric_node_board(f, node(f, name));
-}
-
-/* Bring (name, port) to Active. */
-static void activate(struct fabric *f, const char *name, unsigned port)
-{
-    assert_int_equal(board_port_state_set(board_of(f, name), port, BOARD_PORT_ARMED), 0);
-    assert_int_equal(board_port_state_set(board_of(f, name), port, BOARD_PORT_ACTIVE), 0);
-}
-
-/* LFT of a switch: LIDs 1, 2, 11..14 to the ports given (H5's LID 15: no entry). */
-static void program_lft(struct fabric *f, const char *name, const uint8_t ports[6])
-{
-    static const uint16_t lids[6] = {1, 2, 11, 12, 13, 14};
-    uint8_t block[BOARD_LFT_BLOCK];
-
-    memset(block, BOARD_LFT_DROP, sizeof(block));
-    for (int i = 0; i < 6; i++)
-        block[lids[i]] = ports[i];
-    assert_int_equal(board_lft_set(board_of(f, name), 0, block), 0);
-    assert_int_equal(board_set_lft_top(board_of(f, name), BOARD_LFT_BLOCK - 1), 0);
-}
-
 /* Map SL 1 to VL 1 in the (in, out) table of name (CA: its port's table). */
 static void sl1_to_vl1(struct fabric *f, const char *name, unsigned in, unsigned out)
 {
     uint8_t vl[16] = {0};
 
     vl[1] = 1;
-    assert_int_equal(board_sl2vl_set(board_of(f, name), in, out, vl), 0);
+    assert_int_equal(board_sl2vl_set(fbed_board(f, name), in, out, vl), 0);
 }
 
 /* Build the fabric: manual clocks, LIDs, Active links, LFTs. */
@@ -109,6 +75,7 @@ static int setup(void **state)
     static const char *const cas[5] = {"H1", "H2", "H3", "H4", "H5"};
     static const char *const sw[5] = {"S1", "S1", "S2", "S2", "S1"};
     static const unsigned swport[5] = {1, 2, 1, 2, 4};
+    static const uint16_t lids[6] = {1, 2, 11, 12, 13, 14}; /* H5 (LID 15): no entry */
     static const uint8_t s1[6] = {0, 3, 1, 2, 3, 3}, s2[6] = {3, 0, 3, 3, 1, 2};
     char err[TOPO_ERR_MAX];
     struct topo *t = topo_parse(net, sizeof(net) - 1, "test", err);
@@ -120,17 +87,17 @@ static int setup(void **state)
     assert_non_null(f);
     for (size_t i = 0; i < fabric_num_nodes(f); i++)
         board_mem_use_manual_clock(f->nodes[i].bm, T0);
-    board_set_lid(board_of(f, "S1"), 0, 1, 0);
-    board_set_lid(board_of(f, "S2"), 0, 2, 0);
+    board_set_lid(fbed_board(f, "S1"), 0, 1, 0);
+    board_set_lid(fbed_board(f, "S2"), 0, 2, 0);
     for (unsigned i = 0; i < 5; i++) {
-        board_set_lid(board_of(f, cas[i]), 1, (uint16_t)(11 + i), 0);
-        activate(f, cas[i], 1);
-        activate(f, sw[i], swport[i]);
+        board_set_lid(fbed_board(f, cas[i]), 1, (uint16_t)(11 + i), 0);
+        fbed_activate(f, cas[i], 1);
+        fbed_activate(f, sw[i], swport[i]);
     }
-    activate(f, "S1", 3);
-    activate(f, "S2", 3);
-    program_lft(f, "S1", s1);
-    program_lft(f, "S2", s2);
+    fbed_activate(f, "S1", 3);
+    fbed_activate(f, "S2", 3);
+    fbed_program_lft(f, "S1", lids, s1, 6);
+    fbed_program_lft(f, "S2", lids, s2, 6);
     *state = f;
     return 0;
 }
@@ -153,7 +120,8 @@ static unsigned add(struct fabric *f, const char *src, const char *dst, uint64_t
 {
     unsigned id = 0;
 
-    assert_int_equal(fabric_flow_add(f, node(f, src), node(f, dst), gbps * GBPS, sl, &id), 0);
+    assert_int_equal(fabric_flow_add(f, fbed_node(f, src), fbed_node(f, dst), gbps * GBPS, sl, &id),
+                     0);
     return id;
 }
 
@@ -184,7 +152,7 @@ static uint64_t wait_rate(struct fabric *f, const char *name, unsigned port)
 {
     uint64_t bps, wait;
 
-    assert_int_equal(fabric_port_traffic(f, node(f, name), port, &bps, &wait), 0);
+    assert_int_equal(fabric_port_traffic(f, fbed_node(f, name), port, &bps, &wait), 0);
     return wait;
 }
 
@@ -193,7 +161,7 @@ static struct board_port_counters counters(struct fabric *f, const char *name, u
 {
     struct board_port_counters c;
 
-    assert_int_equal(fabric_port_counters(f, node(f, name), port, &c), 0);
+    assert_int_equal(fabric_port_counters(f, fbed_node(f, name), port, &c), 0);
     return c;
 }
 
@@ -209,12 +177,12 @@ static void test_single_flow(void **state)
     assert_true(fi->routed);
     assert_int_equal(fi->rate_bps, 10 * GBPS);
     assert_int_equal(fi->num_hops, 3);
-    assert_int_equal(fi->hops[0].tx_node, node(f, "H1"));
-    assert_int_equal(fi->hops[1].tx_node, node(f, "S1"));
+    assert_int_equal(fi->hops[0].tx_node, fbed_node(f, "H1"));
+    assert_int_equal(fi->hops[1].tx_node, fbed_node(f, "S1"));
     assert_int_equal(fi->hops[1].tx_port, 3);
-    assert_int_equal(fi->hops[2].tx_node, node(f, "S2"));
+    assert_int_equal(fi->hops[2].tx_node, fbed_node(f, "S2"));
     assert_int_equal(fi->hops[2].tx_port, 1);
-    assert_int_equal(fi->hops[2].rx_node, node(f, "H3"));
+    assert_int_equal(fi->hops[2].rx_node, fbed_node(f, "H3"));
     assert_int_equal(wait_rate(f, "S2", 1), 0); /* nothing blocked */
     free(fi);
 }
@@ -244,8 +212,8 @@ static void test_ca_rate_xmit_wait(void **state)
     unsigned id = add(f, "H1", "H3", 50, 0);
     struct board_port_counters c0, c1;
 
-    assert_int_equal(fabric_ca_rate_set(f, node(f, "H3"), 10 * GBPS), 0);
-    assert_int_equal(fabric_ca_rate(f, node(f, "H3")), 10 * GBPS);
+    assert_int_equal(fabric_ca_rate_set(f, fbed_node(f, "H3"), 10 * GBPS), 0);
+    assert_int_equal(fabric_ca_rate(f, fbed_node(f, "H3")), 10 * GBPS);
     assert_int_equal(rate(f, id), 10 * GBPS);
     assert_int_equal(wait_rate(f, "S2", 1), 900000);
     assert_int_equal(wait_rate(f, "S1", 3), 900000);
@@ -262,10 +230,10 @@ static void test_ca_rate_xmit_wait(void **state)
     c1 = counters(f, "S2", 2);
     assert_int_equal(c1.xmit_wait, 0);
     /* Back to the link rate: the demand, no wait. */
-    assert_int_equal(fabric_ca_rate_set(f, node(f, "H3"), 0), 0);
+    assert_int_equal(fabric_ca_rate_set(f, fbed_node(f, "H3"), 0), 0);
     assert_int_equal(rate(f, id), 50 * GBPS);
     assert_int_equal(wait_rate(f, "S2", 1), 0);
-    assert_int_equal(fabric_ca_rate_set(f, node(f, "S1"), GBPS), -EINVAL);
+    assert_int_equal(fabric_ca_rate_set(f, fbed_node(f, "S1"), GBPS), -EINVAL);
 }
 
 /* A victim sharing the hot flow's ingress buffer on VL 0 is slowed to its pace. */
@@ -275,7 +243,7 @@ static void test_hol_same_vl(void **state)
     unsigned hot = add(f, "H1", "H3", 50, 0), victim = add(f, "H1", "H4", 50, 0);
     struct board_port_counters c0, c1;
 
-    assert_int_equal(fabric_ca_rate_set(f, node(f, "H3"), 10 * GBPS), 0);
+    assert_int_equal(fabric_ca_rate_set(f, fbed_node(f, "H3"), 10 * GBPS), 0);
     assert_int_equal(rate(f, hot), 10 * GBPS);
     /* FIFO at S1 port 1, VL 0: drains 10 of 50 offered by each flow. */
     assert_int_equal(rate(f, victim), 10 * GBPS);
@@ -304,7 +272,7 @@ static void test_hol_other_vl(void **state)
     sl1_to_vl1(f, "S2", 3, 2);
     hot = add(f, "H1", "H3", 50, 0);
     victim = add(f, "H1", "H4", 50, 1);
-    assert_int_equal(fabric_ca_rate_set(f, node(f, "H3"), 10 * GBPS), 0);
+    assert_int_equal(fabric_ca_rate_set(f, fbed_node(f, "H3"), 10 * GBPS), 0);
     assert_int_equal(rate(f, hot), 10 * GBPS);
     assert_int_equal(rate(f, victim), 50 * GBPS);
     /* S1 port 3 carries 60 of 100; VL 0 is blocked: the port waits 40%, VL 0 90%. */
@@ -352,7 +320,7 @@ static void test_counters_exact(void **state)
     /* 3 s more in 3000 steps of 1 ms (and one odd 7 ns): nothing lost to rounding. */
     for (int i = 0; i < 3000; i++) {
         advance(f, SEC / 1000);
-        fabric_traffic_update(f, board_now_ns(board_of(f, "H1")));
+        fabric_traffic_update(f, board_now_ns(fbed_board(f, "H1")));
     }
     advance(f, 7);
     assert_int_equal(counters(f, "S1", 3).xmit_data, 4 * words + 7 * 10 / 32);
@@ -373,8 +341,8 @@ static void test_unrouted(void **state)
     assert_string_equal(fi->why, "no LFT route");
     assert_int_equal(fi->num_hops, 1); /* H1 -> S1, then no entry for LID 15 */
     assert_int_equal(rate(f, cut), 10 * GBPS);
-    assert_int_equal(fabric_link_set(f, node(f, "S1"), 3, false), 0);
-    fabric_traffic_update(f, board_now_ns(board_of(f, "H1")));
+    assert_int_equal(fabric_link_set(f, fbed_node(f, "S1"), 3, false), 0);
+    fabric_traffic_update(f, board_now_ns(fbed_board(f, "H1")));
     flow(f, cut, fi);
     assert_false(fi->routed);
     assert_int_equal(fi->rate_bps, 0);
@@ -391,24 +359,31 @@ static void test_api_errors(void **state)
     struct fabric *f = *state;
     unsigned id = 0, id2 = 0;
 
-    assert_int_equal(fabric_flow_add(f, node(f, "S1"), node(f, "H1"), GBPS, 0, &id), -EINVAL);
-    assert_int_equal(fabric_flow_add(f, node(f, "H1"), node(f, "H1"), GBPS, 0, &id), -EINVAL);
-    assert_int_equal(fabric_flow_add(f, node(f, "H1"), node(f, "H2"), 0, 0, &id), -EINVAL);
-    assert_int_equal(fabric_flow_add(f, node(f, "H1"), node(f, "H2"), GBPS, 16, &id), -EINVAL);
-    assert_int_equal(fabric_flow_add(f, 99, node(f, "H2"), GBPS, 0, &id), -EINVAL);
+    assert_int_equal(fabric_flow_add(f, fbed_node(f, "S1"), fbed_node(f, "H1"), GBPS, 0, &id),
+                     -EINVAL);
+    assert_int_equal(fabric_flow_add(f, fbed_node(f, "H1"), fbed_node(f, "H1"), GBPS, 0, &id),
+                     -EINVAL);
+    assert_int_equal(fabric_flow_add(f, fbed_node(f, "H1"), fbed_node(f, "H2"), 0, 0, &id),
+                     -EINVAL);
+    assert_int_equal(fabric_flow_add(f, fbed_node(f, "H1"), fbed_node(f, "H2"), GBPS, 16, &id),
+                     -EINVAL);
+    assert_int_equal(fabric_flow_add(f, 99, fbed_node(f, "H2"), GBPS, 0, &id), -EINVAL);
     assert_int_equal(
-        fabric_flow_add(f, node(f, "H1"), node(f, "H2"), FABRIC_FLOW_BPS_MAX + 1, 0, &id), -EINVAL);
+        fabric_flow_add(f, fbed_node(f, "H1"), fbed_node(f, "H2"), FABRIC_FLOW_BPS_MAX + 1, 0, &id),
+        -EINVAL);
     assert_int_equal(fabric_flow_del(f, 1), -ENOENT);
     assert_int_equal(fabric_flow_count(f), 0);
-    assert_int_equal(fabric_flow_add(f, node(f, "H1"), node(f, "H2"), GBPS, 15, &id), 0);
+    assert_int_equal(fabric_flow_add(f, fbed_node(f, "H1"), fbed_node(f, "H2"), GBPS, 15, &id), 0);
     assert_int_equal(fabric_flow_del(f, id), 0);
-    assert_int_equal(fabric_flow_add(f, node(f, "H1"), node(f, "H2"), GBPS, 0, &id2), 0);
+    assert_int_equal(fabric_flow_add(f, fbed_node(f, "H1"), fbed_node(f, "H2"), GBPS, 0, &id2), 0);
     assert_int_not_equal(id, id2);
     assert_int_equal(fabric_flow_count(f), 1);
     /* The flow table is bounded (unrouted flows: H5 has no LFT entry). */
     for (unsigned i = 1; i < FABRIC_FLOWS_MAX; i++)
-        assert_int_equal(fabric_flow_add(f, node(f, "H1"), node(f, "H5"), GBPS, 0, &id), 0);
-    assert_int_equal(fabric_flow_add(f, node(f, "H1"), node(f, "H5"), GBPS, 0, &id), -ENOSPC);
+        assert_int_equal(fabric_flow_add(f, fbed_node(f, "H1"), fbed_node(f, "H5"), GBPS, 0, &id),
+                         0);
+    assert_int_equal(fabric_flow_add(f, fbed_node(f, "H1"), fbed_node(f, "H5"), GBPS, 0, &id),
+                     -ENOSPC);
     assert_int_equal(fabric_flow_count(f), FABRIC_FLOWS_MAX);
 }
 
@@ -418,11 +393,11 @@ static void test_error_inject(void **state)
     struct fabric *f = *state;
     struct board_port_counters c;
 
-    assert_int_equal(fabric_error_inject(f, node(f, "S1"), 2, "symbol", 7), 0);
-    assert_int_equal(fabric_error_inject(f, node(f, "S1"), 2, "malformed", 3), 0);
-    assert_int_equal(fabric_error_inject(f, node(f, "S1"), 2, "rcv-errors", 2), 0);
-    assert_int_equal(fabric_error_inject(f, node(f, "S1"), 2, "hoq-discard", 4), 0);
-    assert_int_equal(fabric_error_inject(f, node(f, "S1"), 0, "vl15-dropped", 1), 0);
+    assert_int_equal(fabric_error_inject(f, fbed_node(f, "S1"), 2, "symbol", 7), 0);
+    assert_int_equal(fabric_error_inject(f, fbed_node(f, "S1"), 2, "malformed", 3), 0);
+    assert_int_equal(fabric_error_inject(f, fbed_node(f, "S1"), 2, "rcv-errors", 2), 0);
+    assert_int_equal(fabric_error_inject(f, fbed_node(f, "S1"), 2, "hoq-discard", 4), 0);
+    assert_int_equal(fabric_error_inject(f, fbed_node(f, "S1"), 0, "vl15-dropped", 1), 0);
     c = counters(f, "S1", 2);
     assert_int_equal(c.symbol_errors, 7);
     assert_int_equal(c.malformed_pkt_errors, 3);
@@ -430,11 +405,11 @@ static void test_error_inject(void **state)
     assert_int_equal(c.sw_hoq_lifetime_limit_discards, 4);
     assert_int_equal(c.xmit_discards, 4);
     assert_int_equal(counters(f, "S1", 0).vl15_dropped, 1);
-    assert_int_equal(fabric_error_inject(f, node(f, "S1"), 2, "bogus", 1), -ENOENT);
-    assert_int_equal(fabric_error_inject(f, node(f, "S1"), 9, "symbol", 1), -EINVAL);
-    assert_int_equal(fabric_error_inject(f, node(f, "H1"), 0, "symbol", 1), -EINVAL);
-    assert_int_equal(fabric_error_inject(f, node(f, "S1"), 2, "symbol", 0), -EINVAL);
-    assert_int_equal(fabric_error_inject(f, node(f, "S1"), 2, "symbol", 1ull << 32), -EINVAL);
+    assert_int_equal(fabric_error_inject(f, fbed_node(f, "S1"), 2, "bogus", 1), -ENOENT);
+    assert_int_equal(fabric_error_inject(f, fbed_node(f, "S1"), 9, "symbol", 1), -EINVAL);
+    assert_int_equal(fabric_error_inject(f, fbed_node(f, "H1"), 0, "symbol", 1), -EINVAL);
+    assert_int_equal(fabric_error_inject(f, fbed_node(f, "S1"), 2, "symbol", 0), -EINVAL);
+    assert_int_equal(fabric_error_inject(f, fbed_node(f, "S1"), 2, "symbol", 1ull << 32), -EINVAL);
 }
 
 int main(void)

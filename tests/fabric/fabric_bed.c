@@ -1,0 +1,54 @@
+/*
+ * fabric_bed.c - the fabric tests' shared building steps (fabric_bed.h).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "board.h"
+#include "fabric_bed.h"
+
+size_t fbed_node(const struct fabric *f, const char *name)
+{
+    long i = fabric_find_node(f, name);
+
+    assert_true(i >= 0);
+    return (size_t)i;
+}
+
+const struct board *fbed_board(const struct fabric *f, const char *name)
+{
+    return fabric_node_board(f, fbed_node(f, name));
+}
+
+void fbed_activate(const struct fabric *f, const char *name, unsigned port)
+{
+    assert_int_equal(board_port_state_set(fbed_board(f, name), port, BOARD_PORT_ARMED), 0);
+    assert_int_equal(board_port_state_set(fbed_board(f, name), port, BOARD_PORT_ACTIVE), 0);
+}
+
+void fbed_program_lft(const struct fabric *f, const char *name, const uint16_t *lids,
+                      const uint8_t *ports, size_t n)
+{
+    uint8_t block[BOARD_LFT_BLOCK];
+
+    memset(block, BOARD_LFT_DROP, sizeof(block));
+    for (size_t i = 0; i < n; i++) {
+        assert_true(lids[i] < BOARD_LFT_BLOCK);
+        block[lids[i]] = ports[i];
+    }
+    assert_int_equal(board_lft_set(fbed_board(f, name), 0, block), 0);
+    assert_int_equal(board_set_lft_top(fbed_board(f, name), BOARD_LFT_BLOCK - 1), 0);
+}
+
+uint64_t fbed_counter(const struct fabric *f, const char *name, unsigned port, size_t offset)
+{
+    struct board_port_counters c;
+
+    assert_int_equal(fabric_port_counters(f, fbed_node(f, name), port, &c), 0);
+    return *(const uint64_t *)((const char *)&c + offset);
+}

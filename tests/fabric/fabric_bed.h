@@ -1,0 +1,37 @@
+/*
+ * fabric_bed.h - what the fabric's cmocka tests share to build a small
+ * fabric by hand: find a node, reach its board, bring a port to Active,
+ * program an LFT, read a port's hardware counter.  Every helper asserts
+ * success, so a test reads as the steps it takes.
+ */
+#ifndef PZ_FABRIC_BED_H
+#define PZ_FABRIC_BED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fabric.h"
+
+/* The index of the node named name (asserts it exists). */
+size_t fbed_node(const struct fabric *f, const char *name);
+
+/* The (writable) board of the node named name. */
+const struct board *fbed_board(const struct fabric *f, const char *name);
+
+/* Bring (name, port) to PortState Active through Armed. */
+void fbed_activate(const struct fabric *f, const char *name, unsigned port);
+
+/*
+ * Program block 0 of a switch's LFT: lids[i] -> ports[i] for i < n, every
+ * other entry dropped; LinearFDBTop at the end of the block.
+ */
+void fbed_program_lft(const struct fabric *f, const char *name, const uint16_t *lids,
+                      const uint8_t *ports, size_t n);
+
+/* A hardware counter of (name, port), by field offset in struct board_port_counters. */
+uint64_t fbed_counter(const struct fabric *f, const char *name, unsigned port, size_t offset);
+
+#define FBED_COUNTER(f, name, port, field)                                                         \
+    fbed_counter(f, name, port, offsetof(struct board_port_counters, field))
+
+#endif /* PZ_FABRIC_BED_H */
