@@ -337,27 +337,35 @@ fail:
     return NULL;
 }
 
-struct board_sim *board_sim_connect(const char *sockname, const char *node, char *err,
-                                    size_t errlen)
+int board_sim_socket_connect(const char *sockname, const char *suffix, const char *what, char *err,
+                             size_t errlen)
 {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    int len = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, "%s:board", sockname);
+    int len = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, "%s:%s", sockname, suffix);
     int fd;
 
     if (len < 0 || (size_t)len >= sizeof(sa.sun_path) - 1) {
         snprintf(err, errlen, "socket name too long");
-        return NULL;
+        return -1;
     }
     fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     if (fd < 0 || connect(fd, (struct sockaddr *)&sa,
                           (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len))) {
-        snprintf(err, errlen, "cannot connect to pzfabric board socket '%s:board': %s", sockname,
-                 strerror(errno));
+        snprintf(err, errlen, "cannot connect to pzfabric %s socket '%s:%s': %s", what, sockname,
+                 suffix, strerror(errno));
         if (fd >= 0)
             close(fd);
-        return NULL;
+        return -1;
     }
-    return board_sim_attach_fd(fd, node, err, errlen);
+    return fd;
+}
+
+struct board_sim *board_sim_connect(const char *sockname, const char *node, char *err,
+                                    size_t errlen)
+{
+    int fd = board_sim_socket_connect(sockname, "board", "board", err, errlen);
+
+    return fd < 0 ? NULL : board_sim_attach_fd(fd, node, err, errlen);
 }
 
 struct board *board_sim_board(struct board_sim *bs)

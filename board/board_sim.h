@@ -48,4 +48,12 @@ void board_sim_set_dgram(struct board_sim *bs, struct board_sim_dgram *d);
 /* The datagram connection of a board_sim's ops context (board_sim_dgram.c's ops). */
 struct board_sim_dgram *board_sim_dgram_of(void *ctx);
 
+/*
+ * Connect a SOCK_SEQPACKET socket to pzfabric's abstract address
+ * "<sockname>:<suffix>" (what: its name in error messages).  Returns the
+ * descriptor, or -1 with a message in err.
+ */
+int board_sim_socket_connect(const char *sockname, const char *suffix, const char *what, char *err,
+                             size_t errlen);
+
 #endif /* PZ_BOARD_SIM_H */

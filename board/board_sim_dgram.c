@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "board_sim.h"
@@ -184,24 +183,9 @@ fail:
 struct board_sim_dgram *board_sim_dgram_connect(const char *sockname, const char *node,
                                                 uint32_t qkey, char *err, size_t errlen)
 {
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    int len = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, "%s:dgram", sockname);
-    int fd;
+    int fd = board_sim_socket_connect(sockname, "dgram", "datagram", err, errlen);
 
-    if (len < 0 || (size_t)len >= sizeof(sa.sun_path) - 1) {
-        snprintf(err, errlen, "socket name too long");
-        return NULL;
-    }
-    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&sa,
-                          (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len))) {
-        snprintf(err, errlen, "cannot connect to pzfabric datagram socket '%s:dgram': %s", sockname,
-                 strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return NULL;
-    }
-    return board_sim_dgram_attach_fd(fd, node, qkey, err, errlen);
+    return fd < 0 ? NULL : board_sim_dgram_attach_fd(fd, node, qkey, err, errlen);
 }
 
 int board_sim_dgram_open(struct board_sim_dgram *d, uint32_t qkey, uint32_t *qpn)
