@@ -14,22 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
-#define BENCH_MAD 256
-#define BENCH_MAX_WINDOW 64
-
-/* Seconds on the monotonic clock. */
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "bench_window.h"
 
 /* Parse "0,1,1" into path[1..]; returns the hop count or -1. */
 static int parse_path(const char *s, uint8_t *path)
@@ -71,59 +60,46 @@ static void build_set(uint8_t *mad, uint64_t tid, unsigned block, int hops, cons
     memset(mad + 64, (int)(block % 8) + 1, 64);
 }
 
+/* The directed route every request takes. */
+struct lft_route {
+    uint8_t path[64];
+    int hops;
+};
+
+/* bench_window_client.build: request seq writes block seq % 768. */
+static void lft_build(void *arg, uint8_t *mad, uint64_t tid, unsigned long seq)
+{
+    const struct lft_route *r = arg;
+
+    build_set(mad, tid, (unsigned)(seq % 768), r->hops, r->path);
+}
+
+/* bench_window_client.good: SMP status 0. */
+static int lft_good(void *arg, const uint8_t *mad)
+{
+    (void)arg;
+    return mad_get_field((void *)mad, 0, IB_DRSMP_STATUS_F) == 0;
+}
+
 int main(int argc, char **argv)
 {
-    uint8_t path[64] = {0};
-    int hops = argc > 2 ? parse_path(argv[1], path) : -1;
+    struct lft_route r = {.path = {0}};
     double seconds = argc > 2 ? atof(argv[2]) : 0;
     int window = argc > 3 ? atoi(argv[3]) : 4;
-    unsigned long sent = 0, answered = 0, errors = 0;
-    int portid, agent, outstanding = 0;
-    void *umad;
-    double start, end;
+    struct bench_window_client c = {
+        .name = "bench_lft_client",
+        .mgmt_class = IB_SMI_DIRECT_CLASS,
+        .class_version = 1,
+        .dlid = 0xFFFF,
+        .build = lft_build,
+        .good = lft_good,
+        .arg = &r,
+    };
 
-    if (hops < 1 || seconds <= 0 || window < 1 || window > BENCH_MAX_WINDOW) {
+    r.hops = argc > 2 ? parse_path(argv[1], r.path) : -1;
+    if (r.hops < 1 || seconds <= 0 || window < 1 || window > BENCH_MAX_WINDOW) {
         fprintf(stderr, "usage: bench_lft_client PATH SECONDS [WINDOW<=64]\n");
         return 2;
     }
-    if (umad_init() < 0 || (portid = umad_open_port(NULL, 0)) < 0 ||
-        (agent = umad_register(portid, IB_SMI_DIRECT_CLASS, 1, 0, NULL)) < 0) {
-        fprintf(stderr, "bench_lft_client: cannot open a umad port\n");
-        return 1;
-    }
-    umad = calloc(1, umad_size() + BENCH_MAD);
-    start = now_s();
-    end = start + seconds;
-    while (now_s() < end || outstanding > 0) {
-        while (outstanding < window && now_s() < end) {
-            /* umad2sim routes a response to the agent in the TID's high word. */
-            uint64_t tid = (uint64_t)agent << 32 | (uint32_t)++sent;
-
-            build_set(umad_get_mad(umad), tid, (unsigned)(sent % 768), hops, path);
-            umad_set_addr(umad, 0xFFFF, 0, 0, 0);
-            if (umad_send(portid, agent, umad, BENCH_MAD, 1000, 0) < 0) {
-                errors++;
-                break;
-            }
-            outstanding++;
-        }
-        {
-            int len = BENCH_MAD;
-
-            if (umad_recv(portid, umad, &len, 2000) < 0) {
-                errors += (unsigned long)outstanding;
-                break; /* nothing came back in 2 s: give up */
-            }
-            outstanding--;
-            if (umad_status(umad) || mad_get_field(umad_get_mad(umad), 0, IB_DRSMP_STATUS_F) != 0)
-                errors++;
-            else
-                answered++;
-        }
-    }
-    seconds = now_s() - start;
-    printf("%lu %.3f %.0f %lu\n", answered, seconds, (double)answered / seconds, errors);
-    free(umad);
-    umad_close_port(portid);
-    return errors && !answered ? 1 : 0;
+    return bench_window_run(&c, seconds, window);
 }
