@@ -12,6 +12,8 @@ WORK=$(mktemp -d)
 PIDS=()
 passes=0
 failures=0
+# shellcheck source=../check_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../check_lib.sh"
 
 agent_cleanup() {
     for pid in "${PIDS[@]}"; do
@@ -22,17 +24,6 @@ agent_cleanup() {
 }
 trap agent_cleanup EXIT
 
-check() { # check NAME COMMAND...
-    local name=$1
-    shift
-    if "$@"; then
-        echo "ok   $name"
-        passes=$((passes + 1))
-    else
-        echo "FAIL $name"
-        failures=$((failures + 1))
-    fi
-}
 
 wait_for() { # wait_for FILE SECONDS REGEX
     local deadline=$((SECONDS + $2))
@@ -49,7 +40,4 @@ diag() { # diag TOOL ARGS...
     (cd "$dir" && LD_PRELOAD=$UMAD2SIM SIM_HOST=Hca2 IBSIM_SOCKNAME=$SOCK timeout 15 "$@")
 }
 
-agent_finish() {
-    echo "$passes passed, $failures failed"
-    test "$failures" -eq 0
-}
+agent_finish() { checks_finish; }

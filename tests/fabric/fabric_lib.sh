@@ -35,7 +35,8 @@ passes=0
 failures=0
 
 # abspath FILE: FILE with an absolute directory.
-abspath() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+# shellcheck source=../check_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../check_lib.sh"
 
 fl_init() { # fl_init NAME PZFABRIC PZCTL
     PZFABRIC=$(abspath "$2")
@@ -97,36 +98,10 @@ fl_cleanup() {
     exit "$rc"
 }
 
-check() { # check NAME COMMAND...
-    local name=$1
-    shift
-    if "$@"; then
-        echo "ok   $name"
-        passes=$((passes + 1))
-    else
-        echo "FAIL $name"
-        failures=$((failures + 1))
-    fi
-}
-
-check_eq() { # check_eq NAME WANT GOT
-    if [ "$2" = "$3" ]; then
-        echo "ok   $1"
-        passes=$((passes + 1))
-    else
-        echo "FAIL $1"
-        echo "     want: $2"
-        echo "     got:  $3"
-        failures=$((failures + 1))
-    fi
-}
 
 fails() { ! "$@" > /dev/null 2>&1; }
 
-fl_finish() {
-    echo "$passes passed, $failures failed"
-    [ "$failures" = 0 ]
-}
+fl_finish() { checks_finish; }
 
 # fl_wait_file FILE SECONDS REGEX [PID]: until FILE has a line matching
 # REGEX; gives up early when process PID has exited.

@@ -41,7 +41,8 @@ declare -A PZT_LOG      # ID -> its main log file
 declare -A PZT_SM_START # OpenSM ID -> when it was started (date +%s.%N)
 
 # abspath FILE: FILE with an absolute directory.
-abspath() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+# shellcheck source=../check_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../check_lib.sh"
 
 pzt_init() { # pzt_init NAME
     WORK=$(mktemp -d "/tmp/pzt-$1.XXXXXX")
@@ -129,51 +130,9 @@ pzt_cleanup() {
     exit "$rc"
 }
 
-# With PZT_TIMING=1 every check line ends with the seconds since the start.
-pzt_t() { [ -z "${PZT_TIMING:-}" ] || echo " [${SECONDS}s]"; }
 
-check() { # check NAME COMMAND...
-    local name=$1
-    shift
-    if "$@"; then
-        echo "ok   $name$(pzt_t)"
-        passes=$((passes + 1))
-    else
-        echo "FAIL $name"
-        failures=$((failures + 1))
-    fi
-}
 
-check_eq() { # check_eq NAME WANT GOT
-    if [ "$2" = "$3" ]; then
-        echo "ok   $1$(pzt_t)"
-        passes=$((passes + 1))
-    else
-        echo "FAIL $1"
-        echo "     want: $2"
-        echo "     got:  $3"
-        failures=$((failures + 1))
-    fi
-}
-
-# check_files NAME WANT_FILE GOT_FILE: equal files, else the first lines of a diff.
-check_files() {
-    if cmp -s "$2" "$3"; then
-        echo "ok   $1$(pzt_t)"
-        passes=$((passes + 1))
-    else
-        echo "FAIL $1"
-        diff "$2" "$3" | head -n 20 | sed 's/^/     /'
-        failures=$((failures + 1))
-    fi
-}
-
-note() { echo "note $*"; }
-
-pzt_finish() {
-    echo "$passes passed, $failures failed"
-    [ "$failures" = 0 ]
-}
+pzt_finish() { checks_finish; }
 
 # wait_file FILE SECONDS REGEX [PID]: until FILE has a line matching REGEX;
 # gives up early when process PID has exited.
