@@ -60,9 +60,9 @@ struct fabric_dgram_state {
     struct dg_stack *stacks; /* [num_nodes] */
     struct fabric_dgram_stats stats;
     uint32_t next_qpn;
-    struct dg_arrival *todo; /* pending arrivals of the datagram being carried */
-    size_t todo_count;
-    size_t todo_cap;
+    struct dg_arrival *pending; /* pending arrivals of the datagram being carried */
+    size_t pending_count;
+    size_t pending_cap;
     size_t copies; /* arrivals queued for it so far */
 };
 
@@ -157,16 +157,16 @@ static bool dg_push(struct fabric_dgram_state *g, uint32_t node, uint8_t port, u
 {
     if (g->copies >= DG_MAX_COPIES)
         return false;
-    if (g->todo_count == g->todo_cap) {
-        size_t cap = g->todo_cap ? 2 * g->todo_cap : 16;
-        struct dg_arrival *grown = realloc(g->todo, cap * sizeof(*grown));
+    if (g->pending_count == g->pending_cap) {
+        size_t cap = g->pending_cap ? 2 * g->pending_cap : 16;
+        struct dg_arrival *grown = realloc(g->pending, cap * sizeof(*grown));
 
         if (!grown)
             return false;
-        g->todo = grown;
-        g->todo_cap = cap;
+        g->pending = grown;
+        g->pending_cap = cap;
     }
-    g->todo[g->todo_count++] = (struct dg_arrival){.node = node, .port = port, .hops = hops};
+    g->pending[g->pending_count++] = (struct dg_arrival){.node = node, .port = port, .hops = hops};
     g->copies++;
     return true;
 }
@@ -343,7 +343,7 @@ static void dg_carry(struct fabric *f, struct fabric_node *n, unsigned ep, const
 {
     struct fabric_dgram_state *g = f->dgram;
 
-    g->todo_count = 0;
+    g->pending_count = 0;
     g->copies = 0;
     if (n->is_switch)
         dg_switch(f, n, 0, false, 0, d);
@@ -351,8 +351,8 @@ static void dg_carry(struct fabric *f, struct fabric_node *n, unsigned ep, const
         dg_deliver(f, n, ep, d); /* to itself: the HCA loops it back */
     else
         dg_cross(f, n, ep, fabric_wire_vl(n, ep, ep, d->a.sl), 0, d);
-    while (g->todo_count) {
-        struct dg_arrival a = g->todo[--g->todo_count];
+    while (g->pending_count) {
+        struct dg_arrival a = g->pending[--g->pending_count];
 
         dg_arrive(f, &f->nodes[a.node], a.port, a.hops, d);
     }
@@ -455,7 +455,7 @@ void fabric_dgram_destroy(struct fabric *f)
     if (!f->dgram)
         return;
     free(f->dgram->stacks);
-    free(f->dgram->todo);
+    free(f->dgram->pending);
     free(f->dgram);
     f->dgram = NULL;
 }
