@@ -80,11 +80,23 @@ static void bm_notify(struct board_mem *bm, unsigned port)
         bm->hook(bm->hook_arg, port);
 }
 
-/* Record one LinkDowned event on port p. */
-static void bm_count_link_downed(struct board_mem *bm, struct board_mem_port *p)
+/* Record that port p's link went down (the event the fabric and the SMA see). */
+static void bm_note_link_down(struct board_mem_port *p)
 {
     if (p->link_downed < UINT32_MAX)
         p->link_downed++;
+}
+
+/*
+ * Record a link that failed on port p: the event, and LinkDownedCounter
+ * ("the port training state machine failed link error recovery and downed
+ * the link"), as when a cable is pulled or the peer leaves the link.  A
+ * port taken down on command (PortState Down, PortPhysicalState Disabled)
+ * has not failed: bm_note_link_down() only.
+ */
+static void bm_count_link_downed(struct board_mem *bm, struct board_mem_port *p)
+{
+    bm_note_link_down(p);
     board_mem_counter_add(bm, &p->counters.link_downed, 1);
 }
 
@@ -162,9 +174,12 @@ static int bm_port_state_set(void *ctx, unsigned port, enum board_port_state sta
     p = &bm->ports[port];
     switch (state) {
     case BOARD_PORT_DOWN:
-        /* Down drops the link; a cabled, enabled port then retrains to Init. */
+        /*
+         * Down drops the link; a cabled, enabled port then retrains to Init.
+         * On command: the link did not fail, LinkDownedCounter stays.
+         */
         if (p->st.port_state != BOARD_PORT_DOWN)
-            bm_count_link_downed(bm, p);
+            bm_note_link_down(p);
         p->st.port_state = BOARD_PORT_DOWN;
         /* Retraining applies the current width/speed enables. */
         if (p->connected && p->st.phys_state != BOARD_PHYS_DISABLED)
@@ -193,7 +208,7 @@ static int bm_phys_state_set(void *ctx, unsigned port, enum board_phys_state sta
     p = &bm->ports[port];
     if (state == BOARD_PHYS_DISABLED) {
         if (p->st.port_state != BOARD_PORT_DOWN)
-            bm_count_link_downed(bm, p);
+            bm_note_link_down(p); /* on command: LinkDownedCounter stays */
         p->st.phys_state = BOARD_PHYS_DISABLED;
         p->st.port_state = BOARD_PORT_DOWN;
     } else if (state == BOARD_PHYS_POLLING) {
@@ -683,6 +698,20 @@ void board_mem_set_connected(struct board_mem *bm, unsigned port, bool connected
     bm->ports[port].connected = connected;
     bm_retrain(bm, port);
     bm_notify(bm, port);
+}
+
+void board_mem_set_untrained_modes(struct board_mem *bm, unsigned port, uint8_t width,
+                                   uint8_t speed)
+{
+    struct board_mem_port *p;
+
+    if (port == 0 || port > bm->id.num_ports)
+        return;
+    p = &bm->ports[port];
+    if (p->st.phys_state == BOARD_PHYS_LINKUP || p->st.width_active || p->st.speed_active)
+        return; /* it trained: a down link keeps its last modes */
+    p->st.width_active = width;
+    p->st.speed_active = speed;
 }
 
 bool board_mem_connected(const struct board_mem *bm, unsigned port)

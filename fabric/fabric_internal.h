@@ -81,6 +81,7 @@ struct fabric_pkt {
     uint8_t kind; /* enum fabric_pkt_kind */
     uint16_t hops;
     uint16_t pkey; /* BTH P_Key; 0 until the sender's stack chose it */
+    uint16_t len;  /* bytes of mad[] its sender filled; 0: all FABRIC_MAD_SIZE */
 };
 
 /* A ring buffer of packets that grows as needed. */

@@ -3,7 +3,11 @@
  * (pzctl_proto.h): accepts pzfabric-ctl connections, reads one request per
  * message, runs it (pzctl_cmd.c) and sends the reply as one message.
  *
- * Connections beyond SIM_PZCTL_CONNS_MAX are accepted and closed at once.
+ * The listen backlog holds SIM_PZCTL_CONNS_MAX connections and every
+ * waiting one is accepted each round, so that many clients may connect at
+ * the same moment, also without waiting (a non-blocking connect fails when
+ * the backlog is full).  Connections beyond SIM_PZCTL_CONNS_MAX are accepted
+ * and closed at once.
  * A client that does not read its replies (the socket is full) is
  * disconnected; nothing it sends can stop the server.
  */
@@ -39,7 +43,7 @@ int sim_pzctl_open(struct sim_server *s)
         goto fail;
     if (bind(fd, (struct sockaddr *)&a,
              (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len)) ||
-        listen(fd, 8)) {
+        listen(fd, SIM_PZCTL_CONNS_MAX)) {
         int e = errno;
 
         close(fd);
@@ -103,23 +107,34 @@ bool sim_pzctl_tag(uint32_t tag)
     return tag == SIM_PFD_PZCTL_LISTEN || (!(tag & SIM_PFD_AGENT) && (tag & SIM_PFD_PZCTL));
 }
 
-/* Accept one connection into a free slot (or refuse it when all are busy). */
-static void sim_pzctl_accept(struct sim_server *s)
+/* Accept one connection into a free slot (or refuse it when all are busy); false if none waits. */
+static bool sim_pzctl_accept_one(struct sim_server *s)
 {
     int fd = accept4(s->pzctl_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
     if (fd < 0)
-        return;
+        return false;
     for (size_t i = 0; i < SIM_PZCTL_CONNS_MAX; i++) {
         if (!s->pzctl[i].used) {
             s->pzctl[i].used = true;
             s->pzctl[i].fd = fd;
-            return;
+            return true;
         }
     }
     pzf_log(s->verbose, PZF_LOG_ERROR, "pzctl: more than %d connections, refusing one",
             SIM_PZCTL_CONNS_MAX);
     close(fd);
+    return true;
+}
+
+/*
+ * Accept every waiting connection (up to the backlog's worth): clients that
+ * connect without waiting find the backlog full otherwise.
+ */
+static void sim_pzctl_accept(struct sim_server *s)
+{
+    for (unsigned i = 0; i < 2 * SIM_PZCTL_CONNS_MAX && sim_pzctl_accept_one(s); i++)
+        ;
 }
 
 /* Log a request and the first line of its reply (with -v), control bytes as '?'. */
