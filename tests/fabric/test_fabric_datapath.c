@@ -147,9 +147,9 @@ static int teardown(void **state)
     return 0;
 }
 
-/* A MAD of class mgmt_class/method from client to dlid, QP dqp. */
-static void send_mad(struct bed *b, unsigned client, unsigned mgmt_class, unsigned method,
-                     uint16_t dlid, uint32_t dqp, uint64_t tid)
+/* A MAD of class mgmt_class/method from client to dlid, QP dqp, len bytes (0: 256). */
+static void send_mad_len(struct bed *b, unsigned client, unsigned mgmt_class, unsigned method,
+                         uint16_t dlid, uint32_t dqp, uint64_t tid, uint16_t len)
 {
     struct fabric_mad m;
 
@@ -164,7 +164,15 @@ static void send_mad(struct bed *b, unsigned client, unsigned mgmt_class, unsign
     m.dlid = dlid;
     m.dqp = dqp;
     m.sqp = dqp == 0 ? 0 : 1;
+    m.len = len;
     assert_int_equal(fabric_client_send(b->f, client, &m), 0);
+}
+
+/* A MAD of class mgmt_class/method from client to dlid, QP dqp (256 bytes). */
+static void send_mad(struct bed *b, unsigned client, unsigned mgmt_class, unsigned method,
+                     uint16_t dlid, uint32_t dqp, uint64_t tid)
+{
+    send_mad_len(b, client, mgmt_class, method, dlid, dqp, tid, 0);
 }
 
 /* The fabric's counters now. */
@@ -341,6 +349,30 @@ static void test_pkey_answer_uses_request_pkey(void **state)
     assert_int_equal(FBED_COUNTER(b->f, "S1", 1, xmit_constraint_errors), 1);
 }
 
+/*
+ * A MAD reaches its client with the length its sender gave (an SA answer's
+ * records end there); the SMA's own answers are whole MADs.
+ */
+static void test_length_kept(void **state)
+{
+    struct bed *b = *state;
+
+    assert_int_equal(fabric_client_set_issm(b->f, 2, true), 0); /* H3 takes SA requests */
+    b->got.count = 0;
+    send_mad_len(b, 0, IB_SA_CLASS, IB_MAD_METHOD_GET, 13, 1, 50, 56);
+    assert_int_equal(b->got.count, 1);
+    assert_int_equal(b->got.client[0], 2);
+    assert_int_equal(b->got.mad[0].len, 56);
+    send_mad_len(b, 2, IB_SA_CLASS, IB_MAD_METHOD_GET | 0x80, 11, 1, 50, 56 + 2 * 64);
+    assert_int_equal(b->got.count, 2);
+    assert_int_equal(b->got.client[1], 0);
+    assert_int_equal(b->got.mad[1].len, 56 + 2 * 64);
+    send_mad_len(b, 0, IB_SMI_CLASS, IB_MAD_METHOD_GET, 11, 0, 51, 64);
+    assert_int_equal(b->got.count, 3);
+    assert_int_equal(b->got.client[2], 0);
+    assert_true(b->got.mad[2].len == 0 || b->got.mad[2].len == FABRIC_MAD_SIZE);
+}
+
 /* 100% loss loses everything (the sender times out); a seeded 50% about half. */
 static void test_drop_rate(void **state)
 {
@@ -476,6 +508,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pkey_inbound_drop, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pkey_limited_members, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pkey_answer_uses_request_pkey, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_length_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(test_drop_rate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_link_pull_and_plug, setup, teardown),
         cmocka_unit_test_setup_teardown(test_capture, setup, teardown),
