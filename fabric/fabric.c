@@ -13,13 +13,19 @@
 #include "fabric_traffic.h"
 #include "pzf_log.h"
 
-/* The modes a node's ports support: the board's, and every one its topology enables. */
+/* LinkWidth 1x 4x 8x 12x 2x, LinkSpeed SDR DDR QDR, LinkSpeedExt FDR EDR HDR NDR: the defined bits.
+ */
+#define FABRIC_WIDTH_BITS 0x1F
+#define FABRIC_SPEED_BITS 0x07
+#define FABRIC_SPEED_EXT_BITS 0x0F
+
+/* The modes a node's ports support: the board's, and every defined one its topology enables. */
 static void fabric_supported_modes(const struct topo_node *tn, struct board_identity *id)
 {
     for (unsigned p = 1; p <= tn->num_ports; p++) {
-        id->width_supported |= tn->ports[p].width;
-        id->speed_supported |= tn->ports[p].speed;
-        id->speed_ext_supported |= tn->ports[p].speed_ext;
+        id->width_supported |= tn->ports[p].width & FABRIC_WIDTH_BITS;
+        id->speed_supported |= tn->ports[p].speed & FABRIC_SPEED_BITS;
+        id->speed_ext_supported |= tn->ports[p].speed_ext & FABRIC_SPEED_EXT_BITS;
     }
 }
 
