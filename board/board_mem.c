@@ -15,6 +15,7 @@ struct board_mem_port {
     uint16_t lid;
     uint8_t lmc;
     uint32_t link_downed;
+    struct board_port_config peer; /* the far end's enables (board_mem_set_peer_enables) */
     struct board_port_counters counters;
     uint16_t *pkeys; /* pkey_cap entries */
     uint8_t *vlarb;  /* 4 blocks x 64 bytes */
@@ -121,10 +122,13 @@ static void bm_retrain(struct board_mem *bm, unsigned port)
     } else if (p->connected) {
         p->st.phys_state = BOARD_PHYS_LINKUP;
         p->st.port_state = BOARD_PORT_INIT;
-        p->st.width_active = bm_highest_bit(p->cfg.width_enabled & bm->id.width_supported);
-        p->st.speed_active = bm_highest_bit(p->cfg.speed_enabled & bm->id.speed_supported);
-        p->st.speed_ext_active =
-            bm_highest_bit(p->cfg.speed_ext_enabled & bm->id.speed_ext_supported);
+        /* The best mode both ends enable (the far end: anything until told). */
+        p->st.width_active =
+            bm_highest_bit(p->cfg.width_enabled & bm->id.width_supported & p->peer.width_enabled);
+        p->st.speed_active =
+            bm_highest_bit(p->cfg.speed_enabled & bm->id.speed_supported & p->peer.speed_enabled);
+        p->st.speed_ext_active = bm_highest_bit(
+            p->cfg.speed_ext_enabled & bm->id.speed_ext_supported & p->peer.speed_ext_enabled);
     } else {
         p->st.phys_state = BOARD_PHYS_POLLING;
         p->st.port_state = BOARD_PORT_DOWN;
@@ -601,6 +605,9 @@ static int bm_init_port(struct board_mem *bm, unsigned port)
     p->cfg.width_enabled = bm->id.width_supported;
     p->cfg.speed_enabled = bm->id.speed_supported;
     p->cfg.speed_ext_enabled = bm->id.speed_ext_supported;
+    p->peer.width_enabled = 0xFF;
+    p->peer.speed_enabled = 0xFF;
+    p->peer.speed_ext_enabled = 0xFF;
     p->cfg.link_down_default = BOARD_PHYS_POLLING;
     p->cfg.neighbor_mtu = bm->id.mtu_cap;
     p->cfg.oper_vls = 1;
@@ -698,6 +705,16 @@ void board_mem_set_connected(struct board_mem *bm, unsigned port, bool connected
     bm->ports[port].connected = connected;
     bm_retrain(bm, port);
     bm_notify(bm, port);
+}
+
+void board_mem_set_peer_enables(struct board_mem *bm, unsigned port,
+                                const struct board_port_config *peer)
+{
+    if (port == 0 || port > bm->id.num_ports)
+        return;
+    bm->ports[port].peer.width_enabled = peer->width_enabled;
+    bm->ports[port].peer.speed_enabled = peer->speed_enabled;
+    bm->ports[port].peer.speed_ext_enabled = peer->speed_ext_enabled;
 }
 
 void board_mem_set_untrained_modes(struct board_mem *bm, unsigned port, uint8_t width,

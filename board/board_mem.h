@@ -47,6 +47,14 @@ void board_mem_use_manual_clock(struct board_mem *bm, uint64_t start_ns);
 void board_mem_advance_ns(struct board_mem *bm, uint64_t delta_ns);
 
 /*
+ * Tell port what the far end of its cable enables (the width, speed and
+ * extended speed enables of peer): its next training picks the best mode
+ * both ends enable.  Until told, a port assumes the far end enables all.
+ */
+void board_mem_set_peer_enables(struct board_mem *bm, unsigned port,
+                                const struct board_port_config *peer);
+
+/*
  * The LinkWidthActive/LinkSpeedActive a port that never trained reports
  * (board_mem's default: 0; hardware and ibsim: 4x SDR).  Nothing changes on
  * a port that trained: a link that went down keeps its last modes.

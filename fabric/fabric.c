@@ -128,9 +128,27 @@ static int fabric_node_init(struct fabric *f, const struct topo *t, size_t i)
 /* Forward a board's port change into the fabric (board_mem hook). */
 static void fabric_port_hook(void *arg, unsigned port);
 
+/* Both ends of a cable learn each other's enables (fabric_internal.h). */
+void fabric_tell_peers(struct fabric *f, struct fabric_node *n, unsigned port)
+{
+    const struct fabric_peer *peer = &n->peers[port];
+    struct fabric_node *r = &f->nodes[peer->node];
+    struct board_port_config near, far;
+
+    if (board_port_config_get(n->board, port, &near) ||
+        board_port_config_get(r->board, peer->port, &far))
+        return;
+    board_mem_set_peer_enables(n->bm, port, &far);
+    board_mem_set_peer_enables(r->bm, peer->port, &near);
+}
+
 /* Plug in every cable, then create the SMAs and install the hooks; returns 0 or -1. */
 static int fabric_power_on(struct fabric *f)
 {
+    for (size_t i = 0; i < f->num_nodes; i++)
+        for (unsigned p = 1; p <= f->nodes[i].num_ports; p++)
+            if (f->nodes[i].peers[p].cabled)
+                fabric_tell_peers(f, &f->nodes[i], p);
     for (size_t i = 0; i < f->num_nodes; i++)
         for (unsigned p = 1; p <= f->nodes[i].num_ports; p++)
             if (f->nodes[i].peers[p].cabled)
@@ -291,6 +309,7 @@ static void fabric_couple(struct fabric *f, struct fabric_node *n, unsigned port
         board_mem_set_connected(r->bm, peer->port, false);
     }
     n->downed_seen[port] = downed;
+    fabric_tell_peers(f, n, port); /* enables set since: the retraining uses them */
     board_mem_set_connected(r->bm, peer->port, enabled);
     board_mem_set_connected(n->bm, port, fabric_port_enabled(r, peer->port));
     r->downed_seen[peer->port] = board_mem_link_downed(r->bm, peer->port);

@@ -172,6 +172,12 @@ void fabric_mark_dirty(struct fabric *f, struct fabric_node *n);
 void fabric_poll_dirty(struct fabric *f);
 bool fabric_port_up(const struct fabric_node *n, unsigned port, bool need_active);
 bool fabric_port_enabled(const struct fabric_node *n, unsigned port);
+/*
+ * Tell both ends of the cable at (n, port) what the other end enables, so
+ * that the link trains to the best width and speed both enable (as ibsim's
+ * links and hardware do); before anything (re)connects them.
+ */
+void fabric_tell_peers(struct fabric *f, struct fabric_node *n, unsigned port);
 
 /* fabric_route.c */
 int fabric_enqueue(struct fabric *f, const struct fabric_pkt *p);
