@@ -186,6 +186,8 @@ void fabric_agent_smp(struct fabric *f, struct fabric_node *n, unsigned in_port,
     if (mad_get_field(q.mad, 0, IB_MAD_MGMTCLASS_F) == IB_SMI_DIRECT_CLASS) {
         switch (smi_dr_receive(q.mad, in_port, &node, &port)) {
         case SMI_FORWARD:
+            /* A directed-route hop: the LRH carries the permissive LIDs. */
+            q.slid = q.dlid = FABRIC_PERMISSIVE_LID;
             fabric_transmit(f, n, port, &q, false);
             return;
         case SMI_LID_DRDLID:
