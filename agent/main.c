@@ -46,6 +46,8 @@
 #define PZ_SCAN_NS 10000000ull
 /* Datagrams taken per wake at most, so a flood of them cannot starve the MADs. */
 #define PZ_DGRAM_BUDGET 64
+/* ReturnPath in a DR SMP (libibmad describes only the whole array). */
+#define PZ_RETURN_PATH_OFFS 192
 
 /* Everything the running agent holds. */
 struct pz_agent {
@@ -364,6 +366,29 @@ static bool pz_dispatch(struct pz_agent *ag, const struct board_mad_addr *from, 
     }
 }
 
+/*
+ * Take what the switch recorded when an SMP request arrived (board_mad_rx):
+ * the ingress port, which umad does not carry, and for a directed-route SMP
+ * the hop pointer and return path, whose tail (ReturnPath[32..63], MAD
+ * bytes 224-255) umad2sim does not deliver.  Without a record the MAD and
+ * mad_io's guess of the port stand.
+ */
+static void pz_take_rx_record(struct pz_agent *ag, uint8_t *mad, struct board_mad_addr *from)
+{
+    unsigned mgmt_class = mad_get_field(mad, 0, IB_MAD_MGMTCLASS_F);
+    struct board_mad_rx rx;
+
+    if ((mgmt_class != IB_SMI_CLASS && mgmt_class != IB_SMI_DIRECT_CLASS) ||
+        mad_get_field(mad, 0, IB_MAD_RESPONSE_F) ||
+        board_mad_rx(ag->board, mad_get_field64(mad, 0, IB_MAD_TRID_F), &rx))
+        return;
+    from->port = rx.port;
+    if (mgmt_class != IB_SMI_DIRECT_CLASS)
+        return;
+    mad_set_field(mad, 0, IB_DRSMP_HOPPTR_F, rx.hop_ptr);
+    memcpy(mad + PZ_RETURN_PATH_OFFS, rx.return_path, BOARD_DR_PATH);
+}
+
 /* Serve every MAD waiting on the umad port. */
 static void pz_serve_mads(struct pz_agent *ag)
 {
@@ -374,6 +399,7 @@ static void pz_serve_mads(struct pz_agent *ag)
     while ((rc = mad_io_recv(ag->io, in, &from)) > 0) {
         if (pz_monitor_take_mad(ag->mon, in))
             continue; /* the answer to a neighbour-discovery SMP */
+        pz_take_rx_record(ag, in, &from);
         bool send = pz_dispatch(ag, &from, in, &to, out);
 
         pz_log(PZ_LOG_DEBUG,

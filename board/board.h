@@ -179,6 +179,20 @@ struct board_port_counters {
     uint64_t rcv_becn_sl[BOARD_NUM_SLS];
 };
 
+/*
+ * What the switch recorded when a MAD for its management port arrived: the
+ * port it entered by and, for a directed-route SMP, the hop pointer and
+ * return path after the switch's receive processing (IBA 14.2.2: HopPointer
+ * HopCount + 1, ReturnPath[HopCount] = the ingress port).  umad tells
+ * neither the port nor (under umad2sim) the MAD's last 32 bytes.
+ */
+#define BOARD_DR_PATH 64
+struct board_mad_rx {
+    uint8_t port;
+    uint8_t hop_ptr;
+    uint8_t return_path[BOARD_DR_PATH];
+};
+
 /* Where a management datagram comes from or goes to at port 0. */
 struct board_mad_addr {
     uint8_t port;    /* rx: ingress port; tx: egress port (DR) - ignored if lid_routed */
@@ -281,6 +295,13 @@ struct board_ops {
     int (*dgram_send)(void *ctx, const struct board_dgram_addr *a, const void *payload, size_t len);
     int (*dgram_recv)(void *ctx, struct board_dgram_addr *a, void *buf, size_t cap);
     int (*dgram_fd)(void *ctx);
+    /*
+     * The receive record of the MAD with this TID that the switch delivered
+     * to the management port last (optional: NULL = the MAD alone says).
+     * Records are kept in delivery order: asking for one forgets the older
+     * ones.  0, or -ENOENT if the switch knows no such MAD.
+     */
+    int (*mad_rx)(void *ctx, uint64_t tid, struct board_mad_rx *rx);
 };
 
 /* A board instance: identity, operations and their context. */
@@ -417,6 +438,11 @@ static inline int board_dgram_recv(const struct board *b, struct board_dgram_add
                                    size_t cap)
 {
     return b->ops->dgram_recv ? b->ops->dgram_recv(b->ctx, a, buf, cap) : -EOPNOTSUPP;
+}
+
+static inline int board_mad_rx(const struct board *b, uint64_t tid, struct board_mad_rx *rx)
+{
+    return b->ops->mad_rx ? b->ops->mad_rx(b->ctx, tid, rx) : -EOPNOTSUPP;
 }
 
 static inline int board_dgram_fd(const struct board *b)
