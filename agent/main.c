@@ -46,8 +46,6 @@
 #define PZ_SCAN_NS 10000000ull
 /* Datagrams taken per wake at most, so a flood of them cannot starve the MADs. */
 #define PZ_DGRAM_BUDGET 64
-/* ReturnPath in a DR SMP (libibmad describes only the whole array). */
-#define PZ_RETURN_PATH_OFFS 192
 
 /* Everything the running agent holds. */
 struct pz_agent {
@@ -368,10 +366,11 @@ static bool pz_dispatch(struct pz_agent *ag, const struct board_mad_addr *from, 
 
 /*
  * Take what the switch recorded when an SMP request arrived (board_mad_rx):
- * the ingress port, which umad does not carry, and for a directed-route SMP
- * the hop pointer and return path, whose tail (ReturnPath[32..63], MAD
- * bytes 224-255) umad2sim does not deliver.  Without a record the MAD and
- * mad_io's guess of the port stand.
+ * the ingress port, which umad does not carry, the MAD's bytes 192-255,
+ * of which umad2sim does not deliver the last 32 (a DR SMP's
+ * ReturnPath[32..63]; reserved, but echoed, in a LID-routed one), and a DR
+ * SMP's hop pointer.  Without a record the MAD and mad_io's guess of the
+ * port stand.
  */
 static void pz_take_rx_record(struct pz_agent *ag, uint8_t *mad, struct board_mad_addr *from)
 {
@@ -383,10 +382,9 @@ static void pz_take_rx_record(struct pz_agent *ag, uint8_t *mad, struct board_ma
         board_mad_rx(ag->board, mad_get_field64(mad, 0, IB_MAD_TRID_F), &rx))
         return;
     from->port = rx.port;
-    if (mgmt_class != IB_SMI_DIRECT_CLASS)
-        return;
-    mad_set_field(mad, 0, IB_DRSMP_HOPPTR_F, rx.hop_ptr);
-    memcpy(mad + PZ_RETURN_PATH_OFFS, rx.return_path, BOARD_DR_PATH);
+    memcpy(mad + BOARD_MAD_TAIL_OFFS, rx.tail, BOARD_MAD_TAIL);
+    if (mgmt_class == IB_SMI_DIRECT_CLASS)
+        mad_set_field(mad, 0, IB_DRSMP_HOPPTR_F, rx.hop_ptr);
 }
 
 /* Serve every MAD waiting on the umad port. */

@@ -180,17 +180,19 @@ struct board_port_counters {
 };
 
 /*
- * What the switch recorded when a MAD for its management port arrived: the
- * port it entered by and, for a directed-route SMP, the hop pointer and
- * return path after the switch's receive processing (IBA 14.2.2: HopPointer
- * HopCount + 1, ReturnPath[HopCount] = the ingress port).  umad tells
- * neither the port nor (under umad2sim) the MAD's last 32 bytes.
+ * What the switch recorded when an SMP for its management port arrived: the
+ * port it entered by, the hop pointer and the MAD's bytes 192-255 after the
+ * switch's receive processing (a directed-route SMP's ReturnPath, IBA
+ * 14.2.2: HopPointer HopCount + 1, ReturnPath[HopCount] = the ingress port;
+ * reserved in a LID-routed SMP).  umad tells neither the port nor (under
+ * umad2sim) the MAD's last 32 bytes.
  */
-#define BOARD_DR_PATH 64
+#define BOARD_MAD_TAIL_OFFS 192
+#define BOARD_MAD_TAIL 64
 struct board_mad_rx {
     uint8_t port;
-    uint8_t hop_ptr;
-    uint8_t return_path[BOARD_DR_PATH];
+    uint8_t hop_ptr; /* directed route only */
+    uint8_t tail[BOARD_MAD_TAIL];
 };
 
 /* Where a management datagram comes from or goes to at port 0. */

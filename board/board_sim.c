@@ -263,7 +263,7 @@ static int bs_mad_rx(void *ctx, uint64_t tid, struct board_mad_rx *rx)
 {
     uint8_t d[BOARD_SIM_DATA];
     int rc = bs_rpc(ctx, BOARD_SIM_MAD_RX, (uint32_t)(tid >> 32), (uint32_t)tid, 0, NULL, 0, d,
-                    2 + BOARD_DR_PATH);
+                    2 + BOARD_MAD_TAIL);
 
     if (rc == 0)
         board_sim_unpack_mad_rx(d, rx);

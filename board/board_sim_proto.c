@@ -281,14 +281,14 @@ void board_sim_pack_mad_rx(uint8_t *d, const struct board_mad_rx *rx)
 {
     d[0] = rx->port;
     d[1] = rx->hop_ptr;
-    memcpy(d + 2, rx->return_path, BOARD_DR_PATH);
+    memcpy(d + 2, rx->tail, BOARD_MAD_TAIL);
 }
 
 void board_sim_unpack_mad_rx(const uint8_t *d, struct board_mad_rx *rx)
 {
     rx->port = d[0];
     rx->hop_ptr = d[1];
-    memcpy(rx->return_path, d + 2, BOARD_DR_PATH);
+    memcpy(rx->tail, d + 2, BOARD_MAD_TAIL);
 }
 
 /* Execute a decoded request on b; returns the board operation's result. */

@@ -79,7 +79,7 @@ void board_sim_pack_config(uint8_t *d, const struct board_port_config *cfg);
 void board_sim_unpack_config(const uint8_t *d, struct board_port_config *cfg);
 void board_sim_pack_counters(uint8_t *d, const struct board_port_counters *c);
 void board_sim_unpack_counters(const uint8_t *d, struct board_port_counters *c);
-/* A MAD's receive record: port, hop pointer, return path (66 bytes). */
+/* A MAD's receive record: port, hop pointer, MAD bytes 192-255 (66 bytes). */
 void board_sim_pack_mad_rx(uint8_t *d, const struct board_mad_rx *rx);
 void board_sim_unpack_mad_rx(const uint8_t *d, struct board_mad_rx *rx);
 /* The identity of a switch (port GUID 0 only) fits in data[]. */

@@ -265,7 +265,7 @@ void fabric_agent_free(struct fabric *f)
 /*
  * Record what the switch's SMI knows of an SMP handed to its agent: the
  * ingress port and the hop state (umad carries neither the port nor,
- * through umad2sim, the MAD's last 32 bytes, ReturnPath[32..63]).
+ * through umad2sim, the MAD's last 32 bytes: ReturnPath[32..63] of a DR SMP).
  */
 static void fabric_agent_note_rx(struct fabric_node *n, unsigned in_port, const uint8_t *mad)
 {
@@ -281,7 +281,7 @@ static void fabric_agent_note_rx(struct fabric_node *n, unsigned in_port, const 
     e->tid = mad_get_field64((void *)mad, 0, IB_MAD_TRID_F);
     e->rx.port = (uint8_t)in_port;
     e->rx.hop_ptr = (uint8_t)mad_get_field((void *)mad, 0, IB_DRSMP_HOPPTR_F);
-    memcpy(e->rx.return_path, mad + FABRIC_RETURN_PATH_OFFS, BOARD_DR_PATH);
+    memcpy(e->rx.tail, mad + BOARD_MAD_TAIL_OFFS, BOARD_MAD_TAIL);
 }
 
 int fabric_agent_mad_rx(struct fabric *f, size_t node, uint64_t tid, struct board_mad_rx *rx)
