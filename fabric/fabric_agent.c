@@ -69,6 +69,7 @@ void fabric_agent_detach(struct fabric *f, size_t node)
     pzf_log(f->verbose, PZF_LOG_INFO, "switch %s lost its agent: unreachable until it returns",
             f->nodes[node].name);
     f->nodes[node].agent_client = -1;
+    f->nodes[node].rx_count = 0; /* its receive records are no next agent's */
 }
 
 void fabric_agent_client_gone(struct fabric *f, unsigned client)
