@@ -63,6 +63,19 @@ static uint8_t mad_io_ingress_port(const uint8_t *mad)
     return mad[192 + hc]; /* ReturnPath[hc]; libibmad has only the whole path */
 }
 
+/*
+ * Bytes a umad buffer needs: header and MAD.  The MAD starts at
+ * umad_get_mad(), which is sizeof(struct ib_user_mad) (64) into the buffer,
+ * while libibumad's umad_size() says 56: a buffer of umad_size() + 256
+ * bytes is 8 bytes short of the MAD's end.
+ */
+static size_t mad_io_umad_bytes(void)
+{
+    size_t hdr = umad_size();
+
+    return (hdr > sizeof(struct ib_user_mad) ? hdr : sizeof(struct ib_user_mad)) + MAD_IO_SIZE;
+}
+
 struct mad_io *mad_io_open(const char *ca, unsigned port, char *err, size_t errlen)
 {
     struct mad_io *io;
@@ -72,7 +85,7 @@ struct mad_io *mad_io_open(const char *ca, unsigned port, char *err, size_t errl
         return NULL;
     }
     io = calloc(1, sizeof(*io));
-    if (!io || !(io->umad = calloc(1, umad_size() + MAD_IO_SIZE))) {
+    if (!io || !(io->umad = calloc(1, mad_io_umad_bytes()))) {
         free(io);
         snprintf(err, errlen, "out of memory");
         return NULL;
@@ -122,7 +135,7 @@ int mad_io_fd(const struct mad_io *io)
 
 int mad_io_recv(struct mad_io *io, uint8_t mad[MAD_IO_SIZE], struct board_mad_addr *addr)
 {
-    int len = MAD_IO_SIZE;
+    int len = (int)(mad_io_umad_bytes() - umad_size()); /* the whole buffer */
     int rc = umad_recv(io->portid, io->umad, &len, 0);
     ib_mad_addr_t *ma;
 
@@ -156,7 +169,7 @@ int mad_io_send(struct mad_io *io, const uint8_t mad[MAD_IO_SIZE],
         agent = io->agent_cc;
     if (agent < 0)
         return -1;
-    memset(io->umad, 0, umad_size());
+    memset(io->umad, 0, mad_io_umad_bytes());
     memcpy(umad_get_mad(io->umad), mad, MAD_IO_SIZE);
     if (mgmt_class == IB_SMI_CLASS || mgmt_class == IB_SMI_DIRECT_CLASS)
         umad_set_addr(io->umad, dlid, 0, addr->sl, 0);

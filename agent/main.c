@@ -364,6 +364,29 @@ static bool pz_dispatch(struct pz_agent *ag, const struct board_mad_addr *from, 
     }
 }
 
+/*
+ * Take what the switch recorded when an SMP request arrived (board_mad_rx):
+ * the ingress port, which umad does not carry, the MAD's bytes 192-255,
+ * of which umad2sim does not deliver the last 32 (a DR SMP's
+ * ReturnPath[32..63]; reserved, but echoed, in a LID-routed one), and a DR
+ * SMP's hop pointer.  Without a record the MAD and mad_io's guess of the
+ * port stand.
+ */
+static void pz_take_rx_record(struct pz_agent *ag, uint8_t *mad, struct board_mad_addr *from)
+{
+    unsigned mgmt_class = mad_get_field(mad, 0, IB_MAD_MGMTCLASS_F);
+    struct board_mad_rx rx;
+
+    if ((mgmt_class != IB_SMI_CLASS && mgmt_class != IB_SMI_DIRECT_CLASS) ||
+        mad_get_field(mad, 0, IB_MAD_RESPONSE_F) ||
+        board_mad_rx(ag->board, mad_get_field64(mad, 0, IB_MAD_TRID_F), &rx))
+        return;
+    from->port = rx.port;
+    memcpy(mad + BOARD_MAD_TAIL_OFFS, rx.tail, BOARD_MAD_TAIL);
+    if (mgmt_class == IB_SMI_DIRECT_CLASS)
+        mad_set_field(mad, 0, IB_DRSMP_HOPPTR_F, rx.hop_ptr);
+}
+
 /* Serve every MAD waiting on the umad port. */
 static void pz_serve_mads(struct pz_agent *ag)
 {
@@ -374,6 +397,7 @@ static void pz_serve_mads(struct pz_agent *ag)
     while ((rc = mad_io_recv(ag->io, in, &from)) > 0) {
         if (pz_monitor_take_mad(ag->mon, in))
             continue; /* the answer to a neighbour-discovery SMP */
+        pz_take_rx_record(ag, in, &from);
         bool send = pz_dispatch(ag, &from, in, &to, out);
 
         pz_log(PZ_LOG_DEBUG,

@@ -179,6 +179,22 @@ struct board_port_counters {
     uint64_t rcv_becn_sl[BOARD_NUM_SLS];
 };
 
+/*
+ * What the switch recorded when an SMP for its management port arrived: the
+ * port it entered by, the hop pointer and the MAD's bytes 192-255 after the
+ * switch's receive processing (a directed-route SMP's ReturnPath, IBA
+ * 14.2.2: HopPointer HopCount + 1, ReturnPath[HopCount] = the ingress port;
+ * reserved in a LID-routed SMP).  umad tells neither the port nor (under
+ * umad2sim) the MAD's last 32 bytes.
+ */
+#define BOARD_MAD_TAIL_OFFS 192
+#define BOARD_MAD_TAIL 64
+struct board_mad_rx {
+    uint8_t port;
+    uint8_t hop_ptr; /* directed route only */
+    uint8_t tail[BOARD_MAD_TAIL];
+};
+
 /* Where a management datagram comes from or goes to at port 0. */
 struct board_mad_addr {
     uint8_t port;    /* rx: ingress port; tx: egress port (DR) - ignored if lid_routed */
@@ -281,6 +297,13 @@ struct board_ops {
     int (*dgram_send)(void *ctx, const struct board_dgram_addr *a, const void *payload, size_t len);
     int (*dgram_recv)(void *ctx, struct board_dgram_addr *a, void *buf, size_t cap);
     int (*dgram_fd)(void *ctx);
+    /*
+     * The receive record of the MAD with this TID that the switch delivered
+     * to the management port last (optional: NULL = the MAD alone says).
+     * Records are kept in delivery order: asking for one forgets the older
+     * ones.  0, or -ENOENT if the switch knows no such MAD.
+     */
+    int (*mad_rx)(void *ctx, uint64_t tid, struct board_mad_rx *rx);
 };
 
 /* A board instance: identity, operations and their context. */
@@ -417,6 +440,11 @@ static inline int board_dgram_recv(const struct board *b, struct board_dgram_add
                                    size_t cap)
 {
     return b->ops->dgram_recv ? b->ops->dgram_recv(b->ctx, a, buf, cap) : -EOPNOTSUPP;
+}
+
+static inline int board_mad_rx(const struct board *b, uint64_t tid, struct board_mad_rx *rx)
+{
+    return b->ops->mad_rx ? b->ops->mad_rx(b->ctx, tid, rx) : -EOPNOTSUPP;
 }
 
 static inline int board_dgram_fd(const struct board *b)

@@ -259,6 +259,17 @@ static int bs_port_counters(void *ctx, unsigned port, struct board_port_counters
     return rc;
 }
 
+static int bs_mad_rx(void *ctx, uint64_t tid, struct board_mad_rx *rx)
+{
+    uint8_t d[BOARD_SIM_DATA];
+    int rc = bs_rpc(ctx, BOARD_SIM_MAD_RX, (uint32_t)(tid >> 32), (uint32_t)tid, 0, NULL, 0, d,
+                    2 + BOARD_MAD_TAIL);
+
+    if (rc == 0)
+        board_sim_unpack_mad_rx(d, rx);
+    return rc;
+}
+
 /* The management CPU's own clock. */
 static uint64_t bs_now_ns(void *ctx)
 {
@@ -289,6 +300,7 @@ static const struct board_ops bs_ops = {
     .set_lft_top = bs_set_lft_top,
     .now_ns = bs_now_ns,
     .port_counters = bs_port_counters,
+    .mad_rx = bs_mad_rx,
 };
 
 struct board_sim *board_sim_attach_fd(int fd, const char *node, char *err, size_t errlen)

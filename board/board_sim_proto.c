@@ -277,6 +277,20 @@ static int board_sim_exec_table(const struct board *b, struct board_sim_msg *m, 
     }
 }
 
+void board_sim_pack_mad_rx(uint8_t *d, const struct board_mad_rx *rx)
+{
+    d[0] = rx->port;
+    d[1] = rx->hop_ptr;
+    memcpy(d + 2, rx->tail, BOARD_MAD_TAIL);
+}
+
+void board_sim_unpack_mad_rx(const uint8_t *d, struct board_mad_rx *rx)
+{
+    rx->port = d[0];
+    rx->hop_ptr = d[1];
+    memcpy(rx->tail, d + 2, BOARD_MAD_TAIL);
+}
+
 /* Execute a decoded request on b; returns the board operation's result. */
 static int board_sim_exec(const struct board *b, struct board_sim_msg *m, uint8_t *out)
 {
@@ -315,6 +329,14 @@ static int board_sim_exec(const struct board *b, struct board_sim_msg *m, uint8_
         if (m->a > 0xFFFF)
             return -EINVAL;
         return board_set_lft_top(b, (uint16_t)m->a);
+    case BOARD_SIM_MAD_RX: {
+        struct board_mad_rx rx;
+
+        rc = board_mad_rx(b, (uint64_t)m->a << 32 | m->b, &rx);
+        if (rc == 0)
+            board_sim_pack_mad_rx(out, &rx);
+        return rc;
+    }
     case BOARD_SIM_PORT_COUNTERS: {
         struct board_port_counters c;
 

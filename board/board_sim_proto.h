@@ -25,7 +25,7 @@
 #include "board.h"
 
 #define BOARD_SIM_MAGIC 0x505a4253u /* "PZBS" */
-#define BOARD_SIM_VERSION 2         /* 2: LFT_SET_POSTED */
+#define BOARD_SIM_VERSION 3         /* 2: LFT_SET_POSTED; 3: MAD_RX */
 #define BOARD_SIM_DATA 1600         /* holds struct board_port_counters */
 
 /* Operations; each maps to one board operation (ATTACH: identity). */
@@ -50,6 +50,7 @@ enum board_sim_op {
     BOARD_SIM_SET_LFT_TOP,     /* a: top */
     BOARD_SIM_PORT_COUNTERS,   /* a: port -> counters */
     BOARD_SIM_LFT_SET_POSTED,  /* a: block; data: 64 entries; never answered */
+    BOARD_SIM_MAD_RX,          /* a, b: TID high, low 32 bits -> receive record */
     BOARD_SIM_OP_MAX,
 };
 
@@ -78,6 +79,9 @@ void board_sim_pack_config(uint8_t *d, const struct board_port_config *cfg);
 void board_sim_unpack_config(const uint8_t *d, struct board_port_config *cfg);
 void board_sim_pack_counters(uint8_t *d, const struct board_port_counters *c);
 void board_sim_unpack_counters(const uint8_t *d, struct board_port_counters *c);
+/* A MAD's receive record: port, hop pointer, MAD bytes 192-255 (66 bytes). */
+void board_sim_pack_mad_rx(uint8_t *d, const struct board_mad_rx *rx);
+void board_sim_unpack_mad_rx(const uint8_t *d, struct board_mad_rx *rx);
 /* The identity of a switch (port GUID 0 only) fits in data[]. */
 void board_sim_pack_identity(uint8_t *d, const struct board_identity *id);
 int board_sim_unpack_identity(const uint8_t *d, struct board_identity *id);

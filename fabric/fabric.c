@@ -223,6 +223,7 @@ void fabric_destroy(struct fabric *f)
     fabric_traffic_destroy(f->traffic);
     fabric_dgram_destroy(f);
     fabric_clients_free(f);
+    fabric_agent_free(f);
     free(f->nodes);
     free(f->dirty);
     free(f->queue.items);

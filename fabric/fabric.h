@@ -141,6 +141,13 @@ int fabric_agent_attach(struct fabric *f, size_t node, unsigned client);
 /* The agent of node went away: the switch stays external and unreachable. */
 void fabric_agent_detach(struct fabric *f, size_t node);
 
+/*
+ * The receive record (ingress port, DR hop state) of the SMP with this TID
+ * that was handed to the agent of switch node last; records are kept in
+ * delivery order and older ones are forgotten.  0, or -ENOENT.
+ */
+int fabric_agent_mad_rx(struct fabric *f, size_t node, uint64_t tid, struct board_mad_rx *rx);
+
 /* The in-memory board of a node (what board/sim requests act on). */
 const struct board *fabric_node_board(const struct fabric *f, size_t node);
 

@@ -13,6 +13,7 @@
  * answer comes back in time (umad2sim has no timer of its own).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -23,6 +24,8 @@
 #include "smi_dr.h"
 
 #define FABRIC_RETURN_PATH_OFFS 192 /* libibmad has the path only as a whole */
+
+static void fabric_deferred_client_gone(struct fabric *f, unsigned client);
 
 /* Monotonic time in nanoseconds. */
 static uint64_t fabric_agent_now(void)
@@ -66,10 +69,12 @@ void fabric_agent_detach(struct fabric *f, size_t node)
     pzf_log(f->verbose, PZF_LOG_INFO, "switch %s lost its agent: unreachable until it returns",
             f->nodes[node].name);
     f->nodes[node].agent_client = -1;
+    f->nodes[node].rx_count = 0; /* its receive records are no next agent's */
 }
 
 void fabric_agent_client_gone(struct fabric *f, unsigned client)
 {
+    fabric_deferred_client_gone(f, client);
     for (size_t i = 0; i < f->num_nodes; i++)
         if (f->nodes[i].agent_client == (long)client)
             fabric_agent_detach(f, i);
@@ -85,24 +90,77 @@ bool fabric_node_is_switch(const struct fabric *f, size_t node)
     return node < f->num_nodes && f->nodes[node].is_switch;
 }
 
-/* Remember that the request being processed now waits for the agent. */
+/* The entry i places after the ring's head. */
+static struct fabric_deferred *fabric_deferred_at(struct fabric_deferred_ring *r, size_t i)
+{
+    return &r->items[(r->head + i) % r->cap];
+}
+
+/* Take the oldest entry off the ring (the caller dealt with it). */
+static void fabric_deferred_pop(struct fabric_deferred_ring *r)
+{
+    if (r->items[r->head].used)
+        r->live--;
+    r->head = (r->head + 1) % r->cap;
+    r->count--;
+}
+
+/* Drop answered entries at the head of the ring, so it does not grow with them. */
+static void fabric_deferred_trim(struct fabric_deferred_ring *r)
+{
+    while (r->count && !r->items[r->head].used)
+        fabric_deferred_pop(r);
+}
+
+/* Double the ring's room; returns 0 or -1. */
+static int fabric_deferred_grow(struct fabric_deferred_ring *r)
+{
+    size_t cap = r->cap ? 2 * r->cap : 64;
+    struct fabric_deferred *items = malloc(cap * sizeof(*items));
+
+    if (!items)
+        return -1;
+    for (size_t i = 0; i < r->count; i++)
+        items[i] = *fabric_deferred_at(r, i);
+    free(r->items);
+    r->items = items;
+    r->head = 0;
+    r->cap = cap;
+    return 0;
+}
+
+/* Time out the oldest deferred request now: the ring is full. */
+static void fabric_deferred_evict(struct fabric *f)
+{
+    struct fabric_deferred d = f->deferred.items[f->deferred.head];
+
+    fabric_deferred_pop(&f->deferred);
+    if (d.used && fabric_client_attached(f, d.client))
+        fabric_client_timeout(f, d.client, &d.req);
+}
+
+/*
+ * Remember that the request being processed now waits for the agent, if
+ * it waits for an answer at all (a TrapRepress, a Send or a Trap does not).
+ */
 static void fabric_agent_defer(struct fabric *f, const uint8_t *mad)
 {
-    struct fabric_deferred *slot = &f->deferred[0];
+    struct fabric_deferred_ring *r = &f->deferred;
+    struct fabric_deferred *slot;
 
-    if (!f->run.active || !f->run.req)
+    if (!f->run.active || !f->run.req || !fabric_expects_answer(mad))
         return;
     f->run.answered = true; /* answered later, or timed out by fabric_agent_expire */
-    for (size_t i = 0; i < FABRIC_DEFERRED_MAX; i++) {
-        if (!f->deferred[i].used) {
-            slot = &f->deferred[i];
-            break;
+    fabric_deferred_trim(r);
+    if (r->count == r->cap && (r->cap >= FABRIC_DEFERRED_MAX || fabric_deferred_grow(r))) {
+        if (!r->count) {
+            f->run.answered = false; /* no room at all: time it out now */
+            return;
         }
-        if (f->deferred[i].deadline_ns < slot->deadline_ns)
-            slot = &f->deferred[i]; /* full: reuse the oldest */
+        fabric_deferred_evict(f);
     }
-    if (!slot->used)
-        f->num_deferred++;
+    slot = fabric_deferred_at(r, r->count++);
+    r->live++;
     slot->used = true;
     slot->client = f->run.client;
     slot->tid = mad_get_field64((void *)mad, 0, IB_MAD_TRID_F);
@@ -110,38 +168,141 @@ static void fabric_agent_defer(struct fabric *f, const uint8_t *mad)
     slot->req = *f->run.req;
 }
 
+/*
+ * The deferred request of client (any client if client < 0) with this TID,
+ * oldest first (agents answer in order), or NULL.
+ */
+static struct fabric_deferred *fabric_deferred_find(struct fabric *f, long client, uint64_t tid)
+{
+    struct fabric_deferred_ring *r = &f->deferred;
+
+    for (size_t i = 0; r->live && i < r->count; i++) {
+        struct fabric_deferred *d = fabric_deferred_at(r, i);
+
+        if (d->used && d->tid == tid && (client < 0 || d->client == (unsigned long)client))
+            return d;
+    }
+    return NULL;
+}
+
+/* Forget deferred request d (answered); trims the ring. */
+static void fabric_deferred_forget(struct fabric *f, struct fabric_deferred *d)
+{
+    d->used = false;
+    f->deferred.live--;
+    fabric_deferred_trim(&f->deferred);
+}
+
 void fabric_agent_settle(struct fabric *f, unsigned client, const uint8_t *mad)
 {
-    uint64_t tid;
+    struct fabric_deferred *d;
 
-    if (!f->num_deferred || !mad_get_field((void *)mad, 0, IB_MAD_RESPONSE_F))
+    if (!f->deferred.live || !mad_get_field((void *)mad, 0, IB_MAD_RESPONSE_F))
         return;
-    tid = mad_get_field64((void *)mad, 0, IB_MAD_TRID_F);
-    for (size_t i = 0; i < FABRIC_DEFERRED_MAX; i++) {
-        if (f->deferred[i].used && f->deferred[i].client == client && f->deferred[i].tid == tid) {
-            f->deferred[i].used = false;
-            f->num_deferred--;
-        }
-    }
+    d = fabric_deferred_find(f, client, mad_get_field64((void *)mad, 0, IB_MAD_TRID_F));
+    if (d)
+        fabric_deferred_forget(f, d);
+}
+
+void fabric_agent_lost(struct fabric *f, const uint8_t *mad)
+{
+    struct fabric_deferred *d;
+    struct fabric_deferred copy;
+
+    if (!f->deferred.live)
+        return;
+    d = fabric_deferred_find(f, -1, mad_get_field64((void *)mad, 0, IB_MAD_TRID_F));
+    if (!d)
+        return;
+    copy = *d;
+    fabric_deferred_forget(f, d);
+    if (fabric_client_attached(f, copy.client))
+        fabric_client_timeout(f, copy.client, &copy.req);
 }
 
 void fabric_agent_expire(struct fabric *f)
 {
+    struct fabric_deferred_ring *r = &f->deferred;
     uint64_t now;
 
-    if (!f->num_deferred)
+    if (!r->live)
         return;
     now = fabric_agent_now();
-    for (size_t i = 0; i < FABRIC_DEFERRED_MAX; i++) {
-        struct fabric_deferred *d = &f->deferred[i];
+    while (r->count) {
+        struct fabric_deferred d = r->items[r->head];
 
-        if (!d->used || d->deadline_ns > now)
-            continue;
-        d->used = false;
-        f->num_deferred--;
-        if (fabric_client_attached(f, d->client))
-            fabric_client_timeout(f, d->client, &d->req);
+        if (d.used && d.deadline_ns > now)
+            break; /* the rest are younger */
+        fabric_deferred_pop(r);
+        if (d.used && fabric_client_attached(f, d.client))
+            fabric_client_timeout(f, d.client, &d.req);
     }
+}
+
+/* Forget the deferred requests of a client that left (its id may be reused). */
+static void fabric_deferred_client_gone(struct fabric *f, unsigned client)
+{
+    struct fabric_deferred_ring *r = &f->deferred;
+
+    for (size_t i = 0; r->live && i < r->count; i++) {
+        struct fabric_deferred *d = fabric_deferred_at(r, i);
+
+        if (d->used && d->client == client) {
+            d->used = false;
+            r->live--;
+        }
+    }
+    fabric_deferred_trim(r);
+}
+
+void fabric_agent_free(struct fabric *f)
+{
+    for (size_t i = 0; f->nodes && i < f->num_nodes; i++)
+        free(f->nodes[i].rx);
+    free(f->deferred.items);
+    memset(&f->deferred, 0, sizeof(f->deferred));
+}
+
+/*
+ * Record what the switch's SMI knows of an SMP handed to its agent: the
+ * ingress port and the hop state (umad carries neither the port nor,
+ * through umad2sim, the MAD's last 32 bytes: ReturnPath[32..63] of a DR SMP).
+ */
+static void fabric_agent_note_rx(struct fabric_node *n, unsigned in_port, const uint8_t *mad)
+{
+    struct fabric_agent_rx *e;
+
+    if (!n->rx && !(n->rx = calloc(FABRIC_AGENT_RX, sizeof(*n->rx))))
+        return; /* the agent falls back to what the MAD says */
+    if (n->rx_count == FABRIC_AGENT_RX) {
+        n->rx_head = (n->rx_head + 1) % FABRIC_AGENT_RX; /* forget the oldest */
+        n->rx_count--;
+    }
+    e = &n->rx[(n->rx_head + n->rx_count++) % FABRIC_AGENT_RX];
+    e->tid = mad_get_field64((void *)mad, 0, IB_MAD_TRID_F);
+    e->rx.port = (uint8_t)in_port;
+    e->rx.hop_ptr = (uint8_t)mad_get_field((void *)mad, 0, IB_DRSMP_HOPPTR_F);
+    memcpy(e->rx.tail, mad + BOARD_MAD_TAIL_OFFS, BOARD_MAD_TAIL);
+}
+
+int fabric_agent_mad_rx(struct fabric *f, size_t node, uint64_t tid, struct board_mad_rx *rx)
+{
+    struct fabric_node *n;
+
+    if (node >= f->num_nodes || !f->nodes[node].rx)
+        return -ENOENT;
+    n = &f->nodes[node];
+    for (unsigned i = 0; i < n->rx_count; i++) {
+        const struct fabric_agent_rx *e = &n->rx[(n->rx_head + i) % FABRIC_AGENT_RX];
+
+        if (e->tid != tid)
+            continue;
+        *rx = e->rx;
+        n->rx_head = (n->rx_head + i + 1) % FABRIC_AGENT_RX; /* it and the older ones */
+        n->rx_count -= i + 1;
+        return 0;
+    }
+    return -ENOENT;
 }
 
 /* Hand a MAD that ends at switch n to its agent; false if there is none. */
@@ -187,6 +348,8 @@ void fabric_agent_smp(struct fabric *f, struct fabric_node *n, unsigned in_port,
     if (mad_get_field(q.mad, 0, IB_MAD_MGMTCLASS_F) == IB_SMI_DIRECT_CLASS) {
         switch (smi_dr_receive(q.mad, in_port, &node, &port)) {
         case SMI_FORWARD:
+            /* A directed-route hop: the LRH carries the permissive LIDs. */
+            q.slid = q.dlid = FABRIC_PERMISSIVE_LID;
             fabric_transmit(f, n, port, &q, false);
             return;
         case SMI_LID_DRDLID:
@@ -207,6 +370,8 @@ void fabric_agent_smp(struct fabric *f, struct fabric_node *n, unsigned in_port,
             break;
         }
     }
+    if (!mad_get_field(q.mad, 0, IB_MAD_RESPONSE_F))
+        fabric_agent_note_rx(n, in_port, q.mad);
     if (!fabric_agent_deliver(f, n, &q))
         fabric_drop(f, &q, "switch agent not running");
 }

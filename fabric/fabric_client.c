@@ -342,7 +342,7 @@ bool fabric_to_client(struct fabric *f, struct fabric_node *n, unsigned port,
 }
 
 /* Whether a MAD with this method waits for an answer (a real stack would time it out). */
-static bool fabric_expects_answer(const uint8_t *mad)
+bool fabric_expects_answer(const uint8_t *mad)
 {
     unsigned method = mad_get_field((void *)mad, 0, IB_MAD_METHOD_F);
 
@@ -372,11 +372,20 @@ int fabric_client_send(struct fabric *f, unsigned client, const struct fabric_ma
         return -ENOENT;
     f->stats.from_clients++;
     m = fabric_client_fix_repress(c, m, &fixed);
+    f->run.active = true;
+    f->run.client = client;
+    f->run.answered = false;
+    f->run.req = NULL; /* an agent's answer is no request: nothing to defer */
     if (fabric_agent_output(f, client, m)) {
         fabric_run_queue(f);
+        f->run.active = false;
+        /* Lost on its way (a link, the drop rate): its requester times out now. */
+        if (!f->run.answered && mad_get_field((void *)m->mad, 0, IB_MAD_RESPONSE_F))
+            fabric_agent_lost(f, m->mad);
         fabric_poll_dirty(f);
         return 0; /* an external switch agent's answer or trap */
     }
+    f->run.active = false;
     c->last_seq = ++f->seq;
     if (!mad_get_field((void *)m->mad, 0, IB_MAD_RESPONSE_F))
         fabric_client_note_tid(c, mad_get_field64((void *)m->mad, 0, IB_MAD_TRID_F), f->seq);

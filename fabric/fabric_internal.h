@@ -40,6 +40,16 @@ struct fabric_peer {
     uint8_t port;
 };
 
+/*
+ * The receive record of an SMP handed to an external agent, for
+ * board_mad_rx(): a ring of the last FABRIC_AGENT_RX per switch.
+ */
+#define FABRIC_AGENT_RX 1024
+struct fabric_agent_rx {
+    uint64_t tid;
+    struct board_mad_rx rx;
+};
+
 /* One emulated node: an in-memory board answered by an SMA. */
 struct fabric_node {
     struct fabric *f;
@@ -51,15 +61,17 @@ struct fabric_node {
     struct board_mem *bm;
     struct board *board;
     struct sma *sma;
-    struct pma *pma;           /* Performance Management agent (in-process nodes) */
-    struct cc_agent *cc;       /* Congestion Control agent */
-    struct cong_monitor *mon;  /* dFtree congestion monitor (in-process switches), or NULL */
-    uint8_t *mon_notified;     /* [0..num_ports]: the SM was last told "hot-spot" */
-    struct fabric_peer *peers; /* [0..num_ports] */
-    uint32_t *downed_seen;     /* [0..num_ports]: LinkDowned counts already coupled */
-    bool dirty;                /* its SMA must be polled soon */
-    bool external;             /* served by an external agent, not by sma */
-    long agent_client;         /* that agent's client id, or -1 */
+    struct pma *pma;            /* Performance Management agent (in-process nodes) */
+    struct cc_agent *cc;        /* Congestion Control agent */
+    struct cong_monitor *mon;   /* dFtree congestion monitor (in-process switches), or NULL */
+    uint8_t *mon_notified;      /* [0..num_ports]: the SM was last told "hot-spot" */
+    struct fabric_peer *peers;  /* [0..num_ports] */
+    uint32_t *downed_seen;      /* [0..num_ports]: LinkDowned counts already coupled */
+    bool dirty;                 /* its SMA must be polled soon */
+    bool external;              /* served by an external agent, not by sma */
+    long agent_client;          /* that agent's client id, or -1 */
+    struct fabric_agent_rx *rx; /* external: receive records (a ring), or NULL */
+    unsigned rx_head, rx_count;
 };
 
 /* How a queued packet got where it is. */
@@ -118,16 +130,30 @@ struct fabric_run {
     const struct fabric_mad *req; /* the request itself */
 };
 
-/* A request handed to an external agent: timed out if no answer comes back. */
-#define FABRIC_DEFERRED_MAX 256
+/*
+ * A request handed to an external agent: timed out if no answer comes back.
+ * They wait in a ring in the order they were handed over, which is the order
+ * of their deadlines; the ring grows up to FABRIC_DEFERRED_MAX entries, and
+ * beyond that the oldest request is timed out at once (never forgotten).
+ */
+#define FABRIC_DEFERRED_MAX 65536
 /* As libibmad's default MAD timeout: an agent process may be slow under load. */
 #define FABRIC_AGENT_TIMEOUT_NS 1000000000ull
 struct fabric_deferred {
-    bool used;
+    bool used; /* false: answered (or its client left) before its deadline */
     unsigned client;
     uint64_t tid;
     uint64_t deadline_ns;
     struct fabric_mad req;
+};
+
+/* The ring of deferred requests. */
+struct fabric_deferred_ring {
+    struct fabric_deferred *items;
+    size_t head;
+    size_t count; /* entries in the ring, used or not */
+    size_t cap;
+    size_t live; /* used entries: deliveries skip the scan when 0 */
 };
 
 /* The P_Key of a GMP request handed to the client at (node, port): its answer uses it. */
@@ -154,10 +180,9 @@ struct fabric {
     uint64_t seq; /* counts MADs from clients: orders their requests */
     struct fabric_stats stats;
     int verbose;
-    bool coupling; /* inside a link-coupling change: do not recurse */
-    struct fabric_deferred deferred[FABRIC_DEFERRED_MAX];
-    unsigned num_deferred; /* used entries: deliveries skip the scan when 0 */
-    struct pz_pcap *pcap;  /* capture of every link traversal, or NULL */
+    bool coupling;                        /* inside a link-coupling change: do not recurse */
+    struct fabric_deferred_ring deferred; /* requests waiting for external agents */
+    struct pz_pcap *pcap;                 /* capture of every link traversal, or NULL */
     const char *pcap_name;
     uint32_t drop_ppm; /* packets lost per million link traversals */
     uint64_t rng;      /* xorshift64 state for the losses */
@@ -266,7 +291,9 @@ void fabric_agent_smp(struct fabric *f, struct fabric_node *n, unsigned in_port,
 bool fabric_agent_output(struct fabric *f, unsigned client, const struct fabric_mad *m);
 void fabric_agent_settle(struct fabric *f, unsigned client, const uint8_t *mad);
 void fabric_agent_expire(struct fabric *f);
+void fabric_agent_lost(struct fabric *f, const uint8_t *mad);
 void fabric_agent_client_gone(struct fabric *f, unsigned client);
+void fabric_agent_free(struct fabric *f);
 
 /* fabric_client.c */
 bool fabric_to_client(struct fabric *f, struct fabric_node *n, unsigned port,
@@ -274,6 +301,7 @@ bool fabric_to_client(struct fabric *f, struct fabric_node *n, unsigned port,
 bool fabric_has_sm_client(const struct fabric *f, const struct fabric_node *n, unsigned port);
 void fabric_clients_free(struct fabric *f);
 void fabric_client_timeout(struct fabric *f, unsigned client, const struct fabric_mad *m);
+bool fabric_expects_answer(const uint8_t *mad);
 
 /* Whether dlid is a multicast LID (permissive 0xFFFF is not). */
 static inline bool fabric_lid_is_mcast(uint16_t dlid)

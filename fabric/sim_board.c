@@ -173,6 +173,19 @@ static void sim_board_refuse(struct sim_agent *a, const struct board_sim_msg *m,
     send(a->fd, &resp, sizeof(resp), MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
+/* Answer MAD_RX: the receive record of an SMP handed to the agent. */
+static void sim_board_mad_rx(struct sim_server *s, const struct sim_agent *a,
+                             const struct board_sim_msg *m, struct board_sim_msg *resp)
+{
+    struct board_mad_rx rx;
+    int rc = fabric_agent_mad_rx(s->f, (size_t)a->node, (uint64_t)m->a << 32 | m->b, &rx);
+
+    board_sim_msg_request(resp, m->seq, BOARD_SIM_MAD_RX, m->a, m->b, m->c);
+    resp->status = (int32_t)htonl((uint32_t)rc);
+    if (rc == 0)
+        board_sim_pack_mad_rx(resp->data, &rx);
+}
+
 /*
  * Read and serve one request of agent connection i: 1 served, 0 nothing
  * waiting, -1 the connection must close.  A posted request (an LFT block
@@ -204,6 +217,12 @@ static int sim_board_serve_one(struct sim_server *s, size_t i)
             sim_board_refuse(a, &m, err);
             return -1;
         }
+    }
+    if (m.op == BOARD_SIM_MAD_RX) {
+        /* The fabric's knowledge, not the board's; it changes nothing: no tick. */
+        sim_board_mad_rx(s, a, &m, &resp);
+        send(a->fd, &resp, sizeof(resp), MSG_NOSIGNAL | MSG_DONTWAIT);
+        return 1;
     }
     board_sim_serve(fabric_node_board(s->f, (size_t)a->node), buf, (size_t)n, &resp);
     if (!board_sim_reply_wanted(&resp)) {

@@ -1,0 +1,295 @@
+/*
+ * smp_tool.c - raw SMPs for the tests of the external-agent path: one SMP
+ * with its whole answer printed, a flood of SMPs with their timeouts
+ * counted, and the M_Key of a switch set.  Run it through libumad2sim.so
+ * like the diags (and umad2sim_fix.so, for all 256 bytes of an answer).
+ *
+ * usage: smp_tool [-y M_KEY] [-t TIMEOUT_MS] [-i TID] query ROUTE ATTR MOD
+ *          prints the answer MAD as 256 hex bytes (16 a line) and its status
+ *        smp_tool [-y M_KEY] [-t TIMEOUT_MS] flood ROUTE COUNT
+ *          sends COUNT Get(NodeInfo), then prints "answered A timeouts T other O"
+ *        smp_tool mkey ROUTE NEW_KEY
+ *          PortInfo Set of port 0 (M_Key 0 assumed): M_Key NEW_KEY, protect bits 2
+ *
+ * ROUTE: LID (LID-routed), D:P0,P1,... (directed route), LID:P0,P1,...
+ * (hybrid: LID-routed to LID, then directed route; DrSLID = our LID).
+ * Exit status: 0 done (query: answered with status 0), 1 failure, 2 usage.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/mad.h>
+#include <infiniband/umad.h>
+
+#define SMP_SIZE 256
+#define SMP_PATH_OFFS 128 /* InitialPath; libibmad has it only as a whole */
+#define SMP_TIMEOUT_STATUS 110
+
+/* Where an SMP goes. */
+struct smp_route {
+    int lid;          /* LID-routed leg's destination, 0: none (pure DR) */
+    unsigned hops;    /* directed-route hop count, with path[] */
+    uint8_t path[64]; /* InitialPath[0..hops] */
+    bool directed;    /* a DR SMP (class 0x81) */
+};
+
+/* The open umad port and its two SMI agents. */
+struct smp_port {
+    int fd;
+    int agent_lid, agent_dr;
+    uint16_t lid;
+    uint8_t *umad; /* header + MAD */
+    size_t umad_len;
+};
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: smp_tool [-y M_KEY] [-t TIMEOUT_MS] [-i TID] query ROUTE ATTR MOD\n"
+                    "       smp_tool [-y M_KEY] [-t TIMEOUT_MS] flood ROUTE COUNT\n"
+                    "       smp_tool mkey ROUTE NEW_KEY\n");
+    return 2;
+}
+
+/* Parse "P0,P1,..." into r->path; returns 0 or -1. */
+static int smp_parse_path(const char *s, struct smp_route *r)
+{
+    char *end;
+
+    r->hops = 0;
+    for (;;) {
+        unsigned long p = strtoul(s, &end, 0);
+
+        if (end == s || p > 255 || r->hops >= 64)
+            return -1;
+        r->path[r->hops++] = (uint8_t)p;
+        if (*end == '\0')
+            break;
+        if (*end != ',')
+            return -1;
+        s = end + 1;
+    }
+    r->hops--; /* path[0] is the source, not a hop */
+    r->directed = true;
+    return 0;
+}
+
+/* Parse a ROUTE argument; returns 0 or -1. */
+static int smp_parse_route(const char *s, struct smp_route *r)
+{
+    char *end;
+
+    memset(r, 0, sizeof(*r));
+    if (!strncmp(s, "D:", 2))
+        return smp_parse_path(s + 2, r);
+    r->lid = (int)strtol(s, &end, 0);
+    if (end == s || r->lid <= 0 || r->lid >= 0xC000)
+        return -1;
+    if (*end == '\0')
+        return 0;
+    return *end == ':' ? smp_parse_path(end + 1, r) : -1;
+}
+
+/* Open the first port, register both SMI classes; returns 0 or -1. */
+static int smp_open(struct smp_port *p)
+{
+    umad_port_t port;
+
+    if (umad_init() < 0 || (p->fd = umad_open_port(NULL, 0)) < 0)
+        return -1;
+    p->agent_lid = umad_register(p->fd, IB_SMI_CLASS, 1, 0, NULL);
+    p->agent_dr = umad_register(p->fd, IB_SMI_DIRECT_CLASS, 1, 0, NULL);
+    if (p->agent_lid < 0 || p->agent_dr < 0 || umad_get_port(NULL, 0, &port) < 0)
+        return -1;
+    p->lid = (uint16_t)port.base_lid;
+    umad_release_port(&port);
+    /* The MAD starts at umad_get_mad() (64 bytes in), not at umad_size(). */
+    p->umad_len = sizeof(struct ib_user_mad) + SMP_SIZE;
+    p->umad = calloc(1, p->umad_len);
+    return p->umad ? 0 : -1;
+}
+
+/* Build an SMP (method, attribute, modifier, M_Key, TID) along route r in mad. */
+static void smp_build(const struct smp_port *p, const struct smp_route *r, uint8_t *mad,
+                      unsigned method, unsigned attr, uint32_t mod, uint64_t mkey, uint64_t tid)
+{
+    memset(mad, 0, SMP_SIZE);
+    mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
+    mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, r->directed ? IB_SMI_DIRECT_CLASS : IB_SMI_CLASS);
+    mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 1);
+    mad_set_field(mad, 0, IB_MAD_METHOD_F, method);
+    mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
+    mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr);
+    mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, mod);
+    mad_set_field64(mad, 0, IB_MAD_MKEY_F, mkey);
+    if (!r->directed)
+        return;
+    mad_set_field(mad, 0, IB_DRSMP_HOPCNT_F, r->hops);
+    mad_set_field(mad, 0, IB_DRSMP_DRSLID_F, r->lid ? p->lid : 0xFFFF);
+    mad_set_field(mad, 0, IB_DRSMP_DRDLID_F, 0xFFFF);
+    memcpy(mad + SMP_PATH_OFFS, r->path, r->hops + 1);
+}
+
+/* Send the SMP in p->umad along r; returns 0 or -1. */
+static int smp_send(struct smp_port *p, const struct smp_route *r, int timeout_ms)
+{
+    umad_set_addr(p->umad, r->lid ? r->lid : 0xFFFF, 0, 0, 0);
+    return umad_send(p->fd, r->directed ? p->agent_dr : p->agent_lid, p->umad, SMP_SIZE, timeout_ms,
+                     0) < 0
+               ? -1
+               : 0;
+}
+
+/* Receive one MAD into p->umad within timeout_ms; returns 0 or -1. */
+static int smp_recv(struct smp_port *p, int timeout_ms)
+{
+    int len = (int)(p->umad_len - umad_size());
+
+    return umad_recv(p->fd, p->umad, &len, timeout_ms) < 0 ? -1 : 0;
+}
+
+/* The status of an answer (a DR SMP's status field leaves out the D bit). */
+static unsigned st_status(const struct smp_route *r, uint8_t *mad)
+{
+    return mad_get_field(mad, 0, r->directed ? IB_DRSMP_STATUS_F : IB_MAD_STATUS_F);
+}
+
+/* query: print the answer's 256 bytes; returns the exit status. */
+static int st_query(struct smp_port *p, const struct smp_route *r, unsigned attr, uint32_t mod,
+                    uint64_t mkey, uint64_t tid, int timeout_ms)
+{
+    uint8_t *mad = umad_get_mad(p->umad);
+
+    smp_build(p, r, mad, IB_MAD_METHOD_GET, attr, mod, mkey, tid);
+    if (smp_send(p, r, timeout_ms))
+        return 1;
+    do {
+        if (smp_recv(p, timeout_ms)) {
+            printf("no answer\n");
+            return 1;
+        }
+    } while ((uint32_t)mad_get_field64(mad, 0, IB_MAD_TRID_F) != (uint32_t)tid);
+    if (umad_status(p->umad)) {
+        printf("umad status %d\n", umad_status(p->umad));
+        return 1;
+    }
+    for (unsigned i = 0; i < SMP_SIZE; i++)
+        printf("%02x%s", mad[i], i % 16 == 15 ? "\n" : "");
+    printf("status 0x%04x\n", st_status(r, mad));
+    return st_status(r, mad) ? 1 : 0;
+}
+
+/* Milliseconds since an arbitrary start. */
+static long long smp_now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* flood: count Get(NodeInfo) sent, answers and timeouts back; returns the exit status. */
+static int st_flood(struct smp_port *p, const struct smp_route *r, unsigned count, uint64_t mkey,
+                    int timeout_ms)
+{
+    uint8_t *mad = umad_get_mad(p->umad);
+    unsigned answered = 0, timeouts = 0, other = 0;
+    uint8_t *seen = calloc(count, 1);
+    long long deadline;
+
+    if (!seen)
+        return 1;
+    for (unsigned i = 0; i < count; i++) {
+        smp_build(p, r, mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, mkey, 0x50000000u + i);
+        if (smp_send(p, r, timeout_ms))
+            return 1;
+    }
+    deadline = smp_now_ms() + timeout_ms;
+    while (answered + timeouts < count && smp_now_ms() < deadline) {
+        uint32_t n;
+
+        if (smp_recv(p, (int)(deadline - smp_now_ms())))
+            break;
+        n = (uint32_t)mad_get_field64(mad, 0, IB_MAD_TRID_F) - 0x50000000u;
+        if (n >= count || seen[n]) {
+            other++;
+            continue;
+        }
+        seen[n] = 1;
+        if (umad_status(p->umad) == SMP_TIMEOUT_STATUS)
+            timeouts++;
+        else if (!umad_status(p->umad))
+            answered++;
+        else
+            other++;
+    }
+    printf("answered %u timeouts %u other %u\n", answered, timeouts, other);
+    free(seen);
+    return 0;
+}
+
+/* mkey: PortInfo Set of port 0 with M_Key new_key and protect bits 2; returns the exit status. */
+static int st_mkey(struct smp_port *p, const struct smp_route *r, uint64_t new_key, int timeout_ms)
+{
+    uint8_t *mad = umad_get_mad(p->umad);
+    uint8_t pi[IB_SMP_DATA_SIZE];
+
+    smp_build(p, r, mad, IB_MAD_METHOD_GET, IB_ATTR_PORT_INFO, 0, 0, 0x4d4b0001u);
+    if (smp_send(p, r, timeout_ms) || smp_recv(p, timeout_ms) || umad_status(p->umad))
+        return 1;
+    memcpy(pi, mad + IB_SMP_DATA_OFFS, sizeof(pi));
+    mad_set_field64(pi, 0, IB_PORT_MKEY_F, new_key);
+    mad_set_field(pi, 0, IB_PORT_MKEY_PROT_BITS_F, 2);
+    mad_set_field(pi, 0, IB_PORT_MKEY_LEASE_F, 0);
+    smp_build(p, r, mad, IB_MAD_METHOD_SET, IB_ATTR_PORT_INFO, 0, 0, 0x4d4b0002u);
+    memcpy(mad + IB_SMP_DATA_OFFS, pi, sizeof(pi));
+    if (smp_send(p, r, timeout_ms) || smp_recv(p, timeout_ms) || umad_status(p->umad) ||
+        st_status(r, mad))
+        return 1;
+    printf("mkey 0x%016" PRIx64 " protect 2\n",
+           mad_get_field64(mad + IB_SMP_DATA_OFFS, 0, IB_PORT_MKEY_F));
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t mkey = 0, tid = 0x12345678u;
+    int timeout = 1000, opt;
+    struct smp_route r;
+    struct smp_port p;
+
+    while ((opt = getopt(argc, argv, "y:t:i:")) != -1) {
+        switch (opt) {
+        case 'y':
+            mkey = strtoull(optarg, NULL, 0);
+            break;
+        case 't':
+            timeout = atoi(optarg);
+            break;
+        case 'i':
+            tid = strtoull(optarg, NULL, 0);
+            break;
+        default:
+            return usage();
+        }
+    }
+    if (argc - optind < 3 || smp_parse_route(argv[optind + 1], &r))
+        return usage();
+    if (smp_open(&p)) {
+        fprintf(stderr, "smp_tool: cannot open the local port\n");
+        return 1;
+    }
+    if (!strcmp(argv[optind], "query") && argc - optind == 4)
+        return st_query(&p, &r, (unsigned)strtoul(argv[optind + 2], NULL, 0),
+                        (uint32_t)strtoul(argv[optind + 3], NULL, 0), mkey, tid, timeout);
+    if (!strcmp(argv[optind], "flood") && argc - optind == 3)
+        return st_flood(&p, &r, (unsigned)strtoul(argv[optind + 2], NULL, 0), mkey, timeout);
+    if (!strcmp(argv[optind], "mkey") && argc - optind == 3)
+        return st_mkey(&p, &r, strtoull(argv[optind + 2], NULL, 0), timeout);
+    return usage();
+}

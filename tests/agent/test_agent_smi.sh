@@ -1,0 +1,165 @@
+#!/bin/bash
+# test_agent_smi.sh - the SMI path of a switch served by an external
+# portzerod (board = sim) against the same switch served in-process: two
+# pzfabrics on the same topology, Spine1 external in one (A) and in-process
+# in the other (I), each with OpenSM.
+#   - LID-routed, directed-route and hybrid SMPs (LID-routed to the spine,
+#     then directed route onward): the answers are equal byte for byte;
+#     smpquery -c and ibportstate name the neighbour's GUID and port;
+#   - DR SMPs of every hop count 1-63 bouncing over the Leaf1-Spine1 cable
+#     are answered through portzerod (stock umad2sim in portzerod);
+#   - at a 10% drop rate smpquery succeeds through portzerod as in-process;
+#   - a link change on the spine: its trap is repressed, and OpenSM logs no
+#     ERR 5412 (a TrapRepress timed out);
+#   - 3000 Gets with a wrong M_Key to the spine come back as 3000 timeouts;
+#   - portzerod exits 0 on SIGTERM after all that.
+set -uo pipefail
+
+PZFABRIC=${1:?usage: test_agent_smi.sh PZFABRIC PZCTL PORTZEROD SMP_TOOL UMAD2SIM_FIX NETFILE}
+PZCTL=${2:?}
+PORTZEROD=${3:?}
+SMP_TOOL=${4:?}
+FIX=${5:?}
+NET=${6:?}
+source "$(dirname "$0")/agent_lib.sh"
+SOCK_A="pzsmia$$"
+SOCK_I="pzsmii$$"
+
+# at SOCK TOOL ARGS...: a diag at Hca2 of fabric SOCK, in its own directory.
+at() {
+    local sock=$1 dir
+    shift
+    dir=$(mktemp -d -p "$WORK")
+    (cd "$dir" && LD_PRELOAD="$UMAD2SIM $FIX" SIM_HOST=Hca2 IBSIM_SOCKNAME=$sock timeout 60 "$@")
+}
+
+# start_opensm SOCK DIR: OpenSM at Hca1 of fabric SOCK, files under DIR.
+start_opensm() {
+    mkdir -p "$2/cache" "$2/tmp" "$2/dump"
+    (cd "$2" && LD_PRELOAD=$UMAD2SIM SIM_HOST=Hca1 IBSIM_SOCKNAME=$1 \
+        OSM_CACHE_DIR=$2/cache OSM_TMP_DIR=$2/tmp \
+        exec opensm -d2 -R ftree --connect_roots --dump_files_dir "$2/dump" \
+        -f "$2/osm.log" > opensm.out 2>&1) &
+    PIDS+=("$!")
+}
+
+cd "$WORK"
+mkdir -p a i agent
+"$PZFABRIC" --sockname "$SOCK_A" --agent Spine1 "$NET" > a/fabric.out 2> a/fabric.err &
+PIDS+=("$!")
+"$PZFABRIC" --sockname "$SOCK_I" "$NET" > i/fabric.out 2> i/fabric.err &
+PIDS+=("$!")
+check "pzfabrics ready" wait_for a/fabric.out 10 '^ready$'
+wait_for i/fabric.out 10 '^ready$'
+# The stock umad2sim only: the agent must not need the MAD bytes it drops.
+(cd agent && LD_PRELOAD=$UMAD2SIM SIM_HOST=Spine1 IBSIM_SOCKNAME=$SOCK_A \
+    exec "$PORTZEROD" -o board=sim > ../agent.out 2> ../agent.err) &
+AGENT=$!
+PIDS+=("$AGENT")
+check "portzerod ready" wait_for agent.out 10 '^ready$'
+start_opensm "$SOCK_A" "$WORK/a/sm"
+start_opensm "$SOCK_I" "$WORK/i/sm"
+check "OpenSM: SUBNET UP (agent)" wait_for a/sm/osm.log 60 'SUBNET UP'
+check "OpenSM: SUBNET UP (in-process)" wait_for i/sm/osm.log 60 'SUBNET UP'
+
+at "$SOCK_A" ibnetdiscover > a/disc.txt 2>&1
+at "$SOCK_I" ibnetdiscover > i/disc.txt 2>&1
+SL=$(sed -n 's/.*"Spine1" base port 0 lid \([0-9]*\) .*/\1/p' a/disc.txt)
+check "spine has a LID" test -n "$SL"
+check_eq "same LIDs in both fabrics" "$(grep -o 'lid [0-9]*' i/disc.txt | sort | md5sum)" \
+    "$(grep -o 'lid [0-9]*' a/disc.txt | sort | md5sum)"
+
+# The same SMPs on both fabrics: the whole answers must be equal.
+n=0
+while read -r attr mod route what; do
+    n=$((n + 1))
+    at "$SOCK_A" "$SMP_TOOL" query "$route" "$attr" "$mod" > "a/q$n.txt" 2>&1
+    at "$SOCK_I" "$SMP_TOOL" query "$route" "$attr" "$mod" > "i/q$n.txt" 2>&1
+    check "answered in-process: $what" grep -q '^status 0x0000$' "i/q$n.txt"
+    check_files "same answer through portzerod: $what" "i/q$n.txt" "a/q$n.txt"
+done <<EOF
+0x11 0 $SL NodeInfo, LID-routed (LocalPortNum = ingress port)
+0x15 3 $SL PortInfo 3, LID-routed
+0x15 0 $SL PortInfo 0, LID-routed
+0x11 0 D:0,1,1 NodeInfo, directed route
+0x15 1 D:0,1,1 PortInfo 1, directed route
+0x11 0 $SL:0,3 NodeInfo, hybrid $SL then 0,3
+0x11 0 $SL:0,1 NodeInfo, hybrid $SL then 0,1
+0x15 1 $SL:0,3 PortInfo 1, hybrid $SL then 0,3
+0x10 0 $SL:0,2 NodeDescription, hybrid $SL then 0,2
+0x11 0 $SL:0,3,3 NodeInfo, hybrid $SL then 0,3,3 (a CA)
+0x11 0 $SL:0,1,1 NodeInfo, hybrid $SL then 0,1,1 (back to the spine)
+EOF
+
+# The diags the issue names, through portzerod.
+at "$SOCK_A" smpquery -c nodeinfo "$SL,0,3" > a/c03.txt 2>&1
+check "smpquery -c nodeinfo $SL,0,3: Leaf3's GUID" grep -qE '^Guid:\.+0x0000000000200004$' a/c03.txt
+check "smpquery -c nodeinfo $SL,0,3: LocalPort 1" grep -qE '^LocalPort:\.+1$' a/c03.txt
+at "$SOCK_A" smpquery -c nodeinfo "$SL,0,1" > a/c01.txt 2>&1
+check "smpquery -c nodeinfo $SL,0,1: Leaf1's GUID" grep -qE '^Guid:\.+0x0000000000200002$' a/c01.txt
+at "$SOCK_A" smpquery nodeinfo "$SL" > a/lid.txt 2>&1
+check "smpquery nodeinfo $SL: LocalPort = ingress port 1" grep -qE '^LocalPort:\.+1$' a/lid.txt
+at "$SOCK_A" ibportstate "$SL" 3 query > a/ps.txt 2>&1
+check "ibportstate $SL 3: the peer is Leaf3's port 1" grep -q '0,3 port 1$' a/ps.txt
+
+# Every DR hop count: 0,1,1,1,... ends at Leaf1 (odd) or Spine1 (even).
+answered=0
+path=0
+for k in $(seq 1 63); do
+    path="$path,1"
+    if ((k % 2)); then want=0x0000000000200002; else want=0x0000000000200000; fi
+    at "$SOCK_A" smpquery -D nodeinfo "$path" > a/hop.txt 2>&1
+    if grep -qE "^Guid:\.+$want$" a/hop.txt; then
+        answered=$((answered + 1))
+    else
+        note "hop count $k not answered"
+    fi
+done
+check_eq "DR hop counts 1-63 answered through portzerod" 63 "$answered"
+
+# 10% of the link traversals lost: smpquery retries on the timeouts the
+# fabric returns, through portzerod as in-process.
+drop_run() { # drop_run SOCK: successes of 30 smpquery
+    local ok=0
+    "$PZCTL" --sockname "$1" drop-rate 10 12345 > /dev/null
+    for _ in $(seq 1 30); do
+        at "$1" smpquery -D nodeinfo 0,1,1 2>/dev/null | grep -q '^Guid:\.*0x0000000000200000$' &&
+            ok=$((ok + 1))
+    done
+    "$PZCTL" --sockname "$1" drop-rate 0 > /dev/null
+    echo "$ok"
+}
+ok_i=$(drop_run "$SOCK_I")
+ok_a=$(drop_run "$SOCK_A")
+note "10% drop rate: smpquery succeeded $ok_i/30 in-process, $ok_a/30 through portzerod"
+check "10% drop rate: in-process smpquery succeeds (>= 25/30)" test "$ok_i" -ge 25
+check "10% drop rate: smpquery through portzerod succeeds (>= 25/30)" test "$ok_a" -ge 25
+
+# A link change at the spine: Trap 128, repressed, and no TrapRepress timing out.
+"$PZCTL" --sockname "$SOCK_A" link-down Spine1 2 > /dev/null
+sleep 3
+"$PZCTL" --sockname "$SOCK_A" link-up Spine1 2 > /dev/null
+check "OpenSM got the spine's Trap 128" \
+    wait_for a/sm/osm.log 20 "Received Generic Notice type:1 num:128 .*from LID:$SL "
+sleep 3
+check "OpenSM: no ERR 5412 (timed-out TrapRepress)" bash -c "! grep -q 'ERR 5412' a/sm/osm.log"
+
+# 3000 Gets with a wrong M_Key: the SMA drops them; each comes back as a timeout.
+flood() { # flood SOCK OUT
+    at "$1" "$SMP_TOOL" mkey D:0,1,1 0x5045 > "$2.mkey" 2>&1 &&
+        at "$1" "$SMP_TOOL" -t 30000 flood D:0,1,1 3000 > "$2" 2>&1
+}
+flood "$SOCK_I" i/flood.txt
+check_eq "wrong M_Key flood in-process: 3000 timeouts" "answered 0 timeouts 3000 other 0" \
+    "$(cat i/flood.txt)"
+flood "$SOCK_A" a/flood.txt
+check_eq "wrong M_Key flood through portzerod: 3000 timeouts" "answered 0 timeouts 3000 other 0" \
+    "$(cat a/flood.txt)"
+
+# After all those MADs through umad2sim: a clean exit.
+kill -TERM "$AGENT"
+wait "$AGENT"
+check_eq "portzerod exits 0 on SIGTERM" 0 "$?"
+check "no allocator abort" bash -c "! grep -qE 'free\\(\\)|munmap_chunk|double free' agent.err"
+
+agent_finish
