@@ -7,13 +7,13 @@
 #   diag TOOL ARGS...        an infiniband-diags tool at Hca2 of $SOCK, in its own directory
 #   agent_finish             "N passed, M failed"; non-zero status on any failure
 
-UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 WORK=$(mktemp -d)
 PIDS=()
 passes=0
 failures=0
 # shellcheck source=../check_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../check_lib.sh"
+UMAD2SIM=$PZT_PRELOAD
 
 agent_cleanup() {
     for pid in "${PIDS[@]}"; do
@@ -23,6 +23,7 @@ agent_cleanup() {
     rm -rf "$WORK"
 }
 trap agent_cleanup EXIT
+pzt_require_preload
 
 
 wait_for() { # wait_for FILE SECONDS REGEX
