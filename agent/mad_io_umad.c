@@ -72,8 +72,7 @@ struct mad_io *mad_io_open(const char *ca, unsigned port, char *err, size_t errl
         return NULL;
     }
     io = calloc(1, sizeof(*io));
-    if (!io || !(io->umad = calloc(1, umad_size() + MAD_IO_SIZE))) {
-        free(io);
+    if (!io) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
@@ -81,6 +80,14 @@ struct mad_io *mad_io_open(const char *ca, unsigned port, char *err, size_t errl
     if (io->portid < 0) {
         snprintf(err, errlen, "cannot open umad port %s:%u: %s", ca && *ca ? ca : "(first)", port,
                  strerror(-io->portid));
+        goto fail;
+    }
+    /* umad_size() is final only now: opening the port switches libibumad to the header with
+     * pkey_index (64 bytes instead of 56) when the kernel (or umad2sim) supports it. */
+    io->umad = calloc(1, umad_size() + MAD_IO_SIZE);
+    if (!io->umad) {
+        snprintf(err, errlen, "out of memory");
+        umad_close_port(io->portid);
         goto fail;
     }
     io->agent_lid = mad_io_register(io->portid, IB_SMI_CLASS, 1);

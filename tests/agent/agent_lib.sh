@@ -20,7 +20,7 @@ agent_cleanup() {
         kill -KILL "$pid" 2>/dev/null || true
         wait "$pid" 2>/dev/null || true
     done
-    rm -rf "$WORK"
+    [ -n "${PZT_KEEP:-}" ] && echo "kept $WORK" || rm -rf "$WORK"
 }
 trap agent_cleanup EXIT
 pzt_require_preload
