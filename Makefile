@@ -6,7 +6,8 @@
 #   make test        format-check, ctest, ASan+UBSan ctest, Release and clang builds (+ unit
 #                    tests), arm64 ctest under qemu, 30 s of libFuzzer per fuzz target
 #   make test-builds the Release build (gcc -O3) and the clang build, each with its unit tests
-#   make test-long   ctest -L long + 10 min of libFuzzer per fuzz target
+#   make test-long   ctest -L long (the portzerod soak under valgrind, and under ASan in
+#                    build-asan/) + 10 min of libFuzzer per fuzz target
 #   make test-asan   the sanitizer suite only (build-asan/)
 #   make cross       aarch64 build in build-arm64/; cross-test runs its tests under qemu
 #   make fuzz        libFuzzer targets in build-fuzz/bin (clang)
@@ -97,6 +98,9 @@ test-builds: deps
 
 test-long: build
 	$(CTEST) --test-dir $(BUILD_DIR) $(CTEST_FLAGS) -L '^long$$'
+	$(CMAKE) -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DPZ_SANITIZE=ON $(WERROR)
+	$(CMAKE) --build $(ASAN_DIR) -j$(JOBS)
+	$(SAN_ENV) $(CTEST) --test-dir $(ASAN_DIR) $(CTEST_FLAGS) -L '^long$$' -R '^test_soak_'
 	$(MAKE) --no-print-directory fuzz-long
 
 cross: deps
