@@ -3,9 +3,11 @@
 #
 #   make deps        install the Debian packages (scripts/install-deps.sh)
 #   make build       native build in build/
-#   make test        format-check, ctest, ASan+UBSan ctest, arm64 ctest under qemu,
-#                    30 s of libFuzzer per fuzz target
-#   make test-long   ctest -L long + 10 min of libFuzzer per fuzz target
+#   make test        format-check, ctest, ASan+UBSan ctest, Release and clang builds (+ unit
+#                    tests), arm64 ctest under qemu, 30 s of libFuzzer per fuzz target
+#   make test-builds the Release build (gcc -O3) and the clang build, each with its unit tests
+#   make test-long   ctest -L long (the portzerod soak under valgrind, and under ASan in
+#                    build-asan/) + 10 min of libFuzzer per fuzz target
 #   make test-asan   the sanitizer suite only (build-asan/)
 #   make cross       aarch64 build in build-arm64/; cross-test runs its tests under qemu
 #   make fuzz        libFuzzer targets in build-fuzz/bin (clang)
@@ -27,6 +29,11 @@ BUILD_DIR := build
 ASAN_DIR := build-asan
 ARM64_DIR := build-arm64
 FUZZ_DIR := build-fuzz
+RELEASE_DIR := build-release
+CLANG_DIR := build-clang
+CLANG ?= clang
+# Development and CI builds treat warnings as errors; a plain CMake build does not.
+WERROR := -DPZ_WERROR=ON
 SYSROOT := $(CURDIR)/$(ARM64_DIR)/sysroot
 
 CTEST_FLAGS := --output-on-failure --no-tests=error -j$(JOBS)
@@ -43,11 +50,11 @@ FUZZ_LONG_SECONDS ?= 600
 SAN_ENV := ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1} \
            UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-FORMAT_DIRS := $(wildcard board sma pma agent tests bench tools fabric)
+FORMAT_DIRS := $(wildcard board sma pma agent tests bench tools fabric attach)
 FORMAT_FILES = $(if $(FORMAT_DIRS),$(shell find $(FORMAT_DIRS) -path '*/corpus' -prune -o \
                  -type f \( -name '*.c' -o -name '*.h' \) -print | LC_ALL=C sort))
 
-.PHONY: all deps build test test-asan test-long cross cross-test fuzz fuzz-short fuzz-long \
+.PHONY: all deps build test test-asan test-builds test-long cross cross-test fuzz fuzz-short fuzz-long \
         bench demo format format-check clean
 
 all: build
@@ -56,7 +63,7 @@ deps:
 	bash scripts/install-deps.sh
 
 build: deps
-	$(CMAKE) -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPZ_WITH_UMAD=ON
+	$(CMAKE) -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPZ_WITH_UMAD=ON $(WERROR)
 	$(CMAKE) --build $(BUILD_DIR) -j$(JOBS)
 
 # Each stage runs only if the previous one passed; any failure fails `make test`.
@@ -65,6 +72,8 @@ test: format-check build
 	$(CTEST) --test-dir $(BUILD_DIR) $(CTEST_FLAGS) $(CTEST_SHORT)
 	@echo "== make test: ASan+UBSan ctest"
 	$(MAKE) --no-print-directory test-asan
+	@echo "== make test: Release (gcc -O3) and clang builds, unit tests"
+	$(MAKE) --no-print-directory test-builds
 	@echo "== make test: aarch64 ctest under qemu"
 	$(MAKE) --no-print-directory cross-test
 	@echo "== make test: libFuzzer, $(FUZZ_SHORT_SECONDS) s per target"
@@ -72,18 +81,32 @@ test: format-check build
 	@echo "== make test: all stages passed"
 
 test-asan: deps
-	$(CMAKE) -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DPZ_SANITIZE=ON
+	$(CMAKE) -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DPZ_SANITIZE=ON $(WERROR)
 	$(CMAKE) --build $(ASAN_DIR) -j$(JOBS)
 	$(SAN_ENV) $(CTEST) --test-dir $(ASAN_DIR) $(CTEST_FLAGS) $(CTEST_SHORT)
 
+# A packager's optimisation level and a second compiler: both must build warning-free;
+# their unit tests run (the process tests are the native build's).
+test-builds: deps
+	$(CMAKE) -S . -B $(RELEASE_DIR) -DCMAKE_BUILD_TYPE=Release $(WERROR)
+	$(CMAKE) --build $(RELEASE_DIR) -j$(JOBS)
+	$(CTEST) --test-dir $(RELEASE_DIR) $(CTEST_FLAGS) -L '^unit$$'
+	$(CMAKE) -S . -B $(CLANG_DIR) -DCMAKE_C_COMPILER=$(CLANG) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	    $(WERROR)
+	$(CMAKE) --build $(CLANG_DIR) -j$(JOBS)
+	$(CTEST) --test-dir $(CLANG_DIR) $(CTEST_FLAGS) -L '^unit$$'
+
 test-long: build
 	$(CTEST) --test-dir $(BUILD_DIR) $(CTEST_FLAGS) -L '^long$$'
+	$(CMAKE) -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DPZ_SANITIZE=ON $(WERROR)
+	$(CMAKE) --build $(ASAN_DIR) -j$(JOBS)
+	$(SAN_ENV) $(CTEST) --test-dir $(ASAN_DIR) $(CTEST_FLAGS) -L '^long$$' -R '^test_soak_'
 	$(MAKE) --no-print-directory fuzz-long
 
 cross: deps
 	bash scripts/make-sysroot-arm64.sh $(ARM64_DIR)/sysroot
 	$(CMAKE) -S . -B $(ARM64_DIR) -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/toolchain.cmake \
-	    -DPZ_SYSROOT=$(SYSROOT) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	    -DPZ_SYSROOT=$(SYSROOT) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(WERROR)
 	$(CMAKE) --build $(ARM64_DIR) -j$(JOBS)
 
 # Test binaries run through CMAKE_CROSSCOMPILING_EMULATOR (qemu-aarch64).
@@ -92,7 +115,7 @@ cross-test: cross
 
 fuzz: deps
 	$(CMAKE) -S . -B $(FUZZ_DIR) -DCMAKE_C_COMPILER=$(FUZZ_CC) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	    -DPZ_FUZZ=ON
+	    -DPZ_FUZZ=ON $(WERROR)
 	$(CMAKE) --build $(FUZZ_DIR) -j$(JOBS)
 
 # Run every $(FUZZ_DIR)/bin/fuzz_* for $(1) seconds on $(FUZZ_DIR)/corpus/<name>, seeded

@@ -65,9 +65,11 @@ static uint8_t mad_io_ingress_port(const uint8_t *mad)
 
 /*
  * Bytes a umad buffer needs: header and MAD.  The MAD starts at
- * umad_get_mad(), which is sizeof(struct ib_user_mad) (64) into the buffer,
- * while libibumad's umad_size() says 56: a buffer of umad_size() + 256
- * bytes is 8 bytes short of the MAD's end.
+ * umad_get_mad(), sizeof(struct ib_user_mad) (64) into the buffer.
+ * libibumad's umad_size() says 56 until a port is open (it switches to the
+ * header with pkey_index, 64, when the kernel or umad2sim supports it), so
+ * call this after umad_open_port; the larger of the two is taken anyway, a
+ * buffer of 56 + 256 bytes being 8 bytes short of the MAD's end.
  */
 static size_t mad_io_umad_bytes(void)
 {
@@ -85,8 +87,7 @@ struct mad_io *mad_io_open(const char *ca, unsigned port, char *err, size_t errl
         return NULL;
     }
     io = calloc(1, sizeof(*io));
-    if (!io || !(io->umad = calloc(1, mad_io_umad_bytes()))) {
-        free(io);
+    if (!io) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
@@ -94,6 +95,12 @@ struct mad_io *mad_io_open(const char *ca, unsigned port, char *err, size_t errl
     if (io->portid < 0) {
         snprintf(err, errlen, "cannot open umad port %s:%u: %s", ca && *ca ? ca : "(first)", port,
                  strerror(-io->portid));
+        goto fail;
+    }
+    io->umad = calloc(1, mad_io_umad_bytes());
+    if (!io->umad) {
+        snprintf(err, errlen, "out of memory");
+        umad_close_port(io->portid);
         goto fail;
     }
     io->agent_lid = mad_io_register(io->portid, IB_SMI_CLASS, 1);

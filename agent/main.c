@@ -170,7 +170,9 @@ static void pz_print_config(const struct pz_config *cfg)
 static int pz_setup_board_mem(struct pz_agent *ag)
 {
     board_mem_default_switch_identity(&ag->id, ag->cfg.node_guid, ag->cfg.num_ports);
-    snprintf(ag->id.node_desc, sizeof(ag->id.node_desc), "%s", ag->cfg.node_desc);
+    memset(ag->id.node_desc, 0, sizeof(ag->id.node_desc)); /* 64 bytes, NUL padded */
+    memcpy(ag->id.node_desc, ag->cfg.node_desc,
+           strnlen(ag->cfg.node_desc, sizeof(ag->id.node_desc)));
     ag->id.enhanced_port0 = ag->cfg.enhanced_port0;
     ag->id.lft_cap = (uint16_t)ag->cfg.lft_cap;
     ag->id.mft_cap = (uint16_t)ag->cfg.mft_cap;
@@ -211,7 +213,7 @@ static int pz_setup_board_sim(struct pz_agent *ag)
     ag->board = board_sim_board(ag->bs);
     ag->id = *ag->board->id;
     /* The fabric's identity wins over the configuration's. */
-    snprintf(ag->cfg.node_desc, sizeof(ag->cfg.node_desc), "%.63s", ag->id.node_desc);
+    snprintf(ag->cfg.node_desc, sizeof(ag->cfg.node_desc), "%.64s", ag->id.node_desc);
     ag->cfg.node_guid = ag->id.node_guid;
     ag->cfg.num_ports = ag->id.num_ports;
     return 0;

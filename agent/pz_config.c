@@ -12,6 +12,19 @@
 #include <string.h>
 
 #define PZ_CONFIG_MAX_LINE 512
+/* Distinct keys a file can set (more than there are keys). */
+#define PZ_CONFIG_MAX_KEYS 64
+#define PZ_CONFIG_MAX_KEY 32
+
+_Static_assert(sizeof(((struct pz_config *)0)->node_desc) == PZ_CONFIG_NODE_DESC_MAX + 1,
+               "node_desc holds the whole 64-byte field and a terminator");
+
+/* The keys a file has set so far, each with the line that set it. */
+struct pz_config_seen {
+    char key[PZ_CONFIG_MAX_KEYS][PZ_CONFIG_MAX_KEY];
+    unsigned line[PZ_CONFIG_MAX_KEYS];
+    unsigned count;
+};
 
 void pz_config_defaults(struct pz_config *cfg)
 {
@@ -220,10 +233,34 @@ static char *pz_trim(char *s)
     return s;
 }
 
-/* Apply one line; returns 0 or -1 with err set. */
-static int pz_config_line(struct pz_config *cfg, char *line, char *err, size_t errlen)
+/* Whether a line before this one set key; returns 0, or -1 with err naming that line. */
+static int pz_config_seen_check(const struct pz_config_seen *seen, const char *key, char *err,
+                                size_t errlen)
+{
+    for (unsigned i = 0; i < seen->count; i++) {
+        if (!strcmp(seen->key[i], key)) {
+            snprintf(err, errlen, "duplicate key '%s' (line %u sets it too)", key, seen->line[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Record that line lineno set key (a known key: it fits). */
+static void pz_config_seen_add(struct pz_config_seen *seen, const char *key, unsigned lineno)
+{
+    if (seen->count == PZ_CONFIG_MAX_KEYS)
+        return;
+    snprintf(seen->key[seen->count], PZ_CONFIG_MAX_KEY, "%s", key);
+    seen->line[seen->count++] = lineno;
+}
+
+/* Apply line lineno (a key set twice is an error); returns 0 or -1 with err set. */
+static int pz_config_line(struct pz_config *cfg, struct pz_config_seen *seen, char *line,
+                          unsigned lineno, char *err, size_t errlen)
 {
     char *hash = strchr(line, '#'), *eq, *key, *value;
+    struct pz_config next;
 
     if (hash)
         *hash = '\0';
@@ -238,11 +275,19 @@ static int pz_config_line(struct pz_config *cfg, char *line, char *err, size_t e
     *eq = '\0';
     value = pz_trim(eq + 1);
     key = pz_trim(key);
-    return pz_config_set(cfg, key, value, err, errlen);
+    /* A bad value is reported as such; a good one set twice as the duplicate; neither applies. */
+    next = *cfg;
+    if (pz_config_set(&next, key, value, err, errlen) ||
+        pz_config_seen_check(seen, key, err, errlen))
+        return -1;
+    *cfg = next;
+    pz_config_seen_add(seen, key, lineno);
+    return 0;
 }
 
 int pz_config_parse(struct pz_config *cfg, const char *text, size_t len, char *err, size_t errlen)
 {
+    struct pz_config_seen seen = {.count = 0};
     char line[PZ_CONFIG_MAX_LINE];
     unsigned lineno = 0;
     size_t pos = 0;
@@ -262,7 +307,7 @@ int pz_config_parse(struct pz_config *cfg, const char *text, size_t len, char *e
         }
         line[n] = '\0';
         pos++; /* the newline */
-        if (pz_config_line(cfg, line, msg, sizeof(msg))) {
+        if (pz_config_line(cfg, &seen, line, lineno, msg, sizeof(msg))) {
             snprintf(err, errlen, "line %u: %s", lineno, msg);
             return -1;
         }

@@ -2,7 +2,9 @@
  * pz_config.h - portzero.conf: the agent's configuration.
  *
  * Format: one "key = value" per line; '#' starts a comment; blank lines are
- * ignored.  Unknown keys and bad values are errors with the line number.
+ * ignored.  Unknown keys, bad values and a key given twice are errors naming
+ * the line (a duplicate: both lines).  Command-line settings (-o) override
+ * the file's.
  */
 #ifndef PZ_CONFIG_H
 #define PZ_CONFIG_H
@@ -14,7 +16,7 @@
 struct pz_config {
     char ca[64];        /* umad device name; empty = first device */
     unsigned port;      /* umad port number; 0 = first port */
-    char node_desc[64]; /* NodeDescription */
+    char node_desc[65]; /* NodeDescription: the 64-byte field, NUL terminated here */
     uint64_t node_guid;
     unsigned num_ports;
     bool enhanced_port0;
@@ -36,6 +38,9 @@ struct pz_config {
     bool monitor_notices;         /* hot-spot notices to the master SM */
     char monitor_ca_ports[128];   /* CA-facing ports ("1-18,20"); empty = discover them */
 };
+
+/* The longest NodeDescription: the attribute's 64 bytes, no terminator needed. */
+#define PZ_CONFIG_NODE_DESC_MAX 64
 
 /* Highest port number a port list may name (a switch has at most 254 ports). */
 #define PZ_CONFIG_MAX_PORT 254

@@ -422,8 +422,9 @@ static void say_gbps(struct reply *r, uint64_t bps)
     say(r, "%llu%s%s", (unsigned long long)(bps / PZCTL_BPS_PER_GBPS), n ? "." : "", frac);
 }
 
-/* Resolve a CA argument (name or description); returns 0, or -1 with an error reply. */
-static int parse_ca(struct fabric *f, const char *arg, size_t *node, struct reply *r)
+/* Resolve a CA argument (name or description); returns its node index, or -1 with an error
+ * reply. */
+static long parse_ca(struct fabric *f, const char *arg, struct reply *r)
 {
     long idx = fabric_find_node(f, arg);
 
@@ -431,8 +432,7 @@ static int parse_ca(struct fabric *f, const char *arg, size_t *node, struct repl
         return fail(r, "no node \"%s\" in the topology", arg);
     if (fabric_node_is_switch(f, (size_t)idx))
         return fail(r, "%s is a switch, not a CA", arg);
-    *node = (size_t)idx;
-    return 0;
+    return idx;
 }
 
 /* flow-add SRC DST GBPS [--sl SL]: prints the new flow's id. */
@@ -440,14 +440,16 @@ static int cmd_flow_add(struct fabric *f, const struct request *q, struct reply 
 {
     static const char usage[] = "flow-add SRC DST GBPS [--sl SL]";
     unsigned long sl = 0;
-    size_t src, dst;
+    long src, dst;
     uint64_t bps;
     unsigned id;
     int rc;
 
     if ((q->argc != 4 && q->argc != 6) || (q->argc == 6 && strcmp(q->argv[4], "--sl")))
         return fail(r, "usage: %s", usage);
-    if (parse_ca(f, q->argv[1], &src, r) || parse_ca(f, q->argv[2], &dst, r))
+    src = parse_ca(f, q->argv[1], r);
+    dst = src < 0 ? -1 : parse_ca(f, q->argv[2], r);
+    if (dst < 0)
         return -1;
     if (src == dst)
         return fail(r, "SRC and DST are the same CA");
@@ -456,7 +458,7 @@ static int cmd_flow_add(struct fabric *f, const struct request *q, struct reply 
                     q->argv[3], FABRIC_FLOW_BPS_MAX / PZCTL_BPS_PER_GBPS, PZCTL_GBPS_DECIMALS);
     if (q->argc == 6 && parse_uint(q->argv[5], BOARD_NUM_SLS - 1, &sl))
         return fail(r, "bad SL \"%s\" (0..15)", q->argv[5]);
-    rc = fabric_flow_add(f, src, dst, bps, (unsigned)sl, &id);
+    rc = fabric_flow_add(f, (size_t)src, (size_t)dst, bps, (unsigned)sl, &id);
     if (rc == -ENOSPC)
         return fail(r, "too many flows (at most %d)", FABRIC_FLOWS_MAX);
     if (rc)
@@ -521,15 +523,18 @@ static int cmd_flow_list(struct fabric *f, const struct request *q, struct reply
 /* ca-rate NODE GBPS: the CA's receive rate (0: its link rate). */
 static int cmd_ca_rate(struct fabric *f, const struct request *q, struct reply *r)
 {
-    size_t node;
+    long node;
     uint64_t bps;
 
-    if (want_args(q, 3, 3, "ca-rate NODE GBPS", r) || parse_ca(f, q->argv[1], &node, r))
+    if (want_args(q, 3, 3, "ca-rate NODE GBPS", r))
+        return -1;
+    node = parse_ca(f, q->argv[1], r);
+    if (node < 0)
         return -1;
     if (parse_gbps(q->argv[2], &bps))
         return fail(r, "bad rate \"%s\" (Gb/s, 0 = link rate, at most %llu, up to %d decimals)",
                     q->argv[2], FABRIC_FLOW_BPS_MAX / PZCTL_BPS_PER_GBPS, PZCTL_GBPS_DECIMALS);
-    if (fabric_ca_rate_set(f, node, bps))
+    if (fabric_ca_rate_set(f, (size_t)node, bps))
         return fail(r, "cannot set the receive rate of %s", q->argv[1]);
     say(r, "%s\n", PZCTL_REPLY_OK);
     return 0;

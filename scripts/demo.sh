@@ -12,7 +12,8 @@ set -euo pipefail
 
 BIN=${1:-build/bin}
 BIN=$(cd "$BIN" && pwd)
-UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
+# Every tool attaches the documented way: pz-attach (attach/README.md).
+ATTACH="$BIN/pz-attach"
 WORK=$(mktemp -d)
 SOCK="pzdemo$$"
 PIDS=()
@@ -55,7 +56,7 @@ wait_for() {
 diag() {
     local dir
     dir=$(mktemp -d -p "$WORK")
-    (cd "$dir" && LD_PRELOAD=$UMAD2SIM SIM_HOST=host-1-2 IBSIM_SOCKNAME=$SOCK "$@")
+    "$ATTACH" -s "$SOCK" -C "$dir" host-1-2 -- "$@"
 }
 
 cd "$WORK"
@@ -71,9 +72,8 @@ wait_for fabric.out 10 '^ready$'
 # start_agent SWITCH NAME: an external portzerod for SWITCH, logs in NAME.out/.err
 start_agent() {
     mkdir "$2"
-    (cd "$2" && LD_PRELOAD=$UMAD2SIM SIM_HOST=$1 IBSIM_SOCKNAME=$SOCK \
-        exec "$BIN/portzerod" -o board=sim -o monitor_interval_ms=500 -vvv \
-        > "../$2.out" 2> "../$2.err") &
+    "$ATTACH" -s "$SOCK" -C "$2" "$1" -- "$BIN/portzerod" -o board=sim -o monitor_interval_ms=500 \
+        -vvv > "$2.out" 2> "$2.err" &
     PIDS+=($!)
     wait_for "$2.out" 10 '^ready$'
 }
@@ -83,10 +83,9 @@ grep -v 'SMP class' agent.err | sed 's/^portzerod [0-9.]* //'
 
 say "OpenSM -R ftree --connect_roots (on host-1-1)"
 mkdir -p sm/cache sm/tmp sm/dump
-(cd sm && LD_PRELOAD=$UMAD2SIM SIM_HOST=host-1-1 IBSIM_SOCKNAME=$SOCK \
-    OSM_CACHE_DIR=$WORK/sm/cache OSM_TMP_DIR=$WORK/sm/tmp \
-    exec opensm -R ftree --connect_roots --dump_files_dir "$WORK/sm/dump" \
-    -f "$WORK/sm/osm.log" > opensm.out 2>&1) &
+OSM_CACHE_DIR=$WORK/sm/cache OSM_TMP_DIR=$WORK/sm/tmp "$ATTACH" -s "$SOCK" -C sm host-1-1 -- \
+    opensm -R ftree --connect_roots --dump_files_dir "$WORK/sm/dump" \
+    -f "$WORK/sm/osm.log" > sm/opensm.out 2>&1 &
 PIDS+=($!)
 wait_for sm/osm.log 60 'SUBNET UP'
 grep -E 'ftree tables configured|SUBNET UP' sm/osm.log | sed 's/^.*\] //' | sort -u
@@ -102,6 +101,9 @@ diag ibroute "$SPINE1"
 
 say "Root-to-root route spine-1 -> spine-2 (exists because of --connect_roots)"
 diag ibtracert "$SPINE1" "$SPINE2"
+
+say "perfquery -x on spine-1 port 1: 64-bit counters, the last MAD bytes included (pz-attach)"
+diag perfquery -x "$SPINE1" 1 | grep -E 'PortXmitWait|VL15Dropped|QP1Dropped'
 
 say "SMPs portzerod answered for spine-1 so far: $(grep -c answered agent.err || true)"
 diag smpquery nodedesc "$SPINE1"

@@ -30,6 +30,7 @@ static const struct sma_attr_entry sma_attrs[] = {
     {IB_ATTR_VL_ARBITRATION, sma_vlarb_get, sma_vlarb_set, false},
     {IB_ATTR_LINEARFORWTBL, sma_lft_get, sma_lft_set, true},
     {IB_ATTR_MULTICASTFORWTBL, sma_mft_get, sma_mft_set, true},
+    {IB_ATTR_MLNX_EXT_PORT_INFO, sma_mlnx_ext_port_info_get, sma_mlnx_ext_port_info_set, false},
 };
 
 /* The table entry for attr_id on this node, or NULL. */

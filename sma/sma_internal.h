@@ -74,6 +74,10 @@ struct sma_port {
     uint8_t overrun_errors_threshold;
     uint8_t last_port_state;  /* for PortStateChange detection */
     uint32_t last_link_downs; /* board's link_down_events at the last scan */
+
+    /* MlnxExtPortInfo (sma_mlnx.c); zero is the hardware default. */
+    uint8_t mlnx_state_change_enable; /* StateChangeEnable bit 0 */
+    uint8_t mlnx_speed_disabled;      /* LinkSpeedSupported bits the SM disabled */
 };
 
 /* One trap waiting for its TrapRepress. */
@@ -157,6 +161,10 @@ uint16_t sma_sl2vl_get(struct sma *sma, struct sma_req *req);
 uint16_t sma_sl2vl_set(struct sma *sma, struct sma_req *req);
 uint16_t sma_vlarb_get(struct sma *sma, struct sma_req *req);
 uint16_t sma_vlarb_set(struct sma *sma, struct sma_req *req);
+
+/* Attribute handlers (sma_mlnx.c): Mellanox vendor attributes. */
+uint16_t sma_mlnx_ext_port_info_get(struct sma *sma, struct sma_req *req);
+uint16_t sma_mlnx_ext_port_info_set(struct sma *sma, struct sma_req *req);
 
 /* M_Key (sma_mkey.c). */
 enum sma_mkey_verdict {

@@ -12,6 +12,24 @@
 # Counts go to $passes and $failures. With PZT_TIMING=1 every ok line ends
 # with the seconds since the script started.
 
+# PZT_PRELOAD: what every umad2sim client of a test preloads, as pz-attach
+# does: Debian's libumad2sim.so, then libpzumad2sim.so (attach/), the
+# product's repair, whose path CTest passes as $PZ_UMAD2SIM_FIX.
+# pzt_require_preload: exit 77 (skip) without ibsim-utils, 1 without the repair.
+PZT_UMAD2SIM_STOCK=${PZ_UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
+PZT_PRELOAD="$PZT_UMAD2SIM_STOCK ${PZ_UMAD2SIM_FIX:-}"
+
+pzt_require_preload() {
+    if [ ! -f "$PZT_UMAD2SIM_STOCK" ]; then
+        echo "SKIP: $PZT_UMAD2SIM_STOCK missing (ibsim-utils)"
+        exit 77
+    fi
+    if [ ! -f "${PZ_UMAD2SIM_FIX:-}" ]; then
+        echo "FAIL: PZ_UMAD2SIM_FIX='${PZ_UMAD2SIM_FIX:-}' is not libpzumad2sim.so (run through ctest)"
+        exit 1
+    fi
+}
+
 passes=${passes:-0}
 failures=${failures:-0}
 

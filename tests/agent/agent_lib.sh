@@ -7,22 +7,23 @@
 #   diag TOOL ARGS...        an infiniband-diags tool at Hca2 of $SOCK, in its own directory
 #   agent_finish             "N passed, M failed"; non-zero status on any failure
 
-UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 WORK=$(mktemp -d)
 PIDS=()
 passes=0
 failures=0
 # shellcheck source=../check_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../check_lib.sh"
+UMAD2SIM=$PZT_PRELOAD
 
 agent_cleanup() {
     for pid in "${PIDS[@]}"; do
         kill -KILL "$pid" 2>/dev/null || true
         wait "$pid" 2>/dev/null || true
     done
-    rm -rf "$WORK"
+    [ -n "${PZT_KEEP:-}" ] && echo "kept $WORK" || rm -rf "$WORK"
 }
 trap agent_cleanup EXIT
+pzt_require_preload
 
 
 wait_for() { # wait_for FILE SECONDS REGEX

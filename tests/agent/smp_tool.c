@@ -2,7 +2,7 @@
  * smp_tool.c - raw SMPs for the tests of the external-agent path: one SMP
  * with its whole answer printed, a flood of SMPs with their timeouts
  * counted, and the M_Key of a switch set.  Run it through libumad2sim.so
- * like the diags (and umad2sim_fix.so, for all 256 bytes of an answer).
+ * like the diags (and libpzumad2sim.so, for all 256 bytes of an answer).
  *
  * usage: smp_tool [-y M_KEY] [-t TIMEOUT_MS] [-i TID] query ROUTE ATTR MOD
  *          prints the answer MAD as 256 hex bytes (16 a line) and its status

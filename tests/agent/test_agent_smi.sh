@@ -7,7 +7,7 @@
 #     then directed route onward): the answers are equal byte for byte;
 #     smpquery -c and ibportstate name the neighbour's GUID and port;
 #   - DR SMPs of every hop count 1-63 bouncing over the Leaf1-Spine1 cable
-#     are answered through portzerod (stock umad2sim in portzerod);
+#     are answered through portzerod;
 #   - at a 10% drop rate smpquery succeeds through portzerod as in-process;
 #   - a link change on the spine: its trap is repressed, and OpenSM logs no
 #     ERR 5412 (a TrapRepress timed out);
@@ -19,7 +19,7 @@ PZFABRIC=${1:?usage: test_agent_smi.sh PZFABRIC PZCTL PORTZEROD SMP_TOOL UMAD2SI
 PZCTL=${2:?}
 PORTZEROD=${3:?}
 SMP_TOOL=${4:?}
-FIX=${5:?}
+FIX=${5:?} # libpzumad2sim.so: agent_lib.sh's UMAD2SIM preloads it already
 NET=${6:?}
 source "$(dirname "$0")/agent_lib.sh"
 SOCK_A="pzsmia$$"
@@ -30,7 +30,7 @@ at() {
     local sock=$1 dir
     shift
     dir=$(mktemp -d -p "$WORK")
-    (cd "$dir" && LD_PRELOAD="$UMAD2SIM $FIX" SIM_HOST=Hca2 IBSIM_SOCKNAME=$sock timeout 60 "$@")
+    (cd "$dir" && LD_PRELOAD="$UMAD2SIM" SIM_HOST=Hca2 IBSIM_SOCKNAME=$sock timeout 60 "$@")
 }
 
 # start_opensm SOCK DIR: OpenSM at Hca1 of fabric SOCK, files under DIR.

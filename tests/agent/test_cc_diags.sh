@@ -3,7 +3,7 @@
 # (pma/cc_*) of pzfabric's switches against ibccquery, ibccconfig and
 # OpenSM's --congestion_control, values checked.
 #
-#   test_cc_diags.sh PZFABRIC PZFABRIC-CTL NETFILE UMAD2SIM_FIX
+#   test_cc_diags.sh PZFABRIC PZFABRIC-CTL NETFILE
 #
 # 1. OpenSM with congestion_control TRUE and a SwitchCongestionSetting (and a
 #    CA setting and table) in its config file: no ERR line in its log, and
@@ -12,16 +12,15 @@
 #    (ports below 32: ibccquery and ibccconfig disagree on the block size
 #    above), TI (against the clock); ibccconfig SS, SP and CK, read back
 #    exactly.
-# umad2sim_fix.so is preloaded after umad2sim (see umad2sim_fix.c): the
-# CongestionLog's last event slots are in the MAD bytes umad2sim drops.
+# Like every test's umad2sim clients, these run with libpzumad2sim.so
+# (attach/) after umad2sim: the CongestionLog's last event slots are in the
+# MAD bytes umad2sim alone drops.
 set -uo pipefail
 
 source "$(dirname "$0")/../fabric/fabric_lib.sh"
-NET=$(abspath "${3:?usage: test_cc_diags.sh PZFABRIC PZFABRIC-CTL NETFILE UMAD2SIM_FIX}")
-FIX=$(abspath "${4:?}")
+NET=$(abspath "${3:?usage: test_cc_diags.sh PZFABRIC PZFABRIC-CTL NETFILE}")
 fl_init ccdiags "$1" "$2"
 fl_require opensm ibccquery ibccconfig ibnetdiscover
-FL_UMAD2SIM="$FL_UMAD2SIM $FIX" # after umad2sim: umad2sim_fix.c
 
 # cc OUT TOOL ARG...: ibccquery/ibccconfig from Hca2 into OUT.
 cc() {
@@ -108,17 +107,17 @@ want "CI: ControlTableCap 0 on a switch" ci.txt ControlTableCap 0
 cc ck.txt ibccquery CK "$LEAF"
 want "CK: CC_Key 0" ck.txt CC_Key 0x0000000000000000
 want "CK: CC_KeyViolations 0" ck.txt CC_KeyViolations 0
-# TI twice, 1 s apart; umad2sim_fix.so logs when each answer arrived
-# (PZT_MAD_LOG), so the board time between the two TimeStamps can be
+# TI twice, 1 s apart; libpzumad2sim.so logs when each answer arrived
+# (PZ_UMAD2SIM_MAD_LOG), so the board time between the two TimeStamps can be
 # compared with the real time between them, whatever the load.
-export PZT_MAD_LOG=$WORK/ti1.log
+export PZ_UMAD2SIM_MAD_LOG=$WORK/ti1.log
 cc t1.txt ibccquery TI "$LEAF"
-unset PZT_MAD_LOG
+unset PZ_UMAD2SIM_MAD_LOG
 cc cl.txt ibccquery CL "$LEAF"
 sleep 1
-export PZT_MAD_LOG=$WORK/ti2.log
+export PZ_UMAD2SIM_MAD_LOG=$WORK/ti2.log
 cc t2.txt ibccquery TI "$LEAF"
-unset PZT_MAD_LOG
+unset PZ_UMAD2SIM_MAD_LOG
 want "CL: LogType 1 (switch)" cl.txt LogType 1
 want "CL: LogEventsCounter 0 (the fabric marks nothing)" cl.txt LogEventsCounter 0
 want "CL: CongestionFlags 0" cl.txt CongestionFlags 0x00

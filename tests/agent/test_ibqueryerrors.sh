@@ -4,7 +4,7 @@
 # without errors, and both PerfMgr and ibqueryerrors report exactly the
 # errors injected with `pzfabric-ctl error-inject`, nothing else.
 #
-#   test_ibqueryerrors.sh PZFABRIC PZFABRIC-CTL NETFILE UMAD2SIM_FIX
+#   test_ibqueryerrors.sh PZFABRIC PZFABRIC-CTL NETFILE
 #
 # 1. OpenSM (PerfMgr configured but disabled, console on a loopback port)
 #    brings the subnet up; ibqueryerrors -k clears the link-training
@@ -17,17 +17,16 @@
 #    (OpenSM stopped) lists exactly those ports, counters and values
 #    (switches also "port ALL", the AllPortSelect sum); -k clears.
 #
-# umad2sim_fix.so is preloaded (after umad2sim) into OpenSM and the diags:
-# umad2sim alone drops MAD bytes 224-255, so ibqueryerrors would report heap
-# garbage as PortCountersExtended VL15Dropped/PortXmitWait (umad2sim_fix.c).
+# libpzumad2sim.so (attach/) is preloaded after umad2sim into OpenSM and the
+# diags, as in every test: umad2sim alone drops MAD bytes 224-255, so
+# ibqueryerrors would report heap garbage as PortCountersExtended
+# VL15Dropped/PortXmitWait.
 set -uo pipefail
 
 source "$(dirname "$0")/../fabric/fabric_lib.sh"
-NET=$(abspath "${3:?usage: test_ibqueryerrors.sh PZFABRIC PZFABRIC-CTL NETFILE UMAD2SIM_FIX}")
-FIX=$(abspath "${4:?}")
+NET=$(abspath "${3:?usage: test_ibqueryerrors.sh PZFABRIC PZFABRIC-CTL NETFILE}")
 fl_init iqerr "$1" "$2"
 fl_require opensm ibqueryerrors
-FL_UMAD2SIM="$FL_UMAD2SIM $FIX" # after umad2sim: umad2sim_fix.c
 CONSOLE_PORT=$((20000 + $$ % 20000))
 
 # console COMMAND: OpenSM console output of COMMAND (loopback telnet port).

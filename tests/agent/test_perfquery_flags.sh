@@ -2,7 +2,7 @@
 # test_perfquery_flags.sh - issue 4, acceptance 1: every perfquery flag against
 # the switches of pzfabric (tests/integration/ft-2s4l.net), values checked.
 #
-#   test_perfquery_flags.sh PZFABRIC PZFABRIC-CTL NETFILE UMAD2SIM_FIX
+#   test_perfquery_flags.sh PZFABRIC PZFABRIC-CTL NETFILE
 #
 # OpenSM brings the subnet up and is stopped: the fabric is then quiet, only
 # the MADs this test sends cross its ports, so packet counts are exact.  The
@@ -16,18 +16,16 @@
 # Without those commands their checks are skipped and the test exits 77
 # (CTest: skipped) after running all the others.
 #
-# Every umad2sim client here runs with umad2sim_fix.so preloaded after
-# umad2sim: umad2sim alone drops the last 32 bytes of each received MAD
+# Every umad2sim client here runs with libpzumad2sim.so (attach/) preloaded
+# after umad2sim, as in every test: umad2sim alone drops the last 32 bytes of each received MAD
 # (heap garbage instead), where PortCountersExtended's VL15Dropped,
 # PortXmitWait and QP1Dropped are.
 set -uo pipefail
 
 source "$(dirname "$0")/../fabric/fabric_lib.sh"
-NET=$(abspath "${3:?usage: test_perfquery_flags.sh PZFABRIC PZFABRIC-CTL NETFILE UMAD2SIM_FIX}")
-FIX=$(abspath "${4:?}")
+NET=$(abspath "${3:?usage: test_perfquery_flags.sh PZFABRIC PZFABRIC-CTL NETFILE}")
 fl_init pqflags "$1" "$2"
 fl_require opensm perfquery smpquery ibnetdiscover
-FL_UMAD2SIM="$FL_UMAD2SIM $FIX" # after umad2sim: umad2sim_fix.c
 skipped=0
 N=7 # MAD exchanges counted per step
 
@@ -355,19 +353,19 @@ if has_ctl flow-add; then
     }
     # two_reads A B FIELD ARG...: perfquery ARG... twice, 2 s apart, into A
     # and B; prints "delta-of-FIELD seconds".  The time of each read is when
-    # its answer arrived (umad2sim_fix.so's PZT_MAD_LOG: the last MAD a
+    # its answer arrived (libpzumad2sim.so's PZ_UMAD2SIM_MAD_LOG: the last MAD a
     # perfquery receives is the counters' answer; the PMA read them one
     # round trip earlier, the same for both reads).
     two_reads() {
         local a=$1 b=$2 f=$3 t1 t2
         shift 3
         rm -f "$WORK/madlog.a" "$WORK/madlog.b"
-        export PZT_MAD_LOG=$WORK/madlog.a
+        export PZ_UMAD2SIM_MAD_LOG=$WORK/madlog.a
         pq "$a" "$@"
         sleep 2
-        export PZT_MAD_LOG=$WORK/madlog.b
+        export PZ_UMAD2SIM_MAD_LOG=$WORK/madlog.b
         pq "$b" "$@"
-        unset PZT_MAD_LOG
+        unset PZ_UMAD2SIM_MAD_LOG
         t1=$(tail -n 1 "$WORK/madlog.a")
         t2=$(tail -n 1 "$WORK/madlog.b")
         echo "$(($(val "$f" "$b") - $(val "$f" "$a"))) $(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.6f", b - a }')"

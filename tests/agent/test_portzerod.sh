@@ -23,6 +23,17 @@ check "bad config names line 2" grep -q "line 2: bad value '999' for 'num_ports'
 "$PORTZEROD" -o node_desc="spine 1" -o num_ports=18 --check-config > out.txt
 check "check-config echoes overrides" grep -qx "node_desc = spine 1" out.txt
 check "check-config num_ports" grep -qx "num_ports = 18" out.txt
+D64=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+"$PORTZEROD" -o node_desc="$D64" --check-config > out.txt
+check "check-config: a 64-byte node_desc is accepted whole" grep -qx "node_desc = $D64" out.txt
+printf 'num_ports = 8\nnode_desc = a\nnum_ports = 8\n' > dup.conf
+set +e
+"$PORTZEROD" -c dup.conf --check-config > out.txt 2> err.txt
+rc=$?
+set -e
+check "duplicate key exits 2" test "$rc" -eq 2
+check "duplicate key names both lines" \
+    grep -q "line 3: duplicate key 'num_ports' (line 1 sets it too)" err.txt
 "$PORTZEROD" -o dgram_qkey=0x1234 --check-config > out.txt
 check "check-config: dgram auto by default" grep -qx "dgram = auto" out.txt
 check "check-config: dgram_qkey" grep -qx "dgram_qkey = 0x00001234" out.txt

@@ -23,7 +23,6 @@
 # Every process is stopped by PID on exit, also on failure; the socket name
 # contains the test's PID.  PZT_KEEP=1 keeps the work directory.
 
-FL_UMAD2SIM=${PZT_UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 FL_EXAMPLES=${PZT_EXAMPLES:-/usr/share/doc/ibsim-utils/net-examples}
 FL_DIAG_TIMEOUT=30
 WORK=
@@ -37,6 +36,7 @@ failures=0
 # abspath FILE: FILE with an absolute directory.
 # shellcheck source=../check_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../check_lib.sh"
+FL_UMAD2SIM=$PZT_PRELOAD
 
 fl_init() { # fl_init NAME PZFABRIC PZCTL
     PZFABRIC=$(abspath "$2")
@@ -57,10 +57,7 @@ fl_require() {
             exit 77
         fi
     done
-    if [ ! -f "$FL_UMAD2SIM" ]; then
-        echo "SKIP: $FL_UMAD2SIM missing (ibsim-utils)"
-        exit 77
-    fi
+    pzt_require_preload
 }
 
 # fl_stop_pid PID: SIGTERM, wait up to 3 s, then SIGKILL; its exit status in FL_RC.

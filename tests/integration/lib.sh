@@ -26,7 +26,6 @@
 # the test ($$), so parallel tests and other simulators never collide. Set
 # PZT_KEEP=1 to keep the work directory.
 
-PZT_UMAD2SIM=${PZT_UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 PZT_EXAMPLES=${PZT_EXAMPLES:-/usr/share/doc/ibsim-utils/net-examples}
 # shellcheck disable=SC2034 # for the tests: this directory (ft-2s4l.net)
 PZT_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -43,6 +42,7 @@ declare -A PZT_SM_START # OpenSM ID -> when it was started (date +%s.%N)
 # abspath FILE: FILE with an absolute directory.
 # shellcheck source=../check_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../check_lib.sh"
+PZT_UMAD2SIM=$PZT_PRELOAD
 
 pzt_init() { # pzt_init NAME
     WORK=$(mktemp -d "/tmp/pzt-$1.XXXXXX")
@@ -60,10 +60,7 @@ pzt_require() {
             exit 77
         fi
     done
-    if [ ! -f "$PZT_UMAD2SIM" ]; then
-        echo "SKIP: $PZT_UMAD2SIM missing (ibsim-utils)"
-        exit 77
-    fi
+    pzt_require_preload
 }
 
 # stop_pid PID... : SIGTERM to each, wait up to $PZT_GRACE seconds (default

@@ -22,8 +22,8 @@
 #      ibsim), no port 0 on a base-port-0 switch and no port 9 of 8 (the
 #      spec; ibsim answers those);
 #   8. GUID 0 in a topology file: exit 2 with FILE:LINE.
-# The tools run with umad2sim_fix.so after libumad2sim.so (MAD bytes
-# 224-255 intact, tests/agent/umad2sim_fix.c) on both simulators.
+# The tools run with libpzumad2sim.so after libumad2sim.so (MAD bytes
+# 224-255 intact, attach/pzumad2sim.c) on both simulators.
 set -euo pipefail
 
 PZFABRIC=${1:?usage: test_conformance.sh PZFABRIC PZFABRIC-CTL UMAD2SIM_FIX}
@@ -37,7 +37,7 @@ NET=$PZT_HERE/annotated-2l.net
 
 pzt_require opensm ibsim saquery iblinkinfo perfquery ibqueryerrors smpquery smpdump ibnetdiscover
 pzt_init conformance
-PZT_UMAD2SIM="$PZT_UMAD2SIM $FIX"
+PZT_UMAD2SIM="$PZT_UMAD2SIM" # lib.sh: umad2sim + $FIX already
 HOST=hca-1 # on leaf-0 port 2: DR path 0,1 is leaf-0, 0,1,3 is leaf-1
 declare -A lids
 

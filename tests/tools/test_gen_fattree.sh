@@ -10,7 +10,9 @@ set -euo pipefail
 
 GEN=${1:?usage: test_gen_fattree.sh GEN_FATTREE}
 CHECK=$(cd "$(dirname "$0")" && pwd)/check_netfile.awk
-UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
+# shellcheck source=../check_lib.sh
+source "$(dirname "$0")/../check_lib.sh"
+UMAD2SIM=$PZT_PRELOAD
 WORK=$(mktemp -d)
 IBSIM_PID=
 failures=0

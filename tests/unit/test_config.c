@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -62,8 +63,8 @@ static void test_config_errors(void **state)
          "line 1: bad value '0x10000000000000000' for 'node_guid'"},
         {"colour = blue\n", "line 1: unknown key 'colour'"},
         {"just words\n", "line 1: expected 'key = value'"},
-        {"node_desc = "
-         "0123456789012345678901234567890123456789012345678901234567890123\n",
+        {"node_desc = " /* 65 bytes: one more than the attribute holds */
+         "01234567890123456789012345678901234567890123456789012345678901234\n",
          "line 1: bad value"},
         {"log_level = 4\n", "line 1: bad value '4' for 'log_level'"},
         {"monitor = sometimes\n", "line 1: bad value 'sometimes' for 'monitor'"},
@@ -95,6 +96,58 @@ static void test_config_errors(void **state)
             fail_msg("case %zu: got '%s', want '%s'", i, err, cases[i].msg);
         assert_int_equal(cfg.num_ports, 36); /* the default survives */
     }
+}
+
+/* node_desc takes the whole 64-byte NodeDescription (no terminator needed), not more. */
+static void test_config_node_desc_64(void **state)
+{
+    static const char desc64[] = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    struct pz_config cfg;
+    char err[160] = "", text[128];
+
+    (void)state;
+    assert_int_equal(strlen(desc64), 64);
+    snprintf(text, sizeof(text), "node_desc = %s\n", desc64);
+    assert_int_equal(parse(&cfg, text, err, sizeof(err)), 0);
+    assert_string_equal(cfg.node_desc, desc64);
+    pz_config_defaults(&cfg);
+    assert_int_equal(pz_config_set(&cfg, "node_desc", desc64, err, sizeof(err)), 0);
+    assert_string_equal(cfg.node_desc, desc64);
+    snprintf(text, sizeof(text), "node_desc = %sX\n", desc64);
+    assert_int_equal(parse(&cfg, text, err, sizeof(err)), -1);
+    assert_string_equal(err, "line 1: bad value '"
+                             "0123456789abcdef0123456789abcdef"
+                             "0123456789abcdef0123456789abcdefX' for 'node_desc'");
+}
+
+/* A key set twice in a file is refused, naming both lines; the first value stays. */
+static void test_config_duplicate_keys(void **state)
+{
+    struct pz_config cfg;
+    char err[160] = "";
+
+    (void)state;
+    assert_int_equal(
+        parse(&cfg, "num_ports = 8\n# comment\nlog_level = 1\nnum_ports = 12\n", err, sizeof(err)),
+        -1);
+    assert_string_equal(err, "line 4: duplicate key 'num_ports' (line 1 sets it too)");
+    assert_int_equal(cfg.num_ports, 8);
+    /* The same value twice, spaces around the key: still a duplicate. */
+    assert_int_equal(
+        parse(&cfg, "\nmonitor_ca_ports = 1-4\n  monitor_ca_ports=1-4  \n", err, sizeof(err)), -1);
+    assert_string_equal(err, "line 3: duplicate key 'monitor_ca_ports' (line 2 sets it too)");
+    /* A bad value set a second time is reported as the bad value it is. */
+    assert_int_equal(parse(&cfg, "port = 1\nport = 999\n", err, sizeof(err)), -1);
+    assert_string_equal(err, "line 2: bad value '999' for 'port'");
+    assert_int_equal(cfg.port, 1);
+    /* Every key once: accepted; -o after the file overrides it (pz_config_set). */
+    assert_int_equal(parse(&cfg, "num_ports = 8\nnode_desc = a\n", err, sizeof(err)), 0);
+    assert_int_equal(pz_config_set(&cfg, "num_ports", "16", err, sizeof(err)), 0);
+    assert_int_equal(cfg.num_ports, 16);
+    /* Separate files (parses) do not share keys. */
+    assert_int_equal(
+        pz_config_parse(&cfg, "num_ports = 4\n", strlen("num_ports = 4\n"), err, sizeof(err)), 0);
+    assert_int_equal(cfg.num_ports, 4);
 }
 
 /* The monitor keys: defaults, every key, and the values they accept. */
@@ -202,9 +255,10 @@ static void test_config_binary(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_config_values),    cmocka_unit_test(test_config_errors),
-        cmocka_unit_test(test_config_binary),    cmocka_unit_test(test_config_monitor),
-        cmocka_unit_test(test_config_port_list), cmocka_unit_test(test_config_dgram),
+        cmocka_unit_test(test_config_values),       cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_config_binary),       cmocka_unit_test(test_config_monitor),
+        cmocka_unit_test(test_config_port_list),    cmocka_unit_test(test_config_dgram),
+        cmocka_unit_test(test_config_node_desc_64), cmocka_unit_test(test_config_duplicate_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

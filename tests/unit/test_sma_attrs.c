@@ -215,9 +215,11 @@ static void test_unsupported_attributes(void **state)
         0x0030, /* VendorDiag */
         0x0031, /* LedInfo */
         0x0033, /* PortInfoExtended */
-        0xFF90, /* MlnxExtPortInfo */
+        /* MlnxExtPortInfo (0xFF90): answered by Mellanox nodes, test_sma_mlnx.c */
         0x001C, /* LinkSpeedWidthPairsTable */
-        0x0000, 0x1234, 0xFFFF,
+        0x0000,
+        0x1234,
+        0xFFFF,
     };
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t data[PZT_DATA];

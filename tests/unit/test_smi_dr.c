@@ -347,6 +347,8 @@ static void fabric_peer(const struct fabric *f, int node, unsigned port, int *pn
             return;
         }
     }
+    *pnode = -1; /* nothing there */
+    *pport = 0;
     fail_msg("node %d port %u is not cabled", node, port);
 }
 
