@@ -37,7 +37,6 @@ NET=$PZT_HERE/annotated-2l.net
 
 pzt_require opensm ibsim saquery iblinkinfo perfquery ibqueryerrors smpquery smpdump ibnetdiscover
 pzt_init conformance
-PZT_UMAD2SIM="$PZT_UMAD2SIM" # lib.sh: umad2sim + $FIX already
 HOST=hca-1 # on leaf-0 port 2: DR path 0,1 is leaf-0, 0,1,3 is leaf-1
 declare -A lids
 
