@@ -434,12 +434,13 @@ static int pz_wait_ms(const struct pz_agent *ag, int cap)
     return ms > (uint64_t)cap ? cap : (int)ms;
 }
 
-/* Whether pzfabric closed the board/sim connection (checked without blocking). */
-static bool pz_fabric_gone(const struct board_sim *bs)
+/*
+ * Take pzfabric's port events (board/sim keeps port statuses between them)
+ * and say whether it closed the board/sim connection; never blocks.
+ */
+static bool pz_fabric_gone(struct board_sim *bs)
 {
-    struct pollfd pfd = {.fd = board_sim_fd(bs), .events = POLLIN};
-
-    return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR | POLLIN));
+    return board_sim_pump(bs) < 0;
 }
 
 /*

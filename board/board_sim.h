@@ -30,6 +30,13 @@ struct board *board_sim_board(struct board_sim *bs);
 /* The socket: it becomes readable (EOF) if pzfabric goes away. */
 int board_sim_fd(const struct board_sim *bs);
 
+/*
+ * Take the fabric's port events waiting on the connection (without
+ * blocking; one receive when none waits).  Returns 0, or -ENOTCONN when the
+ * fabric closed the connection.
+ */
+int board_sim_pump(struct board_sim *bs);
+
 /* Number of failed operations (timeouts, lost fabric) so far. */
 unsigned long board_sim_errors(const struct board_sim *bs);
 

@@ -41,7 +41,8 @@ struct sim_conn {
 struct sim_agent {
     bool used;
     int fd;
-    long node; /* attached switch, or -1 before ATTACH */
+    long node;        /* attached switch, or -1 before ATTACH */
+    bool events_lost; /* a PORT_EVENT did not fit the socket: send an ALL one */
 };
 
 /* An operator connection on NAME:pzctl (pzfabric-ctl). */
