@@ -95,6 +95,7 @@ void pma_destroy(struct pma *pma)
 {
     if (!pma)
         return;
+    pma_counters_free(pma);
     free(pma->ports);
     free(pma);
 }
