@@ -39,6 +39,14 @@ struct board_sim {
      */
     struct board_port_status *st; /* [0..num_ports] */
     uint8_t *st_valid;            /* one flag per port */
+    bool pump_due;                /* events may wait: take them before the next kept status */
+    /*
+     * Write-through copy of each port's configuration (PortInfo's enables,
+     * MTU, VLs ...): only the agent writes a switch's port configuration
+     * once it is attached, so a read need not cross the socket.
+     */
+    struct board_port_config *cfg; /* [0..num_ports] */
+    uint8_t *cfg_valid;            /* one flag per port */
     /* Port-0 datagrams (board_sim_set_dgram), or NULL. */
     struct board_sim_dgram *dgram;
 };
@@ -102,6 +110,10 @@ static int bs_port_status(void *ctx, unsigned port, struct board_port_status *st
     bool keep = bs->st && port <= bs->id.num_ports;
     int rc;
 
+    if (keep && bs->pump_due) {
+        bs->pump_due = false;
+        board_sim_pump(bs); /* a lost connection shows in the request below */
+    }
     if (keep && bs->st_valid[port]) {
         *st = bs->st[port];
         return 0;
@@ -116,23 +128,46 @@ static int bs_port_status(void *ctx, unsigned port, struct board_port_status *st
     return rc;
 }
 
+/* A port's configuration: the kept copy, else from the fabric (then kept). */
 static int bs_port_config_get(void *ctx, unsigned port, struct board_port_config *cfg)
 {
+    struct board_sim *bs = ctx;
     uint8_t d[BOARD_SIM_DATA];
-    int rc = bs_rpc(ctx, BOARD_SIM_PORT_CONFIG_GET, port, 0, 0, NULL, 0, d, sizeof(d));
+    bool keep = bs->cfg && port <= bs->id.num_ports;
+    int rc;
 
+    if (keep && bs->cfg_valid[port]) {
+        *cfg = bs->cfg[port];
+        return 0;
+    }
+    rc = bs_rpc(bs, BOARD_SIM_PORT_CONFIG_GET, port, 0, 0, NULL, 0, d, sizeof(d));
     if (rc == 0)
         board_sim_unpack_config(d, cfg);
+    if (rc == 0 && keep) {
+        bs->cfg[port] = *cfg;
+        bs->cfg_valid[port] = 1;
+    }
     return rc;
 }
 
+/* Write a port's configuration through to the fabric and keep it if it took. */
 static int bs_port_config_set(void *ctx, unsigned port, const struct board_port_config *cfg)
 {
+    struct board_sim *bs = ctx;
     uint8_t d[BOARD_SIM_DATA] = {0};
+    bool keep = bs->cfg && port <= bs->id.num_ports;
+    int rc;
 
     board_sim_pack_config(d, cfg);
-    bs_port_changed(ctx, port);
-    return bs_rpc(ctx, BOARD_SIM_PORT_CONFIG_SET, port, 0, 0, d, sizeof(d), NULL, 0);
+    bs_port_changed(bs, port);
+    if (keep)
+        bs->cfg_valid[port] = 0;
+    rc = bs_rpc(bs, BOARD_SIM_PORT_CONFIG_SET, port, 0, 0, d, sizeof(d), NULL, 0);
+    if (rc == 0 && keep) {
+        board_sim_unpack_config(d, &bs->cfg[port]); /* as the fabric stored it */
+        bs->cfg_valid[port] = 1;
+    }
+    return rc;
 }
 
 static int bs_port_state_set(void *ctx, unsigned port, enum board_port_state state)
@@ -361,6 +396,12 @@ struct board_sim *board_sim_attach_fd(int fd, const char *node, char *err, size_
         snprintf(err, errlen, "switch '%s': bad identity from the fabric", node);
         goto fail;
     }
+    bs->cfg = calloc((size_t)bs->id.num_ports + 1, sizeof(*bs->cfg));
+    bs->cfg_valid = calloc((size_t)bs->id.num_ports + 1, 1);
+    if (!bs->cfg || !bs->cfg_valid) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
     if (bs->last_c & BOARD_SIM_ATTACH_EVENTS) {
         bs->st = calloc((size_t)bs->id.num_ports + 1, sizeof(*bs->st));
         bs->st_valid = calloc((size_t)bs->id.num_ports + 1, 1);
@@ -436,9 +477,16 @@ void board_sim_close(struct board_sim *bs)
     close(bs->fd);
     free(bs->st);
     free(bs->st_valid);
+    free(bs->cfg);
+    free(bs->cfg_valid);
     free(bs->lft);
     free(bs->lft_valid);
     free(bs);
+}
+
+void board_sim_wake(struct board_sim *bs)
+{
+    bs->pump_due = true;
 }
 
 int board_sim_pump(struct board_sim *bs)
