@@ -56,11 +56,16 @@ at() {
     dir=$(mktemp -d -p "$WORK")
     (cd "$dir" && LD_PRELOAD=$PZT_UMAD2SIM SIM_HOST=$host IBSIM_SOCKNAME=${PZT_SOCK[$sim]} "$@")
 }
+# ibsim_sizes NET: ibsim's -N/-S/-P for NET (Debian's defaults stop at 2,048 nodes).
+ibsim_sizes() {
+    awk '/^Switch/ { s++; p += $2 + 1 } /^Hca/ { c++; p += $2 + 1 }
+         END { printf "-N %d -S %d -P %d\n", s + c + 16, s + 16, p + 64 }' "$1"
+}
 # start_sim KIND ID NET SPINE: KIND ib, pz or agent (pzfabric --agent SPINE + portzerod).
 start_sim() {
     local kind=$1 id=$2 net=$3 spine=$4
     case $kind in
-    ib) start_ibsim "$id" "$net" ;;
+    ib) start_ibsim "$id" "$net" $(ibsim_sizes "$net") ;;
     pz) start_pzfabric "$id" "$net" ;;
     agent)
         start_pzfabric "$id" "$net" --agent "$spine" || return 1
