@@ -44,6 +44,8 @@
 #define PZ_DGRAM_MAX_WAIT_MS 10
 /* Link states are scanned (and SwitchInfo.PortStateChange set) this often. */
 #define PZ_SCAN_NS 10000000ull
+/* Busy, the loop checks for a closed fabric connection and for signals this often. */
+#define PZ_CHECK_NS 10000000ull
 /* Datagrams taken per wake at most, so a flood of them cannot starve the MADs. */
 #define PZ_DGRAM_BUDGET 64
 
@@ -439,7 +441,12 @@ static void pz_run_timers(struct pz_agent *ag)
         pz_monitor_poll(ag->mon); /* before sma_poll(): it may queue notices */
     while (sma_poll(ag->sma, &to, out) == SMA_SEND)
         pz_transmit(ag, out, &to);
-    pma_poll(ag->pma); /* counter accumulation and sampling */
+    /*
+     * Counter accumulation and sampling only when due (every port's counters
+     * cross the board: over board/sim, one request per port).
+     */
+    if (now >= pma_next_deadline(ag->pma))
+        pma_poll(ag->pma);
 }
 
 /* Milliseconds until the next timer, at most cap. */
@@ -460,12 +467,13 @@ static int pz_wait_ms(const struct pz_agent *ag, int cap)
     return ms > (uint64_t)cap ? cap : (int)ms;
 }
 
-/* Whether pzfabric closed the board/sim connection (checked without blocking). */
-static bool pz_fabric_gone(const struct board_sim *bs)
+/*
+ * Take pzfabric's port events (board/sim keeps port statuses between them)
+ * and say whether it closed the board/sim connection; never blocks.
+ */
+static bool pz_fabric_gone(struct board_sim *bs)
 {
-    struct pollfd pfd = {.fd = board_sim_fd(bs), .events = POLLIN};
-
-    return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR | POLLIN));
+    return board_sim_pump(bs) < 0;
 }
 
 /*
@@ -493,9 +501,30 @@ static bool pz_signalled(int sigfd)
 }
 
 /*
+ * Whether the loop must stop: the fabric closed the board connection, or a
+ * termination signal waits.  Costs a receive and a read, so the loop asks
+ * only when idle, when poll() saw the signalfd, or every PZ_CHECK_NS.
+ */
+static bool pz_must_stop(struct pz_agent *ag)
+{
+    if (ag->bs && pz_fabric_gone(ag->bs)) {
+        pz_log(PZ_LOG_ERROR, "the fabric closed the board connection");
+        return true;
+    }
+    if (pz_signalled(ag->sigfd)) {
+        pz_log(PZ_LOG_INFO, "terminating on signal");
+        return true;
+    }
+    return false;
+}
+
+/*
  * The event loop: returns when a termination signal arrives.  The signalfd
- * is read on every pass rather than polled with the umad fd, because
- * umad2sim's poll() replacement waits on its own descriptor only.
+ * is also read without poll() saying so (every PZ_CHECK_NS while MADs keep
+ * the loop busy, and whenever poll() times out), because umad2sim's poll()
+ * replacement waits on its own descriptor only.  No system call per MAD
+ * beyond the umad receive and send: port events from pzfabric are taken
+ * when a port status is next read (board_sim_wake).
  */
 static void pz_event_loop(struct pz_agent *ag)
 {
@@ -504,28 +533,36 @@ static void pz_event_loop(struct pz_agent *ag)
         {.fd = ag->sigfd, .events = POLLIN},
         {.fd = ag->echo ? board_dgram_fd(ag->board) : -1, .events = POLLIN},
     };
+    uint64_t next_check_ns = 0, next_dgram_ns = 0;
 
     for (;;) {
         /* When the timers are due: what the wait would be without datagrams. */
         uint64_t timers_ns = board_now_ns(ag->board) + 1000000ull * pz_wait_ms(ag, PZ_MAX_WAIT_MS);
         int n = poll(fds, 3, pz_wait_ms(ag, ag->echo ? PZ_DGRAM_MAX_WAIT_MS : PZ_MAX_WAIT_MS));
+        uint64_t now = board_now_ns(ag->board);
 
-        if (ag->bs && pz_fabric_gone(ag->bs)) {
-            pz_log(PZ_LOG_ERROR, "the fabric closed the board connection");
-            return;
-        }
         if (n < 0 && errno != EINTR) {
             pz_log(PZ_LOG_ERROR, "poll: %s", strerror(errno));
             return;
         }
-        if (pz_signalled(ag->sigfd)) {
-            pz_log(PZ_LOG_INFO, "terminating on signal");
-            return;
+        if (n <= 0 || (fds[1].revents & POLLIN) || now >= next_check_ns) {
+            next_check_ns = now + PZ_CHECK_NS;
+            if (pz_must_stop(ag))
+                return;
         }
+        if (ag->bs)
+            board_sim_wake(ag->bs);
         if (n > 0 && (fds[0].revents & POLLIN))
             pz_serve_mads(ag);
-        if (ag->echo)
+        /*
+         * Datagrams when poll() says so (a kernel's umad), else when idle or
+         * every PZ_DGRAM_MAX_WAIT_MS (umad2sim's poll() does not watch their
+         * descriptor): not a receive per MAD.
+         */
+        if (ag->echo && (n <= 0 || (fds[2].revents & POLLIN) || now >= next_dgram_ns)) {
+            next_dgram_ns = now + PZ_DGRAM_MAX_WAIT_MS * 1000000ull;
             pz_serve_dgrams(ag, &fds[2]);
+        }
         if (n != 0 || board_now_ns(ag->board) >= timers_ns)
             pz_run_timers(ag);
     }

@@ -20,28 +20,6 @@
 
 #include "bench_window.h"
 
-/* Parse "0,1,1" into path[1..]; returns the hop count or -1. */
-static int parse_path(const char *s, uint8_t *path)
-{
-    int hops = -1;
-    char *end;
-
-    for (;;) {
-        long v = strtol(s, &end, 10);
-
-        if (end == s || v < 0 || v > 255 || hops >= 63)
-            return -1;
-        if (hops >= 0)
-            path[hops + 1] = (uint8_t)v;
-        hops++;
-        if (*end == '\0')
-            return hops;
-        if (*end != ',')
-            return -1;
-        s = end + 1;
-    }
-}
-
 /* Build one DR Set LinearForwardingTable for block into mad. */
 static void build_set(uint8_t *mad, uint64_t tid, unsigned block, int hops, const uint8_t *path)
 {
@@ -96,7 +74,7 @@ int main(int argc, char **argv)
         .arg = &r,
     };
 
-    r.hops = argc > 2 ? parse_path(argv[1], r.path) : -1;
+    r.hops = argc > 2 ? bench_parse_path(argv[1], r.path) : -1;
     if (r.hops < 1 || seconds <= 0 || window < 1 || window > BENCH_MAX_WINDOW) {
         fprintf(stderr, "usage: bench_lft_client PATH SECONDS [WINDOW<=64]\n");
         return 2;

@@ -18,6 +18,27 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+int bench_parse_path(const char *s, uint8_t *path)
+{
+    int hops = -1;
+    char *end;
+
+    for (;;) {
+        long v = strtol(s, &end, 10);
+
+        if (end == s || v < 0 || v > 255 || hops >= 63)
+            return -1;
+        if (hops >= 0)
+            path[hops + 1] = (uint8_t)v;
+        hops++;
+        if (*end == '\0')
+            return hops;
+        if (*end != ',')
+            return -1;
+        s = end + 1;
+    }
+}
+
 int bench_window_run(const struct bench_window_client *c, double seconds, int window)
 {
     unsigned long sent = 0, answered = 0, errors = 0;

@@ -32,4 +32,10 @@ struct bench_window_client {
  */
 int bench_window_run(const struct bench_window_client *c, double seconds, int window);
 
+/*
+ * Parse a directed route "0,1,19" (initial path, hop 0 first) into path[1..].
+ * Returns the hop count, or -1 if it is malformed or longer than 63 hops.
+ */
+int bench_parse_path(const char *s, uint8_t *path);
+
 #endif /* PZ_BENCH_WINDOW_H */

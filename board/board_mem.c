@@ -40,9 +40,18 @@ struct board_mem {
     struct board_identity id;
     struct board_ops ops;
     struct board_mem_port *ports; /* num_ports + 1 */
-    uint8_t *lft;                 /* lft_cap entries */
+    /*
+     * The forwarding tables hold only what was programmed: the LFT the
+     * blocks up to the highest one set (or up to LinearFDBTop's block, so an
+     * SM programming block by block grows it once), the MFT the blocks up to
+     * the highest one set.  What lies beyond reads as an unprogrammed
+     * table: LFT entries 0xFF, MFT masks 0.
+     */
+    uint8_t *lft; /* lft_blocks x 64 entries */
+    unsigned lft_blocks;
     uint16_t lft_top;
-    uint16_t *mft; /* mft_cap x positions */
+    uint16_t *mft; /* mft_blocks x 32 entries x positions */
+    unsigned mft_blocks;
     unsigned mft_positions;
     uint8_t *sl2vl; /* (n+1) x (n+1) x 16 */
     bool manual_clock;
@@ -233,7 +242,33 @@ static int bm_lft_get(void *ctx, unsigned block, uint8_t *entries)
 
     if (((uint64_t)block + 1) * BOARD_LFT_BLOCK > bm->id.lft_cap)
         return -EINVAL;
-    memcpy(entries, bm->lft + (size_t)block * BOARD_LFT_BLOCK, BOARD_LFT_BLOCK);
+    if (block >= bm->lft_blocks)
+        memset(entries, BOARD_LFT_DROP, BOARD_LFT_BLOCK); /* never programmed */
+    else
+        memcpy(entries, bm->lft + (size_t)block * BOARD_LFT_BLOCK, BOARD_LFT_BLOCK);
+    return 0;
+}
+
+/*
+ * Make the LFT hold block: grow it to that block, or to LinearFDBTop's if
+ * that is further (within LinearFDBCap).  Returns 0 or -ENOMEM.
+ */
+static int bm_lft_grow(struct board_mem *bm, unsigned block)
+{
+    unsigned want = block + 1, top = bm->lft_top / BOARD_LFT_BLOCK + 1;
+    uint8_t *lft;
+
+    if (block < bm->lft_blocks)
+        return 0;
+    if (top > want && (uint64_t)top * BOARD_LFT_BLOCK <= bm->id.lft_cap)
+        want = top;
+    lft = realloc(bm->lft, (size_t)want * BOARD_LFT_BLOCK);
+    if (!lft)
+        return -ENOMEM;
+    memset(lft + (size_t)bm->lft_blocks * BOARD_LFT_BLOCK, BOARD_LFT_DROP,
+           (size_t)(want - bm->lft_blocks) * BOARD_LFT_BLOCK);
+    bm->lft = lft;
+    bm->lft_blocks = want;
     return 0;
 }
 
@@ -243,6 +278,8 @@ static int bm_lft_set(void *ctx, unsigned block, const uint8_t *entries)
 
     if (((uint64_t)block + 1) * BOARD_LFT_BLOCK > bm->id.lft_cap)
         return -EINVAL;
+    if (bm_lft_grow(bm, block))
+        return -ENOMEM;
     memcpy(bm->lft + (size_t)block * BOARD_LFT_BLOCK, entries, BOARD_LFT_BLOCK);
     return 0;
 }
@@ -262,8 +299,30 @@ static int bm_mft_get(void *ctx, unsigned block, unsigned position, uint16_t *ma
 
     if (base < 0)
         return -EINVAL;
+    if (block >= bm->mft_blocks) {
+        memset(masks, 0, BOARD_MFT_BLOCK * sizeof(*masks)); /* never programmed */
+        return 0;
+    }
     for (unsigned i = 0; i < BOARD_MFT_BLOCK; i++)
         masks[i] = bm->mft[base + (long)i * bm->mft_positions];
+    return 0;
+}
+
+/* Make the MFT hold block (all positions); returns 0 or -ENOMEM. */
+static int bm_mft_grow(struct board_mem *bm, unsigned block)
+{
+    size_t per_block = (size_t)BOARD_MFT_BLOCK * bm->mft_positions;
+    uint16_t *mft;
+
+    if (block < bm->mft_blocks)
+        return 0;
+    mft = realloc(bm->mft, (size_t)(block + 1) * per_block * sizeof(*mft));
+    if (!mft)
+        return -ENOMEM;
+    memset(mft + bm->mft_blocks * per_block, 0,
+           (block + 1 - bm->mft_blocks) * per_block * sizeof(*mft));
+    bm->mft = mft;
+    bm->mft_blocks = block + 1;
     return 0;
 }
 
@@ -274,6 +333,8 @@ static int bm_mft_set(void *ctx, unsigned block, unsigned position, const uint16
 
     if (base < 0)
         return -EINVAL;
+    if (bm_mft_grow(bm, block))
+        return -ENOMEM;
     for (unsigned i = 0; i < BOARD_MFT_BLOCK; i++)
         bm->mft[base + (long)i * bm->mft_positions] = masks[i];
     return 0;
@@ -646,12 +707,9 @@ struct board_mem *board_mem_create(const struct board_identity *id)
     n = bm_nports(bm);
     bm->mft_positions = (n + 15) / 16;
     bm->ports = calloc(n, sizeof(*bm->ports));
-    bm->lft = malloc(id->lft_cap ? id->lft_cap : 1);
-    bm->mft = calloc((size_t)(id->mft_cap ? id->mft_cap : 1) * bm->mft_positions, 2);
-    bm->sl2vl = calloc((size_t)n * n, 16);
-    if (!bm->ports || !bm->lft || !bm->mft || !bm->sl2vl)
+    bm->sl2vl = calloc((size_t)n * n, 16); /* the LFT and MFT grow as they are programmed */
+    if (!bm->ports || !bm->sl2vl)
         goto fail;
-    memset(bm->lft, BOARD_LFT_DROP, id->lft_cap ? id->lft_cap : 1);
     for (unsigned p = 0; p < n; p++)
         if (bm_init_port(bm, p))
             goto fail;
@@ -750,7 +808,7 @@ void board_mem_set_counters_hook(struct board_mem *bm, board_mem_counters_hook h
 
 uint8_t board_mem_lft_entry(const struct board_mem *bm, uint16_t dlid)
 {
-    if (dlid >= bm->id.lft_cap || dlid > bm->lft_top)
+    if (dlid >= bm->id.lft_cap || dlid > bm->lft_top || dlid / BOARD_LFT_BLOCK >= bm->lft_blocks)
         return BOARD_LFT_DROP;
     return bm->lft[dlid];
 }
@@ -768,6 +826,8 @@ bool board_mem_mft_has_port(const struct board_mem *bm, uint16_t mlid, unsigned 
         return false;
     idx = mlid - 0xC000u;
     pos = port / 16;
+    if (idx / BOARD_MFT_BLOCK >= bm->mft_blocks)
+        return false; /* never programmed */
     return (bm->mft[(size_t)idx * bm->mft_positions + pos] >> (port % 16)) & 1;
 }
 

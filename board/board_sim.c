@@ -25,6 +25,7 @@ struct board_sim {
     struct board_ops ops;
     int fd;
     uint32_t seq;
+    uint32_t last_c; /* field c of the last answer (ATTACH: BOARD_SIM_ATTACH_EVENTS) */
     unsigned long errors;
     /*
      * Write-through copy of the LFT: only the agent writes a switch's LFT,
@@ -32,9 +33,34 @@ struct board_sim {
      */
     uint8_t *lft;       /* lft_cap entries */
     uint8_t *lft_valid; /* one flag per block */
+    /*
+     * Port statuses kept between the fabric's PORT_EVENTs (when its ATTACH
+     * answer promised them; else st is NULL and every read asks).
+     */
+    struct board_port_status *st; /* [0..num_ports] */
+    uint8_t *st_valid;            /* one flag per port */
+    bool pump_due;                /* events may wait: take them before the next kept status */
+    /*
+     * Write-through copy of each port's configuration (PortInfo's enables,
+     * MTU, VLs ...): only the agent writes a switch's port configuration
+     * once it is attached, so a read need not cross the socket.
+     */
+    struct board_port_config *cfg; /* [0..num_ports] */
+    uint8_t *cfg_valid;            /* one flag per port */
     /* Port-0 datagrams (board_sim_set_dgram), or NULL. */
     struct board_sim_dgram *dgram;
 };
+
+/* Forget the kept status of port (BOARD_SIM_PORT_ALL: of every port). */
+static void bs_port_changed(struct board_sim *bs, uint32_t port)
+{
+    if (!bs->st)
+        return;
+    if (port == BOARD_SIM_PORT_ALL)
+        memset(bs->st_valid, 0, (size_t)bs->id.num_ports + 1);
+    else if (port <= bs->id.num_ports)
+        bs->st_valid[port] = 0;
+}
 
 /*
  * One round trip: send the request, wait for the response with the same
@@ -60,52 +86,99 @@ static int bs_rpc(struct board_sim *bs, enum board_sim_op op, uint32_t a, uint32
         n = recv(bs->fd, buf, sizeof(buf), 0);
         if (n <= 0 || board_sim_msg_decode(buf, (size_t)n, &resp))
             goto fail;
+        if (resp.op == BOARD_SIM_PORT_EVENT) {
+            bs_port_changed(bs, resp.a);
+            continue;
+        }
         if (resp.seq == bs->seq && resp.op == op)
             break; /* older answers (after a timeout) are skipped */
     }
     if (out_len)
         memcpy(out, resp.data, out_len < BOARD_SIM_DATA ? out_len : BOARD_SIM_DATA);
+    bs->last_c = resp.c;
     return resp.status;
 fail:
     bs->errors++;
     return -EIO;
 }
 
+/* A port's status: the kept one if no event came since it was read, else from the fabric. */
 static int bs_port_status(void *ctx, unsigned port, struct board_port_status *st)
 {
+    struct board_sim *bs = ctx;
     uint8_t d[BOARD_SIM_DATA];
-    int rc = bs_rpc(ctx, BOARD_SIM_PORT_STATUS, port, 0, 0, NULL, 0, d, sizeof(d));
+    bool keep = bs->st && port <= bs->id.num_ports;
+    int rc;
 
+    if (keep && bs->pump_due) {
+        bs->pump_due = false;
+        board_sim_pump(bs); /* a lost connection shows in the request below */
+    }
+    if (keep && bs->st_valid[port]) {
+        *st = bs->st[port];
+        return 0;
+    }
+    rc = bs_rpc(bs, BOARD_SIM_PORT_STATUS, port, 0, 0, NULL, 0, d, sizeof(d));
     if (rc == 0)
         board_sim_unpack_status(d, st);
+    if (rc == 0 && keep) {
+        bs->st[port] = *st;
+        bs->st_valid[port] = 1;
+    }
     return rc;
 }
 
+/* A port's configuration: the kept copy, else from the fabric (then kept). */
 static int bs_port_config_get(void *ctx, unsigned port, struct board_port_config *cfg)
 {
+    struct board_sim *bs = ctx;
     uint8_t d[BOARD_SIM_DATA];
-    int rc = bs_rpc(ctx, BOARD_SIM_PORT_CONFIG_GET, port, 0, 0, NULL, 0, d, sizeof(d));
+    bool keep = bs->cfg && port <= bs->id.num_ports;
+    int rc;
 
+    if (keep && bs->cfg_valid[port]) {
+        *cfg = bs->cfg[port];
+        return 0;
+    }
+    rc = bs_rpc(bs, BOARD_SIM_PORT_CONFIG_GET, port, 0, 0, NULL, 0, d, sizeof(d));
     if (rc == 0)
         board_sim_unpack_config(d, cfg);
+    if (rc == 0 && keep) {
+        bs->cfg[port] = *cfg;
+        bs->cfg_valid[port] = 1;
+    }
     return rc;
 }
 
+/* Write a port's configuration through to the fabric and keep it if it took. */
 static int bs_port_config_set(void *ctx, unsigned port, const struct board_port_config *cfg)
 {
+    struct board_sim *bs = ctx;
     uint8_t d[BOARD_SIM_DATA] = {0};
+    bool keep = bs->cfg && port <= bs->id.num_ports;
+    int rc;
 
     board_sim_pack_config(d, cfg);
-    return bs_rpc(ctx, BOARD_SIM_PORT_CONFIG_SET, port, 0, 0, d, sizeof(d), NULL, 0);
+    bs_port_changed(bs, port);
+    if (keep)
+        bs->cfg_valid[port] = 0;
+    rc = bs_rpc(bs, BOARD_SIM_PORT_CONFIG_SET, port, 0, 0, d, sizeof(d), NULL, 0);
+    if (rc == 0 && keep) {
+        board_sim_unpack_config(d, &bs->cfg[port]); /* as the fabric stored it */
+        bs->cfg_valid[port] = 1;
+    }
+    return rc;
 }
 
 static int bs_port_state_set(void *ctx, unsigned port, enum board_port_state state)
 {
+    bs_port_changed(ctx, port); /* the fabric's event comes too; this costs nothing */
     return bs_rpc(ctx, BOARD_SIM_PORT_STATE_SET, port, state, 0, NULL, 0, NULL, 0);
 }
 
 static int bs_phys_state_set(void *ctx, unsigned port, enum board_phys_state state)
 {
+    bs_port_changed(ctx, port);
     return bs_rpc(ctx, BOARD_SIM_PHYS_STATE_SET, port, state, 0, NULL, 0, NULL, 0);
 }
 
@@ -335,6 +408,20 @@ struct board_sim *board_sim_attach_fd(int fd, const char *node, char *err, size_
         snprintf(err, errlen, "switch '%s': bad identity from the fabric", node);
         goto fail;
     }
+    bs->cfg = calloc((size_t)bs->id.num_ports + 1, sizeof(*bs->cfg));
+    bs->cfg_valid = calloc((size_t)bs->id.num_ports + 1, 1);
+    if (!bs->cfg || !bs->cfg_valid) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    if (bs->last_c & BOARD_SIM_ATTACH_EVENTS) {
+        bs->st = calloc((size_t)bs->id.num_ports + 1, sizeof(*bs->st));
+        bs->st_valid = calloc((size_t)bs->id.num_ports + 1, 1);
+        if (!bs->st || !bs->st_valid) {
+            snprintf(err, errlen, "out of memory");
+            goto fail;
+        }
+    }
     if (bs->id.lft_cap) {
         bs->lft = malloc(bs->id.lft_cap);
         bs->lft_valid = calloc(bs->id.lft_cap / BOARD_LFT_BLOCK + 1, 1);
@@ -400,9 +487,36 @@ void board_sim_close(struct board_sim *bs)
     if (!bs)
         return;
     close(bs->fd);
+    free(bs->st);
+    free(bs->st_valid);
+    free(bs->cfg);
+    free(bs->cfg_valid);
     free(bs->lft);
     free(bs->lft_valid);
     free(bs);
+}
+
+void board_sim_wake(struct board_sim *bs)
+{
+    bs->pump_due = true;
+}
+
+int board_sim_pump(struct board_sim *bs)
+{
+    uint8_t buf[sizeof(struct board_sim_msg) + 1];
+    struct board_sim_msg m;
+
+    for (;;) {
+        ssize_t n = recv(bs->fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+        if (n < 0)
+            return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -ENOTCONN;
+        if (n == 0)
+            return -ENOTCONN;
+        if (board_sim_msg_decode(buf, (size_t)n, &m) == 0 && m.op == BOARD_SIM_PORT_EVENT)
+            bs_port_changed(bs, m.a);
+        /* anything else is an answer to a request that timed out: skipped */
+    }
 }
 
 void board_sim_set_dgram(struct board_sim *bs, struct board_sim_dgram *d)

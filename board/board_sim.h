@@ -30,6 +30,20 @@ struct board *board_sim_board(struct board_sim *bs);
 /* The socket: it becomes readable (EOF) if pzfabric goes away. */
 int board_sim_fd(const struct board_sim *bs);
 
+/*
+ * Take the fabric's port events waiting on the connection (without
+ * blocking; one receive when none waits).  Returns 0, or -ENOTCONN when the
+ * fabric closed the connection.
+ */
+int board_sim_pump(struct board_sim *bs);
+
+/*
+ * Say that time passed (the agent woke up): the fabric may have sent port
+ * events since, so the next read of a kept port status takes them first
+ * (one receive per wake-up that reads a status, none otherwise).
+ */
+void board_sim_wake(struct board_sim *bs);
+
 /* Number of failed operations (timeouts, lost fabric) so far. */
 unsigned long board_sim_errors(const struct board_sim *bs);
 

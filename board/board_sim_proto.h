@@ -51,8 +51,20 @@ enum board_sim_op {
     BOARD_SIM_PORT_COUNTERS,   /* a: port -> counters */
     BOARD_SIM_LFT_SET_POSTED,  /* a: block; data: 64 entries; never answered */
     BOARD_SIM_MAD_RX,          /* a, b: TID high, low 32 bits -> receive record */
+    BOARD_SIM_PORT_EVENT,      /* fabric -> agent, unsolicited: a: port (ALL: every port) */
     BOARD_SIM_OP_MAX,
 };
+
+/*
+ * Port events.  A fabric that pushes them says so in its ATTACH answer (c has
+ * BOARD_SIM_ATTACH_EVENTS): from then on it sends a PORT_EVENT (seq 0) on the
+ * connection whenever a port's status (PortState, PhysState, the active
+ * width/speed, LinkDowned) may have changed, before any later answer, as a
+ * switch ASIC raises an interrupt.  The agent may then keep port statuses and
+ * read them again only after an event for the port.
+ */
+#define BOARD_SIM_ATTACH_EVENTS 0x1u
+#define BOARD_SIM_PORT_ALL 0xFFFFFFFFu
 
 /* One request or response as it travels (all integers big-endian). */
 struct board_sim_msg {

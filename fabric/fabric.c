@@ -165,7 +165,9 @@ static int fabric_power_on(struct fabric *f)
             n->downed_seen[p] = board_mem_link_downed(n->bm, p);
         board_mem_set_port_hook(n->bm, fabric_port_hook, n);
     }
-    return fabric_set_monitor(f, CONG_INTERVAL_DEFAULT_MS) ? -1 : 0;
+    if (fabric_set_monitor(f, CONG_INTERVAL_DEFAULT_MS))
+        return -1;
+    return fabric_timers_init(f);
 }
 
 /* A non-zero seed for the loss generator: the time and the process. */
@@ -221,6 +223,7 @@ void fabric_destroy(struct fabric *f)
         free(n->downed_seen);
     }
     fabric_traffic_destroy(f->traffic);
+    fabric_timers_free(f);
     fabric_dgram_destroy(f);
     fabric_clients_free(f);
     fabric_agent_free(f);
@@ -323,6 +326,8 @@ static void fabric_port_hook(void *arg, unsigned port)
     struct fabric_node *n = arg;
     struct fabric *f = n->f;
 
+    if (n->external && f->port_event)
+        f->port_event(f->port_event_arg, n->index, port); /* its agent keeps the statuses */
     fabric_mark_dirty(f, n);
     if (f->coupling || port == 0 || port > n->num_ports || !fabric_port_plugged(n, port))
         return;
@@ -344,6 +349,7 @@ static void fabric_poll_node(struct fabric *f, struct fabric_node *n)
         f->stats.traps++;
         fabric_sma_output(f, n, fabric_end_port(n, addr.port), &addr, out, 0);
     }
+    fabric_timer_update(f, n); /* a call or a poll may have moved its deadline */
 }
 
 void fabric_poll_dirty(struct fabric *f)
@@ -359,19 +365,39 @@ void fabric_poll_dirty(struct fabric *f)
     }
 }
 
+void fabric_set_port_event(struct fabric *f, fabric_port_event_fn fn, void *arg)
+{
+    f->port_event = fn;
+    f->port_event_arg = arg;
+}
+
+void fabric_settle(struct fabric *f)
+{
+    if (f->num_dirty)
+        fabric_poll_dirty(f);
+}
+
+/* A node's timed work whose deadline has passed: monitor sample, SMA poll, PMA poll. */
+static void fabric_node_timers(struct fabric *f, struct fabric_node *n)
+{
+    uint64_t now = board_now_ns(n->board);
+
+    fabric_monitor_tick(f, n, now); /* a sample when one is due */
+    if (!n->dirty && sma_next_deadline(n->sma) <= now)
+        fabric_mark_dirty(f, n);
+    if (!n->external && pma_next_deadline(n->pma) <= now)
+        pma_poll(n->pma); /* counter accumulation, sampling sessions */
+    fabric_timer_update(f, n);
+}
+
 void fabric_tick(struct fabric *f)
 {
+    size_t due;
+
     fabric_traffic_tick(f); /* flow counters up to now, paths re-checked */
     fabric_agent_expire(f);
-    for (size_t i = 0; i < f->num_nodes; i++) {
-        struct fabric_node *n = &f->nodes[i];
-
-        fabric_monitor_tick(f, n, board_now_ns(n->board)); /* a sample when one is due */
-
-        if (!n->dirty && sma_next_deadline(n->sma) <= board_now_ns(n->board))
-            fabric_mark_dirty(f, n);
-        if (!n->external && pma_next_deadline(n->pma) <= board_now_ns(n->board))
-            pma_poll(n->pma); /* counter accumulation, sampling sessions */
-    }
+    due = fabric_timers_due(f); /* only the nodes whose deadline has passed */
+    for (size_t i = 0; i < due; i++)
+        fabric_node_timers(f, &f->nodes[f->timer_due[i]]);
     fabric_poll_dirty(f);
 }

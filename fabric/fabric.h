@@ -43,6 +43,9 @@ struct fabric_mad {
 /* Where the fabric hands a MAD for client number client. */
 typedef void (*fabric_deliver_fn)(void *arg, unsigned client, const struct fabric_mad *m);
 
+/* A port of an externally served node may have changed its status. */
+typedef void (*fabric_port_event_fn)(void *arg, size_t node, unsigned port);
+
 /* Traffic counters, for logs and tests. */
 struct fabric_stats {
     uint64_t from_clients;
@@ -116,8 +119,22 @@ int fabric_client_get_attr(struct fabric *f, unsigned client, uint16_t attr_id, 
  */
 int fabric_client_send(struct fabric *f, unsigned client, const struct fabric_mad *m);
 
-/* Run the SMAs' timers (link changes, traps, M_Key leases) and deliver what they send. */
+/*
+ * Run the timers whose deadline has passed (SMA link changes, traps, M_Key
+ * leases; PMA polls; congestion monitor samples) and deliver what they send.
+ * Costs O(due nodes · log nodes), not a walk over the fabric.
+ */
 void fabric_tick(struct fabric *f);
+
+/* Who hears of port changes of external switches (sim_board.c pushes them to the agent). */
+void fabric_set_port_event(struct fabric *f, fabric_port_event_fn fn, void *arg);
+
+/*
+ * Let the SMAs of nodes whose ports changed since the last call (a board
+ * write by an external agent, a cable pulled) react at once: PortStateChange
+ * traps and the like.  Costs nothing when nothing changed.
+ */
+void fabric_settle(struct fabric *f);
 
 /*
  * External agents (portzerod with board = sim).  A switch served by one is

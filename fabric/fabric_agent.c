@@ -41,6 +41,7 @@ int fabric_agent_expect(struct fabric *f, size_t node)
     if (node >= f->num_nodes || !f->nodes[node].is_switch)
         return -EINVAL;
     f->nodes[node].external = true;
+    fabric_timer_update(f, &f->nodes[node]); /* its agent runs its timers */
     return 0;
 }
 
@@ -56,6 +57,7 @@ int fabric_agent_attach(struct fabric *f, size_t node, unsigned client)
     if (n->agent_client >= 0 && (size_t)n->agent_client != client)
         return -EBUSY;
     n->external = true;
+    fabric_timer_update(f, n);
     n->agent_client = client;
     pzf_log(f->verbose, PZF_LOG_INFO, "switch %s is served by the agent of client %u", n->name,
             client);

@@ -41,11 +41,24 @@ struct fabric_client_trap {
 };
 
 /*
+ * The ring of a client's last FABRIC_CLIENT_TIDS request TIDs is indexed by
+ * an open-addressed hash table (linear probing, twice the ring's size): a
+ * slot holds 1 + the ring index of the latest request with a TID, 0 when
+ * empty, so an answer finds its client in O(1) instead of a ring scan.
+ */
+#define FABRIC_TID_SLOTS (2 * FABRIC_CLIENT_TIDS)
+#define FABRIC_TID_SLOT_BITS 13
+_Static_assert(FABRIC_TID_SLOTS == 1u << FABRIC_TID_SLOT_BITS, "slots are a power of two");
+_Static_assert(FABRIC_CLIENT_TIDS < 0xFFFF, "a slot holds a ring index + 1");
+
+/*
  * The allocation c->tids points to: the request ring first (so c->tids is
- * its start and free(c->tids) frees it), then the traps.  Private to this file.
+ * its start and free(c->tids) frees it), its index, then the traps.
+ * Private to this file.
  */
 struct fabric_client_mem {
     struct fabric_sent_tid tids[FABRIC_CLIENT_TIDS];
+    uint16_t tid_slots[FABRIC_TID_SLOTS];
     struct fabric_client_trap traps[FABRIC_CLIENT_TRAPS];
     unsigned trap_next;
 };
@@ -203,12 +216,62 @@ int fabric_client_get_attr(struct fabric *f, unsigned client, uint16_t attr_id, 
     return 0;
 }
 
+/* The home slot of tid in a client's TID index. */
+static unsigned fabric_tid_home(uint64_t tid)
+{
+    return (unsigned)((tid * 0x9E3779B97F4A7C15ull) >> (64 - FABRIC_TID_SLOT_BITS));
+}
+
+/* The slot of the index holding ring entry r, or FABRIC_TID_SLOTS if none does. */
+static unsigned fabric_tid_slot_of(const struct fabric_client_mem *mem, unsigned r)
+{
+    unsigned i = fabric_tid_home(mem->tids[r].tid);
+
+    for (; mem->tid_slots[i]; i = (i + 1) % FABRIC_TID_SLOTS)
+        if (mem->tid_slots[i] == r + 1)
+            return i;
+    return FABRIC_TID_SLOTS;
+}
+
+/* Whether home slot k lies cyclically in (i, j]: an entry at j may not move to i. */
+static bool fabric_tid_between(unsigned i, unsigned k, unsigned j)
+{
+    return i <= j ? (i < k && k <= j) : (i < k || k <= j);
+}
+
+/* Empty slot i of the index, shifting back the entries probed past it. */
+static void fabric_tid_unslot(struct fabric_client_mem *mem, unsigned i)
+{
+    for (unsigned j = (i + 1) % FABRIC_TID_SLOTS; mem->tid_slots[j];
+         j = (j + 1) % FABRIC_TID_SLOTS) {
+        unsigned k = fabric_tid_home(mem->tids[mem->tid_slots[j] - 1].tid);
+
+        if (fabric_tid_between(i, k, j))
+            continue;
+        mem->tid_slots[i] = mem->tid_slots[j];
+        i = j;
+    }
+    mem->tid_slots[i] = 0;
+}
+
 /* Remember that client c sent a request with this TID as MAD number seq. */
 static void fabric_client_note_tid(struct fabric_client *c, uint64_t tid, uint64_t seq)
 {
-    c->tids[c->tid_next].tid = tid;
-    c->tids[c->tid_next].seq = seq;
-    c->tid_next = (c->tid_next + 1) % FABRIC_CLIENT_TIDS;
+    struct fabric_client_mem *mem = fabric_client_mem(c);
+    unsigned r = c->tid_next, i;
+
+    if (c->tid_count == FABRIC_CLIENT_TIDS) { /* the oldest entry leaves the ring */
+        i = fabric_tid_slot_of(mem, r);
+        if (i < FABRIC_TID_SLOTS)
+            fabric_tid_unslot(mem, i);
+    }
+    c->tids[r].tid = tid;
+    c->tids[r].seq = seq;
+    for (i = fabric_tid_home(tid); mem->tid_slots[i]; i = (i + 1) % FABRIC_TID_SLOTS)
+        if (c->tids[mem->tid_slots[i] - 1].tid == tid)
+            break; /* an older request with this TID: the new one replaces it */
+    mem->tid_slots[i] = (uint16_t)(r + 1);
+    c->tid_next = (r + 1) % FABRIC_CLIENT_TIDS;
     if (c->tid_count < FABRIC_CLIENT_TIDS)
         c->tid_count++;
 }
@@ -216,13 +279,11 @@ static void fabric_client_note_tid(struct fabric_client *c, uint64_t tid, uint64
 /* When client c last sent a request with this TID (its seq), or 0 if it did not lately. */
 static uint64_t fabric_client_sent_tid(const struct fabric_client *c, uint64_t tid)
 {
-    unsigned i = c->tid_next;
+    const struct fabric_client_mem *mem = fabric_client_mem(c);
 
-    for (unsigned n = 0; n < c->tid_count; n++) {
-        i = (i + FABRIC_CLIENT_TIDS - 1) % FABRIC_CLIENT_TIDS;
-        if (c->tids[i].tid == tid)
-            return c->tids[i].seq;
-    }
+    for (unsigned i = fabric_tid_home(tid); mem->tid_slots[i]; i = (i + 1) % FABRIC_TID_SLOTS)
+        if (c->tids[mem->tid_slots[i] - 1].tid == tid)
+            return c->tids[mem->tid_slots[i] - 1].seq;
     return 0;
 }
 

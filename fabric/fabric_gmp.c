@@ -65,6 +65,7 @@ bool fabric_gmp_local(struct fabric *f, struct fabric_node *n, unsigned in_port,
         send = pma_process(n->pma, &in, p->mad, FABRIC_MAD_SIZE, &to, out) == PMA_SEND;
     else
         send = cc_process(n->cc, &in, p->mad, FABRIC_MAD_SIZE, &to, out) == CC_SEND;
+    fabric_timer_update(f, n); /* a sampling session or monitor setting may have moved it */
     if (send)
         fabric_gmp_answer(f, n, in_port, &to, out, p->hops);
     else

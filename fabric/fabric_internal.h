@@ -72,6 +72,8 @@ struct fabric_node {
     long agent_client;          /* that agent's client id, or -1 */
     struct fabric_agent_rx *rx; /* external: receive records (a ring), or NULL */
     unsigned rx_head, rx_count;
+    uint64_t timer_at;          /* its key in the deadline heap (fabric_timers.c) */
+    uint32_t timer_pos;         /* its slot there, or UINT32_MAX: not in it */
 };
 
 /* How a queued packet got where it is. */
@@ -190,6 +192,11 @@ struct fabric {
     struct fabric_traffic *traffic;   /* flows (fabric_traffic.c), NULL until the first */
     unsigned monitor_interval_ms;     /* switches' congestion monitors; 0: off */
     struct fabric_dgram_state *dgram; /* port-0 datagrams (fabric_dgram.c) */
+    fabric_port_event_fn port_event;  /* port changes of external switches */
+    void *port_event_arg;
+    uint32_t *timer_heap; /* nodes with timed work, earliest first (fabric_timers.c) */
+    size_t timer_len;
+    uint32_t *timer_due; /* fabric_timers_due()'s answer: nodes whose deadline passed */
 };
 
 /* fabric.c */
@@ -203,6 +210,21 @@ bool fabric_port_enabled(const struct fabric_node *n, unsigned port);
  * links and hardware do); before anything (re)connects them.
  */
 void fabric_tell_peers(struct fabric *f, struct fabric_node *n, unsigned port);
+
+/* fabric_timers.c: the deadline heap of every in-process node's SMA, PMA and monitor. */
+/* Build the heap from every node's deadlines; returns 0 or -1 (no memory). */
+int fabric_timers_init(struct fabric *f);
+void fabric_timers_free(struct fabric *f);
+/* Re-key node n after anything that may have moved its deadlines. */
+void fabric_timer_update(struct fabric *f, struct fabric_node *n);
+/* Re-key every node (after a fabric-wide configuration change). */
+void fabric_timers_all(struct fabric *f);
+/*
+ * Take every node whose deadline has passed out of the heap into
+ * f->timer_due; returns how many.  The caller runs their work and
+ * fabric_timer_update()s each of them.
+ */
+size_t fabric_timers_due(struct fabric *f);
 
 /* fabric_route.c */
 int fabric_enqueue(struct fabric *f, const struct fabric_pkt *p);

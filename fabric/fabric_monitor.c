@@ -81,6 +81,7 @@ int fabric_set_monitor(struct fabric *f, unsigned interval_ms)
         }
     }
     f->monitor_interval_ms = interval_ms;
+    fabric_timers_all(f);
     return 0;
 }
 

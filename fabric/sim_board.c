@@ -27,6 +27,33 @@
 /* Most board requests sim_board_sync serves for one MAD. */
 #define SIM_BOARD_SYNC_MAX 4096u
 
+/* Send agent connection a a PORT_EVENT for port; returns 0, or -1 if it did not fit. */
+static int sim_board_send_event(struct sim_agent *a, uint32_t port)
+{
+    struct board_sim_msg ev;
+
+    board_sim_msg_request(&ev, 0, BOARD_SIM_PORT_EVENT, port, 0, 0);
+    return send(a->fd, &ev, sizeof(ev), MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(ev) ? 0
+                                                                                            : -1;
+}
+
+/*
+ * fabric_port_event_fn: tell every agent of node that port may have changed
+ * (the agent keeps port statuses between events).  One that did not fit the
+ * socket is made up for by an event for every port before the next answer.
+ */
+static void sim_board_port_event(void *arg, size_t node, unsigned port)
+{
+    struct sim_server *s = arg;
+
+    for (size_t i = 0; i < s->num_agents; i++) {
+        struct sim_agent *a = &s->agents[i];
+
+        if (a->used && a->node == (long)node && sim_board_send_event(a, port))
+            a->events_lost = true;
+    }
+}
+
 int sim_board_open(struct sim_server *s)
 {
     struct sockaddr_un a = {.sun_family = AF_UNIX};
@@ -34,6 +61,7 @@ int sim_board_open(struct sim_server *s)
     int fd;
 
     s->board_fd = -1;
+    fabric_set_port_event(s->f, sim_board_port_event, s);
     if (len < 0 || (size_t)len >= sizeof(a.sun_path) - 1) {
         errno = ENAMETOOLONG;
         return -1;
@@ -69,6 +97,7 @@ static void sim_agent_close(struct sim_server *s, size_t i)
 
 void sim_board_close(struct sim_server *s)
 {
+    fabric_set_port_event(s->f, NULL, NULL);
     for (size_t i = 0; i < s->num_agents; i++)
         sim_agent_close(s, i);
     free(s->agents);
@@ -189,8 +218,9 @@ static void sim_board_mad_rx(struct sim_server *s, const struct sim_agent *a,
 /*
  * Read and serve one request of agent connection i: 1 served, 0 nothing
  * waiting, -1 the connection must close.  A posted request (an LFT block
- * Set) gets no answer and no fabric_tick: a forwarding table write makes no
- * SMA talk; a failure, which the agent ruled out before posting, is logged.
+ * Set) gets no answer; a failure, which the agent ruled out before posting,
+ * is logged.  No timer runs here: only the SMAs of nodes whose ports the
+ * request changed are polled (fabric_settle), the rest waits for its deadline.
  */
 static int sim_board_serve_one(struct sim_server *s, size_t i)
 {
@@ -225,6 +255,10 @@ static int sim_board_serve_one(struct sim_server *s, size_t i)
         return 1;
     }
     board_sim_serve(fabric_node_board(s->f, (size_t)a->node), buf, (size_t)n, &resp);
+    if (m.op == BOARD_SIM_ATTACH && !resp.status)
+        resp.c = htonl(BOARD_SIM_ATTACH_EVENTS); /* port changes are pushed */
+    if (a->events_lost && !sim_board_send_event(a, BOARD_SIM_PORT_ALL))
+        a->events_lost = false;
     if (!board_sim_reply_wanted(&resp)) {
         if (resp.status)
             pzf_log(s->verbose, PZF_LOG_ERROR, "agent of %s: posted op %u (block %u) failed: %s",
@@ -233,7 +267,7 @@ static int sim_board_serve_one(struct sim_server *s, size_t i)
         return 1;
     }
     send(a->fd, &resp, sizeof(resp), MSG_NOSIGNAL | MSG_DONTWAIT);
-    fabric_tick(s->f); /* a table or port change may make SMAs talk */
+    fabric_settle(s->f); /* a port change may make SMAs talk */
     return 1;
 }
 

@@ -4,6 +4,7 @@
  * and writing the fabric's deliveries back (queued while a client's socket
  * is full).
  */
+#define _GNU_SOURCE /* recvmmsg() */
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -360,21 +361,37 @@ static void sim_packet(struct sim_server *s, unsigned id, const uint8_t *buf, ss
     fabric_client_send(s->f, id, &m);
 }
 
-/* Read what client id sent, a burst at a time. */
+/*
+ * Read what client id sent, a burst at a time: up to SIM_RECV_BATCH
+ * packets per recvmmsg(), so a wake-up with k packets waiting costs one
+ * receive (plus one more only when a batch came back full), not k + 1.
+ */
 static void sim_read_packets(struct sim_server *s, unsigned id)
 {
-    uint8_t buf[2 * sizeof(struct sim_request)];
+    uint8_t bufs[SIM_RECV_BATCH][2 * sizeof(struct sim_request)];
+    struct mmsghdr msgs[SIM_RECV_BATCH];
+    struct iovec iov[SIM_RECV_BATCH];
 
-    for (unsigned i = 0; i < SIM_READ_BURST && !s->conns[id].dead; i++) {
-        ssize_t n = recv(s->conns[id].fd, buf, sizeof(buf), MSG_DONTWAIT);
+    for (unsigned total = 0; total < SIM_READ_BURST && !s->conns[id].dead;) {
+        int got;
 
-        if (n < 0) {
+        for (unsigned k = 0; k < SIM_RECV_BATCH; k++) {
+            iov[k] = (struct iovec){.iov_base = bufs[k], .iov_len = sizeof(bufs[k])};
+            msgs[k] = (struct mmsghdr){.msg_hdr = {.msg_iov = &iov[k], .msg_iovlen = 1}};
+        }
+        got = recvmmsg(s->conns[id].fd, msgs, SIM_RECV_BATCH, MSG_DONTWAIT, NULL);
+        if (got < 0) {
             if (errno != EAGAIN && errno != EINTR)
                 sim_send_failed(s, id, -errno);
             return;
         }
-        sim_board_sync(s, id); /* an agent's posted LFT writes before its answers */
-        sim_packet(s, id, buf, n);
+        for (int k = 0; k < got && !s->conns[id].dead; k++) {
+            sim_board_sync(s, id); /* an agent's posted LFT writes before its answers */
+            sim_packet(s, id, bufs[k], (ssize_t)msgs[k].msg_len);
+        }
+        total += (unsigned)got;
+        if (got < SIM_RECV_BATCH)
+            return; /* the queue was empty after these */
     }
 }
 

@@ -19,6 +19,7 @@
 #define SIM_NAME_MAX 80        /* longest socket base name */
 #define SIM_TX_QUEUE_MAX 65536 /* packets held for a client that does not read */
 #define SIM_READ_BURST 256     /* packets read from one socket per round */
+#define SIM_RECV_BATCH 16      /* packets one recvmmsg() takes at most */
 
 /* Packets waiting until a client's socket has room. */
 struct sim_tx_queue {
@@ -41,7 +42,8 @@ struct sim_conn {
 struct sim_agent {
     bool used;
     int fd;
-    long node; /* attached switch, or -1 before ATTACH */
+    long node;        /* attached switch, or -1 before ATTACH */
+    bool events_lost; /* a PORT_EVENT did not fit the socket: send an ALL one */
 };
 
 /* An operator connection on NAME:pzctl (pzfabric-ctl). */

@@ -95,6 +95,7 @@ void pma_destroy(struct pma *pma)
 {
     if (!pma)
         return;
+    pma_counters_free(pma);
     free(pma->ports);
     free(pma);
 }
@@ -155,11 +156,19 @@ void pma_poll(struct pma *pma)
     pma_sampler_advance(pma, now);
 }
 
+/*
+ * The sampling engine's next deadline and, when the hardware counters can
+ * wrap, the next wrap-protection poll.  64-bit hardware counters never wrap:
+ * the deltas a read adds telescope, so reading them when asked gives the
+ * same totals as reading them every second, and no periodic poll is due.
+ */
 uint64_t pma_next_deadline(const struct pma *pma)
 {
     uint64_t next = pma->last_poll_ns + PMA_POLL_INTERVAL_NS;
     uint64_t sample = pma_sampler_deadline(pma);
 
+    if (pma->hw_mask == UINT64_MAX)
+        return sample;
     return sample < next ? sample : next;
 }
 

@@ -8,6 +8,7 @@
  * baseline up to the total, so resets never disturb other views.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pma_internal.h"
@@ -108,7 +109,7 @@ uint64_t pma_view_value(const struct pma *pma, unsigned port_select, enum pma_vi
         const struct pma_port *p = &pma->ports[port];
 
         if (pma_selected(pma, port_select, port))
-            sum = gmp_sat_add(sum, p->total[ctr] - p->base[view][ctr]);
+            sum = gmp_sat_add(sum, p->total[ctr] - (p->base[view] ? p->base[view][ctr] : 0));
     }
     return sum;
 }
@@ -128,9 +129,20 @@ void pma_view_reset(struct pma *pma, unsigned port_select, enum pma_view view, s
     for (unsigned port = 0; port <= pma->num_ports; port++) {
         struct pma_port *p = &pma->ports[port];
 
-        if (pma_selected(pma, port_select, port))
+        if (!pma_selected(pma, port_select, port))
+            continue;
+        if (!p->base[view])
+            p->base[view] = calloc(PMA_NCTR, sizeof(uint64_t)); /* the view's first reset */
+        if (p->base[view])
             p->base[view][ctr] = p->total[ctr];
     }
+}
+
+void pma_counters_free(struct pma *pma)
+{
+    for (unsigned port = 0; port <= pma->num_ports; port++)
+        for (unsigned v = 0; v < PMA_NVIEWS; v++)
+            free(pma->ports[port].base[v]);
 }
 
 int pma_port_counters64(struct pma *pma, unsigned port, struct pma_counters *c)

@@ -52,10 +52,15 @@ enum pma_view {
 
 /* PMA state of one port. */
 struct pma_port {
-    bool present;                        /* has hardware counters */
-    uint64_t hw_last[PMA_NCTR];          /* last raw hardware value */
-    uint64_t total[PMA_NCTR];            /* 64-bit software counters */
-    uint64_t base[PMA_NVIEWS][PMA_NCTR]; /* total at the view's last reset */
+    bool present;               /* has hardware counters */
+    uint64_t hw_last[PMA_NCTR]; /* last raw hardware value */
+    uint64_t total[PMA_NCTR];   /* 64-bit software counters */
+    /*
+     * Per view: total at the view's last reset, or NULL while the view was
+     * never reset (every baseline 0): most ports are never reset, and the
+     * three tables would be 60 % of a fabric's PMA memory.
+     */
+    uint64_t *base[PMA_NVIEWS];
 };
 
 /* PortSamplesControl.SampleStatus values. */
@@ -131,6 +136,9 @@ uint64_t pma_total_value(const struct pma *pma, unsigned port_select, size_t ctr
 
 /* Reset counter ctr of view on the selected port(s). */
 void pma_view_reset(struct pma *pma, unsigned port_select, enum pma_view view, size_t ctr);
+
+/* Free the views' baselines (pma_destroy). */
+void pma_counters_free(struct pma *pma);
 
 /* pma_port_counters.c: PortCounters and PortCountersExtended Get/Set handlers. */
 uint16_t pma_pc_get(struct pma *pma, struct pma_req *req);

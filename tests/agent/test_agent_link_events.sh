@@ -1,0 +1,75 @@
+#!/bin/bash
+# test_agent_link_events.sh - link changes at a switch served by an external
+# portzerod reach its SMA as they happen: pzfabric pushes port events over
+# board/sim and portzerod keeps port statuses between them, so a stale
+# status would show here as a missing trap or a wrong PortInfo.  Spine1 is
+# the agent's switch (tests/integration/ft-2s4l.net); its port 4 faces Leaf4.
+#   link-down Spine1 4: OpenSM gets Trap 128 from Spine1, PortInfo says
+#   Down/Polling at once, the PMA counts one LinkDowned on the port; link-up: a second Trap 128, the port comes back
+#   to Active once OpenSM has swept.
+set -uo pipefail
+
+PZFABRIC=${1:?usage: test_agent_link_events.sh PZFABRIC PZFABRIC_CTL PORTZEROD NETFILE}
+PZCTL=${2:?}
+PORTZEROD=${3:?}
+NET=${4:?}
+source "$(dirname "$0")/agent_lib.sh"
+SOCK="pzlev$$"
+PATH_TO_SPINE=0,1,1 # from Hca2: Leaf1 port 1 -> Spine1
+
+ctl() { "$PZCTL" --sockname "$SOCK" "$@"; }
+# spine_port FIELD PORT: a PortInfo field of Spine1's port, by directed route.
+spine_port() { diag smpquery -D portinfo "$PATH_TO_SPINE" "$2" 2> /dev/null | sed -n "s/^$1:\.*//p"; }
+# link_downed PORT: Spine1's LinkDownedCounter of port, from its PMA.
+link_downed() { diag perfquery "$SPINE" "$1" 2> /dev/null | sed -n 's/^LinkDownedCounter:\.*//p'; }
+# traps: Trap 128s from Spine1 in OpenSM's log.
+traps() { grep -c "num:128 .*from LID:$SPINE " sm/osm.log 2> /dev/null || true; }
+# wait_value SECONDS WANT COMMAND...: until COMMAND prints WANT.
+wait_value() {
+    local deadline=$((SECONDS + $1)) want=$2
+    shift 2
+    while ((SECONDS < deadline)); do
+        [ "$("$@")" = "$want" ] && return 0
+        sleep 0.2
+    done
+    return 1
+}
+
+cd "$WORK"
+"$PZFABRIC" --sockname "$SOCK" --agent Spine1 "$NET" > fabric.out 2> fabric.err &
+PIDS+=($!)
+check "pzfabric ready" wait_for fabric.out 10 '^ready$'
+mkdir agent
+(cd agent && LD_PRELOAD=$UMAD2SIM SIM_HOST=Spine1 IBSIM_SOCKNAME=$SOCK \
+    exec "$PORTZEROD" -o board=sim > ../agent.out 2> ../agent.err) &
+PIDS+=($!)
+check "portzerod ready" wait_for agent.out 10 '^ready$'
+mkdir -p sm/cache sm/tmp sm/dump
+(cd sm && LD_PRELOAD=$UMAD2SIM SIM_HOST=Hca1 IBSIM_SOCKNAME=$SOCK \
+    OSM_CACHE_DIR=$WORK/sm/cache OSM_TMP_DIR=$WORK/sm/tmp \
+    exec opensm -d2 -R ftree --connect_roots \
+    --dump_files_dir "$WORK/sm/dump" -f "$WORK/sm/osm.log" > opensm.out 2>&1) &
+PIDS+=($!)
+check "OpenSM: SUBNET UP" wait_for sm/osm.log 40 'SUBNET UP'
+
+SPINE=$(diag smpquery -D portinfo "$PATH_TO_SPINE" 0 | sed -n 's/^Lid:\.*//p')
+check "Spine1 has a LID" test -n "$SPINE" -a "${SPINE:-0}" != 0
+check "Spine1 port 4: Active before" wait_value 20 Active spine_port LinkState 4
+traps0=$(traps)
+downed0=$(link_downed 4)
+check "Spine1 port 4: LinkDownedCounter read" test -n "$downed0"
+
+check_eq "link-down Spine1 4" "link Spine1[4] - Leaf4[1] down" "$(ctl link-down Spine1 4)"
+check_eq "Spine1 port 4: Down (the agent's view)" Down "$(spine_port LinkState 4)"
+check_eq "Spine1 port 4: Polling" Polling "$(spine_port PhysLinkState 4)"
+check "OpenSM gets Trap 128 from Spine1" wait_value 10 yes \
+    sh -c "[ \$(grep -c 'num:128 .*from LID:$SPINE ' sm/osm.log) -gt $traps0 ] && echo yes"
+check_eq "Spine1 port 4: LinkDowned counted once" $((downed0 + 1)) "$(link_downed 4)"
+check_eq "Spine1 port 3: still Active" Active "$(spine_port LinkState 3)"
+
+check_eq "link-up Spine1 4" "link Spine1[4] - Leaf4[1] up" "$(ctl link-up Spine1 4)"
+check "OpenSM gets a second Trap 128 from Spine1" wait_value 10 yes \
+    sh -c "[ \$(grep -c 'num:128 .*from LID:$SPINE ' sm/osm.log) -gt $((traps0 + 1)) ] && echo yes"
+check "Spine1 port 4: Active again after OpenSM's sweep" wait_value 20 Active spine_port LinkState 4
+check_eq "Spine1 port 4: LinkDowned unchanged by link-up" $((downed0 + 1)) "$(link_downed 4)"
+agent_finish
