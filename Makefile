@@ -25,6 +25,7 @@ FUZZ_CC ?= clang
 
 BUILD_DIR := build
 ASAN_DIR := build-asan
+TSAN_DIR := build-tsan
 ARM64_DIR := build-arm64
 FUZZ_DIR := build-fuzz
 SYSROOT := $(CURDIR)/$(ARM64_DIR)/sysroot
@@ -47,7 +48,7 @@ FORMAT_DIRS := $(wildcard board sma pma ipoib net traffic agent tests bench tool
 FORMAT_FILES = $(if $(FORMAT_DIRS),$(shell find $(FORMAT_DIRS) -path '*/corpus' -prune -o \
                  -type f \( -name '*.c' -o -name '*.h' \) -print | LC_ALL=C sort))
 
-.PHONY: all deps build test test-asan test-long cross cross-test fuzz fuzz-short fuzz-long \
+.PHONY: all deps build test test-asan test-tsan test-long cross cross-test fuzz fuzz-short fuzz-long \
         bench demo format format-check clean
 
 all: build
@@ -65,6 +66,8 @@ test: format-check build
 	$(CTEST) --test-dir $(BUILD_DIR) $(CTEST_FLAGS) $(CTEST_SHORT)
 	@echo "== make test: ASan+UBSan ctest"
 	$(MAKE) --no-print-directory test-asan
+	@echo "== make test: ThreadSanitizer, IP plane"
+	$(MAKE) --no-print-directory test-tsan
 	@echo "== make test: aarch64 ctest under qemu"
 	$(MAKE) --no-print-directory cross-test
 	@echo "== make test: libFuzzer, $(FUZZ_SHORT_SECONDS) s per target"
@@ -75,6 +78,13 @@ test-asan: deps
 	$(CMAKE) -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DPZ_SANITIZE=ON
 	$(CMAKE) --build $(ASAN_DIR) -j$(JOBS)
 	$(SAN_ENV) $(CTEST) --test-dir $(ASAN_DIR) $(CTEST_FLAGS) $(CTEST_SHORT)
+
+# The IP plane's two threads (the agent loop and lwIP's tcpip thread) under
+# ThreadSanitizer: the tests labelled ipplane.
+test-tsan: deps
+	$(CMAKE) -S . -B $(TSAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DPZ_TSAN=ON
+	$(CMAKE) --build $(TSAN_DIR) -j$(JOBS)
+	TSAN_OPTIONS=$${TSAN_OPTIONS:-halt_on_error=1} $(CTEST) --test-dir $(TSAN_DIR) $(CTEST_FLAGS) -L '^ipplane$$'
 
 test-long: build
 	$(CTEST) --test-dir $(BUILD_DIR) $(CTEST_FLAGS) -L '^long$$'
