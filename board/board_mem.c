@@ -15,6 +15,7 @@ struct board_mem_port {
     uint16_t lid;
     uint8_t lmc;
     uint32_t link_downed;
+    struct board_port_config peer; /* the far end's enables (board_mem_set_peer_enables) */
     struct board_port_counters counters;
     uint16_t *pkeys; /* pkey_cap entries */
     uint8_t *vlarb;  /* 4 blocks x 64 bytes */
@@ -80,11 +81,23 @@ static void bm_notify(struct board_mem *bm, unsigned port)
         bm->hook(bm->hook_arg, port);
 }
 
-/* Record one LinkDowned event on port p. */
-static void bm_count_link_downed(struct board_mem *bm, struct board_mem_port *p)
+/* Record that port p's link went down (the event the fabric and the SMA see). */
+static void bm_note_link_down(struct board_mem_port *p)
 {
     if (p->link_downed < UINT32_MAX)
         p->link_downed++;
+}
+
+/*
+ * Record a link that failed on port p: the event, and LinkDownedCounter
+ * ("the port training state machine failed link error recovery and downed
+ * the link"), as when a cable is pulled or the peer leaves the link.  A
+ * port taken down on command (PortState Down, PortPhysicalState Disabled)
+ * has not failed: bm_note_link_down() only.
+ */
+static void bm_count_link_downed(struct board_mem *bm, struct board_mem_port *p)
+{
+    bm_note_link_down(p);
     board_mem_counter_add(bm, &p->counters.link_downed, 1);
 }
 
@@ -109,10 +122,13 @@ static void bm_retrain(struct board_mem *bm, unsigned port)
     } else if (p->connected) {
         p->st.phys_state = BOARD_PHYS_LINKUP;
         p->st.port_state = BOARD_PORT_INIT;
-        p->st.width_active = bm_highest_bit(p->cfg.width_enabled & bm->id.width_supported);
-        p->st.speed_active = bm_highest_bit(p->cfg.speed_enabled & bm->id.speed_supported);
-        p->st.speed_ext_active =
-            bm_highest_bit(p->cfg.speed_ext_enabled & bm->id.speed_ext_supported);
+        /* The best mode both ends enable (the far end: anything until told). */
+        p->st.width_active =
+            bm_highest_bit(p->cfg.width_enabled & bm->id.width_supported & p->peer.width_enabled);
+        p->st.speed_active =
+            bm_highest_bit(p->cfg.speed_enabled & bm->id.speed_supported & p->peer.speed_enabled);
+        p->st.speed_ext_active = bm_highest_bit(
+            p->cfg.speed_ext_enabled & bm->id.speed_ext_supported & p->peer.speed_ext_enabled);
     } else {
         p->st.phys_state = BOARD_PHYS_POLLING;
         p->st.port_state = BOARD_PORT_DOWN;
@@ -162,9 +178,12 @@ static int bm_port_state_set(void *ctx, unsigned port, enum board_port_state sta
     p = &bm->ports[port];
     switch (state) {
     case BOARD_PORT_DOWN:
-        /* Down drops the link; a cabled, enabled port then retrains to Init. */
+        /*
+         * Down drops the link; a cabled, enabled port then retrains to Init.
+         * On command: the link did not fail, LinkDownedCounter stays.
+         */
         if (p->st.port_state != BOARD_PORT_DOWN)
-            bm_count_link_downed(bm, p);
+            bm_note_link_down(p);
         p->st.port_state = BOARD_PORT_DOWN;
         /* Retraining applies the current width/speed enables. */
         if (p->connected && p->st.phys_state != BOARD_PHYS_DISABLED)
@@ -193,7 +212,7 @@ static int bm_phys_state_set(void *ctx, unsigned port, enum board_phys_state sta
     p = &bm->ports[port];
     if (state == BOARD_PHYS_DISABLED) {
         if (p->st.port_state != BOARD_PORT_DOWN)
-            bm_count_link_downed(bm, p);
+            bm_note_link_down(p); /* on command: LinkDownedCounter stays */
         p->st.phys_state = BOARD_PHYS_DISABLED;
         p->st.port_state = BOARD_PORT_DOWN;
     } else if (state == BOARD_PHYS_POLLING) {
@@ -586,6 +605,9 @@ static int bm_init_port(struct board_mem *bm, unsigned port)
     p->cfg.width_enabled = bm->id.width_supported;
     p->cfg.speed_enabled = bm->id.speed_supported;
     p->cfg.speed_ext_enabled = bm->id.speed_ext_supported;
+    p->peer.width_enabled = 0xFF;
+    p->peer.speed_enabled = 0xFF;
+    p->peer.speed_ext_enabled = 0xFF;
     p->cfg.link_down_default = BOARD_PHYS_POLLING;
     p->cfg.neighbor_mtu = bm->id.mtu_cap;
     p->cfg.oper_vls = 1;
@@ -683,6 +705,30 @@ void board_mem_set_connected(struct board_mem *bm, unsigned port, bool connected
     bm->ports[port].connected = connected;
     bm_retrain(bm, port);
     bm_notify(bm, port);
+}
+
+void board_mem_set_peer_enables(struct board_mem *bm, unsigned port,
+                                const struct board_port_config *peer)
+{
+    if (port == 0 || port > bm->id.num_ports)
+        return;
+    bm->ports[port].peer.width_enabled = peer->width_enabled;
+    bm->ports[port].peer.speed_enabled = peer->speed_enabled;
+    bm->ports[port].peer.speed_ext_enabled = peer->speed_ext_enabled;
+}
+
+void board_mem_set_untrained_modes(struct board_mem *bm, unsigned port, uint8_t width,
+                                   uint8_t speed)
+{
+    struct board_mem_port *p;
+
+    if (port == 0 || port > bm->id.num_ports)
+        return;
+    p = &bm->ports[port];
+    if (p->st.phys_state == BOARD_PHYS_LINKUP || p->st.width_active || p->st.speed_active)
+        return; /* it trained: a down link keeps its last modes */
+    p->st.width_active = width;
+    p->st.speed_active = speed;
 }
 
 bool board_mem_connected(const struct board_mem *bm, unsigned port)

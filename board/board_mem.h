@@ -46,6 +46,22 @@ void board_mem_use_manual_clock(struct board_mem *bm, uint64_t start_ns);
 /* Advance the manual clock. */
 void board_mem_advance_ns(struct board_mem *bm, uint64_t delta_ns);
 
+/*
+ * Tell port what the far end of its cable enables (the width, speed and
+ * extended speed enables of peer): its next training picks the best mode
+ * both ends enable.  Until told, a port assumes the far end enables all.
+ */
+void board_mem_set_peer_enables(struct board_mem *bm, unsigned port,
+                                const struct board_port_config *peer);
+
+/*
+ * The LinkWidthActive/LinkSpeedActive a port that never trained reports
+ * (board_mem's default: 0; hardware and ibsim: 4x SDR).  Nothing changes on
+ * a port that trained: a link that went down keeps its last modes.
+ */
+void board_mem_set_untrained_modes(struct board_mem *bm, unsigned port, uint8_t width,
+                                   uint8_t speed);
+
 /* Cable a port (connected) or unplug it; a connected enabled port trains to Init. */
 void board_mem_set_connected(struct board_mem *bm, unsigned port, bool connected);
 
@@ -65,7 +81,11 @@ bool board_mem_mft_has_port(const struct board_mem *bm, uint16_t mlid, unsigned 
 uint16_t board_mem_lid(const struct board_mem *bm, unsigned port);
 uint8_t board_mem_lmc(const struct board_mem *bm, unsigned port);
 
-/* Number of LinkDowned events seen on a port. */
+/*
+ * Number of times a port's link went down, on command or not
+ * (LinkDownedCounter counts only the failures: a pulled cable, a peer that
+ * left the link).
+ */
 uint32_t board_mem_link_downed(const struct board_mem *bm, unsigned port);
 
 /*

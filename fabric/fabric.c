@@ -13,6 +13,22 @@
 #include "fabric_traffic.h"
 #include "pzf_log.h"
 
+/* LinkWidth 1x 4x 8x 12x 2x, LinkSpeed SDR DDR QDR, LinkSpeedExt FDR EDR HDR NDR: the defined bits.
+ */
+#define FABRIC_WIDTH_BITS 0x1F
+#define FABRIC_SPEED_BITS 0x07
+#define FABRIC_SPEED_EXT_BITS 0x0F
+
+/* The modes a node's ports support: the board's, and every defined one its topology enables. */
+static void fabric_supported_modes(const struct topo_node *tn, struct board_identity *id)
+{
+    for (unsigned p = 1; p <= tn->num_ports; p++) {
+        id->width_supported |= tn->ports[p].width & FABRIC_WIDTH_BITS;
+        id->speed_supported |= tn->ports[p].speed & FABRIC_SPEED_BITS;
+        id->speed_ext_supported |= tn->ports[p].speed_ext & FABRIC_SPEED_EXT_BITS;
+    }
+}
+
 /* The board identity of a topology node (switch or CA defaults, then the file's values). */
 static void fabric_identity(const struct topo_node *tn, struct board_identity *id)
 {
@@ -29,24 +45,46 @@ static void fabric_identity(const struct topo_node *tn, struct board_identity *i
         id->enhanced_port0 = tn->enhanced_port0 > 0;
     memset(id->node_desc, 0, sizeof(id->node_desc));
     memcpy(id->node_desc, tn->desc, strnlen(tn->desc, sizeof(id->node_desc)));
+    fabric_supported_modes(tn, id);
 }
 
-/* Apply a port line's w=/s=/e= options to the port's enables. */
+/*
+ * The power-on configuration of a port: the topology's width and speed
+ * enables (w=/s=/e=, width=/speed=/extspeed=, link annotations), and
+ * OperationalVLs = VLCap as ibsim's ports come up (OpenSM sets OperationalVLs
+ * to what both ends support; finding anything else on a CA port in Init it
+ * takes the link down to change it, which would bounce every CA link on the
+ * first sweep).
+ */
 static void fabric_port_options(struct fabric_node *n, unsigned port, const struct topo_port *tp)
 {
     struct board_port_config cfg;
 
-    if (!tp->width && !tp->speed && !tp->speed_ext)
-        return;
     if (board_port_config_get(n->board, port, &cfg))
         return;
+    cfg.oper_vls = n->board->id->vl_cap;
     if (tp->width)
         cfg.width_enabled = tp->width;
     if (tp->speed)
         cfg.speed_enabled = tp->speed;
-    if (tp->speed_ext)
+    if (tp->speed_ext || tp->speed_ext_set)
         cfg.speed_ext_enabled = tp->speed_ext;
     board_port_config_set(n->board, port, &cfg);
+}
+
+/*
+ * What a port that never trained reports as LinkWidthActive/LinkSpeedActive:
+ * 4x (else its best width) at SDR, as hardware and ibsim do; 0 would be no
+ * width at all (libibmad: "bad width 0", ibnetdiscover -p: "??").
+ */
+static void fabric_port_untrained(struct fabric_node *n, unsigned port)
+{
+    uint8_t widths = n->board->id->width_supported;
+    uint8_t width = 0x80;
+
+    while (width && !(widths & width))
+        width >>= 1;
+    board_mem_set_untrained_modes(n->bm, port, (widths & 0x02) ? 0x02 : width, 0x01);
 }
 
 /* Create the board of node i; returns 0 or -1. */
@@ -82,6 +120,7 @@ static int fabric_node_init(struct fabric *f, const struct topo *t, size_t i)
         n->peers[p].node = tp->remote_node;
         n->peers[p].port = tp->remote_port;
         fabric_port_options(n, p, tp);
+        fabric_port_untrained(n, p);
     }
     return 0;
 }
@@ -89,9 +128,27 @@ static int fabric_node_init(struct fabric *f, const struct topo *t, size_t i)
 /* Forward a board's port change into the fabric (board_mem hook). */
 static void fabric_port_hook(void *arg, unsigned port);
 
+/* Both ends of a cable learn each other's enables (fabric_internal.h). */
+void fabric_tell_peers(struct fabric *f, struct fabric_node *n, unsigned port)
+{
+    const struct fabric_peer *peer = &n->peers[port];
+    struct fabric_node *r = &f->nodes[peer->node];
+    struct board_port_config near, far;
+
+    if (board_port_config_get(n->board, port, &near) ||
+        board_port_config_get(r->board, peer->port, &far))
+        return;
+    board_mem_set_peer_enables(n->bm, port, &far);
+    board_mem_set_peer_enables(r->bm, peer->port, &near);
+}
+
 /* Plug in every cable, then create the SMAs and install the hooks; returns 0 or -1. */
 static int fabric_power_on(struct fabric *f)
 {
+    for (size_t i = 0; i < f->num_nodes; i++)
+        for (unsigned p = 1; p <= f->nodes[i].num_ports; p++)
+            if (f->nodes[i].peers[p].cabled)
+                fabric_tell_peers(f, &f->nodes[i], p);
     for (size_t i = 0; i < f->num_nodes; i++)
         for (unsigned p = 1; p <= f->nodes[i].num_ports; p++)
             if (f->nodes[i].peers[p].cabled)
@@ -252,6 +309,7 @@ static void fabric_couple(struct fabric *f, struct fabric_node *n, unsigned port
         board_mem_set_connected(r->bm, peer->port, false);
     }
     n->downed_seen[port] = downed;
+    fabric_tell_peers(f, n, port); /* enables set since: the retraining uses them */
     board_mem_set_connected(r->bm, peer->port, enabled);
     board_mem_set_connected(n->bm, port, fabric_port_enabled(r, peer->port));
     r->downed_seen[peer->port] = board_mem_link_downed(r->bm, peer->port);

@@ -37,6 +37,7 @@ struct fabric_mad {
     uint32_t sqp;    /* source QP */
     uint32_t dqp;    /* destination QP */
     uint32_t status; /* to a client: 0, or FABRIC_STATUS_TIMEOUT */
+    uint16_t len;    /* bytes of mad[] the sender filled; 0: all FABRIC_MAD_SIZE */
 };
 
 /* Where the fabric hands a MAD for client number client. */

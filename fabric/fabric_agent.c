@@ -157,6 +157,7 @@ bool fabric_agent_deliver(struct fabric *f, struct fabric_node *n, const struct 
     m.sqp = p->sqp;
     m.dqp = p->dqp;
     m.status = 0;
+    m.len = p->len;
     f->stats.to_clients++;
     fabric_agent_defer(f, p->mad);
     if (f->deliver)

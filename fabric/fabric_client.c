@@ -324,6 +324,7 @@ bool fabric_to_client(struct fabric *f, struct fabric_node *n, unsigned port,
     m.sqp = p->sqp;
     m.dqp = p->dqp;
     m.status = 0;
+    m.len = p->len;
     f->stats.to_clients++;
     if (mad_get_field(m.mad, 0, IB_MAD_METHOD_F) == IB_MAD_METHOD_TRAP &&
         !mad_get_field(m.mad, 0, IB_MAD_RESPONSE_F))

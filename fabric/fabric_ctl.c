@@ -49,6 +49,7 @@ static void fabric_ctl_cable(struct fabric *f, struct fabric_node *n, unsigned p
     n->peers[port].unplugged = !up;
     r->peers[rport].unplugged = !up;
     f->coupling = true;
+    fabric_tell_peers(f, n, port);
     board_mem_set_connected(n->bm, port, up && fabric_port_enabled(r, rport));
     board_mem_set_connected(r->bm, rport, up && fabric_port_enabled(n, port));
     f->coupling = false;

@@ -95,6 +95,7 @@ void fabric_host_send(struct fabric *f, const struct fabric_client *c, const str
     memcpy(p.mad, m->mad, FABRIC_MAD_SIZE);
     p.sqp = m->sqp;
     p.dqp = m->dqp;
+    p.len = m->len <= FABRIC_MAD_SIZE ? m->len : 0;
     p.node = c->node;
     p.port = c->port;
     if (mad_get_field(p.mad, 0, IB_MAD_BASEVER_F) != 1) {

@@ -82,6 +82,7 @@ struct fabric_pkt {
     uint8_t kind; /* enum fabric_pkt_kind */
     uint16_t hops;
     uint16_t pkey; /* BTH P_Key; 0 until the sender's stack chose it */
+    uint16_t len;  /* bytes of mad[] its sender filled; 0: all FABRIC_MAD_SIZE */
 };
 
 /* A ring buffer of packets that grows as needed. */
@@ -172,6 +173,12 @@ void fabric_mark_dirty(struct fabric *f, struct fabric_node *n);
 void fabric_poll_dirty(struct fabric *f);
 bool fabric_port_up(const struct fabric_node *n, unsigned port, bool need_active);
 bool fabric_port_enabled(const struct fabric_node *n, unsigned port);
+/*
+ * Tell both ends of the cable at (n, port) what the other end enables, so
+ * that the link trains to the best width and speed both enable (as ibsim's
+ * links and hardware do); before anything (re)connects them.
+ */
+void fabric_tell_peers(struct fabric *f, struct fabric_node *n, unsigned port);
 
 /* fabric_route.c */
 int fabric_enqueue(struct fabric *f, const struct fabric_pkt *p);

@@ -3,7 +3,14 @@
  * (pzctl_proto.h): accepts pzfabric-ctl connections, reads one request per
  * message, runs it (pzctl_cmd.c) and sends the reply as one message.
  *
- * Connections beyond SIM_PZCTL_CONNS_MAX are accepted and closed at once.
+ * The listen backlog holds SIM_PZCTL_CONNS_MAX connections and every
+ * waiting one is accepted each round, so that many clients may connect at
+ * the same moment, also without waiting (a non-blocking connect fails when
+ * the backlog is full).  Connections are served before the listening socket
+ * in a round, and a full table first drops clients that hung up, so one
+ * that closed just before another connects does not cost that one its
+ * slot.  Connections beyond SIM_PZCTL_CONNS_MAX are accepted and closed at
+ * once.
  * A client that does not read its replies (the socket is full) is
  * disconnected; nothing it sends can stop the server.
  */
@@ -39,7 +46,7 @@ int sim_pzctl_open(struct sim_server *s)
         goto fail;
     if (bind(fd, (struct sockaddr *)&a,
              (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len)) ||
-        listen(fd, 8)) {
+        listen(fd, SIM_PZCTL_CONNS_MAX)) {
         int e = errno;
 
         close(fd);
@@ -83,11 +90,13 @@ size_t sim_pzctl_num_pfds(const struct sim_server *s)
     return n;
 }
 
+/*
+ * The connections, then the listening socket: in a round, hang-ups are
+ * handled (slots freed) before new connections are accepted, and a slot
+ * reused by an accept has no stale entry left in the round.
+ */
 size_t sim_pzctl_pfds(struct sim_server *s, size_t n)
 {
-    s->pfds[n].fd = s->pzctl_fd;
-    s->pfds[n].events = POLLIN;
-    s->pfd_conn[n++] = SIM_PFD_PZCTL_LISTEN;
     for (size_t i = 0; i < SIM_PZCTL_CONNS_MAX; i++) {
         if (!s->pzctl[i].used)
             continue;
@@ -95,6 +104,9 @@ size_t sim_pzctl_pfds(struct sim_server *s, size_t n)
         s->pfds[n].events = POLLIN;
         s->pfd_conn[n++] = SIM_PFD_PZCTL | (uint32_t)i;
     }
+    s->pfds[n].fd = s->pzctl_fd;
+    s->pfds[n].events = POLLIN;
+    s->pfd_conn[n++] = SIM_PFD_PZCTL_LISTEN;
     return n;
 }
 
@@ -103,23 +115,75 @@ bool sim_pzctl_tag(uint32_t tag)
     return tag == SIM_PFD_PZCTL_LISTEN || (!(tag & SIM_PFD_AGENT) && (tag & SIM_PFD_PZCTL));
 }
 
-/* Accept one connection into a free slot (or refuse it when all are busy). */
-static void sim_pzctl_accept(struct sim_server *s)
+/* Close the connections whose client has hung up; returns how many. */
+static unsigned sim_pzctl_reap(struct sim_server *s)
+{
+    struct pollfd pfds[SIM_PZCTL_CONNS_MAX];
+    size_t idx[SIM_PZCTL_CONNS_MAX], n = 0;
+    unsigned closed = 0;
+
+    for (size_t i = 0; i < SIM_PZCTL_CONNS_MAX; i++) {
+        if (!s->pzctl[i].used)
+            continue;
+        pfds[n].fd = s->pzctl[i].fd;
+        pfds[n].events = POLLIN;
+        idx[n++] = i;
+    }
+    if (poll(pfds, n, 0) <= 0)
+        return 0;
+    for (size_t k = 0; k < n; k++) {
+        if (pfds[k].revents & (POLLHUP | POLLERR)) {
+            sim_pzctl_drop(s, idx[k]);
+            closed++;
+        }
+    }
+    return closed;
+}
+
+/* A free connection slot, or -1. */
+static long sim_pzctl_free_slot(const struct sim_server *s)
+{
+    for (size_t i = 0; i < SIM_PZCTL_CONNS_MAX; i++)
+        if (!s->pzctl[i].used)
+            return (long)i;
+    return -1;
+}
+
+/*
+ * Accept one connection into a free slot (or refuse it when all are busy,
+ * after closing those whose client has gone: a client that closed its
+ * connection just before another connects must not cost that one its
+ * slot); false if none waits.
+ */
+static bool sim_pzctl_accept_one(struct sim_server *s)
 {
     int fd = accept4(s->pzctl_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    long i;
 
     if (fd < 0)
-        return;
-    for (size_t i = 0; i < SIM_PZCTL_CONNS_MAX; i++) {
-        if (!s->pzctl[i].used) {
-            s->pzctl[i].used = true;
-            s->pzctl[i].fd = fd;
-            return;
-        }
+        return false;
+    i = sim_pzctl_free_slot(s);
+    if (i < 0 && sim_pzctl_reap(s))
+        i = sim_pzctl_free_slot(s);
+    if (i >= 0) {
+        s->pzctl[i].used = true;
+        s->pzctl[i].fd = fd;
+        return true;
     }
     pzf_log(s->verbose, PZF_LOG_ERROR, "pzctl: more than %d connections, refusing one",
             SIM_PZCTL_CONNS_MAX);
     close(fd);
+    return true;
+}
+
+/*
+ * Accept every waiting connection (up to the backlog's worth): clients that
+ * connect without waiting find the backlog full otherwise.
+ */
+static void sim_pzctl_accept(struct sim_server *s)
+{
+    for (unsigned i = 0; i < 2 * SIM_PZCTL_CONNS_MAX && sim_pzctl_accept_one(s); i++)
+        ;
 }
 
 /* Log a request and the first line of its reply (with -v), control bytes as '?'. */

@@ -325,7 +325,8 @@ static void sim_deliver(void *arg, unsigned client, const struct fabric_mad *m)
     r.dqp = htonl(m->dqp);
     r.sqp = htonl(m->sqp);
     r.status = htonl(m->status);
-    r.length = htobe64(sizeof(r.mad));
+    /* The sender's length: an SA answer's records end there (saquery counts them). */
+    r.length = htobe64(m->len && m->len <= sizeof(r.mad) ? m->len : sizeof(r.mad));
     memcpy(r.mad, m->mad, sizeof(r.mad));
     sim_send(s, client, &r);
 }
@@ -355,6 +356,7 @@ static void sim_packet(struct sim_server *s, unsigned id, const uint8_t *buf, ss
     m.slid = ntohs((uint16_t)r.slid);
     m.dqp = ntohl(r.dqp);
     m.sqp = ntohl(r.sqp);
+    m.len = (uint16_t)len;
     fabric_client_send(s->f, id, &m);
 }
 

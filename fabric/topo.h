@@ -38,11 +38,12 @@ struct topo_port {
     bool connected;
     uint32_t remote_node; /* index into topo.nodes */
     uint8_t remote_port;
-    unsigned line;     /* line of the port's record, 0 if none */
-    uint8_t width;     /* w=N option: LinkWidthEnabled bits, 0 = default */
-    uint8_t speed;     /* s=N option: LinkSpeedEnabled bits, 0 = default */
-    uint8_t speed_ext; /* e=N option: LinkSpeedExtEnabled bits */
-    uint16_t lid;      /* "# lid N lmc M" of a CA port line, 0 = none */
+    unsigned line;      /* line of the port's record, 0 if none */
+    uint8_t width;      /* LinkWidthEnabled bits (w=, width=, annotation), 0 = default */
+    uint8_t speed;      /* LinkSpeedEnabled bits (s=, speed=, annotation), 0 = default */
+    uint8_t speed_ext;  /* LinkSpeedExtEnabled bits (e=, extspeed=, annotation) */
+    bool speed_ext_set; /* speed_ext was given (0 then means none), else the default */
+    uint16_t lid;       /* "# lid N lmc M" of a CA port line, 0 = none */
     uint8_t lmc;
 };
 

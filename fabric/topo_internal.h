@@ -26,4 +26,11 @@ struct topo_node *topo_add_node(struct topo *t, enum topo_node_type type, unsign
 int topo_connect(struct topo *t, const struct topo_cable *cables, size_t num_cables,
                  const char *file, char err[TOPO_ERR_MAX]);
 
+/*
+ * Apply the link annotation of a port line's comment ("... lid 3 4xQDR",
+ * topo_link.c) to port's width and speed enables; returns whether it set
+ * anything.
+ */
+bool topo_link_annotation(const char *comment, struct topo_port *port);
+
 #endif /* PZ_TOPO_INTERNAL_H */

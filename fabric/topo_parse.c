@@ -5,6 +5,8 @@
  *   Switch N "name" [# "desc"] [enhanced port 0 | base port 0] [lid L] [lmc M]
  *   Hca N "name" [# "desc"]          (also "Ca N ...")
  *   [p](guid) "remote"[rp](guid) [w=W] [s=S] [e=E] [# lid L lmc M ...]
+ *       (ibnetdiscover's comment "# ... lid L 4xQDR" sets the port's width
+ *       and speed enables, topo_link.c)
  *   switchguid=X  switchguid+X  caguid=X  hcaguids=X  rtguid=X
  *   sysimgguid=X  vendid=X  devid=X  width=W  speed=S  extspeed=E
  * Port lines follow their node's header; any other line ends the record.
@@ -38,6 +40,7 @@ struct topo_parser {
     uint16_t device_id; /* for every following node */
     bool has_device_id;
     uint8_t width, speed, speed_ext; /* port defaults, 0 = the board's */
+    bool speed_ext_set;              /* extspeed= was given (0 then means none) */
 };
 
 /* Record "file:line: message" in the error buffer; returns -1. */
@@ -222,9 +225,17 @@ static int read_description(struct topo_parser *p, const char *rest, struct topo
     return 0;
 }
 
-/* Give a new node its GUIDs and per-node settings (ibsim's scheme). */
-static void assign_guids(struct topo_parser *p, struct topo_node *n)
+/*
+ * Give a new node its GUIDs and per-node settings (ibsim's scheme); returns
+ * 0, or -1 with a message when one of its GUIDs would be 0 (the counter
+ * wrapped past 2^64: no port may have GUID 0).
+ */
+static int assign_guids(struct topo_parser *p, struct topo_node *n)
 {
+    uint64_t span = n->type == TOPO_SWITCH ? 0 : n->num_ports;
+
+    if (p->next_guid[n->type] == 0 || p->next_guid[n->type] + span < p->next_guid[n->type])
+        return topo_error(p, "node \"%s\" would get GUID 0 (the GUIDs wrap past 2^64)", n->name);
     n->node_guid = p->next_guid[n->type];
     if (n->type == TOPO_SWITCH)
         p->next_guid[n->type] += 1;
@@ -237,6 +248,7 @@ static void assign_guids(struct topo_parser *p, struct topo_node *n)
     n->has_device_id = p->has_device_id;
     p->sysimg_guid = 0;
     p->has_vendor_id = false;
+    return 0;
 }
 
 /* Handle "Switch N "name" ..." / "Hca N "name" ..." (s: after the keyword). */
@@ -260,7 +272,8 @@ static int parse_header(struct topo_parser *p, const char *s, enum topo_node_typ
     n->line = p->line;
     memcpy(n->name, name, sizeof(name));
     snprintf(n->desc, sizeof(n->desc), "%s", name);
-    assign_guids(p, n);
+    if (assign_guids(p, n))
+        return -1;
     p->node = (long)(p->t->num_nodes - 1);
     if (read_description(p, s, n, flags, sizeof(flags)))
         return -1;
@@ -291,6 +304,7 @@ static int parse_port_options(struct topo_parser *p, const char *s, struct topo_
             port->speed = (uint8_t)v;
         else
             port->speed_ext = (uint8_t)v;
+        port->speed_ext_set |= opt == 'e';
     }
     return 0;
 }
@@ -355,9 +369,13 @@ static int parse_port_line(struct topo_parser *p, const char *s)
     tp->width = p->width;
     tp->speed = p->speed;
     tp->speed_ext = p->speed_ext;
+    tp->speed_ext_set = p->speed_ext_set;
     if (parse_port_options(p, s, tp))
         return -1;
     hash = strchr(s, '#');
+    /* ibnetdiscover's "... lid 3 4xQDR": it wins over the options, as in ibsim. */
+    if (hash)
+        topo_link_annotation(hash + 1, tp);
     if (hash && n->type == TOPO_CA && keyword(skip_blanks(hash + 1), "lid") &&
         read_lid_lmc(p, hash + 1, &tp->lid, &tp->lmc))
         return -1;
@@ -377,6 +395,8 @@ static int parse_guid_base(struct topo_parser *p, const char *s, enum topo_node_
     s = skip_blanks(s + 1);
     if (read_number(&s, UINT64_MAX, &v))
         return topo_error(p, "expected a GUID number");
+    if (op == '=' ? v == 0 : p->guid_base[type] + v == 0)
+        return topo_error(p, "GUID 0 is not a valid GUID");
     if (op == '=') {
         p->guid_base[type] = v;
         p->next_guid[type] = v;
@@ -418,6 +438,8 @@ static int parse_settings(struct topo_parser *p, const char *line)
     } else if ((s = keyword(line, "sysimgguid"))) {
         if (parse_setting(p, s, "sysimgguid", UINT64_MAX, &p->sysimg_guid))
             return -1;
+        if (p->sysimg_guid == 0)
+            return topo_error(p, "sysimgguid 0 is not a valid GUID");
     } else if ((s = keyword(line, "width"))) {
         if (parse_setting(p, s, "width", 31, &v))
             return -1;
@@ -434,6 +456,7 @@ static int parse_settings(struct topo_parser *p, const char *line)
         if (parse_setting(p, s, "extspeed", 15, &v))
             return -1;
         p->speed_ext = (uint8_t)v;
+        p->speed_ext_set = true;
     } else {
         return 1;
     }

@@ -144,6 +144,11 @@ static void pma_psc_put(const struct pma *pma, uint8_t *d)
 
 uint16_t pma_psc_get(struct pma *pma, struct pma_req *req)
 {
+    unsigned ps = mad_get_field((void *)req->in, 0, IB_PSC_PORT_SELECT_F);
+
+    /* A Get naming a port (perfquery -c LID PORT) must name one that exists; 0: none named. */
+    if (ps != 0 && pma_check_port_select(pma, ps))
+        return GMP_STATUS_BAD_FIELD;
     pma_sampler_advance(pma, board_now_ns(pma->board));
     pma_psc_put(pma, req->out);
     return GMP_STATUS_OK;

@@ -23,16 +23,18 @@
 
 #include "pzctl_proto.h"
 
-#define CONNS 80 /* more than pzfabric serves at once */
+#define CONNS 80  /* more than pzfabric serves at once */
+#define SERVED 64 /* what its README promises to serve at once */
 #define FLOOD 5000
 #define REPLY_WAIT_MS 5000
 
-/* Connect to "<name>:pzctl"; returns the socket or -1. */
-static int pzctl_connect(const char *name)
+/* Connect to "<name>:pzctl" (without waiting if flags has SOCK_NONBLOCK); returns the socket or -1.
+ */
+static int pzctl_connect_flags(const char *name, int flags)
 {
     struct sockaddr_un a = {.sun_family = AF_UNIX};
     int len = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "%s:%s", name, PZCTL_SUFFIX);
-    int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | flags, 0);
 
     if (fd < 0)
         return -1;
@@ -42,6 +44,12 @@ static int pzctl_connect(const char *name)
         return -1;
     }
     return fd;
+}
+
+/* Connect to "<name>:pzctl", waiting for the server if needed; returns the socket or -1. */
+static int pzctl_connect(const char *name)
+{
+    return pzctl_connect_flags(name, 0);
 }
 
 /* Send len bytes as one request and read the reply into buf; returns its length or -1. */
@@ -128,6 +136,29 @@ static void many_connections(const char *name, int *failures)
             close(fds[i]);
 }
 
+/*
+ * SERVED connections opened at once without waiting (as a client with a
+ * connect timeout does) and held open: every one of them is answered.
+ */
+static void served_connections(const char *name, int *failures)
+{
+    int fds[SERVED], open = 0, ok = 0;
+    char what[80];
+
+    for (int i = 0; i < SERVED; i++) {
+        fds[i] = pzctl_connect_flags(name, SOCK_NONBLOCK);
+        open += fds[i] >= 0;
+    }
+    for (int i = 0; i < SERVED; i++)
+        ok += fds[i] >= 0 && answered(fds[i], "status", 6, "ok\n");
+    snprintf(what, sizeof(what), "%d connections at once: %d connected, %d answered", SERVED, open,
+             ok);
+    check(failures, what, open == SERVED && ok == SERVED);
+    for (int i = 0; i < SERVED; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
 /* Requests without reading replies until the socket is full or FLOOD are sent. */
 static void flood(const char *name)
 {
@@ -156,6 +187,7 @@ int main(int argc, char **argv)
     }
     malformed(fd, &failures);
     close(fd);
+    served_connections(argv[1], &failures);
     many_connections(argv[1], &failures);
     flood(argv[1]);
     fd = pzctl_connect(argv[1]);

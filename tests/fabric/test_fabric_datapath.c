@@ -147,9 +147,9 @@ static int teardown(void **state)
     return 0;
 }
 
-/* A MAD of class mgmt_class/method from client to dlid, QP dqp. */
-static void send_mad(struct bed *b, unsigned client, unsigned mgmt_class, unsigned method,
-                     uint16_t dlid, uint32_t dqp, uint64_t tid)
+/* A MAD of class mgmt_class/method from client to dlid, QP dqp, len bytes (0: 256). */
+static void send_mad_len(struct bed *b, unsigned client, unsigned mgmt_class, unsigned method,
+                         uint16_t dlid, uint32_t dqp, uint64_t tid, uint16_t len)
 {
     struct fabric_mad m;
 
@@ -164,7 +164,15 @@ static void send_mad(struct bed *b, unsigned client, unsigned mgmt_class, unsign
     m.dlid = dlid;
     m.dqp = dqp;
     m.sqp = dqp == 0 ? 0 : 1;
+    m.len = len;
     assert_int_equal(fabric_client_send(b->f, client, &m), 0);
+}
+
+/* A MAD of class mgmt_class/method from client to dlid, QP dqp (256 bytes). */
+static void send_mad(struct bed *b, unsigned client, unsigned mgmt_class, unsigned method,
+                     uint16_t dlid, uint32_t dqp, uint64_t tid)
+{
+    send_mad_len(b, client, mgmt_class, method, dlid, dqp, tid, 0);
 }
 
 /* The fabric's counters now. */
@@ -341,6 +349,77 @@ static void test_pkey_answer_uses_request_pkey(void **state)
     assert_int_equal(FBED_COUNTER(b->f, "S1", 1, xmit_constraint_errors), 1);
 }
 
+/*
+ * A MAD reaches its client with the length its sender gave (an SA answer's
+ * records end there); the SMA's own answers are whole MADs.
+ */
+static void test_length_kept(void **state)
+{
+    struct bed *b = *state;
+
+    assert_int_equal(fabric_client_set_issm(b->f, 2, true), 0); /* H3 takes SA requests */
+    b->got.count = 0;
+    send_mad_len(b, 0, IB_SA_CLASS, IB_MAD_METHOD_GET, 13, 1, 50, 56);
+    assert_int_equal(b->got.count, 1);
+    assert_int_equal(b->got.client[0], 2);
+    assert_int_equal(b->got.mad[0].len, 56);
+    send_mad_len(b, 2, IB_SA_CLASS, IB_MAD_METHOD_GET | 0x80, 11, 1, 50, 56 + 2 * 64);
+    assert_int_equal(b->got.count, 2);
+    assert_int_equal(b->got.client[1], 0);
+    assert_int_equal(b->got.mad[1].len, 56 + 2 * 64);
+    send_mad_len(b, 0, IB_SMI_CLASS, IB_MAD_METHOD_GET, 11, 0, 51, 64);
+    assert_int_equal(b->got.count, 3);
+    assert_int_equal(b->got.client[2], 0);
+    assert_true(b->got.mad[2].len == 0 || b->got.mad[2].len == FABRIC_MAD_SIZE);
+}
+
+/* Width, speed and extended speed active at (name, port). */
+static void assert_modes(const struct fabric *f, const char *name, unsigned port, unsigned width,
+                         unsigned speed, unsigned speed_ext)
+{
+    struct board_port_status st;
+
+    assert_int_equal(board_port_status(fbed_board(f, name), port, &st), 0);
+    assert_int_equal(st.width_active, width);
+    assert_int_equal(st.speed_active, speed);
+    assert_int_equal(st.speed_ext_active, speed_ext);
+}
+
+/*
+ * A link trains to the best mode both ends enable (as ibsim's links): one
+ * end's w=1 or annotation makes both ends 1x; a port that never trained
+ * reports 4x SDR; a link that goes down keeps its modes.
+ */
+static void test_link_modes(void **state)
+{
+    static const char text[] = "Switch 4 \"S\"\n"
+                               "[1] \"A\"[1] w=1\n"
+                               "[2] \"B\"[1] # \"B\" lid 3 4xQDR\n"
+                               "[3] \"C\"[1]\n"
+                               "Hca 1 \"A\"\n[1] \"S\"[1]\n"
+                               "Hca 1 \"B\"\n[1] \"S\"[2] e=1\n"
+                               "Hca 1 \"C\"\n[1] \"S\"[3] s=3 e=0\n";
+    char err[TOPO_ERR_MAX];
+    struct topo *t = topo_parse(text, sizeof(text) - 1, "modes", err);
+    struct fabric *f;
+
+    (void)state;
+    assert_non_null(t);
+    f = fabric_create(t, 0);
+    topo_free(t);
+    assert_non_null(f);
+    assert_modes(f, "S", 1, 0x1, 0x4, 0x2); /* 1x at its end: 1x, QDR + EDR */
+    assert_modes(f, "A", 1, 0x1, 0x4, 0x2);
+    assert_modes(f, "S", 2, 0x2, 0x4, 0x0); /* 4xQDR at one end, FDR only at the other */
+    assert_modes(f, "B", 1, 0x2, 0x4, 0x0);
+    assert_modes(f, "S", 3, 0x2, 0x2, 0x0); /* DDR, no extended speed */
+    assert_modes(f, "C", 1, 0x2, 0x2, 0x0);
+    assert_modes(f, "S", 4, 0x2, 0x1, 0x0); /* never trained: 4x SDR */
+    assert_int_equal(fabric_link_set(f, fbed_node(f, "C"), 1, false), 0);
+    assert_modes(f, "S", 3, 0x2, 0x2, 0x0); /* down: its last modes */
+    fabric_destroy(f);
+}
+
 /* 100% loss loses everything (the sender times out); a seeded 50% about half. */
 static void test_drop_rate(void **state)
 {
@@ -476,6 +555,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pkey_inbound_drop, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pkey_limited_members, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pkey_answer_uses_request_pkey, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_length_kept, setup, teardown),
+        cmocka_unit_test(test_link_modes),
         cmocka_unit_test_setup_teardown(test_drop_rate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_link_pull_and_plug, setup, teardown),
         cmocka_unit_test_setup_teardown(test_capture, setup, teardown),

@@ -76,6 +76,39 @@ static void test_control_defaults(void **state)
     pt_node_free(ca);
 }
 
+/* A Get naming a port that does not exist (perfquery -c LID 9) is refused with 0x1C. */
+static void test_control_get_port_select(void **state)
+{
+    struct pt_node *n = pt_switch_new(4, 0, false);
+    struct pt_node *ca = pt_ca_new(2, 0);
+    uint8_t req[PT_DATA] = {0}, resp[PT_DATA];
+
+    (void)state;
+    for (unsigned ps = 1; ps <= 4; ps++) {
+        mad_set_field(req, 0, IB_PSC_PORT_SELECT_F, ps);
+        assert_int_equal(pt_pma(n, IB_MAD_METHOD_GET, IB_GSI_PORT_SAMPLES_CONTROL, req, resp),
+                         ST_OK);
+    }
+    mad_set_field(req, 0, IB_PSC_PORT_SELECT_F, 0xFF);
+    assert_int_equal(pt_pma(n, IB_MAD_METHOD_GET, IB_GSI_PORT_SAMPLES_CONTROL, req, resp), ST_OK);
+    mad_set_field(req, 0, IB_PSC_PORT_SELECT_F, 5);
+    assert_int_equal(pt_pma(n, IB_MAD_METHOD_GET, IB_GSI_PORT_SAMPLES_CONTROL, req, resp),
+                     ST_BAD_FIELD);
+    mad_set_field(req, 0, IB_PSC_PORT_SELECT_F, 99);
+    assert_int_equal(pt_pma(n, IB_MAD_METHOD_GET, IB_GSI_PORT_SAMPLES_CONTROL, req, resp),
+                     ST_BAD_FIELD);
+    mad_set_field(req, 0, IB_PSC_PORT_SELECT_F, 2);
+    assert_int_equal(pt_pma(ca, IB_MAD_METHOD_GET, IB_GSI_PORT_SAMPLES_CONTROL, req, resp), ST_OK);
+    mad_set_field(req, 0, IB_PSC_PORT_SELECT_F, 3);
+    assert_int_equal(pt_pma(ca, IB_MAD_METHOD_GET, IB_GSI_PORT_SAMPLES_CONTROL, req, resp),
+                     ST_BAD_FIELD);
+    mad_set_field(req, 0, IB_PSC_PORT_SELECT_F, 0xFF); /* no "all ports" on a CA */
+    assert_int_equal(pt_pma(ca, IB_MAD_METHOD_GET, IB_GSI_PORT_SAMPLES_CONTROL, req, resp),
+                     ST_BAD_FIELD);
+    pt_node_free(n);
+    pt_node_free(ca);
+}
+
 /* A full session: Started, Running, Done, and the deltas of the interval only. */
 static void test_session(void **state)
 {
@@ -235,9 +268,10 @@ static void test_validation(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_control_defaults), cmocka_unit_test(test_session),
-        cmocka_unit_test(test_result_widths),    cmocka_unit_test(test_restart),
-        cmocka_unit_test(test_all_ports),        cmocka_unit_test(test_validation),
+        cmocka_unit_test(test_control_defaults), cmocka_unit_test(test_control_get_port_select),
+        cmocka_unit_test(test_session),          cmocka_unit_test(test_result_widths),
+        cmocka_unit_test(test_restart),          cmocka_unit_test(test_all_ports),
+        cmocka_unit_test(test_validation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

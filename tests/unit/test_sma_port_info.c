@@ -548,6 +548,62 @@ static void test_port_state_transitions(void **state)
     pzt_node_free(n);
 }
 
+/* LinkDownedCounter of port p (the hardware counter the PMA reports). */
+static uint64_t hw_link_downed(struct pzt_node *n, unsigned p)
+{
+    struct board_port_counters c;
+
+    assert_int_equal(board_port_counters(n->board, p, &c), 0);
+    return c.link_downed;
+}
+
+/*
+ * A Set with PortState NOP leaves the link alone, whatever else it changes
+ * (the enables, LinkDownDefault, PortPhysicalState Polling on a trained
+ * port): what an SM sets on every port of a fresh fabric.  A Set of
+ * PortState Down bounces the link, but on command: LinkDownedCounter (link
+ * error recovery failed) stays.
+ */
+static void test_set_nop_keeps_link(void **state)
+{
+    struct pzt_node *n = pzt_switch_new(8);
+    uint8_t d[PZT_DATA], r[PZT_DATA];
+
+    (void)state;
+    board_mem_set_connected(n->bm, 4, true);
+    pi_set_one(n, 4, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_OK, r);
+    pi_template(n, 4, d);
+    mad_set_field(d, 0, IB_PORT_LINK_WIDTH_ENABLED_F, 0xFF);
+    mad_set_field(d, 0, IB_PORT_LINK_SPEED_ENABLED_F, 0xF);
+    mad_set_field(d, 0, IB_PORT_LINK_DOWN_DEF_F, 1); /* Sleep */
+    mad_set_field(d, 0, IB_PORT_PHYS_STATE_F, BOARD_PHYS_POLLING);
+    mad_set_field(d, 0, IB_PORT_OPER_VLS_F, 4);
+    au_set_expect(n, IB_ATTR_PORT_INFO, 4, d, ST_OK, r);
+    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ARMED);
+    assert_int_equal(mad_get_field(r, 0, IB_PORT_PHYS_STATE_F), BOARD_PHYS_LINKUP);
+    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_DOWN_DEF_F), 1);
+    pi_set_one(n, 4, IB_PORT_LINK_WIDTH_ENABLED_F, 1, ST_OK, r); /* 1x: at the next training */
+    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ARMED);
+    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_WIDTH_ACTIVE_F), 2);
+    pi_set_one(n, 4, IB_PORT_LINK_DOWN_DEF_F, BOARD_PHYS_POLLING, ST_OK, r);
+    assert_int_equal(board_mem_link_downed(n->bm, 4), 0);
+    assert_int_equal(hw_link_downed(n, 4), 0);
+
+    pi_set_one(n, 4, IB_PORT_STATE_F, BOARD_PORT_DOWN, ST_OK, r);
+    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_INIT);
+    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_WIDTH_ACTIVE_F), 1); /* retrained at 1x */
+    assert_int_equal(board_mem_link_downed(n->bm, 4), 1);
+    assert_int_equal(hw_link_downed(n, 4), 0);
+    pi_set_one(n, 4, IB_PORT_PHYS_STATE_F, BOARD_PHYS_DISABLED, ST_OK, r);
+    assert_int_equal(board_mem_link_downed(n->bm, 4), 2);
+    assert_int_equal(hw_link_downed(n, 4), 0);
+    /* The cable pulled from a trained link: that is a failure. */
+    pi_set_one(n, 4, IB_PORT_PHYS_STATE_F, BOARD_PHYS_POLLING, ST_OK, r);
+    board_mem_set_connected(n->bm, 4, false);
+    assert_int_equal(hw_link_downed(n, 4), 1);
+    pzt_node_free(n);
+}
+
 /* PortPhysicalState: 0 NOP, 2 Polling, 3 Disabled; others are 0x1C. */
 static void test_phys_state(void **state)
 {
@@ -741,6 +797,7 @@ int main(void)
         cmocka_unit_test(test_oper_vls),
         cmocka_unit_test(test_neighbor_mtu),
         cmocka_unit_test(test_port_state_transitions),
+        cmocka_unit_test(test_set_nop_keeps_link),
         cmocka_unit_test(test_phys_state),
         cmocka_unit_test(test_invalid_set_untouched),
         cmocka_unit_test(test_enhanced_port0),

@@ -201,6 +201,68 @@ static void test_ibnetdiscover_format(void **state)
     topo_free(t);
 }
 
+/*
+ * ibnetdiscover's link annotations ("lid 3 4xQDR") set the port's width and
+ * speed enables as ibsim reads them; they win over w=/s=/e= and width=/speed=.
+ */
+static void test_link_annotations(void **state)
+{
+    static const char text[] =
+        "width=1\nspeed=1\nextspeed=3\n"
+        "Switch 8 \"S-1\" # \"leaf-0\" base port 0 lid 1 lmc 0\n"
+        "[1] \"H-1\"[1](101) # \"hca-0\" lid 3 4xQDR\n"
+        "[2] \"H-2\"[1](201) # \"hca-1\" lid 4 4xFDR\n"
+        "[3] \"H-3\"[1](301) w=1 s=1 # \"hca-2\" lid 5 12xEDR\n"
+        "[4] \"H-4\"[1](401) # \"hca-3\" lid 6 1xSDR\n"
+        "[5] \"H-5\"[1](501) # \"hca-4\" lid 7 8xDDR\n"
+        "[6] \"H-6\"[1](601) # \"lid 9 4xNDR\" lid 8 2xHDR\n"
+        "[7] \"H-7\"[1](701) # \"hca-6\" lid 9 3xXDR\n"
+        "[8] \"H-8\"[1](801) # \"hca-7\" lid 10 4xFDR10\n"
+        "Ca 1 \"H-1\" # \"hca-0\"\n[1](101) \"S-1\"[1] # lid 3 lmc 0 \"leaf-0\" lid 1 4xQDR\n"
+        "Ca 1 \"H-2\"\n[1] \"S-1\"[2]\n"
+        "Ca 1 \"H-3\"\n[1] \"S-1\"[3]\n"
+        "Ca 1 \"H-4\"\n[1] \"S-1\"[4]\n"
+        "Ca 1 \"H-5\"\n[1] \"S-1\"[5]\n"
+        "Ca 1 \"H-6\"\n[1] \"S-1\"[6]\n"
+        "Ca 1 \"H-7\"\n[1] \"S-1\"[7]\n"
+        "Ca 1 \"H-8\"\n[1] \"S-1\"[8]\n";
+    static const struct {
+        unsigned port;
+        uint8_t width, speed, speed_ext;
+        bool speed_ext_set;
+    } want[] = {
+        {1, 0x03, 0x7, 0x0, true}, /* 4x: 1x|4x; QDR: SDR..QDR, no extended speed */
+        {2, 0x03, 0x7, 0x1, true}, /* FDR */
+        {3, 0x0B, 0x7, 0x3, true}, /* 12x: 1x|4x|12x; EDR: FDR|EDR (over w=1 s=1) */
+        {4, 0x01, 0x1, 0x0, true}, /* 1xSDR */
+        {5, 0x04, 0x3, 0x0, true}, /* 8x; DDR: SDR|DDR */
+        {6, 0x10, 0x7, 0x7, true}, /* the "lid" after the last quote: 2xHDR */
+        {7, 0x01, 0x1, 0x3, true}, /* 3x, XDR: unknown, the defaults stay */
+        {8, 0x03, 0x7, 0x0, true}, /* FDR10: QDR enables (FDR10 is a vendor speed) */
+    };
+    char err[TOPO_ERR_MAX];
+    struct topo *t = parse(text, err);
+    const struct topo_node *sw;
+
+    (void)state;
+    if (!t)
+        fail_msg("%s", err);
+    sw = node(t, "S-1");
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        const struct topo_port *p = &sw->ports[want[i].port];
+
+        assert_int_equal(p->width, want[i].width);
+        assert_int_equal(p->speed, want[i].speed);
+        assert_int_equal(p->speed_ext, want[i].speed_ext);
+        assert_int_equal(p->speed_ext_set, want[i].speed_ext_set);
+    }
+    assert_int_equal(node(t, "H-1")->ports[1].width, 0x03);
+    assert_int_equal(node(t, "H-1")->ports[1].speed, 0x7);
+    assert_int_equal(node(t, "H-1")->ports[1].lid, 3);
+    assert_int_equal(node(t, "H-2")->ports[1].width, 1); /* no annotation: width=1 */
+    topo_free(t);
+}
+
 /* "switchguid+N" is relative to the last absolute base; sysimgguid/vendid hold for one node. */
 static void test_guid_settings(void **state)
 {
@@ -321,6 +383,14 @@ static void test_errors(void **state)
     assert_parse_error("Switch 8 \"a\"\nSwitch 8 \"a\"\n", 2, "same name");
     assert_parse_error("caguid=0x10\nHca 1 \"x\"\ncaguid=0x10\nHca 1 \"y\"\n", 4, "same GUID");
     assert_parse_error("switchguid 5\n", 1, "'=' or '+'");
+    /* No node or port may have GUID 0. */
+    assert_parse_error("switchguid=0x0\nSwitch 8 \"a\"\n", 1, "GUID 0 is not a valid GUID");
+    assert_parse_error("caguid=0\n", 1, "GUID 0 is not a valid GUID");
+    assert_parse_error("hcaguids=0x0\n", 1, "GUID 0 is not a valid GUID");
+    assert_parse_error("switchguid=0x10\nswitchguid+0xfffffffffffffff0\n", 2,
+                       "GUID 0 is not a valid GUID");
+    assert_parse_error("sysimgguid=0\n", 1, "sysimgguid 0 is not a valid GUID");
+    assert_parse_error("caguid=0xfffffffffffffffe\nHca 2 \"h\"\n", 2, "would get GUID 0");
     assert_parse_error("vendid=0x1000000\n", 1, "bad value for vendid");
     assert_parse_error("width=0\n", 1, "width must be");
     assert_parse_error("include \"x\"\n", 1, "not supported");
@@ -399,15 +469,11 @@ static void test_garbage(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_net_example),
-        cmocka_unit_test(test_ibnetdiscover_format),
-        cmocka_unit_test(test_guid_settings),
-        cmocka_unit_test(test_layout_tolerance),
-        cmocka_unit_test(test_unquoted_description),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_binary_input),
-        cmocka_unit_test(test_missing_file),
-        cmocka_unit_test(test_garbage),
+        cmocka_unit_test(test_net_example),      cmocka_unit_test(test_ibnetdiscover_format),
+        cmocka_unit_test(test_link_annotations), cmocka_unit_test(test_guid_settings),
+        cmocka_unit_test(test_layout_tolerance), cmocka_unit_test(test_unquoted_description),
+        cmocka_unit_test(test_errors),           cmocka_unit_test(test_binary_input),
+        cmocka_unit_test(test_missing_file),     cmocka_unit_test(test_garbage),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
