@@ -27,6 +27,7 @@ FUZZ_CC ?= clang
 
 BUILD_DIR := build
 ASAN_DIR := build-asan
+TSAN_DIR := build-tsan
 ARM64_DIR := build-arm64
 FUZZ_DIR := build-fuzz
 RELEASE_DIR := build-release
@@ -50,11 +51,11 @@ FUZZ_LONG_SECONDS ?= 600
 SAN_ENV := ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1} \
            UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-FORMAT_DIRS := $(wildcard board sma pma agent tests bench tools fabric attach)
+FORMAT_DIRS := $(wildcard board sma pma ipoib net traffic agent tests bench tools fabric attach)
 FORMAT_FILES = $(if $(FORMAT_DIRS),$(shell find $(FORMAT_DIRS) -path '*/corpus' -prune -o \
                  -type f \( -name '*.c' -o -name '*.h' \) -print | LC_ALL=C sort))
 
-.PHONY: all deps build test test-asan test-builds test-long cross cross-test fuzz fuzz-short fuzz-long \
+.PHONY: all deps build test test-asan test-tsan test-builds test-long cross cross-test fuzz fuzz-short fuzz-long \
         bench demo format format-check clean
 
 all: build
@@ -74,6 +75,8 @@ test: format-check build
 	$(MAKE) --no-print-directory test-asan
 	@echo "== make test: Release (gcc -O3) and clang builds, unit tests"
 	$(MAKE) --no-print-directory test-builds
+	@echo "== make test: ThreadSanitizer, IP plane"
+	$(MAKE) --no-print-directory test-tsan
 	@echo "== make test: aarch64 ctest under qemu"
 	$(MAKE) --no-print-directory cross-test
 	@echo "== make test: libFuzzer, $(FUZZ_SHORT_SECONDS) s per target"
@@ -95,6 +98,13 @@ test-builds: deps
 	    $(WERROR)
 	$(CMAKE) --build $(CLANG_DIR) -j$(JOBS)
 	$(CTEST) --test-dir $(CLANG_DIR) $(CTEST_FLAGS) -L '^unit$$'
+
+# The IP plane's two threads (the agent loop and lwIP's tcpip thread) under
+# ThreadSanitizer: the tests labelled ipplane.
+test-tsan: deps
+	$(CMAKE) -S . -B $(TSAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DPZ_TSAN=ON $(WERROR)
+	$(CMAKE) --build $(TSAN_DIR) -j$(JOBS)
+	TSAN_OPTIONS=$${TSAN_OPTIONS:-halt_on_error=1} $(CTEST) --test-dir $(TSAN_DIR) $(CTEST_FLAGS) -L '^ipplane$$'
 
 test-long: build
 	$(CTEST) --test-dir $(BUILD_DIR) $(CTEST_FLAGS) -L '^long$$'

@@ -217,6 +217,16 @@ int fabric_set_drop_rate(struct fabric *f, uint32_t ppm, uint64_t seed);
 /* The loss rate in packets per million link traversals. */
 uint32_t fabric_drop_rate(const struct fabric *f);
 
+/*
+ * Lose ppm per million traversals of the cable at (node, port), both
+ * directions, on top of the fabric-wide rate.  Returns 0, -EINVAL (no such
+ * port, ppm > 10^6) or -ENOTCONN (no cable).
+ */
+int fabric_set_link_drop(struct fabric *f, size_t node, unsigned port, uint32_t ppm);
+
+/* The cable's own loss at (node, port), per million (0: none or no such port). */
+uint32_t fabric_link_drop(const struct fabric *f, size_t node, unsigned port);
+
 struct pz_pcap;
 
 /*

@@ -91,6 +91,33 @@ int fabric_set_drop_rate(struct fabric *f, uint32_t ppm, uint64_t seed)
     return 0;
 }
 
+int fabric_set_link_drop(struct fabric *f, size_t node, unsigned port, uint32_t ppm)
+{
+    struct fabric_node *n;
+    struct fabric_peer *peer;
+
+    if (node >= f->num_nodes || ppm > FABRIC_PPM)
+        return -EINVAL;
+    n = &f->nodes[node];
+    if (port == 0 || port > n->num_ports)
+        return -EINVAL;
+    peer = &n->peers[port];
+    if (!peer->cabled)
+        return -ENOTCONN;
+    peer->drop_ppm = ppm;
+    f->nodes[peer->node].peers[peer->port].drop_ppm = ppm;
+    pzf_log(f->verbose, PZF_LOG_INFO, "cable %s[%u] - %s[%u] loses %u.%04u%%", n->name, port,
+            f->nodes[peer->node].name, peer->port, ppm / 10000, ppm % 10000);
+    return 0;
+}
+
+uint32_t fabric_link_drop(const struct fabric *f, size_t node, unsigned port)
+{
+    if (node >= f->num_nodes || port == 0 || port > f->nodes[node].num_ports)
+        return 0;
+    return f->nodes[node].peers[port].drop_ppm;
+}
+
 uint32_t fabric_drop_rate(const struct fabric *f)
 {
     return f->drop_ppm;

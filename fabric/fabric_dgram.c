@@ -215,7 +215,7 @@ static void dg_cross(struct fabric *f, struct fabric_node *n, unsigned port, uns
         return;
     }
     fabric_wire_count(n, port, &w, true);
-    if (fabric_wire_lost(f)) {
+    if (fabric_wire_lost(f, n, port)) {
         fabric_wire_count_lost(r, peer->port);
         f->stats.lost++;
         f->dgram->stats.lost++;

@@ -34,8 +34,9 @@
 
 /* What the other end of a port's cable is. */
 struct fabric_peer {
-    bool cabled;    /* the topology has a cable here */
-    bool unplugged; /* pulled by the operator (fabric_link_set) */
+    bool cabled;       /* the topology has a cable here */
+    bool unplugged;    /* pulled by the operator (fabric_link_set) */
+    uint32_t drop_ppm; /* this cable's own loss, per million traversals (fabric_set_link_drop) */
     uint32_t node;
     uint8_t port;
 };
@@ -253,7 +254,7 @@ void fabric_wire_count(struct fabric_node *n, unsigned port, const struct fabric
 /* Count a packet that arrived corrupted (lost to the drop rate) at (r, rport). */
 void fabric_wire_count_lost(struct fabric_node *r, unsigned rport);
 /* Whether the drop rate loses this link traversal. */
-bool fabric_wire_lost(struct fabric *f);
+bool fabric_wire_lost(struct fabric *f, const struct fabric_node *n, unsigned port);
 /* The VL sl takes from in_port to out_port of n (its SL2VL table; a CA: its port's). */
 unsigned fabric_wire_vl(const struct fabric_node *n, unsigned in_port, unsigned out_port,
                         unsigned sl);

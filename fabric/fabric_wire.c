@@ -40,17 +40,22 @@ static uint64_t wire_random(struct fabric *f)
     return x;
 }
 
-/* Whether the drop rate loses this traversal. */
-static bool wire_lost(struct fabric *f)
+/*
+ * Whether a traversal out of (n, port) is lost: to the fabric-wide drop
+ * rate, or to the cable's own.
+ */
+static bool wire_lost(struct fabric *f, const struct fabric_node *n, unsigned port)
 {
-    if (f->drop_ppm == 0)
-        return false;
-    return wire_random(f) % FABRIC_PPM < f->drop_ppm;
+    uint32_t link_ppm = n->peers[port].drop_ppm;
+
+    if (f->drop_ppm && wire_random(f) % FABRIC_PPM < f->drop_ppm)
+        return true;
+    return link_ppm && wire_random(f) % FABRIC_PPM < link_ppm;
 }
 
-bool fabric_wire_lost(struct fabric *f)
+bool fabric_wire_lost(struct fabric *f, const struct fabric_node *n, unsigned port)
 {
-    return wire_lost(f);
+    return wire_lost(f, n, port);
 }
 
 /*
@@ -160,7 +165,7 @@ void fabric_transmit(struct fabric *f, struct fabric_node *n, unsigned port, str
         return;
     }
     fabric_wire_count(n, port, &w, true);
-    if (wire_lost(f)) {
+    if (wire_lost(f, n, port)) {
         fabric_wire_count_lost(r, peer->port);
         f->stats.lost++;
         fabric_drop(f, p, "lost on the cable (drop rate)");

@@ -253,6 +253,31 @@ static int cmd_drop_rate(struct fabric *f, const struct request *q, struct reply
     return 0;
 }
 
+/* link-drop NODE PORT PERCENT: the cable's own loss. */
+static int cmd_link_drop(struct fabric *f, const struct request *q, struct reply *r)
+{
+    size_t node;
+    unsigned port;
+    uint32_t ppm;
+    int rc;
+
+    if (want_args(q, 4, 4, "link-drop NODE PORT PERCENT", r) ||
+        parse_node_port(f, q->argv[1], q->argv[2], false, &node, &port, r))
+        return -1;
+    if (parse_percent(q->argv[3], &ppm))
+        return fail(r, "bad percentage \"%s\" (0 to 100, up to %d decimals)", q->argv[3],
+                    PZCTL_PERCENT_DECIMALS);
+    rc = fabric_set_link_drop(f, node, port, ppm);
+    if (rc == -ENOTCONN)
+        return fail(r, "%s port %u has no cable", q->argv[1], port);
+    if (rc)
+        return fail(r, "%s", strerror(-rc));
+    say(r, "%s\nlink-drop %s[%u] ", PZCTL_REPLY_OK, fabric_node_name(f, node), port);
+    say_percent(r, ppm);
+    say(r, "\n");
+    return 0;
+}
+
 /* The name of a link state for status. */
 static const char *link_state_name(enum fabric_link_state st)
 {
@@ -572,6 +597,7 @@ static int cmd_help(struct reply *r)
         "link-down NODE PORT\n"
         "link-up NODE PORT\n"
         "drop-rate PERCENT [SEED]\n"
+        "link-drop NODE PORT PERCENT\n"
         "counters NODE PORT\n"
         "flow-add SRC DST GBPS [--sl SL]\n"
         "flow-del ID\n"
@@ -605,6 +631,8 @@ size_t pzctl_execute(struct fabric *f, size_t clients, const char *req, size_t l
             cmd_link(f, q, true, &r);
         else if (!strcmp(cmd, "drop-rate"))
             cmd_drop_rate(f, q, &r);
+        else if (!strcmp(cmd, "link-drop"))
+            cmd_link_drop(f, q, &r);
         else if (!strcmp(cmd, "counters"))
             cmd_counters(f, q, &r);
         else if (!strcmp(cmd, "flow-add"))

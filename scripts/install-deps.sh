@@ -12,6 +12,7 @@ PACKAGES=(
     opensm infiniband-diags ibsim-utils
     gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
     tshark iproute2 valgrind
+    iputils-ping socat python3 liblwip-dev
 )
 
 missing=()

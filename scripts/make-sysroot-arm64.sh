@@ -22,6 +22,7 @@ PACKAGES=(
     libibmad-dev libibmad5
     libibumad-dev libibumad3
     libcmocka-dev libcmocka0
+    liblwip-dev liblwip0
 )
 
 # Provided by the cross toolchain (or not wanted in a sysroot): never unpacked,

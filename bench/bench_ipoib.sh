@@ -1,0 +1,122 @@
+#!/bin/bash
+# bench_ipoib.sh BINDIR [NETFILE] - the IP plane over IPoIB through pzfabric,
+# against Linux TCP over a veth pair measured in the same run (the path's
+# ceiling on this machine) and the sFtree paper's ~25 MB/s switch-to-switch
+# TCP on a Sun DCS 36 port 0 (a fixed reference).
+#
+# Paths (OpenSM -R ftree --connect_roots on tests/integration/ft-2s4l.net):
+#   plane:  Linux (pz-iphost's namespace) -> the switch IP plane (net/:
+#           ipoib endpoint + lwIP + echo) on an emulated node (lwip_host);
+#           portzerod runs the same plane once it is wired in;
+#   hosts:  Linux -> Linux, two pz-iphost namespaces (ipoib/ on both ends);
+#   veth:   Linux -> Linux over a veth pair between two namespaces.
+# Measured: ICMP RTT (ping, 200 x 56 bytes, 10 ms apart: median of the
+# per-packet times) and TCP throughput through an echo service (SIZE MiB,
+# default 64, sent and echoed back; MB/s = bytes one way / wall time).
+# Goal (issue): >= 100 MB/s switch to switch. Exit 0 whatever the figures.
+set -uo pipefail
+
+BIN=$(cd "${1:?usage: bench_ipoib.sh BINDIR [NETFILE]}" && pwd)
+SIZE=${SIZE:-64}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+LWIPHOST=$(realpath -m "${LWIPHOST:-$BIN/lwip_host}")
+for t in opensm socat ping ip; do
+    command -v "$t" > /dev/null || { echo "bench_ipoib: $t missing, skipped"; exit 0; }
+done
+[ -x "$LWIPHOST" ] || { echo "bench_ipoib: $LWIPHOST missing (lwIP?), skipped"; exit 0; }
+
+WORK=$(mktemp -d /tmp/pz-bench-ipoib.XXXXXX)
+SOCK="pzb-$$-ipoib"
+NSA="pzb-$$-a"
+NSB="pzb-$$-b"
+NSV1="pzb-$$-v1"
+NSV2="pzb-$$-v2"
+PIDS=()
+cleanup() {
+    local i p
+    # Newest first (OpenSM before the fabric it talks to); SIGKILL after 3 s.
+    for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do
+        p=${PIDS[i]}
+        kill "$p" 2> /dev/null || continue
+        for _ in $(seq 30); do kill -0 "$p" 2> /dev/null || break; sleep 0.1; done
+        kill -9 "$p" 2> /dev/null
+        wait "$p" 2> /dev/null
+    done
+    for ns in "$NSA" "$NSB" "$NSV1" "$NSV2"; do ip netns delete "$ns" 2> /dev/null; done
+    [ -n "${KEEP:-}" ] || rm -rf "$WORK"
+}
+trap cleanup EXIT
+cd "$WORK" || exit 1
+
+wait_line() { # wait_line FILE REGEX SECONDS
+    local end=$((SECONDS + $3))
+    while ((SECONDS < end)); do grep -qE "$2" "$1" 2> /dev/null && return 0; sleep 0.1; done
+    return 1
+}
+
+# rtt NS ADDR: median ping time in ms.
+rtt() {
+    ip netns exec "$1" ping -c 200 -i 0.01 -W 1 "$2" 2> /dev/null |
+        sed -n 's/.*time=\([0-9.]*\) ms/\1/p' | sort -g |
+        awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'
+}
+
+# echo_mbs NS ADDR PORT: MB/s one way through an echo service.
+echo_mbs() {
+    local t0 t1
+    t0=$(date +%s.%N)
+    ip netns exec "$1" timeout 300 socat -t 30 - "TCP:$2:$3" < "$WORK/blob" > "$WORK/back" 2> /dev/null
+    t1=$(date +%s.%N)
+    if ! cmp -s "$WORK/blob" "$WORK/back"; then echo "corrupt"; return; fi
+    awk -v b=$((SIZE * 1048576)) -v a="$t0" -v z="$t1" 'BEGIN { printf "%.1f\n", b / (z - a) / 1e6 }'
+}
+
+head -c "${SIZE}M" /dev/urandom > "$WORK/blob"
+
+# The fabric, OpenSM, the two pz-iphost namespaces and the lwIP plane.
+"$BIN/pzfabric" --sockname "$SOCK" "$ROOT/tests/integration/ft-2s4l.net" > fab.out 2> fab.err &
+PIDS+=($!)
+wait_line fab.out '^ready$' 20 || { echo "bench_ipoib: pzfabric did not start"; exit 0; }
+mkdir -p sm/cache sm/tmp sm/dump
+(cd sm && LD_PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so SIM_HOST=Hca1 \
+    IBSIM_SOCKNAME=$SOCK OSM_CACHE_DIR=$WORK/sm/cache OSM_TMP_DIR=$WORK/sm/tmp \
+    exec opensm -d2 -R ftree --connect_roots --dump_files_dir "$WORK/sm/dump" -f "$WORK/sm/osm.log" \
+    > /dev/null 2>&1) &
+PIDS+=($!)
+wait_line sm/osm.log 'SUBNET UP' 60 || { echo "bench_ipoib: no SUBNET UP"; exit 0; }
+"$BIN/pz-iphost" --sockname "$SOCK" --ca Hca3 --address 10.79.0.3/24 --netns "$NSA" > a.out 2>&1 &
+PIDS+=($!)
+"$BIN/pz-iphost" --sockname "$SOCK" --ca Hca5 --address 10.79.0.5/24 --netns "$NSB" > b.out 2>&1 &
+PIDS+=($!)
+"$LWIPHOST" --sockname "$SOCK" --ca Hca7 --address 10.79.0.7/24 > l.out 2>&1 &
+PIDS+=($!)
+for f in a.out b.out l.out; do wait_line "$f" '^ready$' 30 || { echo "bench_ipoib: $f not ready"; exit 0; }; done
+ip netns exec "$NSB" socat TCP-LISTEN:7,fork,reuseaddr EXEC:cat > /dev/null 2>&1 &
+PIDS+=($!)
+
+# The veth reference: two namespaces, a veth pair, an echo server.
+ip netns add "$NSV1" && ip netns add "$NSV2"
+ip link add "pzv$$a" netns "$NSV1" type veth peer name "pzv$$b" netns "$NSV2"
+ip -n "$NSV1" addr add 10.80.0.1/24 dev "pzv$$a" && ip -n "$NSV1" link set "pzv$$a" up
+ip -n "$NSV2" addr add 10.80.0.2/24 dev "pzv$$b" && ip -n "$NSV2" link set "pzv$$b" up
+ip -n "$NSV1" link set dev "pzv$$a" mtu 2044 && ip -n "$NSV2" link set dev "pzv$$b" mtu 2044
+ip netns exec "$NSV2" socat TCP-LISTEN:7,fork,reuseaddr EXEC:cat > /dev/null 2>&1 &
+PIDS+=($!)
+sleep 0.5
+
+rtt_plane=$(rtt "$NSA" 10.79.0.7)
+rtt_hosts=$(rtt "$NSA" 10.79.0.5)
+rtt_veth=$(rtt "$NSV1" 10.80.0.2)
+tp_plane=$(echo_mbs "$NSA" 10.79.0.7 7)
+tp_hosts=$(echo_mbs "$NSA" 10.79.0.5 7)
+tp_veth=$(echo_mbs "$NSV1" 10.80.0.2 7)
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0 && a + 0 > 0) printf "%.2f", a / b; else print "n/a" }'; }
+echo "IPoIB through pzfabric (ft-2s4l, OpenSM ftree --connect_roots), MTU 2044, ${SIZE} MiB echoed"
+printf '%-34s %10s %10s %14s %14s\n' path "RTT ms" "MB/s" "RTT / veth" "MB/s / veth"
+printf '%-34s %10s %10s %14s %14s\n' "Linux -> IP plane (lwIP)" "$rtt_plane" "$tp_plane" \
+    "$(ratio "$rtt_plane" "$rtt_veth")" "$(ratio "$tp_plane" "$tp_veth")"
+printf '%-34s %10s %10s %14s %14s\n' "Linux -> Linux (pz-iphost x2)" "$rtt_hosts" "$tp_hosts" \
+    "$(ratio "$rtt_hosts" "$rtt_veth")" "$(ratio "$tp_hosts" "$tp_veth")"
+printf '%-34s %10s %10s %14s %14s\n' "Linux -> Linux (veth, reference)" "$rtt_veth" "$tp_veth" 1.00 1.00
+echo "IP plane vs Sun DCS 36 port 0 (~25 MB/s, sFtree paper): $(ratio "$tp_plane" 25)x; goal >= 100 MB/s: $(awk -v t="$tp_plane" 'BEGIN { print (t + 0 >= 100) ? "met" : "not met" }')"

@@ -1,0 +1,161 @@
+/*
+ * pz_ipplane.c - the IP plane: endpoint + lwIP netif + services (see
+ * pz_ipplane.h).  Only wiring: the endpoint's deliver and link callbacks go
+ * to the netif, the netif's queue drains into the endpoint.
+ */
+#include "pz_ipplane.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ip_echo.h"
+#include "pz_netif.h"
+
+struct pz_ipplane {
+    struct pz_ipplane_ops ops;
+    void *ctx;
+    struct ipoib *ep;
+    struct pz_netif *netif;
+    struct ip_echo *echo;
+};
+
+/* ipoib -> owner: datagrams. */
+static int plane_send_dgram(void *ctx, const struct board_dgram_addr *a, const void *buf,
+                            size_t len)
+{
+    struct pz_ipplane *p = ctx;
+    return p->ops.send_dgram(p->ctx, a, buf, len);
+}
+
+/* ipoib -> owner: SA requests. */
+static int plane_send_sa(void *ctx, const void *mad, size_t len, uint16_t dlid, uint8_t sl)
+{
+    struct pz_ipplane *p = ctx;
+    return p->ops.send_sa(p->ctx, mad, len, dlid, sl);
+}
+
+/* ipoib -> lwIP: a received packet. */
+static void plane_deliver(void *ctx, const void *pkt, size_t len)
+{
+    struct pz_ipplane *p = ctx;
+    pz_netif_deliver(p->netif, pkt, len);
+}
+
+/* ipoib -> owner: the QP's Q_Key. */
+static int plane_set_qkey(void *ctx, uint32_t qkey)
+{
+    struct pz_ipplane *p = ctx;
+    return p->ops.set_qkey(p->ctx, qkey);
+}
+
+/* ipoib -> lwIP (and the owner): link state. */
+static void plane_link(void *ctx, bool up, unsigned mtu)
+{
+    struct pz_ipplane *p = ctx;
+
+    pz_netif_link(p->netif, up, mtu);
+    if (p->ops.link)
+        p->ops.link(p->ctx, up, mtu);
+}
+
+/* ipoib -> owner: log lines. */
+static void plane_log(void *ctx, int level, const char *msg)
+{
+    struct pz_ipplane *p = ctx;
+    if (p->ops.log)
+        p->ops.log(p->ctx, level, msg);
+}
+
+static const struct ipoib_ops plane_ipoib_ops = {
+    .send_dgram = plane_send_dgram,
+    .send_sa = plane_send_sa,
+    .deliver = plane_deliver,
+    .set_qkey = plane_set_qkey,
+    .link = plane_link,
+    .log = plane_log,
+};
+
+struct pz_ipplane *pz_ipplane_create(const struct pz_ipplane_config *cfg,
+                                     const struct pz_ipplane_ops *ops, void *ctx, char *err,
+                                     size_t errlen)
+{
+    struct pz_ipplane *p = calloc(1, sizeof(*p));
+    struct ipoib_config icfg = {.pkey = cfg->pkey ? cfg->pkey : 0xffff,
+                                .qpn = cfg->qpn,
+                                .addr = cfg->addr,
+                                .netmask = cfg->netmask,
+                                .gateway = cfg->gateway,
+                                .tid_high = cfg->tid_high};
+    struct pz_netif_config ncfg = {
+        .addr = cfg->addr, .netmask = cfg->netmask, .gateway = cfg->gateway};
+
+    if (!p) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    p->ops = *ops;
+    p->ctx = ctx;
+    p->ep = ipoib_create(&icfg, &plane_ipoib_ops, p);
+    if (!p->ep) {
+        snprintf(err, errlen, "bad IPoIB settings (P_Key 0x%04x, QPN 0x%x)", icfg.pkey, icfg.qpn);
+        goto fail;
+    }
+    p->netif = pz_netif_create(&ncfg, err, errlen);
+    if (!p->netif)
+        goto fail;
+    if (cfg->echo && !(p->echo = ip_echo_start(0, 0))) {
+        snprintf(err, errlen, "cannot start the echo service on port %d", IP_ECHO_PORT);
+        goto fail;
+    }
+    return p;
+fail:
+    pz_ipplane_destroy(p);
+    return NULL;
+}
+
+void pz_ipplane_port_update(struct pz_ipplane *p, const struct ipoib_port *port, uint64_t now)
+{
+    ipoib_port_update(p->ep, port, now);
+}
+
+void pz_ipplane_input(struct pz_ipplane *p, const struct board_dgram_addr *a,
+                      const uint8_t *payload, size_t len, uint64_t now)
+{
+    ipoib_input(p->ep, a, payload, len, now);
+}
+
+bool pz_ipplane_input_sa(struct pz_ipplane *p, const uint8_t *mad, size_t len, uint64_t now)
+{
+    return ipoib_input_sa(p->ep, mad, len, now);
+}
+
+int pz_ipplane_fd(const struct pz_ipplane *p)
+{
+    return pz_netif_fd(p->netif);
+}
+
+void pz_ipplane_poll(struct pz_ipplane *p, uint64_t now)
+{
+    pz_netif_drain(p->netif, p->ep, now);
+    ipoib_poll(p->ep, now);
+}
+
+uint64_t pz_ipplane_next_deadline(const struct pz_ipplane *p)
+{
+    return ipoib_next_deadline(p->ep);
+}
+
+struct ipoib *pz_ipplane_endpoint(const struct pz_ipplane *p)
+{
+    return p->ep;
+}
+
+void pz_ipplane_destroy(struct pz_ipplane *p)
+{
+    if (!p)
+        return;
+    ip_echo_stop(p->echo);
+    pz_netif_destroy(p->netif);
+    ipoib_destroy(p->ep);
+    free(p);
+}

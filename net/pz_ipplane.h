@@ -1,0 +1,61 @@
+/*
+ * pz_ipplane.h - the switch's IP management plane as one object: the
+ * IPoIB endpoint (ipoib/), the lwIP interface over it (pz_netif) and the
+ * basic services (echo, traffic/).  Its owner (portzerod's agent loop, or a
+ * test host) supplies the port-0 datagram QP and the SA path, feeds it the
+ * port's state, datagrams and SA answers, and polls it; everything it calls
+ * back runs on that owner's thread.
+ */
+#ifndef PZ_IPPLANE_H
+#define PZ_IPPLANE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "board.h"
+#include "ipoib.h"
+
+/* Settings. */
+struct pz_ipplane_config {
+    uint32_t addr, netmask, gateway; /* host order; gateway 0 = none */
+    uint16_t pkey;                   /* partition, 0 = 0xffff */
+    uint32_t qpn;                    /* the UD QP the endpoint uses */
+    uint32_t tid_high;               /* high word of its SA TIDs */
+    bool echo;                       /* TCP/UDP echo on port 7 */
+};
+
+/* What the owner provides (called on the owner's thread). */
+struct pz_ipplane_ops {
+    int (*send_dgram)(void *ctx, const struct board_dgram_addr *a, const void *buf, size_t len);
+    int (*send_sa)(void *ctx, const void *mad, size_t len, uint16_t dlid, uint8_t sl);
+    int (*set_qkey)(void *ctx, uint32_t qkey);
+    void (*link)(void *ctx, bool up, unsigned mtu);     /* optional: after the netif followed */
+    void (*log)(void *ctx, int level, const char *msg); /* optional */
+};
+
+struct pz_ipplane;
+
+/* Create it (starts lwIP's thread if needed); NULL with a message in err. */
+struct pz_ipplane *pz_ipplane_create(const struct pz_ipplane_config *cfg,
+                                     const struct pz_ipplane_ops *ops, void *ctx, char *err,
+                                     size_t errlen);
+
+/* Inputs from the owner's loop; now in ms. */
+void pz_ipplane_port_update(struct pz_ipplane *p, const struct ipoib_port *port, uint64_t now);
+void pz_ipplane_input(struct pz_ipplane *p, const struct board_dgram_addr *a,
+                      const uint8_t *payload, size_t len, uint64_t now);
+bool pz_ipplane_input_sa(struct pz_ipplane *p, const uint8_t *mad, size_t len, uint64_t now);
+
+/* The descriptor to poll (packets from lwIP wait), the work when it or a deadline is due. */
+int pz_ipplane_fd(const struct pz_ipplane *p);
+void pz_ipplane_poll(struct pz_ipplane *p, uint64_t now);
+uint64_t pz_ipplane_next_deadline(const struct pz_ipplane *p);
+
+/* The endpoint, for state and counters. */
+struct ipoib *pz_ipplane_endpoint(const struct pz_ipplane *p);
+
+/* Stop the services, remove the interface, free. */
+void pz_ipplane_destroy(struct pz_ipplane *p);
+
+#endif

@@ -1,0 +1,253 @@
+/*
+ * pz_netif.c - the lwIP netif driver over an IPoIB endpoint (see pz_netif.h).
+ *
+ * Debian's lwIP: NO_SYS=0 with core locking.  The netif carries no link
+ * layer of its own (neither NETIF_FLAG_ETHARP nor NETIF_FLAG_ETHERNET), so
+ * tcpip_input hands packets straight to ip_input, and output receives each
+ * packet's final destination: next-hop choice and IPoIB ARP are the
+ * endpoint's.  IPv6 is not carried (no output_ip6).
+ */
+#include "pz_netif.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <lwip/ip4_addr.h>
+#include <lwip/netif.h>
+#include <lwip/pbuf.h>
+#include <lwip/tcpip.h>
+
+#include "ipoib.h"
+
+#define NETIF_MTU_BEFORE_JOIN 2044
+
+/* One packet on its way from lwIP to the agent loop. */
+struct queued_pkt {
+    struct queued_pkt *next;
+    size_t len;
+    uint8_t data[];
+};
+
+struct pz_netif {
+    struct netif netif;
+    int event_fd;
+    pthread_mutex_t lock; /* guards the queue and the tx counters */
+    struct queued_pkt *head, *tail;
+    unsigned queued, queue_max;
+    struct pz_netif_stats stats;
+};
+
+static pthread_once_t tcpip_once = PTHREAD_ONCE_INIT;
+
+/* Start lwIP's tcpip thread (once per process). */
+static void start_tcpip(void)
+{
+    tcpip_init(NULL, NULL);
+}
+
+/* Wake the agent loop. */
+static void signal_loop(struct pz_netif *n)
+{
+    uint64_t one = 1;
+    if (write(n->event_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+        perror("pz_netif: eventfd");
+}
+
+/*
+ * netif->output, in lwIP's thread: copy the packet (a pbuf chain) into the
+ * queue.  Returns ERR_OK, or ERR_MEM when the queue is full (dropped).
+ */
+static err_t netif_output_ip4(struct netif *netif, struct pbuf *p, const ip4_addr_t *dest)
+{
+    struct pz_netif *n = netif->state;
+    struct queued_pkt *q;
+    bool wake;
+    (void)dest; /* the endpoint reads the destination from the header */
+
+    pthread_mutex_lock(&n->lock);
+    if (n->queued >= n->queue_max) {
+        n->stats.tx_dropped++;
+        pthread_mutex_unlock(&n->lock);
+        return ERR_MEM;
+    }
+    pthread_mutex_unlock(&n->lock);
+    q = malloc(sizeof(*q) + p->tot_len);
+    if (!q) {
+        pthread_mutex_lock(&n->lock);
+        n->stats.tx_dropped++;
+        pthread_mutex_unlock(&n->lock);
+        return ERR_MEM;
+    }
+    q->next = NULL;
+    q->len = pbuf_copy_partial(p, q->data, p->tot_len, 0);
+    pthread_mutex_lock(&n->lock);
+    wake = n->head == NULL;
+    if (n->tail)
+        n->tail->next = q;
+    else
+        n->head = q;
+    n->tail = q;
+    n->queued++;
+    n->stats.tx_queued++;
+    pthread_mutex_unlock(&n->lock);
+    if (wake)
+        signal_loop(n);
+    return ERR_OK;
+}
+
+/* netif init callback: name, MTU, flags, output. */
+static err_t netif_init_ipoib(struct netif *netif)
+{
+    netif->name[0] = 'i';
+    netif->name[1] = 'b';
+    netif->mtu = NETIF_MTU_BEFORE_JOIN;
+    netif->flags = NETIF_FLAG_BROADCAST;
+    netif->hwaddr_len = 0;
+    netif->output = netif_output_ip4;
+    return ERR_OK;
+}
+
+/* lwIP address from a host-order IPv4 address. */
+static ip4_addr_t lwip_addr(uint32_t a)
+{
+    ip4_addr_t ip;
+    ip4_addr_set_u32(&ip, lwip_htonl(a));
+    return ip;
+}
+
+struct pz_netif *pz_netif_create(const struct pz_netif_config *cfg, char *err, size_t errlen)
+{
+    struct pz_netif *n = calloc(1, sizeof(*n));
+    ip4_addr_t ip, mask, gw;
+    struct netif *added;
+
+    if (!n) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    n->queue_max = cfg->queue_max ? cfg->queue_max : 1024;
+    n->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (n->event_fd < 0) {
+        snprintf(err, errlen, "eventfd: %s", strerror(errno));
+        free(n);
+        return NULL;
+    }
+    pthread_mutex_init(&n->lock, NULL);
+    pthread_once(&tcpip_once, start_tcpip);
+    ip = lwip_addr(cfg->addr);
+    mask = lwip_addr(cfg->netmask);
+    gw = lwip_addr(cfg->gateway);
+    LOCK_TCPIP_CORE();
+    added = netif_add(&n->netif, &ip, &mask, &gw, n, netif_init_ipoib, tcpip_input);
+    if (added) {
+        netif_set_default(&n->netif);
+        netif_set_up(&n->netif);
+    }
+    UNLOCK_TCPIP_CORE();
+    if (!added) {
+        snprintf(err, errlen, "lwIP refused the interface");
+        close(n->event_fd);
+        pthread_mutex_destroy(&n->lock);
+        free(n);
+        return NULL;
+    }
+    return n;
+}
+
+int pz_netif_fd(const struct pz_netif *n)
+{
+    return n->event_fd;
+}
+
+/* Take the whole queue at once; returns its head. */
+static struct queued_pkt *take_queue(struct pz_netif *n)
+{
+    struct queued_pkt *q;
+    uint64_t count;
+
+    if (read(n->event_fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
+        perror("pz_netif: eventfd");
+    pthread_mutex_lock(&n->lock);
+    q = n->head;
+    n->head = n->tail = NULL;
+    n->queued = 0;
+    pthread_mutex_unlock(&n->lock);
+    return q;
+}
+
+void pz_netif_drain(struct pz_netif *n, struct ipoib *ep, uint64_t now)
+{
+    struct queued_pkt *q = take_queue(n);
+
+    while (q) {
+        struct queued_pkt *next = q->next;
+        ipoib_output(ep, q->data, q->len, now);
+        free(q);
+        q = next;
+    }
+}
+
+void pz_netif_deliver(struct pz_netif *n, const void *pkt, size_t len)
+{
+    struct pbuf *p = len <= 0xFFFF ? pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_RAM) : NULL;
+
+    if (!p || pbuf_take(p, pkt, (u16_t)len) != ERR_OK) {
+        if (p)
+            pbuf_free(p);
+        n->stats.rx_dropped++;
+        return;
+    }
+    if (n->netif.input(p, &n->netif) != ERR_OK) {
+        pbuf_free(p);
+        n->stats.rx_dropped++;
+        return;
+    }
+    n->stats.rx_delivered++;
+}
+
+void pz_netif_link(struct pz_netif *n, bool up, unsigned mtu)
+{
+    LOCK_TCPIP_CORE();
+    if (up) {
+        n->netif.mtu = (u16_t)mtu;
+        netif_set_link_up(&n->netif);
+    } else {
+        netif_set_link_down(&n->netif);
+    }
+    UNLOCK_TCPIP_CORE();
+}
+
+struct pz_netif_stats pz_netif_stats(struct pz_netif *n)
+{
+    struct pz_netif_stats s;
+
+    pthread_mutex_lock(&n->lock);
+    s = n->stats;
+    pthread_mutex_unlock(&n->lock);
+    return s;
+}
+
+void pz_netif_destroy(struct pz_netif *n)
+{
+    struct queued_pkt *q;
+
+    if (!n)
+        return;
+    LOCK_TCPIP_CORE();
+    netif_remove(&n->netif);
+    UNLOCK_TCPIP_CORE();
+    q = take_queue(n);
+    while (q) {
+        struct queued_pkt *next = q->next;
+        free(q);
+        q = next;
+    }
+    close(n->event_fd);
+    pthread_mutex_destroy(&n->lock);
+    free(n);
+}

@@ -1,0 +1,215 @@
+/*
+ * lwip_host.c - a test host with the switch's IP plane (net/pz_ipplane:
+ * IPoIB endpoint + lwIP + echo) attached to a CA of pzfabric, so the lwIP
+ * side can be tested against real Linux tools before and apart from
+ * portzerod's own wiring.
+ *
+ *   lwip_host --sockname NAME --ca CA --address A.B.C.D/PREFIX [-v]
+ *
+ * Prints "ready" once joined; SIGTERM/SIGINT: prints its counters as
+ * "key value" lines and exits 0.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+
+#include <infiniband/mad.h>
+
+#include "board_sim_dgram.h"
+#include "pz_ipplane.h"
+#include "pz_netif.h"
+#include "pz_simclient.h"
+
+struct host {
+    struct pz_simclient *sim;
+    struct board_sim_dgram *dg;
+    struct pz_ipplane *plane;
+    uint64_t guid;
+    int verbose;
+    bool ready;
+};
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int h_send_dgram(void *ctx, const struct board_dgram_addr *a, const void *buf, size_t len)
+{
+    struct host *h = ctx;
+    return board_sim_dgram_send(h->dg, a, buf, len);
+}
+
+static int h_send_sa(void *ctx, const void *mad, size_t len, uint16_t dlid, uint8_t sl)
+{
+    struct host *h = ctx;
+    uint8_t buf[256] = {0};
+    (void)sl;
+    memcpy(buf, mad, len < 256 ? len : 256);
+    return pz_simclient_send(h->sim, dlid, 1, 1, buf);
+}
+
+static int h_set_qkey(void *ctx, uint32_t qkey)
+{
+    struct host *h = ctx;
+    uint32_t qpn;
+    return board_sim_dgram_open(h->dg, qkey, &qpn);
+}
+
+static void h_link(void *ctx, bool up, unsigned mtu)
+{
+    struct host *h = ctx;
+    (void)mtu;
+    if (up && !h->ready) {
+        printf("ready\n");
+        fflush(stdout);
+        h->ready = true;
+    }
+}
+
+static void h_log(void *ctx, int level, const char *msg)
+{
+    struct host *h = ctx;
+    if (level <= 1 + h->verbose)
+        fprintf(stderr, "lwip_host: %s\n", msg);
+}
+
+static const struct pz_ipplane_ops host_ops = {
+    .send_dgram = h_send_dgram,
+    .send_sa = h_send_sa,
+    .set_qkey = h_set_qkey,
+    .link = h_link,
+    .log = h_log,
+};
+
+/* The CA port's state, read from the simulator. */
+static void port_poll(struct host *h, uint64_t now)
+{
+    uint8_t pi[64], pk[64];
+    struct ipoib_port p = {0};
+
+    if (pz_simclient_portinfo(h->sim, pi) || pz_simclient_pkeys(h->sim, pk))
+        return;
+    p.active = mad_get_field(pi, 0, IB_PORT_STATE_F) == 4;
+    p.lid = (uint16_t)mad_get_field(pi, 0, IB_PORT_LID_F);
+    p.sm_lid = (uint16_t)mad_get_field(pi, 0, IB_PORT_SMLID_F);
+    p.sm_sl = (uint8_t)mad_get_field(pi, 0, IB_PORT_SMSL_F);
+    p.gid_prefix = mad_get_field64(pi, 0, IB_PORT_GID_PREFIX_F);
+    p.port_guid = h->guid;
+    p.pkey_state = IPOIB_PKEY_ABSENT;
+    for (int i = 0; i < 32; i++)
+        if ((pk[2 * i] << 8 | pk[2 * i + 1]) == 0xffff)
+            p.pkey_state = IPOIB_PKEY_FULL;
+    pz_ipplane_port_update(h->plane, &p, now);
+}
+
+int main(int argc, char **argv)
+{
+    const char *sock = NULL, *ca = NULL, *addr = NULL;
+    struct host h = {0};
+    char err[256], ip[32], *slash;
+    struct in_addr in;
+    uint8_t ni[64];
+    int plen = 24;
+    sigset_t set;
+    int sfd;
+
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--sockname") && i + 1 < argc)
+            sock = argv[++i];
+        else if (!strcmp(argv[i], "--ca") && i + 1 < argc)
+            ca = argv[++i];
+        else if (!strcmp(argv[i], "--address") && i + 1 < argc)
+            addr = argv[++i];
+        else if (!strcmp(argv[i], "-v"))
+            h.verbose++;
+    }
+    if (!sock || !ca || !addr) {
+        fprintf(stderr, "usage: lwip_host --sockname NAME --ca CA --address A.B.C.D/PREFIX [-v]\n");
+        return 2;
+    }
+    snprintf(ip, sizeof(ip), "%s", addr);
+    if ((slash = strchr(ip, '/'))) {
+        *slash = '\0';
+        plen = atoi(slash + 1);
+    }
+    if (inet_pton(AF_INET, ip, &in) != 1 || plen < 1 || plen > 30) {
+        fprintf(stderr, "lwip_host: bad address %s\n", addr);
+        return 2;
+    }
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+    sfd = signalfd(-1, &set, SFD_CLOEXEC);
+    h.sim = pz_simclient_connect(sock, ca, err, sizeof(err));
+    if (!h.sim || pz_simclient_nodeinfo(h.sim, ni)) {
+        fprintf(stderr, "lwip_host: %s\n", h.sim ? "no NodeInfo" : err);
+        return 1;
+    }
+    h.guid = mad_get_field64(ni, 0, IB_NODE_PORT_GUID_F);
+    h.dg = board_sim_dgram_connect(sock, ca, 0x0b1b, err, sizeof(err));
+    if (!h.dg) {
+        fprintf(stderr, "lwip_host: %s\n", err);
+        return 1;
+    }
+    struct pz_ipplane_config cfg = {.addr = ntohl(in.s_addr),
+                                    .netmask = (uint32_t)(0xffffffffu << (32 - plen)),
+                                    .qpn = board_sim_dgram_qpn(h.dg),
+                                    .tid_high = 0x4c570000u,
+                                    .echo = true};
+    h.plane = pz_ipplane_create(&cfg, &host_ops, &h, err, sizeof(err));
+    if (!h.plane) {
+        fprintf(stderr, "lwip_host: %s\n", err);
+        return 1;
+    }
+    uint64_t next_port = 0;
+    for (;;) {
+        uint64_t now = now_ms(), d = pz_ipplane_next_deadline(h.plane);
+        struct pollfd pfd[4] = {{.fd = board_sim_dgram_fd(h.dg), .events = POLLIN},
+                                {.fd = pz_simclient_fd(h.sim), .events = POLLIN},
+                                {.fd = pz_ipplane_fd(h.plane), .events = POLLIN},
+                                {.fd = sfd, .events = POLLIN}};
+        uint8_t buf[4096];
+        struct board_dgram_addr a;
+        uint16_t slid;
+        uint32_t status;
+        int n;
+
+        if (next_port < d)
+            d = next_port;
+        if (poll(pfd, 4, d <= now ? 0 : (int)(d - now)) < 0 && errno != EINTR)
+            break;
+        now = now_ms();
+        if (pfd[3].revents)
+            break;
+        while ((n = board_sim_dgram_recv(h.dg, &a, buf, sizeof(buf))) >= 0 || n == -EMSGSIZE)
+            if (n >= 0)
+                pz_ipplane_input(h.plane, &a, buf, (size_t)n, now);
+        while (pz_simclient_recv(h.sim, buf, &slid, &status) != -EAGAIN)
+            if (status == 0)
+                pz_ipplane_input_sa(h.plane, buf, 256, now);
+        if (now >= next_port) {
+            port_poll(&h, now);
+            next_port = now + 200;
+        }
+        pz_ipplane_poll(h.plane, now);
+    }
+    const struct ipoib_stats *s = ipoib_stats(pz_ipplane_endpoint(h.plane));
+    printf("rx_packets %llu\ntx_packets %llu\nrx_dropped_ip %llu\n",
+           (unsigned long long)s->rx_packets, (unsigned long long)s->tx_packets,
+           (unsigned long long)s->rx_dropped_ip);
+    pz_ipplane_destroy(h.plane);
+    board_sim_dgram_close(h.dg);
+    pz_simclient_close(h.sim);
+    return 0;
+}

@@ -1,0 +1,603 @@
+/*
+ * pz_iphost.c - pz-iphost: an emulated IP host on pzfabric.
+ *
+ *   pz-iphost --sockname NAME --ca CA --address A.B.C.D/PREFIX --netns NS
+ *             [--gateway A.B.C.D] [--pkey P] [--ifname IF] [-v]
+ *
+ * Attaches to pzfabric as the CA named CA (MADs over ibsim's client
+ * protocol, the port's UD QP over NAME:dgram), runs the IPoIB endpoint of
+ * ipoib/ on it, and bridges it to a TUN device IF (default ib0) inside the
+ * network namespace NS, created if absent and then removed on exit.  Linux
+ * tools run with `ip netns exec NS ...` reach the fabric's IPoIB addresses
+ * through it: every packet crosses pzfabric's LID routes.  Prints "ready"
+ * once the broadcast group is joined; SIGTERM/SIGINT stop it (exit 0).
+ */
+#define _GNU_SOURCE /* setns, CLONE_NEWNET */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/if.h>
+#include <linux/if_tun.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/mad.h>
+
+#include "board_sim_dgram.h"
+#include "ipoib.h"
+#include "pz_simclient.h"
+
+extern char **environ;
+
+#define PORT_POLL_MS 200
+#define TUN_BURST 64
+
+/* Command-line settings. */
+struct opts {
+    const char *sockname;
+    const char *ca;
+    const char *netns;
+    const char *ifname;
+    uint32_t addr, netmask, gateway;
+    uint16_t pkey;
+    int verbose;
+};
+
+/* Everything the host holds. */
+struct iphost {
+    struct opts o;
+    struct pz_simclient *sim;
+    struct board_sim_dgram *dg;
+    struct ipoib *ep;
+    int tun_fd;
+    int ifctl_fd; /* an AF_INET socket inside the namespace, for interface ioctls */
+    int sig_fd;
+    bool ns_created;
+    bool ready_printed;
+    uint64_t guid;
+    uint64_t next_port_poll;
+};
+
+/* Milliseconds on the monotonic clock. */
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* One message on stderr. */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("pz-iphost: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+/* Run a command (argv[0] looked up in PATH) and wait; returns its exit status or -1. */
+static int run(char *const argv[])
+{
+    pid_t pid;
+    int st;
+
+    if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ))
+        return -1;
+    if (waitpid(pid, &st, 0) < 0)
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Create the namespace unless it exists; returns 0 or -1. */
+static int netns_prepare(struct iphost *h)
+{
+    char path[256];
+    struct stat st;
+
+    snprintf(path, sizeof(path), "/run/netns/%s", h->o.netns);
+    if (stat(path, &st) == 0)
+        return 0;
+    char *argv[] = {"ip", "netns", "add", (char *)h->o.netns, NULL};
+    if (run(argv) != 0) {
+        say("cannot create network namespace \"%s\" (ip netns add failed)", h->o.netns);
+        return -1;
+    }
+    h->ns_created = true;
+    return 0;
+}
+
+/* Remove the namespace if we created it. */
+static void netns_remove(struct iphost *h)
+{
+    if (!h->ns_created)
+        return;
+    char *argv[] = {"ip", "netns", "delete", (char *)h->o.netns, NULL};
+    if (run(argv) != 0)
+        say("could not remove network namespace \"%s\"", h->o.netns);
+}
+
+/* Set or clear IFF_UP (and the MTU when mtu != 0) of the TUN device; returns 0 or -1. */
+static int if_set(struct iphost *h, bool up, unsigned mtu)
+{
+    struct ifreq ifr = {0};
+
+    snprintf(ifr.ifr_name, IFNAMSIZ, "%s", h->o.ifname);
+    if (mtu) {
+        ifr.ifr_mtu = (int)mtu;
+        if (ioctl(h->ifctl_fd, SIOCSIFMTU, &ifr))
+            return -1;
+    }
+    if (ioctl(h->ifctl_fd, SIOCGIFFLAGS, &ifr))
+        return -1;
+    if (up)
+        ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+    else
+        ifr.ifr_flags &= ~IFF_UP;
+    return ioctl(h->ifctl_fd, SIOCSIFFLAGS, &ifr);
+}
+
+/* Give the interface its address and netmask; returns 0 or -1. */
+static int if_address(struct iphost *h)
+{
+    struct ifreq ifr = {0};
+    struct sockaddr_in *sin = (struct sockaddr_in *)&ifr.ifr_addr;
+
+    snprintf(ifr.ifr_name, IFNAMSIZ, "%s", h->o.ifname);
+    sin->sin_family = AF_INET;
+    sin->sin_addr.s_addr = htonl(h->o.addr);
+    if (ioctl(h->ifctl_fd, SIOCSIFADDR, &ifr))
+        return -1;
+    sin->sin_addr.s_addr = htonl(h->o.netmask);
+    return ioctl(h->ifctl_fd, SIOCSIFNETMASK, &ifr);
+}
+
+/* Bring lo up in the namespace (tools expect it). */
+static void lo_up(struct iphost *h)
+{
+    struct ifreq ifr = {0};
+
+    snprintf(ifr.ifr_name, IFNAMSIZ, "lo");
+    if (ioctl(h->ifctl_fd, SIOCGIFFLAGS, &ifr) == 0) {
+        ifr.ifr_flags |= IFF_UP;
+        ioctl(h->ifctl_fd, SIOCSIFFLAGS, &ifr);
+    }
+}
+
+/*
+ * Enter the namespace, create the TUN device and a socket for interface
+ * ioctls there, and come back: both descriptors keep working in it.
+ */
+static int tun_open(struct iphost *h)
+{
+    char path[256];
+    int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), ns;
+    struct ifreq ifr = {0};
+    int rc = -1;
+
+    snprintf(path, sizeof(path), "/run/netns/%s", h->o.netns);
+    ns = open(path, O_RDONLY | O_CLOEXEC);
+    if (self < 0 || ns < 0 || setns(ns, CLONE_NEWNET)) {
+        say("cannot enter network namespace \"%s\": %s", h->o.netns, strerror(errno));
+        goto out;
+    }
+    h->tun_fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
+    snprintf(ifr.ifr_name, IFNAMSIZ, "%s", h->o.ifname);
+    ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
+    if (h->tun_fd < 0 || ioctl(h->tun_fd, TUNSETIFF, &ifr)) {
+        say("cannot create TUN device \"%s\": %s", h->o.ifname, strerror(errno));
+    } else {
+        h->ifctl_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        rc = h->ifctl_fd < 0 ? -1 : 0;
+    }
+    if (setns(self, CLONE_NEWNET)) {
+        say("cannot return to the original network namespace: %s", strerror(errno));
+        rc = -1;
+    }
+out:
+    if (self >= 0)
+        close(self);
+    if (ns >= 0)
+        close(ns);
+    if (rc == 0 && (if_address(h) || if_set(h, false, 0))) {
+        say("cannot configure %s: %s", h->o.ifname, strerror(errno));
+        rc = -1;
+    }
+    if (rc == 0)
+        lo_up(h);
+    return rc;
+}
+
+/* ops.send_dgram: post on the CA port's UD QP. */
+static int op_send_dgram(void *ctx, const struct board_dgram_addr *a, const void *buf, size_t len)
+{
+    struct iphost *h = ctx;
+    return board_sim_dgram_send(h->dg, a, buf, len);
+}
+
+/* ops.send_sa: a GMP from QP1 to the SM's QP1. */
+static int op_send_sa(void *ctx, const void *mad, size_t len, uint16_t dlid, uint8_t sl)
+{
+    struct iphost *h = ctx;
+    uint8_t buf[256] = {0};
+    (void)sl; /* ibsim's protocol carries no SL */
+
+    memcpy(buf, mad, len < sizeof(buf) ? len : sizeof(buf));
+    return pz_simclient_send(h->sim, dlid, 1, 1, buf);
+}
+
+/* ops.deliver: one IPv4 packet into the namespace. */
+static void op_deliver(void *ctx, const void *pkt, size_t len)
+{
+    struct iphost *h = ctx;
+    if (write(h->tun_fd, pkt, len) < 0 && h->o.verbose)
+        say("TUN write: %s", strerror(errno));
+}
+
+/* ops.set_qkey: the QP takes the group's Q_Key. */
+static int op_set_qkey(void *ctx, uint32_t qkey)
+{
+    struct iphost *h = ctx;
+    uint32_t qpn;
+    return board_sim_dgram_open(h->dg, qkey, &qpn);
+}
+
+/* ops.link: the interface follows the group membership. */
+static void op_link(void *ctx, bool up, unsigned mtu)
+{
+    struct iphost *h = ctx;
+
+    if (if_set(h, up, up ? mtu : 0))
+        say("cannot set %s %s: %s", h->o.ifname, up ? "up" : "down", strerror(errno));
+    if (up && !h->ready_printed) {
+        printf("ready\n");
+        fflush(stdout);
+        h->ready_printed = true;
+    }
+}
+
+/* ops.log. */
+static void op_log(void *ctx, int level, const char *msg)
+{
+    struct iphost *h = ctx;
+    if (level <= 1 + h->o.verbose)
+        say("%s", msg);
+}
+
+static const struct ipoib_ops iphost_ops = {
+    .send_dgram = op_send_dgram,
+    .send_sa = op_send_sa,
+    .deliver = op_deliver,
+    .set_qkey = op_set_qkey,
+    .link = op_link,
+    .log = op_log,
+};
+
+/* Where the partition stands in the port's first 32 P_Keys. */
+static enum ipoib_pkey_state pkey_state(const uint8_t pk[64], uint16_t pkey)
+{
+    enum ipoib_pkey_state st = IPOIB_PKEY_ABSENT;
+
+    for (int i = 0; i < 32; i++) {
+        uint16_t v = (uint16_t)(pk[2 * i] << 8 | pk[2 * i + 1]);
+        if ((v & 0x7fff) != (pkey & 0x7fff) || (v & 0x7fff) == 0)
+            continue;
+        if (v & 0x8000)
+            return IPOIB_PKEY_FULL;
+        st = IPOIB_PKEY_LIMITED;
+    }
+    return st;
+}
+
+/* Read the port's state from the simulator and pass it on. */
+static void port_poll(struct iphost *h, uint64_t now)
+{
+    uint8_t pi[64], pk[64];
+    struct ipoib_port p = {0};
+
+    h->next_port_poll = now + PORT_POLL_MS;
+    if (pz_simclient_portinfo(h->sim, pi) || pz_simclient_pkeys(h->sim, pk))
+        return;
+    p.active = mad_get_field(pi, 0, IB_PORT_STATE_F) == 4;
+    p.lid = (uint16_t)mad_get_field(pi, 0, IB_PORT_LID_F);
+    p.sm_lid = (uint16_t)mad_get_field(pi, 0, IB_PORT_SMLID_F);
+    p.sm_sl = (uint8_t)mad_get_field(pi, 0, IB_PORT_SMSL_F);
+    p.gid_prefix = mad_get_field64(pi, 0, IB_PORT_GID_PREFIX_F);
+    p.port_guid = h->guid;
+    p.pkey_state = pkey_state(pk, h->o.pkey);
+    ipoib_port_update(h->ep, &p, now);
+}
+
+/* Packets from the namespace to the fabric (IPv4 only: the rest is not carried). */
+static void tun_readable(struct iphost *h, uint64_t now)
+{
+    uint8_t pkt[65536];
+
+    for (int i = 0; i < TUN_BURST; i++) {
+        ssize_t n = read(h->tun_fd, pkt, sizeof(pkt));
+        if (n <= 0)
+            return;
+        if ((pkt[0] >> 4) == 4)
+            ipoib_output(h->ep, pkt, (size_t)n, now);
+    }
+}
+
+/* Datagrams from the fabric. */
+static void dgram_readable(struct iphost *h, uint64_t now)
+{
+    uint8_t buf[BOARD_DGRAM_MAX_PAYLOAD];
+    struct board_dgram_addr a;
+    int n;
+
+    while ((n = board_sim_dgram_recv(h->dg, &a, buf, sizeof(buf))) >= 0 || n == -EMSGSIZE)
+        if (n >= 0)
+            ipoib_input(h->ep, &a, buf, (size_t)n, now);
+}
+
+/* SA answers from the simulator. */
+static void sim_readable(struct iphost *h, uint64_t now)
+{
+    uint8_t mad[256];
+    uint16_t slid;
+    uint32_t status;
+
+    while (pz_simclient_recv(h->sim, mad, &slid, &status) != -EAGAIN) {
+        if (status == 0)
+            ipoib_input_sa(h->ep, mad, sizeof(mad), now);
+    }
+}
+
+/* The poll timeout until the next deadline (port poll or endpoint timer). */
+static int poll_timeout(const struct iphost *h, uint64_t now)
+{
+    uint64_t d = ipoib_next_deadline(h->ep);
+
+    if (h->next_port_poll < d)
+        d = h->next_port_poll;
+    return d <= now ? 0 : (int)(d - now);
+}
+
+/* The event loop; returns when a termination signal arrives. */
+static void serve(struct iphost *h)
+{
+    for (;;) {
+        uint64_t now = now_ms();
+        struct pollfd pfd[4] = {{.fd = h->tun_fd, .events = POLLIN},
+                                {.fd = board_sim_dgram_fd(h->dg), .events = POLLIN},
+                                {.fd = pz_simclient_fd(h->sim), .events = POLLIN},
+                                {.fd = h->sig_fd, .events = POLLIN}};
+
+        if (poll(pfd, 4, poll_timeout(h, now)) < 0 && errno != EINTR)
+            return;
+        now = now_ms();
+        if (pfd[3].revents)
+            return;
+        if (pfd[1].revents)
+            dgram_readable(h, now);
+        if (pfd[2].revents)
+            sim_readable(h, now);
+        if (pfd[0].revents)
+            tun_readable(h, now);
+        if (now >= h->next_port_poll)
+            port_poll(h, now);
+        ipoib_poll(h->ep, now);
+    }
+}
+
+/* Parse A.B.C.D/PREFIX. */
+static int parse_prefix(const char *s, uint32_t *addr, uint32_t *mask)
+{
+    char buf[32];
+    char *slash, *end;
+    struct in_addr in;
+    long plen = 24;
+
+    snprintf(buf, sizeof(buf), "%s", s);
+    slash = strchr(buf, '/');
+    if (slash) {
+        *slash = '\0';
+        plen = strtol(slash + 1, &end, 10);
+        if (*end || plen < 1 || plen > 30)
+            return -1;
+    }
+    if (inet_pton(AF_INET, buf, &in) != 1)
+        return -1;
+    *addr = ntohl(in.s_addr);
+    *mask = (uint32_t)(0xffffffffu << (32 - plen));
+    return (*addr & ~*mask) == 0 || (*addr | *mask) == 0xffffffffu ? -1 : 0;
+}
+
+/* Print usage and exit 2. */
+static void usage(void)
+{
+    fprintf(stderr, "usage: pz-iphost --sockname NAME --ca CA --address A.B.C.D/PREFIX --netns NS\n"
+                    "                 [--gateway A.B.C.D] [--pkey P] [--ifname IF] [-v]\n");
+    exit(2);
+}
+
+/* Parse the command line into *o; exits 2 on a bad one. */
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+    static const struct option longopts[] = {{"sockname", required_argument, NULL, 's'},
+                                             {"ca", required_argument, NULL, 'c'},
+                                             {"address", required_argument, NULL, 'a'},
+                                             {"netns", required_argument, NULL, 'n'},
+                                             {"gateway", required_argument, NULL, 'g'},
+                                             {"pkey", required_argument, NULL, 'p'},
+                                             {"ifname", required_argument, NULL, 'i'},
+                                             {"verbose", no_argument, NULL, 'v'},
+                                             {NULL, 0, NULL, 0}};
+    struct in_addr in;
+    char *end;
+    int c;
+
+    *o = (struct opts){.sockname = getenv("IBSIM_SOCKNAME"), .ifname = "ib0", .pkey = 0xffff};
+    while ((c = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            o->sockname = optarg;
+            break;
+        case 'c':
+            o->ca = optarg;
+            break;
+        case 'n':
+            o->netns = optarg;
+            break;
+        case 'i':
+            o->ifname = optarg;
+            break;
+        case 'v':
+            o->verbose++;
+            break;
+        case 'a':
+            if (parse_prefix(optarg, &o->addr, &o->netmask)) {
+                say("bad address \"%s\" (want A.B.C.D/PREFIX, a host address)", optarg);
+                exit(2);
+            }
+            break;
+        case 'g':
+            if (inet_pton(AF_INET, optarg, &in) != 1) {
+                say("bad gateway \"%s\"", optarg);
+                exit(2);
+            }
+            o->gateway = ntohl(in.s_addr);
+            break;
+        case 'p': {
+            unsigned long v = strtoul(optarg, &end, 0);
+            if (*end || (v & 0x7fff) == 0 || v > 0xffff) {
+                say("bad P_Key \"%s\"", optarg);
+                exit(2);
+            }
+            o->pkey = (uint16_t)(v | 0x8000);
+            break;
+        }
+        default:
+            usage();
+        }
+    }
+    if (optind != argc || !o->ca || !o->addr || !o->netns)
+        usage();
+    if (!o->sockname)
+        o->sockname = "sim";
+    if (strlen(o->ifname) >= IFNAMSIZ || strlen(o->netns) > 200 || strchr(o->netns, '/')) {
+        say("bad interface or namespace name");
+        exit(2);
+    }
+}
+
+/* Attach to the fabric: MAD client, datagram stack, the node's GUID; returns 0 or -1. */
+static int attach(struct iphost *h)
+{
+    char err[256];
+    uint8_t ni[64];
+
+    h->sim = pz_simclient_connect(h->o.sockname, h->o.ca, err, sizeof(err));
+    if (!h->sim) {
+        say("%s", err);
+        return -1;
+    }
+    if (pz_simclient_nodeinfo(h->sim, ni)) {
+        say("cannot read NodeInfo of \"%s\"", h->o.ca);
+        return -1;
+    }
+    if (mad_get_field(ni, 0, IB_NODE_TYPE_F) != 1) {
+        say("\"%s\" is not a CA", h->o.ca);
+        return -1;
+    }
+    h->guid = mad_get_field64(ni, 0, IB_NODE_PORT_GUID_F);
+    h->dg = board_sim_dgram_connect(h->o.sockname, h->o.ca, IPOIB_DEFAULT_QKEY, err, sizeof(err));
+    if (!h->dg) {
+        say("%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Create the endpoint on the attached QP; returns 0 or -1. */
+static int endpoint(struct iphost *h)
+{
+    struct ipoib_config cfg = {.pkey = h->o.pkey,
+                               .qpn = board_sim_dgram_qpn(h->dg),
+                               .addr = h->o.addr,
+                               .netmask = h->o.netmask,
+                               .gateway = h->o.gateway,
+                               .tid_high = 0x50480000u | ((uint32_t)getpid() & 0xffff)};
+
+    h->ep = ipoib_create(&cfg, &iphost_ops, h);
+    if (!h->ep)
+        say("cannot create the IPoIB endpoint");
+    return h->ep ? 0 : -1;
+}
+
+/* Block the termination signals and read them from a signalfd. */
+static int signals(struct iphost *h)
+{
+    sigset_t set;
+
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    if (sigprocmask(SIG_BLOCK, &set, NULL))
+        return -1;
+    h->sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    return h->sig_fd < 0 ? -1 : 0;
+}
+
+/* Print the counters once at exit (-v). */
+static void print_stats(const struct iphost *h)
+{
+    const struct ipoib_stats *s = ipoib_stats(h->ep);
+
+    say("rx %llu packets %llu bytes, tx %llu packets %llu bytes, arp rx %llu tx %llu, "
+        "joins %llu, dropped rx %llu tx %llu",
+        (unsigned long long)s->rx_packets, (unsigned long long)s->rx_bytes,
+        (unsigned long long)s->tx_packets, (unsigned long long)s->tx_bytes,
+        (unsigned long long)s->rx_arp, (unsigned long long)s->tx_arp, (unsigned long long)s->joins,
+        (unsigned long long)(s->rx_dropped_short + s->rx_dropped_type + s->rx_dropped_ip +
+                             s->rx_dropped_arp + s->rx_dropped_oversize + s->rx_dropped_qkey),
+        (unsigned long long)(s->tx_dropped_down + s->tx_dropped_no_route +
+                             s->tx_dropped_unresolved + s->tx_dropped_bad));
+}
+
+int main(int argc, char **argv)
+{
+    struct iphost h = {.tun_fd = -1, .ifctl_fd = -1, .sig_fd = -1};
+    int status = 1;
+
+    parse_args(argc, argv, &h.o);
+    if (signals(&h) || attach(&h) || endpoint(&h) || netns_prepare(&h) || tun_open(&h))
+        goto out;
+    port_poll(&h, now_ms());
+    serve(&h);
+    if (h.o.verbose)
+        print_stats(&h);
+    status = 0;
+out:
+    if (h.tun_fd >= 0)
+        close(h.tun_fd);
+    if (h.ifctl_fd >= 0)
+        close(h.ifctl_fd);
+    netns_remove(&h);
+    ipoib_destroy(h.ep);
+    board_sim_dgram_close(h.dg);
+    pz_simclient_close(h.sim);
+    return status;
+}

@@ -1,0 +1,247 @@
+/*
+ * ip_echo.c - TCP and UDP echo on lwIP's raw API (see ip_echo.h).
+ *
+ * TCP flow control: received data is acknowledged to the peer's window
+ * (tcp_recved) only once it is in our send buffer, so a peer that sends
+ * faster than it reads its echo is slowed by its own window, and memory
+ * stays bounded by one window per connection.
+ */
+#include "ip_echo.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include <lwip/pbuf.h>
+#include <lwip/tcp.h>
+#include <lwip/tcpip.h>
+#include <lwip/udp.h>
+
+struct ip_echo;
+
+/* One TCP connection. */
+struct echo_conn {
+    struct ip_echo *svc;
+    struct tcp_pcb *pcb;
+    struct pbuf *pending; /* received, not yet in the send buffer */
+    bool peer_closed;     /* FIN seen: close once pending is sent */
+    struct echo_conn *next;
+};
+
+struct ip_echo {
+    struct tcp_pcb *listener;
+    struct udp_pcb *udp;
+    struct echo_conn *conns;
+    unsigned nconns, max_conns;
+    struct ip_echo_stats stats;
+};
+
+/* Unlink and free a connection's state (the pcb is already gone or closing). */
+static void conn_free(struct echo_conn *c)
+{
+    struct echo_conn **pp = &c->svc->conns;
+
+    while (*pp && *pp != c)
+        pp = &(*pp)->next;
+    if (*pp)
+        *pp = c->next;
+    c->svc->nconns--;
+    if (c->pending)
+        pbuf_free(c->pending);
+    free(c);
+}
+
+/* Detach callbacks and close; abort if close fails.  Frees c. */
+static void conn_close(struct echo_conn *c)
+{
+    struct tcp_pcb *pcb = c->pcb;
+
+    tcp_arg(pcb, NULL);
+    tcp_recv(pcb, NULL);
+    tcp_sent(pcb, NULL);
+    tcp_err(pcb, NULL);
+    tcp_poll(pcb, NULL, 0);
+    if (tcp_close(pcb) != ERR_OK)
+        tcp_abort(pcb);
+    conn_free(c);
+}
+
+/*
+ * Move as much pending data as the send buffer takes; acknowledge it to the
+ * peer's window.  Closes the connection when the peer closed and all is sent.
+ * Returns ERR_ABRT if the connection was closed.
+ */
+static err_t conn_push(struct echo_conn *c)
+{
+    u16_t moved = 0;
+
+    while (c->pending) {
+        struct pbuf *p = c->pending;
+        u16_t room = tcp_sndbuf(c->pcb);
+        u16_t n = p->len < room ? p->len : room;
+
+        if (n == 0 || tcp_write(c->pcb, p->payload, n, TCP_WRITE_FLAG_COPY) != ERR_OK)
+            break;
+        moved = (u16_t)(moved + n);
+        if (n == p->len) {
+            c->pending = p->next;
+            if (c->pending)
+                pbuf_ref(c->pending);
+            pbuf_free(p);
+        } else {
+            pbuf_remove_header(p, n);
+            break;
+        }
+    }
+    if (moved) {
+        tcp_recved(c->pcb, moved);
+        c->svc->stats.tcp_bytes += moved;
+        tcp_output(c->pcb);
+    }
+    if (!c->pending && c->peer_closed) {
+        conn_close(c);
+        return ERR_ABRT;
+    }
+    return ERR_OK;
+}
+
+/* tcp_recv: queue what came, or note the FIN (p == NULL). */
+static err_t conn_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
+{
+    struct echo_conn *c = arg;
+    (void)pcb;
+
+    if (err != ERR_OK) {
+        if (p)
+            pbuf_free(p);
+        return err;
+    }
+    if (!p)
+        c->peer_closed = true;
+    else if (c->pending)
+        pbuf_cat(c->pending, p);
+    else
+        c->pending = p;
+    return conn_push(c) == ERR_ABRT ? ERR_ABRT : ERR_OK;
+}
+
+/* tcp_sent: room again in the send buffer. */
+static err_t conn_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
+{
+    (void)pcb;
+    (void)len;
+    return conn_push(arg) == ERR_ABRT ? ERR_ABRT : ERR_OK;
+}
+
+/* tcp_err: the pcb is already freed by lwIP. */
+static void conn_err(void *arg, err_t err)
+{
+    (void)err;
+    if (arg)
+        conn_free(arg);
+}
+
+/* tcp_accept: one more connection, if the limit allows. */
+static err_t echo_accept(void *arg, struct tcp_pcb *pcb, err_t err)
+{
+    struct ip_echo *e = arg;
+    struct echo_conn *c;
+
+    if (err != ERR_OK || !pcb)
+        return ERR_VAL;
+    if (e->nconns >= e->max_conns || !(c = calloc(1, sizeof(*c)))) {
+        e->stats.refused++;
+        tcp_abort(pcb);
+        return ERR_ABRT;
+    }
+    c->svc = e;
+    c->pcb = pcb;
+    c->next = e->conns;
+    e->conns = c;
+    e->nconns++;
+    e->stats.tcp_connections++;
+    tcp_arg(pcb, c);
+    tcp_recv(pcb, conn_recv);
+    tcp_sent(pcb, conn_sent);
+    tcp_err(pcb, conn_err);
+    return ERR_OK;
+}
+
+/* udp_recv: send the datagram back where it came from. */
+static void echo_udp(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,
+                     u16_t port)
+{
+    struct ip_echo *e = arg;
+
+    e->stats.udp_datagrams++;
+    udp_sendto(pcb, p, addr, port);
+    pbuf_free(p);
+}
+
+/* Open both listeners under the core lock. */
+struct ip_echo *ip_echo_start(uint16_t port, unsigned max_conns)
+{
+    struct ip_echo *e = calloc(1, sizeof(*e));
+    struct tcp_pcb *pcb;
+    bool ok = false;
+
+    if (!e)
+        return NULL;
+    e->max_conns = max_conns ? max_conns : 16;
+    if (!port)
+        port = IP_ECHO_PORT;
+    LOCK_TCPIP_CORE();
+    pcb = tcp_new();
+    e->udp = udp_new();
+    if (pcb && e->udp && tcp_bind(pcb, IP_ANY_TYPE, port) == ERR_OK &&
+        udp_bind(e->udp, IP_ANY_TYPE, port) == ERR_OK) {
+        e->listener = tcp_listen_with_backlog(pcb, 8);
+        if (e->listener) {
+            pcb = NULL; /* freed by tcp_listen */
+            tcp_arg(e->listener, e);
+            tcp_accept(e->listener, echo_accept);
+            udp_recv(e->udp, echo_udp, e);
+            ok = true;
+        }
+    }
+    if (!ok) {
+        if (pcb)
+            tcp_close(pcb);
+        if (e->udp)
+            udp_remove(e->udp);
+    }
+    UNLOCK_TCPIP_CORE();
+    if (!ok) {
+        free(e);
+        return NULL;
+    }
+    return e;
+}
+
+void ip_echo_stop(struct ip_echo *e)
+{
+    if (!e)
+        return;
+    LOCK_TCPIP_CORE();
+    while (e->conns) {
+        struct echo_conn *c = e->conns;
+        struct tcp_pcb *pcb = c->pcb;
+        tcp_arg(pcb, NULL);
+        tcp_err(pcb, NULL);
+        tcp_abort(pcb);
+        conn_free(c);
+    }
+    tcp_close(e->listener);
+    udp_remove(e->udp);
+    UNLOCK_TCPIP_CORE();
+    free(e);
+}
+
+struct ip_echo_stats ip_echo_stats(struct ip_echo *e)
+{
+    struct ip_echo_stats s;
+
+    LOCK_TCPIP_CORE();
+    s = e->stats;
+    UNLOCK_TCPIP_CORE();
+    return s;
+}
