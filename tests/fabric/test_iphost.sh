@@ -66,7 +66,9 @@ check "Hca7 joins (ready)" fl_wait_file "$WORK/Hca7.out" 30 '^ready$' "$H7_PID"
 check "Hca3 log names the group" grep -q "MLID 0xc0.. Q_Key 0x00000b1b MTU 2044" "$WORK/Hca3.err"
 
 # The members as the SA has them: each host's port GID, JoinState full member (0x1).
-diag Hca1 saquery -m > "$WORK/members.txt" 2>&1
+# With the SM_Key (OpenSM's default, 1) the SA lists every member; without
+# it, one record per group with the port GID hidden.
+diag Hca1 saquery -m --smkey 1 > "$WORK/members.txt" 2>&1
 # gid_text GUID: the port GID fe80::GUID as saquery prints it (RFC 5952 text).
 gid_text() {
     python3 -c 'import ipaddress, sys; print(ipaddress.IPv6Address((0xfe80 << 112) | int(sys.argv[1], 16)))' "$1"
