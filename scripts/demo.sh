@@ -84,7 +84,7 @@ grep -v 'SMP class' agent.err | sed 's/^portzerod [0-9.]* //'
 say "OpenSM -R ftree --connect_roots (on host-1-1)"
 mkdir -p sm/cache sm/tmp sm/dump
 OSM_CACHE_DIR=$WORK/sm/cache OSM_TMP_DIR=$WORK/sm/tmp "$ATTACH" -s "$SOCK" -C sm host-1-1 -- \
-    opensm -R ftree --connect_roots --dump_files_dir "$WORK/sm/dump" \
+    opensm -d2 -R ftree --connect_roots --dump_files_dir "$WORK/sm/dump" \
     -f "$WORK/sm/osm.log" > sm/opensm.out 2>&1 &
 PIDS+=($!)
 wait_for sm/osm.log 60 'SUBNET UP'

@@ -46,6 +46,7 @@ start_host() {
 }
 
 in_ns() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
+quiet() { "$@" > /dev/null; }
 
 # received COUNT NS ADDRESS: ping COUNT times; prints the received count.
 received() {
@@ -114,16 +115,19 @@ requests=$(tshark -r "$WORK/user0.pcap" -o "$UAT" -Y "icmp.type == 8" 2> /dev/nu
 replies=$(tshark -r "$WORK/user0.pcap" -o "$UAT" -Y "icmp.type == 0" 2> /dev/null | wc -l)
 check "tshark: ICMP echo requests decoded ($requests)" test "$requests" -ge 40
 check "tshark: ICMP echo replies decoded ($replies)" test "$replies" -ge 40
-check_eq "tshark: nothing malformed" 0 \
-    "$(tshark -r "$WORK/user0.pcap" -o "$UAT" -Y "_ws.malformed" 2> /dev/null | wc -l)"
+# The copy was taken while pzfabric writes: its last record may be torn.
+frames=$(tshark -r "$WORK/user0.pcap" -o "$UAT" 2> /dev/null | wc -l)
+check_eq "tshark: nothing malformed (of $frames frames)" 0 \
+    "$(tshark -r "$WORK/user0.pcap" -o "$UAT" -Y "_ws.malformed && frame.number < $frames" \
+        2> /dev/null | wc -l)"
 
 # Losses: 10% of every traversal of Hca3's cable (a link in the path), both
 # ways; TCP retransmits until the stream is whole.
 head -c 4M /dev/urandom > "$WORK/blob4"
 lost_before=$(status_value lost)
-check "link-drop on Hca3's cable" ctl link-drop Hca3 1 10
+check "link-drop on Hca3's cable" quiet ctl link-drop Hca3 1 10
 stream "$WORK/blob4" 7008
-check "link-drop off" ctl link-drop Hca3 1 0
+check "link-drop off" quiet ctl link-drop Hca3 1 0
 lost=$(($(status_value lost) - lost_before))
 check "the cable lost packets ($lost)" test "$lost" -gt 50
 check_eq "4 MiB over TCP through a 10% lossy link arrive intact" "$(sha256sum < "$WORK/blob4")" \

@@ -41,7 +41,7 @@ tail_zero() {
 fl_start_fabric "$NET" || exit 1
 mkdir -p "$WORK/sm/cache" "$WORK/sm/tmp" "$WORK/sm/run"
 OSM_CACHE_DIR=$WORK/sm/cache OSM_TMP_DIR=$WORK/sm/tmp env -u PZ_UMAD2SIM_FIX \
-    "$PZ_ATTACH" -s "$SOCK" -C "$WORK/sm/run" Hca1 -- opensm --perfmgr --perfmgr_sweep_time_s 1 \
+    "$PZ_ATTACH" -s "$SOCK" -C "$WORK/sm/run" Hca1 -- opensm -d2 --perfmgr --perfmgr_sweep_time_s 1 \
     -f "$WORK/sm/osm.log" > "$WORK/sm/opensm.out" 2>&1 < /dev/null &
 OSM_PID=$!
 check "OpenSM through pz-attach: SUBNET UP" fl_wait_up 60
