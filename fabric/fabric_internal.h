@@ -73,8 +73,8 @@ struct fabric_node {
     long agent_client;          /* that agent's client id, or -1 */
     struct fabric_agent_rx *rx; /* external: receive records (a ring), or NULL */
     unsigned rx_head, rx_count;
-    uint64_t timer_at;          /* its key in the deadline heap (fabric_timers.c) */
-    uint32_t timer_pos;         /* its slot there, or UINT32_MAX: not in it */
+    uint64_t timer_at;  /* its key in the deadline heap (fabric_timers.c) */
+    uint32_t timer_pos; /* its slot there, or UINT32_MAX: not in it */
 };
 
 /* How a queued packet got where it is. */
