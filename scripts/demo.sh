@@ -6,7 +6,9 @@
 # spine-1 and leaf-1 are taken over by external portzerod processes; runs
 # OpenSM (-R ftree --connect_roots) until SUBNET UP; then shows what the
 # diags see; then makes host-1-1 an endpoint hot-spot (three contributors,
-# one victim) and shows leaf-1's portzerod finding it (dFtree).  Everything it starts is stopped
+# one victim) and shows leaf-1's portzerod finding it (dFtree); then two
+# emulated IP hosts (pz-iphost) ping and stream TCP over IPoIB through the
+# fabric.  Everything it starts is stopped
 # by PID on exit, and it works in a temporary directory.
 set -euo pipefail
 
@@ -140,5 +142,30 @@ grep -E 'hot-spot|normal' leafagent.err | sed 's/^portzerod [0-9.]* //' | tail -
 
 say "What OpenSM received: leaf-1's vendor notices (onset, clear)"
 grep 'Received Vendor Notice' sm/osm.log | sed 's/^.*\] //' || true
+
+say "IPoIB: two emulated hosts (pz-iphost: a CA bridged to a TUN device in a network namespace)"
+if [ "$(id -u)" = 0 ] && [ -e /dev/net/tun ]; then
+    "$BIN/pz-iphost" --sockname "$SOCK" --ca host-1-1 --address 10.60.0.11/24 \
+        --netns "pzdemo$$-a" > iphost-a.out 2> iphost-a.err &
+    PIDS+=($!)
+    "$BIN/pz-iphost" --sockname "$SOCK" --ca host-4-2 --address 10.60.0.42/24 \
+        --netns "pzdemo$$-b" > iphost-b.out 2> iphost-b.err &
+    PIDS+=($!)
+    wait_for iphost-a.out 30 '^ready$'
+    wait_for iphost-b.out 30 '^ready$'
+    cat iphost-a.err
+    echo "   the broadcast group's members, as OpenSM's SA lists them:"
+    diag saquery -m --smkey 1 | grep -E 'MGID|PortGid|ScopeState' | sed 's/^[[:space:]]*/   /'
+    echo "   ping 10.60.0.42 (host-4-2) from host-1-1's namespace, through leaf-1, a spine, leaf-4:"
+    ip netns exec "pzdemo$$-a" ping -c 3 -i 0.2 10.60.0.42 | sed 's/^/   /'
+    head -c 8M /dev/urandom > blob
+    ip netns exec "pzdemo$$-b" timeout 30 socat -u TCP-LISTEN:7009,reuseaddr OPEN:recv,creat &
+    sleep 0.5
+    ip netns exec "pzdemo$$-a" timeout 30 socat -u OPEN:blob TCP:10.60.0.42:7009
+    wait $! || true
+    echo "   8 MiB over TCP: sent $(sha256sum < blob | cut -c1-16), received $(sha256sum < recv | cut -c1-16)"
+else
+    echo "   (needs root and /dev/net/tun for the network namespaces: skipped)"
+fi
 
 say "Stopping everything"
