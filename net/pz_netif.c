@@ -232,6 +232,41 @@ struct pz_netif_stats pz_netif_stats(struct pz_netif *n)
     return s;
 }
 
+/* A flag a thread waits on until lwIP's thread sets it. */
+struct mailbox_mark {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool reached;
+};
+
+/* tcpip_callback, in lwIP's thread: every message posted before it has run. */
+static void mark_reached(void *arg)
+{
+    struct mailbox_mark *m = arg;
+
+    pthread_mutex_lock(&m->lock);
+    m->reached = true;
+    pthread_cond_signal(&m->cond);
+    pthread_mutex_unlock(&m->lock);
+}
+
+/*
+ * Wait until lwIP's thread has run every message already in its mailbox
+ * (packets tcpip_input queued refer to the netif).  Returns nothing.
+ */
+static void drain_mailbox(void)
+{
+    struct mailbox_mark m = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false};
+
+    if (tcpip_callback(mark_reached, &m) != ERR_OK)
+        return;
+    pthread_mutex_lock(&m.lock);
+    while (!m.reached)
+        pthread_cond_wait(&m.cond, &m.lock);
+    pthread_mutex_unlock(&m.lock);
+}
+
+/* Remove the interface, let lwIP finish the packets queued for it, free. */
 void pz_netif_destroy(struct pz_netif *n)
 {
     struct queued_pkt *q;
@@ -241,6 +276,7 @@ void pz_netif_destroy(struct pz_netif *n)
     LOCK_TCPIP_CORE();
     netif_remove(&n->netif);
     UNLOCK_TCPIP_CORE();
+    drain_mailbox();
     q = take_queue(n);
     while (q) {
         struct queued_pkt *next = q->next;

@@ -339,29 +339,41 @@ static void tun_readable(struct iphost *h, uint64_t now)
     }
 }
 
-/* Datagrams from the fabric. */
-static void dgram_readable(struct iphost *h, uint64_t now)
+/* Datagrams from the fabric; returns 0, or -1 when the fabric is gone. */
+static int dgram_readable(struct iphost *h, uint64_t now)
 {
     uint8_t buf[BOARD_DGRAM_MAX_PAYLOAD];
     struct board_dgram_addr a;
     int n;
 
-    while ((n = board_sim_dgram_recv(h->dg, &a, buf, sizeof(buf))) >= 0 || n == -EMSGSIZE)
+    while ((n = board_sim_dgram_recv(h->dg, &a, buf, sizeof(buf))) != -EAGAIN) {
         if (n >= 0)
             ipoib_input(h->ep, &a, buf, (size_t)n, now);
+        else if (n != -EMSGSIZE && n != -EPROTO) {
+            say("datagram connection lost: %s", strerror(-n));
+            return -1;
+        }
+    }
+    return 0;
 }
 
-/* SA answers from the simulator. */
-static void sim_readable(struct iphost *h, uint64_t now)
+/* SA answers from the simulator; returns 0, or -1 when the simulator is gone. */
+static int sim_readable(struct iphost *h, uint64_t now)
 {
     uint8_t mad[256];
     uint16_t slid;
     uint32_t status;
+    int rc;
 
-    while (pz_simclient_recv(h->sim, mad, &slid, &status) != -EAGAIN) {
-        if (status == 0)
+    while ((rc = pz_simclient_recv(h->sim, mad, &slid, &status)) != -EAGAIN) {
+        if (rc == 0 && status == 0)
             ipoib_input_sa(h->ep, mad, sizeof(mad), now);
+        else if (rc < 0 && rc != -EPROTO) {
+            say("simulator connection lost: %s", strerror(-rc));
+            return -1;
+        }
     }
+    return 0;
 }
 
 /* The poll timeout until the next deadline (port poll or endpoint timer). */
@@ -389,10 +401,10 @@ static void serve(struct iphost *h)
         now = now_ms();
         if (pfd[3].revents)
             return;
-        if (pfd[1].revents)
-            dgram_readable(h, now);
-        if (pfd[2].revents)
-            sim_readable(h, now);
+        if (pfd[1].revents && dgram_readable(h, now))
+            return;
+        if (pfd[2].revents && sim_readable(h, now))
+            return;
         if (pfd[0].revents)
             tun_readable(h, now);
         if (now >= h->next_port_poll)

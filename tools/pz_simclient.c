@@ -18,7 +18,7 @@
 
 #include "sim_proto.h"
 
-#define CTL_TIMEOUT_S 5
+#define CTL_TIMEOUT_MS 1000
 
 struct pz_simclient {
     char name[64];
@@ -67,17 +67,32 @@ static int connect_to(int fd, const char *name, const char *suffix, long num)
     return len ? connect(fd, (struct sockaddr *)&a, len) : -1;
 }
 
-/* Send one control message and wait for its answer; returns 0 or -1. */
+/*
+ * Send one control message and wait for its answer; returns 0 or -1.  An
+ * answer of another type (a late one, after a timed-out call) is skipped.
+ */
 static int ctl_call(struct pz_simclient *c, uint32_t type, struct sim_ctl *ctl)
 {
+    struct sim_ctl ans;
+
     ctl->magic = SIM_PROTO_MAGIC;
     ctl->clientid = c->id;
     ctl->type = type;
     if (send(c->ctl_fd, ctl, sizeof(*ctl), 0) != (ssize_t)sizeof(*ctl))
         return -1;
-    if (recv(c->ctl_fd, ctl, sizeof(*ctl), 0) != (ssize_t)sizeof(*ctl))
-        return -1;
-    return ctl->type == SIM_CTL_ERROR || ctl->magic != SIM_PROTO_MAGIC ? -1 : 0;
+    for (int stale = 0; stale < 8; stale++) {
+        if (recv(c->ctl_fd, &ans, sizeof(ans), 0) != (ssize_t)sizeof(ans))
+            return -1;
+        if (ans.magic != SIM_PROTO_MAGIC)
+            return -1;
+        if (ans.type == SIM_CTL_ERROR) /* the answer to this call: refused */
+            return -1;
+        if (ans.type == type) {
+            *ctl = ans;
+            return 0;
+        }
+    }
+    return -1;
 }
 
 /* Open the sockets, then CONNECT: the server connects its out<id> to our in<pid>. */
@@ -87,7 +102,7 @@ struct pz_simclient *pz_simclient_connect(const char *sockname, const char *node
     struct pz_simclient *c = calloc(1, sizeof(*c));
     struct sim_client_info info = {0};
     struct sim_ctl ctl = {0};
-    struct timeval tv = {.tv_sec = CTL_TIMEOUT_S};
+    struct timeval tv = {.tv_sec = CTL_TIMEOUT_MS / 1000, .tv_usec = (CTL_TIMEOUT_MS % 1000) * 1000};
     long pid = (long)getpid();
 
     if (!c) {

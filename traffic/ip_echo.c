@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include <lwip/netif.h>
 #include <lwip/pbuf.h>
 #include <lwip/tcp.h>
 #include <lwip/tcpip.h>
@@ -50,43 +51,65 @@ static void conn_free(struct echo_conn *c)
     free(c);
 }
 
-/* Detach callbacks and close; abort if close fails.  Frees c. */
-static void conn_close(struct echo_conn *c)
+/*
+ * Detach callbacks and close; abort if close fails.  Frees c.  Returns
+ * ERR_ABRT only when it aborted (lwIP's rule: a callback returns ERR_ABRT
+ * only after tcp_abort), else ERR_OK.
+ */
+static err_t conn_close(struct echo_conn *c)
 {
     struct tcp_pcb *pcb = c->pcb;
+    err_t rc = ERR_OK;
 
     tcp_arg(pcb, NULL);
     tcp_recv(pcb, NULL);
     tcp_sent(pcb, NULL);
     tcp_err(pcb, NULL);
     tcp_poll(pcb, NULL, 0);
-    if (tcp_close(pcb) != ERR_OK)
+    if (tcp_close(pcb) != ERR_OK) {
         tcp_abort(pcb);
+        rc = ERR_ABRT;
+    }
     conn_free(c);
+    return rc;
+}
+
+/* Drop the head pbuf of the pending chain, keeping the rest. */
+static void pending_pop(struct echo_conn *c)
+{
+    struct pbuf *p = c->pending;
+
+    c->pending = p->next;
+    if (c->pending)
+        pbuf_ref(c->pending);
+    pbuf_free(p);
 }
 
 /*
  * Move as much pending data as the send buffer takes; acknowledge it to the
- * peer's window.  Closes the connection when the peer closed and all is sent.
- * Returns ERR_ABRT if the connection was closed.
+ * peer's window.  Closes the connection when the peer closed and all is
+ * sent.  Returns ERR_ABRT if the connection was aborted, ERR_OK otherwise
+ * (also when it was closed: *closed says so).
  */
-static err_t conn_push(struct echo_conn *c)
+static err_t conn_push(struct echo_conn *c, bool *closed)
 {
     u16_t moved = 0;
 
+    *closed = false;
     while (c->pending) {
         struct pbuf *p = c->pending;
         u16_t room = tcp_sndbuf(c->pcb);
         u16_t n = p->len < room ? p->len : room;
 
+        if (p->len == 0) { /* lwIP may leave empty pbufs in a chain */
+            pending_pop(c);
+            continue;
+        }
         if (n == 0 || tcp_write(c->pcb, p->payload, n, TCP_WRITE_FLAG_COPY) != ERR_OK)
             break;
         moved = (u16_t)(moved + n);
         if (n == p->len) {
-            c->pending = p->next;
-            if (c->pending)
-                pbuf_ref(c->pending);
-            pbuf_free(p);
+            pending_pop(c);
         } else {
             pbuf_remove_header(p, n);
             break;
@@ -98,8 +121,8 @@ static err_t conn_push(struct echo_conn *c)
         tcp_output(c->pcb);
     }
     if (!c->pending && c->peer_closed) {
-        conn_close(c);
-        return ERR_ABRT;
+        *closed = true;
+        return conn_close(c);
     }
     return ERR_OK;
 }
@@ -108,12 +131,13 @@ static err_t conn_push(struct echo_conn *c)
 static err_t conn_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 {
     struct echo_conn *c = arg;
+    bool closed;
     (void)pcb;
 
     if (err != ERR_OK) {
         if (p)
             pbuf_free(p);
-        return err;
+        return ERR_OK; /* freed: lwIP must not keep it as refused data */
     }
     if (!p)
         c->peer_closed = true;
@@ -121,15 +145,24 @@ static err_t conn_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err
         pbuf_cat(c->pending, p);
     else
         c->pending = p;
-    return conn_push(c) == ERR_ABRT ? ERR_ABRT : ERR_OK;
+    return conn_push(c, &closed);
 }
 
 /* tcp_sent: room again in the send buffer. */
 static err_t conn_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 {
+    bool closed;
     (void)pcb;
     (void)len;
-    return conn_push(arg) == ERR_ABRT ? ERR_ABRT : ERR_OK;
+    return conn_push(arg, &closed);
+}
+
+/* tcp_poll: retry a write that failed for memory (no sent callback would come). */
+static err_t conn_poll(void *arg, struct tcp_pcb *pcb)
+{
+    bool closed;
+    (void)pcb;
+    return arg ? conn_push(arg, &closed) : ERR_OK;
 }
 
 /* tcp_err: the pcb is already freed by lwIP. */
@@ -163,7 +196,24 @@ static err_t echo_accept(void *arg, struct tcp_pcb *pcb, err_t err)
     tcp_recv(pcb, conn_recv);
     tcp_sent(pcb, conn_sent);
     tcp_err(pcb, conn_err);
+    tcp_poll(pcb, conn_poll, 2); /* every second */
     return ERR_OK;
+}
+
+/*
+ * Whether a UDP echo may go back to addr:port: never to another echo
+ * service (two would loop), port 0, or a multicast or broadcast source.
+ */
+static bool udp_source_ok(const ip_addr_t *addr, u16_t port)
+{
+    const ip4_addr_t *a;
+
+    if (port == IP_ECHO_PORT || port == 0 || !IP_IS_V4(addr))
+        return false;
+    a = ip_2_ip4(addr);
+    if (ip4_addr_ismulticast(a) || ip4_addr_isany(a))
+        return false;
+    return !netif_default || !ip4_addr_isbroadcast(a, netif_default);
 }
 
 /* udp_recv: send the datagram back where it came from. */
@@ -172,8 +222,10 @@ static void echo_udp(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_ad
 {
     struct ip_echo *e = arg;
 
-    e->stats.udp_datagrams++;
-    udp_sendto(pcb, p, addr, port);
+    if (udp_source_ok(addr, port)) {
+        e->stats.udp_datagrams++;
+        udp_sendto(pcb, p, addr, port);
+    }
     pbuf_free(p);
 }
 

@@ -192,18 +192,25 @@ int main(int argc, char **argv)
         now = now_ms();
         if (pfd[3].revents)
             break;
-        while ((n = board_sim_dgram_recv(h.dg, &a, buf, sizeof(buf))) >= 0 || n == -EMSGSIZE)
+        while ((n = board_sim_dgram_recv(h.dg, &a, buf, sizeof(buf))) != -EAGAIN) {
             if (n >= 0)
                 pz_ipplane_input(h.plane, &a, buf, (size_t)n, now);
-        while (pz_simclient_recv(h.sim, buf, &slid, &status) != -EAGAIN)
-            if (status == 0)
+            else if (n != -EMSGSIZE && n != -EPROTO)
+                goto out; /* the fabric is gone */
+        }
+        while ((n = pz_simclient_recv(h.sim, buf, &slid, &status)) != -EAGAIN) {
+            if (n == 0 && status == 0)
                 pz_ipplane_input_sa(h.plane, buf, 256, now);
+            else if (n < 0 && n != -EPROTO)
+                goto out;
+        }
         if (now >= next_port) {
             port_poll(&h, now);
             next_port = now + 200;
         }
         pz_ipplane_poll(h.plane, now);
     }
+out:;
     const struct ipoib_stats *s = ipoib_stats(pz_ipplane_endpoint(h.plane));
     printf("rx_packets %llu\ntx_packets %llu\nrx_dropped_ip %llu\n",
            (unsigned long long)s->rx_packets, (unsigned long long)s->tx_packets,
