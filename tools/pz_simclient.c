@@ -102,7 +102,8 @@ struct pz_simclient *pz_simclient_connect(const char *sockname, const char *node
     struct pz_simclient *c = calloc(1, sizeof(*c));
     struct sim_client_info info = {0};
     struct sim_ctl ctl = {0};
-    struct timeval tv = {.tv_sec = CTL_TIMEOUT_MS / 1000, .tv_usec = (CTL_TIMEOUT_MS % 1000) * 1000};
+    struct timeval tv = {.tv_sec = CTL_TIMEOUT_MS / 1000,
+                         .tv_usec = (CTL_TIMEOUT_MS % 1000) * 1000};
     long pid = (long)getpid();
 
     if (!c) {
