@@ -4,7 +4,6 @@
  */
 #include "ipoib.h"
 
-#include <endian.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -89,22 +88,6 @@ static const char *ip_str(uint32_t ip, char buf[16])
 {
     snprintf(buf, 16, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 0xff, (ip >> 8) & 0xff, ip & 0xff);
     return buf;
-}
-
-/* Load a big-endian 32-bit value. */
-static uint32_t be32_at(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, sizeof(v));
-    return be32toh(v);
-}
-
-/* Load a big-endian 16-bit value. */
-static uint16_t be16_at(const uint8_t *p)
-{
-    uint16_t v;
-    memcpy(&v, p, sizeof(v));
-    return be16toh(v);
 }
 
 /* A fresh SA transaction ID: our high word, a counter that skips 0. */
@@ -423,7 +406,7 @@ static size_t ipv4_check(const uint8_t *pkt, size_t len)
     if (len < IPV4_HDR_MIN || pkt[0] >> 4 != 4)
         return 0;
     ihl = (size_t)(pkt[0] & 0x0f) * 4;
-    total = be16_at(pkt + 2);
+    total = ipoib_be16(pkt + 2);
     if (ihl < IPV4_HDR_MIN || total < ihl || total > len)
         return 0;
     return total;
@@ -573,7 +556,7 @@ int ipoib_output(struct ipoib *ep, const uint8_t *pkt, size_t len, uint64_t now)
         ep->stats.tx_dropped_bad++;
         return -EINVAL;
     }
-    dst = be32_at(pkt + 16);
+    dst = ipoib_be32(pkt + 16);
     ipoib_encap_write(IPOIB_ETHERTYPE_IPV4, ep->txbuf);
     memcpy(ep->txbuf + IPOIB_ENCAP_LEN, pkt, len);
     if (is_group_dest(ep, dst)) {

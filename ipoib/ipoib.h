@@ -41,6 +41,18 @@ struct ipoib_port {
     uint32_t reregister; /* bumped by the caller when the SM asks for re-registration */
 };
 
+/*
+ * Read a port's state from the attributes an SMA Get returns: PortInfo
+ * (64 bytes) and the first P_KeyTable block (32 P_Keys, network order),
+ * the port GUID (NodeInfo) and the endpoint's partition.  out->reregister
+ * is left as it is (ipoib_port.c).
+ */
+void ipoib_port_from_attrs(const uint8_t portinfo[64], const uint8_t pkeys[64], uint64_t port_guid,
+                           uint16_t pkey, struct ipoib_port *out);
+
+/* Where partition pkey stands in one P_Key block: absent, limited or full member. */
+enum ipoib_pkey_state ipoib_pkey_state_of(const uint8_t block[64], uint16_t pkey);
+
 /* Settings, fixed at creation. */
 struct ipoib_config {
     uint16_t pkey;          /* partition, default 0xffff */

@@ -7,76 +7,45 @@
  */
 #include "ipoib_arp.h"
 
-#include <endian.h>
 #include <string.h>
 
 #define ARP_PTYPE_IPV4 0x0800
-
-/* Load a big-endian 16-bit value. */
-static uint16_t be16_at(const uint8_t *p)
-{
-    uint16_t v;
-    memcpy(&v, p, sizeof(v));
-    return be16toh(v);
-}
-
-/* Load a big-endian 32-bit value. */
-static uint32_t be32_at(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, sizeof(v));
-    return be32toh(v);
-}
-
-/* Store a big-endian 16-bit value. */
-static void be16_put(uint8_t *p, uint16_t v)
-{
-    v = htobe16(v);
-    memcpy(p, &v, sizeof(v));
-}
-
-/* Store a big-endian 32-bit value. */
-static void be32_put(uint8_t *p, uint32_t v)
-{
-    v = htobe32(v);
-    memcpy(p, &v, sizeof(v));
-}
 
 /* Check the fixed part, then read the four addresses. */
 enum ipoib_arp_parse_result ipoib_arp_parse(const uint8_t *buf, size_t len, struct ipoib_arp *arp)
 {
     if (len < IPOIB_ARP_LEN)
         return IPOIB_ARP_SHORT;
-    if (be16_at(buf) != IPOIB_ARP_HTYPE)
+    if (ipoib_be16(buf) != IPOIB_ARP_HTYPE)
         return IPOIB_ARP_BAD_HTYPE;
-    if (be16_at(buf + 2) != ARP_PTYPE_IPV4)
+    if (ipoib_be16(buf + 2) != ARP_PTYPE_IPV4)
         return IPOIB_ARP_BAD_PTYPE;
     if (buf[4] != IPOIB_LLADDR_LEN)
         return IPOIB_ARP_BAD_HLEN;
     if (buf[5] != 4)
         return IPOIB_ARP_BAD_PLEN;
-    arp->op = be16_at(buf + 6);
+    arp->op = ipoib_be16(buf + 6);
     if (arp->op != IPOIB_ARP_OP_REQUEST && arp->op != IPOIB_ARP_OP_REPLY)
         return IPOIB_ARP_BAD_OP;
     ipoib_lladdr_unpack(buf + 8, &arp->sha);
-    arp->spa = be32_at(buf + 28);
+    arp->spa = ipoib_be32(buf + 28);
     ipoib_lladdr_unpack(buf + 32, &arp->tha);
-    arp->tpa = be32_at(buf + 52);
+    arp->tpa = ipoib_be32(buf + 52);
     return IPOIB_ARP_OK;
 }
 
 /* The fixed part, then sender and target addresses. */
 void ipoib_arp_build(const struct ipoib_arp *arp, uint8_t out[IPOIB_ARP_LEN])
 {
-    be16_put(out, IPOIB_ARP_HTYPE);
-    be16_put(out + 2, ARP_PTYPE_IPV4);
+    ipoib_put_be16(out, IPOIB_ARP_HTYPE);
+    ipoib_put_be16(out + 2, ARP_PTYPE_IPV4);
     out[4] = IPOIB_LLADDR_LEN;
     out[5] = 4;
-    be16_put(out + 6, arp->op);
+    ipoib_put_be16(out + 6, arp->op);
     ipoib_lladdr_pack(&arp->sha, out + 8);
-    be32_put(out + 28, arp->spa);
+    ipoib_put_be32(out + 28, arp->spa);
     ipoib_lladdr_pack(&arp->tha, out + 32);
-    be32_put(out + 52, arp->tpa);
+    ipoib_put_be32(out + 52, arp->tpa);
 }
 
 /* Names for logs: the reason as one word. */

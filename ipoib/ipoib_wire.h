@@ -29,6 +29,12 @@ struct ipoib_lladdr {
     uint8_t gid[IPOIB_GID_LEN]; /* subnet prefix + port GUID, network order */
 };
 
+/* Big-endian loads and stores of the wire formats (unaligned). */
+uint16_t ipoib_be16(const uint8_t *p);
+uint32_t ipoib_be32(const uint8_t *p);
+void ipoib_put_be16(uint8_t *p, uint16_t v);
+void ipoib_put_be32(uint8_t *p, uint32_t v);
+
 /* Write a into out[20]. */
 void ipoib_lladdr_pack(const struct ipoib_lladdr *a, uint8_t out[IPOIB_LLADDR_LEN]);
 

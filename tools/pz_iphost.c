@@ -290,22 +290,6 @@ static const struct ipoib_ops iphost_ops = {
     .log = op_log,
 };
 
-/* Where the partition stands in the port's first 32 P_Keys. */
-static enum ipoib_pkey_state pkey_state(const uint8_t pk[64], uint16_t pkey)
-{
-    enum ipoib_pkey_state st = IPOIB_PKEY_ABSENT;
-
-    for (int i = 0; i < 32; i++) {
-        uint16_t v = (uint16_t)(pk[2 * i] << 8 | pk[2 * i + 1]);
-        if ((v & 0x7fff) != (pkey & 0x7fff) || (v & 0x7fff) == 0)
-            continue;
-        if (v & 0x8000)
-            return IPOIB_PKEY_FULL;
-        st = IPOIB_PKEY_LIMITED;
-    }
-    return st;
-}
-
 /* Read the port's state from the simulator and pass it on. */
 static void port_poll(struct iphost *h, uint64_t now)
 {
@@ -315,13 +299,7 @@ static void port_poll(struct iphost *h, uint64_t now)
     h->next_port_poll = now + PORT_POLL_MS;
     if (pz_simclient_portinfo(h->sim, pi) || pz_simclient_pkeys(h->sim, pk))
         return;
-    p.active = mad_get_field(pi, 0, IB_PORT_STATE_F) == 4;
-    p.lid = (uint16_t)mad_get_field(pi, 0, IB_PORT_LID_F);
-    p.sm_lid = (uint16_t)mad_get_field(pi, 0, IB_PORT_SMLID_F);
-    p.sm_sl = (uint8_t)mad_get_field(pi, 0, IB_PORT_SMSL_F);
-    p.gid_prefix = mad_get_field64(pi, 0, IB_PORT_GID_PREFIX_F);
-    p.port_guid = h->guid;
-    p.pkey_state = pkey_state(pk, h->o.pkey);
+    ipoib_port_from_attrs(pi, pk, h->guid, h->o.pkey, &p);
     ipoib_port_update(h->ep, &p, now);
 }
 

@@ -99,16 +99,7 @@ static void port_poll(struct host *h, uint64_t now)
 
     if (pz_simclient_portinfo(h->sim, pi) || pz_simclient_pkeys(h->sim, pk))
         return;
-    p.active = mad_get_field(pi, 0, IB_PORT_STATE_F) == 4;
-    p.lid = (uint16_t)mad_get_field(pi, 0, IB_PORT_LID_F);
-    p.sm_lid = (uint16_t)mad_get_field(pi, 0, IB_PORT_SMLID_F);
-    p.sm_sl = (uint8_t)mad_get_field(pi, 0, IB_PORT_SMSL_F);
-    p.gid_prefix = mad_get_field64(pi, 0, IB_PORT_GID_PREFIX_F);
-    p.port_guid = h->guid;
-    p.pkey_state = IPOIB_PKEY_ABSENT;
-    for (int i = 0; i < 32; i++)
-        if ((pk[2 * i] << 8 | pk[2 * i + 1]) == 0xffff)
-            p.pkey_state = IPOIB_PKEY_FULL;
+    ipoib_port_from_attrs(pi, pk, h->guid, 0xffff, &p);
     pz_ipplane_port_update(h->plane, &p, now);
 }
 

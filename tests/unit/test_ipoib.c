@@ -289,6 +289,42 @@ static void test_sa_parse_path(void **state)
     assert_int_equal(ipoib_sa_parse_path(mad, 256, dgid, &p, &status), IPOIB_SA_STATUS);
 }
 
+/* ---- the port from SMA attributes ------------------------------------------ */
+
+/* PortInfo and P_Keys as an SMA Get returns them give the endpoint's port view. */
+static void test_port_from_attrs(void **state)
+{
+    uint8_t pi[64] = {0}, pk[64] = {0};
+    struct ipoib_port p = {.reregister = 7};
+    (void)state;
+
+    mad_set_field(pi, 0, IB_PORT_STATE_F, 4);
+    mad_set_field(pi, 0, IB_PORT_LID_F, 0x1234);
+    mad_set_field(pi, 0, IB_PORT_SMLID_F, 3);
+    mad_set_field(pi, 0, IB_PORT_SMSL_F, 5);
+    mad_set_field64(pi, 0, IB_PORT_GID_PREFIX_F, PREFIX);
+    ipoib_put_be16(pk + 2, 0x7fff); /* limited member of the default partition */
+    ipoib_port_from_attrs(pi, pk, 0x42, 0xffff, &p);
+    assert_true(p.active);
+    assert_int_equal(p.lid, 0x1234);
+    assert_int_equal(p.sm_lid, 3);
+    assert_int_equal(p.sm_sl, 5);
+    assert_true(p.gid_prefix == PREFIX);
+    assert_true(p.port_guid == 0x42);
+    assert_int_equal(p.pkey_state, IPOIB_PKEY_LIMITED);
+    assert_int_equal(p.reregister, 7);
+    ipoib_put_be16(pk + 10, 0xffff);
+    assert_int_equal(ipoib_pkey_state_of(pk, 0xffff), IPOIB_PKEY_FULL);
+    assert_int_equal(ipoib_pkey_state_of(pk, 0x8012), IPOIB_PKEY_ABSENT);
+    memset(pk, 0, sizeof(pk));
+    ipoib_put_be16(pk + 62, 0x8012); /* the last entry of the block counts */
+    assert_int_equal(ipoib_pkey_state_of(pk, 0x0012), IPOIB_PKEY_FULL);
+    assert_int_equal(ipoib_pkey_state_of(pk, 0xffff), IPOIB_PKEY_ABSENT);
+    mad_set_field(pi, 0, IB_PORT_STATE_F, 2); /* Init */
+    ipoib_port_from_attrs(pi, pk, 0x42, 0xffff, &p);
+    assert_false(p.active);
+}
+
 /* ---- endpoints over a fake fabric ----------------------------------------- */
 
 /* One node: endpoint, identity, what it received. */
@@ -905,6 +941,7 @@ int main(void)
         cmocka_unit_test(test_sa_path_request),
         cmocka_unit_test(test_sa_parse_join),
         cmocka_unit_test(test_sa_parse_path),
+        cmocka_unit_test(test_port_from_attrs),
         cmocka_unit_test(test_join),
         cmocka_unit_test(test_join_retry),
         cmocka_unit_test(test_join_timeout),
