@@ -70,6 +70,16 @@ struct board_identity {
     uint16_t partition_cap;             /* P_Key entries on port 0 (CA: every port) */
     uint16_t partition_enforcement_cap; /* P_Key entries on external ports */
     bool enhanced_port0;
+    /*
+     * The management port (switch port 0): its active width and speed as
+     * PortInfo reports them (LinkWidthActive code 1 1x, 2 4x, 4 8x, 8 12x;
+     * LinkSpeedActive 1 SDR, 2 DDR, 4 QDR; 0 = 4x SDR), which is what the SM
+     * rates it by for multicast joins (real switches: 1x SDR); and whether
+     * clients behind it (the IP plane) take the SM's ClientReregister.
+     */
+    uint8_t port0_width;
+    uint8_t port0_speed;
+    bool port0_client_rereg;
     bool optimized_sl2vl;  /* OptimizedSLtoVLMappingProgramming */
     bool enforcement_caps; /* inbound/outbound partition + raw filtering */
 

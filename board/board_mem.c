@@ -678,8 +678,8 @@ static int bm_init_port(struct board_mem *bm, unsigned port)
         /* The management port is always "up" towards the switch core. */
         p->st.phys_state = BOARD_PHYS_LINKUP;
         p->st.port_state = BOARD_PORT_ACTIVE;
-        p->st.width_active = 2;
-        p->st.speed_active = 1;
+        p->st.width_active = bm->id.port0_width ? bm->id.port0_width : 2;
+        p->st.speed_active = bm->id.port0_speed ? bm->id.port0_speed : 1;
     } else {
         p->st.phys_state = BOARD_PHYS_POLLING;
         p->st.port_state = BOARD_PORT_DOWN;

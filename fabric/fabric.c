@@ -43,6 +43,10 @@ static void fabric_identity(const struct topo_node *tn, struct board_identity *i
         id->device_id = tn->device_id;
     if (tn->type == TOPO_SWITCH && tn->enhanced_port0)
         id->enhanced_port0 = tn->enhanced_port0 > 0;
+    if (tn->type == TOPO_SWITCH) {
+        id->port0_width = tn->port0_width;
+        id->port0_speed = tn->port0_speed;
+    }
     memset(id->node_desc, 0, sizeof(id->node_desc));
     memcpy(id->node_desc, tn->desc, strnlen(tn->desc, sizeof(id->node_desc)));
     fabric_supported_modes(tn, id);

@@ -59,8 +59,10 @@ struct topo_node {
     uint16_t device_id; /* valid if has_device_id */
     bool has_vendor_id;
     bool has_device_id;
-    int enhanced_port0; /* 1 "enhanced port 0", -1 "base port 0", 0 not said */
-    uint16_t lid;       /* "lid N" of a switch header, 0 = none */
+    int enhanced_port0;  /* 1 "enhanced port 0", -1 "base port 0", 0 not said */
+    uint8_t port0_width; /* switch port 0's LinkWidthActive (port0=), 0 = default */
+    uint8_t port0_speed; /* switch port 0's LinkSpeedActive (port0=), 0 = default */
+    uint16_t lid;        /* "lid N" of a switch header, 0 = none */
     uint8_t lmc;
     unsigned line;           /* line of the header */
     struct topo_port *ports; /* [0..num_ports]; [0] unused for CAs */

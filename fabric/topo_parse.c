@@ -8,7 +8,7 @@
  *       (ibnetdiscover's comment "# ... lid L 4xQDR" sets the port's width
  *       and speed enables, topo_link.c)
  *   switchguid=X  switchguid+X  caguid=X  hcaguids=X  rtguid=X
- *   sysimgguid=X  vendid=X  devid=X  width=W  speed=S  extspeed=E
+ *   sysimgguid=X  vendid=X  devid=X  width=W  speed=S  extspeed=E  port0=WxSPEED
  * Port lines follow their node's header; any other line ends the record.
  * The "(guid)" after a port number is what ibnetdiscover prints; it is
  * skipped, GUIDs come from the scheme described in topo.h.
@@ -39,8 +39,9 @@ struct topo_parser {
     bool has_vendor_id;
     uint16_t device_id; /* for every following node */
     bool has_device_id;
-    uint8_t width, speed, speed_ext; /* port defaults, 0 = the board's */
-    bool speed_ext_set;              /* extspeed= was given (0 then means none) */
+    uint8_t width, speed, speed_ext;  /* port defaults, 0 = the board's */
+    uint8_t port0_width, port0_speed; /* port0=WxSPEED for the following switches, 0 = default */
+    bool speed_ext_set;               /* extspeed= was given (0 then means none) */
 };
 
 /* Record "file:line: message" in the error buffer; returns -1. */
@@ -246,6 +247,8 @@ static int assign_guids(struct topo_parser *p, struct topo_node *n)
     n->has_vendor_id = p->has_vendor_id;
     n->device_id = p->device_id;
     n->has_device_id = p->has_device_id;
+    n->port0_width = p->port0_width;
+    n->port0_speed = p->port0_speed;
     p->sysimg_guid = 0;
     p->has_vendor_id = false;
     return 0;
@@ -419,7 +422,54 @@ static int parse_setting(struct topo_parser *p, const char *s, const char *name,
     return 0;
 }
 
-/* Handle vendid=, devid=, sysimgguid=, width=, speed=, extspeed=; 1 if not one of them. */
+/*
+ * port0=WxSPEED: the active width and speed of the management port of the
+ * switches that follow (1x, 4x, 8x, 12x; SDR, DDR, QDR: PortInfo's active
+ * codes).  Returns 0 or -1 (an error recorded).
+ */
+static int parse_port0(struct topo_parser *p, const char *s)
+{
+    static const struct {
+        const char *name;
+        uint8_t code;
+    } speeds[] = {{"SDR", 1}, {"DDR", 2}, {"QDR", 4}};
+    char *end;
+    unsigned long lanes;
+
+    s = skip_blanks(s);
+    if (*s != '=')
+        return topo_error(p, "expected \"port0=WxSPEED\" (e.g. port0=1xSDR)");
+    s = skip_blanks(s + 1);
+    lanes = strtoul(s, &end, 10);
+    if (end == s || (*end != 'x' && *end != 'X'))
+        return topo_error(p, "bad port0 mode (want WxSPEED, e.g. 1xSDR)");
+    switch (lanes) {
+    case 1:
+        p->port0_width = 1;
+        break;
+    case 4:
+        p->port0_width = 2;
+        break;
+    case 8:
+        p->port0_width = 4;
+        break;
+    case 12:
+        p->port0_width = 8;
+        break;
+    default:
+        return topo_error(p, "port0 width must be 1x, 4x, 8x or 12x");
+    }
+    for (size_t i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++) {
+        size_t n = strlen(speeds[i].name);
+        if (!strncmp(end + 1, speeds[i].name, n) && !isalnum((unsigned char)end[1 + n])) {
+            p->port0_speed = speeds[i].code;
+            return 0;
+        }
+    }
+    return topo_error(p, "port0 speed must be SDR, DDR or QDR");
+}
+
+/* Handle vendid=, devid=, sysimgguid=, width=, speed=, extspeed=, port0=; 1 if not one of them. */
 static int parse_settings(struct topo_parser *p, const char *line)
 {
     const char *s;
@@ -452,6 +502,9 @@ static int parse_settings(struct topo_parser *p, const char *line)
         if (v == 0)
             return topo_error(p, "speed must be 1 to 15");
         p->speed = (uint8_t)v;
+    } else if ((s = keyword(line, "port0"))) {
+        if (parse_port0(p, s))
+            return -1;
     } else if ((s = keyword(line, "extspeed"))) {
         if (parse_setting(p, s, "extspeed", 15, &v))
             return -1;

@@ -88,6 +88,14 @@ uint16_t sma_lid(const struct sma *sma, unsigned port);
 /* The master SM's LID as last written by the SM (CA: per port). */
 uint16_t sma_master_sm_lid(const struct sma *sma, unsigned port);
 
+/*
+ * How many accepted PortInfo Sets asked the clients of end port `port`
+ * (switch: 0) to re-register (ClientReregister 1, with
+ * IsClientReregistrationSupported advertised): a client that saw another
+ * count than last time rejoins its groups.  0 for a bad port.
+ */
+uint32_t sma_client_reregister_count(const struct sma *sma, unsigned port);
+
 /* The NodeDescription (64 bytes, NUL padded, not always NUL terminated). */
 const char *sma_node_description(const struct sma *sma);
 

@@ -79,7 +79,7 @@ static uint32_t sma_default_capmask(const struct sma *sma)
         cap |= SMA_CAP_EXT_SPEEDS;
     if (sma->is_switch)
         cap |= SMA_CAP_MFT_TOP;
-    else
+    if (!sma->is_switch || id->port0_client_rereg)
         cap |= SMA_CAP_CLIENT_REREG;
     return cap;
 }
@@ -417,6 +417,13 @@ uint16_t sma_master_sm_lid(const struct sma *sma, unsigned port)
     if (port > sma->num_ports)
         return 0;
     return sma->ports[sma->is_switch ? 0 : port].master_sm_lid;
+}
+
+uint32_t sma_client_reregister_count(const struct sma *sma, unsigned port)
+{
+    if (port > sma->num_ports)
+        return 0;
+    return sma->ports[sma->is_switch ? 0 : port].rereg_count;
 }
 
 const char *sma_node_description(const struct sma *sma)

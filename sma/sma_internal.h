@@ -63,6 +63,7 @@ struct sma_port {
     uint8_t subnet_timeout;
     uint8_t resp_time_value;
     bool client_rereg;
+    uint32_t rereg_count; /* PortInfo Sets with ClientReregister 1 (sma_client_reregister_count) */
     uint32_t capmask;
     uint16_t capmask2;
     uint64_t lease_deadline_ns; /* 0 = lease timer not running */

@@ -274,8 +274,10 @@ static bool sma_pi_parse_end_port(const struct sma *sma, const struct sma_req *r
     ep->subnet_timeout = (uint8_t)mad_get_field(in, 0, IB_PORT_SUBN_TIMEOUT_F);
     if (!sma->is_switch || sma->board->id->enhanced_port0)
         ep->lmc = (uint8_t)mad_get_field(in, 0, IB_PORT_LMC_F);
-    if (ep->capmask & SMA_CAP_CLIENT_REREG)
+    if (ep->capmask & SMA_CAP_CLIENT_REREG) {
         ep->client_rereg = mad_get_field(in, 0, IB_PORT_CLIENT_REREG_F);
+        ep->rereg_count += ep->client_rereg; /* the port's clients must re-register */
+    }
     if (mad_get_field(in, 0, IB_PORT_MKEY_VIOL_F) == 0)
         ep->mkey_violations = 0;
     if (mad_get_field(in, 0, IB_PORT_QKEY_VIOL_F) == 0)

@@ -171,6 +171,54 @@ static void test_attr_mod(void **state)
 }
 
 /* Port 0 Set: LID, MasterSMLID, M_Key, SubnetTimeOut and the other end-port fields. */
+/*
+ * A switch whose management port hosts clients (the IP plane): port 0
+ * reports the identity's width and speed (1x SDR, as real switches), and
+ * advertises IsClientReregistrationSupported; every accepted Set with
+ * ClientReregister 1 counts once for its clients.
+ */
+static void test_port0_identity(void **state)
+{
+    struct board_identity id;
+    struct pzt_node *n;
+    uint8_t d[PZT_DATA], r[PZT_DATA];
+
+    (void)state;
+    board_mem_default_switch_identity(&id, 0x0002c90000002000ull, 8);
+    id.port0_width = 1; /* 1x */
+    id.port0_speed = 1; /* SDR */
+    id.port0_client_rereg = true;
+    n = pzt_node_new(&id);
+    assert_int_equal(pi_field(n, 0, IB_PORT_LINK_WIDTH_ACTIVE_F), 1);
+    assert_int_equal(pi_field(n, 0, IB_PORT_LINK_SPEED_ACTIVE_F), 1);
+    assert_int_equal(pi_field(n, 0, IB_PORT_CAPMASK_F) & 0x02000000u, 0x02000000u);
+    assert_int_equal(sma_client_reregister_count(n->sma, 0), 0);
+    pi_template(n, 0, d);
+    mad_set_field(d, 0, IB_PORT_LID_F, 7);
+    mad_set_field(d, 0, IB_PORT_SMLID_F, 1);
+    mad_set_field(d, 0, IB_PORT_CLIENT_REREG_F, 1);
+    au_set_expect(n, IB_ATTR_PORT_INFO, 0, d, ST_OK, r);
+    assert_int_equal(sma_client_reregister_count(n->sma, 0), 1);
+    au_set_expect(n, IB_ATTR_PORT_INFO, 0, d, ST_OK, r);
+    assert_int_equal(sma_client_reregister_count(n->sma, 0), 2);
+    mad_set_field(d, 0, IB_PORT_CLIENT_REREG_F, 0);
+    au_set_expect(n, IB_ATTR_PORT_INFO, 0, d, ST_OK, r);
+    assert_int_equal(sma_client_reregister_count(n->sma, 0), 2);
+    /* A refused Set (LID in the multicast range) counts nothing. */
+    mad_set_field(d, 0, IB_PORT_CLIENT_REREG_F, 1);
+    mad_set_field(d, 0, IB_PORT_LID_F, 0xC000);
+    au_set_expect(n, IB_ATTR_PORT_INFO, 0, d, ST_BAD_FIELD, r);
+    assert_int_equal(sma_client_reregister_count(n->sma, 0), 2);
+    assert_int_equal(sma_client_reregister_count(n->sma, 9), 0);
+    pzt_node_free(n);
+
+    /* The default switch: 4x SDR, no re-registration (nobody behind port 0). */
+    n = pzt_switch_new(8);
+    assert_int_equal(pi_field(n, 0, IB_PORT_LINK_WIDTH_ACTIVE_F), 2);
+    assert_int_equal(pi_field(n, 0, IB_PORT_CAPMASK_F) & 0x02000000u, 0);
+    pzt_node_free(n);
+}
+
 static void test_port0_set(void **state)
 {
     struct pzt_node *n = pzt_switch_new(8);
@@ -788,6 +836,7 @@ int main(void)
         cmocka_unit_test(test_external_get),
         cmocka_unit_test(test_attr_mod),
         cmocka_unit_test(test_port0_set),
+        cmocka_unit_test(test_port0_identity),
         cmocka_unit_test(test_port0_set_invalid),
         cmocka_unit_test(test_violation_counters),
         cmocka_unit_test(test_external_set_fields),

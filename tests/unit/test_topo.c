@@ -301,6 +301,34 @@ static void test_guid_settings(void **state)
     topo_free(t);
 }
 
+/* port0=WxSPEED: the management port's active mode for the switches that follow. */
+static void test_port0_mode(void **state)
+{
+    static const char text[] = "Switch 4 \"a\"\n"
+                               "port0=1xSDR\n"
+                               "Switch 4 \"b\"\n"
+                               "port0 = 12xQDR\n"
+                               "Switch 4 \"c\"\n"
+                               "Ca 1 \"h\"\n";
+    char err[TOPO_ERR_MAX];
+    struct topo *t = parse(text, err);
+
+    (void)state;
+    if (!t)
+        fail_msg("%s", err);
+    assert_int_equal(node(t, "a")->port0_width, 0);
+    assert_int_equal(node(t, "a")->port0_speed, 0);
+    assert_int_equal(node(t, "b")->port0_width, 1);
+    assert_int_equal(node(t, "b")->port0_speed, 1);
+    assert_int_equal(node(t, "c")->port0_width, 8);
+    assert_int_equal(node(t, "c")->port0_speed, 4);
+    topo_free(t);
+    assert_parse_error("port0=3xSDR\nSwitch 4 \"a\"\n", 1, "1x, 4x, 8x or 12x");
+    assert_parse_error("port0=1xFDR\nSwitch 4 \"a\"\n", 1, "SDR, DDR or QDR");
+    assert_parse_error("port0=SDR\nSwitch 4 \"a\"\n", 1, "WxSPEED");
+    assert_parse_error("port0 1xSDR\nSwitch 4 \"a\"\n", 1, "port0=WxSPEED");
+}
+
 /* Comments inside records, CRLF line ends, blanks, options, back-to-back records. */
 static void test_layout_tolerance(void **state)
 {
@@ -469,11 +497,17 @@ static void test_garbage(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_net_example),      cmocka_unit_test(test_ibnetdiscover_format),
-        cmocka_unit_test(test_link_annotations), cmocka_unit_test(test_guid_settings),
-        cmocka_unit_test(test_layout_tolerance), cmocka_unit_test(test_unquoted_description),
-        cmocka_unit_test(test_errors),           cmocka_unit_test(test_binary_input),
-        cmocka_unit_test(test_missing_file),     cmocka_unit_test(test_garbage),
+        cmocka_unit_test(test_net_example),
+        cmocka_unit_test(test_ibnetdiscover_format),
+        cmocka_unit_test(test_link_annotations),
+        cmocka_unit_test(test_guid_settings),
+        cmocka_unit_test(test_port0_mode),
+        cmocka_unit_test(test_layout_tolerance),
+        cmocka_unit_test(test_unquoted_description),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_binary_input),
+        cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_garbage),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
