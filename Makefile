@@ -180,7 +180,8 @@ bench: build
 	@for s in bench/bench_*.sh; do \
 	    [ -f "$$s" ] || continue; \
 	    echo "== $$s"; \
-	    bash "$$s" $(BUILD_DIR)/bin tests/integration/ft-2s4l.net; \
+	    PZ_UMAD2SIM_FIX=$(CURDIR)/$(BUILD_DIR)/lib/portzero/libpzumad2sim.so \
+	        bash "$$s" $(BUILD_DIR)/bin tests/integration/ft-2s4l.net; \
 	done
 
 demo: build
