@@ -402,6 +402,13 @@ bool fabric_agent_output(struct fabric *f, unsigned client, const struct fabric_
     p.dqp = m->dqp;
     p.node = n->index;
     if (m->dlid != FABRIC_PERMISSIVE_LID && m->dlid != 0) {
+        /*
+         * A request of the agent's own that waits for an answer (the IP
+         * plane's SA join or path query) is a host's request: the ordinary
+         * client path notes its TID, so the answer comes back to this client.
+         */
+        if (fabric_expects_answer(p.mad))
+            return false;
         fabric_agent_route(f, n, &p, m->dlid); /* LID-routed answer or trap */
         return true;
     }

@@ -350,6 +350,35 @@ static void test_pkey_answer_uses_request_pkey(void **state)
 }
 
 /*
+ * An external switch's agent may ask the SA too (the IP plane joins and
+ * resolves): its LID-routed request reaches the SM's client, and the answer
+ * comes back to the agent; its answers and traps keep the agent's path.
+ */
+static void test_agent_own_requests(void **state)
+{
+    struct bed *b = *state;
+    size_t s2 = fbed_node(b->f, "S2");
+
+    assert_int_equal(fabric_client_attach(b->f, 4, s2, false), 0);
+    assert_int_equal(fabric_agent_attach(b->f, s2, 4), 0);
+    assert_int_equal(fabric_client_set_issm(b->f, 0, true), 0); /* H1: the SM and SA */
+    b->got.count = 0;
+    send_mad(b, 4, IB_SA_CLASS, IB_MAD_METHOD_SET, 11, 1, 0x5A00000001ull); /* a join */
+    assert_int_equal(b->got.count, 1);
+    assert_int_equal(b->got.client[0], 0);
+    assert_int_equal(b->got.mad[0].slid, 2); /* from S2's port 0 */
+    send_mad(b, 0, IB_SA_CLASS, IB_MAD_METHOD_GET | 0x80, 2, 1, 0x5A00000001ull);
+    assert_int_equal(b->got.count, 2);
+    assert_int_equal(b->got.client[1], 4); /* the answer reaches the agent */
+    assert_true(mad_get_field64(b->got.mad[1].mad, 0, IB_MAD_TRID_F) == 0x5A00000001ull);
+    /* A trap of the agent's (a notice) still goes out as the agent's, unanswered. */
+    send_mad(b, 4, IB_SMI_CLASS, IB_MAD_METHOD_TRAP, 11, 0, 0x5A00000002ull);
+    assert_int_equal(b->got.count, 3);
+    assert_int_equal(b->got.client[2], 0);
+    assert_int_equal(stats(b).timeouts, 0);
+}
+
+/*
  * A MAD reaches its client with the length its sender gave (an SA answer's
  * records end there); the SMA's own answers are whole MADs.
  */
@@ -556,6 +585,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pkey_limited_members, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pkey_answer_uses_request_pkey, setup, teardown),
         cmocka_unit_test_setup_teardown(test_length_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_agent_own_requests, setup, teardown),
         cmocka_unit_test(test_link_modes),
         cmocka_unit_test_setup_teardown(test_drop_rate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_link_pull_and_plug, setup, teardown),
