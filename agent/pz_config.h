@@ -88,8 +88,8 @@ struct pz_config_key {
     uint64_t min, max; /* UINT, HEX: the range */
     uint64_t step;     /* UINT, HEX: values are multiples of it (0: any) */
     unsigned width;    /* HEX: digits printed */
-    const struct pz_config_choice
-        *choices;         /* CHOICE: NULL-terminated; first name per value prints */
+    /* CHOICE: the words, NULL-terminated; a value prints as the first word for it. */
+    const struct pz_config_choice *choices;
     int64_t def;          /* default: UINT, HEX, CHOICE */
     const char *def_text; /* default: STRING, PORTS, PATH, IPV4_PREFIX */
     const char *help;     /* one line */

@@ -346,6 +346,14 @@ static void test_config_table_ranges(void **state)
         char err[160] = "", v[32], want[96];
 
         pz_config_defaults(&def);
+        /* The field's C type fits the key's type. */
+        if (k->type == PZ_CONFIG_STRING || k->type == PZ_CONFIG_PORTS || k->type == PZ_CONFIG_PATH)
+            assert_int_equal(k->storage, PZ_CONFIG_AS_CHARS);
+        else if (k->type == PZ_CONFIG_IPV4_PREFIX)
+            assert_int_equal(k->storage, PZ_CONFIG_AS_IPV4);
+        else
+            assert_true(k->storage <= PZ_CONFIG_AS_ULLONG);
+        assert_non_null(k->help);
         if (k->type == PZ_CONFIG_CHOICE) {
             for (const struct pz_config_choice *c = k->choices; c->name; c++)
                 assert_int_equal(pz_config_set(&cfg, k->name, c->name, err, sizeof(err)), 0);
