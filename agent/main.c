@@ -67,19 +67,16 @@ struct pz_agent {
     uint64_t next_scan_ns; /* board time of the next sma_poll() link scan */
 };
 
-/* Print usage to f. */
+/* Print usage to f, with the configuration keys from pz_config's table. */
 static void pz_usage(FILE *f)
 {
     fprintf(f, "usage: portzerod [-c portzero.conf] [-o key=value]... [-v] [--check-config]\n"
                "  -c FILE         read the configuration file\n"
-               "  -o KEY=VALUE    override one setting (ca, port, node_desc, node_guid,\n"
-               "                  num_ports, enhanced_port0, lft_cap, mft_cap, log_level,\n"
-               "                  board=mem|sim, sim_node, sim_sockname, monitor=on|off,\n"
-               "                  monitor_interval_ms, monitor_threshold, monitor_low_util,\n"
-               "                  monitor_clear, monitor_notices=on|off, monitor_ca_ports,\n"
-               "                  dgram=on|off|auto, dgram_qkey)\n"
+               "  -o KEY=VALUE    override one setting (the keys below)\n"
                "  -v              more log output (repeatable)\n"
-               "  --check-config  parse the configuration, print it, and exit\n");
+               "  --check-config  parse the configuration, print it, and exit\n"
+               "keys (portzero.conf \"key = value\" or -o KEY=VALUE):\n");
+    pz_config_print_keys(f);
 }
 
 /* Apply a -o KEY=VALUE argument; returns 0 or -1 (message printed). */
@@ -146,26 +143,6 @@ static int pz_parse_args(struct pz_agent *ag, int argc, char **argv, bool *check
     ag->cfg.log_level =
         ag->cfg.log_level + (unsigned)verbose > 3 ? 3 : ag->cfg.log_level + (unsigned)verbose;
     return 0;
-}
-
-/* Print the effective configuration in portzero.conf syntax. */
-static void pz_print_config(const struct pz_config *cfg)
-{
-    static const char *const dgram[] = {"auto", "off", "on"}; /* by cfg->dgram + 1 */
-
-    printf("ca = %s\nport = %u\nnode_desc = %s\nnode_guid = 0x%016llx\nnum_ports = %u\n"
-           "enhanced_port0 = %s\nlft_cap = %u\nmft_cap = %u\nlog_level = %u\nboard = %s\n"
-           "sim_node = %s\nsim_sockname = %s\n",
-           cfg->ca, cfg->port, cfg->node_desc, (unsigned long long)cfg->node_guid, cfg->num_ports,
-           cfg->enhanced_port0 ? "yes" : "no", cfg->lft_cap, cfg->mft_cap, cfg->log_level,
-           cfg->board_sim ? "sim" : "mem", cfg->sim_node, cfg->sim_sockname);
-    printf("monitor = %s\nmonitor_interval_ms = %u\nmonitor_threshold = %llu\n"
-           "monitor_low_util = %u\nmonitor_clear = %u\nmonitor_notices = %s\n"
-           "monitor_ca_ports = %s\n",
-           cfg->monitor ? "on" : "off", cfg->monitor_interval_ms,
-           (unsigned long long)cfg->monitor_threshold, cfg->monitor_low_util, cfg->monitor_clear,
-           cfg->monitor_notices ? "on" : "off", cfg->monitor_ca_ports);
-    printf("dgram = %s\ndgram_qkey = 0x%08x\n", dgram[cfg->dgram + 1], (unsigned)cfg->dgram_qkey);
 }
 
 /* An in-memory switch shaped by the configuration; returns 0 or -1. */
@@ -597,7 +574,7 @@ int main(int argc, char **argv)
     if (rc)
         return rc > 0 ? 0 : 2;
     if (check_only) {
-        pz_print_config(&ag.cfg);
+        pz_config_print(&ag.cfg, stdout);
         return 0;
     }
     pz_log_set_level((enum pz_log_level)ag.cfg.log_level);

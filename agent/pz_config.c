@@ -12,37 +12,159 @@
 #include <string.h>
 
 #define PZ_CONFIG_MAX_LINE 512
-/* Distinct keys a file can set (more than there are keys). */
-#define PZ_CONFIG_MAX_KEYS 64
-#define PZ_CONFIG_MAX_KEY 32
 
 _Static_assert(sizeof(((struct pz_config *)0)->node_desc) == PZ_CONFIG_NODE_DESC_MAX + 1,
                "node_desc holds the whole 64-byte field and a terminator");
 
-/* The keys a file has set so far, each with the line that set it. */
-struct pz_config_seen {
-    char key[PZ_CONFIG_MAX_KEYS][PZ_CONFIG_MAX_KEY];
-    unsigned line[PZ_CONFIG_MAX_KEYS];
-    unsigned count;
+/* Boolean words: on/off (printed), yes/no, true/false, 1/0. */
+const struct pz_config_choice pz_config_on_off[] = {
+    {"on", 1},    {"off", 0}, {"yes", 1}, {"no", 0}, {"true", 1},
+    {"false", 0}, {"1", 1},   {"0", 0},   {NULL, 0},
 };
 
-void pz_config_defaults(struct pz_config *cfg)
+/* The same words, yes/no printed. */
+const struct pz_config_choice pz_config_yes_no[] = {
+    {"yes", 1},   {"no", 0}, {"on", 1}, {"off", 0}, {"true", 1},
+    {"false", 0}, {"1", 1},  {"0", 0},  {NULL, 0},
+};
+
+/* board = mem|sim, into board_sim. */
+static const struct pz_config_choice pz_config_board[] = {
+    {"mem", 0},
+    {"sim", 1},
+    {NULL, 0},
+};
+
+/* dgram = auto|off|on (and the other boolean words): -1, 0, 1. */
+static const struct pz_config_choice pz_config_dgram[] = {
+    {"auto", -1}, {"off", 0},  {"on", 1}, {"no", 0}, {"yes", 1},
+    {"false", 0}, {"true", 1}, {"0", 0},  {"1", 1},  {NULL, 0},
+};
+
+/* A key called name, of struct pz_config's field m. */
+#define PZ_KEY_NAMED(name_, m, ...)                                                                \
+    {                                                                                              \
+        .name = name_, PZ_CONFIG_FIELD(struct pz_config, m), __VA_ARGS__                           \
+    }
+/* A key called as struct pz_config's field m. */
+#define PZ_KEY(m, ...) PZ_KEY_NAMED(#m, m, __VA_ARGS__)
+
+/* Every key, in --check-config's order: the single list of them. */
+static const struct pz_config_key pz_config_table[] = {
+    PZ_KEY(ca, .type = PZ_CONFIG_STRING, .def_text = "",
+           .help = "umad device name; empty = the first device"),
+    PZ_KEY(port, .type = PZ_CONFIG_UINT, .min = 0, .max = PZ_CONFIG_MAX_PORT,
+           .help = "umad port number; 0 = the first port"),
+    PZ_KEY(node_desc, .type = PZ_CONFIG_STRING, .def_text = "portzero switch",
+           .help = "NodeDescription, up to 64 bytes"),
+    PZ_KEY(node_guid, .type = PZ_CONFIG_HEX, .min = 1, .max = UINT64_MAX, .width = 16,
+           .def = 0x0002c90300000001ll, .help = "NodeGUID (board = mem)"),
+    PZ_KEY(num_ports, .type = PZ_CONFIG_UINT, .min = 1, .max = PZ_CONFIG_MAX_PORT, .def = 36,
+           .help = "number of external ports (board = mem)"),
+    PZ_KEY(enhanced_port0, .type = PZ_CONFIG_CHOICE, .choices = pz_config_yes_no, .def = 0,
+           .help = "SwitchInfo.EnhancedPort0 (board = mem)"),
+    PZ_KEY(lft_cap, .type = PZ_CONFIG_UINT, .min = 64, .max = 0xC000, .step = 64, .def = 0xC000,
+           .help = "LinearFDBCap, a multiple of 64 (board = mem)"),
+    PZ_KEY(mft_cap, .type = PZ_CONFIG_UINT, .min = 0, .max = 0x4000, .step = 32, .def = 1024,
+           .help = "MulticastFDBCap, a multiple of 32 (board = mem)"),
+    PZ_KEY(log_level, .type = PZ_CONFIG_UINT, .min = 0, .max = 3, .def = 2,
+           .help = "0 error, 1 warning, 2 info, 3 debug (-v raises it)"),
+    PZ_KEY_NAMED("board", board_sim, .type = PZ_CONFIG_CHOICE, .choices = pz_config_board, .def = 0,
+                 .help = "mem: an in-memory switch; sim: a switch of pzfabric"),
+    PZ_KEY(sim_node, .type = PZ_CONFIG_STRING, .def_text = "",
+           .help = "board = sim: the switch to take over; empty = $SIM_HOST"),
+    PZ_KEY(sim_sockname, .type = PZ_CONFIG_STRING, .def_text = "",
+           .help = "board = sim: pzfabric's socket; empty = $IBSIM_SOCKNAME or sim"),
+    PZ_KEY(monitor, .type = PZ_CONFIG_CHOICE, .choices = pz_config_on_off, .def = 1,
+           .help = "the congestion monitor"),
+    PZ_KEY(monitor_interval_ms, .type = PZ_CONFIG_UINT, .min = CONG_INTERVAL_MIN_MS, .max = 3600000,
+           .def = CONG_INTERVAL_DEFAULT_MS, .help = "congestion monitor sampling interval, ms"),
+    PZ_KEY(monitor_threshold, .type = PZ_CONFIG_UINT, .min = 1, .max = 1000000000000ull,
+           .def = CONG_THRESHOLD_DEFAULT,
+           .help = "congestion threshold, XmitWait ticks (1 us) per second"),
+    PZ_KEY(monitor_low_util, .type = PZ_CONFIG_UINT, .min = 1, .max = 100,
+           .def = CONG_LOW_UTIL_DEFAULT,
+           .help = "low-utilisation threshold, percent of the link rate"),
+    PZ_KEY(monitor_clear, .type = PZ_CONFIG_UINT, .min = 1, .max = 100, .def = CONG_CLEAR_DEFAULT,
+           .help = "a class clears below this percent of the threshold"),
+    PZ_KEY(monitor_notices, .type = PZ_CONFIG_CHOICE, .choices = pz_config_on_off, .def = 1,
+           .help = "hot-spot notices to the master SM"),
+    PZ_KEY(monitor_ca_ports, .type = PZ_CONFIG_PORTS, .def_text = "",
+           .help = "ports that face CAs (e.g. 1-18,20); empty = discover them"),
+    PZ_KEY(dgram, .type = PZ_CONFIG_CHOICE, .choices = pz_config_dgram, .def = -1,
+           .help = "port-0 datagrams and the echo service; auto = on for board = sim"),
+    /* A Q_Key with the high bit set is a controlled one: never a QP's own. */
+    PZ_KEY(dgram_qkey, .type = PZ_CONFIG_HEX, .min = 0, .max = 0x7FFFFFFF, .width = 8,
+           .def = 0x505a0001, /* PZ_ECHO_QKEY_DEFAULT */
+           .help = "the datagram QP's Q_Key (high bit clear)"),
+};
+
+#define PZ_CONFIG_NKEYS (sizeof(pz_config_table) / sizeof(pz_config_table[0]))
+
+/* The line that set each table key so far (0: none). */
+struct pz_config_seen {
+    unsigned line[PZ_CONFIG_NKEYS];
+};
+
+const struct pz_config_key *pz_config_keys(size_t *count)
 {
-    memset(cfg, 0, sizeof(*cfg));
-    snprintf(cfg->node_desc, sizeof(cfg->node_desc), "portzero switch");
-    cfg->node_guid = 0x0002c90300000001ull;
-    cfg->num_ports = 36;
-    cfg->lft_cap = 0xC000;
-    cfg->mft_cap = 1024;
-    cfg->log_level = 2;
-    cfg->monitor = true;
-    cfg->monitor_interval_ms = CONG_INTERVAL_DEFAULT_MS;
-    cfg->monitor_threshold = CONG_THRESHOLD_DEFAULT;
-    cfg->monitor_low_util = CONG_LOW_UTIL_DEFAULT;
-    cfg->monitor_clear = CONG_CLEAR_DEFAULT;
-    cfg->monitor_notices = true;
-    cfg->dgram = -1;
-    cfg->dgram_qkey = 0x505a0001u; /* PZ_ECHO_QKEY_DEFAULT */
+    *count = PZ_CONFIG_NKEYS;
+    return pz_config_table;
+}
+
+const struct pz_config_key *pz_config_key_find(const char *name)
+{
+    for (size_t i = 0; i < PZ_CONFIG_NKEYS; i++)
+        if (!strcmp(pz_config_table[i].name, name))
+            return &pz_config_table[i];
+    return NULL;
+}
+
+/* Store integer v into key's field of the struct at base. */
+static void pz_store_int(const struct pz_config_key *key, void *base, int64_t v)
+{
+    void *p = (char *)base + key->offset;
+
+    switch (key->storage) {
+    case PZ_CONFIG_AS_BOOL:
+        *(bool *)p = v != 0;
+        break;
+    case PZ_CONFIG_AS_INT:
+        *(int *)p = (int)v;
+        break;
+    case PZ_CONFIG_AS_UINT:
+        *(unsigned *)p = (unsigned)v;
+        break;
+    case PZ_CONFIG_AS_ULONG:
+        *(unsigned long *)p = (unsigned long)v;
+        break;
+    case PZ_CONFIG_AS_ULLONG:
+        *(unsigned long long *)p = (unsigned long long)v;
+        break;
+    default:
+        break;
+    }
+}
+
+/* Key's integer field of the struct at base; returns it (0 for a non-integer field). */
+static int64_t pz_load_int(const struct pz_config_key *key, const void *base)
+{
+    const void *p = (const char *)base + key->offset;
+
+    switch (key->storage) {
+    case PZ_CONFIG_AS_BOOL:
+        return *(const bool *)p;
+    case PZ_CONFIG_AS_INT:
+        return *(const int *)p;
+    case PZ_CONFIG_AS_UINT:
+        return *(const unsigned *)p;
+    case PZ_CONFIG_AS_ULONG:
+        return (int64_t) * (const unsigned long *)p;
+    case PZ_CONFIG_AS_ULLONG:
+        return (int64_t) * (const unsigned long long *)p;
+    default:
+        return 0;
+    }
 }
 
 /* Parse an unsigned number (decimal or 0x hex) within [min, max]. */
@@ -61,18 +183,37 @@ static int pz_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out
     return 0;
 }
 
-/* Parse a boolean: yes/no, true/false, on/off, 1/0. */
-static int pz_parse_bool(const char *s, bool *out)
+/* Parse a decimal number of at most 3 digits within [0, max] at *s (advanced); returns it or -1. */
+static int pz_parse_small(const char **s, int max)
 {
-    if (!strcmp(s, "yes") || !strcmp(s, "true") || !strcmp(s, "on") || !strcmp(s, "1")) {
-        *out = true;
-        return 0;
+    int v = 0, digits = 0;
+
+    while (isdigit((unsigned char)**s) && digits < 3) {
+        v = v * 10 + (**s - '0');
+        (*s)++;
+        digits++;
     }
-    if (!strcmp(s, "no") || !strcmp(s, "false") || !strcmp(s, "off") || !strcmp(s, "0")) {
-        *out = false;
-        return 0;
+    return digits && v <= max ? v : -1;
+}
+
+/* Parse "A.B.C.D/N" into *out; returns 0 or -1. */
+static int pz_parse_ipv4_prefix(const char *s, struct pz_config_ipv4 *out)
+{
+    uint32_t addr = 0;
+    int v;
+
+    for (int i = 0; i < 4; i++) {
+        if (i && *s++ != '.')
+            return -1;
+        if ((v = pz_parse_small(&s, 255)) < 0)
+            return -1;
+        addr = addr << 8 | (uint32_t)v;
     }
-    return -1;
+    if (*s++ != '/' || (v = pz_parse_small(&s, 32)) < 0 || *s)
+        return -1;
+    out->addr = addr;
+    out->prefix_len = (unsigned)v;
+    return 0;
 }
 
 /* Copy a string value that must fit dst (size n, NUL terminated). */
@@ -84,6 +225,183 @@ static int pz_parse_str(const char *s, char *dst, size_t n)
         return -1;
     memcpy(dst, s, len + 1);
     return 0;
+}
+
+/* The value name stands for among choices; returns 0 or -1 (no such word). */
+static int pz_parse_choice(const struct pz_config_choice *choices, const char *name, int *out)
+{
+    for (; choices->name; choices++) {
+        if (!strcmp(choices->name, name)) {
+            *out = choices->value;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Parse a text value (STRING, PORTS, PATH) into key's character field; returns 0 or -1. */
+static int pz_config_key_set_text(const struct pz_config_key *key, void *base, const char *value)
+{
+    uint8_t mask[(PZ_CONFIG_MAX_PORT + 8) / 8];
+
+    if (key->type == PZ_CONFIG_PORTS && *value && pz_config_port_list(value, mask) < 0)
+        return -1;
+    if (key->type == PZ_CONFIG_PATH && *value && *value != '/')
+        return -1;
+    return pz_parse_str(value, (char *)base + key->offset, key->size);
+}
+
+int pz_config_key_set(const struct pz_config_key *key, void *base, const char *value)
+{
+    uint64_t v;
+    int choice;
+
+    switch (key->type) {
+    case PZ_CONFIG_UINT:
+    case PZ_CONFIG_HEX:
+        if (pz_parse_u64(value, key->min, key->max, &v) || (key->step && v % key->step))
+            return -1;
+        pz_store_int(key, base, (int64_t)v);
+        return 0;
+    case PZ_CONFIG_CHOICE:
+        if (pz_parse_choice(key->choices, value, &choice))
+            return -1;
+        pz_store_int(key, base, choice);
+        return 0;
+    case PZ_CONFIG_IPV4_PREFIX: {
+        struct pz_config_ipv4 ip = {0, 0};
+
+        if (*value && pz_parse_ipv4_prefix(value, &ip))
+            return -1;
+        memcpy((char *)base + key->offset, &ip, sizeof(ip));
+        return 0;
+    }
+    default:
+        return pz_config_key_set_text(key, base, value);
+    }
+}
+
+/* The name a CHOICE key's value v prints as (the first with that value), or "?". */
+static const char *pz_choice_name(const struct pz_config_choice *choices, int64_t v)
+{
+    for (; choices->name; choices++)
+        if (choices->value == v)
+            return choices->name;
+    return "?";
+}
+
+void pz_config_key_format(const struct pz_config_key *key, const void *base, char *buf, size_t n)
+{
+    const char *p = (const char *)base + key->offset;
+    struct pz_config_ipv4 ip;
+
+    switch (key->type) {
+    case PZ_CONFIG_UINT:
+        snprintf(buf, n, "%llu", (unsigned long long)pz_load_int(key, base));
+        break;
+    case PZ_CONFIG_HEX:
+        snprintf(buf, n, "0x%0*llx", (int)key->width, (unsigned long long)pz_load_int(key, base));
+        break;
+    case PZ_CONFIG_CHOICE:
+        snprintf(buf, n, "%s", pz_choice_name(key->choices, pz_load_int(key, base)));
+        break;
+    case PZ_CONFIG_IPV4_PREFIX:
+        memcpy(&ip, p, sizeof(ip));
+        if (!ip.addr && !ip.prefix_len)
+            snprintf(buf, n, "%s", "");
+        else
+            snprintf(buf, n, "%u.%u.%u.%u/%u", ip.addr >> 24, ip.addr >> 16 & 0xFF,
+                     ip.addr >> 8 & 0xFF, ip.addr & 0xFF, ip.prefix_len);
+        break;
+    default:
+        snprintf(buf, n, "%.*s", (int)key->size, p);
+        break;
+    }
+}
+
+/* Append the distinct-valued names of choices ("auto|off|on") to buf (size n). */
+static void pz_choice_syntax(const struct pz_config_choice *choices, char *buf, size_t n)
+{
+    size_t len = 0;
+
+    buf[0] = '\0';
+    for (const struct pz_config_choice *c = choices; c->name && len < n; c++) {
+        if (strcmp(pz_choice_name(choices, c->value), c->name))
+            continue; /* a synonym */
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? "|" : "", c->name);
+    }
+}
+
+void pz_config_key_syntax(const struct pz_config_key *key, char *buf, size_t n)
+{
+    switch (key->type) {
+    case PZ_CONFIG_UINT:
+        snprintf(buf, n, key->step ? "%llu..%llu, step %llu" : "%llu..%llu",
+                 (unsigned long long)key->min, (unsigned long long)key->max,
+                 (unsigned long long)key->step);
+        break;
+    case PZ_CONFIG_HEX:
+        snprintf(buf, n, "0x%llx..0x%llx", (unsigned long long)key->min,
+                 (unsigned long long)key->max);
+        break;
+    case PZ_CONFIG_CHOICE:
+        pz_choice_syntax(key->choices, buf, n);
+        break;
+    case PZ_CONFIG_PORTS:
+        snprintf(buf, n, "port list 1..%d", PZ_CONFIG_MAX_PORT);
+        break;
+    case PZ_CONFIG_PATH:
+        snprintf(buf, n, "absolute path");
+        break;
+    case PZ_CONFIG_IPV4_PREFIX:
+        snprintf(buf, n, "A.B.C.D/N");
+        break;
+    default:
+        snprintf(buf, n, "text, up to %zu bytes", key->size - 1);
+        break;
+    }
+}
+
+/* Set key's field of the struct at base to the table's default. */
+static void pz_config_key_default(const struct pz_config_key *key, void *base)
+{
+    if (key->type == PZ_CONFIG_UINT || key->type == PZ_CONFIG_HEX || key->type == PZ_CONFIG_CHOICE)
+        pz_store_int(key, base, key->def);
+    else
+        pz_config_key_set(key, base, key->def_text ? key->def_text : "");
+}
+
+void pz_config_defaults(struct pz_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    for (size_t i = 0; i < PZ_CONFIG_NKEYS; i++)
+        pz_config_key_default(&pz_config_table[i], cfg);
+}
+
+void pz_config_print_keys(FILE *f)
+{
+    struct pz_config def;
+    char syntax[64], value[PZ_CONFIG_MAX_LINE];
+
+    pz_config_defaults(&def);
+    for (size_t i = 0; i < PZ_CONFIG_NKEYS; i++) {
+        const struct pz_config_key *key = &pz_config_table[i];
+
+        pz_config_key_syntax(key, syntax, sizeof(syntax));
+        pz_config_key_format(key, &def, value, sizeof(value));
+        fprintf(f, "  %s = %s (default: %s)\n      %s\n", key->name, syntax,
+                *value ? value : "empty", key->help);
+    }
+}
+
+void pz_config_print(const struct pz_config *cfg, FILE *f)
+{
+    char value[PZ_CONFIG_MAX_LINE];
+
+    for (size_t i = 0; i < PZ_CONFIG_NKEYS; i++) {
+        pz_config_key_format(&pz_config_table[i], cfg, value, sizeof(value));
+        fprintf(f, "%s = %s\n", pz_config_table[i].name, value);
+    }
 }
 
 /* Parse one port number of a port list at *s (advanced past it); returns it or -1. */
@@ -129,95 +447,20 @@ int pz_config_port_list(const char *s, uint8_t mask[(PZ_CONFIG_MAX_PORT + 8) / 8
     }
 }
 
-/* Apply one monitor_* key; returns 0, -1 (bad value) or 1 (not a monitor key). */
-static int pz_config_set_monitor(struct pz_config *cfg, const char *key, const char *value)
-{
-    uint8_t mask[(PZ_CONFIG_MAX_PORT + 8) / 8];
-    uint64_t v = 0;
-    int rc;
-
-    if (!strcmp(key, "monitor"))
-        return pz_parse_bool(value, &cfg->monitor);
-    if (!strcmp(key, "monitor_notices"))
-        return pz_parse_bool(value, &cfg->monitor_notices);
-    if (!strcmp(key, "monitor_interval_ms")) {
-        rc = pz_parse_u64(value, CONG_INTERVAL_MIN_MS, 3600000, &v);
-        cfg->monitor_interval_ms = rc ? cfg->monitor_interval_ms : (unsigned)v;
-    } else if (!strcmp(key, "monitor_threshold")) {
-        rc = pz_parse_u64(value, 1, 1000000000000ull, &v);
-        cfg->monitor_threshold = rc ? cfg->monitor_threshold : v;
-    } else if (!strcmp(key, "monitor_low_util")) {
-        rc = pz_parse_u64(value, 1, 100, &v);
-        cfg->monitor_low_util = rc ? cfg->monitor_low_util : (unsigned)v;
-    } else if (!strcmp(key, "monitor_clear")) {
-        rc = pz_parse_u64(value, 1, 100, &v);
-        cfg->monitor_clear = rc ? cfg->monitor_clear : (unsigned)v;
-    } else if (!strcmp(key, "monitor_ca_ports")) {
-        rc = *value && pz_config_port_list(value, mask) < 0 ? -1 : 0;
-        rc = rc ? rc : pz_parse_str(value, cfg->monitor_ca_ports, sizeof(cfg->monitor_ca_ports));
-    } else {
-        return 1;
-    }
-    return rc;
-}
-
 int pz_config_set(struct pz_config *cfg, const char *key, const char *value, char *err,
                   size_t errlen)
 {
-    uint64_t v = 0;
-    int rc = -1;
+    const struct pz_config_key *k = pz_config_key_find(key);
 
-    if (!strcmp(key, "ca")) {
-        rc = pz_parse_str(value, cfg->ca, sizeof(cfg->ca));
-    } else if (!strcmp(key, "port")) {
-        rc = pz_parse_u64(value, 0, 254, &v);
-        cfg->port = rc ? cfg->port : (unsigned)v;
-    } else if (!strcmp(key, "node_desc")) {
-        rc = pz_parse_str(value, cfg->node_desc, sizeof(cfg->node_desc));
-    } else if (!strcmp(key, "node_guid")) {
-        rc = pz_parse_u64(value, 1, UINT64_MAX, &v);
-        cfg->node_guid = rc ? cfg->node_guid : v;
-    } else if (!strcmp(key, "num_ports")) {
-        rc = pz_parse_u64(value, 1, 254, &v);
-        cfg->num_ports = rc ? cfg->num_ports : (unsigned)v;
-    } else if (!strcmp(key, "enhanced_port0")) {
-        rc = pz_parse_bool(value, &cfg->enhanced_port0);
-    } else if (!strcmp(key, "lft_cap")) {
-        rc = pz_parse_u64(value, 64, 0xC000, &v);
-        rc = rc || v % 64 ? -1 : 0;
-        cfg->lft_cap = rc ? cfg->lft_cap : (unsigned)v;
-    } else if (!strcmp(key, "mft_cap")) {
-        rc = pz_parse_u64(value, 0, 0x4000, &v);
-        rc = rc || v % 32 ? -1 : 0;
-        cfg->mft_cap = rc ? cfg->mft_cap : (unsigned)v;
-    } else if (!strcmp(key, "board")) {
-        rc = strcmp(value, "sim") && strcmp(value, "mem") ? -1 : 0;
-        cfg->board_sim = rc ? cfg->board_sim : !strcmp(value, "sim");
-    } else if (!strcmp(key, "sim_node")) {
-        rc = pz_parse_str(value, cfg->sim_node, sizeof(cfg->sim_node));
-    } else if (!strcmp(key, "sim_sockname")) {
-        rc = pz_parse_str(value, cfg->sim_sockname, sizeof(cfg->sim_sockname));
-    } else if (!strcmp(key, "dgram")) {
-        bool on = false;
-
-        rc = strcmp(value, "auto") ? pz_parse_bool(value, &on) : 0;
-        cfg->dgram = rc ? cfg->dgram : !strcmp(value, "auto") ? -1 : on;
-    } else if (!strcmp(key, "dgram_qkey")) {
-        /* A Q_Key with the high bit set is a controlled one: never a QP's own. */
-        rc = pz_parse_u64(value, 0, 0x7FFFFFFF, &v);
-        cfg->dgram_qkey = rc ? cfg->dgram_qkey : (uint32_t)v;
-    } else if (!strcmp(key, "log_level")) {
-        rc = pz_parse_u64(value, 0, 3, &v);
-        cfg->log_level = rc ? cfg->log_level : (unsigned)v;
-    } else if ((rc = pz_config_set_monitor(cfg, key, value)) <= 0) {
-        /* a monitor_* key: rc says how it went */
-    } else {
+    if (!k) {
         snprintf(err, errlen, "unknown key '%s'", key);
         return -1;
     }
-    if (rc)
+    if (pz_config_key_set(k, cfg, value)) {
         snprintf(err, errlen, "bad value '%s' for '%s'", value, key);
-    return rc;
+        return -1;
+    }
+    return 0;
 }
 
 /* Strip leading and trailing white space in place; returns the start. */
@@ -237,22 +480,23 @@ static char *pz_trim(char *s)
 static int pz_config_seen_check(const struct pz_config_seen *seen, const char *key, char *err,
                                 size_t errlen)
 {
-    for (unsigned i = 0; i < seen->count; i++) {
-        if (!strcmp(seen->key[i], key)) {
-            snprintf(err, errlen, "duplicate key '%s' (line %u sets it too)", key, seen->line[i]);
-            return -1;
-        }
+    const struct pz_config_key *k = pz_config_key_find(key);
+    unsigned line = k ? seen->line[k - pz_config_table] : 0;
+
+    if (line) {
+        snprintf(err, errlen, "duplicate key '%s' (line %u sets it too)", key, line);
+        return -1;
     }
     return 0;
 }
 
-/* Record that line lineno set key (a known key: it fits). */
+/* Record that line lineno set key (a known key). */
 static void pz_config_seen_add(struct pz_config_seen *seen, const char *key, unsigned lineno)
 {
-    if (seen->count == PZ_CONFIG_MAX_KEYS)
-        return;
-    snprintf(seen->key[seen->count], PZ_CONFIG_MAX_KEY, "%s", key);
-    seen->line[seen->count++] = lineno;
+    const struct pz_config_key *k = pz_config_key_find(key);
+
+    if (k)
+        seen->line[k - pz_config_table] = lineno;
 }
 
 /* Apply line lineno (a key set twice is an error); returns 0 or -1 with err set. */
@@ -287,7 +531,7 @@ static int pz_config_line(struct pz_config *cfg, struct pz_config_seen *seen, ch
 
 int pz_config_parse(struct pz_config *cfg, const char *text, size_t len, char *err, size_t errlen)
 {
-    struct pz_config_seen seen = {.count = 0};
+    struct pz_config_seen seen = {{0}};
     char line[PZ_CONFIG_MAX_LINE];
     unsigned lineno = 0;
     size_t pos = 0;

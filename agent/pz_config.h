@@ -12,6 +12,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+/* An IPv4 address with its prefix length ("10.0.0.5/24"), host byte order. */
+struct pz_config_ipv4 {
+    uint32_t addr;
+    unsigned prefix_len; /* 0 .. 32 */
+};
 
 struct pz_config {
     char ca[64];        /* umad device name; empty = first device */
@@ -39,13 +46,103 @@ struct pz_config {
     char monitor_ca_ports[128];   /* CA-facing ports ("1-18,20"); empty = discover them */
 };
 
+/*
+ * The key table: one descriptor a key drives parsing, the defaults, the key
+ * list of --help and --check-config's printout.  Adding a key is one line
+ * in pz_config.c's table (and its field in struct pz_config).
+ */
+enum pz_config_type {
+    PZ_CONFIG_UINT,        /* number (decimal or 0x hex) in [min, max], a multiple of step */
+    PZ_CONFIG_HEX,         /* the same, printed as 0x and width hex digits */
+    PZ_CONFIG_CHOICE,      /* one of choices' names (booleans, enums), stored as its value */
+    PZ_CONFIG_STRING,      /* text that fits the field; empty allowed */
+    PZ_CONFIG_PORTS,       /* a port list (pz_config_port_list) or empty */
+    PZ_CONFIG_PATH,        /* an absolute path that fits the field, or empty */
+    PZ_CONFIG_IPV4_PREFIX, /* A.B.C.D/N into a struct pz_config_ipv4, or empty (all zero) */
+};
+
+/* How a field is stored (set by PZ_CONFIG_FIELD from the member's type). */
+enum pz_config_storage {
+    PZ_CONFIG_AS_BOOL,
+    PZ_CONFIG_AS_INT,
+    PZ_CONFIG_AS_UINT,
+    PZ_CONFIG_AS_ULONG,
+    PZ_CONFIG_AS_ULLONG,
+    PZ_CONFIG_AS_CHARS,
+    PZ_CONFIG_AS_IPV4,
+};
+
+/* One accepted word of a CHOICE key and the value it stands for. */
+struct pz_config_choice {
+    const char *name;
+    int value;
+};
+
+/* One configuration key. */
+struct pz_config_key {
+    const char *name;
+    enum pz_config_type type;
+    size_t offset; /* of the field in its struct */
+    size_t size;   /* of the field */
+    enum pz_config_storage storage;
+    uint64_t min, max; /* UINT, HEX: the range */
+    uint64_t step;     /* UINT, HEX: values are multiples of it (0: any) */
+    unsigned width;    /* HEX: digits printed */
+    /* CHOICE: the words, NULL-terminated; a value prints as the first word for it. */
+    const struct pz_config_choice *choices;
+    int64_t def;          /* default: UINT, HEX, CHOICE */
+    const char *def_text; /* default: STRING, PORTS, PATH, IPV4_PREFIX */
+    const char *help;     /* one line */
+};
+
+/* The offset, size and storage of member m of struct type t, for a key descriptor. */
+#define PZ_CONFIG_FIELD(t, m)                                                                      \
+    .offset = offsetof(t, m), .size = sizeof(((t *)0)->m),                                         \
+    .storage = _Generic(((t *)0)->m,                                                               \
+        bool: PZ_CONFIG_AS_BOOL,                                                                   \
+        int: PZ_CONFIG_AS_INT,                                                                     \
+        unsigned int: PZ_CONFIG_AS_UINT,                                                           \
+        unsigned long: PZ_CONFIG_AS_ULONG,                                                         \
+        unsigned long long: PZ_CONFIG_AS_ULLONG,                                                   \
+        char *: PZ_CONFIG_AS_CHARS,                                                                \
+        struct pz_config_ipv4: PZ_CONFIG_AS_IPV4)
+
+/* Boolean words: on/off (printed), yes/no, true/false, 1/0. */
+extern const struct pz_config_choice pz_config_on_off[];
+/* The same words, yes/no printed. */
+extern const struct pz_config_choice pz_config_yes_no[];
+
+/* The key table of struct pz_config; *count gets its length. */
+const struct pz_config_key *pz_config_keys(size_t *count);
+
+/* The key called name, or NULL. */
+const struct pz_config_key *pz_config_key_find(const char *name);
+
+/*
+ * Parse value into key's field of the struct at base.  Returns 0, or -1
+ * (bad syntax, out of range, too long) with the field unchanged.
+ */
+int pz_config_key_set(const struct pz_config_key *key, void *base, const char *value);
+
+/* Format key's field of the struct at base as the file would say it, into buf (size n). */
+void pz_config_key_format(const struct pz_config_key *key, const void *base, char *buf, size_t n);
+
+/* Describe key's accepted values ("1..254", "on|off", "A.B.C.D/N") into buf (size n). */
+void pz_config_key_syntax(const struct pz_config_key *key, char *buf, size_t n);
+
+/* Print every key of the table with its values, default and help (for --help) to f. */
+void pz_config_print_keys(FILE *f);
+
+/* Print *cfg in portzero.conf syntax, one "key = value" per table key, to f. */
+void pz_config_print(const struct pz_config *cfg, FILE *f);
+
 /* The longest NodeDescription: the attribute's 64 bytes, no terminator needed. */
 #define PZ_CONFIG_NODE_DESC_MAX 64
 
 /* Highest port number a port list may name (a switch has at most 254 ports). */
 #define PZ_CONFIG_MAX_PORT 254
 
-/* Fill *cfg with the defaults. */
+/* Fill *cfg with the defaults (the table's). */
 void pz_config_defaults(struct pz_config *cfg);
 
 /*

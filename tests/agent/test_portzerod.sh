@@ -37,6 +37,17 @@ check "duplicate key names both lines" \
 "$PORTZEROD" -o dgram_qkey=0x1234 --check-config > out.txt
 check "check-config: dgram auto by default" grep -qx "dgram = auto" out.txt
 check "check-config: dgram_qkey" grep -qx "dgram_qkey = 0x00001234" out.txt
+# --help's key list and --check-config's printout come from one table: the
+# same keys, in the same order; the printout is a configuration file that
+# parses back to itself.
+"$PORTZEROD" --help > help.txt
+sed -n 's/^  \([a-z0-9_]*\) = .*/\1/p' help.txt > help_keys.txt
+sed -n 's/^\([a-z0-9_]*\) = .*/\1/p' out.txt > check_keys.txt
+check "--help lists 21 or more keys" test "$(wc -l < help_keys.txt)" -ge 21
+check "--help's keys are --check-config's" cmp help_keys.txt check_keys.txt
+check "--help gives num_ports' range and default" grep -qx "  num_ports = 1..254 (default: 36)" help.txt
+"$PORTZEROD" -c out.txt --check-config > out2.txt
+check "--check-config's printout parses back to itself" cmp out.txt out2.txt
 
 # 2. No fabric yet: umad2sim waits for its simulator; the daemon must not
 #    claim to be ready, and must still stop promptly on SIGTERM (exit 1).

@@ -3,9 +3,11 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -252,6 +254,231 @@ static void test_config_binary(void **state)
     assert_string_equal(err, "line 1: line too long");
 }
 
+/* Print to a memory buffer with print(f) (or pz_config_print(cfg, f) when cfg); returns it. */
+static char *print_to_string(const struct pz_config *cfg, bool keys)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+
+    assert_non_null(f);
+    if (keys)
+        pz_config_print_keys(f);
+    else
+        pz_config_print(cfg, f);
+    assert_int_equal(fclose(f), 0);
+    assert_non_null(buf);
+    return buf;
+}
+
+/* Whether text has a line starting with prefix. */
+static bool has_line(const char *text, const char *prefix)
+{
+    size_t n = strlen(prefix);
+
+    for (const char *p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (!strncmp(p, prefix, n))
+            return true;
+    return false;
+}
+
+/* Every table key appears in --help's key list (with its syntax and default) and, in order, in
+ * --check-config's printout, which parses back to the same configuration. */
+static void test_config_table_prints(void **state)
+{
+    size_t count;
+    const struct pz_config_key *keys = pz_config_keys(&count);
+    struct pz_config cfg, back;
+    char err[160] = "", line[256], syntax[64];
+    char *help, *conf;
+    const char *p;
+
+    (void)state;
+    assert_true(count >= 21);
+    assert_int_equal(parse(&cfg,
+                           "num_ports = 18\nmonitor = off\ndgram = on\nboard = sim\n"
+                           "monitor_ca_ports = 1-4,9\nnode_desc = spine 1\n",
+                           err, sizeof(err)),
+                     0);
+    help = print_to_string(NULL, true);
+    conf = print_to_string(&cfg, false);
+    p = conf;
+    for (size_t i = 0; i < count; i++) {
+        assert_ptr_equal(pz_config_key_find(keys[i].name), &keys[i]);
+        pz_config_key_syntax(&keys[i], syntax, sizeof(syntax));
+        snprintf(line, sizeof(line), "  %s = %s (default: ", keys[i].name, syntax);
+        if (!has_line(help, line))
+            fail_msg("--help lacks '%s'", line);
+        snprintf(line, sizeof(line), "%s = ", keys[i].name);
+        if (strncmp(p, line, strlen(line)))
+            fail_msg("--check-config line %zu: '%.40s', want '%s'", i, p, line);
+        p = strchr(p, '\n') + 1;
+    }
+    assert_string_equal(p, "");
+    assert_true(has_line(conf, "num_ports = 18\n"));
+    assert_true(has_line(conf, "monitor = off\n"));
+    assert_true(has_line(conf, "dgram = on\n"));
+    assert_true(has_line(conf, "board = sim\n"));
+    assert_true(has_line(conf, "enhanced_port0 = no\n"));
+    assert_true(has_line(conf, "node_guid = 0x0002c90300000001\n"));
+    assert_true(has_line(help, "  num_ports = 1..254 (default: 36)\n"));
+    assert_true(has_line(help, "  lft_cap = 64..49152, step 64 (default: 49152)\n"));
+    assert_true(has_line(help, "  dgram = auto|off|on (default: auto)\n"));
+    assert_true(has_line(help, "  monitor = on|off (default: on)\n"));
+    assert_int_equal(parse(&back, conf, err, sizeof(err)), 0);
+    assert_memory_equal(&back, &cfg, sizeof(cfg));
+    assert_null(pz_config_key_find("colour"));
+    free(help);
+    free(conf);
+}
+
+/* Every number key's range and step come from its table entry: the ends are accepted, one past
+ * them refused with the key named; every choice word is accepted. */
+static void test_config_table_ranges(void **state)
+{
+    size_t count;
+    const struct pz_config_key *keys = pz_config_keys(&count);
+
+    (void)state;
+    for (size_t i = 0; i < count; i++) {
+        const struct pz_config_key *k = &keys[i];
+        struct pz_config cfg, def;
+        char err[160] = "", v[32], want[96];
+
+        pz_config_defaults(&def);
+        /* The field's C type fits the key's type. */
+        if (k->type == PZ_CONFIG_STRING || k->type == PZ_CONFIG_PORTS || k->type == PZ_CONFIG_PATH)
+            assert_int_equal(k->storage, PZ_CONFIG_AS_CHARS);
+        else if (k->type == PZ_CONFIG_IPV4_PREFIX)
+            assert_int_equal(k->storage, PZ_CONFIG_AS_IPV4);
+        else
+            assert_true(k->storage <= PZ_CONFIG_AS_ULLONG);
+        assert_non_null(k->help);
+        if (k->type == PZ_CONFIG_CHOICE) {
+            for (const struct pz_config_choice *c = k->choices; c->name; c++)
+                assert_int_equal(pz_config_set(&cfg, k->name, c->name, err, sizeof(err)), 0);
+        }
+        if (k->type != PZ_CONFIG_UINT && k->type != PZ_CONFIG_HEX)
+            continue;
+        pz_config_defaults(&cfg);
+        snprintf(v, sizeof(v), "%llu", (unsigned long long)k->min);
+        assert_int_equal(pz_config_set(&cfg, k->name, v, err, sizeof(err)), 0);
+        snprintf(v, sizeof(v), "0x%llx", (unsigned long long)k->max);
+        assert_int_equal(pz_config_set(&cfg, k->name, v, err, sizeof(err)), 0);
+        if (k->min > 0) {
+            pz_config_defaults(&cfg);
+            snprintf(v, sizeof(v), "%llu", (unsigned long long)k->min - 1);
+            assert_int_equal(pz_config_set(&cfg, k->name, v, err, sizeof(err)), -1);
+            snprintf(want, sizeof(want), "bad value '%s' for '%s'", v, k->name);
+            assert_string_equal(err, want);
+            assert_memory_equal(&cfg, &def, sizeof(cfg));
+        }
+        if (k->max < UINT64_MAX) {
+            snprintf(v, sizeof(v), "%llu", (unsigned long long)k->max + 1);
+            assert_int_equal(pz_config_set(&cfg, k->name, v, err, sizeof(err)), -1);
+        }
+        if (k->step > 1) {
+            snprintf(v, sizeof(v), "%llu", (unsigned long long)k->min + 1);
+            assert_int_equal(pz_config_set(&cfg, k->name, v, err, sizeof(err)), -1);
+        }
+    }
+}
+
+/* A struct of the kinds of key the IP plane needs, for a table of its own. */
+struct ip_conf {
+    struct pz_config_ipv4 address;
+    char state_dir[32];
+    unsigned pkey;
+    bool ssh;
+};
+
+/* Keys for struct ip_conf: an address with prefix, a path, a hex number, a boolean. */
+static const struct pz_config_key ip_keys[] = {
+    {.name = "ip_address",
+     .type = PZ_CONFIG_IPV4_PREFIX,
+     PZ_CONFIG_FIELD(struct ip_conf, address),
+     .help = "address"},
+    {.name = "state_dir",
+     .type = PZ_CONFIG_PATH,
+     PZ_CONFIG_FIELD(struct ip_conf, state_dir),
+     .help = "dir"},
+    {.name = "ipoib_pkey",
+     .type = PZ_CONFIG_HEX,
+     PZ_CONFIG_FIELD(struct ip_conf, pkey),
+     .min = 1,
+     .max = 0xFFFF,
+     .width = 4,
+     .help = "P_Key"},
+    {.name = "ssh",
+     .type = PZ_CONFIG_CHOICE,
+     PZ_CONFIG_FIELD(struct ip_conf, ssh),
+     .choices = pz_config_on_off,
+     .help = "ssh"},
+};
+
+/* The table can say what the IP plane's keys will need: IPv4 with prefix, path, hex. */
+static void test_config_table_types(void **state)
+{
+    static const char *const bad[][2] = {
+        {"ip_address", "10.0.0.256/24"},
+        {"ip_address", "10.0.0.1"},
+        {"ip_address", "10.0.0/8"},
+        {"ip_address", "10.0.0.1/33"},
+        {"ip_address", "1.2.3.4/"},
+        {"ip_address", "1.2.3.4/8x"},
+        {"ip_address", "1..2.3/8"},
+        {"ip_address", "0001.2.3.4/8"},
+        {"state_dir", "relative/dir"},
+        {"state_dir", "/a/path/that/does/not/fit/in/32/bytes"},
+        {"ipoib_pkey", "0"},
+        {"ipoib_pkey", "0x10000"},
+        {"ssh", "maybe"},
+    };
+    struct ip_conf c, before;
+    char buf[64];
+
+    (void)state;
+    memset(&c, 0, sizeof(c));
+    assert_int_equal(pz_config_key_set(&ip_keys[0], &c, "10.1.2.3/24"), 0);
+    assert_int_equal(c.address.addr, 0x0A010203);
+    assert_int_equal(c.address.prefix_len, 24);
+    pz_config_key_format(&ip_keys[0], &c, buf, sizeof(buf));
+    assert_string_equal(buf, "10.1.2.3/24");
+    assert_int_equal(pz_config_key_set(&ip_keys[1], &c, "/var/lib/portzero"), 0);
+    pz_config_key_format(&ip_keys[1], &c, buf, sizeof(buf));
+    assert_string_equal(buf, "/var/lib/portzero");
+    assert_int_equal(pz_config_key_set(&ip_keys[2], &c, "0xffff"), 0);
+    assert_int_equal(c.pkey, 0xFFFF);
+    pz_config_key_format(&ip_keys[2], &c, buf, sizeof(buf));
+    assert_string_equal(buf, "0xffff");
+    assert_int_equal(pz_config_key_set(&ip_keys[3], &c, "yes"), 0);
+    assert_true(c.ssh);
+    pz_config_key_format(&ip_keys[3], &c, buf, sizeof(buf));
+    assert_string_equal(buf, "on");
+    pz_config_key_syntax(&ip_keys[0], buf, sizeof(buf));
+    assert_string_equal(buf, "A.B.C.D/N");
+    pz_config_key_syntax(&ip_keys[2], buf, sizeof(buf));
+    assert_string_equal(buf, "0x1..0xffff");
+    before = c;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        const struct pz_config_key *k = NULL;
+
+        for (size_t j = 0; j < sizeof(ip_keys) / sizeof(ip_keys[0]); j++)
+            k = strcmp(ip_keys[j].name, bad[i][0]) ? k : &ip_keys[j];
+        assert_non_null(k);
+        if (pz_config_key_set(k, &c, bad[i][1]) != -1)
+            fail_msg("%s = %s accepted", bad[i][0], bad[i][1]);
+        assert_memory_equal(&c, &before, sizeof(c));
+    }
+    /* Empty: no address, no path. */
+    assert_int_equal(pz_config_key_set(&ip_keys[0], &c, ""), 0);
+    assert_int_equal(c.address.addr, 0);
+    pz_config_key_format(&ip_keys[0], &c, buf, sizeof(buf));
+    assert_string_equal(buf, "");
+    assert_int_equal(pz_config_key_set(&ip_keys[1], &c, ""), 0);
+    assert_string_equal(c.state_dir, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -259,6 +486,8 @@ int main(void)
         cmocka_unit_test(test_config_binary),       cmocka_unit_test(test_config_monitor),
         cmocka_unit_test(test_config_port_list),    cmocka_unit_test(test_config_dgram),
         cmocka_unit_test(test_config_node_desc_64), cmocka_unit_test(test_config_duplicate_keys),
+        cmocka_unit_test(test_config_table_prints), cmocka_unit_test(test_config_table_ranges),
+        cmocka_unit_test(test_config_table_types),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
