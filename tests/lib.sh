@@ -20,6 +20,9 @@
 #                                  (gives up early when process PID has exited)
 #   wait_lines FILE SECONDS REGEX [COUNT]  until FILE has COUNT such lines
 #   wait_until SECONDS COMMAND...  until COMMAND succeeds (output dropped)
+#   pzt_start_opensm DIR SOCK HOST OPTION...  OpenSM -d2 at node HOST of the
+#                                  simulator on socket SOCK, files under DIR
+#                                  (log DIR/osm.log); its PID in PZT_OSM_PID
 #   pzt_diag SOCK HOST MAD_MS SECONDS COMMAND...  a umad2sim client of the
 #                                  simulator on socket SOCK at node HOST, in a
 #                                  private directory under $WORK
@@ -170,6 +173,23 @@ wait_until() {
         sleep 0.1
     done
     return 1
+}
+
+# pzt_start_opensm DIR SOCK HOST OPTION...: OpenSM -d2 OPTION... in the
+# background as a umad2sim client of the simulator on socket SOCK at node
+# HOST, with private cache, tmp and dump directories under DIR (absolute),
+# its log DIR/osm.log (-d2: flushed at once), its output DIR/opensm.out;
+# its PID in PZT_OSM_PID.
+# shellcheck disable=SC2034 # PZT_OSM_PID is for the harnesses
+pzt_start_opensm() {
+    local dir=$1 sock=$2 host=$3
+    shift 3
+    mkdir -p "$dir/cache" "$dir/tmp" "$dir/dump" "$dir/run"
+    (cd "$dir/run" && LD_PRELOAD=$PZT_PRELOAD SIM_HOST=$host IBSIM_SOCKNAME=$sock \
+        OSM_CACHE_DIR=$dir/cache OSM_TMP_DIR=$dir/tmp \
+        exec opensm -d2 "$@" --dump_files_dir "$dir/dump" -f "$dir/osm.log" \
+        > "$dir/opensm.out" 2>&1 < /dev/null) &
+    PZT_OSM_PID=$!
 }
 
 # pzt_diag SOCK HOST MAD_MS SECONDS COMMAND...: run COMMAND as a umad2sim

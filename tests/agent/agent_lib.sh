@@ -3,6 +3,8 @@
 #   source "$(dirname "$0")/agent_lib.sh"
 #   PIDS+=(pid)              stopped by PID (KILL) on exit, with $WORK removed
 #   diag TOOL ARGS...        an infiniband-diags tool at Hca2 of $SOCK, in its own directory
+#   agent_start_opensm SOCK DIR [OPTION]...  OpenSM at Hca1 of fabric SOCK
+#                            (-R ftree --connect_roots), files under DIR, log DIR/osm.log
 #   agent_finish             "N passed, M failed"; non-zero status on any failure
 #
 # The checks, wait_file, stop_pid and the rest come from tests/lib.sh.
@@ -25,5 +27,10 @@ trap agent_cleanup EXIT
 pzt_require_preload
 
 diag() { pzt_diag "$SOCK" Hca2 '' 15 "$@"; } # diag TOOL ARGS...
+
+agent_start_opensm() { # agent_start_opensm SOCK DIR [OPTION]...
+    pzt_start_opensm "$2" "$1" Hca1 -R ftree --connect_roots "${@:3}"
+    PIDS+=("$PZT_OSM_PID")
+}
 
 agent_finish() { checks_finish; }

@@ -44,12 +44,7 @@ mkdir agent
     exec "$PORTZEROD" -o board=sim > ../agent.out 2> ../agent.err) &
 PIDS+=($!)
 check "portzerod ready" wait_file agent.out 10 '^ready$'
-mkdir -p sm/cache sm/tmp sm/dump
-(cd sm && LD_PRELOAD=$UMAD2SIM SIM_HOST=Hca1 IBSIM_SOCKNAME=$SOCK \
-    OSM_CACHE_DIR=$WORK/sm/cache OSM_TMP_DIR=$WORK/sm/tmp \
-    exec opensm -d2 -R ftree --connect_roots \
-    --dump_files_dir "$WORK/sm/dump" -f "$WORK/sm/osm.log" > opensm.out 2>&1) &
-PIDS+=($!)
+agent_start_opensm "$SOCK" "$WORK/sm"
 check "OpenSM: SUBNET UP" wait_file sm/osm.log 40 'SUBNET UP'
 
 SPINE=$(diag smpquery -D portinfo "$PATH_TO_SPINE" 0 | sed -n 's/^Lid:\.*//p')

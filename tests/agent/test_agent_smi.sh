@@ -33,16 +33,6 @@ at() {
     (cd "$dir" && LD_PRELOAD="$UMAD2SIM" SIM_HOST=Hca2 IBSIM_SOCKNAME=$sock timeout 60 "$@")
 }
 
-# start_opensm SOCK DIR: OpenSM at Hca1 of fabric SOCK, files under DIR.
-start_opensm() {
-    mkdir -p "$2/cache" "$2/tmp" "$2/dump"
-    (cd "$2" && LD_PRELOAD=$UMAD2SIM SIM_HOST=Hca1 IBSIM_SOCKNAME=$1 \
-        OSM_CACHE_DIR=$2/cache OSM_TMP_DIR=$2/tmp \
-        exec opensm -d2 -R ftree --connect_roots --dump_files_dir "$2/dump" \
-        -f "$2/osm.log" > opensm.out 2>&1) &
-    PIDS+=("$!")
-}
-
 cd "$WORK"
 mkdir -p a i agent
 "$PZFABRIC" --sockname "$SOCK_A" --agent Spine1 "$NET" > a/fabric.out 2> a/fabric.err &
@@ -57,8 +47,8 @@ wait_file i/fabric.out 10 '^ready$'
 AGENT=$!
 PIDS+=("$AGENT")
 check "portzerod ready" wait_file agent.out 10 '^ready$'
-start_opensm "$SOCK_A" "$WORK/a/sm"
-start_opensm "$SOCK_I" "$WORK/i/sm"
+agent_start_opensm "$SOCK_A" "$WORK/a/sm"
+agent_start_opensm "$SOCK_I" "$WORK/i/sm"
 check "OpenSM: SUBNET UP (agent)" wait_file a/sm/osm.log 60 'SUBNET UP'
 check "OpenSM: SUBNET UP (in-process)" wait_file i/sm/osm.log 60 'SUBNET UP'
 

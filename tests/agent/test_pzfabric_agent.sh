@@ -35,12 +35,7 @@ check "portzerod ready" wait_file agent1.out 10 '^ready$'
 check "portzerod took the fabric's identity" grep -q 'serving SMPs as "Spine1" (8 ports' agent1.err
 check "pzfabric: agent attached" wait_file fabric.err 5 'agent pid [0-9]+ attached to switch Spine1'
 
-mkdir -p sm/cache sm/tmp sm/dump
-(cd sm && LD_PRELOAD=$UMAD2SIM SIM_HOST=Hca1 IBSIM_SOCKNAME=$SOCK \
-    OSM_CACHE_DIR=$WORK/sm/cache OSM_TMP_DIR=$WORK/sm/tmp \
-    exec opensm -d2 -R ftree --connect_roots --dump_files_dir "$WORK/sm/dump" \
-    -f "$WORK/sm/osm.log" > opensm.out 2>&1) &
-PIDS+=("$!")
+agent_start_opensm "$SOCK" "$WORK/sm"
 check "OpenSM: SUBNET UP" wait_file sm/osm.log 40 'SUBNET UP'
 check "OpenSM: no initialization errors" bash -c "! grep -q 'Errors during initialization' sm/osm.log"
 check "portzerod served OpenSM's sweep" test "$(grep -c 'answered' agent1.err)" -gt 20

@@ -84,12 +84,8 @@ fl_start_opensm() { # fl_start_opensm HOST [OPTION]...
     local host=$1 dir="$WORK/sm"
     shift
     rm -rf "$dir" # a fresh OpenSM: no cache, no old log
-    mkdir -p "$dir/cache" "$dir/tmp" "$dir/dump" "$dir/run"
-    (cd "$dir/run" && LD_PRELOAD=$PZT_PRELOAD SIM_HOST=$host IBSIM_SOCKNAME=$SOCK \
-        OSM_CACHE_DIR=$dir/cache OSM_TMP_DIR=$dir/tmp \
-        exec opensm -d2 -R ftree --connect_roots "$@" --dump_files_dir "$dir/dump" \
-        -f "$dir/osm.log" > "$dir/opensm.out" 2>&1 < /dev/null) &
-    OSM_PID=$!
+    pzt_start_opensm "$dir" "$SOCK" "$host" -R ftree --connect_roots "$@"
+    OSM_PID=$PZT_OSM_PID
 }
 
 fl_wait_up() { wait_file "$WORK/sm/osm.log" "${1:-60}" 'SUBNET UP' "$OSM_PID"; }

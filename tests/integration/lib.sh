@@ -144,11 +144,8 @@ start_opensm() {
         esac
     done
     [ "$routing" = yes ] && opts+=(-R ftree --connect_roots)
-    (cd "$dir/run" && LD_PRELOAD=$PZT_UMAD2SIM SIM_HOST=$host IBSIM_SOCKNAME=${PZT_SOCK[$sim]} \
-        OSM_CACHE_DIR=$dir/cache OSM_TMP_DIR=$dir/tmp \
-        exec opensm -d2 "${opts[@]}" --dump_files_dir "$dir/dump" -f "$dir/osm.log" \
-        > "$dir/opensm.out" 2>&1 < /dev/null) &
-    PZT_PID[$id]=$!
+    pzt_start_opensm "$dir" "${PZT_SOCK[$sim]}" "$host" "${opts[@]}"
+    PZT_PID[$id]=$PZT_OSM_PID
     PZT_LOG[$id]=$dir/osm.log
     PZT_SM_START[$id]=$(date +%s.%N)
 }
