@@ -38,6 +38,32 @@ struct request {
     unsigned argc;
 };
 
+struct command;
+
+/* One command being executed: the fabric, its clients, the request and the reply. */
+struct call {
+    struct fabric *f;
+    size_t clients;
+    const struct request *q;
+    struct reply *r;
+    const struct command *cmd;
+};
+
+/*
+ * A command: its name, how many arguments it takes after the name, its
+ * usage line (the "usage:" error and the help list), a one-line
+ * description (help) and the function that runs it (0, or -1 with an error
+ * reply).
+ */
+struct command {
+    const char *name;
+    unsigned min_args;
+    unsigned max_args;
+    const char *usage;
+    const char *help;
+    int (*run)(struct call *c);
+};
+
 /* Append formatted text to the reply; output past its capacity is cut. */
 static void __attribute__((format(printf, 2, 3))) say(struct reply *r, const char *fmt, ...)
 {
@@ -72,6 +98,12 @@ static int __attribute__((format(printf, 2, 3))) fail(struct reply *r, const cha
     r->len = n < 0 ? 0 : (size_t)n < r->cap ? (size_t)n : r->cap - 1;
     r->cut = false;
     return -1;
+}
+
+/* Answer "error: usage: <the command's usage line>"; returns -1. */
+static int fail_usage(const struct call *c)
+{
+    return fail(c->r, "usage: %s", c->cmd->usage);
 }
 
 /* Replace control characters (other than the separators) by '?' for messages. */
@@ -198,24 +230,17 @@ static int parse_node_port(struct fabric *f, const char *node_arg, const char *p
     return 0;
 }
 
-/* Require min..max arguments (command included); returns 0, or -1 with a usage reply. */
-static int want_args(const struct request *q, unsigned min, unsigned max, const char *usage,
-                     struct reply *r)
+/* link-down / link-up NODE PORT: pull or plug the cable; returns 0 or -1. */
+static int set_link(struct call *c, bool up)
 {
-    if (q->argc < min || q->argc > max)
-        return fail(r, "usage: %s", usage);
-    return 0;
-}
-
-/* link-down / link-up NODE PORT. */
-static int cmd_link(struct fabric *f, const struct request *q, bool up, struct reply *r)
-{
+    struct fabric *f = c->f;
+    const struct request *q = c->q;
+    struct reply *r = c->r;
     size_t node, peer_node;
     unsigned port, peer_port;
     int rc;
 
-    if (want_args(q, 3, 3, up ? "link-up NODE PORT" : "link-down NODE PORT", r) ||
-        parse_node_port(f, q->argv[1], q->argv[2], false, &node, &port, r))
+    if (parse_node_port(f, q->argv[1], q->argv[2], false, &node, &port, r))
         return -1;
     rc = fabric_link_set(f, node, port, up);
     if (rc == -ENOTCONN)
@@ -228,15 +253,28 @@ static int cmd_link(struct fabric *f, const struct request *q, bool up, struct r
     return 0;
 }
 
-/* drop-rate PERCENT [SEED]. */
-static int cmd_drop_rate(struct fabric *f, const struct request *q, struct reply *r)
+/* link-down NODE PORT. */
+static int cmd_link_down(struct call *c)
 {
+    return set_link(c, false);
+}
+
+/* link-up NODE PORT. */
+static int cmd_link_up(struct call *c)
+{
+    return set_link(c, true);
+}
+
+/* drop-rate PERCENT [SEED]. */
+static int cmd_drop_rate(struct call *c)
+{
+    struct fabric *f = c->f;
+    const struct request *q = c->q;
+    struct reply *r = c->r;
     unsigned long long seed = 0;
     uint32_t ppm;
     char *end;
 
-    if (want_args(q, 2, 3, "drop-rate PERCENT [SEED]", r))
-        return -1;
     if (parse_percent(q->argv[1], &ppm))
         return fail(r, "bad percentage \"%s\" (0 to 100, up to %d decimals)", q->argv[1],
                     PZCTL_PERCENT_DECIMALS);
@@ -254,15 +292,17 @@ static int cmd_drop_rate(struct fabric *f, const struct request *q, struct reply
 }
 
 /* link-drop NODE PORT PERCENT: the cable's own loss. */
-static int cmd_link_drop(struct fabric *f, const struct request *q, struct reply *r)
+static int cmd_link_drop(struct call *c)
 {
+    struct fabric *f = c->f;
+    const struct request *q = c->q;
+    struct reply *r = c->r;
     size_t node;
     unsigned port;
     uint32_t ppm;
     int rc;
 
-    if (want_args(q, 4, 4, "link-drop NODE PORT PERCENT", r) ||
-        parse_node_port(f, q->argv[1], q->argv[2], false, &node, &port, r))
+    if (parse_node_port(f, q->argv[1], q->argv[2], false, &node, &port, r))
         return -1;
     if (parse_percent(q->argv[3], &ppm))
         return fail(r, "bad percentage \"%s\" (0 to 100, up to %d decimals)", q->argv[3],
@@ -318,23 +358,23 @@ static void status_links(struct fabric *f, struct reply *r, bool list)
 }
 
 /* status. */
-static int cmd_status(struct fabric *f, size_t clients, const struct request *q, struct reply *r)
+static int cmd_status(struct call *c)
 {
+    struct fabric *f = c->f;
+    struct reply *r = c->r;
     unsigned long long packets;
     struct fabric_stats st;
     struct fabric_dgram_stats dg;
     size_t switches = 0;
     const char *name;
 
-    if (want_args(q, 1, 1, "status", r))
-        return -1;
     for (size_t n = 0; n < fabric_num_nodes(f); n++)
         switches += fabric_node_is_switch(f, n);
     fabric_get_stats(f, &st);
     say(r, "%s\nnodes %zu\nswitches %zu\ncas %zu\n", PZCTL_REPLY_OK, fabric_num_nodes(f), switches,
         fabric_num_nodes(f) - switches);
     status_links(f, r, false);
-    say(r, "clients %zu\ndrop-rate ", clients);
+    say(r, "clients %zu\ndrop-rate ", c->clients);
     say_percent(r, fabric_drop_rate(f));
     if (fabric_capture(f, &name, &packets))
         say(r, "\ncapture %s\ncaptured %llu\n", name, packets);
@@ -362,18 +402,20 @@ static int cmd_status(struct fabric *f, size_t clients, const struct request *q,
 }
 
 /* counters NODE PORT: the scalar hardware counters of the port. */
-static int cmd_counters(struct fabric *f, const struct request *q, struct reply *r)
+static int cmd_counters(struct call *c)
 {
-    struct board_port_counters c;
+    struct fabric *f = c->f;
+    const struct request *q = c->q;
+    struct reply *r = c->r;
+    struct board_port_counters cnt;
     size_t node;
     unsigned port;
 
-    if (want_args(q, 3, 3, "counters NODE PORT", r) ||
-        parse_node_port(f, q->argv[1], q->argv[2], true, &node, &port, r))
+    if (parse_node_port(f, q->argv[1], q->argv[2], true, &node, &port, r))
         return -1;
-    if (fabric_port_counters(f, node, port, &c))
+    if (fabric_port_counters(f, node, port, &cnt))
         return fail(r, "cannot read the counters of %s port %u", q->argv[1], port);
-#define PZCTL_COUNTER(name) say(r, #name " %llu\n", (unsigned long long)c.name)
+#define PZCTL_COUNTER(name) say(r, #name " %llu\n", (unsigned long long)cnt.name)
     say(r, "%s\n", PZCTL_REPLY_OK);
     PZCTL_COUNTER(symbol_errors);
     PZCTL_COUNTER(link_error_recovery);
@@ -461,9 +503,11 @@ static long parse_ca(struct fabric *f, const char *arg, struct reply *r)
 }
 
 /* flow-add SRC DST GBPS [--sl SL]: prints the new flow's id. */
-static int cmd_flow_add(struct fabric *f, const struct request *q, struct reply *r)
+static int cmd_flow_add(struct call *c)
 {
-    static const char usage[] = "flow-add SRC DST GBPS [--sl SL]";
+    struct fabric *f = c->f;
+    const struct request *q = c->q;
+    struct reply *r = c->r;
     unsigned long sl = 0;
     long src, dst;
     uint64_t bps;
@@ -471,7 +515,7 @@ static int cmd_flow_add(struct fabric *f, const struct request *q, struct reply 
     int rc;
 
     if ((q->argc != 4 && q->argc != 6) || (q->argc == 6 && strcmp(q->argv[4], "--sl")))
-        return fail(r, "usage: %s", usage);
+        return fail_usage(c);
     src = parse_ca(f, q->argv[1], r);
     dst = src < 0 ? -1 : parse_ca(f, q->argv[2], r);
     if (dst < 0)
@@ -493,12 +537,13 @@ static int cmd_flow_add(struct fabric *f, const struct request *q, struct reply 
 }
 
 /* flow-del ID. */
-static int cmd_flow_del(struct fabric *f, const struct request *q, struct reply *r)
+static int cmd_flow_del(struct call *c)
 {
+    struct fabric *f = c->f;
+    const struct request *q = c->q;
+    struct reply *r = c->r;
     unsigned long id;
 
-    if (want_args(q, 2, 2, "flow-del ID", r))
-        return -1;
     if (parse_uint(q->argv[1], UINT32_MAX, &id))
         return fail(r, "bad flow id \"%s\"", q->argv[1]);
     if (fabric_flow_del(f, (unsigned)id))
@@ -513,12 +558,12 @@ static int cmd_flow_del(struct fabric *f, const struct request *q, struct reply 
  * flow: as far as it got, then "(why)"); a last "... N more flows" line
  * when the reply is full.
  */
-static int cmd_flow_list(struct fabric *f, const struct request *q, struct reply *r)
+static int cmd_flow_list(struct call *c)
 {
+    struct fabric *f = c->f;
+    struct reply *r = c->r;
     struct fabric_flow_info *fi;
 
-    if (want_args(q, 1, 1, "flow-list", r))
-        return -1;
     fi = malloc(sizeof(*fi));
     if (!fi)
         return fail(r, "out of memory");
@@ -546,13 +591,14 @@ static int cmd_flow_list(struct fabric *f, const struct request *q, struct reply
 }
 
 /* ca-rate NODE GBPS: the CA's receive rate (0: its link rate). */
-static int cmd_ca_rate(struct fabric *f, const struct request *q, struct reply *r)
+static int cmd_ca_rate(struct call *c)
 {
+    struct fabric *f = c->f;
+    const struct request *q = c->q;
+    struct reply *r = c->r;
     long node;
     uint64_t bps;
 
-    if (want_args(q, 3, 3, "ca-rate NODE GBPS", r))
-        return -1;
     node = parse_ca(f, q->argv[1], r);
     if (node < 0)
         return -1;
@@ -566,15 +612,17 @@ static int cmd_ca_rate(struct fabric *f, const struct request *q, struct reply *
 }
 
 /* error-inject NODE PORT KIND COUNT. */
-static int cmd_error_inject(struct fabric *f, const struct request *q, struct reply *r)
+static int cmd_error_inject(struct call *c)
 {
+    struct fabric *f = c->f;
+    const struct request *q = c->q;
+    struct reply *r = c->r;
     unsigned long count;
     size_t node;
     unsigned port;
     int rc;
 
-    if (want_args(q, 5, 5, "error-inject NODE PORT KIND COUNT", r) ||
-        parse_node_port(f, q->argv[1], q->argv[2], true, &node, &port, r))
+    if (parse_node_port(f, q->argv[1], q->argv[2], true, &node, &port, r))
         return -1;
     if (parse_uint(q->argv[4], UINT32_MAX, &count) || count == 0)
         return fail(r, "bad count \"%s\" (1..%lu)", q->argv[4], (unsigned long)UINT32_MAX);
@@ -588,25 +636,64 @@ static int cmd_error_inject(struct fabric *f, const struct request *q, struct re
     return 0;
 }
 
-/* help. */
-static int cmd_help(struct reply *r)
+static int cmd_help(struct call *c);
+
+/* The commands, in the order help lists them. */
+static const struct command commands[] = {
+    {"status", 0, 0, "status",
+     "nodes, links up/down, clients, drop rate, capture, packet counters, links not up",
+     cmd_status},
+    {"link-down", 2, 2, "link-down NODE PORT", "pull the cable at NODE's PORT (both ends)",
+     cmd_link_down},
+    {"link-up", 2, 2, "link-up NODE PORT", "plug it back in", cmd_link_up},
+    {"drop-rate", 1, 2, "drop-rate PERCENT [SEED]",
+     "lose PERCENT (0..100, up to 4 decimals) of the link traversals at random", cmd_drop_rate},
+    {"link-drop", 3, 3, "link-drop NODE PORT PERCENT",
+     "the cable at NODE's PORT loses PERCENT of its traversals", cmd_link_drop},
+    {"counters", 2, 2, "counters NODE PORT", "the port's hardware counters", cmd_counters},
+    {"flow-add", 3, 5, "flow-add SRC DST GBPS [--sl SL]",
+     "a flow of GBPS Gb/s from CA SRC to CA DST; prints its id", cmd_flow_add},
+    {"flow-del", 1, 1, "flow-del ID", "remove a flow", cmd_flow_del},
+    {"flow-list", 0, 0, "flow-list", "every flow: rates, state, path", cmd_flow_list},
+    {"ca-rate", 2, 2, "ca-rate NODE GBPS", "a CA's receive rate (0: its link rate)", cmd_ca_rate},
+    {"error-inject", 4, 4, "error-inject NODE PORT KIND COUNT",
+     "add COUNT errors of KIND to a port's counters", cmd_error_inject},
+    {"help", 0, PZCTL_MAX_ARGS - 1, "help", "this list (arguments are ignored)", cmd_help},
+};
+
+/* help: each command's usage line, then its description indented. */
+static int cmd_help(struct call *c)
 {
-    say(r,
-        "%s\n"
-        "status\n"
-        "link-down NODE PORT\n"
-        "link-up NODE PORT\n"
-        "drop-rate PERCENT [SEED]\n"
-        "link-drop NODE PORT PERCENT\n"
-        "counters NODE PORT\n"
-        "flow-add SRC DST GBPS [--sl SL]\n"
-        "flow-del ID\n"
-        "flow-list\n"
-        "ca-rate NODE GBPS\n"
-        "error-inject NODE PORT KIND COUNT\n"
-        "help\n",
-        PZCTL_REPLY_OK);
+    say(c->r, "%s\n", PZCTL_REPLY_OK);
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        say(c->r, "%s\n    %s\n", commands[i].usage, commands[i].help);
     return 0;
+}
+
+/* Find the command named name; returns it or NULL. */
+static const struct command *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (!strcmp(commands[i].name, name))
+            return &commands[i];
+    return NULL;
+}
+
+/*
+ * Run the request's command after checking its argument count; returns 0,
+ * or -1 with an error reply.
+ */
+static int dispatch(struct call *c)
+{
+    const char *name = c->q->argv[0];
+    unsigned nargs = c->q->argc - 1;
+
+    c->cmd = find_command(name);
+    if (!c->cmd)
+        return fail(c->r, "unknown command \"%.64s\" (try \"help\")", name);
+    if (nargs < c->cmd->min_args || nargs > c->cmd->max_args)
+        return fail_usage(c);
+    return c->cmd->run(c);
 }
 
 size_t pzctl_execute(struct fabric *f, size_t clients, const char *req, size_t len, char *out,
@@ -614,42 +701,15 @@ size_t pzctl_execute(struct fabric *f, size_t clients, const char *req, size_t l
 {
     struct reply r = {.out = out, .cap = cap};
     struct request *q = calloc(1, sizeof(*q));
-    const char *cmd;
+    struct call c = {.f = f, .clients = clients, .q = q, .r = &r};
 
     out[0] = '\0';
     if (!q) {
         fail(&r, "out of memory");
         return r.len;
     }
-    if (split_request(q, req, len, &r) == 0) {
-        cmd = q->argv[0];
-        if (!strcmp(cmd, "status"))
-            cmd_status(f, clients, q, &r);
-        else if (!strcmp(cmd, "link-down"))
-            cmd_link(f, q, false, &r);
-        else if (!strcmp(cmd, "link-up"))
-            cmd_link(f, q, true, &r);
-        else if (!strcmp(cmd, "drop-rate"))
-            cmd_drop_rate(f, q, &r);
-        else if (!strcmp(cmd, "link-drop"))
-            cmd_link_drop(f, q, &r);
-        else if (!strcmp(cmd, "counters"))
-            cmd_counters(f, q, &r);
-        else if (!strcmp(cmd, "flow-add"))
-            cmd_flow_add(f, q, &r);
-        else if (!strcmp(cmd, "flow-del"))
-            cmd_flow_del(f, q, &r);
-        else if (!strcmp(cmd, "flow-list"))
-            cmd_flow_list(f, q, &r);
-        else if (!strcmp(cmd, "ca-rate"))
-            cmd_ca_rate(f, q, &r);
-        else if (!strcmp(cmd, "error-inject"))
-            cmd_error_inject(f, q, &r);
-        else if (!strcmp(cmd, "help"))
-            cmd_help(&r);
-        else
-            fail(&r, "unknown command \"%.64s\" (try \"help\")", cmd);
-    }
+    if (split_request(q, req, len, &r) == 0)
+        dispatch(&c);
     free(q);
     return r.len;
 }

@@ -47,6 +47,8 @@ static void usage(FILE *out)
             "  link-down NODE PORT       pull the cable at NODE's PORT (both ends go down)\n"
             "  link-up NODE PORT         plug it back in (both ends retrain to Init)\n"
             "  drop-rate PERCENT [SEED]  lose PERCENT of the packets crossing links\n"
+            "  link-drop NODE PORT PERCENT\n"
+            "                            the cable at NODE's PORT loses PERCENT (0: none)\n"
             "  counters NODE PORT        the port's hardware counters\n"
             "  flow-add SRC DST GBPS [--sl SL]\n"
             "                            a flow of GBPS Gb/s from CA SRC to CA DST along the\n"
@@ -64,7 +66,7 @@ static void usage(FILE *out)
             "                            local-phy, malformed, buffer-overrun, dlid-mapping,\n"
             "                            vl-mapping, looping, inactive-discard,\n"
             "                            neighbor-mtu-discard, sw-lifetime-discard, hoq-discard\n"
-            "  help                      the commands pzfabric knows\n"
+            "  help                      the commands pzfabric knows, from pzfabric\n"
             "NODE is a node name of the topology file (as SIM_HOST takes it).\n",
             DEFAULT_SOCKNAME, DEFAULT_TIMEOUT_S);
 }

@@ -2,43 +2,35 @@
 #
 #   source "$(dirname "$0")/agent_lib.sh"
 #   PIDS+=(pid)              stopped by PID (KILL) on exit, with $WORK removed
-#   check NAME COMMAND...    one "ok   NAME" / "FAIL NAME" line
-#   wait_for FILE SECONDS REGEX    until FILE has a line matching REGEX
 #   diag TOOL ARGS...        an infiniband-diags tool at Hca2 of $SOCK, in its own directory
+#   agent_start_opensm SOCK DIR [OPTION]...  OpenSM at Hca1 of fabric SOCK
+#                            (-R ftree --connect_roots), files under DIR, log DIR/osm.log
 #   agent_finish             "N passed, M failed"; non-zero status on any failure
+#
+# The checks, wait_file, stop_pid and the rest come from tests/lib.sh.
 
 WORK=$(mktemp -d)
 PIDS=()
 passes=0
 failures=0
-# shellcheck source=../check_lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../check_lib.sh"
-UMAD2SIM=$PZT_PRELOAD
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+UMAD2SIM=$PZT_PRELOAD # the name the agent tests use
 
 agent_cleanup() {
-    for pid in "${PIDS[@]}"; do
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-    [ -n "${PZT_KEEP:-}" ] && echo "kept $WORK" || rm -rf "$WORK"
+    local rc=$?
+    [ ${#PIDS[@]} = 0 ] || PZT_GRACE=0 stop_pid "${PIDS[@]}"
+    pzt_cleanup_work 0
+    exit "$rc"
 }
 trap agent_cleanup EXIT
 pzt_require_preload
 
+diag() { pzt_diag "$SOCK" Hca2 '' 15 "$@"; } # diag TOOL ARGS...
 
-wait_for() { # wait_for FILE SECONDS REGEX
-    local deadline=$((SECONDS + $2))
-    while ((SECONDS < deadline)); do
-        grep -qE "$3" "$1" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    return 1
-}
-
-diag() { # diag TOOL ARGS...
-    local dir
-    dir=$(mktemp -d -p "$WORK")
-    (cd "$dir" && LD_PRELOAD=$UMAD2SIM SIM_HOST=Hca2 IBSIM_SOCKNAME=$SOCK timeout 15 "$@")
+agent_start_opensm() { # agent_start_opensm SOCK DIR [OPTION]...
+    pzt_start_opensm "$2" "$1" Hca1 -R ftree --connect_roots "${@:3}"
+    PIDS+=("$PZT_OSM_PID")
 }
 
 agent_finish() { checks_finish; }

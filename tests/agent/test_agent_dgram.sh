@@ -30,7 +30,7 @@ PORTZEROD=$(abspath "${3:?usage: test_agent_dgram.sh PZFABRIC PZFABRIC_CTL PORTZ
 ECHO_TOOL=$(abspath "${4:?}")
 NET=$(abspath "${5:?}")
 fl_init agentdgram "$1" "$2"
-fl_require opensm smpquery perfquery ibnetdiscover
+pzt_require opensm smpquery perfquery ibnetdiscover
 N=20
 SIZE=120
 QKEY=0x505a0001
@@ -39,7 +39,7 @@ AGENT_PIDS=()
 # Stop the agents on any exit, before fabric_lib's cleanup stops the fabric.
 agents_cleanup() {
     local pid
-    for pid in "${AGENT_PIDS[@]}"; do fl_stop_pid "$pid" 2> /dev/null; done
+    for pid in "${AGENT_PIDS[@]}"; do stop_pid "$pid" 2> /dev/null; done
     AGENT_PIDS=()
 }
 trap 'rc=$?; agents_cleanup; (exit $rc); fl_cleanup' EXIT
@@ -47,7 +47,7 @@ trap 'rc=$?; agents_cleanup; (exit $rc); fl_cleanup' EXIT
 # start_agent NODE TAG: portzerod taking over NODE, logs in $WORK/TAG.{out,err}.
 start_agent() {
     mkdir -p "$WORK/$2"
-    (cd "$WORK/$2" && LD_PRELOAD=$FL_UMAD2SIM SIM_HOST=$1 IBSIM_SOCKNAME=$SOCK \
+    (cd "$WORK/$2" && LD_PRELOAD=$PZT_PRELOAD SIM_HOST=$1 IBSIM_SOCKNAME=$SOCK \
         exec "$PORTZEROD" -o board=sim -o monitor=off -vvv > "$WORK/$2.out" 2> "$WORK/$2.err" \
         < /dev/null) &
     AGENT_PIDS+=("$!")
@@ -95,8 +95,8 @@ fl_start_fabric --agent Spine1 --agent Leaf3 "$NET"
 start_agent Spine1 spine
 SPINE_AGENT=$LAST_AGENT
 start_agent Leaf3 leaf3
-check "portzerod (Spine1) ready" fl_wait_file "$WORK/spine.out" 20 '^ready$' "$SPINE_AGENT"
-check "portzerod (Leaf3) ready" fl_wait_file "$WORK/leaf3.out" 20 '^ready$' "$LAST_AGENT"
+check "portzerod (Spine1) ready" wait_file "$WORK/spine.out" 20 '^ready$' "$SPINE_AGENT"
+check "portzerod (Leaf3) ready" wait_file "$WORK/leaf3.out" 20 '^ready$' "$LAST_AGENT"
 SPINE_QPN=$(agent_qpn spine)
 LEAF3_QPN=$(agent_qpn leaf3)
 check "Spine1's agent logged its QPN ($SPINE_QPN) and Q_Key" \
@@ -160,7 +160,7 @@ rc=0
 et Leaf1 bad "$SPINE" "$SPINE_QPN" 1500 > bad.out 2> bad.err || rc=$?
 check_eq "malformed datagrams: none answered" "sent 6 answers 0" "$(tail -1 bad.out)"
 check "Spine1's agent counted 5 malformed and 1 stray reply" \
-    fl_wait_for 5 grep -q "echo: requests $N replies-sent $N malformed 5 replies 0 stray 1 " \
+    wait_until 5 grep -q "echo: requests $N replies-sent $N malformed 5 replies 0 stray 1 " \
     "$WORK/spine.err"
 check_eq "... each malformed one logged" 5 "$(grep -c 'echo: dropped a malformed datagram' "$WORK/spine.err")"
 check "Spine1's agent still runs" kill -0 "$SPINE_AGENT"
@@ -170,22 +170,22 @@ et Leaf1 ping "$SPINE" "$SPINE_QPN" 3 "$SIZE" 15000 > ping3.out 2>&1 || rc=$?
 check_eq "and still echoes afterwards" 0 "$rc"
 
 # --- (d): the stack is released with the process and taken again on restart.
-fl_stop_pid "$SPINE_AGENT" 2> /dev/null # its exit status is umad2sim's (see above)
-check "pzfabric: Spine1's stack detached" fl_wait_file "$WORK/fabric.err" 5 'datagram stack of Spine1 detached'
+stop_pid "$SPINE_AGENT" 2> /dev/null # its exit status is umad2sim's (see above)
+check "pzfabric: Spine1's stack detached" wait_file "$WORK/fabric.err" 5 'datagram stack of Spine1 detached'
 # Another stack can attach now; while it holds Spine1, a new agent warns and runs without.
 et Spine1 bad 1 2 4000 > hold.out 2> hold.err &
 HOLD=$!
-check "another stack attached to Spine1" fl_wait_file hold.out 5 '^qpn ' "$HOLD"
+check "another stack attached to Spine1" wait_file hold.out 5 '^qpn ' "$HOLD"
 start_agent Spine1 spine2
-check "portzerod (Spine1, stack taken) ready" fl_wait_file "$WORK/spine2.out" 20 '^ready$' "$LAST_AGENT"
+check "portzerod (Spine1, stack taken) ready" wait_file "$WORK/spine2.out" 20 '^ready$' "$LAST_AGENT"
 check "... warned that the datagrams are unavailable" \
     grep -q 'port-0 datagrams unavailable, running without them: .*refused' "$WORK/spine2.err"
 check "... and serves SMPs" spine_answers
 wait "$HOLD" || true
-fl_stop_pid "$LAST_AGENT" 2> /dev/null
-check "pzfabric: that agent is gone" fl_wait_file "$WORK/fabric.err" 5 'Spine1 lost its agent'
+stop_pid "$LAST_AGENT" 2> /dev/null
+check "pzfabric: that agent is gone" wait_file "$WORK/fabric.err" 5 'Spine1 lost its agent'
 start_agent Spine1 spine3
-check "restarted portzerod (Spine1) ready" fl_wait_file "$WORK/spine3.out" 20 '^ready$' "$LAST_AGENT"
+check "restarted portzerod (Spine1) ready" wait_file "$WORK/spine3.out" 20 '^ready$' "$LAST_AGENT"
 check "restarted portzerod attached its datagram stack again" \
     grep -q "port-0 datagrams: QPN 0x[0-9a-f]* Q_Key $QKEY" "$WORK/spine3.err"
 SPINE_QPN=$(agent_qpn spine3)

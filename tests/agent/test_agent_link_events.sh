@@ -38,19 +38,14 @@ wait_value() {
 cd "$WORK"
 "$PZFABRIC" --sockname "$SOCK" --agent Spine1 "$NET" > fabric.out 2> fabric.err &
 PIDS+=($!)
-check "pzfabric ready" wait_for fabric.out 10 '^ready$'
+check "pzfabric ready" wait_file fabric.out 10 '^ready$'
 mkdir agent
 (cd agent && LD_PRELOAD=$UMAD2SIM SIM_HOST=Spine1 IBSIM_SOCKNAME=$SOCK \
     exec "$PORTZEROD" -o board=sim > ../agent.out 2> ../agent.err) &
 PIDS+=($!)
-check "portzerod ready" wait_for agent.out 10 '^ready$'
-mkdir -p sm/cache sm/tmp sm/dump
-(cd sm && LD_PRELOAD=$UMAD2SIM SIM_HOST=Hca1 IBSIM_SOCKNAME=$SOCK \
-    OSM_CACHE_DIR=$WORK/sm/cache OSM_TMP_DIR=$WORK/sm/tmp \
-    exec opensm -d2 -R ftree --connect_roots \
-    --dump_files_dir "$WORK/sm/dump" -f "$WORK/sm/osm.log" > opensm.out 2>&1) &
-PIDS+=($!)
-check "OpenSM: SUBNET UP" wait_for sm/osm.log 40 'SUBNET UP'
+check "portzerod ready" wait_file agent.out 10 '^ready$'
+agent_start_opensm "$SOCK" "$WORK/sm"
+check "OpenSM: SUBNET UP" wait_file sm/osm.log 40 'SUBNET UP'
 
 SPINE=$(diag smpquery -D portinfo "$PATH_TO_SPINE" 0 | sed -n 's/^Lid:\.*//p')
 check "Spine1 has a LID" test -n "$SPINE" -a "${SPINE:-0}" != 0

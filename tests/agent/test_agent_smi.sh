@@ -33,34 +33,24 @@ at() {
     (cd "$dir" && LD_PRELOAD="$UMAD2SIM" SIM_HOST=Hca2 IBSIM_SOCKNAME=$sock timeout 60 "$@")
 }
 
-# start_opensm SOCK DIR: OpenSM at Hca1 of fabric SOCK, files under DIR.
-start_opensm() {
-    mkdir -p "$2/cache" "$2/tmp" "$2/dump"
-    (cd "$2" && LD_PRELOAD=$UMAD2SIM SIM_HOST=Hca1 IBSIM_SOCKNAME=$1 \
-        OSM_CACHE_DIR=$2/cache OSM_TMP_DIR=$2/tmp \
-        exec opensm -d2 -R ftree --connect_roots --dump_files_dir "$2/dump" \
-        -f "$2/osm.log" > opensm.out 2>&1) &
-    PIDS+=("$!")
-}
-
 cd "$WORK"
 mkdir -p a i agent
 "$PZFABRIC" --sockname "$SOCK_A" --agent Spine1 "$NET" > a/fabric.out 2> a/fabric.err &
 PIDS+=("$!")
 "$PZFABRIC" --sockname "$SOCK_I" "$NET" > i/fabric.out 2> i/fabric.err &
 PIDS+=("$!")
-check "pzfabrics ready" wait_for a/fabric.out 10 '^ready$'
-wait_for i/fabric.out 10 '^ready$'
+check "pzfabrics ready" wait_file a/fabric.out 10 '^ready$'
+wait_file i/fabric.out 10 '^ready$'
 # The stock umad2sim only: the agent must not need the MAD bytes it drops.
 (cd agent && LD_PRELOAD=$UMAD2SIM SIM_HOST=Spine1 IBSIM_SOCKNAME=$SOCK_A \
     exec "$PORTZEROD" -o board=sim > ../agent.out 2> ../agent.err) &
 AGENT=$!
 PIDS+=("$AGENT")
-check "portzerod ready" wait_for agent.out 10 '^ready$'
-start_opensm "$SOCK_A" "$WORK/a/sm"
-start_opensm "$SOCK_I" "$WORK/i/sm"
-check "OpenSM: SUBNET UP (agent)" wait_for a/sm/osm.log 60 'SUBNET UP'
-check "OpenSM: SUBNET UP (in-process)" wait_for i/sm/osm.log 60 'SUBNET UP'
+check "portzerod ready" wait_file agent.out 10 '^ready$'
+agent_start_opensm "$SOCK_A" "$WORK/a/sm"
+agent_start_opensm "$SOCK_I" "$WORK/i/sm"
+check "OpenSM: SUBNET UP (agent)" wait_file a/sm/osm.log 60 'SUBNET UP'
+check "OpenSM: SUBNET UP (in-process)" wait_file i/sm/osm.log 60 'SUBNET UP'
 
 at "$SOCK_A" ibnetdiscover > a/disc.txt 2>&1
 at "$SOCK_I" ibnetdiscover > i/disc.txt 2>&1
@@ -140,7 +130,7 @@ check "10% drop rate: smpquery through portzerod succeeds (>= 25/30)" test "$ok_
 sleep 3
 "$PZCTL" --sockname "$SOCK_A" link-up Spine1 2 > /dev/null
 check "OpenSM got the spine's Trap 128" \
-    wait_for a/sm/osm.log 20 "Received Generic Notice type:1 num:128 .*from LID:$SL "
+    wait_file a/sm/osm.log 20 "Received Generic Notice type:1 num:128 .*from LID:$SL "
 sleep 3
 check "OpenSM: no ERR 5412 (timed-out TrapRepress)" bash -c "! grep -q 'ERR 5412' a/sm/osm.log"
 

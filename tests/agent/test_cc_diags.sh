@@ -20,7 +20,7 @@ set -uo pipefail
 source "$(dirname "$0")/../fabric/fabric_lib.sh"
 NET=$(abspath "${3:?usage: test_cc_diags.sh PZFABRIC PZFABRIC-CTL NETFILE}")
 fl_init ccdiags "$1" "$2"
-fl_require opensm ibccquery ibccconfig ibnetdiscover
+pzt_require opensm ibccquery ibccconfig ibnetdiscover
 
 # cc OUT TOOL ARG...: ibccquery/ibccconfig from Hca2 into OUT.
 cc() {

@@ -26,7 +26,7 @@ set -uo pipefail
 source "$(dirname "$0")/../fabric/fabric_lib.sh"
 NET=$(abspath "${3:?usage: test_ibqueryerrors.sh PZFABRIC PZFABRIC-CTL NETFILE}")
 fl_init iqerr "$1" "$2"
-fl_require opensm ibqueryerrors
+pzt_require opensm ibqueryerrors
 CONSOLE_PORT=$((20000 + $$ % 20000))
 
 # console COMMAND: OpenSM console output of COMMAND (loopback telnet port).
@@ -71,7 +71,7 @@ sed -e 's/^perfmgr .*/perfmgr FALSE/' -e 's/^perfmgr_sweep_time_s .*/perfmgr_swe
 fl_start_fabric "$NET" || exit 1
 fl_start_opensm Hca1 -F "$WORK/pm.conf"
 check "OpenSM: SUBNET UP" fl_wait_up 60
-check "OpenSM console answers" fl_wait_for 10 console 'pm'
+check "OpenSM console answers" wait_until 10 console 'pm'
 
 # --- 1. A clean start.
 diag Hca2 ibqueryerrors --skip-sl -k > k.txt 2>&1
@@ -84,7 +84,7 @@ check "ibqueryerrors: no PMA query failures" fails grep -q 'PMA query failures' 
 # --- 2. PerfMgr sweeps every switch port.
 console 'pm enable' > /dev/null
 pm_enabled() { console pm | grep -q 'state *: Enabled'; }
-check "PerfMgr enabled" fl_wait_for 10 pm_enabled
+check "PerfMgr enabled" wait_until 10 pm_enabled
 sleep 4 # a few 1-second sweeps
 console 'pm print_counters' > pc1.txt
 start=$(date +%s)

@@ -25,7 +25,7 @@ set -uo pipefail
 source "$(dirname "$0")/../fabric/fabric_lib.sh"
 NET=$(abspath "${3:?usage: test_perfquery_flags.sh PZFABRIC PZFABRIC-CTL NETFILE}")
 fl_init pqflags "$1" "$2"
-fl_require opensm perfquery smpquery ibnetdiscover
+pzt_require opensm perfquery smpquery ibnetdiscover
 skipped=0
 N=7 # MAD exchanges counted per step
 

@@ -18,19 +18,14 @@ field() { # field NAME FILE: the value of "NAME:....value"
 cd "$WORK"
 "$PZFABRIC" --sockname "$SOCK" --agent Spine1 "$NET" > fabric.out 2> fabric.err &
 PIDS+=($!)
-check "pzfabric ready" wait_for fabric.out 10 '^ready$'
+check "pzfabric ready" wait_file fabric.out 10 '^ready$'
 mkdir agent
 (cd agent && LD_PRELOAD=$UMAD2SIM SIM_HOST=Spine1 IBSIM_SOCKNAME=$SOCK \
     exec "$PORTZEROD" -o board=sim > ../agent.out 2> ../agent.err) &
 PIDS+=($!)
-check "portzerod ready" wait_for agent.out 10 '^ready$'
-mkdir -p sm/cache sm/tmp sm/dump
-(cd sm && LD_PRELOAD=$UMAD2SIM SIM_HOST=Hca1 IBSIM_SOCKNAME=$SOCK \
-    OSM_CACHE_DIR=$WORK/sm/cache OSM_TMP_DIR=$WORK/sm/tmp \
-    exec opensm -d2 -R ftree --connect_roots --perfmgr --perfmgr_sweep_time_s 1 \
-    --dump_files_dir "$WORK/sm/dump" -f "$WORK/sm/osm.log" > opensm.out 2>&1) &
-PIDS+=($!)
-check "OpenSM: SUBNET UP" wait_for sm/osm.log 40 'SUBNET UP'
+check "portzerod ready" wait_file agent.out 10 '^ready$'
+agent_start_opensm "$SOCK" "$WORK/sm" --perfmgr --perfmgr_sweep_time_s 1
+check "OpenSM: SUBNET UP" wait_file sm/osm.log 40 'SUBNET UP'
 
 diag ibnetdiscover > disc.txt 2>&1
 SPINE=$(sed -n 's/^Switch.*"Spine1".* lid \([0-9]*\) .*/\1/p' disc.txt)

@@ -73,7 +73,7 @@ SIM_HOST=Switch2 LD_PRELOAD=$UMAD2SIM "$PORTZEROD" -o num_ports=8 -o node_desc=p
     > pz.out 2> pz.err &
 pz=$!
 PIDS+=("$pz")
-check "ready within 10 s" wait_for pz.out 10 '^ready$'
+check "ready within 10 s" wait_file pz.out 10 '^ready$'
 check "startup logged" grep -q 'serving SMPs as "pztest" (8 ports' pz.err
 kill -TERM "$pz"
 set +e

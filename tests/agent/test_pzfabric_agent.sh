@@ -24,24 +24,19 @@ cd "$WORK"
 "$PZFABRIC" --sockname "$SOCK" --agent Spine1 -v "$NET" > fabric.out 2> fabric.err &
 FABRIC=$!
 PIDS+=("$FABRIC")
-check "pzfabric ready" wait_for fabric.out 10 '^ready$'
+check "pzfabric ready" wait_file fabric.out 10 '^ready$'
 
 # Before the agent: the spine answers nothing.
 diag smpquery -D nodedesc 0,1,1 > pre.txt 2>&1
 check "no agent: spine does not answer" bash -c "! grep -q 'Node Description' pre.txt"
 
 start_agent "$WORK/agent1.out" "$WORK/agent1.err"
-check "portzerod ready" wait_for agent1.out 10 '^ready$'
+check "portzerod ready" wait_file agent1.out 10 '^ready$'
 check "portzerod took the fabric's identity" grep -q 'serving SMPs as "Spine1" (8 ports' agent1.err
-check "pzfabric: agent attached" wait_for fabric.err 5 'agent pid [0-9]+ attached to switch Spine1'
+check "pzfabric: agent attached" wait_file fabric.err 5 'agent pid [0-9]+ attached to switch Spine1'
 
-mkdir -p sm/cache sm/tmp sm/dump
-(cd sm && LD_PRELOAD=$UMAD2SIM SIM_HOST=Hca1 IBSIM_SOCKNAME=$SOCK \
-    OSM_CACHE_DIR=$WORK/sm/cache OSM_TMP_DIR=$WORK/sm/tmp \
-    exec opensm -d2 -R ftree --connect_roots --dump_files_dir "$WORK/sm/dump" \
-    -f "$WORK/sm/osm.log" > opensm.out 2>&1) &
-PIDS+=("$!")
-check "OpenSM: SUBNET UP" wait_for sm/osm.log 40 'SUBNET UP'
+agent_start_opensm "$SOCK" "$WORK/sm"
+check "OpenSM: SUBNET UP" wait_file sm/osm.log 40 'SUBNET UP'
 check "OpenSM: no initialization errors" bash -c "! grep -q 'Errors during initialization' sm/osm.log"
 check "portzerod served OpenSM's sweep" test "$(grep -c 'answered' agent1.err)" -gt 20
 check "portzerod got LinearForwardingTable Sets" grep -q 'method 0x02 attr 0x0019' agent1.err
@@ -65,7 +60,7 @@ check "those SMPs reached portzerod" test "$(grep -c answered agent1.err)" -ge $
 # Kill the agent: unreachable, pzfabric unharmed.
 kill -KILL "$AGENT"
 wait "$AGENT" 2>/dev/null
-check "pzfabric notices the agent is gone" wait_for fabric.err 5 'Spine1 lost its agent'
+check "pzfabric notices the agent is gone" wait_file fabric.err 5 'Spine1 lost its agent'
 diag smpquery nodedesc "$SPINE_LID" > nd2.txt 2>&1
 check "dead agent: spine unreachable" bash -c "! grep -q 'Node Description' nd2.txt"
 check "pzfabric still running" kill -0 "$FABRIC"
@@ -74,7 +69,7 @@ check "other switches still answer" grep -q 'Node Description:\.*Leaf1' leaf.txt
 
 # Restart: served again.
 start_agent "$WORK/agent2.out" "$WORK/agent2.err"
-check "restarted portzerod ready" wait_for agent2.out 10 '^ready$'
+check "restarted portzerod ready" wait_file agent2.out 10 '^ready$'
 # Directed route first: it does not depend on the LFTs, which OpenSM may
 # have cleared of the spine if it swept while the agent was dead.
 diag smpquery -D nodedesc 0,1,1 > nd3.txt 2>&1
@@ -90,6 +85,6 @@ lid_back() {
     return 1
 }
 check "restarted: spine answers again (LID-routed)" lid_back
-check "restarted: answered by the new process" wait_for agent2.err 5 'attr 0x0010 .*answered'
+check "restarted: answered by the new process" wait_file agent2.err 5 'attr 0x0010 .*answered'
 
 agent_finish

@@ -34,7 +34,7 @@ field() { sed -n "s/^$1:\.*\([0-9x]*\)$/\1/p" "$2" | head -1; } # field NAME FIL
 cd "$WORK"
 "$PZFABRIC" --sockname "$SOCK" --agent Spine1 "$NET" > fabric.out 2> fabric.err &
 PIDS+=($!)
-check "pzfabric ready" wait_for fabric.out 10 '^ready$'
+check "pzfabric ready" wait_file fabric.out 10 '^ready$'
 
 mkdir agent
 case $MODE in
@@ -61,7 +61,7 @@ valgrind)
 esac
 AGENT=$!
 PIDS+=("$AGENT")
-check "portzerod ready" wait_for agent.out 60 '^ready$'
+check "portzerod ready" wait_file agent.out 60 '^ready$'
 
 mkdir -p sm/cache sm/tmp sm/dump
 (cd sm && LD_PRELOAD=$UMAD2SIM SIM_HOST=Hca1 IBSIM_SOCKNAME=$SOCK \
@@ -69,7 +69,7 @@ mkdir -p sm/cache sm/tmp sm/dump
     exec opensm -d2 -R ftree --connect_roots -s 1 --perfmgr --perfmgr_sweep_time_s 1 \
     --dump_files_dir "$WORK/sm/dump" -f "$WORK/sm/osm.log" > opensm.out 2>&1) &
 PIDS+=($!)
-check "OpenSM: SUBNET UP" wait_for sm/osm.log 120 'SUBNET UP'
+check "OpenSM: SUBNET UP" wait_file sm/osm.log 120 'SUBNET UP'
 diag ibnetdiscover > disc.txt 2>&1
 SPINE=$(sed -n 's/^Switch.*"Spine1".* lid \([0-9]*\) .*/\1/p' disc.txt)
 check "Spine1 has a LID" test -n "$SPINE"

@@ -17,18 +17,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/fabric_lib.sh"
 PZCTL_ABUSE=$(abspath "${3:?usage: test_fabric_ctl.sh PZFABRIC PZFABRIC_CTL PZCTL_ABUSE MCAST_TOOL}")
 fl_init ctl "$1" "$2"
-fl_require opensm smpquery
+pzt_require opensm smpquery
 NET=$FL_EXAMPLES/net.2sw2path4hca
 [ -f "$NET" ] || { echo "SKIP: $NET missing"; exit 77; }
-
-# ctl_fails NAME REGEX ARG...: pzfabric-ctl ARG... exits 1 with a message matching REGEX.
-ctl_fails() {
-    local name=$1 regex=$2 rc=0
-    shift 2
-    ctl "$@" > "$WORK/ctl.out" 2> "$WORK/ctl.err" || rc=$?
-    check "$name: exit status 1" test "$rc" = 1
-    check "$name: says \"$regex\"" grep -qE "$regex" "$WORK/ctl.err"
-}
 
 # port_field LID PORT FIELD: a PortInfo field as smpquery prints it (from Hca2).
 port_field() {
@@ -108,7 +99,7 @@ check_eq "link-down again: already down" "link Hca3[1] - Switch1[2] already down
 # --- link-up ----------------------------------------------------------------------
 check_eq "link-up Hca3 1" "link Hca3[1] - Switch1[2] up" "$(ctl link-up Hca3 1)"
 check "OpenSM gets a second Trap 128" fl_wait_log 10 "num:128 .*from LID:$SW1 " $((traps0 + 2))
-check "Switch1 port 2 back to Active (OpenSM's sweep)" fl_wait_for 30 port_state_is "$SW1" 2 Active
+check "Switch1 port 2 back to Active (OpenSM's sweep)" wait_until 30 port_state_is "$SW1" 2 Active
 check_eq "status: links-down 0" 0 "$(status_value links-down)"
 check "smpquery to Hca3's LID works again" diag Hca2 smpquery nodedesc "$HCA3"
 

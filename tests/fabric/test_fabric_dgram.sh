@@ -19,7 +19,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/fabric_lib.sh"
 fl_init dgram "${1:?usage: test_fabric_dgram.sh PZFABRIC PZFABRIC_CTL ... DGRAM_TOOL}" "${2:?}"
 DGRAM_TOOL=$(abspath "${5:?}")
-fl_require opensm smpquery perfquery ibroute tshark
+pzt_require opensm smpquery perfquery ibroute tshark
 NET=$HERE/../integration/ft-2s4l.net
 N=25
 SIZE=200
@@ -58,7 +58,7 @@ HOPS0=$(status_value hops)
 # The receiver first (it must be attached before anything is sent to it).
 dg --node Leaf3 recv "$N" 20000 > "$WORK/recv.out" 2> "$WORK/recv.err" &
 RECV_PID=$!
-check "receiver attached" fl_wait_file "$WORK/recv.out" 10 '^qpn ' "$RECV_PID"
+check "receiver attached" wait_file "$WORK/recv.out" 10 '^qpn ' "$RECV_PID"
 read -r _ RQPN _ RLID < <(head -1 "$WORK/recv.out")
 check_eq "receiver's LID is Leaf3's" "$LEAF3" "$RLID"
 # A wrong Q_Key first: dropped by Leaf3's QP, never printed.
@@ -100,7 +100,7 @@ check "status: refused sends counted" test "$(status_value dgram-refused)" -ge 4
 check "pzfabric still answers smpquery" diag Hca2 smpquery nodedesc "$LEAF3"
 check "the bad messages were logged" grep -q 'datagram socket (Spine1)' "$WORK/fabric.err"
 check "Spine1 is free again after the abuse connection closed" \
-    fl_wait_for 5 dg --node Spine1 send "$LEAF3" "$RQPN" 1
+    wait_until 5 dg --node Spine1 send "$LEAF3" "$RQPN" 1
 check "a datagram with a GRH is posted" dg --node Leaf1 send "$LEAF3" "$RQPN" 1 "$SIZE" 2 0xffff $QKEY grh
 check_eq "captured as many packets as link hops" "$(status_value hops)" "$(status_value captured)"
 fl_stop_fabric

@@ -16,7 +16,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/fabric_lib.sh"
 MCAST_TOOL=$(abspath "${4:?usage: test_fabric_mcast.sh PZFABRIC PZFABRIC_CTL PZCTL_ABUSE MCAST_TOOL}")
 fl_init mcast "$1" "$2"
-fl_require opensm smpquery ibroute
+pzt_require opensm smpquery ibroute
 NET=$FL_EXAMPLES/net.2sw2path4hca
 [ -f "$NET" ] || { echo "SKIP: $NET missing"; exit 77; }
 BCAST_MGID=ff12:401b:ffff::ffff:ffff # IPoIB broadcast group of P_Key 0xffff
@@ -53,7 +53,7 @@ for host in Hca1 Hca2 Hca3; do
     check_eq "$host joins $BCAST_MGID: MLID 0xc000" 0xc000 \
         "$(diag "$host" "$MCAST_TOOL" join "$BCAST_MGID")"
 done
-check "OpenSM programs Switch1's MFT" fl_wait_for 20 mft_programmed "$SW1"
+check "OpenSM programs Switch1's MFT" wait_until 20 mft_programmed "$SW1"
 check_eq "Switch1 MFT 0xc000: Hca1, Hca3, Switch2" "1 2 3" "$(mft_ports "$SW1" 0xc000)"
 check_eq "Switch2 MFT 0xc000: Hca2, Switch1" "1 3" "$(mft_ports "$SW2" 0xc000)"
 

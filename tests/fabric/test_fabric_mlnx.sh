@@ -15,7 +15,7 @@ set -uo pipefail
 source "$(dirname "$0")/fabric_lib.sh"
 SRC=$(abspath "${3:?usage: test_fabric_mlnx.sh PZFABRIC PZFABRIC-CTL NETFILE}")
 fl_init mlnx "$1" "$2"
-fl_require opensm smpquery ibnetdiscover
+pzt_require opensm smpquery ibnetdiscover
 
 # Every node gets Mellanox's VendorID and a DeviceID OpenSM queries MlnxExtPortInfo on.
 awk '/^Switch/ { print "vendid=0x2c9"; print "devid=0xc738" }

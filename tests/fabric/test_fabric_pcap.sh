@@ -19,7 +19,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/fabric/fabric_lib.sh
 source "$HERE/fabric_lib.sh"
 fl_init pcap "${1:?usage: test_fabric_pcap.sh PZFABRIC PZFABRIC_CTL ...}" "${2:?}"
-fl_require opensm smpquery saquery tshark
+pzt_require opensm smpquery saquery tshark
 NET=$FL_EXAMPLES/net.2sw2path4hca
 [ -f "$NET" ] || { echo "SKIP: $NET missing"; exit 77; }
 UAT='uat:user_dlts:"User 0 (DLT=147)","infiniband","0","","0",""'

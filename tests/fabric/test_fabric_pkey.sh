@@ -24,7 +24,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/fabric/fabric_lib.sh
 source "$HERE/fabric_lib.sh"
 fl_init pkey "${1:?usage: test_fabric_pkey.sh PZFABRIC PZFABRIC_CTL ...}" "${2:?}"
-fl_require opensm smpquery perfquery saquery
+pzt_require opensm smpquery perfquery saquery
 NET=$FL_EXAMPLES/net.2sw2path4hca
 [ -f "$NET" ] || { echo "SKIP: $NET missing"; exit 77; }
 

@@ -19,16 +19,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/fabric_lib.sh"
 NET="$HERE/../integration/ft-2s4l.net"
 fl_init traffic "${1:?usage: test_fabric_traffic.sh PZFABRIC PZFABRIC_CTL}" "${2:?}"
-fl_require opensm perfquery smpquery ibswitches
-
-# ctl_fails NAME REGEX ARG...: pzfabric-ctl ARG... exits 1 with a message matching REGEX.
-ctl_fails() {
-    local name=$1 regex=$2 rc=0
-    shift 2
-    ctl "$@" > "$WORK/ctl.out" 2> "$WORK/ctl.err" || rc=$?
-    check "$name: exit status 1" test "$rc" = 1
-    check "$name: says \"$regex\"" grep -qE "$regex" "$WORK/ctl.err"
-}
+pzt_require opensm perfquery smpquery ibswitches
 
 # flow_field ID N: field N of flow ID's flow-list line.
 flow_field() { ctl flow-list | awk -v id="$1" -v n="$2" '$1 == id { print $n }'; }
@@ -138,7 +129,7 @@ check "--help lists error-inject" grep -q 'error-inject NODE PORT KIND COUNT' <(
 # --- OpenSM routes it ---------------------------------------------------------
 fl_start_opensm Hca1
 check "OpenSM: SUBNET UP" fl_wait_up 90
-check "the flow becomes routed" fl_wait_for 20 routed "$id1"
+check "the flow becomes routed" wait_until 20 routed "$id1"
 ctl flow-list > "$WORK/flows.txt"
 cat "$WORK/flows.txt"
 check_eq "flow-list: id src dst sl demand achieved state" "1 Hca3 Hca5 0 25 25 routed" \
@@ -187,7 +178,7 @@ check_eq "Leaf4 port 3 (unrelated): no XmitWait" 0 "$((z1 - z0))"
 # --- a victim sharing the hot flow's ingress buffer ----------------------------
 # Hca3 -> Hca7 enters Leaf2 at port 3 on VL 0 like the hot flow: HOL-blocked.
 id2=$(ctl flow-add Hca3 Hca7 25)
-check "victim flow routed" fl_wait_for 5 routed "$id2"
+check "victim flow routed" wait_until 5 routed "$id2"
 check_eq "victim slowed to the hot flow's pace (10 Gb/s)" 10 "$(flow_field "$id2" 6)"
 timed_read v0 t0 PortXmitWait "$L4" 3
 sleep 1

@@ -19,7 +19,7 @@ set -u
 source "$(dirname "$0")/fabric_lib.sh"
 fl_init iphost "$1" "$2"
 PZIPHOST=$(abspath "$3")
-fl_require opensm saquery ping socat sha256sum tshark ip
+pzt_require opensm saquery ping socat sha256sum tshark ip
 NET=$(abspath "$(dirname "$0")/../integration/ft-2s4l.net")
 NS3="pzt-$$-h3"
 NS7="pzt-$$-h7"
@@ -29,8 +29,8 @@ H7_PID=
 # Stop the hosts (and remove namespaces they may leave behind if killed).
 iphost_cleanup() {
     local rc=$?
-    [ -z "$H3_PID" ] || fl_stop_pid "$H3_PID"
-    [ -z "$H7_PID" ] || fl_stop_pid "$H7_PID"
+    [ -z "$H3_PID" ] || stop_pid "$H3_PID"
+    [ -z "$H7_PID" ] || stop_pid "$H7_PID"
     ip netns delete "$NS3" 2> /dev/null
     ip netns delete "$NS7" 2> /dev/null
     (exit "$rc")
@@ -62,8 +62,8 @@ start_host Hca3 10.77.0.3/24 "$NS3"
 H3_PID=$HOST_PID
 start_host Hca7 10.77.0.7/24 "$NS7"
 H7_PID=$HOST_PID
-check "Hca3 joins (ready)" fl_wait_file "$WORK/Hca3.out" 30 '^ready$' "$H3_PID"
-check "Hca7 joins (ready)" fl_wait_file "$WORK/Hca7.out" 30 '^ready$' "$H7_PID"
+check "Hca3 joins (ready)" wait_file "$WORK/Hca3.out" 30 '^ready$' "$H3_PID"
+check "Hca7 joins (ready)" wait_file "$WORK/Hca7.out" 30 '^ready$' "$H7_PID"
 check "Hca3 log names the group" grep -q "MLID 0xc0.. Q_Key 0x00000b1b MTU 2044" "$WORK/Hca3.err"
 
 # The members as the SA has them: each host's port GID, JoinState full member (0x1).
@@ -95,7 +95,7 @@ stream() { # stream BYTES_FILE PORT: NS3 -> NS7, the received copy in $WORK/recv
     rm -f "$WORK/recv.bin"
     in_ns "$NS7" timeout 180 socat -u "TCP-LISTEN:$2,reuseaddr" "OPEN:$WORK/recv.bin,creat,trunc" &
     local srv=$!
-    fl_wait_for 10 in_ns "$NS7" sh -c "ss -ltn | grep -q ':$2 '"
+    wait_until 10 in_ns "$NS7" sh -c "ss -ltn | grep -q ':$2 '"
     in_ns "$NS3" timeout 180 socat -u "OPEN:$1" "TCP:10.77.0.7:$2"
     wait "$srv"
 }
@@ -148,12 +148,12 @@ fl_start_opensm Hca8 -r
 fl_wait_up 60 || echo "second OpenSM never reached SUBNET UP"
 new_lid=$(diag Hca3 smpquery -D portinfo 0 1 | awk -F. '/^Lid/ { print $NF }')
 check "Hca3's LID changed ($old_lid -> $new_lid)" test "$old_lid" != "$new_lid"
-check "ping works again after the SM restart" fl_wait_for 40 in_ns "$NS3" ping -c 1 -W 1 10.77.0.7
+check "ping works again after the SM restart" wait_until 40 in_ns "$NS3" ping -c 1 -W 1 10.77.0.7
 check "Hca3 joined again" test "$(grep -c 'joined the broadcast group' "$WORK/Hca3.err")" -ge 2
 
-fl_stop_pid "$H3_PID"
+stop_pid "$H3_PID"
 H3_PID=
-check_eq "pz-iphost exits 0 on SIGTERM" 0 "$FL_RC"
+check_eq "pz-iphost exits 0 on SIGTERM" 0 "$STOP_RC"
 check "its namespace is gone" fails ip netns exec "$NS3" true
 
 fl_finish

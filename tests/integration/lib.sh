@@ -2,10 +2,6 @@
 #
 #   source "$(dirname "$0")/lib.sh"
 #   pzt_init NAME            work directory, counters, trap EXIT (stops everything)
-#   pzt_require TOOL...      exit 77 (CTest skip) when a tool is missing
-#   check NAME COMMAND...    one "ok   NAME" / "FAIL NAME" line
-#   check_eq NAME WANT GOT   the same, printing both values on failure
-#   note TEXT                a "note ..." line (not a check)
 #   start_pzfabric ID NET [PZFABRIC OPTIONS]   socket pzt-$$-ID, waits for "ready"
 #   start_ibsim ID NET [IBSIM OPTIONS]         socket pzt-$$-ID, waits for "ready"
 #   start_opensm ID SIM HOST [--guid2lid FILE] [--conf FILE] [OPENSM OPTIONS]
@@ -18,9 +14,10 @@
 #                            (diags get -t $PZT_MAD_TIMEOUT, default 4000 ms)
 #   run_diag_batch SIM HOST JOBS LIST  many of them, JOBS at a time
 #   stop ID...               stop what start_* started as ID... (by PID)
-#   stop_pid PID...          SIGTERM, then SIGKILL after $PZT_GRACE (2) s
 #   pzt_finish               "N passed, M failed"; exit status 1 on any failure
 #
+# The checks, pzt_require, stop_pid, wait_file and the rest come from
+# tests/lib.sh.
 # Every process started by start_* is remembered by PID and stopped on exit,
 # also when a test fails or is interrupted. Socket names contain the PID of
 # the test ($$), so parallel tests and other simulators never collide. Set
@@ -39,10 +36,9 @@ declare -A PZT_PID      # ID -> PID of what runs (simulators and OpenSMs), until
 declare -A PZT_LOG      # ID -> its main log file
 declare -A PZT_SM_START # OpenSM ID -> when it was started (date +%s.%N)
 
-# abspath FILE: FILE with an absolute directory.
-# shellcheck source=../check_lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../check_lib.sh"
-PZT_UMAD2SIM=$PZT_PRELOAD
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+PZT_UMAD2SIM=$PZT_PRELOAD # the name the tests and bench/ use
 
 pzt_init() { # pzt_init NAME
     WORK=$(mktemp -d "/tmp/pzt-$1.XXXXXX")
@@ -50,41 +46,6 @@ pzt_init() { # pzt_init NAME
     trap 'exit 130' INT
     trap 'exit 143' TERM
     cd "$WORK" || exit 1
-}
-
-pzt_require() {
-    local tool
-    for tool in "$@"; do
-        if ! command -v "$tool" > /dev/null; then
-            echo "SKIP: $tool is not installed"
-            exit 77
-        fi
-    done
-    pzt_require_preload
-}
-
-# stop_pid PID... : SIGTERM to each, wait up to $PZT_GRACE seconds (default
-# 2) for all of them, then SIGKILL to the rest.
-stop_pid() {
-    local pid i alive ticks
-    ticks=$(awk -v g="${PZT_GRACE:-2}" 'BEGIN { printf "%d", g * 20 }')
-    for pid in "$@"; do
-        kill -TERM "$pid" 2> /dev/null || true
-    done
-    for ((i = 0; i < ticks; i++)); do
-        alive=no
-        for pid in "$@"; do
-            kill -0 "$pid" 2> /dev/null && alive=yes
-        done
-        [ "$alive" = yes ] || break
-        sleep 0.05
-    done
-    for pid in "$@"; do
-        if kill -0 "$pid" 2> /dev/null; then
-            kill -KILL "$pid" 2> /dev/null || true
-        fi
-        wait "$pid" 2> /dev/null || true
-    done
 }
 
 # stop ID...: stop the simulators or OpenSMs started as ID... (and forget
@@ -106,45 +67,18 @@ stop() {
 }
 
 pzt_cleanup() {
-    local rc=$? id
+    local rc=$? id logs=()
     # Stop everything still running: OpenSMs before their simulators.
     stop "${!PZT_SM_START[@]}"
     stop "${!PZT_PID[@]}"
-    if [ "$rc" != 0 ] || [ "$failures" != 0 ]; then
-        for id in "${!PZT_LOG[@]}"; do
-            if [ -s "${PZT_LOG[$id]}" ]; then
-                echo "--- tail of ${PZT_LOG[$id]} ($id)"
-                tail -n 25 "${PZT_LOG[$id]}"
-            fi
-        done
-    fi
-    cd /
-    if [ -n "$WORK" ] && [ -z "${PZT_KEEP:-}" ]; then
-        rm -rf "$WORK"
-    elif [ -n "$WORK" ]; then
-        echo "work directory kept: $WORK"
-    fi
+    for id in "${!PZT_LOG[@]}"; do
+        logs+=("${PZT_LOG[$id]}")
+    done
+    pzt_cleanup_work "$rc" "${logs[@]}"
     exit "$rc"
 }
 
-
-
 pzt_finish() { checks_finish; }
-
-# wait_file FILE SECONDS REGEX [PID]: until FILE has a line matching REGEX;
-# gives up early when process PID has exited.
-wait_file() {
-    local file=$1 deadline=$((SECONDS + $2)) regex=$3 pid=${4:-}
-    while ((SECONDS < deadline)); do
-        grep -qE "$regex" "$file" 2> /dev/null && return 0
-        if [ -n "$pid" ] && ! kill -0 "$pid" 2> /dev/null; then
-            grep -qE "$regex" "$file" 2> /dev/null
-            return
-        fi
-        sleep 0.05
-    done
-    return 1
-}
 
 # start_pzfabric ID NET [OPTIONS]: pzfabric ($PZFABRIC) on NET; waits for "ready".
 start_pzfabric() {
@@ -210,11 +144,8 @@ start_opensm() {
         esac
     done
     [ "$routing" = yes ] && opts+=(-R ftree --connect_roots)
-    (cd "$dir/run" && LD_PRELOAD=$PZT_UMAD2SIM SIM_HOST=$host IBSIM_SOCKNAME=${PZT_SOCK[$sim]} \
-        OSM_CACHE_DIR=$dir/cache OSM_TMP_DIR=$dir/tmp \
-        exec opensm -d2 "${opts[@]}" --dump_files_dir "$dir/dump" -f "$dir/osm.log" \
-        > "$dir/opensm.out" 2>&1 < /dev/null) &
-    PZT_PID[$id]=$!
+    pzt_start_opensm "$dir" "${PZT_SOCK[$sim]}" "$host" "${opts[@]}"
+    PZT_PID[$id]=$PZT_OSM_PID
     PZT_LOG[$id]=$dir/osm.log
     PZT_SM_START[$id]=$(date +%s.%N)
 }
@@ -233,14 +164,7 @@ wait_subnet_up() {
 
 # wait_log ID SECONDS REGEX [COUNT]: until OpenSM ID's log has at least COUNT
 # (default 1) lines matching REGEX.
-wait_log() {
-    local log="$WORK/$1/osm.log" deadline=$((SECONDS + $2)) regex=$3 count=${4:-1}
-    while ((SECONDS < deadline)); do
-        [ "$(grep -cE "$regex" "$log" 2> /dev/null)" -ge "$count" ] && return 0
-        sleep 0.05
-    done
-    return 1
-}
+wait_log() { wait_lines "$WORK/$1/osm.log" "${@:2}"; }
 
 # count_log ID REGEX: lines of OpenSM ID's log matching REGEX.
 count_log() { grep -cE "$2" "$WORK/$1/osm.log" 2> /dev/null || true; }
@@ -249,22 +173,7 @@ count_log() { grep -cE "$2" "$WORK/$1/osm.log" 2> /dev/null || true; }
 # SIM at node HOST, in a private temporary directory (umad2sim writes
 # ./sys-<pid> there), with a timeout of $PZT_DIAG_TIMEOUT seconds.
 run_diag() {
-    local sim=$1 host=$2 dir rc=0
-    shift 2
-    # infiniband-diags wait 1 s for an answer and do not retry when nothing
-    # comes (umad2sim has no MAD layer retries); pzfabric answers at once,
-    # but a loaded machine (ASan, parallel tests) can stall a client longer.
-    # A later -t on the command line (a test expecting no answer) wins.
-    case "$1" in
-    smpquery | ibroute | ibtracert | ibnetdiscover | ibportstate | saquery | sminfo | perfquery)
-        set -- "$1" -t "${PZT_MAD_TIMEOUT:-4000}" "${@:2}"
-        ;;
-    esac
-    dir=$(mktemp -d "$WORK/diag.XXXXXX")
-    (cd "$dir" && LD_PRELOAD=$PZT_UMAD2SIM SIM_HOST=$host IBSIM_SOCKNAME=${PZT_SOCK[$sim]} \
-        exec timeout "$PZT_DIAG_TIMEOUT" "$@" < /dev/null) || rc=$?
-    rm -rf "$dir"
-    return $rc
+    pzt_diag "${PZT_SOCK[$1]}" "$2" "${PZT_MAD_TIMEOUT:-4000}" "$PZT_DIAG_TIMEOUT" "${@:3}"
 }
 
 # run_diag_batch SIM HOST JOBS LIST: run_diag SIM HOST for every line

@@ -15,7 +15,7 @@ source "$(dirname "$0")/../fabric/fabric_lib.sh"
 fl_init ipplane "$1" "$2"
 PZIPHOST=$(abspath "$3")
 LWIPHOST=$(abspath "$4")
-fl_require opensm ping socat sha256sum ip
+pzt_require opensm ping socat sha256sum ip
 NET=$(abspath "$(dirname "$0")/../integration/ft-2s4l.net")
 NS="pzt-$$-ipp"
 HOST_PID=
@@ -23,8 +23,8 @@ LWIP_PID=
 
 ipplane_cleanup() {
     local rc=$?
-    [ -z "$HOST_PID" ] || fl_stop_pid "$HOST_PID"
-    [ -z "$LWIP_PID" ] || fl_stop_pid "$LWIP_PID"
+    [ -z "$HOST_PID" ] || stop_pid "$HOST_PID"
+    [ -z "$LWIP_PID" ] || stop_pid "$LWIP_PID"
     ip netns delete "$NS" 2> /dev/null
     (exit "$rc")
     fl_cleanup # exits with the test's status
@@ -43,8 +43,8 @@ HOST_PID=$!
 "$LWIPHOST" --sockname "$SOCK" --ca Hca7 --address 10.78.0.7/24 \
     > "$WORK/lwip.out" 2> "$WORK/lwip.err" < /dev/null &
 LWIP_PID=$!
-check "pz-iphost joins" fl_wait_file "$WORK/iphost.out" 30 '^ready$' "$HOST_PID"
-check "the lwIP host joins" fl_wait_file "$WORK/lwip.out" 30 '^ready$' "$LWIP_PID"
+check "pz-iphost joins" wait_file "$WORK/iphost.out" 30 '^ready$' "$HOST_PID"
+check "the lwIP host joins" wait_file "$WORK/lwip.out" 30 '^ready$' "$LWIP_PID"
 
 got=$(in_ns ping -c 20 -i 0.05 -W 2 10.78.0.7 2> /dev/null | awk '/packets transmitted/ { print $4 }')
 check_eq "ping lwIP: 20/20" 20 "$got"
@@ -58,9 +58,9 @@ check_eq "16 MiB echoed over TCP intact" "$(sha256sum < "$WORK/blob")" "$(sha256
 got=$(echo "portzero udp echo $$" | in_ns timeout 5 socat -T 3 - UDP:10.78.0.7:7)
 check_eq "UDP echo" "portzero udp echo $$" "$got"
 
-fl_stop_pid "$LWIP_PID"
+stop_pid "$LWIP_PID"
 LWIP_PID=
-check_eq "lwip_host exits 0 on SIGTERM" 0 "$FL_RC"
+check_eq "lwip_host exits 0 on SIGTERM" 0 "$STOP_RC"
 check_eq "no malformed IPv4 counted" 0 "$(awk '$1 == "rx_dropped_ip" { print $2 }' "$WORK/lwip.out")"
 check "lwIP received packets" test "$(awk '$1 == "rx_packets" { print $2 }' "$WORK/lwip.out")" -gt 8000
 

@@ -10,8 +10,8 @@ set -euo pipefail
 
 GEN=${1:?usage: test_gen_fattree.sh GEN_FATTREE}
 CHECK=$(cd "$(dirname "$0")" && pwd)/check_netfile.awk
-# shellcheck source=../check_lib.sh
-source "$(dirname "$0")/../check_lib.sh"
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
 UMAD2SIM=$PZT_PRELOAD
 WORK=$(mktemp -d)
 IBSIM_PID=
@@ -20,30 +20,17 @@ passes=0
 sims=0
 
 cleanup() {
+    local rc=$?
     stop_ibsim
-    rm -rf "$WORK"
+    pzt_cleanup_work 0
+    exit "$rc"
 }
 trap cleanup EXIT
 
-check() { # check NAME CONDITION...
-    local name=$1
-    shift
-    if "$@"; then
-        echo "ok   $name"
-        passes=$((passes + 1))
-    else
-        echo "FAIL $name"
-        failures=$((failures + 1))
-    fi
-}
-
 # Stop the running ibsim, if any.
 stop_ibsim() {
-    if [ -n "$IBSIM_PID" ]; then
-        kill -TERM "$IBSIM_PID" 2>/dev/null || true
-        wait "$IBSIM_PID" 2>/dev/null || true
-        IBSIM_PID=
-    fi
+    [ -z "$IBSIM_PID" ] || stop_pid "$IBSIM_PID"
+    IBSIM_PID=
 }
 
 # Start ibsim on net file $1 (extra ibsim options after it) with a fresh
@@ -55,12 +42,7 @@ start_ibsim() {
     export IBSIM_SOCKNAME="gft$$-$sims"
     ibsim -s -n "$@" "$net" > "$WORK/ibsim.log" 2>&1 < /dev/null &
     IBSIM_PID=$!
-    local deadline=$((SECONDS + 5))
-    while ((SECONDS < deadline)); do
-        grep -q "Network simulator ready" "$WORK/ibsim.log" && return 0
-        kill -0 "$IBSIM_PID" 2>/dev/null || break
-        sleep 0.05
-    done
+    wait_file "$WORK/ibsim.log" 5 "Network simulator ready" "$IBSIM_PID" && return 0
     tail -5 "$WORK/ibsim.log"
     return 1
 }
@@ -157,5 +139,4 @@ set -e
 check "too many pods exits 1" test "$rc" -eq 1
 check "too many pods explained" grep -q "one port per pod" err.txt
 
-echo "$passes passed, $failures failed"
-test "$failures" -eq 0
+checks_finish

@@ -14,27 +14,19 @@
 set -euo pipefail
 
 SAMPLE=${1:?usage: test_pcap_tshark.sh PCAP_SAMPLE}
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
 WORK=$(mktemp -d)
 UAT='uat:user_dlts:"User 0 (DLT=147)","infiniband","0","","0",""'
 failures=0
 passes=0
 
 cleanup() {
-    rm -rf "$WORK"
+    local rc=$?
+    pzt_cleanup_work 0
+    exit "$rc"
 }
 trap cleanup EXIT
-
-check() { # check NAME CONDITION...
-    local name=$1
-    shift
-    if "$@"; then
-        echo "ok   $name"
-        passes=$((passes + 1))
-    else
-        echo "FAIL $name"
-        failures=$((failures + 1))
-    fi
-}
 
 # The 4 little-endian bytes at offset $2 of file $1, as a number.
 le32() {
@@ -137,5 +129,4 @@ for INPUT in pcap erf; do
     decode_checks
 done
 
-echo "$passes passed, $failures failed"
-test "$failures" -eq 0
+checks_finish

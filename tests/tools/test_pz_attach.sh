@@ -20,7 +20,7 @@ source "$(dirname "$0")/../fabric/fabric_lib.sh"
 NET=$(abspath "${4:?usage: test_pz_attach.sh PZFABRIC PZFABRIC-CTL PZ-ATTACH NETFILE}")
 PZ_ATTACH=$(abspath "$3")
 fl_init attach "$1" "$2"
-fl_require opensm perfquery ibqueryerrors ibswitches ibhosts
+pzt_require opensm perfquery ibqueryerrors ibswitches ibhosts
 
 # attach NODE COMMAND...: COMMAND through pz-attach as the README shows it
 # (its own library lookup, not the test's PZ_UMAD2SIM_FIX), in a private dir.
