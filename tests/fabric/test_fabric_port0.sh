@@ -9,7 +9,7 @@ set -u
 # shellcheck source=fabric_lib.sh
 source "$(dirname "$0")/fabric_lib.sh"
 fl_init port0 "$1" "$2"
-fl_require opensm smpquery
+pzt_require opensm smpquery
 NET="$WORK/port0.net"
 {
     echo 'Switch 4 "S1"'
