@@ -235,6 +235,7 @@ struct board_mad_addr {
 #define BOARD_DGRAM_GRH_LEN 40
 #define BOARD_DGRAM_MCAST_QPN 0xFFFFFFu /* destination QP of every multicast packet */
 #define BOARD_DGRAM_QKEY_CONTROLLED 0x80000000u
+#define BOARD_QP_MAX 8 /* port-0 UD QPs a board opens at once (qp_open) */
 
 /* The address part of a UD send work request or of a UD receive completion. */
 struct board_dgram_addr {
@@ -307,6 +308,26 @@ struct board_ops {
     int (*dgram_send)(void *ctx, const struct board_dgram_addr *a, const void *payload, size_t len);
     int (*dgram_recv)(void *ctx, struct board_dgram_addr *a, void *buf, size_t cap);
     int (*dgram_fd)(void *ctx);
+    /*
+     * Port-0 queue pairs (optional: NULL = not supported): several UD QPs
+     * at once (up to BOARD_QP_MAX), each with its own QP number and Q_Key,
+     * so that services with different Q_Keys (IPoIB, the echo service)
+     * share port 0.  qp_open creates one with Q_Key qkey and returns its
+     * handle (0..BOARD_QP_MAX-1) with its QP number in *qpn, or -ENOSPC (all
+     * in use), -EIO (the transport failed).  qp_set_qkey changes its Q_Key
+     * (as after an IPoIB join); qp_send, qp_recv and qp_fd are dgram_send,
+     * dgram_recv and dgram_fd of that QP; a bad or closed handle gives
+     * -EBADF (qp_fd: -1).  qp_close frees the handle (a bad one is ignored).
+     * dgram_* above is the single-QP interface: on a board with both it is
+     * QP handle 0 (dgram_open opens handle 0, or changes its Q_Key).
+     */
+    int (*qp_open)(void *ctx, uint32_t qkey, uint32_t *qpn);
+    int (*qp_set_qkey)(void *ctx, int qp, uint32_t qkey);
+    int (*qp_send)(void *ctx, int qp, const struct board_dgram_addr *a, const void *payload,
+                   size_t len);
+    int (*qp_recv)(void *ctx, int qp, struct board_dgram_addr *a, void *buf, size_t cap);
+    int (*qp_fd)(void *ctx, int qp);
+    void (*qp_close)(void *ctx, int qp);
     /*
      * The receive record of the MAD with this TID that the switch delivered
      * to the management port last (optional: NULL = the MAD alone says).
@@ -450,6 +471,51 @@ static inline int board_dgram_recv(const struct board *b, struct board_dgram_add
                                    size_t cap)
 {
     return b->ops->dgram_recv ? b->ops->dgram_recv(b->ctx, a, buf, cap) : -EOPNOTSUPP;
+}
+
+/* Whether the board does several port-0 QPs (board_qp_*). */
+static inline bool board_has_qps(const struct board *b)
+{
+    return b->ops->qp_open && b->ops->qp_send && b->ops->qp_recv && b->ops->qp_close;
+}
+
+/* Open a port-0 UD QP with Q_Key qkey: its handle (>= 0, QP number in *qpn) or a negative errno. */
+static inline int board_qp_open(const struct board *b, uint32_t qkey, uint32_t *qpn)
+{
+    return b->ops->qp_open ? b->ops->qp_open(b->ctx, qkey, qpn) : -EOPNOTSUPP;
+}
+
+/* Change QP qp's Q_Key; 0 or a negative errno. */
+static inline int board_qp_set_qkey(const struct board *b, int qp, uint32_t qkey)
+{
+    return b->ops->qp_set_qkey ? b->ops->qp_set_qkey(b->ctx, qp, qkey) : -EOPNOTSUPP;
+}
+
+/* Post one datagram on QP qp (as board_dgram_send). */
+static inline int board_qp_send(const struct board *b, int qp, const struct board_dgram_addr *a,
+                                const void *payload, size_t len)
+{
+    return b->ops->qp_send ? b->ops->qp_send(b->ctx, qp, a, payload, len) : -EOPNOTSUPP;
+}
+
+/* Take one datagram of QP qp, never blocking (as board_dgram_recv). */
+static inline int board_qp_recv(const struct board *b, int qp, struct board_dgram_addr *a,
+                                void *buf, size_t cap)
+{
+    return b->ops->qp_recv ? b->ops->qp_recv(b->ctx, qp, a, buf, cap) : -EOPNOTSUPP;
+}
+
+/* A descriptor that polls readable when QP qp may have a datagram, or -1. */
+static inline int board_qp_fd(const struct board *b, int qp)
+{
+    return b->ops->qp_fd ? b->ops->qp_fd(b->ctx, qp) : -1;
+}
+
+/* Close QP qp. */
+static inline void board_qp_close(const struct board *b, int qp)
+{
+    if (b->ops->qp_close)
+        b->ops->qp_close(b->ctx, qp);
 }
 
 static inline int board_mad_rx(const struct board *b, uint64_t tid, struct board_mad_rx *rx)

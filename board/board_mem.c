@@ -35,6 +35,13 @@ struct bm_dgram_queue {
     unsigned count;
 };
 
+/* A port-0 UD QP: its Q_Key and receive queue. */
+struct bm_qp {
+    bool open;
+    uint32_t qkey;
+    struct bm_dgram_queue rx;
+};
+
 struct board_mem {
     struct board board;
     struct board_identity id;
@@ -60,11 +67,9 @@ struct board_mem {
     void *hook_arg;
     board_mem_counters_hook counters_hook;
     void *counters_hook_arg;
-    bool dgram_open;
-    uint32_t dgram_qkey;
+    struct bm_qp qps[BOARD_QP_MAX]; /* handle i has QP number BOARD_MEM_DGRAM_QPN + i */
     board_mem_dgram_hook dgram_hook;
     void *dgram_hook_arg;
-    struct bm_dgram_queue dgram_rx;
     struct bm_dgram_queue dgram_tx;
     unsigned long dgram_overflows;
 };
@@ -523,15 +528,55 @@ static void bm_dgram_flush(struct bm_dgram_queue *q)
     }
 }
 
-static int bm_dgram_open(void *ctx, uint32_t qkey, uint32_t *qpn)
+/* QP handle qp if it is open, else NULL. */
+static struct bm_qp *bm_qp_get(struct board_mem *bm, int qp)
+{
+    if (qp < 0 || qp >= BOARD_QP_MAX || !bm->qps[qp].open)
+        return NULL;
+    return &bm->qps[qp];
+}
+
+/* Open handle qp (free) with Q_Key qkey; returns qp. */
+static int bm_qp_start(struct board_mem *bm, int qp, uint32_t qkey, uint32_t *qpn)
+{
+    bm->qps[qp].open = true;
+    bm->qps[qp].qkey = qkey;
+    if (qpn)
+        *qpn = BOARD_MEM_DGRAM_QPN + (uint32_t)qp;
+    return qp;
+}
+
+/* Open the lowest free QP handle; returns it or -ENOSPC. */
+static int bm_qp_open(void *ctx, uint32_t qkey, uint32_t *qpn)
 {
     struct board_mem *bm = ctx;
 
-    bm->dgram_open = true;
-    bm->dgram_qkey = qkey;
-    if (qpn)
-        *qpn = BOARD_MEM_DGRAM_QPN;
+    for (int qp = 0; qp < BOARD_QP_MAX; qp++)
+        if (!bm->qps[qp].open)
+            return bm_qp_start(bm, qp, qkey, qpn);
+    return -ENOSPC;
+}
+
+static int bm_qp_set_qkey(void *ctx, int qp, uint32_t qkey)
+{
+    struct bm_qp *q = bm_qp_get(ctx, qp);
+
+    if (!q)
+        return -EBADF;
+    q->qkey = qkey;
     return 0;
+}
+
+/* Close a QP: what waits in its receive queue is dropped. */
+static void bm_qp_close(void *ctx, int qp)
+{
+    struct bm_qp *q = bm_qp_get(ctx, qp);
+
+    if (!q)
+        return;
+    bm_dgram_flush(&q->rx);
+    q->open = false;
+    q->qkey = 0;
 }
 
 /* Whether a send address is one the hardware would take (QP, SL, DLID, length). */
@@ -541,24 +586,60 @@ static bool bm_dgram_addr_ok(const struct board_dgram_addr *a, size_t len)
            a->dst_qp <= BOARD_DGRAM_MCAST_QPN && a->dlid != 0 && a->dlid != 0xFFFF;
 }
 
-static int bm_dgram_send(void *ctx, const struct board_dgram_addr *a, const void *payload,
-                         size_t len)
+static int bm_qp_send(void *ctx, int qp, const struct board_dgram_addr *a, const void *payload,
+                      size_t len)
 {
     struct board_mem *bm = ctx;
+    struct bm_qp *q = bm_qp_get(bm, qp);
     struct board_dgram_addr sent;
 
-    if (!bm->dgram_open)
-        return -ENOTCONN;
+    if (!q)
+        return -EBADF;
     if (!bm_dgram_addr_ok(a, len) || (len && !payload))
         return -EINVAL;
     sent = *a;
-    sent.src_qp = BOARD_MEM_DGRAM_QPN;
+    sent.src_qp = BOARD_MEM_DGRAM_QPN + (uint32_t)qp;
     sent.slid = bm->ports[bm->id.node_type == BOARD_NODE_CA ? 1 : 0].lid;
     if (sent.qkey & BOARD_DGRAM_QKEY_CONTROLLED)
-        sent.qkey = bm->dgram_qkey;
+        sent.qkey = q->qkey;
     if (bm->dgram_hook)
         return bm->dgram_hook(bm->dgram_hook_arg, &sent, payload, len);
     return bm_dgram_push(bm, &bm->dgram_tx, &sent, payload, len);
+}
+
+static int bm_qp_recv(void *ctx, int qp, struct board_dgram_addr *a, void *buf, size_t cap)
+{
+    struct bm_qp *q = bm_qp_get(ctx, qp);
+
+    if (!q)
+        return -EBADF;
+    if (!a || (cap && !buf))
+        return -EINVAL;
+    return bm_dgram_pop(&q->rx, a, buf, cap);
+}
+
+static int bm_qp_fd(void *ctx, int qp)
+{
+    (void)ctx;
+    (void)qp;
+    return -1;
+}
+
+/* The single-QP interface: QP handle 0 (opened, or its Q_Key changed). */
+static int bm_dgram_open(void *ctx, uint32_t qkey, uint32_t *qpn)
+{
+    struct board_mem *bm = ctx;
+
+    bm_qp_start(bm, 0, qkey, qpn);
+    return 0;
+}
+
+static int bm_dgram_send(void *ctx, const struct board_dgram_addr *a, const void *payload,
+                         size_t len)
+{
+    int rc = bm_qp_send(ctx, 0, a, payload, len);
+
+    return rc == -EBADF ? -ENOTCONN : rc;
 }
 
 static int bm_dgram_recv(void *ctx, struct board_dgram_addr *a, void *buf, size_t cap)
@@ -567,7 +648,7 @@ static int bm_dgram_recv(void *ctx, struct board_dgram_addr *a, void *buf, size_
 
     if (!a || (cap && !buf))
         return -EINVAL;
-    return bm_dgram_pop(&bm->dgram_rx, a, buf, cap);
+    return bm_dgram_pop(&bm->qps[0].rx, a, buf, cap);
 }
 
 static int bm_dgram_fd(void *ctx)
@@ -600,6 +681,12 @@ static const struct board_ops bm_ops = {
     .dgram_send = bm_dgram_send,
     .dgram_recv = bm_dgram_recv,
     .dgram_fd = bm_dgram_fd,
+    .qp_open = bm_qp_open,
+    .qp_set_qkey = bm_qp_set_qkey,
+    .qp_send = bm_qp_send,
+    .qp_recv = bm_qp_recv,
+    .qp_fd = bm_qp_fd,
+    .qp_close = bm_qp_close,
 };
 
 void board_mem_default_switch_identity(struct board_identity *id, uint64_t node_guid,
@@ -729,7 +816,8 @@ void board_mem_destroy(struct board_mem *bm)
             free(bm->ports[p].vlarb);
         }
     }
-    bm_dgram_flush(&bm->dgram_rx);
+    for (int qp = 0; qp < BOARD_QP_MAX; qp++)
+        bm_dgram_flush(&bm->qps[qp].rx);
     bm_dgram_flush(&bm->dgram_tx);
     free(bm->ports);
     free(bm->lft);
@@ -866,23 +954,40 @@ void board_mem_set_dgram_hook(struct board_mem *bm, board_mem_dgram_hook hook, v
     bm->dgram_hook_arg = arg;
 }
 
+bool board_mem_qp_info(const struct board_mem *bm, int qp, uint32_t *qpn, uint32_t *qkey)
+{
+    if (qp < 0 || qp >= BOARD_QP_MAX || !bm->qps[qp].open)
+        return false;
+    if (qpn)
+        *qpn = BOARD_MEM_DGRAM_QPN + (uint32_t)qp;
+    if (qkey)
+        *qkey = bm->qps[qp].qkey;
+    return true;
+}
+
 bool board_mem_dgram_is_open(const struct board_mem *bm, uint32_t *qpn, uint32_t *qkey)
 {
     if (qpn)
         *qpn = BOARD_MEM_DGRAM_QPN;
     if (qkey)
-        *qkey = bm->dgram_qkey;
-    return bm->dgram_open;
+        *qkey = bm->qps[0].qkey;
+    return bm->qps[0].open;
+}
+
+int board_mem_qp_deliver(struct board_mem *bm, int qp, const struct board_dgram_addr *a,
+                         const void *payload, size_t len)
+{
+    if (!a || len > BOARD_DGRAM_MAX_PAYLOAD || (len && !payload) || qp < 0 || qp >= BOARD_QP_MAX)
+        return -EINVAL;
+    if (!bm->qps[qp].open)
+        return -ENOTCONN;
+    return bm_dgram_push(bm, &bm->qps[qp].rx, a, payload, len);
 }
 
 int board_mem_dgram_deliver(struct board_mem *bm, const struct board_dgram_addr *a,
                             const void *payload, size_t len)
 {
-    if (!a || len > BOARD_DGRAM_MAX_PAYLOAD || (len && !payload))
-        return -EINVAL;
-    if (!bm->dgram_open)
-        return -ENOTCONN;
-    return bm_dgram_push(bm, &bm->dgram_rx, a, payload, len);
+    return board_mem_qp_deliver(bm, 0, a, payload, len);
 }
 
 int board_mem_dgram_pop_sent(struct board_mem *bm, struct board_dgram_addr *a, void *buf,

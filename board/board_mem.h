@@ -99,13 +99,15 @@ struct board_port_counters *board_mem_counters(struct board_mem *bm, unsigned po
 void board_mem_counter_add(const struct board_mem *bm, uint64_t *counter, uint64_t delta);
 
 /*
- * Port-0 datagrams.  board_mem's UD QP is a pair of queues: what the stack
- * sends goes to the send hook if one is set (pzfabric routes it; the address
- * has src_qp and slid filled in), else to a send queue that tests read with
- * board_mem_dgram_pop_sent(); what the datapath delivers with
- * board_mem_dgram_deliver() waits in a receive queue for dgram_recv.  The
- * deliverer does the receive checks (QP, Q_Key, P_Key).  Each queue holds
- * BOARD_MEM_DGRAM_QUEUE datagrams.  dgram_fd is -1 (nothing to poll).
+ * Port-0 datagrams.  board_mem has BOARD_QP_MAX UD QPs (qp_* ops; the
+ * single-QP dgram_* ops are handle 0); handle i has QP number
+ * BOARD_MEM_DGRAM_QPN + i.  What a QP sends goes to the send hook if one is
+ * set (pzfabric routes it; the address has src_qp and slid filled in), else
+ * to one send queue that tests read with board_mem_dgram_pop_sent(); what
+ * the datapath delivers with board_mem_qp_deliver() waits in that QP's
+ * receive queue for qp_recv.  The deliverer does the receive checks (QP,
+ * Q_Key, P_Key).  Each queue holds BOARD_MEM_DGRAM_QUEUE datagrams.  The
+ * fds are -1 (nothing to poll).
  */
 #define BOARD_MEM_DGRAM_QUEUE 64
 #define BOARD_MEM_DGRAM_QPN 0x000100u /* the QP number dgram_open reports */
@@ -117,10 +119,17 @@ typedef int (*board_mem_dgram_hook)(void *arg, const struct board_dgram_addr *a,
 /* Send datagrams through hook (NULL: into the send queue). */
 void board_mem_set_dgram_hook(struct board_mem *bm, board_mem_dgram_hook hook, void *arg);
 
-/* Whether the UD QP is open; its number and Q_Key (either may be NULL). */
+/* Whether QP handle qp is open; its number and Q_Key (either may be NULL). */
+bool board_mem_qp_info(const struct board_mem *bm, int qp, uint32_t *qpn, uint32_t *qkey);
+
+/* Whether QP handle 0 (the dgram_* one) is open; its number and Q_Key. */
 bool board_mem_dgram_is_open(const struct board_mem *bm, uint32_t *qpn, uint32_t *qkey);
 
-/* Queue a received datagram; returns 0, -ENOTCONN (not open), -EINVAL, -ENOBUFS (full). */
+/* Queue a datagram QP qp received; 0, -ENOTCONN (not open), -EINVAL, -ENOBUFS (full). */
+int board_mem_qp_deliver(struct board_mem *bm, int qp, const struct board_dgram_addr *a,
+                         const void *payload, size_t len);
+
+/* The same for QP handle 0. */
 int board_mem_dgram_deliver(struct board_mem *bm, const struct board_dgram_addr *a,
                             const void *payload, size_t len);
 

@@ -63,6 +63,8 @@ struct board_sim {
         struct board_mad_rx rx;
     } rx[BS_RX_RECORDS];
     unsigned rx_next;
+    /* Port-0 QPs (board_qp_*): the socket name and node they connect to, the connections. */
+    struct board_sim_qps qps;
 };
 
 /* Forget the kept status of port (BOARD_SIM_PORT_ALL: of every port). */
@@ -460,6 +462,7 @@ struct board_sim *board_sim_attach_fd(int fd, const char *node, char *err, size_
     }
     bs->fd = fd;
     bs->ops = bs_ops;
+    board_sim_qps_fill_ops(&bs->ops);
     bs->board.id = &bs->id;
     bs->board.ops = &bs->ops;
     bs->board.ctx = bs;
@@ -468,6 +471,7 @@ struct board_sim *board_sim_attach_fd(int fd, const char *node, char *err, size_
         goto fail;
     }
     memcpy(name, node, strlen(node));
+    memcpy(bs->qps.node, node, strlen(node));
     /* The pid lets the fabric find this process's umad client on that switch. */
     rc = bs_rpc(bs, BOARD_SIM_ATTACH, BOARD_SIM_VERSION, (uint32_t)getpid(), 0, name, sizeof(name),
                 d, sizeof(d));
@@ -535,8 +539,11 @@ struct board_sim *board_sim_connect(const char *sockname, const char *node, char
                                     size_t errlen)
 {
     int fd = board_sim_socket_connect(sockname, "board", "board", err, errlen);
+    struct board_sim *bs = fd < 0 ? NULL : board_sim_attach_fd(fd, node, err, errlen);
 
-    return fd < 0 ? NULL : board_sim_attach_fd(fd, node, err, errlen);
+    if (bs && strlen(sockname) <= BOARD_SIM_SOCKNAME_MAX)
+        strcpy(bs->qps.sockname, sockname); /* board_qp_open connects its QPs there */
+    return bs;
 }
 
 struct board *board_sim_board(struct board_sim *bs)
@@ -558,6 +565,7 @@ void board_sim_close(struct board_sim *bs)
 {
     if (!bs)
         return;
+    board_sim_qps_close(&bs->qps);
     close(bs->fd);
     free(bs->st);
     free(bs->st_valid);
@@ -595,9 +603,16 @@ void board_sim_set_dgram(struct board_sim *bs, struct board_sim_dgram *d)
 {
     bs->dgram = d;
     board_sim_dgram_fill_ops(&bs->ops, d != NULL);
+    if (!bs->qps.owned[0])
+        bs->qps.qp[0] = d; /* handle 0 of board_qp_* too */
 }
 
 struct board_sim_dgram *board_sim_dgram_of(void *ctx)
 {
     return ((struct board_sim *)ctx)->dgram;
+}
+
+struct board_sim_qps *board_sim_qps_of(void *ctx)
+{
+    return &((struct board_sim *)ctx)->qps;
 }

@@ -55,12 +55,18 @@ struct board_sim_dgram;
 /*
  * Give bs's board the port-0 datagram operations (board_dgram_*) of the
  * node's "<sockname>:dgram" connection d (board_sim_dgram.h; NULL: none).
- * The caller keeps d and closes it after bs.
+ * The caller keeps d and closes it after bs.  d is also QP handle 0 of
+ * board_qp_* (unless a QP board_qp_open opened holds handle 0).  Without
+ * it, a board from board_sim_connect opens its QPs itself: board_qp_open
+ * connects one "<sockname>:dgram" connection per QP.
  */
 void board_sim_set_dgram(struct board_sim *bs, struct board_sim_dgram *d);
 
 /* The datagram connection of a board_sim's ops context (board_sim_dgram.c's ops). */
 struct board_sim_dgram *board_sim_dgram_of(void *ctx);
+
+/* The port-0 QPs of a board_sim's ops context (board_sim_dgram.c's qp ops). */
+struct board_sim_qps *board_sim_qps_of(void *ctx);
 
 /*
  * Connect a SOCK_SEQPACKET socket to pzfabric's abstract address

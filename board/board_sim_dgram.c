@@ -289,6 +289,98 @@ static int bsd_fd(void *ctx)
     return board_sim_dgram_fd(board_sim_dgram_of(ctx));
 }
 
+/* The connection of QP handle qp of a board_sim (ctx), or NULL. */
+static struct board_sim_dgram *bsq_get(void *ctx, int qp)
+{
+    struct board_sim_qps *q = board_sim_qps_of(ctx);
+
+    return qp < 0 || qp >= BOARD_QP_MAX ? NULL : q->qp[qp];
+}
+
+/* Open a QP: a new "<sockname>:dgram" connection in the lowest free handle. */
+static int bsq_open(void *ctx, uint32_t qkey, uint32_t *qpn)
+{
+    struct board_sim_qps *q = board_sim_qps_of(ctx);
+    char err[256];
+    int qp;
+
+    for (qp = 0; qp < BOARD_QP_MAX && q->qp[qp]; qp++)
+        ;
+    if (qp == BOARD_QP_MAX)
+        return -ENOSPC;
+    if (!q->sockname[0])
+        return -ENOTCONN; /* attached over a descriptor: no socket name to connect to */
+    q->qp[qp] = board_sim_dgram_connect(q->sockname, q->node, qkey, err, sizeof(err));
+    if (!q->qp[qp])
+        return strstr(err, strerror(EBUSY)) ? -ENOSPC : -EIO;
+    q->owned[qp] = true;
+    if (qpn)
+        *qpn = q->qp[qp]->qpn;
+    return qp;
+}
+
+static int bsq_set_qkey(void *ctx, int qp, uint32_t qkey)
+{
+    struct board_sim_dgram *d = bsq_get(ctx, qp);
+
+    return d ? board_sim_dgram_open(d, qkey, NULL) : -EBADF;
+}
+
+static int bsq_send(void *ctx, int qp, const struct board_dgram_addr *a, const void *payload,
+                    size_t len)
+{
+    struct board_sim_dgram *d = bsq_get(ctx, qp);
+
+    return d ? board_sim_dgram_send(d, a, payload, len) : -EBADF;
+}
+
+static int bsq_recv(void *ctx, int qp, struct board_dgram_addr *a, void *buf, size_t cap)
+{
+    struct board_sim_dgram *d = bsq_get(ctx, qp);
+
+    return d ? board_sim_dgram_recv(d, a, buf, cap) : -EBADF;
+}
+
+static int bsq_fd(void *ctx, int qp)
+{
+    struct board_sim_dgram *d = bsq_get(ctx, qp);
+
+    return d ? board_sim_dgram_fd(d) : -1;
+}
+
+/* Close a QP the board opened (a given connection is only forgotten). */
+static void bsq_close(void *ctx, int qp)
+{
+    struct board_sim_qps *q = board_sim_qps_of(ctx);
+
+    if (qp < 0 || qp >= BOARD_QP_MAX)
+        return;
+    if (q->owned[qp])
+        board_sim_dgram_close(q->qp[qp]);
+    q->qp[qp] = NULL;
+    q->owned[qp] = false;
+}
+
+void board_sim_qps_fill_ops(struct board_ops *ops)
+{
+    ops->qp_open = bsq_open;
+    ops->qp_set_qkey = bsq_set_qkey;
+    ops->qp_send = bsq_send;
+    ops->qp_recv = bsq_recv;
+    ops->qp_fd = bsq_fd;
+    ops->qp_close = bsq_close;
+}
+
+void board_sim_qps_close(struct board_sim_qps *q)
+{
+    for (int qp = 0; qp < BOARD_QP_MAX; qp++) {
+        if (q->owned[qp])
+            board_sim_dgram_close(q->qp[qp]);
+        q->qp[qp] = NULL;
+        q->owned[qp] = false;
+    }
+}
+
 void board_sim_dgram_fill_ops(struct board_ops *ops, int on)
 {
     ops->dgram_open = on ? bsd_open : NULL;

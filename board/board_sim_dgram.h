@@ -4,10 +4,13 @@
  * the board_dgram_* operations.
  *
  * A connection attaches to one node (a switch: its port 0; a CA: its port
- * 1) and is then that node's port-0 stack: it posts datagrams (never
- * answered) and receives, one message each, every datagram the fabric
- * delivers to that port.  One stack per node; closing the connection frees
- * the node.
+ * 1) and is then one UD QP of that node's port-0 stack, with its own QP
+ * number and Q_Key: it posts datagrams (never answered) and receives, one
+ * message each, every datagram the fabric delivers to that QP (unicast: its
+ * QP number; multicast: every QP of the port with the datagram's Q_Key).
+ * Several connections may attach to one node (up to 8, the fabric's
+ * FABRIC_DGRAM_QPS_MAX); closing a connection detaches its QP.  Version 1
+ * is unchanged: earlier fabrics allowed one connection per node.
  *
  * Wire format: one message per datagram, a 72-byte header followed by the
  * payload; integers big-endian.
@@ -33,8 +36,8 @@
  *             bytes, as SIM_HOST names it), Q_Key = the QP's Q_Key.
  *   ATTACHED  fabric -> client: status; source QP = the stack's QP number;
  *             SLID = the port's LID when attached (0: none yet).  A refused
- *             attach (status -ENOENT no such node, -EBUSY the node has a
- *             stack, -EPROTO not an ATTACH) is followed by the close.
+ *             attach (status -ENOENT no such node, -EBUSY the node has
+ *             the most QPs attached, -EPROTO not an ATTACH) is followed by the close.
  *   SEND      client -> fabric, posted: DLID, SL, P_Key, destination QP,
  *             Q_Key, flags/GRH, payload as board_dgram_send takes them.
  *             A bad one is counted and logged by the fabric, never answered.
@@ -45,6 +48,7 @@
 #ifndef PZ_BOARD_SIM_DGRAM_H
 #define PZ_BOARD_SIM_DGRAM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -122,5 +126,26 @@ void board_sim_dgram_close(struct board_sim_dgram *d);
  * the connection through board_sim_dgram_of(ctx) (board_sim_set_dgram).
  */
 void board_sim_dgram_fill_ops(struct board_ops *ops, int on);
+
+/*
+ * The port-0 QPs of a board_sim (board_qp_*): one "<sockname>:dgram"
+ * connection each, which the board opens itself (qp_open connects and
+ * attaches to node; qp_close closes it).  Handle 0 may instead be a
+ * connection the caller gave (board_sim_set_dgram): it is used, never
+ * closed, by the board.
+ */
+#define BOARD_SIM_SOCKNAME_MAX 100
+struct board_sim_qps {
+    char sockname[BOARD_SIM_SOCKNAME_MAX + 1]; /* empty: qp_open cannot connect */
+    char node[BOARD_SIM_DGRAM_NAME_MAX + 1];
+    struct board_sim_dgram *qp[BOARD_QP_MAX];
+    bool owned[BOARD_QP_MAX]; /* opened by qp_open: closed by the board */
+};
+
+/* Set the qp_* ops of a board_sim's ops table: they reach q through board_sim_qps_of(ctx). */
+void board_sim_qps_fill_ops(struct board_ops *ops);
+
+/* Close every QP the board opened. */
+void board_sim_qps_close(struct board_sim_qps *q);
 
 #endif /* PZ_BOARD_SIM_DGRAM_H */

@@ -39,14 +39,16 @@
 #define DG_MAX_COPIES FABRIC_QUEUE_MAX /* link arrivals per datagram, at most */
 #define DG_QPN_MASK 0xFFFFFFu
 
-/* An attached port-0 stack. */
+#define DG_QPS FABRIC_DGRAM_QPS_MAX
+
+/* A port-0 stack (QP): attached (fn set) or in-process (board_mem QP handle bm_qp). */
 struct dg_stack {
     bool used;
-    uint8_t port; /* its end port: 0 (switch) or 1 (CA) */
     uint32_t qpn;
     uint32_t qkey;
     fabric_dgram_rx_fn fn;
     void *arg;
+    int bm_qp;
 };
 
 /* A copy that arrived over the cable at (node, port) after hops link traversals. */
@@ -57,7 +59,7 @@ struct dg_arrival {
 };
 
 struct fabric_dgram_state {
-    struct dg_stack *stacks; /* [num_nodes] */
+    struct dg_stack *stacks; /* [num_nodes][DG_QPS]: the attached stacks */
     struct fabric_dgram_stats stats;
     uint32_t next_qpn;
     struct dg_arrival *pending; /* pending arrivals of the datagram being carried */
@@ -103,52 +105,107 @@ static void dg_relay_error(struct fabric_node *n, unsigned in_port, bool from_wi
     dg_count(n, in_port, detail);
 }
 
-/* The stack at node's end port `port`, attached or in-process; false if none. */
-static bool dg_stack_at(struct fabric *f, struct fabric_node *n, unsigned port,
-                        struct dg_stack *out)
+/* The attached stacks of node n (DG_QPS slots). */
+static struct dg_stack *dg_attached(struct fabric *f, const struct fabric_node *n)
 {
-    const struct dg_stack *s = &f->dgram->stacks[n->index];
-
-    if (s->used) {
-        *out = *s;
-        return s->port == port;
-    }
-    memset(out, 0, sizeof(*out));
-    out->port = (uint8_t)(n->is_switch ? 0 : 1);
-    return out->port == port && board_mem_dgram_is_open(n->bm, &out->qpn, &out->qkey);
+    return &f->dgram->stacks[n->index * DG_QPS];
 }
 
-/* Hand a copy to the stack of (n, end port of port) after the receiving QP's checks. */
+/*
+ * The stacks of n's end port `port` into out (DG_QPS): the attached ones
+ * if there are any (an attached stack wins), else the in-process board_mem
+ * QPs, else (all) both.  Returns how many.
+ */
+static size_t dg_stacks_at(struct fabric *f, struct fabric_node *n, unsigned port, bool all,
+                           struct dg_stack out[2 * DG_QPS])
+{
+    const struct dg_stack *att = dg_attached(f, n);
+    size_t k = 0;
+
+    if (port != (n->is_switch ? 0u : 1u))
+        return 0;
+    for (size_t i = 0; i < DG_QPS; i++)
+        if (att[i].used)
+            out[k++] = att[i];
+    if (k && !all)
+        return k;
+    for (int qp = 0; qp < BOARD_QP_MAX; qp++) {
+        struct dg_stack s = {.used = true, .bm_qp = qp};
+
+        if (board_mem_qp_info(n->bm, qp, &s.qpn, &s.qkey))
+            out[k++] = s;
+    }
+    return k;
+}
+
+/* Hand a copy that passed the receive checks to stack s of n. */
+static void dg_hand(struct fabric *f, struct fabric_node *n, unsigned ep, const struct dg_stack *s,
+                    const struct dg_pkt *d)
+{
+    f->dgram->stats.delivered++;
+    if (d->mcast)
+        f->stats.mcast_delivered++;
+    if (s->fn)
+        s->fn(s->arg, n->index, &d->a, d->payload, d->len);
+    else if (board_mem_qp_deliver(n->bm, s->bm_qp, &d->a, d->payload, d->len))
+        dg_drop(f, n, ep, d, "receive queue full");
+    pzf_log(f->verbose, PZF_LOG_DEBUG, "datagram LID %u -> %u delivered at %s[%u] (QP 0x%06x)",
+            d->a.slid, d->a.dlid, n->name, ep, s->qpn);
+}
+
+/* A multicast copy goes to every stack of the port whose Q_Key is the datagram's. */
+static void dg_deliver_mcast(struct fabric *f, struct fabric_node *n, unsigned ep,
+                             const struct dg_stack *s, size_t k, const struct dg_pkt *d)
+{
+    size_t handed = 0;
+
+    for (size_t i = 0; i < k; i++) {
+        if (s[i].qkey == d->a.qkey) {
+            dg_hand(f, n, ep, &s[i], d);
+            handed++;
+        }
+    }
+    if (!handed) {
+        f->dgram->stats.qkey_dropped++;
+        dg_drop(f, n, ep, d, "Q_Key violation");
+    }
+}
+
+/* Hand a copy to the stacks of (n, end port of port) after the receiving QPs' checks. */
 static void dg_deliver(struct fabric *f, struct fabric_node *n, unsigned port,
                        const struct dg_pkt *d)
 {
     struct fabric_dgram_stats *st = &f->dgram->stats;
     unsigned ep = fabric_end_port(n, port);
-    struct dg_stack s;
+    struct dg_stack s[2 * DG_QPS];
+    size_t k = dg_stacks_at(f, n, ep, false, s);
+    size_t i;
 
-    if (!dg_stack_at(f, n, ep, &s)) {
+    if (!k) {
         st->no_stack++;
         dg_drop(f, n, ep, d, "no port-0 stack");
-    } else if (!fabric_pkey_table_matches(n, ep, d->a.pkey, false)) {
+        return;
+    }
+    if (!fabric_pkey_table_matches(n, ep, d->a.pkey, false)) {
         st->pkey_dropped++;
         f->stats.pkey_dropped++;
         dg_drop(f, n, ep, d, "P_Key not in the receiving port's table");
-    } else if (d->a.dst_qp != s.qpn && !(d->mcast && d->a.dst_qp == BOARD_DGRAM_MCAST_QPN)) {
+        return;
+    }
+    if (d->mcast && d->a.dst_qp == BOARD_DGRAM_MCAST_QPN) {
+        dg_deliver_mcast(f, n, ep, s, k, d);
+        return;
+    }
+    for (i = 0; i < k && s[i].qpn != d->a.dst_qp; i++)
+        ;
+    if (i == k) {
         st->no_stack++;
         dg_drop(f, n, ep, d, "no such QP");
-    } else if (d->a.qkey != s.qkey) {
+    } else if (d->a.qkey != s[i].qkey) {
         st->qkey_dropped++;
         dg_drop(f, n, ep, d, "Q_Key violation");
     } else {
-        st->delivered++;
-        if (d->mcast)
-            f->stats.mcast_delivered++;
-        if (f->dgram->stacks[n->index].used)
-            s.fn(s.arg, n->index, &d->a, d->payload, d->len);
-        else if (board_mem_dgram_deliver(n->bm, &d->a, d->payload, d->len))
-            dg_drop(f, n, ep, d, "receive queue full");
-        pzf_log(f->verbose, PZF_LOG_DEBUG, "datagram LID %u -> %u delivered at %s[%u]", d->a.slid,
-                d->a.dlid, n->name, ep);
+        dg_hand(f, n, ep, &s[i], d);
     }
 }
 
@@ -388,8 +445,28 @@ static int dg_refuse(struct fabric *f, const struct fabric_node *n, int err, con
     return -err;
 }
 
-int fabric_dgram_send(struct fabric *f, size_t node, const struct board_dgram_addr *a,
-                      const void *payload, size_t len)
+/*
+ * The stack of n at ep that sends: the one with QP number qpn (any: the
+ * first one, attached before in-process).  False if there is none.
+ */
+static bool dg_sender(struct fabric *f, struct fabric_node *n, unsigned ep, bool any, uint32_t qpn,
+                      struct dg_stack *out)
+{
+    struct dg_stack s[2 * DG_QPS];
+    size_t k = dg_stacks_at(f, n, ep, true, s);
+
+    for (size_t i = 0; i < k; i++) {
+        if (any || s[i].qpn == qpn) {
+            *out = s[i];
+            return true;
+        }
+    }
+    return false;
+}
+
+/* fabric_dgram_send(_qp): from QP qpn of node, or (any) its first stack. */
+static int dg_send(struct fabric *f, size_t node, bool any, uint32_t qpn,
+                   const struct board_dgram_addr *a, const void *payload, size_t len)
 {
     struct fabric_node *n;
     struct dg_stack s;
@@ -402,7 +479,7 @@ int fabric_dgram_send(struct fabric *f, size_t node, const struct board_dgram_ad
     if (!dg_addr_ok(a, len))
         return dg_refuse(f, n, EINVAL, "bad address or length");
     ep = n->is_switch ? 0 : 1;
-    if (!dg_stack_at(f, n, ep, &s))
+    if (!dg_sender(f, n, ep, any, qpn, &s))
         return dg_refuse(f, n, ENOTCONN, "no port-0 stack");
     memset(&d, 0, sizeof(d));
     d.a = *a;
@@ -427,13 +504,25 @@ int fabric_dgram_send(struct fabric *f, size_t node, const struct board_dgram_ad
     return 0;
 }
 
+int fabric_dgram_send(struct fabric *f, size_t node, const struct board_dgram_addr *a,
+                      const void *payload, size_t len)
+{
+    return dg_send(f, node, true, 0, a, payload, len);
+}
+
+int fabric_dgram_send_qp(struct fabric *f, size_t node, uint32_t qpn,
+                         const struct board_dgram_addr *a, const void *payload, size_t len)
+{
+    return dg_send(f, node, false, qpn, a, payload, len);
+}
+
 /* board_mem's send hook of an in-process stack: arg is its node. */
 static int dg_board_mem_send(void *arg, const struct board_dgram_addr *a, const void *payload,
                              size_t len)
 {
     struct fabric_node *n = arg;
 
-    return fabric_dgram_send(n->f, n->index, a, payload, len);
+    return fabric_dgram_send_qp(n->f, n->index, a->src_qp, a, payload, len);
 }
 
 int fabric_dgram_init(struct fabric *f)
@@ -441,7 +530,8 @@ int fabric_dgram_init(struct fabric *f)
     f->dgram = calloc(1, sizeof(*f->dgram));
     if (!f->dgram)
         return -1;
-    f->dgram->stacks = calloc(f->num_nodes ? f->num_nodes : 1, sizeof(*f->dgram->stacks));
+    f->dgram->stacks =
+        calloc((f->num_nodes ? f->num_nodes : 1) * DG_QPS, sizeof(*f->dgram->stacks));
     if (!f->dgram->stacks)
         return -1;
     f->dgram->next_qpn = FABRIC_DGRAM_QPN_FIRST;
@@ -465,39 +555,69 @@ int fabric_dgram_attach(struct fabric *f, size_t node, uint32_t qkey, fabric_dgr
 {
     struct fabric_dgram_state *g = f->dgram;
     struct dg_stack *s;
+    size_t i;
 
     if (!g || node >= f->num_nodes || !fn)
         return -EINVAL;
-    s = &g->stacks[node];
-    if (s->used)
+    s = dg_attached(f, &f->nodes[node]);
+    for (i = 0; i < DG_QPS && s[i].used; i++)
+        ;
+    if (i == DG_QPS)
         return -EBUSY;
-    *s = (struct dg_stack){
-        .used = true,
-        .port = (uint8_t)(f->nodes[node].is_switch ? 0 : 1),
-        .qpn = g->next_qpn,
-        .qkey = qkey,
-        .fn = fn,
-        .arg = arg,
-    };
+    s[i] = (struct dg_stack){.used = true, .qpn = g->next_qpn, .qkey = qkey, .fn = fn, .arg = arg};
     /* A new stack gets a new QP number: datagrams for its predecessor miss. */
     g->next_qpn = g->next_qpn >= DG_QPN_MASK - 1 ? FABRIC_DGRAM_QPN_FIRST : g->next_qpn + 1;
     if (qpn)
-        *qpn = s->qpn;
+        *qpn = s[i].qpn;
     return 0;
+}
+
+/* The attached stack of node with QP number qpn (any: the first one), or NULL. */
+static struct dg_stack *dg_find_attached(struct fabric *f, size_t node, bool any, uint32_t qpn)
+{
+    struct dg_stack *s;
+
+    if (!f->dgram || node >= f->num_nodes)
+        return NULL;
+    s = dg_attached(f, &f->nodes[node]);
+    for (size_t i = 0; i < DG_QPS; i++)
+        if (s[i].used && (any || s[i].qpn == qpn))
+            return &s[i];
+    return NULL;
 }
 
 int fabric_dgram_set_qkey(struct fabric *f, size_t node, uint32_t qkey)
 {
-    if (!f->dgram || node >= f->num_nodes || !f->dgram->stacks[node].used)
+    struct dg_stack *s = dg_find_attached(f, node, true, 0);
+
+    if (!s)
         return -ENOENT;
-    f->dgram->stacks[node].qkey = qkey;
+    s->qkey = qkey;
+    return 0;
+}
+
+int fabric_dgram_set_qkey_qp(struct fabric *f, size_t node, uint32_t qpn, uint32_t qkey)
+{
+    struct dg_stack *s = dg_find_attached(f, node, false, qpn);
+
+    if (!s)
+        return -ENOENT;
+    s->qkey = qkey;
     return 0;
 }
 
 void fabric_dgram_detach(struct fabric *f, size_t node)
 {
     if (f->dgram && node < f->num_nodes)
-        memset(&f->dgram->stacks[node], 0, sizeof(f->dgram->stacks[node]));
+        memset(dg_attached(f, &f->nodes[node]), 0, DG_QPS * sizeof(struct dg_stack));
+}
+
+void fabric_dgram_detach_qp(struct fabric *f, size_t node, uint32_t qpn)
+{
+    struct dg_stack *s = dg_find_attached(f, node, false, qpn);
+
+    if (s)
+        memset(s, 0, sizeof(*s));
 }
 
 void fabric_dgram_note_malformed(struct fabric *f)

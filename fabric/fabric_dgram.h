@@ -2,18 +2,25 @@
  * fabric_dgram.h - port-0 UD datagrams through the emulated fabric.
  *
  * A node's port-0 stack (a switch's management CPU, or a CA's port 1) owns
- * one UD queue pair.  Stacks are either attached from outside (the
- * "<sockname>:dgram" socket of sim_dgram.c: a callback receives what
- * arrives) or in-process on the node's board_mem (board_dgram_* ops on its
- * board: once dgram_open was called, sends come through board_mem's send
- * hook and arrivals wait in its receive queue).  An attached stack wins.
+ * UD queue pairs, up to FABRIC_DGRAM_QPS_MAX, each with its own QP number
+ * and Q_Key.  They are either attached from outside (the
+ * "<sockname>:dgram" socket of sim_dgram.c, one QP per connection: a
+ * callback receives what arrives) or in-process on the node's board_mem
+ * (board_qp_* / board_dgram_* ops on its board: sends come through
+ * board_mem's send hook, arrivals wait in the QP's receive queue).  For
+ * receiving, the attached QPs win: while a node has one, its board_mem QPs
+ * receive nothing.
  *
  * A datagram is carried as hardware carries a UD SEND_ONLY packet: LID
  * routed through the LFTs (every hop PortState Active at both ends, at most
  * 128 hops), multicast DLIDs through the MFTs, P_Keys enforced at switch
  * ports, the drop rate and pulled cables apply; every link counts it in
  * the ports' hardware counters and writes it to the capture.  At the end
- * port the receiving QP checks P_Key, QP number and Q_Key.  See
+ * port the receiving QP checks P_Key, QP number and Q_Key: a unicast
+ * datagram goes to the QP whose number is its destination QP (if the Q_Key
+ * is that QP's), a multicast one (QP 0xFFFFFF) to every QP of the port
+ * whose Q_Key is the datagram's (a simplification: no per-QP attach to
+ * multicast groups).  See
  * fabric/README.md, "Port-0 datagrams".
  */
 #ifndef PZ_FABRIC_DGRAM_H
@@ -25,7 +32,8 @@
 #include "board.h"
 #include "fabric.h"
 
-#define FABRIC_DGRAM_QPN_FIRST 0x000200u /* QP numbers of attached stacks start here */
+#define FABRIC_DGRAM_QPN_FIRST 0x000200u  /* QP numbers of attached stacks start here */
+#define FABRIC_DGRAM_QPS_MAX BOARD_QP_MAX /* attached QPs per node */
 
 /* Where the fabric hands a datagram for the attached stack of node. */
 typedef void (*fabric_dgram_rx_fn)(void *arg, size_t node, const struct board_dgram_addr *a,
@@ -46,17 +54,24 @@ struct fabric_dgram_stats {
 };
 
 /*
- * Attach the port-0 stack of node (switch: port 0; CA: port 1) with Q_Key
- * qkey; fn receives every datagram for it.  Its QP number goes to *qpn.
- * Returns 0, -EINVAL (no such node) or -EBUSY (a stack is attached there).
+ * Attach a port-0 QP to node (switch: port 0; CA: port 1) with Q_Key qkey;
+ * fn receives every datagram for it.  Its QP number (new for every attach)
+ * goes to *qpn.  Returns 0, -EINVAL (no such node) or -EBUSY (the node has
+ * FABRIC_DGRAM_QPS_MAX attached QPs).
  */
 int fabric_dgram_attach(struct fabric *f, size_t node, uint32_t qkey, fabric_dgram_rx_fn fn,
                         void *arg, uint32_t *qpn);
 
-/* Change the Q_Key of node's attached stack; returns 0 or -ENOENT. */
+/* Change the Q_Key of node's attached QP qpn; returns 0 or -ENOENT. */
+int fabric_dgram_set_qkey_qp(struct fabric *f, size_t node, uint32_t qpn, uint32_t qkey);
+
+/* The same for node's first attached QP. */
 int fabric_dgram_set_qkey(struct fabric *f, size_t node, uint32_t qkey);
 
-/* Detach node's attached stack: the node is free for another one. */
+/* Detach node's attached QP qpn (an unknown one is ignored). */
+void fabric_dgram_detach_qp(struct fabric *f, size_t node, uint32_t qpn);
+
+/* Detach every attached QP of node. */
 void fabric_dgram_detach(struct fabric *f, size_t node);
 
 /*
@@ -69,6 +84,10 @@ void fabric_dgram_detach(struct fabric *f, size_t node);
  */
 int fabric_dgram_send(struct fabric *f, size_t node, const struct board_dgram_addr *a,
                       const void *payload, size_t len);
+
+/* The same from node's QP qpn (attached or in-process); -ENOTCONN if it has none such. */
+int fabric_dgram_send_qp(struct fabric *f, size_t node, uint32_t qpn,
+                         const struct board_dgram_addr *a, const void *payload, size_t len);
 
 /* The LID of node's stack port (switch: port 0; CA: port 1), 0 if none yet. */
 uint16_t fabric_dgram_lid(const struct fabric *f, size_t node);

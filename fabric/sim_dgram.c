@@ -1,16 +1,17 @@
 /*
  * sim_dgram.c - pzfabric's datagram socket "<name>:dgram" (abstract unix
  * SOCK_SEQPACKET, wire format in board/board_sim_dgram.h): a connection
- * attaches as the port-0 stack of one node, then posts datagrams, which the
- * fabric carries at once (fabric_dgram_send), and receives every datagram
- * delivered to that node's port as one RECV message.
+ * attaches as one QP of a node's port-0 stack (several connections, up to
+ * FABRIC_DGRAM_QPS_MAX, may attach to one node, each its own QP), then
+ * posts datagrams, which the fabric carries at once (fabric_dgram_send_qp),
+ * and receives every datagram delivered to its QP as one RECV message.
  *
  * The first message must be ATTACH; it is answered (ATTACHED), and a
  * refused attach closes the connection.  After it, messages are never
  * answered: a malformed one, or a send the fabric refuses, is counted and
  * logged, and the connection stays.  A client that does not read loses what
  * does not fit its socket (a UD receive queue overflows the same way).
- * Closing the connection detaches the stack.
+ * Closing the connection detaches its QP.
  */
 #define _GNU_SOURCE /* accept4 */
 #include <errno.h>
@@ -25,18 +26,19 @@
 #include "pzf_log.h"
 #include "sim_server_internal.h"
 
-#define SIM_DGRAM_CONNS_MAX 1024 /* stacks at once */
+#define SIM_DGRAM_CONNS_MAX 1024 /* connections (QPs) at once */
 
-/* One connection on the datagram socket. */
+/* One connection on the datagram socket: one QP of a node's port-0 stack. */
 struct sim_dgram_conn {
-    bool used;
+    struct sim_server *s;
     int fd;
-    long node; /* attached node, or -1 before ATTACH */
+    long node;    /* attached node, or -1 before ATTACH */
+    uint32_t qpn; /* its QP once attached */
 };
 
 struct sim_dgram {
     int listen_fd;
-    struct sim_dgram_conn *conns;
+    struct sim_dgram_conn **conns; /* [num_conns], NULL: a free slot */
     size_t num_conns;
     unsigned long bad;                    /* malformed or refused messages */
     unsigned long overrun;                /* datagrams a client's socket had no room for */
@@ -76,20 +78,21 @@ int sim_dgram_open(struct sim_server *s)
     return 0;
 }
 
-/* Close connection i; its node's stack is detached. */
+/* Close connection i; its QP is detached. */
 static void sim_dgram_conn_close(struct sim_server *s, size_t i)
 {
-    struct sim_dgram_conn *c = &s->dgram->conns[i];
+    struct sim_dgram_conn *c = s->dgram->conns[i];
 
-    if (!c->used)
+    if (!c)
         return;
     if (c->node >= 0) {
-        pzf_log(s->verbose, PZF_LOG_INFO, "datagram stack of %s detached",
-                fabric_node_name(s->f, (size_t)c->node));
-        fabric_dgram_detach(s->f, (size_t)c->node);
+        pzf_log(s->verbose, PZF_LOG_INFO, "datagram stack of %s detached (QP 0x%06x)",
+                fabric_node_name(s->f, (size_t)c->node), c->qpn);
+        fabric_dgram_detach_qp(s->f, (size_t)c->node, c->qpn);
     }
     close(c->fd);
-    memset(c, 0, sizeof(*c));
+    free(c);
+    s->dgram->conns[i] = NULL;
 }
 
 void sim_dgram_close(struct sim_server *s)
@@ -118,9 +121,9 @@ size_t sim_dgram_pfds(struct sim_server *s, size_t n)
     s->pfds[n].events = POLLIN;
     s->pfd_conn[n++] = SIM_PFD_DGRAM_LISTEN;
     for (size_t i = 0; i < s->dgram->num_conns; i++) {
-        if (!s->dgram->conns[i].used)
+        if (!s->dgram->conns[i])
             continue;
-        s->pfds[n].fd = s->dgram->conns[i].fd;
+        s->pfds[n].fd = s->dgram->conns[i]->fd;
         s->pfds[n].events = POLLIN;
         s->pfd_conn[n++] = SIM_PFD_DGRAM | (uint32_t)i;
     }
@@ -132,51 +135,50 @@ static void sim_dgram_accept(struct sim_server *s)
 {
     struct sim_dgram *g = s->dgram;
     int fd = accept4(g->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    struct sim_dgram_conn *c;
     size_t i;
 
     if (fd < 0)
         return;
-    for (i = 0; i < g->num_conns && g->conns[i].used; i++)
+    c = calloc(1, sizeof(*c));
+    if (!c) {
+        close(fd);
+        return;
+    }
+    *c = (struct sim_dgram_conn){.s = s, .fd = fd, .node = -1};
+    for (i = 0; i < g->num_conns && g->conns[i]; i++)
         ;
     if (i == g->num_conns) {
-        struct sim_dgram_conn *grown;
+        struct sim_dgram_conn **grown;
 
-        if (g->num_conns >= SIM_DGRAM_CONNS_MAX) {
-            close(fd);
-            return;
-        }
-        grown = realloc(g->conns, (g->num_conns + 1) * sizeof(*grown));
+        grown = g->num_conns >= SIM_DGRAM_CONNS_MAX
+                    ? NULL
+                    : realloc(g->conns, (g->num_conns + 1) * sizeof(*grown));
         if (!grown) {
             close(fd);
+            free(c);
             return;
         }
         g->conns = grown;
         g->num_conns++;
     }
-    g->conns[i] = (struct sim_dgram_conn){.used = true, .fd = fd, .node = -1};
+    g->conns[i] = c;
 }
 
-/* The fabric delivers a datagram to node's attached stack: one RECV message. */
+/* The fabric delivers a datagram to the QP of connection arg: one RECV message. */
 static void sim_dgram_rx(void *arg, size_t node, const struct board_dgram_addr *a,
                          const uint8_t *payload, size_t len)
 {
-    struct sim_server *s = arg;
+    struct sim_dgram_conn *c = arg;
+    struct sim_server *s = c->s;
     struct sim_dgram *g = s->dgram;
-    size_t n;
+    size_t n =
+        board_sim_dgram_encode(g->out, sizeof(g->out), BOARD_SIM_DGRAM_RECV, 0, a, payload, len);
 
-    for (size_t i = 0; i < g->num_conns; i++) {
-        struct sim_dgram_conn *c = &g->conns[i];
-
-        if (!c->used || c->node != (long)node)
-            continue;
-        n = board_sim_dgram_encode(g->out, sizeof(g->out), BOARD_SIM_DGRAM_RECV, 0, a, payload,
-                                   len);
-        if (n && send(c->fd, g->out, n, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)n) {
-            g->overrun++;
-            pzf_log(s->verbose, PZF_LOG_DEBUG, "datagram for %s lost: %s",
-                    fabric_node_name(s->f, node), strerror(errno));
-        }
-        return;
+    if (n && send(c->fd, g->out, n, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)n) {
+        g->overrun++;
+        pzf_log(s->verbose, PZF_LOG_DEBUG, "datagram for %s lost: %s", fabric_node_name(s->f, node),
+                strerror(errno));
     }
 }
 
@@ -210,7 +212,7 @@ static int sim_dgram_attach(struct sim_server *s, struct sim_dgram_conn *c,
     name[m->len] = '\0';
     node = fabric_find_node(s->f, name);
     rc = node < 0 ? -ENOENT
-                  : fabric_dgram_attach(s->f, (size_t)node, m->a.qkey, sim_dgram_rx, s, &qpn);
+                  : fabric_dgram_attach(s->f, (size_t)node, m->a.qkey, sim_dgram_rx, c, &qpn);
     if (rc) {
         pzf_log(s->verbose, PZF_LOG_ERROR, "datagram attach to \"%s\" refused: %s", name,
                 strerror(-rc));
@@ -218,6 +220,7 @@ static int sim_dgram_attach(struct sim_server *s, struct sim_dgram_conn *c,
         return -1;
     }
     c->node = node;
+    c->qpn = qpn;
     sim_dgram_attached(s, c, 0, qpn, fabric_dgram_lid(s->f, (size_t)node));
     pzf_log(s->verbose, PZF_LOG_INFO, "datagram stack attached to %s (QP 0x%06x, Q_Key 0x%08x)",
             name, qpn, m->a.qkey);
@@ -236,7 +239,7 @@ static void sim_dgram_bad(struct sim_server *s, const struct sim_dgram_conn *c, 
 static int sim_dgram_serve_one(struct sim_server *s, size_t i)
 {
     struct sim_dgram *g = s->dgram;
-    struct sim_dgram_conn *c = &g->conns[i];
+    struct sim_dgram_conn *c = g->conns[i];
     struct board_sim_dgram_msg m;
     ssize_t n = recv(c->fd, g->buf, sizeof(g->buf), MSG_DONTWAIT);
     int rc;
@@ -260,12 +263,12 @@ static int sim_dgram_serve_one(struct sim_server *s, size_t i)
         return sim_dgram_attach(s, c, &m) ? -1 : 1;
     switch (m.op) {
     case BOARD_SIM_DGRAM_SEND:
-        rc = fabric_dgram_send(s->f, (size_t)c->node, &m.a, m.payload, m.len);
+        rc = fabric_dgram_send_qp(s->f, (size_t)c->node, c->qpn, &m.a, m.payload, m.len);
         if (rc)
             sim_dgram_bad(s, c, strerror(-rc));
         break;
     case BOARD_SIM_DGRAM_QKEY:
-        fabric_dgram_set_qkey(s->f, (size_t)c->node, m.a.qkey);
+        fabric_dgram_set_qkey_qp(s->f, (size_t)c->node, c->qpn, m.a.qkey);
         break;
     default:
         fabric_dgram_note_malformed(s->f);
@@ -287,7 +290,7 @@ void sim_dgram_handle(struct sim_server *s, uint32_t tag, short revents)
         return;
     }
     i = tag & ~SIM_PFD_DGRAM_MASK;
-    if (i >= s->dgram->num_conns || !s->dgram->conns[i].used)
+    if (i >= s->dgram->num_conns || !s->dgram->conns[i])
         return;
     if ((revents & (POLLERR | POLLHUP)) && !(revents & POLLIN)) {
         sim_dgram_conn_close(s, i);

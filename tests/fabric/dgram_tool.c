@@ -12,7 +12,8 @@
  *       a GRH (HopLimit 1, DGID fe80::1234).
  *   dgram_tool ... abuse
  *       malformed messages on the datagram socket: before and after an
- *       attach, an unknown node, a second stack on NODE; prints what the
+ *       attach, an unknown node, more stacks on NODE (up to its QP limit
+ *       each its own QP, then refused); prints what the
  *       fabric answered; exit 0 if every answer was the expected one.
  */
 #include <errno.h>
@@ -206,6 +207,55 @@ static int expect(const char *what, int ok)
     return ok ? 0 : 1;
 }
 
+/* The QP number of an accepted ATTACHED answer, or 0. */
+static uint32_t attached_qpn(const uint8_t *buf, long n)
+{
+    struct board_sim_dgram_msg m;
+
+    if (n <= 0 || board_sim_dgram_decode(buf, (size_t)n, &m) || m.op != BOARD_SIM_DGRAM_ATTACHED ||
+        m.status)
+        return 0;
+    return m.a.src_qp;
+}
+
+/*
+ * More stacks on the node that holds one (QP first): each further one up to
+ * BOARD_QP_MAX in all is its own QP, the next one is refused.  Returns the
+ * number of unexpected answers.
+ */
+static int abuse_more_qps(const struct opts *o, uint32_t first)
+{
+    struct board_dgram_addr a = {.qkey = o->qkey};
+    uint8_t buf[BOARD_SIM_DGRAM_HDR + BOARD_SIM_DGRAM_NAME_MAX];
+    uint32_t qpns[BOARD_QP_MAX] = {first};
+    int fds[BOARD_QP_MAX + 1], fails = 0, distinct = first != 0;
+    size_t len = board_sim_dgram_encode(buf, sizeof(buf), BOARD_SIM_DGRAM_ATTACH, 0, &a, o->node,
+                                        strlen(o->node));
+    long n;
+
+    for (int i = 1; i <= BOARD_QP_MAX; i++) {
+        fds[i] = raw_connect(o->sockname);
+        send(fds[i], buf, len, 0);
+        n = raw_wait(fds[i], buf, sizeof(buf));
+        if (i < BOARD_QP_MAX) {
+            qpns[i] = attached_qpn(buf, n);
+            distinct += qpns[i] != 0;
+            for (int k = 0; k < i; k++)
+                distinct -= qpns[i] && qpns[k] == qpns[i];
+        } else {
+            fails +=
+                expect("a stack beyond the node's QPs refused", attached_status(buf, n) == -EBUSY);
+        }
+        len = board_sim_dgram_encode(buf, sizeof(buf), BOARD_SIM_DGRAM_ATTACH, 0, &a, o->node,
+                                     strlen(o->node));
+    }
+    fails +=
+        expect("further stacks on the node attached, each its own QP", distinct == BOARD_QP_MAX);
+    for (int i = 1; i <= BOARD_QP_MAX; i++)
+        close(fds[i]);
+    return fails;
+}
+
 /* abuse: malformed and refused messages. */
 static int cmd_abuse(const struct opts *o)
 {
@@ -247,16 +297,7 @@ static int cmd_abuse(const struct opts *o)
     send(fd, buf, len, 0);
     n = raw_wait(fd, buf, sizeof(buf));
     fails += expect("attach accepted", attached_status(buf, n) == 0);
-    {
-        int second = raw_connect(o->sockname);
-
-        len = board_sim_dgram_encode(buf, sizeof(buf), BOARD_SIM_DGRAM_ATTACH, 0, &a, o->node,
-                                     strlen(o->node));
-        send(second, buf, len, 0);
-        n = raw_wait(second, buf, sizeof(buf));
-        fails += expect("second stack on the node refused", attached_status(buf, n) == -EBUSY);
-        close(second);
-    }
+    fails += abuse_more_qps(o, attached_qpn(buf, n));
     memset(buf, 0x5A, sizeof(buf));
     send(fd, buf, 3, 0);
     send(fd, buf, BOARD_SIM_DGRAM_MAX + 10, 0);

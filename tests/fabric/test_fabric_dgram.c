@@ -7,7 +7,8 @@
  *   S2 [1] H3, [2] H4, [3] S1[3]              H1 11, H2 12, H3 13, H4 14
  *
  * Stacks are attached at S1 and S2 (fabric_dgram_attach, as sim_dgram.c
- * does) and, in-process, on H4's board_mem (board_dgram_* ops).  Checks the
+ * does; a second QP with another Q_Key at S2) and, in-process, on H4's
+ * board_mem (board_dgram_* ops, and two QPs with board_qp_*).  Checks the
  * delivered fields, Q_Key and P_Key handling, unroutable and looping
  * datagrams, cables, the drop rate, multicast through the MFTs with a GRH,
  * NeighborMTU, the exact counters (per SL and per VL too), the capture, the
@@ -339,8 +340,15 @@ static void test_bad_sends(void **state)
     assert_int_equal(dstats(b).refused, 6);
     assert_int_equal(dstats(b).sent, 0);
     assert_int_equal(FBED_COUNTER(b->f, "S1", 3, xmit_pkts), 0);
-    /* One stack per node; detaching frees it, and the new stack has a new QP. */
+    /*
+     * Up to FABRIC_DGRAM_QPS_MAX stacks (QPs) per node, each its own QP;
+     * detaching frees them, and the new stack has a new QP.
+     */
     uint32_t qpn;
+    for (unsigned i = 1; i < FABRIC_DGRAM_QPS_MAX; i++) {
+        assert_int_equal(fabric_dgram_attach(b->f, fbed_node(b->f, "S1"), 1, record, b, &qpn), 0);
+        assert_int_not_equal(qpn, b->qpn_s1);
+    }
     assert_int_equal(fabric_dgram_attach(b->f, fbed_node(b->f, "S1"), 1, record, b, &qpn), -EBUSY);
     fabric_dgram_detach(b->f, fbed_node(b->f, "S1"));
     assert_int_equal(fabric_dgram_attach(b->f, fbed_node(b->f, "S1"), 1, record, b, &qpn), 0);
@@ -487,6 +495,191 @@ static void test_board_mem_queues(void **state)
     a.dst_qp = 0;
     assert_int_equal(board_dgram_send(board_mem_board(bm), &a, "ab", 2), -EINVAL);
     board_mem_destroy(bm); /* frees what is still queued */
+}
+
+#define QKEY_ECHO 0x505A0001u
+
+/*
+ * Two QPs with different Q_Keys on one board_mem (no fabric): each receives
+ * only what is delivered to it and sends with its own QP number and Q_Key;
+ * handle 0 is the dgram_* QP; at most BOARD_QP_MAX at once.
+ */
+static void test_board_mem_qps(void **state)
+{
+    struct board_identity id;
+    struct board_mem *bm;
+    const struct board *bd;
+    struct board_dgram_addr a = {.dlid = 5, .dst_qp = 9, .qkey = BOARD_DGRAM_QKEY_CONTROLLED}, got;
+    uint32_t qpn_ip = 0, qpn_echo = 0, qkey = 0;
+    uint8_t buf[8];
+    int ip, echo;
+
+    (void)state;
+    board_mem_default_switch_identity(&id, 0x78, 4);
+    bm = board_mem_create(&id);
+    assert_non_null(bm);
+    bd = board_mem_board(bm);
+    assert_true(board_has_qps(bd));
+    ip = board_qp_open(bd, QKEY, &qpn_ip);
+    echo = board_qp_open(bd, QKEY_ECHO, &qpn_echo);
+    assert_int_equal(ip, 0);
+    assert_int_equal(echo, 1);
+    assert_int_equal(qpn_ip, BOARD_MEM_DGRAM_QPN);
+    assert_int_equal(qpn_echo, BOARD_MEM_DGRAM_QPN + 1);
+    assert_true(board_mem_qp_info(bm, echo, NULL, &qkey));
+    assert_int_equal(qkey, QKEY_ECHO);
+    /* Receiving: each QP its own queue. */
+    assert_int_equal(board_mem_qp_deliver(bm, echo, &a, "echo", 4), 0);
+    assert_int_equal(board_qp_recv(bd, ip, &got, buf, sizeof(buf)), -EAGAIN);
+    assert_int_equal(board_qp_recv(bd, echo, &got, buf, sizeof(buf)), 4);
+    assert_memory_equal(buf, "echo", 4);
+    assert_int_equal(board_mem_qp_deliver(bm, ip, &a, "ip", 2), 0);
+    assert_int_equal(board_qp_recv(bd, echo, &got, buf, sizeof(buf)), -EAGAIN);
+    assert_int_equal(board_dgram_recv(bd, &got, buf, sizeof(buf)), 2); /* dgram_* is handle 0 */
+    assert_memory_equal(buf, "ip", 2);
+    /* Sending: each QP its own number and (controlled) Q_Key. */
+    assert_int_equal(board_qp_send(bd, echo, &a, "e", 1), 0);
+    assert_int_equal(board_qp_send(bd, ip, &a, "i", 1), 0);
+    assert_int_equal(board_mem_dgram_pop_sent(bm, &got, buf, sizeof(buf)), 1);
+    assert_int_equal(got.src_qp, qpn_echo);
+    assert_int_equal(got.qkey, QKEY_ECHO);
+    assert_int_equal(board_mem_dgram_pop_sent(bm, &got, buf, sizeof(buf)), 1);
+    assert_int_equal(got.src_qp, qpn_ip);
+    assert_int_equal(got.qkey, QKEY);
+    /* A new Q_Key (an IPoIB join); dgram_open changes handle 0's. */
+    assert_int_equal(board_qp_set_qkey(bd, echo, 0x1234), 0);
+    assert_int_equal(board_dgram_open(bd, 0x0B1C, NULL), 0);
+    assert_int_equal(board_qp_send(bd, echo, &a, "e", 1), 0);
+    assert_int_equal(board_mem_dgram_pop_sent(bm, &got, buf, sizeof(buf)), 1);
+    assert_int_equal(got.qkey, 0x1234);
+    assert_true(board_mem_dgram_is_open(bm, NULL, &qkey));
+    assert_int_equal(qkey, 0x0B1C);
+    /* Limits and closed handles. */
+    for (int i = 2; i < BOARD_QP_MAX; i++)
+        assert_int_equal(board_qp_open(bd, 1, NULL), i);
+    assert_int_equal(board_qp_open(bd, 1, NULL), -ENOSPC);
+    assert_int_equal(board_mem_qp_deliver(bm, echo, &a, "x", 1), 0);
+    board_qp_close(bd, echo);         /* drops what waits */
+    board_qp_close(bd, BOARD_QP_MAX); /* ignored */
+    assert_int_equal(board_qp_recv(bd, echo, &got, buf, sizeof(buf)), -EBADF);
+    assert_int_equal(board_qp_send(bd, echo, &a, "e", 1), -EBADF);
+    assert_int_equal(board_qp_set_qkey(bd, echo, 1), -EBADF);
+    assert_int_equal(board_qp_send(bd, -1, &a, "e", 1), -EBADF);
+    assert_int_equal(board_qp_fd(bd, ip), -1);
+    assert_int_equal(board_mem_qp_deliver(bm, echo, &a, "x", 1), -ENOTCONN);
+    assert_int_equal(board_qp_open(bd, 7, &qpn_echo), echo); /* the free handle again */
+    assert_int_equal(board_qp_recv(bd, echo, &got, buf, sizeof(buf)), -EAGAIN);
+    board_mem_destroy(bm);
+}
+
+/* Two QPs on H4's board_mem through the fabric: each gets its own datagrams. */
+static void test_board_mem_qps_fabric(void **state)
+{
+    struct bed *b = *state;
+    const struct board *h4 = fbed_board(b->f, "H4");
+    struct board_dgram_addr a, got;
+    uint32_t qpn_ip = 0, qpn_echo = 0;
+    uint8_t buf[64];
+    int ip = board_qp_open(h4, QKEY, &qpn_ip);
+    int echo = board_qp_open(h4, QKEY_ECHO, &qpn_echo);
+
+    assert_true(ip >= 0 && echo >= 0 && qpn_ip != qpn_echo);
+    a = to(14, qpn_echo, 0);
+    a.qkey = QKEY_ECHO;
+    assert_int_equal(send_from(b, "S1", &a, 12), 0);
+    assert_int_equal(board_qp_recv(h4, ip, &got, buf, sizeof(buf)), -EAGAIN);
+    assert_int_equal(board_qp_recv(h4, echo, &got, buf, sizeof(buf)), 12);
+    assert_int_equal(got.dst_qp, qpn_echo);
+    assert_int_equal(got.src_qp, b->qpn_s1);
+    a = to(14, qpn_ip, 0);
+    assert_int_equal(send_from(b, "S1", &a, 11), 0);
+    assert_int_equal(board_qp_recv(h4, echo, &got, buf, sizeof(buf)), -EAGAIN);
+    assert_int_equal(board_qp_recv(h4, ip, &got, buf, sizeof(buf)), 11);
+    assert_int_equal(got.dst_qp, qpn_ip);
+    a.dst_qp = qpn_echo; /* the IPoIB Q_Key at the echo QP: a Q_Key violation */
+    assert_int_equal(send_from(b, "S1", &a, 10), 0);
+    assert_int_equal(dstats(b).qkey_dropped, 1);
+    assert_int_equal(board_qp_recv(h4, echo, &got, buf, sizeof(buf)), -EAGAIN);
+    assert_int_equal(board_qp_recv(h4, ip, &got, buf, sizeof(buf)), -EAGAIN);
+    /* Each sends as itself. */
+    a = to(1, b->qpn_s1, 0);
+    assert_int_equal(board_qp_send(h4, echo, &a, "pong", 4), 0);
+    assert_int_equal(b->count, 1);
+    assert_int_equal(b->got[0].a.src_qp, qpn_echo);
+    assert_int_equal(b->got[0].a.slid, 14);
+    assert_int_equal(dstats(b).delivered, 3);
+}
+
+/*
+ * Two attached QPs with different Q_Keys on S2 (as two "<sockname>:dgram"
+ * connections): unicast by QP number, multicast by Q_Key, each sends as
+ * itself, detaching one leaves the other.
+ */
+static void test_two_attached_qps(void **state)
+{
+    struct bed *b = *state;
+    struct bed echo = {.f = b->f};
+    size_t s2 = fbed_node(b->f, "S2");
+    struct board_dgram_addr a;
+    uint16_t masks[BOARD_MFT_BLOCK] = {0};
+    uint32_t qpn_echo = 0;
+
+    assert_int_equal(fabric_dgram_attach(b->f, s2, QKEY_ECHO, record, &echo, &qpn_echo), 0);
+    assert_int_not_equal(qpn_echo, b->qpn_s2);
+    a = to(2, qpn_echo, 0);
+    a.qkey = QKEY_ECHO;
+    assert_int_equal(send_from(b, "S1", &a, 20), 0);
+    assert_int_equal(echo.count, 1);
+    assert_int_equal(b->count, 0);
+    assert_int_equal(echo.got[0].a.dst_qp, qpn_echo);
+    assert_int_equal(echo.got[0].len, 20);
+    a = to(2, b->qpn_s2, 0);
+    assert_int_equal(send_from(b, "S1", &a, 21), 0);
+    assert_int_equal(b->count, 1);
+    assert_int_equal(echo.count, 1);
+    assert_int_equal(b->got[0].a.dst_qp, b->qpn_s2);
+    a = to(2, qpn_echo, 0); /* QKEY at the echo QP */
+    assert_int_equal(send_from(b, "S1", &a, 22), 0);
+    assert_int_equal(dstats(b).qkey_dropped, 1);
+    assert_int_equal(b->count + echo.count, 2);
+    /* Multicast: every QP of the port whose Q_Key is the datagram's. */
+    masks[MLID - 0xC000] = 1u << 3;
+    assert_int_equal(board_mft_set(fbed_board(b->f, "S1"), 0, 0, masks), 0);
+    masks[MLID - 0xC000] = 1u << 0;
+    assert_int_equal(board_mft_set(fbed_board(b->f, "S2"), 0, 0, masks), 0);
+    a = to(MLID, BOARD_DGRAM_MCAST_QPN, 0);
+    a.qkey = QKEY_ECHO;
+    assert_int_equal(send_from(b, "S1", &a, 30), 0);
+    assert_int_equal(echo.count, 2);
+    assert_int_equal(b->count, 1);
+    a.qkey = QKEY;
+    assert_int_equal(send_from(b, "S1", &a, 31), 0);
+    assert_int_equal(echo.count, 2);
+    assert_int_equal(b->count, 2);
+    assert_int_equal(b->got[1].len, 31);
+    a.qkey = 0x77; /* neither */
+    assert_int_equal(send_from(b, "S1", &a, 32), 0);
+    assert_int_equal(dstats(b).qkey_dropped, 2);
+    assert_int_equal(b->count + echo.count, 4);
+    /* Each sends as itself (fabric_dgram_send_qp); an unknown QP sends nothing. */
+    a = to(1, b->qpn_s1, 0);
+    assert_int_equal(fabric_dgram_send_qp(b->f, s2, qpn_echo, &a, "x", 1), 0);
+    assert_int_equal(b->count, 3);
+    assert_int_equal(b->got[2].a.src_qp, qpn_echo);
+    assert_int_equal(fabric_dgram_send_qp(b->f, s2, 0x123456, &a, "x", 1), -ENOTCONN);
+    /* A new Q_Key for one QP; detaching it leaves the other. */
+    assert_int_equal(fabric_dgram_set_qkey_qp(b->f, s2, qpn_echo, 0x99), 0);
+    assert_int_equal(fabric_dgram_set_qkey_qp(b->f, s2, 0x123456, 0x99), -ENOENT);
+    a = to(2, qpn_echo, 0);
+    a.qkey = 0x99;
+    assert_int_equal(send_from(b, "S1", &a, 5), 0);
+    assert_int_equal(echo.count, 3);
+    fabric_dgram_detach_qp(b->f, s2, qpn_echo);
+    assert_int_equal(send_from(b, "S1", &a, 5), 0);
+    assert_int_equal(echo.count, 3);
+    a = to(2, b->qpn_s2, 0);
+    assert_int_equal(send_from(b, "S1", &a, 6), 0);
+    assert_int_equal(b->count, 4);
 }
 
 /* Every link traversal is captured: LRH (LNH global), GRH, BTH 0x64, DETH, payload. */
@@ -707,6 +900,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_mtu, setup, teardown),
         cmocka_unit_test_setup_teardown(test_board_mem_stack, setup, teardown),
         cmocka_unit_test(test_board_mem_queues),
+        cmocka_unit_test(test_board_mem_qps),
+        cmocka_unit_test_setup_teardown(test_board_mem_qps_fabric, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_two_attached_qps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_capture, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mad_vl_counters, setup, teardown),
         cmocka_unit_test(test_wire_format),

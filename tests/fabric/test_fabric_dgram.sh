@@ -11,7 +11,9 @@
 # moves by exactly N packets and N x the packet's words; tshark decodes the
 # capture with N UD SEND_ONLY packets per link of the route and their DETH
 # fields; malformed messages on the dgram socket are refused or ignored and
-# pzfabric still answers smpquery afterwards.
+# pzfabric still answers smpquery afterwards; a node takes several stacks
+# (QPs) up to its limit, and two QPs on Leaf1 with IPoIB's and the echo
+# service's Q_Keys each receive only their own datagrams.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -102,6 +104,37 @@ check "the bad messages were logged" grep -q 'datagram socket (Spine1)' "$WORK/f
 check "Spine1 is free again after the abuse connection closed" \
     wait_until 5 dg --node Spine1 send "$LEAF3" "$RQPN" 1
 check "a datagram with a GRH is posted" dg --node Leaf1 send "$LEAF3" "$RQPN" 1 "$SIZE" 2 0xffff $QKEY grh
+
+# Two QPs on one node (two connections to Leaf1), IPoIB's Q_Key and the echo
+# service's: each receives only the datagrams for its QP with its Q_Key.
+QKEY_ECHO=0x505a0001
+QDROP0=$(status_value dgram-qkey-dropped)
+dg --node Leaf1 --qkey $QKEY recv 2 20000 > "$WORK/qp_ip.out" 2>&1 &
+QP_IP_PID=$!
+dg --node Leaf1 --qkey $QKEY_ECHO recv 2 20000 > "$WORK/qp_echo.out" 2>&1 &
+QP_ECHO_PID=$!
+check "first QP on Leaf1 attached" fl_wait_file "$WORK/qp_ip.out" 10 '^qpn ' "$QP_IP_PID"
+check "second QP on Leaf1 attached" fl_wait_file "$WORK/qp_echo.out" 10 '^qpn ' "$QP_ECHO_PID"
+read -r _ IPQPN _ < <(head -1 "$WORK/qp_ip.out")
+read -r _ ECHOQPN _ < <(head -1 "$WORK/qp_echo.out")
+check "... with QP numbers of their own ($IPQPN, $ECHOQPN)" test "$IPQPN" != "$ECHOQPN"
+# Crossed Q_Keys first: dropped (a receiver that printed them would fail below).
+check "crossed Q_Keys posted" dg --node Leaf3 send "$LEAF1" "$IPQPN" 1 64 0 0xffff $QKEY_ECHO
+check "... both ways" dg --node Leaf3 send "$LEAF1" "$ECHOQPN" 1 64 0 0xffff $QKEY
+check "2 to the first QP" dg --node Leaf3 send "$LEAF1" "$IPQPN" 2 64 0 0xffff $QKEY
+check "2 to the second QP" dg --node Leaf3 send "$LEAF1" "$ECHOQPN" 2 64 0 0xffff $QKEY_ECHO
+rc=0
+wait "$QP_IP_PID" || rc=$?
+check_eq "first QP received 2" 0 "$rc"
+rc=0
+wait "$QP_ECHO_PID" || rc=$?
+check_eq "second QP received 2" 0 "$rc"
+check_eq "... each its own: QP and Q_Key (first)" 2 \
+    "$(grep -c "^seq [01] .* dst_qp $IPQPN qkey $(printf 0x%08x $QKEY) .* payload ok" "$WORK/qp_ip.out")"
+check_eq "... each its own: QP and Q_Key (second)" 2 \
+    "$(grep -c "^seq [01] .* dst_qp $ECHOQPN qkey $(printf 0x%08x $QKEY_ECHO) .* payload ok" "$WORK/qp_echo.out")"
+check_eq "status: the 2 crossed ones dropped for their Q_Key" $((QDROP0 + 2)) \
+    "$(status_value dgram-qkey-dropped)"
 check_eq "captured as many packets as link hops" "$(status_value hops)" "$(status_value captured)"
 fl_stop_fabric
 check_eq "pzfabric exits 0" 0 "$FABRIC_RC"
