@@ -113,8 +113,8 @@ dg --node Leaf1 --qkey $QKEY recv 2 20000 > "$WORK/qp_ip.out" 2>&1 &
 QP_IP_PID=$!
 dg --node Leaf1 --qkey $QKEY_ECHO recv 2 20000 > "$WORK/qp_echo.out" 2>&1 &
 QP_ECHO_PID=$!
-check "first QP on Leaf1 attached" fl_wait_file "$WORK/qp_ip.out" 10 '^qpn ' "$QP_IP_PID"
-check "second QP on Leaf1 attached" fl_wait_file "$WORK/qp_echo.out" 10 '^qpn ' "$QP_ECHO_PID"
+check "first QP on Leaf1 attached" wait_file "$WORK/qp_ip.out" 10 '^qpn ' "$QP_IP_PID"
+check "second QP on Leaf1 attached" wait_file "$WORK/qp_echo.out" 10 '^qpn ' "$QP_ECHO_PID"
 read -r _ IPQPN _ < <(head -1 "$WORK/qp_ip.out")
 read -r _ ECHOQPN _ < <(head -1 "$WORK/qp_echo.out")
 check "... with QP numbers of their own ($IPQPN, $ECHOQPN)" test "$IPQPN" != "$ECHOQPN"

@@ -107,6 +107,10 @@ check_eq "16 MiB over TCP arrive intact" "$(sha256sum < "$WORK/blob")" \
 cp "$WORK/cap.pcap" "$WORK/user0.pcap"
 printf '\223' | dd of="$WORK/user0.pcap" bs=1 seek=20 conv=notrunc status=none
 UAT='uat:user_dlts:"User 0 (DLT=147)","infiniband","0","","0",""'
+# The capture holds every packet once per link it crosses, so TCP analysis
+# would take the copies (and a retransmission cut at other boundaries) for
+# overlapping data: judge each frame alone.
+NOTCP=(-o tcp.desegment_tcp_streams:FALSE -o tcp.analyze_sequence_numbers:FALSE)
 tshark -r "$WORK/user0.pcap" -o "$UAT" -Y arp -V 2> /dev/null > "$WORK/arp.txt"
 check "tshark: IPoIB ARP, hardware type InfiniBand (32)" grep -q "Hardware type: InfiniBand (32)" "$WORK/arp.txt"
 check "tshark: IPoIB ARP, hardware size 20" grep -q "Hardware size: 20" "$WORK/arp.txt"
@@ -119,9 +123,9 @@ check "tshark: ICMP echo replies decoded ($replies)" test "$replies" -ge 40
 # IPoIB frames (ARP, IPv4) are this test's; MADs are test_fabric_pcap's.
 frames=$(tshark -r "$WORK/user0.pcap" -o "$UAT" 2> /dev/null | wc -l)
 check_eq "tshark: no IPoIB frame malformed (of $frames frames)" 0 \
-    "$(tshark -r "$WORK/user0.pcap" -o "$UAT" \
+    "$(tshark -r "$WORK/user0.pcap" -o "$UAT" "${NOTCP[@]}" \
         -Y "_ws.malformed && (arp || ip) && frame.number < $frames" 2> /dev/null | wc -l)"
-other=$(tshark -r "$WORK/user0.pcap" -o "$UAT" -Y "_ws.malformed && frame.number < $frames" \
+other=$(tshark -r "$WORK/user0.pcap" -o "$UAT" "${NOTCP[@]}" -Y "_ws.malformed && frame.number < $frames" \
     2> /dev/null | head -n 3)
 [ -z "$other" ] || note "malformed non-IPoIB frames: $other"
 
