@@ -19,9 +19,6 @@
 #include "board_sim_dgram.h"
 #include "board_sim_proto.h"
 
-/* Posted receive records kept: more than the SMPs one wake of the agent takes. */
-#define BS_RX_RECORDS 64
-
 struct board_sim {
     struct board board;
     struct board_identity id;
@@ -52,17 +49,6 @@ struct board_sim {
     uint8_t *cfg_valid;            /* one flag per port */
     /* Port-0 datagrams (board_sim_set_dgram), or NULL. */
     struct board_sim_dgram *dgram;
-    /*
-     * Receive records the fabric posted ahead of their SMPs (its ATTACH
-     * answer had BOARD_SIM_ATTACH_RX_RECORDS): a ring, the oldest overwritten.
-     */
-    bool rx_posted;
-    struct bs_rx_record {
-        uint64_t tid;
-        bool valid;
-        struct board_mad_rx rx;
-    } rx[BS_RX_RECORDS];
-    unsigned rx_next;
     /* Port-0 QPs (board_qp_*): the socket name and node they connect to, the connections. */
     struct board_sim_qps qps;
 };
@@ -78,34 +64,6 @@ static void bs_port_changed(struct board_sim *bs, uint32_t port)
         bs->st_valid[port] = 0;
 }
 
-/* Keep a receive record the fabric posted (an unsolicited MAD_RX). */
-static void bs_keep_rx_record(struct board_sim *bs, const struct board_sim_msg *m)
-{
-    struct bs_rx_record *r = &bs->rx[bs->rx_next];
-
-    bs->rx_next = (bs->rx_next + 1) % BS_RX_RECORDS;
-    r->tid = (uint64_t)m->a << 32 | m->b;
-    board_sim_unpack_mad_rx(m->data, &r->rx);
-    r->valid = true;
-}
-
-/*
- * Take an unsolicited message: a port event or a posted receive record.
- * Returns true if m was one (not an answer).
- */
-static bool bs_unsolicited(struct board_sim *bs, const struct board_sim_msg *m)
-{
-    if (m->op == BOARD_SIM_PORT_EVENT) {
-        bs_port_changed(bs, m->a);
-        return true;
-    }
-    if (m->op == BOARD_SIM_MAD_RX && m->seq == 0) {
-        bs_keep_rx_record(bs, m);
-        return true;
-    }
-    return false;
-}
-
 /*
  * One round trip: send the request, wait for the response with the same
  * sequence number.  Returns the remote status (0 or negative errno), or a
@@ -119,9 +77,7 @@ static int bs_rpc(struct board_sim *bs, enum board_sim_op op, uint32_t a, uint32
     struct pollfd pfd = {.fd = bs->fd, .events = POLLIN};
     ssize_t n;
 
-    if (++bs->seq == 0) /* seq 0 marks the fabric's unsolicited messages */
-        ++bs->seq;
-    board_sim_msg_request(&req, bs->seq, op, a, b, c);
+    board_sim_msg_request(&req, ++bs->seq, op, a, b, c);
     if (in_len)
         memcpy(req.data, in, in_len < BOARD_SIM_DATA ? in_len : BOARD_SIM_DATA);
     if (send(bs->fd, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req))
@@ -132,8 +88,10 @@ static int bs_rpc(struct board_sim *bs, enum board_sim_op op, uint32_t a, uint32
         n = recv(bs->fd, buf, sizeof(buf), 0);
         if (n <= 0 || board_sim_msg_decode(buf, (size_t)n, &resp))
             goto fail;
-        if (bs_unsolicited(bs, &resp))
+        if (resp.op == BOARD_SIM_PORT_EVENT) {
+            bs_port_changed(bs, resp.a);
             continue;
+        }
         if (resp.seq == bs->seq && resp.op == op)
             break; /* older answers (after a timeout) are skipped */
     }
@@ -376,40 +334,11 @@ static int bs_port_counters(void *ctx, unsigned port, struct board_port_counters
     return rc;
 }
 
-/* The posted record of tid, taken out of the ring; true if there was one. */
-static bool bs_take_rx_record(struct board_sim *bs, uint64_t tid, struct board_mad_rx *rx)
-{
-    for (unsigned i = 0; i < BS_RX_RECORDS; i++) {
-        struct bs_rx_record *r = &bs->rx[i];
-
-        if (r->valid && r->tid == tid) {
-            *rx = r->rx;
-            r->valid = false;
-            return true;
-        }
-    }
-    return false;
-}
-
-/*
- * The receive record of an SMP: the one the fabric posted ahead of it
- * (waiting in the ring or on the socket), else asked for with MAD_RX.
- */
 static int bs_mad_rx(void *ctx, uint64_t tid, struct board_mad_rx *rx)
 {
-    struct board_sim *bs = ctx;
     uint8_t d[BOARD_SIM_DATA];
-    int rc;
-
-    if (bs->rx_posted) {
-        if (bs_take_rx_record(bs, tid, rx))
-            return 0;
-        board_sim_pump(bs); /* posted before the SMP: it waits on the socket */
-        if (bs_take_rx_record(bs, tid, rx))
-            return 0;
-    }
-    rc = bs_rpc(bs, BOARD_SIM_MAD_RX, (uint32_t)(tid >> 32), (uint32_t)tid, 0, NULL, 0, d,
-                2 + BOARD_MAD_TAIL);
+    int rc = bs_rpc(ctx, BOARD_SIM_MAD_RX, (uint32_t)(tid >> 32), (uint32_t)tid, 0, NULL, 0, d,
+                    2 + BOARD_MAD_TAIL);
 
     if (rc == 0)
         board_sim_unpack_mad_rx(d, rx);
@@ -489,7 +418,6 @@ struct board_sim *board_sim_attach_fd(int fd, const char *node, char *err, size_
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
-    bs->rx_posted = (bs->last_c & BOARD_SIM_ATTACH_RX_RECORDS) != 0;
     if (bs->last_c & BOARD_SIM_ATTACH_EVENTS) {
         bs->st = calloc((size_t)bs->id.num_ports + 1, sizeof(*bs->st));
         bs->st_valid = calloc((size_t)bs->id.num_ports + 1, 1);
@@ -593,8 +521,8 @@ int board_sim_pump(struct board_sim *bs)
             return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -ENOTCONN;
         if (n == 0)
             return -ENOTCONN;
-        if (board_sim_msg_decode(buf, (size_t)n, &m) == 0)
-            bs_unsolicited(bs, &m);
+        if (board_sim_msg_decode(buf, (size_t)n, &m) == 0 && m.op == BOARD_SIM_PORT_EVENT)
+            bs_port_changed(bs, m.a);
         /* anything else is an answer to a request that timed out: skipped */
     }
 }

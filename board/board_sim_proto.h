@@ -64,15 +64,6 @@ enum board_sim_op {
  * read them again only after an event for the port.
  */
 #define BOARD_SIM_ATTACH_EVENTS 0x1u
-/*
- * Posted receive records.  A fabric that sets BOARD_SIM_ATTACH_RX_RECORDS in
- * its ATTACH answer sends, before it hands an SMP request to the agent's
- * MAD port, an unsolicited MAD_RX (seq 0; a, b: the TID's high and low 32
- * bits; data: the record) on this connection: the agent finds the record
- * already waiting when the SMP arrives, and a MAD_RX request (the fallback)
- * costs no round trip per SMP.
- */
-#define BOARD_SIM_ATTACH_RX_RECORDS 0x2u
 #define BOARD_SIM_PORT_ALL 0xFFFFFFFFu
 
 /* One request or response as it travels (all integers big-endian). */

@@ -369,12 +369,6 @@ void fabric_poll_dirty(struct fabric *f)
     }
 }
 
-void fabric_set_rx_record(struct fabric *f, fabric_rx_record_fn fn, void *arg)
-{
-    f->rx_record = fn;
-    f->rx_record_arg = arg;
-}
-
 void fabric_set_port_event(struct fabric *f, fabric_port_event_fn fn, void *arg)
 {
     f->port_event = fn;

@@ -130,14 +130,6 @@ void fabric_tick(struct fabric *f);
 void fabric_set_port_event(struct fabric *f, fabric_port_event_fn fn, void *arg);
 
 /*
- * Called with the receive record of every SMP request the fabric is about
- * to hand to the agent of external switch node (before the SMP itself).
- */
-typedef void (*fabric_rx_record_fn)(void *arg, size_t node, uint64_t tid,
-                                    const struct board_mad_rx *rx);
-void fabric_set_rx_record(struct fabric *f, fabric_rx_record_fn fn, void *arg);
-
-/*
  * Let the SMAs of nodes whose ports changed since the last call (a board
  * write by an external agent, a cable pulled) react at once: PortStateChange
  * traps and the like.  Costs nothing when nothing changed.

@@ -270,18 +270,9 @@ void fabric_agent_free(struct fabric *f)
  * ingress port and the hop state (umad carries neither the port nor,
  * through umad2sim, the MAD's last 32 bytes: ReturnPath[32..63] of a DR SMP).
  */
-static void fabric_agent_note_rx(struct fabric *f, struct fabric_node *n, unsigned in_port,
-                                 const uint8_t *mad)
+static void fabric_agent_note_rx(struct fabric_node *n, unsigned in_port, const uint8_t *mad)
 {
     struct fabric_agent_rx *e;
-    struct board_mad_rx rx;
-
-    rx.port = (uint8_t)in_port;
-    rx.hop_ptr = (uint8_t)mad_get_field((void *)mad, 0, IB_DRSMP_HOPPTR_F);
-    memcpy(rx.tail, mad + BOARD_MAD_TAIL_OFFS, BOARD_MAD_TAIL);
-    if (f->rx_record) /* posted to the agent ahead of the SMP */
-        f->rx_record(f->rx_record_arg, n->index, mad_get_field64((void *)mad, 0, IB_MAD_TRID_F),
-                     &rx);
 
     if (!n->rx && !(n->rx = calloc(FABRIC_AGENT_RX, sizeof(*n->rx))))
         return; /* the agent falls back to what the MAD says */
@@ -291,7 +282,9 @@ static void fabric_agent_note_rx(struct fabric *f, struct fabric_node *n, unsign
     }
     e = &n->rx[(n->rx_head + n->rx_count++) % FABRIC_AGENT_RX];
     e->tid = mad_get_field64((void *)mad, 0, IB_MAD_TRID_F);
-    e->rx = rx;
+    e->rx.port = (uint8_t)in_port;
+    e->rx.hop_ptr = (uint8_t)mad_get_field((void *)mad, 0, IB_DRSMP_HOPPTR_F);
+    memcpy(e->rx.tail, mad + BOARD_MAD_TAIL_OFFS, BOARD_MAD_TAIL);
 }
 
 int fabric_agent_mad_rx(struct fabric *f, size_t node, uint64_t tid, struct board_mad_rx *rx)
@@ -380,7 +373,7 @@ void fabric_agent_smp(struct fabric *f, struct fabric_node *n, unsigned in_port,
         }
     }
     if (!mad_get_field(q.mad, 0, IB_MAD_RESPONSE_F))
-        fabric_agent_note_rx(f, n, in_port, q.mad);
+        fabric_agent_note_rx(n, in_port, q.mad);
     if (!fabric_agent_deliver(f, n, &q))
         fabric_drop(f, &q, "switch agent not running");
 }

@@ -194,8 +194,6 @@ struct fabric {
     unsigned monitor_interval_ms;     /* switches' congestion monitors; 0: off */
     struct fabric_dgram_state *dgram; /* port-0 datagrams (fabric_dgram.c) */
     fabric_port_event_fn port_event;  /* port changes of external switches */
-    fabric_rx_record_fn rx_record;    /* receive records for external switches' agents */
-    void *rx_record_arg;
     void *port_event_arg;
     uint32_t *timer_heap; /* nodes with timed work, earliest first (fabric_timers.c) */
     size_t timer_len;

@@ -54,26 +54,6 @@ static void sim_board_port_event(void *arg, size_t node, unsigned port)
     }
 }
 
-/*
- * fabric_rx_record_fn: post the receive record of an SMP to the agents of
- * node ahead of the SMP (one that does not fit the socket is asked for with
- * MAD_RX, the fallback).
- */
-static void sim_board_rx_record(void *arg, size_t node, uint64_t tid, const struct board_mad_rx *rx)
-{
-    struct sim_server *s = arg;
-    struct board_sim_msg m;
-
-    board_sim_msg_request(&m, 0, BOARD_SIM_MAD_RX, (uint32_t)(tid >> 32), (uint32_t)tid, 0);
-    board_sim_pack_mad_rx(m.data, rx);
-    for (size_t i = 0; i < s->num_agents; i++) {
-        struct sim_agent *a = &s->agents[i];
-
-        if (a->used && a->node == (long)node)
-            send(a->fd, &m, sizeof(m), MSG_NOSIGNAL | MSG_DONTWAIT);
-    }
-}
-
 int sim_board_open(struct sim_server *s)
 {
     struct sockaddr_un a = {.sun_family = AF_UNIX};
@@ -82,7 +62,6 @@ int sim_board_open(struct sim_server *s)
 
     s->board_fd = -1;
     fabric_set_port_event(s->f, sim_board_port_event, s);
-    fabric_set_rx_record(s->f, sim_board_rx_record, s);
     if (len < 0 || (size_t)len >= sizeof(a.sun_path) - 1) {
         errno = ENAMETOOLONG;
         return -1;
@@ -119,7 +98,6 @@ static void sim_agent_close(struct sim_server *s, size_t i)
 void sim_board_close(struct sim_server *s)
 {
     fabric_set_port_event(s->f, NULL, NULL);
-    fabric_set_rx_record(s->f, NULL, NULL);
     for (size_t i = 0; i < s->num_agents; i++)
         sim_agent_close(s, i);
     free(s->agents);
@@ -278,7 +256,7 @@ static int sim_board_serve_one(struct sim_server *s, size_t i)
     }
     board_sim_serve(fabric_node_board(s->f, (size_t)a->node), buf, (size_t)n, &resp);
     if (m.op == BOARD_SIM_ATTACH && !resp.status)
-        resp.c = htonl(BOARD_SIM_ATTACH_EVENTS | BOARD_SIM_ATTACH_RX_RECORDS);
+        resp.c = htonl(BOARD_SIM_ATTACH_EVENTS); /* port changes are pushed */
     if (a->events_lost && !sim_board_send_event(a, BOARD_SIM_PORT_ALL))
         a->events_lost = false;
     if (!board_sim_reply_wanted(&resp)) {

@@ -32,8 +32,6 @@ struct server {
     pthread_t thread;
     unsigned served;
     unsigned rejected;
-    uint32_t attach_flags; /* field c of the ATTACH answer (what the fabric promises) */
-    unsigned mad_rx_asked; /* MAD_RX requests received */
 };
 
 /* Serve requests until the peer goes away. */
@@ -45,18 +43,12 @@ static void *server_main(void *arg)
     ssize_t n;
 
     while ((n = recv(s->fd, buf, sizeof(buf), 0)) > 0) {
-        struct board_sim_msg req = {0};
-
-        if (board_sim_msg_decode(buf, (size_t)n, &req) == 0 && req.op == BOARD_SIM_MAD_RX)
-            s->mad_rx_asked++; /* a board knows no records (-EOPNOTSUPP): the fabric would */
         if (board_sim_serve(board_mem_board(s->bm), buf, (size_t)n, &resp))
             s->rejected++;
         else
             s->served++;
         if (!board_sim_reply_wanted(&resp))
             continue; /* posted (LFT Set): never answered */
-        if (req.op == BOARD_SIM_ATTACH && !resp.status)
-            resp.c = htonl(s->attach_flags);
         if (send(s->fd, &resp, sizeof(resp), MSG_NOSIGNAL) < 0)
             break;
     }
@@ -292,65 +284,6 @@ static void test_mad_rx(void **state)
     server_stop(&s);
 }
 
-/* Start a server whose ATTACH answer promises flags. */
-static int server_start_flags(struct server *s, uint32_t flags)
-{
-    int fd = server_start(s);
-
-    s->attach_flags = flags;
-    return fd;
-}
-
-/*
- * Posted receive records: a fabric that promises them sends each ahead of
- * its SMP; the agent takes it without a MAD_RX round trip, and asks only
- * for a TID it has no record of.
- */
-static void test_mad_rx_posted(void **state)
-{
-    struct server s;
-    char err[128];
-    struct board_sim *bs;
-    struct board_mad_rx rx = {.port = 5, .hop_ptr = 2}, back;
-    struct board_sim_msg m;
-
-    (void)state;
-    bs = board_sim_attach_fd(server_start_flags(&s, BOARD_SIM_ATTACH_RX_RECORDS), "spine-1", err,
-                             sizeof(err));
-    assert_non_null(bs);
-    for (unsigned i = 0; i < BOARD_MAD_TAIL; i++)
-        rx.tail[i] = (uint8_t)i;
-    for (uint32_t t = 1; t <= 3; t++) { /* three SMPs in flight */
-        board_sim_msg_request(&m, 0, BOARD_SIM_MAD_RX, 0xAB, t, 0);
-        rx.port = (uint8_t)t;
-        board_sim_pack_mad_rx(m.data, &rx);
-        assert_int_equal(send(s.fd, &m, sizeof(m), 0), (ssize_t)sizeof(m));
-    }
-    assert_int_equal(board_mad_rx(board_sim_board(bs), 0xAB00000002ull, &back), 0);
-    assert_int_equal(back.port, 2);
-    assert_int_equal(back.hop_ptr, 2);
-    assert_memory_equal(back.tail, rx.tail, BOARD_MAD_TAIL);
-    assert_int_equal(board_mad_rx(board_sim_board(bs), 0xAB00000001ull, &back), 0);
-    assert_int_equal(back.port, 1);
-    assert_int_equal(s.mad_rx_asked, 0);
-    /* Taken once: the second time it is asked for (and this board has none). */
-    assert_int_equal(board_mad_rx(board_sim_board(bs), 0xAB00000001ull, &back), -EOPNOTSUPP);
-    assert_int_equal(s.mad_rx_asked, 1);
-    assert_int_equal(board_mad_rx(board_sim_board(bs), 0xAB00000003ull, &back), 0);
-    assert_int_equal(back.port, 3);
-    assert_int_equal(s.mad_rx_asked, 1);
-    board_sim_close(bs);
-    server_stop(&s);
-
-    /* A fabric that does not promise them: every record is asked for. */
-    bs = board_sim_attach_fd(server_start(&s), "spine-1", err, sizeof(err));
-    assert_non_null(bs);
-    assert_int_equal(board_mad_rx(board_sim_board(bs), 0xAB00000002ull, &back), -EOPNOTSUPP);
-    assert_int_equal(s.mad_rx_asked, 1);
-    board_sim_close(bs);
-    server_stop(&s);
-}
-
 /* When the fabric goes away, operations fail promptly with -EIO. */
 static void test_fabric_gone(void **state)
 {
@@ -378,7 +311,6 @@ int main(void)
         cmocka_unit_test(test_attach_identity),  cmocka_unit_test(test_sma_over_board_sim),
         cmocka_unit_test(test_garbage_rejected), cmocka_unit_test(test_lft_set_posted),
         cmocka_unit_test(test_fabric_gone),      cmocka_unit_test(test_mad_rx),
-        cmocka_unit_test(test_mad_rx_posted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
