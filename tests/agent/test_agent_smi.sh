@@ -147,7 +147,13 @@ check_eq "wrong M_Key flood through portzerod: 3000 timeouts" "answered 0 timeou
     "$(cat a/flood.txt)"
 
 # After all those MADs through umad2sim: a clean exit.
+# Bounded: a hang shows its threads (gdb) and fails here, not at ctest's timeout.
 kill -TERM "$AGENT"
+if ! wait_until 20 bash -c "! kill -0 $AGENT 2> /dev/null"; then
+    echo "portzerod still runs 20 s after SIGTERM; its threads:"
+    command -v gdb > /dev/null && gdb -batch -ex 'thread apply all bt' -p "$AGENT" 2>&1 | tail -n 80
+    kill -KILL "$AGENT"
+fi
 wait "$AGENT"
 check_eq "portzerod exits 0 on SIGTERM" 0 "$?"
 check "no allocator abort" bash -c "! grep -qE 'free\\(\\)|munmap_chunk|double free' agent.err"
