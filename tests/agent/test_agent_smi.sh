@@ -41,7 +41,7 @@ PIDS+=("$!")
 PIDS+=("$!")
 check "pzfabrics ready" wait_file a/fabric.out 10 '^ready$'
 wait_file i/fabric.out 10 '^ready$'
-# The stock umad2sim only: the agent must not need the MAD bytes it drops.
+# umad2sim with the repair (as pz-attach); the receive record gives the ingress port.
 (cd agent && LD_PRELOAD=$UMAD2SIM SIM_HOST=Spine1 IBSIM_SOCKNAME=$SOCK_A \
     exec "$PORTZEROD" -o board=sim > ../agent.out 2> ../agent.err) &
 AGENT=$!
