@@ -153,7 +153,7 @@ fl_wait_up 60 || echo "second OpenSM never reached SUBNET UP"
 new_lid=$(diag Hca3 smpquery -D portinfo 0 1 | awk -F. '/^Lid/ { print $NF }')
 check "Hca3's LID changed ($old_lid -> $new_lid)" test "$old_lid" != "$new_lid"
 check "ping works again after the SM restart" wait_until 40 in_ns "$NS3" ping -c 1 -W 1 10.77.0.7
-check "Hca3 joined again" test "$(grep -c 'joined the broadcast group' "$WORK/Hca3.err")" -ge 2
+check "Hca3 joined again" wait_lines "$WORK/Hca3.err" 30 'joined the broadcast group' 2
 
 stop_pid "$H3_PID"
 H3_PID=
