@@ -528,6 +528,18 @@ static void free_fake(struct fake *f)
         ipoib_destroy(f->nodes[i].ep);
 }
 
+/* Two nodes, a (LID 5, 10.0.0.1) and b (LID 9, 10.0.0.2), both joined at time 0. */
+static void joined_pair(struct fake *f, struct node **a, struct node **b, struct ipoib_port *pa,
+                        struct ipoib_port *pb)
+{
+    *a = add_node(f, 5, 1);
+    *b = add_node(f, 9, 2);
+    *pa = port_of(*a);
+    *pb = port_of(*b);
+    ipoib_port_update((*a)->ep, pa, 0);
+    ipoib_port_update((*b)->ep, pb, 0);
+}
+
 /* Join: Q_Key adopted, link up, gratuitous ARP sent to the group with a GRH. */
 static void test_join(void **state)
 {
@@ -638,14 +650,13 @@ static void test_limited_pkey(void **state)
 static void test_resolve_and_send(void **state)
 {
     struct fake f = {0};
-    struct node *a = add_node(&f, 5, 1), *b = add_node(&f, 9, 2);
-    struct ipoib_port pa = port_of(a), pb = port_of(b);
+    struct node *a, *b;
+    struct ipoib_port pa, pb;
     uint8_t pkt[2048];
     size_t len;
     (void)state;
 
-    ipoib_port_update(a->ep, &pa, 0);
-    ipoib_port_update(b->ep, &pb, 0);
+    joined_pair(&f, &a, &b, &pa, &pb);
     len = make_ip(pkt, a->ip, b->ip, 100);
     assert_int_equal(ipoib_output(a->ep, pkt, len, 10), 0);
     assert_int_equal(b->delivered, 1);
@@ -830,14 +841,13 @@ static void test_bad_input(void **state)
 static void test_rejoin(void **state)
 {
     struct fake f = {0};
-    struct node *a = add_node(&f, 5, 1), *b = add_node(&f, 9, 2);
-    struct ipoib_port pa = port_of(a), pb = port_of(b);
+    struct node *a, *b;
+    struct ipoib_port pa, pb;
     uint8_t pkt[256];
     size_t len;
     (void)state;
 
-    ipoib_port_update(a->ep, &pa, 0);
-    ipoib_port_update(b->ep, &pb, 0);
+    joined_pair(&f, &a, &b, &pa, &pb);
     len = make_ip(pkt, a->ip, b->ip, 10);
     ipoib_output(a->ep, pkt, len, 1);
     assert_int_equal(b->delivered, 1);
@@ -874,14 +884,13 @@ static void test_rejoin(void **state)
 static void test_stale_probe(void **state)
 {
     struct fake f = {0};
-    struct node *a = add_node(&f, 5, 1), *b = add_node(&f, 9, 2);
-    struct ipoib_port pa = port_of(a), pb = port_of(b);
+    struct node *a, *b;
+    struct ipoib_port pa, pb;
     uint8_t pkt[256];
     size_t len;
     (void)state;
 
-    ipoib_port_update(a->ep, &pa, 0);
-    ipoib_port_update(b->ep, &pb, 0);
+    joined_pair(&f, &a, &b, &pa, &pb);
     len = make_ip(pkt, a->ip, b->ip, 10);
     ipoib_output(a->ep, pkt, len, 1);
     /* 30 s later: still sent at once, plus a probe that b answers. */
