@@ -4,7 +4,8 @@
 # ceiling on this machine) and the sFtree paper's ~25 MB/s switch-to-switch
 # TCP on a Sun DCS 36 port 0 (a fixed reference).
 #
-# Paths (OpenSM -R ftree --connect_roots on tests/integration/ft-2s4l.net):
+# Paths (OpenSM -R ftree --connect_roots on tests/integration/ft-2s4l.net,
+# or the 648-port tree with TREE=648):
 #   plane:  Linux (pz-iphost's namespace) -> the switch IP plane (net/:
 #           ipoib endpoint + lwIP + echo) on an emulated node (lwip_host);
 #           portzerod runs the same plane once it is wired in;
@@ -14,6 +15,8 @@
 # per-packet times) and TCP throughput through an echo service (SIZE MiB,
 # default 64, sent and echoed back; MB/s = bytes one way / wall time).
 # Goal (issue): >= 100 MB/s switch to switch. Exit 0 whatever the figures.
+# TREE=648 runs the same on the 648-port fat tree (gen-fattree 2: the SM on
+# host-1-1, the hosts on leaves 1, 18 and 36, paths through a spine).
 set -uo pipefail
 
 BIN=$(cd "${1:?usage: bench_ipoib.sh BINDIR [NETFILE]}" && pwd)
@@ -73,22 +76,32 @@ echo_mbs() {
 
 head -c "${SIZE}M" /dev/urandom > "$WORK/blob"
 
+# The topology and the four CAs: SM, host A, host B, the IP plane's node.
+if [ "${TREE:-}" = 648 ]; then
+    "$BIN/gen-fattree" 2 > "$WORK/tree.net"
+    NET=$WORK/tree.net TREE_NAME=sftree648
+    read -r CA_SM CA_A CA_B CA_L <<< "host-1-1 host-1-2 host-18-1 host-36-1"
+else
+    NET=$ROOT/tests/integration/ft-2s4l.net TREE_NAME=ft-2s4l
+    read -r CA_SM CA_A CA_B CA_L <<< "Hca1 Hca3 Hca5 Hca7"
+fi
+
 # The fabric, OpenSM, the two pz-iphost namespaces and the lwIP plane.
-"$BIN/pzfabric" --sockname "$SOCK" "$ROOT/tests/integration/ft-2s4l.net" > fab.out 2> fab.err &
+"$BIN/pzfabric" --sockname "$SOCK" "$NET" > fab.out 2> fab.err &
 PIDS+=($!)
 wait_line fab.out '^ready$' 20 || { echo "bench_ipoib: pzfabric did not start"; exit 0; }
 mkdir -p sm/cache sm/tmp sm/dump
-(cd sm && LD_PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so SIM_HOST=Hca1 \
+(cd sm && LD_PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so SIM_HOST=$CA_SM \
     IBSIM_SOCKNAME=$SOCK OSM_CACHE_DIR=$WORK/sm/cache OSM_TMP_DIR=$WORK/sm/tmp \
     exec opensm -d2 -R ftree --connect_roots --dump_files_dir "$WORK/sm/dump" -f "$WORK/sm/osm.log" \
     > /dev/null 2>&1) &
 PIDS+=($!)
 wait_line sm/osm.log 'SUBNET UP' 60 || { echo "bench_ipoib: no SUBNET UP"; exit 0; }
-"$BIN/pz-iphost" --sockname "$SOCK" --ca Hca3 --address 10.79.0.3/24 --netns "$NSA" > a.out 2>&1 &
+"$BIN/pz-iphost" --sockname "$SOCK" --ca "$CA_A" --address 10.79.0.3/24 --netns "$NSA" > a.out 2>&1 &
 PIDS+=($!)
-"$BIN/pz-iphost" --sockname "$SOCK" --ca Hca5 --address 10.79.0.5/24 --netns "$NSB" > b.out 2>&1 &
+"$BIN/pz-iphost" --sockname "$SOCK" --ca "$CA_B" --address 10.79.0.5/24 --netns "$NSB" > b.out 2>&1 &
 PIDS+=($!)
-"$LWIPHOST" --sockname "$SOCK" --ca Hca7 --address 10.79.0.7/24 > l.out 2>&1 &
+"$LWIPHOST" --sockname "$SOCK" --ca "$CA_L" --address 10.79.0.7/24 > l.out 2>&1 &
 PIDS+=($!)
 for f in a.out b.out l.out; do wait_line "$f" '^ready$' 30 || { echo "bench_ipoib: $f not ready"; exit 0; }; done
 ip netns exec "$NSB" socat TCP-LISTEN:7,fork,reuseaddr EXEC:cat > /dev/null 2>&1 &
@@ -112,7 +125,7 @@ tp_hosts=$(echo_mbs "$NSA" 10.79.0.5 7)
 tp_veth=$(echo_mbs "$NSV1" 10.80.0.2 7)
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0 && a + 0 > 0) printf "%.2f", a / b; else print "n/a" }'; }
-echo "IPoIB through pzfabric (ft-2s4l, OpenSM ftree --connect_roots), MTU 2044, ${SIZE} MiB echoed"
+echo "IPoIB through pzfabric ($TREE_NAME, OpenSM ftree --connect_roots), MTU 2044, ${SIZE} MiB echoed"
 printf '%-34s %10s %10s %14s %14s\n' path "RTT ms" "MB/s" "RTT / veth" "MB/s / veth"
 printf '%-34s %10s %10s %14s %14s\n' "Linux -> IP plane (lwIP)" "$rtt_plane" "$tp_plane" \
     "$(ratio "$rtt_plane" "$rtt_veth")" "$(ratio "$tp_plane" "$tp_veth")"
