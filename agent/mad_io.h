@@ -14,13 +14,17 @@
 
 struct mad_io;
 
-/* Open ca/port (NULL/0 = first) and register as SMA for classes 0x01 and 0x81. */
+/*
+ * Open ca/port (NULL/0 = first) and register as SMA (classes 0x01, 0x81),
+ * PMA (0x04), CC agent (0x21) and SA client (0x03).  Under umad2sim a reader
+ * thread takes the MADs (mad_io_umad.c says why).
+ */
 struct mad_io *mad_io_open(const char *ca, unsigned port, char *err, size_t errlen);
 
 /* Close and unregister. */
 void mad_io_close(struct mad_io *io);
 
-/* File descriptor to poll for incoming MADs. */
+/* File descriptor to poll for incoming MADs (an ordinary one, also under umad2sim). */
 int mad_io_fd(const struct mad_io *io);
 
 /*

@@ -90,12 +90,19 @@ static const char *ip_str(uint32_t ip, char buf[16])
     return buf;
 }
 
-/* A fresh SA transaction ID: our high word, a counter that skips 0. */
+/* A fresh SA transaction ID: our tag, a 24-bit counter that skips 0 (high word 0). */
 static uint64_t next_tid(struct ipoib *ep)
 {
-    if (++ep->tid_low == 0)
+    ep->tid_low = (ep->tid_low + 1) & 0xFFFFFFu;
+    if (ep->tid_low == 0)
         ep->tid_low = 1;
-    return (uint64_t)ep->cfg.tid_high << 32 | ep->tid_low;
+    return (uint64_t)ep->cfg.tid_tag << 24 | ep->tid_low;
+}
+
+/* Whether two TIDs are the same request as far as ours go: the low 32 bits. */
+static bool tid_same(uint64_t a, uint64_t b)
+{
+    return (uint32_t)a == (uint32_t)b;
 }
 
 /* The P_Key every datagram carries: the partition's, full member. */
@@ -712,15 +719,15 @@ bool ipoib_input_sa(struct ipoib *ep, const uint8_t *mad, size_t len, uint64_t n
     if (!ipoib_sa_is_response(mad, len))
         return false;
     tid = ipoib_sa_tid(mad);
-    if ((uint32_t)(tid >> 32) != ep->cfg.tid_high)
+    if ((uint8_t)(tid >> 24) != ep->cfg.tid_tag)
         return false;
-    if (ep->join_tid && tid == ep->join_tid) {
+    if (ep->join_tid && tid_same(tid, ep->join_tid)) {
         join_answer(ep, mad, len, now);
         return true;
     }
     for (unsigned i = 0; i < ep->cfg.neigh_max; i++) {
         struct neigh *n = &ep->neigh[i];
-        if (n->state == NEIGH_PATH && n->tid == tid) {
+        if (n->state == NEIGH_PATH && tid_same(n->tid, tid)) {
             path_answer(ep, n, mad, len, now);
             return true;
         }

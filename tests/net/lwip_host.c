@@ -156,7 +156,7 @@ int main(int argc, char **argv)
     struct pz_ipplane_config cfg = {.addr = ntohl(in.s_addr),
                                     .netmask = (uint32_t)(0xffffffffu << (32 - plen)),
                                     .qpn = board_sim_dgram_qpn(h.dg),
-                                    .tid_high = 0x4c570000u,
+                                    .tid_tag = 0x4c,
                                     .echo = true};
     h.plane = pz_ipplane_create(&cfg, &host_ops, &h, err, sizeof(err));
     if (!h.plane) {

@@ -493,7 +493,7 @@ static struct node *add_node(struct fake *f, uint16_t lid, unsigned host)
         .netmask = 0xffffff00u,
         .gateway = 0x0a0000feu,
         .neigh_max = 4,
-        .tid_high = lid,
+        .tid_tag = (uint8_t)lid,
     };
 
     n->fab = f;
@@ -615,14 +615,21 @@ static void test_join_timeout(void **state)
     uint8_t mad[256], mgid[16], gid[16];
     ipoib_bcast_mgid(0xffff, mgid);
     ipoib_gid_make(PREFIX, a->guid, gid);
-    ipoib_sa_build_join(mad, (uint64_t)5 << 32 | 1, mgid, gid, 0xffff, 1);
+    ipoib_sa_build_join(mad, (uint64_t)5 << 24 | 1, mgid, gid, 0xffff, 1);
     make_join_answer(mad, 0, 0x0b1b, 0xc001, 4, 0);
     assert_true(ipoib_input_sa(a->ep, mad, 256, 3001));
     assert_int_equal(ipoib_state(a->ep), IPOIB_JOINING);
     assert_int_equal(ipoib_stats(a->ep)->sa_dropped, 1);
     /* Another client's TID is not ours. */
-    mad_set_field64(mad, 0, IB_MAD_TRID_F, (uint64_t)6 << 32 | 1);
+    mad_set_field64(mad, 0, IB_MAD_TRID_F, (uint64_t)6 << 24 | 1);
     assert_false(ipoib_input_sa(a->ep, mad, 256, 3001));
+    /*
+     * The answer to the join that is out (the third) is adopted whatever the
+     * MAD layer wrote into the high 32 bits (its agent number).
+     */
+    mad_set_field64(mad, 0, IB_MAD_TRID_F, (uint64_t)0xabcd << 32 | (uint64_t)5 << 24 | 3);
+    assert_true(ipoib_input_sa(a->ep, mad, 256, 3002));
+    assert_int_equal(ipoib_state(a->ep), IPOIB_UP);
     free_fake(&f);
 }
 
