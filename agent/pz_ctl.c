@@ -64,6 +64,8 @@ static void pz_ctl_end(struct pz_ctl *ctl, struct pz_ctl_session *s, int status)
         n = snprintf(trailer, sizeof(trailer), "%c%d\n", 0, status);
         pz_ctl_write(s, trailer, (size_t)n);
     }
+    if (s->job && cli_job_fd(s->job) >= 0)
+        pz_loop_remove_fd(ctl->env.loop, cli_job_fd(s->job));
     cli_job_free(s->job);
     s->job = NULL;
     pz_loop_remove_fd(ctl->env.loop, s->fd);
@@ -80,14 +82,44 @@ static struct pz_ctl_session *pz_ctl_session_of(struct pz_ctl *ctl, int fd)
     return NULL;
 }
 
-/* Run the session's command line. */
+/* Let the session's job progress; ends the session when it finished. */
+static void pz_ctl_poll_job(struct pz_ctl *ctl, struct pz_ctl_session *s, uint64_t now)
+{
+    struct cli_out out = {.write = pz_ctl_write, .arg = s};
+    int status = cli_job_poll(s->job, now, &out);
+
+    if (status != CLI_RUNNING)
+        pz_ctl_end(ctl, s, status);
+}
+
+/* Loop: a job's descriptor is readable (a ping reply came). */
+static void pz_ctl_on_job(void *arg, int fd)
+{
+    struct pz_ctl *ctl = arg;
+
+    for (int i = 0; i < PZ_CTL_MAX_SESSIONS; i++) {
+        struct pz_ctl_session *s = &ctl->s[i];
+
+        if (s->fd >= 0 && s->job && cli_job_fd(s->job) == fd) {
+            pz_ctl_poll_job(ctl, s, pz_loop_now_ns());
+            return;
+        }
+    }
+}
+
+/* Run the session's command line; a job's descriptor joins the loop. */
 static void pz_ctl_run(struct pz_ctl *ctl, struct pz_ctl_session *s)
 {
     struct cli_out out = {.write = pz_ctl_write, .arg = s};
     int status = cli_run(&ctl->cli, s->line, false, &out, &s->job);
 
-    if (status != CLI_RUNNING)
+    if (status != CLI_RUNNING) {
         pz_ctl_end(ctl, s, status);
+        return;
+    }
+    if (cli_job_fd(s->job) >= 0 &&
+        pz_loop_add_fd(ctl->env.loop, cli_job_fd(s->job), pz_ctl_on_job, ctl))
+        pz_log(PZ_LOG_WARN, "ctl: the event loop is full: the command runs on its deadlines only");
 }
 
 /* Loop: a client sent bytes (or left). */
@@ -175,13 +207,9 @@ static void pz_ctl_on_timer(void *arg, uint64_t now)
 
         if (s->fd < 0)
             continue;
-        if (s->job) {
-            struct cli_out out = {.write = pz_ctl_write, .arg = s};
-            int status = cli_job_poll(s->job, now, &out);
-
-            if (status != CLI_RUNNING)
-                pz_ctl_end(ctl, s, status);
-        } else if (now >= s->opened_ns + PZ_CTL_LINE_NS) {
+        if (s->job && now >= cli_job_deadline(s->job)) {
+            pz_ctl_poll_job(ctl, s, now);
+        } else if (!s->job && now >= s->opened_ns + PZ_CTL_LINE_NS) {
             pz_ctl_end(ctl, s, -1);
         }
     }

@@ -185,6 +185,11 @@ uint64_t cli_job_deadline(const struct cli_job *job)
     return job->ops->deadline(job);
 }
 
+int cli_job_fd(const struct cli_job *job)
+{
+    return job->ops->fd ? job->ops->fd(job) : -1;
+}
+
 void cli_job_free(struct cli_job *job)
 {
     if (job)

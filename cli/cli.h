@@ -63,6 +63,9 @@ int cli_job_poll(struct cli_job *job, uint64_t now, const struct cli_out *out);
 /* When the job next has work (ns). */
 uint64_t cli_job_deadline(const struct cli_job *job);
 
+/* A descriptor that polls readable when the job has work, or -1 (deadlines only). */
+int cli_job_fd(const struct cli_job *job);
+
 /* Stop and free a job (NULL is fine). */
 void cli_job_free(struct cli_job *job);
 

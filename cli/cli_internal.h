@@ -49,6 +49,7 @@ const char *cli_ipv4_str(uint32_t ip, char buf[16]);
 struct cli_job_ops {
     int (*poll)(struct cli_job *job, uint64_t now, const struct cli_out *out);
     uint64_t (*deadline)(const struct cli_job *job);
+    int (*fd)(const struct cli_job *job); /* NULL: none */
     void (*free)(struct cli_job *job);
 };
 

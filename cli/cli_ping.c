@@ -62,6 +62,13 @@ static uint64_t cli_ping_deadline(const struct cli_job *job)
     return ip_ping_next_deadline(pj->ping);
 }
 
+static int cli_ping_fd(const struct cli_job *job)
+{
+    const struct cli_ping_job *pj = (const struct cli_ping_job *)job;
+
+    return ip_ping_fd(pj->ping);
+}
+
 static void cli_ping_free(struct cli_job *job)
 {
     struct cli_ping_job *pj = (struct cli_ping_job *)job;
@@ -73,6 +80,7 @@ static void cli_ping_free(struct cli_job *job)
 static const struct cli_job_ops cli_ping_ops = {
     .poll = cli_ping_poll,
     .deadline = cli_ping_deadline,
+    .fd = cli_ping_fd,
     .free = cli_ping_free,
 };
 

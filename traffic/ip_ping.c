@@ -10,7 +10,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <lwip/icmp.h>
 #include <lwip/inet_chksum.h>
@@ -25,6 +27,7 @@
 
 struct ip_ping {
     struct raw_pcb *pcb;
+    int efd; /* signalled by the tcpip thread for each reply */
     ip_addr_t dst;
     uint16_t id;
     unsigned count, interval_ms, timeout_ms, payload_len;
@@ -63,6 +66,10 @@ static void ip_ping_record(struct ip_ping *p, uint16_t seq, uint8_t ttl, uint64_
     p->stats.received++;
     if (p->queued < IP_PING_QUEUE)
         p->queue[p->queued++] = (struct ip_ping_reply){.seq = seq, .ttl = ttl, .rtt_ns = rtt};
+    uint64_t one = 1;
+
+    if (write(p->efd, &one, sizeof(one)) < 0)
+        (void)0; /* the owner still sees the reply at its next deadline */
 }
 
 /*
@@ -144,6 +151,11 @@ struct ip_ping *ip_ping_start(uint32_t dst, unsigned count, unsigned interval_ms
     p = calloc(1, sizeof(*p));
     if (!p)
         return NULL;
+    p->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (p->efd < 0) {
+        free(p);
+        return NULL;
+    }
     p->sent_ns = calloc(count, sizeof(*p->sent_ns));
     p->answered = calloc(count, sizeof(*p->answered));
     if (!p->sent_ns || !p->answered) {
@@ -175,7 +187,10 @@ unsigned ip_ping_poll(struct ip_ping *p, uint64_t now, struct ip_ping_reply *out
 {
     unsigned n, due = ip_ping_due(p, now);
     struct ip_ping_stats st = ip_ping_stats(p);
+    uint64_t count;
 
+    if (read(p->efd, &count, sizeof(count)) < 0)
+        (void)0; /* nothing signalled */
     for (unsigned seq = st.sent + st.errors; seq < due; seq++)
         ip_ping_send(p, (uint16_t)seq, now);
     pthread_mutex_lock(&p->lock);
@@ -191,6 +206,11 @@ unsigned ip_ping_poll(struct ip_ping *p, uint64_t now, struct ip_ping_reply *out
 static uint64_t ip_ping_last_send(const struct ip_ping *p)
 {
     return p->start_ns + (uint64_t)(p->count - 1) * p->interval_ms * 1000000u;
+}
+
+int ip_ping_fd(const struct ip_ping *p)
+{
+    return p->efd;
 }
 
 uint64_t ip_ping_next_deadline(const struct ip_ping *p)
@@ -235,5 +255,6 @@ void ip_ping_stop(struct ip_ping *p)
     }
     free(p->sent_ns);
     free(p->answered);
+    close(p->efd);
     free(p);
 }

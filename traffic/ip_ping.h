@@ -44,6 +44,9 @@ struct ip_ping *ip_ping_start(uint32_t dst, unsigned count, unsigned interval_ms
  */
 unsigned ip_ping_poll(struct ip_ping *p, uint64_t now, struct ip_ping_reply *out, unsigned max);
 
+/* A descriptor that polls readable when a reply arrived (ip_ping_poll clears it). */
+int ip_ping_fd(const struct ip_ping *p);
+
 /* When the run next has work (ns): a request to send, or the end of the wait. */
 uint64_t ip_ping_next_deadline(const struct ip_ping *p);
 
