@@ -688,7 +688,7 @@ static void join_answer(struct ipoib *ep, const uint8_t *mad, size_t len, uint64
     ep->join_deadline = NO_DEADLINE;
     ep->join_backoff = ep->cfg.join_retry_ms;
     ep->stats.joins++;
-    ep_log(ep, 1, "ipoib: joined the broadcast group: MLID 0x%04x Q_Key 0x%08x MTU %u SL %u, %s",
+    ep_log(ep, 2, "ipoib: joined the broadcast group: MLID 0x%04x Q_Key 0x%08x MTU %u SL %u, %s",
            g.mlid, g.qkey, ipoib_ip_mtu(g.mtu), g.sl, ip_str(ep->cfg.addr, ip));
     if (ep->ops.link)
         ep->ops.link(ep->ctx, true, ipoib_ip_mtu(g.mtu));
