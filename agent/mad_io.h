@@ -10,7 +10,7 @@
 
 #include "board.h"
 
-#define MAD_IO_SIZE 256
+#define IB_MAD_SIZE 256
 
 struct mad_io;
 
@@ -31,10 +31,9 @@ int mad_io_fd(const struct mad_io *io);
  * Receive one MAD without blocking.  Returns 1 with mad[] and *addr filled,
  * 0 if none is waiting, -1 on error.
  */
-int mad_io_recv(struct mad_io *io, uint8_t mad[MAD_IO_SIZE], struct board_mad_addr *addr);
+int mad_io_recv(struct mad_io *io, uint8_t mad[IB_MAD_SIZE], struct mad_addr *addr);
 
 /* Send one MAD as *addr says.  Returns 0 or -1. */
-int mad_io_send(struct mad_io *io, const uint8_t mad[MAD_IO_SIZE],
-                const struct board_mad_addr *addr);
+int mad_io_send(struct mad_io *io, const uint8_t mad[IB_MAD_SIZE], const struct mad_addr *addr);
 
 #endif /* PZ_MAD_IO_H */

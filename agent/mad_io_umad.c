@@ -43,8 +43,8 @@
 
 /* One received MAD and where it came from. */
 struct mad_io_rx {
-    uint8_t mad[MAD_IO_SIZE];
-    struct board_mad_addr addr;
+    uint8_t mad[IB_MAD_SIZE];
+    struct mad_addr addr;
 };
 
 /* The reader thread's queue (umad2sim only). */
@@ -72,7 +72,7 @@ struct mad_io {
     struct mad_io_reader *reader; /* umad2sim: the reader thread, else NULL */
 };
 
-#define MAD_IO_GSI_QKEY 0x80010000u /* the well-known Q_Key of QP1 */
+#define MAD_GSI_QKEY 0x80010000u /* the well-known Q_Key of QP1 */
 #define MAD_IO_CC_CLASS 0x21
 
 /* Register one class (class version version); returns the agent id or -1. */
@@ -121,7 +121,7 @@ static size_t mad_io_umad_bytes(void)
 {
     size_t hdr = umad_size();
 
-    return (hdr > sizeof(struct ib_user_mad) ? hdr : sizeof(struct ib_user_mad)) + MAD_IO_SIZE;
+    return (hdr > sizeof(struct ib_user_mad) ? hdr : sizeof(struct ib_user_mad)) + IB_MAD_SIZE;
 }
 
 /* The common MAD header's size: shorter is no MAD. */
@@ -138,7 +138,7 @@ static bool mad_io_length_ok(const uint8_t *mad, int len)
     if (len < MAD_IO_HDR_SIZE)
         return false;
     if (mad[1] == IB_SMI_CLASS || mad[1] == IB_SMI_DIRECT_CLASS)
-        return len >= MAD_IO_SIZE;
+        return len >= IB_MAD_SIZE;
     return true;
 }
 
@@ -148,7 +148,7 @@ static bool mad_io_length_ok(const uint8_t *mad, int len)
  * completion or truncated), -1 on error.
  */
 static int mad_io_umad_recv(int portid, void *buf, int timeout_ms, uint8_t *mad,
-                            struct board_mad_addr *addr)
+                            struct mad_addr *addr)
 {
     int len = (int)(mad_io_umad_bytes() - umad_size()); /* the whole buffer */
     int rc = umad_recv(portid, buf, &len, timeout_ms);
@@ -158,8 +158,8 @@ static int mad_io_umad_recv(int portid, void *buf, int timeout_ms, uint8_t *mad,
         return rc == -ETIMEDOUT || rc == -EAGAIN ? 0 : -1;
     if (umad_status(buf) || !mad_io_length_ok(umad_get_mad(buf), len))
         return 0; /* a send completion, or a truncated MAD: nothing to serve */
-    memset(mad, 0, MAD_IO_SIZE);
-    memcpy(mad, umad_get_mad(buf), (size_t)(len < MAD_IO_SIZE ? len : MAD_IO_SIZE));
+    memset(mad, 0, IB_MAD_SIZE);
+    memcpy(mad, umad_get_mad(buf), (size_t)(len < IB_MAD_SIZE ? len : IB_MAD_SIZE));
     ma = umad_get_mad_addr(buf);
     memset(addr, 0, sizeof(*addr));
     addr->slid = ntohs(ma->lid);
@@ -280,14 +280,14 @@ static void mad_io_reader_stop(struct mad_io *io)
 }
 
 /* Take one MAD from the reader's queue: 1, 0 (empty; the eventfd is cleared) or -1. */
-static int mad_io_reader_take(struct mad_io_reader *r, uint8_t *mad, struct board_mad_addr *addr)
+static int mad_io_reader_take(struct mad_io_reader *r, uint8_t *mad, struct mad_addr *addr)
 {
     uint64_t n;
     int rc = 0;
 
     pthread_mutex_lock(&r->lock);
     if (r->count) {
-        memcpy(mad, r->q[r->head].mad, MAD_IO_SIZE);
+        memcpy(mad, r->q[r->head].mad, IB_MAD_SIZE);
         *addr = r->q[r->head].addr;
         r->head = (r->head + 1) % MAD_IO_QUEUE;
         r->count--;
@@ -378,15 +378,14 @@ int mad_io_fd(const struct mad_io *io)
     return io->reader ? io->reader->efd : umad_get_fd(io->portid);
 }
 
-int mad_io_recv(struct mad_io *io, uint8_t mad[MAD_IO_SIZE], struct board_mad_addr *addr)
+int mad_io_recv(struct mad_io *io, uint8_t mad[IB_MAD_SIZE], struct mad_addr *addr)
 {
     if (io->reader)
         return mad_io_reader_take(io->reader, mad, addr);
     return mad_io_umad_recv(io->portid, io->rx_umad, 0, mad, addr);
 }
 
-int mad_io_send(struct mad_io *io, const uint8_t mad[MAD_IO_SIZE],
-                const struct board_mad_addr *addr)
+int mad_io_send(struct mad_io *io, const uint8_t mad[IB_MAD_SIZE], const struct mad_addr *addr)
 {
     unsigned mgmt_class = mad_get_field((void *)mad, 0, IB_MAD_MGMTCLASS_F);
     int dlid = addr->lid_routed ? addr->dlid : 0xFFFF;
@@ -403,10 +402,10 @@ int mad_io_send(struct mad_io *io, const uint8_t mad[MAD_IO_SIZE],
     if (agent < 0)
         return -1;
     memset(io->tx_umad, 0, mad_io_umad_bytes());
-    memcpy(umad_get_mad(io->tx_umad), mad, MAD_IO_SIZE);
+    memcpy(umad_get_mad(io->tx_umad), mad, IB_MAD_SIZE);
     if (mgmt_class == IB_SMI_CLASS || mgmt_class == IB_SMI_DIRECT_CLASS)
         umad_set_addr(io->tx_umad, dlid, 0, addr->sl, 0);
     else
-        umad_set_addr(io->tx_umad, dlid, (int)addr->dst_qp, addr->sl, (int)MAD_IO_GSI_QKEY);
-    return umad_send(io->portid, agent, io->tx_umad, MAD_IO_SIZE, 0, 0) < 0 ? -1 : 0;
+        umad_set_addr(io->tx_umad, dlid, (int)addr->dst_qp, addr->sl, (int)MAD_GSI_QKEY);
+    return umad_send(io->portid, agent, io->tx_umad, IB_MAD_SIZE, 0, 0) < 0 ? -1 : 0;
 }

@@ -24,6 +24,7 @@
 #include "board_sim.h"
 #include "board_sim_dgram.h"
 #include "mad_io.h"
+#include "mad_router.h"
 #include "pz_config.h"
 #include "pz_ctl.h"
 #include "pz_echo.h"
@@ -61,6 +62,7 @@ struct pz_agent {
     struct pz_ip *ip;              /* the IP plane, or NULL */
     struct pz_ctl *ctl;            /* the control socket, or NULL */
     struct pz_loop *loop;
+    struct mad_router router; /* requests by class, answers by TID */
     int sigfd;
     int exit_code;         /* what main returns once the loop stops */
     uint64_t next_scan_ns; /* board time of the next sma_poll() link scan */
@@ -259,7 +261,7 @@ static int pz_setup_dgram(struct pz_agent *ag)
 }
 
 /* Send a MAD the monitor made (neighbour discovery); returns 0 or -1. */
-static int pz_monitor_send(void *arg, const uint8_t *mad, const struct board_mad_addr *to)
+static int pz_monitor_send(void *arg, const uint8_t *mad, const struct mad_addr *to)
 {
     struct pz_agent *ag = arg;
 
@@ -329,27 +331,75 @@ static void *pz_startup_watch(void *arg)
 }
 
 /* Transmit what the SMA asked for; logs failures. */
-static void pz_transmit(struct pz_agent *ag, const uint8_t *mad, const struct board_mad_addr *to)
+static void pz_transmit(struct pz_agent *ag, const uint8_t *mad, const struct mad_addr *to)
 {
     if (mad_io_send(ag->io, mad, to))
         pz_log(PZ_LOG_WARN, "send to lid %u port %u failed", to->dlid, to->port);
 }
 
-/* Give a received MAD to the agent of its class; true if out must be sent. */
-static bool pz_dispatch(struct pz_agent *ag, const struct board_mad_addr *from, const uint8_t *in,
-                        struct board_mad_addr *to, uint8_t *out)
+/* Router agent: the SMA serves the two SMI classes. */
+static enum mad_verdict pz_route_sma(void *arg, const struct mad_addr *from, const uint8_t *in,
+                                     struct mad_addr *to, uint8_t *out)
 {
-    switch (mad_get_field((void *)in, 0, IB_MAD_MGMTCLASS_F)) {
-    case IB_SMI_CLASS:
-    case IB_SMI_DIRECT_CLASS:
-        return sma_process(ag->sma, from, in, SMA_MAD_SIZE, to, out) == SMA_SEND;
-    case IB_PERFORMANCE_CLASS:
-        return pma_process(ag->pma, from, in, SMA_MAD_SIZE, to, out) == PMA_SEND;
-    case IB_CC_CLASS:
-        return cc_process(ag->cc, from, in, SMA_MAD_SIZE, to, out) == CC_SEND;
-    default:
-        return false;
-    }
+    return sma_process(arg, from, in, IB_MAD_SIZE, to, out);
+}
+
+/* Router agent: the PMA. */
+static enum mad_verdict pz_route_pma(void *arg, const struct mad_addr *from, const uint8_t *in,
+                                     struct mad_addr *to, uint8_t *out)
+{
+    return pma_process(arg, from, in, IB_MAD_SIZE, to, out);
+}
+
+/* Router agent: the Congestion Control agent. */
+static enum mad_verdict pz_route_cc(void *arg, const struct mad_addr *from, const uint8_t *in,
+                                    struct mad_addr *to, uint8_t *out)
+{
+    return cc_process(arg, from, in, IB_MAD_SIZE, to, out);
+}
+
+/* Router client: the monitor's neighbour-discovery answers. */
+static void pz_route_monitor(void *arg, const uint8_t *mad)
+{
+    pz_monitor_take_mad(arg, mad);
+}
+
+#ifdef PZ_HAVE_IP
+/* Router client: the IP plane's SA answers (joins, path queries). */
+static void pz_route_ip(void *arg, const uint8_t *mad)
+{
+    pz_log(PZ_LOG_DEBUG, "SA answer attr 0x%04x status 0x%04x TID 0x%016llx to the IP plane",
+           (unsigned)mad_get_field((void *)mad, 0, IB_MAD_ATTRID_F),
+           (unsigned)mad_get_field((void *)mad, 0, IB_MAD_STATUS_F),
+           (unsigned long long)mad_get_field64((void *)mad, 0, IB_MAD_TRID_F));
+    pz_ip_take_mad(arg, mad);
+}
+#endif
+
+/*
+ * Who gets which MAD: the SMA, PMA and CC agent their classes' requests,
+ * the monitor and the IP plane the answers to their own requests (by TID
+ * tag).  Returns 0 or -1.
+ */
+static int pz_setup_router(struct pz_agent *ag)
+{
+    struct mad_router *r = &ag->router;
+
+    mad_router_init(r);
+    if (mad_router_add_agent(r, IB_SMI_CLASS, pz_route_sma, ag->sma) ||
+        mad_router_add_agent(r, IB_SMI_DIRECT_CLASS, pz_route_sma, ag->sma) ||
+        mad_router_add_agent(r, IB_PERFORMANCE_CLASS, pz_route_pma, ag->pma) ||
+        mad_router_add_agent(r, IB_CC_CLASS, pz_route_cc, ag->cc))
+        return -1;
+    if (ag->mon && mad_router_add_client(r, 0, PZ_MONITOR_TID_MASK, PZ_MONITOR_TID_TAG,
+                                         pz_route_monitor, ag->mon))
+        return -1;
+#ifdef PZ_HAVE_IP
+    if (ag->ip &&
+        mad_router_add_client(r, IB_SA_CLASS, PZ_IP_TID_MASK, PZ_IP_TID_TAG, pz_route_ip, ag->ip))
+        return -1;
+#endif
+    return 0;
 }
 
 /*
@@ -360,7 +410,7 @@ static bool pz_dispatch(struct pz_agent *ag, const struct board_mad_addr *from, 
  * SMP's hop pointer.  Without a record the MAD and mad_io's guess of the
  * port stand.
  */
-static void pz_take_rx_record(struct pz_agent *ag, uint8_t *mad, struct board_mad_addr *from)
+static void pz_take_rx_record(struct pz_agent *ag, uint8_t *mad, struct mad_addr *from)
 {
     unsigned mgmt_class = mad_get_field(mad, 0, IB_MAD_MGMTCLASS_F);
     struct board_mad_rx rx;
@@ -392,28 +442,20 @@ static bool pz_is_smp_set(const uint8_t *mad)
  */
 static void pz_serve_mads(struct pz_agent *ag)
 {
-    uint8_t in[MAD_IO_SIZE], out[SMA_MAD_SIZE];
-    struct board_mad_addr from, to;
+    uint8_t in[IB_MAD_SIZE], out[IB_MAD_SIZE];
+    struct mad_addr from, to;
     int rc = 0;
 
     if (ag->bs)
         board_sim_wake(ag->bs);
     for (int i = 0; i < PZ_MAD_BUDGET && (rc = mad_io_recv(ag->io, in, &from)) > 0; i++) {
-        if (pz_monitor_take_mad(ag->mon, in))
-            continue; /* the answer to a neighbour-discovery SMP */
-#ifdef PZ_HAVE_IP
-        if (pz_ip_take_mad(ag->ip, in)) {
-            pz_log(PZ_LOG_DEBUG,
-                   "SA answer attr 0x%04x status 0x%04x TID 0x%016llx to the IP plane",
-                   (unsigned)mad_get_field(in, 0, IB_MAD_ATTRID_F),
-                   (unsigned)mad_get_field(in, 0, IB_MAD_STATUS_F),
-                   (unsigned long long)mad_get_field64(in, 0, IB_MAD_TRID_F));
-            continue; /* the answer to an IPoIB join or path query */
-        }
-#endif
-        pz_take_rx_record(ag, in, &from);
-        bool send = pz_dispatch(ag, &from, in, &to, out);
+        enum mad_route how;
 
+        pz_take_rx_record(ag, in, &from);
+        bool send = mad_router_dispatch(&ag->router, &from, in, &to, out, &how) == MAD_SEND;
+
+        if (how == MAD_ROUTED_ANSWER)
+            continue; /* a client's: the monitor's or the IP plane's */
         pz_log(PZ_LOG_DEBUG,
                "SMP class 0x%02x method 0x%02x attr 0x%04x mod 0x%08x from lid %u: %s", in[1],
                in[3], (unsigned)(in[16] << 8 | in[17]),
@@ -460,8 +502,8 @@ static uint64_t pz_switch_deadline(void *arg)
 static void pz_switch_timers(void *arg, uint64_t now)
 {
     struct pz_agent *ag = arg;
-    uint8_t out[SMA_MAD_SIZE];
-    struct board_mad_addr to;
+    uint8_t out[IB_MAD_SIZE];
+    struct mad_addr to;
 
     (void)now;
     now = board_now_ns(ag->board);
@@ -470,7 +512,7 @@ static void pz_switch_timers(void *arg, uint64_t now)
     ag->next_scan_ns = now + PZ_SCAN_NS;
     if (ag->mon)
         pz_monitor_poll(ag->mon); /* before sma_poll(): it may queue notices */
-    while (sma_poll(ag->sma, &to, out) == SMA_SEND)
+    while (sma_poll(ag->sma, &to, out) == MAD_SEND)
         pz_transmit(ag, out, &to);
     /*
      * Counter accumulation and sampling only when due (every port's counters
@@ -587,7 +629,7 @@ static int pz_setup_loop(struct pz_agent *ag)
     if (ag->echo && board_dgram_fd(ag->board) >= 0 &&
         pz_loop_add_fd(ag->loop, board_dgram_fd(ag->board), pz_on_echo, ag))
         return -1;
-    return pz_setup_ip(ag) || pz_setup_ctl(ag) ? -1 : 0;
+    return pz_setup_ip(ag) || pz_setup_ctl(ag) || pz_setup_router(ag) ? -1 : 0;
 }
 
 /* Free everything the agent holds. */

@@ -24,8 +24,6 @@
 #define PZ_IP_DGRAM_BUDGET 64
 /* The QP's Q_Key until the join gives the group's (the IPoIB default). */
 #define PZ_IP_QKEY_INITIAL 0x00000B1Bu
-/* Tags the plane's SA TIDs (ipoib_config.tid_tag): 'I'. */
-#define PZ_IP_TID_TAG 0x49u
 /* The largest datagram payload a port-0 QP carries (4 KiB MTU). */
 #define PZ_IP_DGRAM_MAX 4096
 
@@ -60,8 +58,8 @@ static int pz_ip_send_dgram(void *ctx, const struct board_dgram_addr *a, const v
 static int pz_ip_send_sa(void *ctx, const void *mad, size_t len, uint16_t dlid, uint8_t sl)
 {
     struct pz_ip *ip = ctx;
-    uint8_t buf[MAD_IO_SIZE] = {0};
-    struct board_mad_addr to = {.dlid = dlid, .sl = sl, .dst_qp = 1, .lid_routed = true};
+    uint8_t buf[IB_MAD_SIZE] = {0};
+    struct mad_addr to = {.dlid = dlid, .sl = sl, .dst_qp = 1, .lid_routed = true};
 
     memcpy(buf, mad, len < sizeof(buf) ? len : sizeof(buf));
     if (mad_io_send(ip->env.io, buf, &to)) {
@@ -216,7 +214,7 @@ static int pz_ip_open(struct pz_ip *ip, const struct pz_config *cfg, char *err, 
         .gateway = cfg->ip_gateway.addr,
         .pkey = ip->pkey,
         .qpn = qpn,
-        .tid_tag = PZ_IP_TID_TAG,
+        .tid_tag = (uint8_t)(PZ_IP_TID_TAG >> 24),
         .echo = true,
     };
     ip->plane = pz_ipplane_create(&pcfg, &pz_ip_ops, ip, err, errlen);
@@ -275,7 +273,7 @@ bool pz_ip_take_mad(struct pz_ip *ip, const uint8_t *mad)
     if (!ip || mad_get_field((void *)mad, 0, IB_MAD_MGMTCLASS_F) != IB_SA_CLASS ||
         !mad_get_field((void *)mad, 0, IB_MAD_RESPONSE_F))
         return false;
-    return pz_ipplane_input_sa(ip->plane, mad, MAD_IO_SIZE, pz_ip_now_ms());
+    return pz_ipplane_input_sa(ip->plane, mad, IB_MAD_SIZE, pz_ip_now_ms());
 }
 
 void pz_ip_port_changed(struct pz_ip *ip)

@@ -39,6 +39,10 @@ struct pz_ip_env {
 struct pz_ip *pz_ip_create(const struct pz_config *cfg, const struct pz_ip_env *env, char *err,
                            size_t errlen);
 
+/* The low 32 TID bits of the plane's SA requests: (TID & MASK) == TAG (mad_router). */
+#define PZ_IP_TID_MASK 0xFF000000u
+#define PZ_IP_TID_TAG 0x49000000u /* ipoib_config.tid_tag 'I' in the top byte */
+
 /* Offer a received MAD: true if it was an SA answer to the plane's requests (consumed). */
 bool pz_ip_take_mad(struct pz_ip *ip, const uint8_t *mad);
 
