@@ -207,13 +207,6 @@ uint16_t pma_psr_get(struct pma *pma, struct pma_req *req)
     return MAD_STATUS_OK;
 }
 
-/* Store a 64-bit big-endian counter at data[offs]. */
-static void pma_put_be64(uint8_t *data, size_t offs, uint64_t v)
-{
-    for (unsigned b = 0; b < 8; b++)
-        data[offs + b] = (uint8_t)(v >> (56 - 8 * b));
-}
-
 /*
  * PortSamplesResultExtended has Tag and SampleStatus where PortSamplesResult
  * has them, so those use libibmad's IB_PSR_* fields; libibmad describes
@@ -231,6 +224,6 @@ uint16_t pma_psr_ext_get(struct pma *pma, struct pma_req *req)
     if (s->status != PMA_SAMPLE_DONE)
         return MAD_STATUS_OK;
     for (unsigned i = 0; i < PMA_SAMPLE_COUNTERS; i++)
-        pma_put_be64(req->out, PMA_PSRE_COUNTER_OFFS + 8 * i, s->result[i]);
+        mad_put_be64(req->out + PMA_PSRE_COUNTER_OFFS + 8 * i, s->result[i]);
     return MAD_STATUS_OK;
 }
