@@ -59,7 +59,7 @@ received() { # received COUNT ADDRESS: host pings; prints the received count
     in_ns ping -c "$1" -i 0.05 -W 2 "$2" 2> /dev/null | awk '/packets transmitted/ { print $4 }'
 }
 echo_back() { # echo_back FILE ADDRESS: FILE through ADDRESS's TCP echo port, into $WORK/back.bin
-    in_ns timeout 180 socat -t 30 - "TCP:$2:7" < "$1" > "$WORK/back.bin"
+    in_ns timeout "${ECHO_TIMEOUT:-180}" socat -t 30 - "TCP:$2:7" < "$1" > "$WORK/back.bin"
 }
 
 ALL=()
@@ -130,15 +130,15 @@ for s in "${SWITCHES[@]}"; do
 done
 
 # 10% loss on the host's own cable (every packet to and from it crosses it,
-# both ways).  256 KiB: Debian's lwIP recovers from a loss by a timeout
-# more often than not (no SACK, 500 ms slow timer), ~20 KB/s at this loss
-# rate (bench_ipoib.sh measures it); the check is that nothing is corrupted
-# or lost for good.
+# both ways).  LOSSY_SIZE (default 256K; `make test-long` runs 16M):
+# Debian's lwIP recovers from a loss by a retransmission timeout more often
+# than not (no SACK, 500 ms slow timer), ~20 KB/s at this loss rate; the
+# check is that nothing is corrupted or lost for good.
 lost_before=$(status_value lost)
 check "link-drop 10% on Hca3's cable" bash -c "'$PZCTL' --sockname '$SOCK' link-drop Hca3 1 10 > /dev/null"
-head -c 256K /dev/urandom > "$WORK/blob-lossy"
+head -c "${LOSSY_SIZE:-256K}" /dev/urandom > "$WORK/blob-lossy"
 echo_back "$WORK/blob-lossy" "${ADDR[Spine2]}"
-check_eq "256 KiB through Spine2's echo over a 10% lossy link come back intact" \
+check_eq "${LOSSY_SIZE:-256K} through Spine2's echo over a 10% lossy link come back intact" \
     "$(sha256sum < "$WORK/blob-lossy")" "$(sha256sum < "$WORK/back.bin")"
 ctl link-drop Hca3 1 0 > /dev/null
 check "the cable lost packets" test "$(($(status_value lost) - lost_before))" -gt 10
