@@ -220,10 +220,10 @@ void pz_snmp_destroy(struct pz_snmp *s)
 {
     if (!s)
         return;
-    snmp_store(PZ_SNMP_APP);
-    snmp_persist_unregister(s);
+    /* snmp_shutdown stores the persistent state (the ifAlias callback included) first. */
     snmp_shutdown(PZ_SNMP_APP);
     shutdown_agent();
+    snmp_persist_unregister(s);
     snmp_transport_forget(s);
     snmp_queue_drain(s);
     close(s->efd);
@@ -274,7 +274,8 @@ int pz_snmp_timeout_ms(const struct pz_snmp *s)
     long ms = 1000;
 
     (void)s;
-    if (get_next_alarm_delay_time(&tv) == 0) {
+    /* Returns the alarm's registration number, 0 when no alarm is set. */
+    if (get_next_alarm_delay_time(&tv) != 0) {
         long due = tv.tv_sec * 1000 + (tv.tv_usec + 999) / 1000;
 
         if (due < ms)

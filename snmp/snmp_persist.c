@@ -16,8 +16,9 @@
 #define PERSIST_TOKEN "pzIfAlias"
 
 /*
- * net-snmp's config handlers take no user argument: the agent the handler
- * fills is the one registered last (one per process).
+ * net-snmp's config handlers take no user argument (and it frees store
+ * callbacks' arguments at shut-down): the agent they serve is the one
+ * registered last (one per process).
  */
 static struct pz_snmp *persist_agent;
 
@@ -49,12 +50,15 @@ static void persist_parse(const char *token, char *line)
 /* Store callback: one line per non-empty ifAlias. */
 static int persist_store(int major, int minor, void *server_arg, void *client_arg)
 {
-    struct pz_snmp *s = client_arg;
+    struct pz_snmp *s = persist_agent;
     char line[16 + 4 * PZ_SNMP_ALIAS_MAX + 8];
 
     (void)major;
     (void)minor;
     (void)server_arg;
+    (void)client_arg;
+    if (!s)
+        return SNMPERR_SUCCESS;
     for (unsigned i = 1; i <= s->num_if; i++) {
         const char *alias = s->if_rows[i - 1].alias;
         char *cp;
@@ -72,13 +76,13 @@ void snmp_persist_register(struct pz_snmp *s)
 {
     persist_agent = s;
     register_config_handler(PZ_SNMP_APP, PERSIST_TOKEN, persist_parse, NULL, NULL);
-    snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_STORE_DATA, persist_store, s);
+    /* No client argument: snmp_shutdown() frees the callbacks' arguments. */
+    snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_STORE_DATA, persist_store, NULL);
 }
 
 void snmp_persist_unregister(struct pz_snmp *s)
 {
-    snmp_unregister_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_STORE_DATA, persist_store, s, 1);
-    unregister_config_handler(PZ_SNMP_APP, PERSIST_TOKEN);
+    /* snmp_shutdown() already dropped the callback and the config handler. */
     if (persist_agent == s)
         persist_agent = NULL;
 }

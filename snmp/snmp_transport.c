@@ -12,11 +12,12 @@
  * checks the address record by its size (agent/mibgroup/mibII/vacm_conf.c,
  * snmplib/transports/snmpUDPDomain.c).
  *
- * The transport domain "pzudp" also claims the prefix "udp", the default
- * domain, and is registered before net-snmp's own: a trap2sink or trapsess
- * line without a domain then sends through the caller, not a kernel
- * socket.  Server transports from the configuration (agentaddress) are
- * refused: the caller's is the only one.
+ * The transport domain "pzudp" is registered under snmpUDPDomain's OID and
+ * the prefix "udp" before net-snmp registers its own (which it then
+ * silently refuses as a duplicate): a trap2sink or trapsess line, with or
+ * without "udp:", and an SNMP-TARGET-MIB row of the UDP domain all send
+ * through the caller, never a kernel socket.  Server transports from the
+ * configuration (agentaddress) are refused: the caller's is the only one.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -32,8 +33,6 @@
 
 #include "snmp_internal.h"
 
-/* The tdomain's own OID (registration is keyed by it): enterprise.3.1. */
-static const oid pzudp_domain_oid[] = {1, 3, 6, 1, 4, 1, PZ_SNMP_ENTERPRISE, 3, 1};
 
 /*
  * net-snmp keeps a pointer to the tdomain in its domain list, and creates
@@ -172,6 +171,24 @@ static char *pzudp_fmtaddr(netsnmp_transport *t, const void *data, int len)
     return strdup(out);
 }
 
+/* f_get_taddr: the peer in SNMP-TARGET-MIB form (snmpUDPAddress: 4 address + 2 port bytes). */
+static void pzudp_get_taddr(netsnmp_transport *t, void **addr, size_t *len)
+{
+    const struct pzudp_data *td = t->data;
+    uint8_t *b = malloc(6);
+
+    *addr = b;
+    *len = b ? 6 : 0;
+    if (!b)
+        return;
+    b[0] = (uint8_t)(td->to.addr >> 24);
+    b[1] = (uint8_t)(td->to.addr >> 16);
+    b[2] = (uint8_t)(td->to.addr >> 8);
+    b[3] = (uint8_t)td->to.addr;
+    b[4] = (uint8_t)(td->to.port >> 8);
+    b[5] = (uint8_t)td->to.port;
+}
+
 /* A transport of ours with the callbacks and domain set; NULL on OOM. */
 static netsnmp_transport *pzudp_new(bool server, const struct pz_snmp_peer *to, int sock)
 {
@@ -196,6 +213,7 @@ static netsnmp_transport *pzudp_new(bool server, const struct pz_snmp_peer *to, 
     t->f_send = pzudp_send;
     t->f_close = pzudp_close;
     t->f_fmtaddr = pzudp_fmtaddr;
+    t->f_get_taddr = pzudp_get_taddr;
     return t;
 }
 
@@ -298,8 +316,8 @@ int snmp_transport_register(struct pz_snmp *s)
     prefix[1] = "udp";
     pzudp_agent = s;
     memset(&pzudp_tdomain, 0, sizeof(pzudp_tdomain));
-    pzudp_tdomain.name = pzudp_domain_oid;
-    pzudp_tdomain.name_length = OID_LENGTH(pzudp_domain_oid);
+    pzudp_tdomain.name = netsnmpUDPDomain;
+    pzudp_tdomain.name_length = netsnmpUDPDomain_len;
     pzudp_tdomain.prefix = prefix;
     pzudp_tdomain.f_create_from_tspec = pzudp_create_tspec;
     pzudp_tdomain.f_create_from_ostring = pzudp_create_ostring;
