@@ -162,6 +162,30 @@ ctl plug 7
 sleep 0.3
 check_eq "ifOperStatus after re-plugging: up" 1 "$(get_ro "$IFT.8.7")"
 
+# --- PORTZERO-MIB ---------------------------------------------------------
+ctl add 8 symbol_errors 11
+ctl add 8 xmit_wait 1234
+sleep 0.3
+check_eq "pzIbPortSymbolErrors of port 8" 11 "$(get_ro "$PZ.1.2.1.12.8")"
+check_eq "pzIbPortXmitWait of port 8" 1234 "$(get_ro "$PZ.1.2.1.24.8")"
+check_eq "pzIbPortState of port 8: active(4)" 4 "$(get_ro "$PZ.1.2.1.8.8")"
+check_eq "pzIbPortPhysState of port 8: linkUp(5)" 5 "$(get_ro "$PZ.1.2.1.9.8")"
+snmpbulkwalk "${RO[@]}" -Cr30 -OQn "$AGENT" "$PZ.1.3.1.2" > "$WORK/cong" 2>&1
+check_eq "pzCongTable has a class for each of the 36 ports" 36 "$(grep -c "^$PZ.1.3.1.2." "$WORK/cong")"
+check_eq "pzNodeGuid" "00 02 C9 03 00 00 12 34" \
+    "$(snmpget "${RO[@]}" -Oqvx "$AGENT" "$PZ.1.1.3.0" 2>&1 | tr -d '"' | sed 's/ *$//')"
+snmpset "${RW[@]}" "$AGENT" "$PZ.1.4.2.0" u 150000 > /dev/null 2>&1
+check_eq "pzCongThreshold is writable" 150000 "$(get_ro "$PZ.1.4.2.0")"
+got=$(snmpset "${RW[@]}" "$AGENT" "$PZ.1.4.1.0" u 5 2>&1)
+check "a monitor interval below 100 ms is wrongValue" bash -c "[[ '$got' == *wrongValue* ]]"
+snmpset "${RW[@]}" "$AGENT" "$PZ.1.4.2.0" u 100000 > /dev/null 2>&1
+ctl reach 42 1
+sleep 0.2
+check_eq "pzReachTable row of LID 42 reachable(1)" 1 "$(get_ro "$PZ.1.5.1.4.42")"
+ctl reach 42 0
+check "snmptrapd received reachability lost of LID 42" \
+    wait_file "$WORK/trapd.log" 5 "$PZ\\.0\\.3\\|.*$PZ\\.1\\.5\\.1\\.4\\.42 = INTEGER: 2"
+
 # --- sets ----------------------------------------------------------------
 got=$(snmpset "${RO[@]}" "$AGENT" "$IFX.18.2" s "not allowed" 2>&1)
 check "the rouser cannot set ifAlias" bash -c "[[ '$got' == *noAccess* || '$got' == *notWritable* || '$got' == *authorization* ]]"
