@@ -81,10 +81,18 @@ static netsnmp_variable_list *pz_port_first(void **loop, void **data, netsnmp_va
 static bool pz_port_counter(const struct board_port_counters *c, unsigned col, uint64_t *v)
 {
     const uint64_t values[] = {
-        c->symbol_errors,          c->link_error_recovery,    c->link_downed,
-        c->rcv_errors,             c->rcv_remote_phys_errors, c->rcv_switch_relay_errors,
-        c->xmit_discards,          c->xmit_constraint_errors, c->rcv_constraint_errors,
-        c->local_link_integrity_errors, c->excessive_buffer_overrun_errors, c->vl15_dropped,
+        c->symbol_errors,
+        c->link_error_recovery,
+        c->link_downed,
+        c->rcv_errors,
+        c->rcv_remote_phys_errors,
+        c->rcv_switch_relay_errors,
+        c->xmit_discards,
+        c->xmit_constraint_errors,
+        c->rcv_constraint_errors,
+        c->local_link_integrity_errors,
+        c->excessive_buffer_overrun_errors,
+        c->vl15_dropped,
         c->xmit_wait,
     };
 
@@ -105,7 +113,8 @@ static bool pz_port_value(struct pz_snmp *s, unsigned port, unsigned col,
         return false;
     switch (col) {
     case 2:
-        pz_set_u32(var, ASN_UNSIGNED, sma_lid(s->p.sma, 0)); /* a switch's ports share port 0's LID */
+        pz_set_u32(var, ASN_UNSIGNED,
+                   sma_lid(s->p.sma, 0)); /* a switch's ports share port 0's LID */
         return true;
     case 3:
         pz_set_u32(var, ASN_UNSIGNED, ps->cfg.width_enabled);
@@ -199,8 +208,7 @@ static int pz_port_handler(netsnmp_mib_handler *handler, netsnmp_handler_registr
 }
 
 /* Iterator over the reachability entries (loop context: entry number + 1). */
-static netsnmp_variable_list *pz_reach_next(void **loop, void **data,
-                                            netsnmp_variable_list *index,
+static netsnmp_variable_list *pz_reach_next(void **loop, void **data, netsnmp_variable_list *index,
                                             netsnmp_iterator_info *info)
 {
     struct pz_snmp *s = info->myvoid;
@@ -217,8 +225,7 @@ static netsnmp_variable_list *pz_reach_next(void **loop, void **data,
 }
 
 /* Iterator: the first reachability entry. */
-static netsnmp_variable_list *pz_reach_first(void **loop, void **data,
-                                             netsnmp_variable_list *index,
+static netsnmp_variable_list *pz_reach_first(void **loop, void **data, netsnmp_variable_list *index,
                                              netsnmp_iterator_info *info)
 {
     *loop = NULL;
@@ -268,7 +275,8 @@ static int pz_reach_handler(netsnmp_mib_handler *handler, netsnmp_handler_regist
 
         if (r->processed || !ti)
             continue;
-        if (!i || i > s->num_reach || !pz_reach_value(s, &s->reach[i - 1], ti->colnum, r->requestvb))
+        if (!i || i > s->num_reach ||
+            !pz_reach_value(s, &s->reach[i - 1], ti->colnum, r->requestvb))
             netsnmp_set_request_error(reqinfo, r, SNMP_NOSUCHINSTANCE);
     }
     return SNMP_ERR_NOERROR;
@@ -287,7 +295,8 @@ static int pz_switch_handler(netsnmp_mib_handler *handler, netsnmp_handler_regis
     for (netsnmp_request_info *r = requests; r; r = r->next) {
         netsnmp_variable_list *var = r->requestvb;
 
-        switch (var->name_length > OID_LENGTH(pz_switch_oid) ? var->name[OID_LENGTH(pz_switch_oid)] : 0) {
+        switch (var->name_length > OID_LENGTH(pz_switch_oid) ? var->name[OID_LENGTH(pz_switch_oid)]
+                                                             : 0) {
         case 1:
             pz_set_u32(var, ASN_UNSIGNED, sma_lid(s->p.sma, 0));
             break;
@@ -338,8 +347,7 @@ static int pz_setting_apply(struct cong_monitor_config *cfg, unsigned which, u_l
  * checked together in RESERVE1 and applied in COMMIT.
  */
 static int pz_settings_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
-                               netsnmp_agent_request_info *reqinfo,
-                               netsnmp_request_info *requests)
+                               netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
 {
     struct pz_snmp *s = reg->my_reg_void;
     struct cong_monitor_config cfg;
@@ -347,9 +355,8 @@ static int pz_settings_handler(netsnmp_mib_handler *handler, netsnmp_handler_reg
     (void)handler;
     if (!s->p.cong) {
         for (netsnmp_request_info *r = requests; r; r = r->next)
-            netsnmp_set_request_error(reqinfo, r,
-                                      reqinfo->mode == MODE_GET ? SNMP_NOSUCHOBJECT
-                                                                : SNMP_ERR_NOTWRITABLE);
+            netsnmp_set_request_error(
+                reqinfo, r, reqinfo->mode == MODE_GET ? SNMP_NOSUCHOBJECT : SNMP_ERR_NOTWRITABLE);
         return SNMP_ERR_NOERROR;
     }
     cong_monitor_get_config(s->p.cong, &cfg);

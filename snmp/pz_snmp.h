@@ -82,9 +82,9 @@ struct pz_snmp_reach {
     uint16_t lid;
     uint64_t node_guid;
     bool reachable;
-    uint32_t rtt_us;    /* last round trip, 0: unknown */
-    uint64_t since_ns;  /* board time of the last change */
-    char name[64];      /* NodeDescription */
+    uint32_t rtt_us;   /* last round trip, 0: unknown */
+    uint64_t since_ns; /* board time of the last change */
+    char name[64];     /* NodeDescription */
 };
 
 /*

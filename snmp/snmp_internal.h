@@ -36,10 +36,10 @@ struct snmp_dgram {
 /* What the agent remembers of one ifTable row between requests. */
 struct snmp_if_row {
     char alias[PZ_SNMP_ALIAS_MAX + 1];
-    uint8_t oper;           /* last ifOperStatus seen */
-    uint32_t last_change;   /* sysUpTime (centiseconds) of the last ifOperStatus change */
-    uint8_t hotspot_class;  /* last congestion class seen (enum cong_port_class) */
-    bool hotspot_valid;     /* hotspot_class has been read once */
+    uint8_t oper;          /* last ifOperStatus seen */
+    uint32_t last_change;  /* sysUpTime (centiseconds) of the last ifOperStatus change */
+    uint8_t hotspot_class; /* last congestion class seen (enum cong_port_class) */
+    bool hotspot_valid;    /* hotspot_class has been read once */
 };
 
 /* The agent. */
@@ -52,8 +52,8 @@ struct pz_snmp {
     struct pz_snmp_stats stats;
     void *server; /* netsnmp_transport of the agent session */
 
-    unsigned num_ports;     /* external ports: ifIndex 1..num_ports */
-    unsigned num_if;        /* num_ports + 1 (the management interface) */
+    unsigned num_ports;          /* external ports: ifIndex 1..num_ports */
+    unsigned num_if;             /* num_ports + 1 (the management interface) */
     struct snmp_if_row *if_rows; /* [ifIndex - 1] */
     struct pz_snmp_mgmt_if mgmt;
     uint32_t mgmt_discontinuity; /* sysUpTime of the last backwards step */

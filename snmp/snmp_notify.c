@@ -47,8 +47,7 @@ static void notify_send(struct pz_snmp *s, netsnmp_variable_list *vars)
 }
 
 /* linkDown / linkUp of ifIndex with ifIndex, ifAdminStatus, ifOperStatus. */
-static void notify_link(struct pz_snmp *s, unsigned ifindex, bool up, unsigned admin,
-                        unsigned oper)
+static void notify_link(struct pz_snmp *s, unsigned ifindex, bool up, unsigned admin, unsigned oper)
 {
     static const oid down_oid[] = {PZ_OID_LINK_DOWN};
     static const oid up_oid[] = {PZ_OID_LINK_UP};

@@ -113,4 +113,3 @@ int snmp_port_admin_set(struct pz_snmp *s, unsigned port, bool up)
     snmp_port_invalidate(s);
     return 0;
 }
-

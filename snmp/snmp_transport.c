@@ -33,7 +33,6 @@
 
 #include "snmp_internal.h"
 
-
 /*
  * net-snmp keeps a pointer to the tdomain in its domain list, and creates
  * trap-sink transports through it without a user argument: the tdomain and
@@ -45,8 +44,8 @@ static struct pz_snmp *pzudp_agent;
 
 /* What a transport of ours carries in t->data (freed by net-snmp). */
 struct pzudp_data {
-    bool server;             /* the agent's transport: reads the queue */
-    struct pz_snmp_peer to;  /* client (trap sink): where everything goes */
+    bool server;            /* the agent's transport: reads the queue */
+    struct pz_snmp_peer to; /* client (trap sink): where everything goes */
 };
 
 /* Fill an AF_INET sockaddr from a peer. */

@@ -58,7 +58,7 @@ static int testd_send(void *arg, const struct pz_snmp_peer *to, const void *buf,
     sin.sin_addr.s_addr = htonl(to->addr);
     sin.sin_port = htons(to->port);
     return sendto(t->udp, buf, len, 0, (struct sockaddr *)&sin, sizeof(sin)) == (ssize_t)len ? 0
-                                                                                            : -1;
+                                                                                             : -1;
 }
 
 /* Bring a cabled port to Active as an SM would; 0 or a negative errno. */
@@ -124,8 +124,10 @@ static void testd_command(struct testd *t, char *line)
         printf("cong %u %u %llu %u\n", port, v.cls, (unsigned long long)v.last.congestion,
                v.last.util_permille);
     } else if (strcmp(cmd, "reach") == 0) {
-        struct pz_snmp_reach r = {.lid = (uint16_t)port, .node_guid = 0x1234,
-                                  .reachable = strcmp(name, "1") == 0, .rtt_us = 42};
+        struct pz_snmp_reach r = {.lid = (uint16_t)port,
+                                  .node_guid = 0x1234,
+                                  .reachable = strcmp(name, "1") == 0,
+                                  .rtt_us = 42};
 
         snprintf(r.name, sizeof(r.name), "switch-%u", port);
         pz_snmp_set_reach(t->snmp, &r, 1);
@@ -243,9 +245,12 @@ static void testd_loop(struct testd *t, int ctl, int sfd)
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"port", required_argument, 0, 'p'},   {"state", required_argument, 0, 's'},
-        {"config", required_argument, 0, 'c'}, {"ports", required_argument, 0, 'n'},
-        {"mgmt-port", required_argument, 0, 'm'}, {"ctl", required_argument, 0, 'f'},
+        {"port", required_argument, 0, 'p'},
+        {"state", required_argument, 0, 's'},
+        {"config", required_argument, 0, 'c'},
+        {"ports", required_argument, 0, 'n'},
+        {"mgmt-port", required_argument, 0, 'm'},
+        {"ctl", required_argument, 0, 'f'},
         {0, 0, 0, 0},
     };
     struct testd t = {.udp = -1};
