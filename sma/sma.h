@@ -77,6 +77,17 @@ int sma_set_system_image_guid(struct sma *sma, uint64_t guid);
 unsigned sma_local_get(struct sma *sma, unsigned port, unsigned attr_id, uint32_t attr_mod,
                        uint8_t data[64]);
 
+/*
+ * Write an attribute as the node's own management software does (the SNMP
+ * agent's ifAdminStatus): attr_id/attr_mod/data as in a SubnSet, validated
+ * and applied exactly as an SM's Set (link state changes, Trap 128), but
+ * with no M_Key check and not counted as an SMP.  in and out are 64 bytes
+ * and may not overlap; out gets the attribute after the Set.  Returns the
+ * MAD status (0: applied; 0x1C: rejected, nothing changed).
+ */
+unsigned sma_local_set(struct sma *sma, unsigned port, unsigned attr_id, uint32_t attr_mod,
+                       const uint8_t in[64], uint8_t out[64]);
+
 /* The LID of the switch (CA: of port), or 0 before the SM assigned one. */
 uint16_t sma_lid(const struct sma *sma, unsigned port);
 

@@ -405,6 +405,23 @@ unsigned sma_local_get(struct sma *sma, unsigned port, unsigned attr_id, uint32_
     return sma_dispatch(sma, &req);
 }
 
+unsigned sma_local_set(struct sma *sma, unsigned port, unsigned attr_id, uint32_t attr_mod,
+                       const uint8_t in[64], uint8_t out[64])
+{
+    struct sma_req req = {
+        .method = IB_MAD_METHOD_SET,
+        .attr_id = (uint16_t)attr_id,
+        .attr_mod = attr_mod,
+        .in_port = port <= sma->num_ports ? port : 0,
+        .in = in,
+        .out = out,
+    };
+
+    req.ep = sma_end_port(sma, req.in_port);
+    memset(out, 0, SMA_DATA_SIZE);
+    return sma_dispatch(sma, &req);
+}
+
 uint16_t sma_lid(const struct sma *sma, unsigned port)
 {
     if (port > sma->num_ports)
