@@ -12,9 +12,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <infiniband/mad.h>
-
-/* A MAD is IB_MAD_SIZE (256) bytes: libibmad's constant, used everywhere. */
+/*
+ * A MAD is IB_MAD_SIZE (256) bytes: libibmad's constant, used everywhere
+ * (<infiniband/mad.h>).  This header does not include libibmad's: board.h
+ * includes this one, and code that includes board.h next to net-snmp's
+ * headers would see libibmad's xdump() clash with net-snmp's.
+ */
 
 /*
  * Where a MAD came from (rx) or goes (tx), as a switch's port-0 agent sees

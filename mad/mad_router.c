@@ -3,6 +3,8 @@
  */
 #include "mad_router.h"
 
+#include <infiniband/mad.h>
+
 #include <string.h>
 
 enum mad_kind mad_router_kind(const uint8_t *mad)

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <infiniband/mad.h>
+
 #include "mad.h"
 
 #define MAD_ROUTER_MAX_CLASSES 8
