@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <infiniband/mad.h>
@@ -36,6 +37,9 @@
 #include "sma.h"
 #ifdef PZ_HAVE_IP
 #include "pz_ip.h"
+#endif
+#ifdef PZ_HAVE_SNMP
+#include "pz_ip_snmp.h"
 #endif
 
 /* Link states are scanned (and SwitchInfo.PortStateChange set) this often. */
@@ -60,6 +64,7 @@ struct pz_agent {
     struct board_sim_dgram *dgram; /* board = sim: the node's port-0 stack, or NULL */
     struct pz_echo *echo;          /* the echo service, NULL without datagrams */
     struct pz_ip *ip;              /* the IP plane, or NULL */
+    struct pz_ip_snmp *snmp;       /* the SNMP agent on it, or NULL */
     struct pz_ctl *ctl;            /* the control socket, or NULL */
     struct pz_loop *loop;
     struct mad_router router; /* requests by class, answers by TID */
@@ -589,6 +594,60 @@ static int pz_setup_ip(struct pz_agent *ag)
 #endif
 }
 
+/* Create the state directory (mode 0700) if missing; returns 0 or -1 (message logged). */
+static int pz_make_state_dir(const char *dir)
+{
+    char path[sizeof(((struct pz_config *)0)->state_dir)];
+
+    snprintf(path, sizeof(path), "%s", dir);
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0755) && errno != EEXIST)
+            break;
+        *p = '/';
+    }
+    if (mkdir(path, 0700) && errno != EEXIST) {
+        pz_log(PZ_LOG_ERROR, "state_dir %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * Start the SNMP agent on the IP plane if it is configured (snmp_config,
+ * snmp on, an IP plane); returns 0, or -1 (message logged).
+ */
+static int pz_setup_snmp(struct pz_agent *ag)
+{
+    if (!ag->cfg.snmp || !*ag->cfg.snmp_config)
+        return 0;
+#ifdef PZ_HAVE_SNMP
+    struct pz_ip_snmp_env env = {.loop = ag->loop,
+                                 .board = ag->board,
+                                 .sma = ag->sma,
+                                 .pma = ag->pma,
+                                 .mon = ag->mon,
+                                 .plane = pz_ip_plane(ag->ip)};
+    char err[256];
+
+    if (!ag->ip) {
+        pz_log(PZ_LOG_ERROR, "snmp_config is set but there is no IP plane (ip_address)");
+        return -1;
+    }
+    if (pz_make_state_dir(ag->cfg.state_dir))
+        return -1;
+    ag->snmp = pz_ip_snmp_create(&ag->cfg, &env, err, sizeof(err));
+    if (!ag->snmp)
+        pz_log(PZ_LOG_ERROR, "snmp: %s", err);
+    return ag->snmp ? 0 : -1;
+#else
+    pz_log(PZ_LOG_ERROR, "snmp_config is set but portzerod was built without net-snmp or lwIP");
+    return -1;
+#endif
+}
+
 /* Open the control socket if one is configured; returns 0, or -1 (message logged). */
 static int pz_setup_ctl(struct pz_agent *ag)
 {
@@ -629,13 +688,16 @@ static int pz_setup_loop(struct pz_agent *ag)
     if (ag->echo && board_dgram_fd(ag->board) >= 0 &&
         pz_loop_add_fd(ag->loop, board_dgram_fd(ag->board), pz_on_echo, ag))
         return -1;
-    return pz_setup_ip(ag) || pz_setup_ctl(ag) || pz_setup_router(ag) ? -1 : 0;
+    return pz_setup_ip(ag) || pz_setup_snmp(ag) || pz_setup_ctl(ag) || pz_setup_router(ag) ? -1 : 0;
 }
 
 /* Free everything the agent holds. */
 static void pz_teardown(struct pz_agent *ag)
 {
     pz_ctl_close(ag->ctl);
+#ifdef PZ_HAVE_SNMP
+    pz_ip_snmp_destroy(ag->snmp);
+#endif
 #ifdef PZ_HAVE_IP
     pz_ip_destroy(ag->ip);
 #endif

@@ -107,6 +107,12 @@ static const struct pz_config_key pz_config_table[] = {
            .help = "the IPoIB partition (its broadcast group); the full-member bit is implied"),
     PZ_KEY(ctl_socket, .type = PZ_CONFIG_PATH, .def_text = "",
            .help = "the control socket pz-cli talks to (unix stream); empty = none"),
+    PZ_KEY(state_dir, .type = PZ_CONFIG_PATH, .def_text = "/var/lib/portzero",
+           .help = "persistent state (SNMP engineBoots and users, SSH host keys), created 0700"),
+    PZ_KEY(snmp, .type = PZ_CONFIG_CHOICE, .choices = pz_config_on_off, .def = 1,
+           .help = "the SNMP agent on UDP 161 of the IP plane; runs when snmp_config is set"),
+    PZ_KEY(snmp_config, .type = PZ_CONFIG_PATH, .def_text = "",
+           .help = "net-snmp snmpd.conf tokens (createUser, rouser, trap2sink...); empty = none"),
 };
 
 #define PZ_CONFIG_NKEYS (sizeof(pz_config_table) / sizeof(pz_config_table[0]))

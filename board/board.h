@@ -207,7 +207,6 @@ struct board_mad_rx {
     uint8_t tail[BOARD_MAD_TAIL];
 };
 
-
 /*
  * Port-0 datagrams: the management CPU's unreliable datagram (UD) queue pair
  * behind port 0, as hardware UD send and receive work requests see it (what

@@ -138,9 +138,8 @@ static uint16_t cc_dispatch(struct cc_agent *cc, struct cc_req *req)
     return req->method == IB_MAD_METHOD_GET ? e->get(cc, req) : e->set(cc, req);
 }
 
-enum mad_verdict cc_process(struct cc_agent *cc, const struct mad_addr *in_addr,
-                           const uint8_t *in, size_t in_len, struct mad_addr *out_addr,
-                           uint8_t out[CC_MAD_SIZE])
+enum mad_verdict cc_process(struct cc_agent *cc, const struct mad_addr *in_addr, const uint8_t *in,
+                            size_t in_len, struct mad_addr *out_addr, uint8_t out[CC_MAD_SIZE])
 {
     int method = gmp_request_method(in, in_len, IB_CC_CLASS);
     enum cc_key_verdict key;

@@ -23,7 +23,6 @@
 
 struct cc_agent;
 
-
 /*
  * SwitchCongestionSetting as last programmed.  Port masks are 256-bit
  * big-endian integers: port p is bit p % 8 of byte 31 - p / 8.
@@ -78,9 +77,8 @@ void cc_destroy(struct cc_agent *cc);
  * to the requester), MAD_DROP otherwise (including a CC_Key violation).  in
  * and out may not overlap.
  */
-enum mad_verdict cc_process(struct cc_agent *cc, const struct mad_addr *in_addr,
-                           const uint8_t *in, size_t in_len, struct mad_addr *out_addr,
-                           uint8_t out[CC_MAD_SIZE]);
+enum mad_verdict cc_process(struct cc_agent *cc, const struct mad_addr *in_addr, const uint8_t *in,
+                            size_t in_len, struct mad_addr *out_addr, uint8_t out[CC_MAD_SIZE]);
 
 /* The congestion TimeStamp now: board time in 1.024 us units, modulo 2^32. */
 uint32_t cc_timestamp(const struct cc_agent *cc);

@@ -24,7 +24,6 @@
 
 struct pma;
 
-
 /*
  * The 64-bit software counters of one port.  They start at the hardware's
  * value when the PMA is created, never wrap and are never reset by PMA Sets
@@ -56,9 +55,8 @@ void pma_destroy(struct pma *pma);
  * requester's LID and QP with Q_Key 0x80010000), MAD_DROP otherwise.  in and
  * out may not overlap.
  */
-enum mad_verdict pma_process(struct pma *pma, const struct mad_addr *in_addr,
-                             const uint8_t *in, size_t in_len, struct mad_addr *out_addr,
-                             uint8_t out[PMA_MAD_SIZE]);
+enum mad_verdict pma_process(struct pma *pma, const struct mad_addr *in_addr, const uint8_t *in,
+                             size_t in_len, struct mad_addr *out_addr, uint8_t out[PMA_MAD_SIZE]);
 
 /*
  * Read every port's hardware counters and accumulate the deltas, and run the

@@ -116,9 +116,8 @@ static uint16_t pma_dispatch(struct pma *pma, struct pma_req *req, uint32_t attr
     return req->method == IB_MAD_METHOD_GET ? e->get(pma, req) : e->set(pma, req);
 }
 
-enum mad_verdict pma_process(struct pma *pma, const struct mad_addr *in_addr,
-                             const uint8_t *in, size_t in_len, struct mad_addr *out_addr,
-                             uint8_t out[PMA_MAD_SIZE])
+enum mad_verdict pma_process(struct pma *pma, const struct mad_addr *in_addr, const uint8_t *in,
+                             size_t in_len, struct mad_addr *out_addr, uint8_t out[PMA_MAD_SIZE])
 {
     int method = gmp_request_method(in, in_len, IB_PERFORMANCE_CLASS);
     struct pma_req req;

@@ -19,7 +19,6 @@
 
 struct sma;
 
-
 /* Counters the agent, CLI and SNMP report. */
 struct sma_stats {
     uint64_t smps_received;
@@ -44,17 +43,15 @@ void sma_destroy(struct sma *sma);
  * stack).  Returns MAD_SEND when out[0..255] must be transmitted as given by
  * *out_addr, MAD_DROP otherwise.  in and out may not overlap.
  */
-enum mad_verdict sma_process(struct sma *sma, const struct mad_addr *in_addr,
-                             const uint8_t *in, size_t in_len, struct mad_addr *out_addr,
-                             uint8_t out[IB_MAD_SIZE]);
+enum mad_verdict sma_process(struct sma *sma, const struct mad_addr *in_addr, const uint8_t *in,
+                             size_t in_len, struct mad_addr *out_addr, uint8_t out[IB_MAD_SIZE]);
 
 /*
  * Run the SMA's timers: link state changes (SwitchInfo.PortStateChange and
  * Trap 128), the M_Key lease, trap sends and resends.  Returns MAD_SEND with
  * one trap to transmit; call again until it returns MAD_DROP.
  */
-enum mad_verdict sma_poll(struct sma *sma, struct mad_addr *out_addr,
-                          uint8_t out[IB_MAD_SIZE]);
+enum mad_verdict sma_poll(struct sma *sma, struct mad_addr *out_addr, uint8_t out[IB_MAD_SIZE]);
 
 /* Board time at which sma_poll() next has timed work; UINT64_MAX if none. */
 uint64_t sma_next_deadline(const struct sma *sma);

@@ -102,6 +102,22 @@ static void sma_init_port(struct sma *sma, unsigned port)
     }
 }
 
+/*
+ * Whether an external port's link is up (PortState past Down) when the SMA
+ * starts.  A switch's ports that came up before its SMA ran changed state
+ * unseen, and everything the SM wrote into the SMA (LID, master SM, M_Key)
+ * is gone if the agent restarted while the ASIC kept its links: the SMA
+ * starts with SwitchInfo.PortStateChange set, so the SM's next light sweep
+ * turns into a heavy one that configures the switch again.
+ */
+static bool sma_any_link_up(const struct sma *sma)
+{
+    for (unsigned p = 1; p <= sma->num_ports; p++)
+        if (sma->ports[p].last_port_state > BOARD_PORT_DOWN)
+            return true;
+    return false;
+}
+
 struct sma *sma_create(const struct board *board)
 {
     struct sma *sma;
@@ -122,6 +138,7 @@ struct sma *sma_create(const struct board *board)
     for (unsigned p = 0; p <= sma->num_ports; p++)
         if (sma->is_switch || p > 0)
             sma_init_port(sma, p);
+    sma->port_state_change = sma->is_switch && sma_any_link_up(sma);
     memcpy(sma->node_desc, board->id->node_desc, sizeof(sma->node_desc));
     sma->system_image_guid = board->id->system_image_guid;
     sma->mft_top = 0xBFFF; /* "no multicast entries" */
@@ -232,8 +249,7 @@ static uint16_t sma_dispatch(struct sma *sma, struct sma_req *req)
  * here is not a drop).
  */
 static enum mad_verdict sma_answer(struct sma *sma, const struct mad_addr *in,
-                                   const uint8_t *req_mad, struct mad_addr *out_addr,
-                                   uint8_t *out)
+                                   const uint8_t *req_mad, struct mad_addr *out_addr, uint8_t *out)
 {
     unsigned mgmt_class = mad_get_field(out, 0, IB_MAD_MGMTCLASS_F);
     struct sma_req req = {
@@ -292,9 +308,8 @@ static enum mad_verdict sma_answer(struct sma *sma, const struct mad_addr *in,
     return v;
 }
 
-enum mad_verdict sma_process(struct sma *sma, const struct mad_addr *in_addr,
-                             const uint8_t *in, size_t in_len, struct mad_addr *out_addr,
-                             uint8_t out[IB_MAD_SIZE])
+enum mad_verdict sma_process(struct sma *sma, const struct mad_addr *in_addr, const uint8_t *in,
+                             size_t in_len, struct mad_addr *out_addr, uint8_t out[IB_MAD_SIZE])
 {
     struct smi_node node = {.num_ports = sma->num_ports, .is_switch = sma->is_switch};
     enum smi_action action;
@@ -327,8 +342,7 @@ drop:
     return MAD_DROP;
 }
 
-enum mad_verdict sma_poll(struct sma *sma, struct mad_addr *out_addr,
-                          uint8_t out[IB_MAD_SIZE])
+enum mad_verdict sma_poll(struct sma *sma, struct mad_addr *out_addr, uint8_t out[IB_MAD_SIZE])
 {
     uint64_t now = board_now_ns(sma->board);
 

@@ -27,9 +27,9 @@ struct pzt_node {
 struct pzt_result {
     enum mad_verdict verdict;
     struct mad_addr addr; /* where the SMA sends it */
-    uint8_t mad[PZT_MAD];       /* what it sends */
-    unsigned status;            /* MAD status (DR: without the D bit) */
-    uint8_t *data;              /* = mad + 64 */
+    uint8_t mad[PZT_MAD]; /* what it sends */
+    unsigned status;      /* MAD status (DR: without the D bit) */
+    uint8_t *data;        /* = mad + 64 */
 };
 
 /* A switch with num_ports ports and a manual clock at 1 s; customise id first via hook. */

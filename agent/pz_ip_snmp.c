@@ -1,0 +1,183 @@
+/*
+ * pz_ip_snmp.c - the SNMP agent on the IP plane (see pz_ip_snmp.h).
+ *
+ * Datagrams: lwIP's thread queues them (pz_udp), the loop hands them to the
+ * agent (pz_snmp_input) and runs it (pz_snmp_process) on its own thread,
+ * which owns the switch state the MIB handlers read.  Answers and traps go
+ * out from UDP 161 through pz_udp_send.
+ */
+#include "pz_ip_snmp.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ipoib.h"
+#include "pz_ipplane.h"
+#include "pz_log.h"
+#include "pz_monitor.h"
+#include "pz_snmp.h"
+#include "pz_udp.h"
+
+#define PZ_SNMP_PORT 161
+#define PZ_SNMP_QUEUE 64
+/* The IPoIB interface's row is refreshed this often. */
+#define PZ_SNMP_MIF_NS 1000000000ull
+
+struct pz_ip_snmp {
+    struct pz_ip_snmp_env env;
+    struct pz_udp *udp;
+    struct pz_snmp *snmp;
+    uint32_t addr; /* the switch's address, for the interface row */
+    uint64_t next_mif_ns;
+};
+
+/* The agent sends a datagram (an answer or a notification). */
+static int pz_ip_snmp_send(void *arg, const struct pz_snmp_peer *to, const void *buf, size_t len)
+{
+    struct pz_ip_snmp *s = arg;
+
+    return pz_udp_send(s->udp, to->addr, to->port, buf, len) ? -1 : 0;
+}
+
+/* Loop: datagrams arrived on UDP 161: into the agent's queue. */
+static void pz_ip_snmp_on_udp(void *arg, int fd)
+{
+    struct pz_ip_snmp *s = arg;
+    uint8_t buf[8192];
+    struct pz_snmp_peer from;
+    int n;
+
+    (void)fd;
+    while ((n = pz_udp_recv(s->udp, &from.addr, &from.port, buf, sizeof(buf))) >= 0)
+        pz_snmp_input(s->snmp, &from, buf, (size_t)n);
+}
+
+/* The IPoIB interface's row from the endpoint's state and counters. */
+static void pz_ip_snmp_mgmt_if(struct pz_ip_snmp *s);
+
+/* Loop: the agent has datagrams queued: answer them (the interface row current). */
+static void pz_ip_snmp_on_queue(void *arg, int fd)
+{
+    struct pz_ip_snmp *s = arg;
+
+    (void)fd;
+    pz_ip_snmp_mgmt_if(s);
+    pz_snmp_process(s->snmp);
+}
+
+/* The IPoIB interface's row from the endpoint's state and counters. */
+static void pz_ip_snmp_mgmt_if(struct pz_ip_snmp *s)
+{
+    struct pz_snmp_mgmt_if mif = {0};
+    const struct ipoib *ep;
+    const struct ipoib_stats *st;
+    struct ipoib_lladdr ll;
+
+    if (!s->env.plane)
+        return;
+    ep = pz_ipplane_endpoint(s->env.plane);
+    st = ipoib_stats(ep);
+    mif.up = ipoib_state(ep) == IPOIB_UP;
+    mif.ipv4 = s->addr;
+    mif.mtu = ipoib_mtu(ep);
+    ipoib_own_lladdr(ep, &ll);
+    ipoib_lladdr_pack(&ll, mif.hw_addr);
+    mif.in_octets = st->rx_bytes;
+    mif.in_ucast_pkts = st->rx_packets;
+    mif.in_discards = st->rx_dropped_down + st->rx_dropped_qkey + st->rx_dropped_type;
+    mif.in_errors =
+        st->rx_dropped_short + st->rx_dropped_ip + st->rx_dropped_arp + st->rx_dropped_oversize;
+    mif.out_octets = st->tx_bytes;
+    mif.out_ucast_pkts = st->tx_packets;
+    mif.out_errors = st->tx_errors;
+    mif.out_discards = st->tx_dropped_down + st->tx_dropped_no_route + st->tx_dropped_unresolved +
+                       st->tx_dropped_bad;
+    pz_snmp_set_mgmt_if(s->snmp, &mif);
+}
+
+/* Loop: when the agent next has timed work (its alarms, the interface row). */
+static uint64_t pz_ip_snmp_deadline(void *arg)
+{
+    struct pz_ip_snmp *s = arg;
+    uint64_t t = pz_loop_now_ns() + (uint64_t)pz_snmp_timeout_ms(s->snmp) * 1000000u;
+
+    return t < s->next_mif_ns ? t : s->next_mif_ns;
+}
+
+/* Loop: run the agent's timers (alarms, link and hot-spot scans, storing state). */
+static void pz_ip_snmp_on_timer(void *arg, uint64_t now)
+{
+    struct pz_ip_snmp *s = arg;
+
+    if (now >= s->next_mif_ns) {
+        s->next_mif_ns = now + PZ_SNMP_MIF_NS;
+        pz_ip_snmp_mgmt_if(s);
+    }
+    pz_snmp_process(s->snmp);
+}
+
+/* Start the agent proper; returns 0 or -1 with a message in err. */
+static int pz_ip_snmp_start(struct pz_ip_snmp *s, const struct pz_config *cfg, char *err,
+                            size_t errlen)
+{
+    struct pz_snmp_params p = {
+        .config_file = cfg->snmp_config,
+        .state_dir = cfg->state_dir,
+        .send = pz_ip_snmp_send,
+        .send_arg = s,
+        .board = s->env.board,
+        .sma = s->env.sma,
+        .pma = s->env.pma,
+        /* The handlers only read it; the monitor stays the agent loop's. */
+        .cong = s->env.mon ? (struct cong_monitor *)pz_monitor_cong(s->env.mon) : NULL,
+        .mgmt_port = 0, /* management through port 0: no external port is the path */
+    };
+
+    s->udp = pz_udp_open(PZ_SNMP_PORT, PZ_SNMP_QUEUE, err, errlen);
+    if (!s->udp)
+        return -1;
+    s->snmp = pz_snmp_create(&p, err, errlen);
+    return s->snmp ? 0 : -1;
+}
+
+struct pz_ip_snmp *pz_ip_snmp_create(const struct pz_config *cfg, const struct pz_ip_snmp_env *env,
+                                     char *err, size_t errlen)
+{
+    struct pz_ip_snmp *s = calloc(1, sizeof(*s));
+
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    s->env = *env;
+    s->addr = cfg->ip_address.addr;
+    if (pz_ip_snmp_start(s, cfg, err, errlen) ||
+        pz_loop_add_fd(env->loop, pz_udp_fd(s->udp), pz_ip_snmp_on_udp, s) ||
+        pz_loop_add_fd(env->loop, pz_snmp_fd(s->snmp), pz_ip_snmp_on_queue, s) ||
+        pz_loop_add_timer(env->loop, pz_ip_snmp_deadline, pz_ip_snmp_on_timer, s)) {
+        if (!*err)
+            snprintf(err, errlen, "the event loop is full");
+        pz_ip_snmp_destroy(s);
+        return NULL;
+    }
+    pz_ip_snmp_mgmt_if(s);
+    pz_log(PZ_LOG_INFO, "snmp: agent on UDP %u (config %s, state in %s)", PZ_SNMP_PORT,
+           cfg->snmp_config, cfg->state_dir);
+    return s;
+}
+
+void pz_ip_snmp_destroy(struct pz_ip_snmp *s)
+{
+    if (!s)
+        return;
+    if (s->udp)
+        pz_loop_remove_fd(s->env.loop, pz_udp_fd(s->udp));
+    if (s->snmp)
+        pz_loop_remove_fd(s->env.loop, pz_snmp_fd(s->snmp));
+    pz_loop_remove_timers(s->env.loop, s);
+    pz_snmp_destroy(s->snmp);
+    pz_udp_close(s->udp);
+    free(s);
+}

@@ -1,0 +1,37 @@
+/*
+ * pz_ip_snmp.h - portzerod's SNMP agent (snmp/) on UDP 161 of the IP plane
+ * (net/pz_udp), run on the agent loop.
+ */
+#ifndef PZ_IP_SNMP_H
+#define PZ_IP_SNMP_H
+
+#include <stddef.h>
+
+#include "board.h"
+#include "pz_config.h"
+#include "pz_loop.h"
+
+struct sma;
+struct pma;
+struct pz_monitor;
+struct pz_ipplane;
+struct pz_ip_snmp;
+
+/* What the SNMP agent reads and where it runs. */
+struct pz_ip_snmp_env {
+    struct pz_loop *loop;
+    const struct board *board;
+    struct sma *sma;
+    struct pma *pma;
+    struct pz_monitor *mon;   /* NULL: monitor off */
+    struct pz_ipplane *plane; /* the IPoIB interface row */
+};
+
+/* Start the agent as cfg says (snmp_config, state_dir); NULL with a message in err. */
+struct pz_ip_snmp *pz_ip_snmp_create(const struct pz_config *cfg, const struct pz_ip_snmp_env *env,
+                                     char *err, size_t errlen);
+
+/* Stop it (state stored), unregister, free (NULL is fine). */
+void pz_ip_snmp_destroy(struct pz_ip_snmp *s);
+
+#endif
