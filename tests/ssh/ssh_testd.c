@@ -208,11 +208,17 @@ static const char *const commands[] = {"cat", "configure", "echo", "exit", "help
 
 /* Runs one command line; returns -1 if it keeps running (stream), else its exit status
  * (>= 0), or -2 for "exit" (with status in *status). */
-static int run_command(struct tsession *ts, const char *line, uint32_t *status)
+static int run_command(struct tsession *ts, const char *cmdline, uint32_t *status)
 {
     enum ssh_user_id user = ssh_session_user(ts->s);
+    char buf[LE_LINE_MAX + 1], *line = buf;
+    size_t len;
     unsigned i;
 
+    snprintf(buf, sizeof(buf), "%s", cmdline);
+    len = strlen(buf);
+    while (len && buf[len - 1] == ' ')
+        buf[--len] = 0;
     while (*line == ' ')
         line++;
     if (strncmp(line, "echo", 4) == 0 && (line[4] == ' ' || !line[4])) {
