@@ -203,8 +203,8 @@ static void sess_finish(struct tsession *ts, uint32_t status)
     pump(ts);
 }
 
-static const char *const commands[] = {"cat", "configure", "echo", "exit", "help", "sha256",
-                                       "whoami", NULL};
+static const char *const commands[] = {"cat",  "configure", "echo",   "exit",
+                                       "help", "sha256",    "whoami", NULL};
 
 /* Runs one command line; returns -1 if it keeps running (stream), else its exit status
  * (>= 0), or -2 for "exit" (with status in *status). */
@@ -430,8 +430,8 @@ static void sess_closed(void *app, struct ssh_session *s)
 }
 
 static const struct ssh_conn_ops conn_ops = {
-    conn_write,   conn_log,      conn_authenticated, sess_start, sess_input,
-    sess_eof,     sess_writable, sess_resize,        sess_closed,
+    conn_write, conn_log,      conn_authenticated, sess_start,  sess_input,
+    sess_eof,   sess_writable, sess_resize,        sess_closed,
 };
 
 /* Splits a comma-separated list into a NULL-terminated array (kept for the run). */
