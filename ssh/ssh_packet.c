@@ -208,12 +208,16 @@ static void packet_complete(struct ssh_conn *c)
         return;
     }
     ssh_dispatch(c, c->in + 5, plen - pad - 1);
+    if (c->in[5] == SSH_MSG_USERAUTH_REQUEST) /* may hold a password */
+        mbedtls_platform_zeroize(c->in, 4 + plen);
 }
 
-/* True while input must wait: an auth failure being delayed, or a full output queue. */
+/* True while input must wait: an auth failure being delayed, a full output queue, or too
+ * many answers held back by a key exchange the peer does not finish. */
 static bool input_blocked(const struct ssh_conn *c)
 {
-    return c->auth_failure_pending || c->out_len - c->out_head > SSH_OUTQ_STALL;
+    return c->auth_failure_pending || c->out_len - c->out_head > SSH_OUTQ_STALL ||
+           c->def_len > SSH_OUTQ_STALL;
 }
 
 /* Assembles packets from received bytes; returns the bytes taken. */

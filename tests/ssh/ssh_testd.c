@@ -11,7 +11,7 @@
  *
  * Usage: ssh_testd --state DIR [--port N] [--admin-keys F] [--monitor-keys F]
  *        [--admin-hash H] [--monitor-hash H] [--max-auth N] [--fail-delay MS]
- *        [--grace MS] [--idle MS] [--rekey-bytes N] [--max-sessions N]
+ *        [--grace MS] [--idle MS] [--rekey-bytes N] [--rekey-ms MS] [--max-sessions N]
  *        [--kex L] [--hostkeys L] [--ciphers L] [--macs L]   (L: comma-separated)
  * Prints "listening PORT" on stdout when ready (port 0: the kernel picks one);
  * logs to stderr; exits 0 on SIGTERM after freeing everything.
@@ -294,6 +294,12 @@ static int sess_start(void *app, struct ssh_session *s, enum ssh_session_kind ki
     ssh_session_set_data(s, ts);
     fprintf(stderr, "session start %s %s\n", kind == SSH_SESSION_SHELL ? "shell" : "exec",
             command ? command : "");
+    {
+        unsigned cols = 0, rows = 0;
+
+        if (ssh_session_pty(s, &cols, &rows))
+            fprintf(stderr, "pty %ux%u\n", cols, rows);
+    }
     if (kind == SSH_SESSION_SHELL) {
         ts->mode = MODE_SHELL;
         le_init(&ts->le, &le_ops, ts, "pz> ");
@@ -616,6 +622,8 @@ static int parse_args(int argc, char **argv, struct server *srv, int *port)
             c->login_grace_ms = (uint32_t)atoi(v);
         else if (!strcmp(k, "--idle"))
             c->idle_timeout_ms = (uint32_t)atoi(v);
+        else if (!strcmp(k, "--rekey-ms"))
+            c->rekey_interval_ms = (uint32_t)atoi(v);
         else if (!strcmp(k, "--rekey-bytes"))
             c->rekey_bytes = strtoull(v, NULL, 10);
         else if (!strcmp(k, "--max-sessions"))

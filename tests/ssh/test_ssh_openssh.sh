@@ -134,7 +134,34 @@ check "shell: echo one" grep -qx 'one' shell.txt
 check "shell: tab completed 'whoa' to whoami" grep -qx 'admin' shell.txt
 check "shell: tab completed 'ech' to echo" grep -qx 'two' shell.txt
 check_eq "shell: up arrow repeated the last command" 2 "$(grep -cx 'two' shell.txt)"
-check "shell: pty size reached the server" grep -q 'session start shell' main.log
+
+# The same through a real pseudo-terminal (python pty): the size from pty-req, a resize
+# becomes window-change, editing keys (left arrow + insert, backspace), exit status.
+out=$(python3 "$(dirname "$(abspath "$0")")/pty_drive.py" pty.out 91 27 -- \
+    ssh -F /dev/null -o UserKnownHostsFile="$WORK/known_hosts" -o StrictHostKeyChecking=yes \
+    -o BatchMode=yes -o IdentitiesOnly=yes -p "$PORT" -i admin_ed25519 admin@127.0.0.1 << 'STEPS'
+expect pz>
+send ecoh \x7f\x7f\x7fho pty\r
+expect pty
+expect pz>
+resize 120 40
+send echo rsize\x1b[D\x1b[D\x1b[D\x1b[De\r
+expect resize
+expect pz>
+send exit 5\r
+STEPS
+) || true
+check_eq "pty: exit status 5" "exit 5" "$out"
+check "pty: pty-req carried 91x27" grep -q '^pty 91x27' main.log
+check "pty: resize sent window-change 120x40" grep -q '^window-change 120x40' main.log
+check "pty: edited lines ran as typed" bash -c "tr -d '\r' < pty.out | grep -qx 'pty' &&
+    tr -d '\r' < pty.out | grep -qx 'resize'"
+
+# keepalive@openssh.com global requests (ServerAliveInterval) get REQUEST_FAILURE, which
+# the client takes as a sign of life: the session lives through several of them.
+out=$( (sleep 3.5; echo alive) | sshc -o ServerAliveInterval=1 -o ServerAliveCountMax=2 \
+    -i admin_ed25519 admin@127.0.0.1 cat) || true
+check_eq "keepalive@openssh.com answered: session survives 3 keepalives" alive "$out"
 
 # Host keys: mode 0600, same fingerprints after a restart on the same state directory.
 check_eq "host key files are mode 600" "600 600" \
@@ -152,6 +179,16 @@ ssh_start main2 --admin-keys "$WORK/admin_keys"
 ssh_keyscan
 FP2=$(ssh-keygen -lf known_hosts | awk '{print $2}' | sort)
 check_eq "host key fingerprints stable across restarts" "$FP1" "$FP2"
+
+# Server-initiated re-keying after 1 s (time limit).
+stop_pid "$PID"
+PIDS=()
+ssh_start rekeyt --admin-keys "$WORK/admin_keys" --rekey-ms 1000
+ssh_keyscan
+out=$( (sleep 3.5; echo late) | sshc -i admin_ed25519 admin@127.0.0.1 cat) || true
+check_eq "time-based re-key: session intact" late "$out"
+n=$(grep -c 're-keying (limit reached)' rekeyt.log || true)
+check "server re-keyed on time ($n times in 3.5 s)" test "$n" -ge 2
 
 # Server-initiated re-keying after 1 MB.
 stop_pid "$PID"

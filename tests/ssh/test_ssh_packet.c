@@ -322,6 +322,74 @@ static void test_nonstrict_allows_ignore_first(void **state)
     remove_state(dir);
 }
 
+/* Index of the last clear packet's message type in cap->buf from off; -1 if none. */
+static int last_msg_type(const struct capture *cap, size_t off)
+{
+    int type = -1;
+
+    while (off + 6 <= cap->len) {
+        type = cap->buf[off + 5];
+        off += 4 + ssh_get_u32(cap->buf + off);
+    }
+    return type;
+}
+
+/* A wrong password is answered after the delay; input waits meanwhile (the loop runs). */
+static void test_auth_delay_holds_input(void **state)
+{
+    char dir[] = "/tmp/pz_ssh_pkt.XXXXXX";
+    struct ssh_server_config cfg = {0};
+    struct capture *cap = calloc(1, sizeof(*cap));
+    struct ssh_server *s;
+    struct ssh_conn *c;
+    uint8_t payload[256], pkt[300], pkt2[300];
+    struct ssh_wr wr;
+    size_t len, len2, mark;
+    char err[128];
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    cfg.state_dir = dir;
+    cfg.users[0].name = "admin";
+    cfg.users[0].password_hash = "$6$saltsalt$JcVDtuB6d1BHhCd5RPBh8g8xX/1CbY8EU2PN0MTaj2/"
+                                 "Mypw4P./C6dN4j0HALhzBDTocyW1Jm.gYaTPjFGCV40"; /* "test" */
+    cfg.auth_fail_delay_ms = 500;
+    s = ssh_server_new(&cfg, err, sizeof(err));
+    assert_non_null(s);
+    c = started_conn(s, cap);
+    c->first_kex_done = true; /* clear-text stand-in for a finished key exchange */
+    c->kex.sent_kexinit = c->kex.in_progress = false;
+    ssh_wr_init(&wr, payload, sizeof(payload));
+    ssh_wr_u8(&wr, SSH_MSG_SERVICE_REQUEST);
+    ssh_wr_cstring(&wr, "ssh-userauth");
+    len = clear_packet(payload, wr.len, pkt);
+    assert_int_equal(ssh_conn_input(c, pkt, len, 10), len);
+    ssh_wr_init(&wr, payload, sizeof(payload));
+    ssh_wr_u8(&wr, SSH_MSG_USERAUTH_REQUEST);
+    ssh_wr_cstring(&wr, "admin");
+    ssh_wr_cstring(&wr, "ssh-connection");
+    ssh_wr_cstring(&wr, "password");
+    ssh_wr_u8(&wr, 0);
+    ssh_wr_cstring(&wr, "wrong");
+    len = clear_packet(payload, wr.len, pkt);
+    len2 = clear_packet(payload, wr.len, pkt2);
+    mark = cap->len;
+    assert_int_equal(ssh_conn_input(c, pkt, len, 20), len);
+    assert_int_equal(cap->len, mark); /* no answer yet */
+    assert_int_equal(ssh_conn_next_deadline(c), 520);
+    assert_int_equal(ssh_conn_input(c, pkt2, len2, 100), 0); /* held back */
+    ssh_conn_tick(c, 519);
+    assert_int_equal(cap->len, mark);
+    ssh_conn_tick(c, 520);
+    assert_int_equal(last_msg_type(cap, mark), SSH_MSG_USERAUTH_FAILURE);
+    assert_int_equal(ssh_conn_input(c, pkt2, len2, 521), len2); /* taken now */
+    assert_false(ssh_conn_finished(c));
+    ssh_conn_free(c);
+    ssh_server_free(s);
+    free(cap);
+    remove_state(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,6 +399,7 @@ int main(void)
         cmocka_unit_test(test_length_limits),
         cmocka_unit_test(test_strict_seq_wrap),
         cmocka_unit_test(test_nonstrict_allows_ignore_first),
+        cmocka_unit_test(test_auth_delay_holds_input),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
