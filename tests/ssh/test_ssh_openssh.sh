@@ -159,7 +159,7 @@ check "pty: edited lines ran as typed" bash -c "tr -d '\r' < pty.out | grep -qx 
 
 # keepalive@openssh.com global requests (ServerAliveInterval) get REQUEST_FAILURE, which
 # the client takes as a sign of life: the session lives through several of them.
-out=$( (sleep 3.5; echo alive) | sshc -o ServerAliveInterval=1 -o ServerAliveCountMax=2 \
+out=$( (sleep 3.5; echo alive) | sshc -o ServerAliveInterval=1 -o ServerAliveCountMax=3 \
     -i admin_ed25519 admin@127.0.0.1 cat) || true
 check_eq "keepalive@openssh.com answered: session survives 3 keepalives" alive "$out"
 
@@ -185,10 +185,10 @@ stop_pid "$PID"
 PIDS=()
 ssh_start rekeyt --admin-keys "$WORK/admin_keys" --rekey-ms 1000
 ssh_keyscan
-out=$( (sleep 3.5; echo late) | sshc -i admin_ed25519 admin@127.0.0.1 cat) || true
+out=$( (sleep 4.5; echo late) | sshc -i admin_ed25519 admin@127.0.0.1 cat) || true
 check_eq "time-based re-key: session intact" late "$out"
 n=$(grep -c 're-keying (limit reached)' rekeyt.log || true)
-check "server re-keyed on time ($n times in 3.5 s)" test "$n" -ge 2
+check "server re-keyed on time ($n times in 4.5 s)" test "$n" -ge 2
 
 # Server-initiated re-keying after 1 MB.
 stop_pid "$PID"
