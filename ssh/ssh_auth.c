@@ -14,7 +14,7 @@
 #include "ssh_internal.h"
 #include "ssh_userkey.h"
 
-/* A sha512-crypt setting hashed for unknown users, so they cost what real ones do. */
+/* A sha512-crypt setting hashed when no user has a password hash to borrow. */
 #define DUMMY_SETTING "$6$pzdummysalt0000$"
 
 /* Handles SERVICE_REQUEST: only ssh-userauth is offered (RFC 4253 §10). */
@@ -113,16 +113,22 @@ static int find_user(const struct ssh_conn *c, const char *name)
     return -1;
 }
 
-/* True if password matches the crypt(3) hash (NULL: hashes a dummy and fails). */
-static bool password_ok(const char *password, const char *hash)
+/* True if password matches the crypt(3) hash.  Without a hash (unknown user, or none
+ * configured) it still hashes, with another user's setting (same algorithm and cost) or
+ * a sha512-crypt dummy, and fails: the answer's timing does not tell which users exist. */
+static bool password_ok(const struct ssh_conn *c, const char *password, const char *hash)
 {
     struct crypt_data *cd = calloc(1, sizeof(*cd));
-    const char *out;
+    const char *setting = hash, *out;
     bool ok = false;
+    int i;
 
     if (!cd)
         return false;
-    out = crypt_r(password, hash ? hash : DUMMY_SETTING, cd);
+    for (i = 0; !setting && i < SSH_USER_COUNT; i++)
+        if (c->srv->cfg.users[i].password_hash && *c->srv->cfg.users[i].password_hash)
+            setting = c->srv->cfg.users[i].password_hash;
+    out = crypt_r(password, setting ? setting : DUMMY_SETTING, cd);
     if (hash && out && out[0] != '*' && strlen(out) == strlen(hash))
         ok = ssh_ct_equal(out, hash, strlen(hash));
     mbedtls_platform_zeroize(cd, sizeof(*cd));
@@ -146,7 +152,7 @@ static void method_password(struct ssh_conn *c, int user, struct ssh_rd *rd)
     if (user >= 0 && c->srv->cfg.users[user].password_hash &&
         *c->srv->cfg.users[user].password_hash)
         hash = c->srv->cfg.users[user].password_hash;
-    ok = ssh_rd_end(rd) && !change && password_ok(pw, hash) && hash;
+    ok = ssh_rd_end(rd) && !change && password_ok(c, pw, hash) && hash;
     mbedtls_platform_zeroize(pw, 1024);
     free(pw);
     if (ok)

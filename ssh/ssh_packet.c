@@ -137,9 +137,15 @@ void ssh_send_deferred(struct ssh_conn *c)
     c->def_len = 0;
 }
 
-/* True if the line (without CR LF) starts an SSH-2 version (RFC 4253 §4.2). */
+/* True if the line (without CR LF) is an SSH-2 version line (RFC 4253 §4.2): printable
+ * US-ASCII (and spaces before comments) only. */
 static bool version_ok(const uint8_t *line, size_t len)
 {
+    size_t i;
+
+    for (i = 0; i < len; i++)
+        if (line[i] < 0x20 || line[i] > 0x7e)
+            return false;
     return (len >= 8 && memcmp(line, "SSH-2.0-", 8) == 0) ||
            (len >= 9 && memcmp(line, "SSH-1.99-", 9) == 0);
 }
@@ -160,7 +166,7 @@ static size_t version_input(struct ssh_conn *c, const uint8_t *buf, size_t len)
         }
         if (c->in_len && c->in[c->in_len - 1] == '\r')
             c->in_len--;
-        if (memchr(c->in, 0, c->in_len) || !version_ok(c->in, c->in_len)) {
+        if (!version_ok(c->in, c->in_len)) {
             ssh_conn_disconnect(c, SSH_DISCONNECT_PROTOCOL_VERSION_NOT_SUPPORTED,
                                 "SSH-2.0 expected");
             return len;

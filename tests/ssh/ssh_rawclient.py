@@ -99,8 +99,10 @@ class Conn:
 def main():
     port, scenario = int(sys.argv[1]), sys.argv[2]
     c = Conn(port)
-    if scenario == "badversion":
-        c.send(b"HELLO THERE\r\n")
+    if scenario in ("badversion", "ctrlversion", "longversion"):
+        c.send({"badversion": b"HELLO THERE\r\n",
+                "ctrlversion": b"SSH-2.0-evil\x1b[31m\r\n",
+                "longversion": b"SSH-2.0-" + b"x" * 300 + b"\r\n"}[scenario])
         c.version()
         print(c.outcome())
         return

@@ -3,7 +3,7 @@
 #
 # A hand-made client (ssh_rawclient.py, the clear-text stage of RFC 4253)
 # sends what OpenSSH never sends and checks the server's DISCONNECT reason:
-# a bad version line (8), garbage, absurd/zero lengths, bad padding (2),
+# a bad version line or one with control characters (8), one over 255 bytes (2), garbage, absurd/zero lengths, bad padding (2),
 # a 35000-byte packet (accepted: the exchange goes on), messages out of
 # order for a non-strict client (2), strict-KEX violations (2), an invalid
 # ECDH key and offers with only CBC, only SHA-1 MACs, only ssh-rsa/DSA host
@@ -36,6 +36,8 @@ while read -r scenario want; do
     check_eq "raw client: $scenario -> $want" "$want" "$got"
 done << 'EOF2'
 badversion disconnect 8
+ctrlversion disconnect 8
+longversion disconnect 2
 garbage disconnect 2
 hugelen disconnect 2
 zerolen disconnect 2
