@@ -100,8 +100,7 @@ void ssh_conn_disconnect(struct ssh_conn *c, int reason, const char *text)
     ssh_wr_u32(&wr, (uint32_t)reason);
     ssh_wr_cstring(&wr, text);
     ssh_wr_cstring(&wr, "");
-    if (c->got_version || reason == SSH_DISCONNECT_PROTOCOL_VERSION_NOT_SUPPORTED)
-        ssh_send_now(c, buf, wr.len);
+    ssh_send_now(c, buf, wr.len); /* our side is binary since our KEXINIT */
     ssh_log(c, SSH_LOG_INFO, "disconnect %d: %s", reason, text);
     c->disconnect_reason = reason;
     c->finished = true;
