@@ -33,15 +33,27 @@ static const struct ssh_mac_alg mac_algs[] = {
     {"hmac-sha2-512", MBEDTLS_MD_SHA512, 64, 64, false},
 };
 
-const char *const ssh_cipher_names[] = {"chacha20-poly1305@openssh.com",
-                                        "aes256-gcm@openssh.com",
-                                        "aes128-gcm@openssh.com",
-                                        "aes256-ctr",
-                                        "aes128-ctr",
-                                        NULL};
-const char *const ssh_mac_names[] = {"hmac-sha2-256-etm@openssh.com",
-                                     "hmac-sha2-512-etm@openssh.com", "hmac-sha2-256",
-                                     "hmac-sha2-512", NULL};
+static const char *const cipher_names[] = {"chacha20-poly1305@openssh.com",
+                                           "aes256-gcm@openssh.com",
+                                           "aes128-gcm@openssh.com",
+                                           "aes256-ctr",
+                                           "aes128-ctr",
+                                           NULL};
+static const char *const mac_names[] = {"hmac-sha2-256-etm@openssh.com",
+                                        "hmac-sha2-512-etm@openssh.com", "hmac-sha2-256",
+                                        "hmac-sha2-512", NULL};
+
+/* The cipher names, NULL-terminated (a function: no exported arrays). */
+const char *const *ssh_cipher_names(void)
+{
+    return cipher_names;
+}
+
+/* The MAC names, NULL-terminated. */
+const char *const *ssh_mac_names(void)
+{
+    return mac_names;
+}
 
 #define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -47,8 +47,8 @@ struct ssh_cipher {
 const struct ssh_cipher_alg *ssh_cipher_alg_find(const char *name);
 const struct ssh_mac_alg *ssh_mac_alg_find(const char *name);
 /* Names of every cipher / MAC this module has, NULL-terminated, in preference order. */
-extern const char *const ssh_cipher_names[];
-extern const char *const ssh_mac_names[];
+const char *const *ssh_cipher_names(void);
+const char *const *ssh_mac_names(void);
 
 /* Sets up c for alg (and mac unless AEAD) with the derived key, IV and MAC key;
  * 0 on success. */

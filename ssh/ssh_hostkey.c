@@ -21,7 +21,13 @@
 
 #include "ssh_hostkey.h"
 
-const char *const ssh_hostkey_names[] = {"ssh-ed25519", "ecdsa-sha2-nistp256", NULL};
+static const char *const hostkey_names[] = {"ssh-ed25519", "ecdsa-sha2-nistp256", NULL};
+
+/* The host key algorithms, NULL-terminated. */
+const char *const *ssh_hostkey_names(void)
+{
+    return hostkey_names;
+}
 
 #define ED25519_PEM_BEGIN "-----BEGIN PRIVATE KEY-----\n"
 #define ED25519_PEM_END "-----END PRIVATE KEY-----\n"

@@ -25,7 +25,7 @@ struct ssh_hostkey {
 };
 
 /* Host key algorithms, NULL-terminated, in preference order. */
-extern const char *const ssh_hostkey_names[];
+const char *const *ssh_hostkey_names(void);
 
 /* Loads dir/<file for alg>, or generates and stores it when missing; 0 on success, else
  * -1 with a message in err. */

@@ -316,7 +316,7 @@ static void send_ext_info(struct ssh_conn *c)
     ssh_wr_u8(&wr, SSH_MSG_EXT_INFO);
     ssh_wr_u32(&wr, 1);
     ssh_wr_cstring(&wr, "server-sig-algs");
-    wr_namelist(&wr, ssh_userkey_algs, NULL);
+    wr_namelist(&wr, ssh_userkey_algs(), NULL);
     if (!wr.err)
         ssh_send_now(c, buf, wr.len);
 }

@@ -96,9 +96,9 @@ struct ssh_server *ssh_server_new(const struct ssh_server_config *config, char *
         return NULL;
     }
     if (!pick_list(s->kex_algs, 8, kex_names, s->cfg.kex_algs) ||
-        !pick_list(s->ciphers, 8, ssh_cipher_names, s->cfg.ciphers) ||
-        !pick_list(s->macs, 8, ssh_mac_names, s->cfg.macs) ||
-        !pick_list(s->host_algs, 4, ssh_hostkey_names, s->cfg.host_algs)) {
+        !pick_list(s->ciphers, 8, ssh_cipher_names(), s->cfg.ciphers) ||
+        !pick_list(s->macs, 8, ssh_mac_names(), s->cfg.macs) ||
+        !pick_list(s->host_algs, 4, ssh_hostkey_names(), s->cfg.host_algs)) {
         snprintf(err, errlen, "no supported algorithm left in a configured list");
         ssh_server_free(s);
         return NULL;

@@ -12,8 +12,14 @@
 #include "ssh_userkey.h"
 #include "ssh_wire.h"
 
-const char *const ssh_userkey_algs[] = {"ssh-ed25519", "ecdsa-sha2-nistp256", "rsa-sha2-512",
-                                        "rsa-sha2-256", NULL};
+static const char *const userkey_algs[] = {"ssh-ed25519", "ecdsa-sha2-nistp256", "rsa-sha2-512",
+                                           "rsa-sha2-256", NULL};
+
+/* The accepted user key algorithms, NULL-terminated. */
+const char *const *ssh_userkey_algs(void)
+{
+    return userkey_algs;
+}
 
 /* RSA moduli outside this range are refused (OpenSSH's minimum is 1024; 2048 is the
  * NIST floor; 8192 bounds the verification cost). */
@@ -34,10 +40,10 @@ bool ssh_userkey_alg_fits(const char *alg, const uint8_t *blob, size_t blob_len)
     struct ssh_rd rd;
     size_t i;
 
-    for (i = 0; ssh_userkey_algs[i]; i++)
-        if (strcmp(ssh_userkey_algs[i], alg) == 0)
+    for (i = 0; userkey_algs[i]; i++)
+        if (strcmp(userkey_algs[i], alg) == 0)
             break;
-    if (!ssh_userkey_algs[i])
+    if (!userkey_algs[i])
         return false;
     ssh_rd_init(&rd, blob, blob_len);
     return ssh_rd_string_is(&rd, key_type_of(alg));

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 /* Public key algorithms accepted for user authentication, NULL-terminated. */
-extern const char *const ssh_userkey_algs[];
+const char *const *ssh_userkey_algs(void);
 
 /* True if alg is accepted and the blob's key type is the one alg signs with. */
 bool ssh_userkey_alg_fits(const char *alg, const uint8_t *blob, size_t blob_len);

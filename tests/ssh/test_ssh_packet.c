@@ -62,8 +62,8 @@ static void test_roundtrip_all(void **state)
         key[i] = (uint8_t)(i * 7), mkey[i] = (uint8_t)(i * 13);
     for (i = 0; i < 16; i++)
         iv[i] = (uint8_t)(i * 3);
-    for (cn = ssh_cipher_names; *cn; cn++) {
-        for (mn = ssh_mac_names; *mn; mn++) {
+    for (cn = ssh_cipher_names(); *cn; cn++) {
+        for (mn = ssh_mac_names(); *mn; mn++) {
             const struct ssh_cipher_alg *ca = ssh_cipher_alg_find(*cn);
             const struct ssh_mac_alg *ma = ssh_mac_alg_find(*mn);
 
@@ -101,7 +101,7 @@ static void test_tamper_refused(void **state)
     (void)state;
     memset(&tx, 0, sizeof(tx));
     memset(&rx, 0, sizeof(rx));
-    for (cn = ssh_cipher_names; *cn; cn++) {
+    for (cn = ssh_cipher_names(); *cn; cn++) {
         const struct ssh_cipher_alg *ca = ssh_cipher_alg_find(*cn);
         const struct ssh_mac_alg *ma = ssh_mac_alg_find("hmac-sha2-256");
 
