@@ -52,6 +52,12 @@ for t in ed25519 ecdsa rsa; do
     out=$(sshc -i "admin_$t" admin@127.0.0.1 echo "key $t" 2> "ssh_$t.err") || true
     check_eq "publickey $t: exec output" "key $t" "$out"
 done
+# The client's own account of strict KEX and EXT_INFO.
+sshc -vvv -i admin_ed25519 admin@127.0.0.1 true 2>&1 | tr -d '\r' > vvv.err || true
+check "client uses strict KEX ordering" grep -q 'kex_choose_conf: will use strict KEX ordering' vvv.err
+check "client got server-sig-algs in EXT_INFO" grep -qx \
+    'debug1: kex_input_ext_info: server-sig-algs=<ssh-ed25519,ecdsa-sha2-nistp256,rsa-sha2-512,rsa-sha2-256>' \
+    vvv.err
 out=$(sshc -i admin_rsa -o PubkeyAcceptedAlgorithms=rsa-sha2-256 admin@127.0.0.1 whoami) || true
 check_eq "publickey rsa-sha2-256 signature" "admin" "$out"
 out=$(sshc -i admin_rsa -o PubkeyAcceptedAlgorithms=rsa-sha2-512 admin@127.0.0.1 whoami) || true
