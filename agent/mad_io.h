@@ -10,27 +10,30 @@
 
 #include "board.h"
 
-#define MAD_IO_SIZE 256
+#define IB_MAD_SIZE 256
 
 struct mad_io;
 
-/* Open ca/port (NULL/0 = first) and register as SMA for classes 0x01 and 0x81. */
+/*
+ * Open ca/port (NULL/0 = first) and register as SMA (classes 0x01, 0x81),
+ * PMA (0x04), CC agent (0x21) and SA client (0x03).  Under umad2sim a reader
+ * thread takes the MADs (mad_io_umad.c says why).
+ */
 struct mad_io *mad_io_open(const char *ca, unsigned port, char *err, size_t errlen);
 
 /* Close and unregister. */
 void mad_io_close(struct mad_io *io);
 
-/* File descriptor to poll for incoming MADs. */
+/* File descriptor to poll for incoming MADs (an ordinary one, also under umad2sim). */
 int mad_io_fd(const struct mad_io *io);
 
 /*
  * Receive one MAD without blocking.  Returns 1 with mad[] and *addr filled,
  * 0 if none is waiting, -1 on error.
  */
-int mad_io_recv(struct mad_io *io, uint8_t mad[MAD_IO_SIZE], struct board_mad_addr *addr);
+int mad_io_recv(struct mad_io *io, uint8_t mad[IB_MAD_SIZE], struct mad_addr *addr);
 
 /* Send one MAD as *addr says.  Returns 0 or -1. */
-int mad_io_send(struct mad_io *io, const uint8_t mad[MAD_IO_SIZE],
-                const struct board_mad_addr *addr);
+int mad_io_send(struct mad_io *io, const uint8_t mad[IB_MAD_SIZE], const struct mad_addr *addr);
 
 #endif /* PZ_MAD_IO_H */

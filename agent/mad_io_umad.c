@@ -4,29 +4,75 @@
  * The agent registers for the two SMI classes, the PMA class and the
  * Congestion Control class, each with a method mask that holds every
  * request method it serves (Get, Set, TrapRepress) so that
- * unsolicited requests reach it.
+ * unsolicited requests reach it, and as a client (no methods) of the SA
+ * class, so that the answers to its own SA requests (IPoIB joins, path
+ * queries) come back.
+ *
+ * Under umad2sim (pzfabric, ibsim) the umad descriptor is a fake one
+ * (>= 1024) and umad2sim's poll() waits on that descriptor alone whenever it
+ * is in the set: the agent's other descriptors (signals, datagram QPs,
+ * lwIP's queue) would never wake it.  There a reader thread takes the MADs
+ * (blocking in umad2sim's poll on the umad descriptor alone) into a queue
+ * and signals an eventfd, which is what mad_io_fd() returns; the agent loop
+ * then polls only real descriptors.  With the kernel's umad the descriptor
+ * is real and no thread runs.
  */
 #include "mad_io.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
-struct mad_io {
-    int portid;
-    int agent_lid; /* agent id for class 0x01 */
-    int agent_dr;  /* agent id for class 0x81 */
-    int agent_pma; /* agent id for class 0x04 (PMA), or -1 */
-    int agent_cc;  /* agent id for class 0x21 (Congestion Control), or -1 */
-    void *umad;    /* receive/send buffer: umad header + 256-byte MAD */
+/* MADs the reader thread may hold for the agent loop. */
+#define MAD_IO_QUEUE 256
+/* The reader thread checks for a stop this often (ms) while no MAD comes. */
+#define MAD_IO_READER_POLL_MS 100
+/* umad2sim hands out descriptors from here up (its poll() treats them specially). */
+#define MAD_IO_UMAD2SIM_FD_BASE 1024
+
+/* One received MAD and where it came from. */
+struct mad_io_rx {
+    uint8_t mad[IB_MAD_SIZE];
+    struct mad_addr addr;
 };
 
-#define MAD_IO_GSI_QKEY 0x80010000u /* the well-known Q_Key of QP1 */
+/* The reader thread's queue (umad2sim only). */
+struct mad_io_reader {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t room; /* signalled when the loop takes a MAD */
+    int efd;             /* readable while the queue holds MADs */
+    atomic_bool stop;
+    bool failed; /* umad_recv failed: reported once through mad_io_recv */
+    unsigned head, count;
+    struct mad_io_rx q[MAD_IO_QUEUE];
+    void *umad; /* the thread's receive buffer */
+};
+
+struct mad_io {
+    int portid;
+    int agent_lid;                /* agent id for class 0x01 */
+    int agent_dr;                 /* agent id for class 0x81 */
+    int agent_pma;                /* agent id for class 0x04 (PMA), or -1 */
+    int agent_cc;                 /* agent id for class 0x21 (Congestion Control), or -1 */
+    int agent_sa;                 /* agent id for class 0x03 (SA client), or -1 */
+    void *rx_umad;                /* receive buffer: umad header + 256-byte MAD */
+    void *tx_umad;                /* send buffer */
+    struct mad_io_reader *reader; /* umad2sim: the reader thread, else NULL */
+};
+
+#define MAD_GSI_QKEY 0x80010000u /* the well-known Q_Key of QP1 */
 #define MAD_IO_CC_CLASS 0x21
 
 /* Register one class (class version version); returns the agent id or -1. */
@@ -75,7 +121,186 @@ static size_t mad_io_umad_bytes(void)
 {
     size_t hdr = umad_size();
 
-    return (hdr > sizeof(struct ib_user_mad) ? hdr : sizeof(struct ib_user_mad)) + MAD_IO_SIZE;
+    return (hdr > sizeof(struct ib_user_mad) ? hdr : sizeof(struct ib_user_mad)) + IB_MAD_SIZE;
+}
+
+/* The common MAD header's size: shorter is no MAD. */
+#define MAD_IO_HDR_SIZE 24
+
+/*
+ * Whether a received MAD of len bytes is whole.  SMPs are always 256 bytes;
+ * a GMP may come shorter, as its sender sent it (OpenSM's SA answers are
+ * the SA header and one record, e.g. 112 bytes for an MCMemberRecord): the
+ * rest reads as zeros.
+ */
+static bool mad_io_length_ok(const uint8_t *mad, int len)
+{
+    if (len < MAD_IO_HDR_SIZE)
+        return false;
+    if (mad[1] == IB_SMI_CLASS || mad[1] == IB_SMI_DIRECT_CLASS)
+        return len >= IB_MAD_SIZE;
+    return true;
+}
+
+/*
+ * Receive one MAD from umad into buf (a umad buffer).  Returns 1 with mad[]
+ * and *addr filled, 0 if none is waiting within timeout_ms (or it was a send
+ * completion or truncated), -1 on error.
+ */
+static int mad_io_umad_recv(int portid, void *buf, int timeout_ms, uint8_t *mad,
+                            struct mad_addr *addr)
+{
+    int len = (int)(mad_io_umad_bytes() - umad_size()); /* the whole buffer */
+    int rc = umad_recv(portid, buf, &len, timeout_ms);
+    ib_mad_addr_t *ma;
+
+    if (rc < 0)
+        return rc == -ETIMEDOUT || rc == -EAGAIN ? 0 : -1;
+    if (umad_status(buf) || !mad_io_length_ok(umad_get_mad(buf), len))
+        return 0; /* a send completion, or a truncated MAD: nothing to serve */
+    memset(mad, 0, IB_MAD_SIZE);
+    memcpy(mad, umad_get_mad(buf), (size_t)(len < IB_MAD_SIZE ? len : IB_MAD_SIZE));
+    ma = umad_get_mad_addr(buf);
+    memset(addr, 0, sizeof(*addr));
+    addr->slid = ntohs(ma->lid);
+    addr->sl = ma->sl;
+    addr->src_qp = ntohl(ma->qpn);
+    addr->lid_routed = addr->slid != 0xFFFF;
+    addr->port = mad_io_ingress_port(mad);
+    return 1;
+}
+
+/* Wait (umad2sim's poll on the umad descriptor alone) for a MAD; true if one may wait. */
+static bool mad_io_reader_wait(int fd)
+{
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+
+    return poll(&pfd, 1, MAD_IO_READER_POLL_MS) > 0;
+}
+
+/* Append one MAD to the queue, waiting for room; false when told to stop. */
+static bool mad_io_reader_push(struct mad_io_reader *r, const struct mad_io_rx *rx)
+{
+    uint64_t one = 1;
+
+    pthread_mutex_lock(&r->lock);
+    while (r->count == MAD_IO_QUEUE && !atomic_load(&r->stop))
+        pthread_cond_wait(&r->room, &r->lock);
+    if (atomic_load(&r->stop)) {
+        pthread_mutex_unlock(&r->lock);
+        return false;
+    }
+    r->q[(r->head + r->count) % MAD_IO_QUEUE] = *rx;
+    if (r->count++ == 0 && write(r->efd, &one, sizeof(one)) < 0)
+        r->failed = true; /* cannot happen with a counter below 2^64 - 1 */
+    pthread_mutex_unlock(&r->lock);
+    return true;
+}
+
+/* Tell the loop that umad failed (mad_io_recv returns -1 once). */
+static void mad_io_reader_fail(struct mad_io_reader *r)
+{
+    uint64_t one = 1;
+
+    pthread_mutex_lock(&r->lock);
+    r->failed = true;
+    if (write(r->efd, &one, sizeof(one)) < 0)
+        (void)0; /* the loop sees failed on its next wake anyway */
+    pthread_mutex_unlock(&r->lock);
+}
+
+/* Reader thread: move MADs from umad to the queue until told to stop. */
+static void *mad_io_reader_main(void *arg)
+{
+    struct mad_io *io = arg;
+    struct mad_io_reader *r = io->reader;
+    int fd = umad_get_fd(io->portid);
+    struct mad_io_rx rx;
+
+    while (!atomic_load(&r->stop)) {
+        if (!mad_io_reader_wait(fd))
+            continue;
+        int rc = mad_io_umad_recv(io->portid, r->umad, 0, rx.mad, &rx.addr);
+
+        if (rc < 0) {
+            mad_io_reader_fail(r);
+            break;
+        }
+        if (rc > 0 && !mad_io_reader_push(r, &rx))
+            break;
+    }
+    return NULL;
+}
+
+/* Start the reader thread (umad2sim); returns 0 or -1 with a message in err. */
+static int mad_io_reader_start(struct mad_io *io, char *err, size_t errlen)
+{
+    struct mad_io_reader *r = calloc(1, sizeof(*r));
+
+    if (!r || !(r->umad = calloc(1, mad_io_umad_bytes()))) {
+        free(r);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    r->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_cond_init(&r->room, NULL);
+    atomic_init(&r->stop, false);
+    io->reader = r;
+    if (r->efd < 0 || pthread_create(&r->thread, NULL, mad_io_reader_main, io)) {
+        snprintf(err, errlen, "cannot start the MAD reader thread");
+        if (r->efd >= 0)
+            close(r->efd);
+        free(r->umad);
+        free(r);
+        io->reader = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* Stop the reader thread (within MAD_IO_READER_POLL_MS) and free its queue. */
+static void mad_io_reader_stop(struct mad_io *io)
+{
+    struct mad_io_reader *r = io->reader;
+
+    if (!r)
+        return;
+    atomic_store(&r->stop, true);
+    pthread_mutex_lock(&r->lock);
+    pthread_cond_broadcast(&r->room);
+    pthread_mutex_unlock(&r->lock);
+    pthread_join(r->thread, NULL);
+    pthread_mutex_destroy(&r->lock);
+    pthread_cond_destroy(&r->room);
+    close(r->efd);
+    free(r->umad);
+    free(r);
+    io->reader = NULL;
+}
+
+/* Take one MAD from the reader's queue: 1, 0 (empty; the eventfd is cleared) or -1. */
+static int mad_io_reader_take(struct mad_io_reader *r, uint8_t *mad, struct mad_addr *addr)
+{
+    uint64_t n;
+    int rc = 0;
+
+    pthread_mutex_lock(&r->lock);
+    if (r->count) {
+        memcpy(mad, r->q[r->head].mad, IB_MAD_SIZE);
+        *addr = r->q[r->head].addr;
+        r->head = (r->head + 1) % MAD_IO_QUEUE;
+        r->count--;
+        pthread_cond_signal(&r->room);
+        rc = 1;
+    } else if (r->failed) {
+        r->failed = false;
+        rc = -1;
+    }
+    if (!r->count && read(r->efd, &n, sizeof(n)) < 0)
+        (void)0; /* already clear */
+    pthread_mutex_unlock(&r->lock);
+    return rc;
 }
 
 struct mad_io *mad_io_open(const char *ca, unsigned port, char *err, size_t errlen)
@@ -97,8 +322,9 @@ struct mad_io *mad_io_open(const char *ca, unsigned port, char *err, size_t errl
                  strerror(-io->portid));
         goto fail;
     }
-    io->umad = calloc(1, mad_io_umad_bytes());
-    if (!io->umad) {
+    io->rx_umad = calloc(1, mad_io_umad_bytes());
+    io->tx_umad = calloc(1, mad_io_umad_bytes());
+    if (!io->rx_umad || !io->tx_umad) {
         snprintf(err, errlen, "out of memory");
         umad_close_port(io->portid);
         goto fail;
@@ -108,14 +334,22 @@ struct mad_io *mad_io_open(const char *ca, unsigned port, char *err, size_t errl
     /* The GSI agents are optional: without them the switch still has its SMA. */
     io->agent_pma = mad_io_register(io->portid, IB_PERFORMANCE_CLASS, 1);
     io->agent_cc = mad_io_register(io->portid, MAD_IO_CC_CLASS, 2);
+    /* A client of the SA: no methods, only the answers to its own requests. */
+    io->agent_sa = umad_register(io->portid, IB_SA_CLASS, 2, 0, NULL);
     if (io->agent_lid < 0 || io->agent_dr < 0) {
         snprintf(err, errlen, "cannot register the SMI classes (is another SMA running?)");
         umad_close_port(io->portid);
         goto fail;
     }
+    if (umad_get_fd(io->portid) >= MAD_IO_UMAD2SIM_FD_BASE &&
+        mad_io_reader_start(io, err, errlen)) {
+        umad_close_port(io->portid);
+        goto fail;
+    }
     return io;
 fail:
-    free(io->umad);
+    free(io->rx_umad);
+    free(io->tx_umad);
     free(io);
     return NULL;
 }
@@ -124,6 +358,9 @@ void mad_io_close(struct mad_io *io)
 {
     if (!io)
         return;
+    mad_io_reader_stop(io);
+    if (io->agent_sa >= 0)
+        umad_unregister(io->portid, io->agent_sa);
     umad_unregister(io->portid, io->agent_lid);
     umad_unregister(io->portid, io->agent_dr);
     if (io->agent_pma >= 0)
@@ -131,38 +368,24 @@ void mad_io_close(struct mad_io *io)
     if (io->agent_cc >= 0)
         umad_unregister(io->portid, io->agent_cc);
     umad_close_port(io->portid);
-    free(io->umad);
+    free(io->rx_umad);
+    free(io->tx_umad);
     free(io);
 }
 
 int mad_io_fd(const struct mad_io *io)
 {
-    return umad_get_fd(io->portid);
+    return io->reader ? io->reader->efd : umad_get_fd(io->portid);
 }
 
-int mad_io_recv(struct mad_io *io, uint8_t mad[MAD_IO_SIZE], struct board_mad_addr *addr)
+int mad_io_recv(struct mad_io *io, uint8_t mad[IB_MAD_SIZE], struct mad_addr *addr)
 {
-    int len = (int)(mad_io_umad_bytes() - umad_size()); /* the whole buffer */
-    int rc = umad_recv(io->portid, io->umad, &len, 0);
-    ib_mad_addr_t *ma;
-
-    if (rc < 0)
-        return rc == -ETIMEDOUT || rc == -EAGAIN ? 0 : -1;
-    if (len < MAD_IO_SIZE || umad_status(io->umad))
-        return 0; /* a send completion or a truncated MAD: nothing to serve */
-    memcpy(mad, umad_get_mad(io->umad), MAD_IO_SIZE);
-    ma = umad_get_mad_addr(io->umad);
-    memset(addr, 0, sizeof(*addr));
-    addr->slid = ntohs(ma->lid);
-    addr->sl = ma->sl;
-    addr->src_qp = ntohl(ma->qpn);
-    addr->lid_routed = addr->slid != 0xFFFF;
-    addr->port = mad_io_ingress_port(mad);
-    return 1;
+    if (io->reader)
+        return mad_io_reader_take(io->reader, mad, addr);
+    return mad_io_umad_recv(io->portid, io->rx_umad, 0, mad, addr);
 }
 
-int mad_io_send(struct mad_io *io, const uint8_t mad[MAD_IO_SIZE],
-                const struct board_mad_addr *addr)
+int mad_io_send(struct mad_io *io, const uint8_t mad[IB_MAD_SIZE], const struct mad_addr *addr)
 {
     unsigned mgmt_class = mad_get_field((void *)mad, 0, IB_MAD_MGMTCLASS_F);
     int dlid = addr->lid_routed ? addr->dlid : 0xFFFF;
@@ -174,13 +397,15 @@ int mad_io_send(struct mad_io *io, const uint8_t mad[MAD_IO_SIZE],
         agent = io->agent_pma;
     else if (mgmt_class == MAD_IO_CC_CLASS)
         agent = io->agent_cc;
+    else if (mgmt_class == IB_SA_CLASS)
+        agent = io->agent_sa;
     if (agent < 0)
         return -1;
-    memset(io->umad, 0, mad_io_umad_bytes());
-    memcpy(umad_get_mad(io->umad), mad, MAD_IO_SIZE);
+    memset(io->tx_umad, 0, mad_io_umad_bytes());
+    memcpy(umad_get_mad(io->tx_umad), mad, IB_MAD_SIZE);
     if (mgmt_class == IB_SMI_CLASS || mgmt_class == IB_SMI_DIRECT_CLASS)
-        umad_set_addr(io->umad, dlid, 0, addr->sl, 0);
+        umad_set_addr(io->tx_umad, dlid, 0, addr->sl, 0);
     else
-        umad_set_addr(io->umad, dlid, (int)addr->dst_qp, addr->sl, (int)MAD_IO_GSI_QKEY);
-    return umad_send(io->portid, agent, io->umad, MAD_IO_SIZE, 0, 0) < 0 ? -1 : 0;
+        umad_set_addr(io->tx_umad, dlid, (int)addr->dst_qp, addr->sl, (int)MAD_GSI_QKEY);
+    return umad_send(io->portid, agent, io->tx_umad, IB_MAD_SIZE, 0, 0) < 0 ? -1 : 0;
 }

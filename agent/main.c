@@ -1,8 +1,10 @@
 /*
  * main.c - portzerod: the management agent behind a switch's port 0.
  *
- * Wires the modules together: configuration, the board, the SMA, MAD I/O
- * through libibumad, and the event loop that serves MADs and runs timers.
+ * Wires the modules together: configuration, the board, the SMA/PMA/CC
+ * agents and the monitor, MAD I/O through libibumad, the port-0 services
+ * (echo, the IP plane, the control socket), and the event loop (pz_loop)
+ * they all register with.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,32 +24,26 @@
 #include "board_sim.h"
 #include "board_sim_dgram.h"
 #include "mad_io.h"
+#include "mad_router.h"
 #include "pz_config.h"
+#include "pz_ctl.h"
 #include "pz_echo.h"
 #include "cc_agent.h"
 #include "pma.h"
 #include "pz_log.h"
+#include "pz_loop.h"
 #include "pz_monitor.h"
 #include "sma.h"
+#ifdef PZ_HAVE_IP
+#include "pz_ip.h"
+#endif
 
-/* Longest sleep of the event loop. */
-#define PZ_MAX_WAIT_MS 100
-/*
- * Longest sleep while the echo service runs.  Under umad2sim (pzfabric)
- * poll() waits on the umad descriptor only and never wakes for the datagram
- * descriptor, so datagrams are taken on the next wake: this bounds their
- * wait (measured: 20-90 ms round trips with 100 ms).  Such a wake only
- * takes datagrams: the timers (and sma_poll's link scan over board/sim) run
- * as often as without it.  With the kernel's umad the descriptor wakes the
- * loop.
- */
-#define PZ_DGRAM_MAX_WAIT_MS 10
 /* Link states are scanned (and SwitchInfo.PortStateChange set) this often. */
 #define PZ_SCAN_NS 10000000ull
-/* Busy, the loop checks for a closed fabric connection and for signals this often. */
-#define PZ_CHECK_NS 10000000ull
 /* Datagrams taken per wake at most, so a flood of them cannot starve the MADs. */
 #define PZ_DGRAM_BUDGET 64
+/* MADs served per wake at most, so the other sources get their turn. */
+#define PZ_MAD_BUDGET 256
 
 /* Everything the running agent holds. */
 struct pz_agent {
@@ -63,7 +59,12 @@ struct pz_agent {
     struct mad_io *io;
     struct board_sim_dgram *dgram; /* board = sim: the node's port-0 stack, or NULL */
     struct pz_echo *echo;          /* the echo service, NULL without datagrams */
+    struct pz_ip *ip;              /* the IP plane, or NULL */
+    struct pz_ctl *ctl;            /* the control socket, or NULL */
+    struct pz_loop *loop;
+    struct mad_router router; /* requests by class, answers by TID */
     int sigfd;
+    int exit_code;         /* what main returns once the loop stops */
     uint64_t next_scan_ns; /* board time of the next sma_poll() link scan */
 };
 
@@ -145,6 +146,12 @@ static int pz_parse_args(struct pz_agent *ag, int argc, char **argv, bool *check
     return 0;
 }
 
+/* Whether the configuration asks for the IP plane (an address, and ip not off). */
+static bool pz_wants_ip(const struct pz_config *cfg)
+{
+    return cfg->ip && cfg->ip_address.addr;
+}
+
 /* An in-memory switch shaped by the configuration; returns 0 or -1. */
 static int pz_setup_board_mem(struct pz_agent *ag)
 {
@@ -153,6 +160,7 @@ static int pz_setup_board_mem(struct pz_agent *ag)
     memcpy(ag->id.node_desc, ag->cfg.node_desc,
            strnlen(ag->cfg.node_desc, sizeof(ag->id.node_desc)));
     ag->id.enhanced_port0 = ag->cfg.enhanced_port0;
+    ag->id.port0_client_rereg = pz_wants_ip(&ag->cfg);
     ag->id.lft_cap = (uint16_t)ag->cfg.lft_cap;
     ag->id.mft_cap = (uint16_t)ag->cfg.mft_cap;
     ag->bm = board_mem_create(&ag->id);
@@ -189,6 +197,7 @@ static int pz_setup_board_sim(struct pz_agent *ag)
         pz_log(PZ_LOG_ERROR, "%s", err);
         return -1;
     }
+    board_sim_set_port0_client_rereg(ag->bs, pz_wants_ip(&ag->cfg));
     ag->board = board_sim_board(ag->bs);
     ag->id = *ag->board->id;
     /* The fabric's identity wins over the configuration's. */
@@ -252,7 +261,7 @@ static int pz_setup_dgram(struct pz_agent *ag)
 }
 
 /* Send a MAD the monitor made (neighbour discovery); returns 0 or -1. */
-static int pz_monitor_send(void *arg, const uint8_t *mad, const struct board_mad_addr *to)
+static int pz_monitor_send(void *arg, const uint8_t *mad, const struct mad_addr *to)
 {
     struct pz_agent *ag = arg;
 
@@ -322,27 +331,75 @@ static void *pz_startup_watch(void *arg)
 }
 
 /* Transmit what the SMA asked for; logs failures. */
-static void pz_transmit(struct pz_agent *ag, const uint8_t *mad, const struct board_mad_addr *to)
+static void pz_transmit(struct pz_agent *ag, const uint8_t *mad, const struct mad_addr *to)
 {
     if (mad_io_send(ag->io, mad, to))
         pz_log(PZ_LOG_WARN, "send to lid %u port %u failed", to->dlid, to->port);
 }
 
-/* Give a received MAD to the agent of its class; true if out must be sent. */
-static bool pz_dispatch(struct pz_agent *ag, const struct board_mad_addr *from, const uint8_t *in,
-                        struct board_mad_addr *to, uint8_t *out)
+/* Router agent: the SMA serves the two SMI classes. */
+static enum mad_verdict pz_route_sma(void *arg, const struct mad_addr *from, const uint8_t *in,
+                                     struct mad_addr *to, uint8_t *out)
 {
-    switch (mad_get_field((void *)in, 0, IB_MAD_MGMTCLASS_F)) {
-    case IB_SMI_CLASS:
-    case IB_SMI_DIRECT_CLASS:
-        return sma_process(ag->sma, from, in, SMA_MAD_SIZE, to, out) == SMA_SEND;
-    case IB_PERFORMANCE_CLASS:
-        return pma_process(ag->pma, from, in, SMA_MAD_SIZE, to, out) == PMA_SEND;
-    case IB_CC_CLASS:
-        return cc_process(ag->cc, from, in, SMA_MAD_SIZE, to, out) == CC_SEND;
-    default:
-        return false;
-    }
+    return sma_process(arg, from, in, IB_MAD_SIZE, to, out);
+}
+
+/* Router agent: the PMA. */
+static enum mad_verdict pz_route_pma(void *arg, const struct mad_addr *from, const uint8_t *in,
+                                     struct mad_addr *to, uint8_t *out)
+{
+    return pma_process(arg, from, in, IB_MAD_SIZE, to, out);
+}
+
+/* Router agent: the Congestion Control agent. */
+static enum mad_verdict pz_route_cc(void *arg, const struct mad_addr *from, const uint8_t *in,
+                                    struct mad_addr *to, uint8_t *out)
+{
+    return cc_process(arg, from, in, IB_MAD_SIZE, to, out);
+}
+
+/* Router client: the monitor's neighbour-discovery answers. */
+static void pz_route_monitor(void *arg, const uint8_t *mad)
+{
+    pz_monitor_take_mad(arg, mad);
+}
+
+#ifdef PZ_HAVE_IP
+/* Router client: the IP plane's SA answers (joins, path queries). */
+static void pz_route_ip(void *arg, const uint8_t *mad)
+{
+    pz_log(PZ_LOG_DEBUG, "SA answer attr 0x%04x status 0x%04x TID 0x%016llx to the IP plane",
+           (unsigned)mad_get_field((void *)mad, 0, IB_MAD_ATTRID_F),
+           (unsigned)mad_get_field((void *)mad, 0, IB_MAD_STATUS_F),
+           (unsigned long long)mad_get_field64((void *)mad, 0, IB_MAD_TRID_F));
+    pz_ip_take_mad(arg, mad);
+}
+#endif
+
+/*
+ * Who gets which MAD: the SMA, PMA and CC agent their classes' requests,
+ * the monitor and the IP plane the answers to their own requests (by TID
+ * tag).  Returns 0 or -1.
+ */
+static int pz_setup_router(struct pz_agent *ag)
+{
+    struct mad_router *r = &ag->router;
+
+    mad_router_init(r);
+    if (mad_router_add_agent(r, IB_SMI_CLASS, pz_route_sma, ag->sma) ||
+        mad_router_add_agent(r, IB_SMI_DIRECT_CLASS, pz_route_sma, ag->sma) ||
+        mad_router_add_agent(r, IB_PERFORMANCE_CLASS, pz_route_pma, ag->pma) ||
+        mad_router_add_agent(r, IB_CC_CLASS, pz_route_cc, ag->cc))
+        return -1;
+    if (ag->mon && mad_router_add_client(r, 0, PZ_MONITOR_TID_MASK, PZ_MONITOR_TID_TAG,
+                                         pz_route_monitor, ag->mon))
+        return -1;
+#ifdef PZ_HAVE_IP
+    if (ag->ip &&
+        mad_router_add_client(r, IB_SA_CLASS, PZ_IP_TID_MASK, PZ_IP_TID_TAG, pz_route_ip, ag->ip))
+        return -1;
+#endif
+    return 0;
 }
 
 /*
@@ -353,7 +410,7 @@ static bool pz_dispatch(struct pz_agent *ag, const struct board_mad_addr *from, 
  * SMP's hop pointer.  Without a record the MAD and mad_io's guess of the
  * port stand.
  */
-static void pz_take_rx_record(struct pz_agent *ag, uint8_t *mad, struct board_mad_addr *from)
+static void pz_take_rx_record(struct pz_agent *ag, uint8_t *mad, struct mad_addr *from)
 {
     unsigned mgmt_class = mad_get_field(mad, 0, IB_MAD_MGMTCLASS_F);
     struct board_mad_rx rx;
@@ -368,19 +425,37 @@ static void pz_take_rx_record(struct pz_agent *ag, uint8_t *mad, struct board_ma
         mad_set_field(mad, 0, IB_DRSMP_HOPPTR_F, rx.hop_ptr);
 }
 
-/* Serve every MAD waiting on the umad port. */
+/* Whether a MAD the switch answered may have changed port 0 for the IP plane (an SMP Set). */
+static bool pz_is_smp_set(const uint8_t *mad)
+{
+    unsigned mgmt_class = mad_get_field((void *)mad, 0, IB_MAD_MGMTCLASS_F);
+
+    return (mgmt_class == IB_SMI_CLASS || mgmt_class == IB_SMI_DIRECT_CLASS) &&
+           mad_get_field((void *)mad, 0, IB_MAD_METHOD_F) == IB_MAD_METHOD_SET;
+}
+
+/*
+ * Serve the MADs waiting on the umad port (at most PZ_MAD_BUDGET: the loop
+ * comes back while more wait, its descriptor staying readable).  Answers to
+ * the agent's own requests go to the client that asked: the monitor's
+ * neighbour discovery, the IP plane's SA requests.
+ */
 static void pz_serve_mads(struct pz_agent *ag)
 {
-    uint8_t in[MAD_IO_SIZE], out[SMA_MAD_SIZE];
-    struct board_mad_addr from, to;
-    int rc;
+    uint8_t in[IB_MAD_SIZE], out[IB_MAD_SIZE];
+    struct mad_addr from, to;
+    int rc = 0;
 
-    while ((rc = mad_io_recv(ag->io, in, &from)) > 0) {
-        if (pz_monitor_take_mad(ag->mon, in))
-            continue; /* the answer to a neighbour-discovery SMP */
+    if (ag->bs)
+        board_sim_wake(ag->bs);
+    for (int i = 0; i < PZ_MAD_BUDGET && (rc = mad_io_recv(ag->io, in, &from)) > 0; i++) {
+        enum mad_route how;
+
         pz_take_rx_record(ag, in, &from);
-        bool send = pz_dispatch(ag, &from, in, &to, out);
+        bool send = mad_router_dispatch(&ag->router, &from, in, &to, out, &how) == MAD_SEND;
 
+        if (how == MAD_ROUTED_ANSWER)
+            continue; /* a client's: the monitor's or the IP plane's */
         pz_log(PZ_LOG_DEBUG,
                "SMP class 0x%02x method 0x%02x attr 0x%04x mod 0x%08x from lid %u: %s", in[1],
                in[3], (unsigned)(in[16] << 8 | in[17]),
@@ -388,6 +463,10 @@ static void pz_serve_mads(struct pz_agent *ag)
                send ? "answered" : "dropped");
         if (send)
             pz_transmit(ag, out, &to);
+#ifdef PZ_HAVE_IP
+        if (send && ag->ip && pz_is_smp_set(in))
+            pz_ip_port_changed(ag->ip);
+#endif
     }
     if (rc < 0)
         pz_log(PZ_LOG_WARN, "umad receive failed");
@@ -399,24 +478,41 @@ static uint64_t pz_monitor_deadline(const struct pz_agent *ag)
     return ag->mon ? pz_monitor_next_deadline(ag->mon) : UINT64_MAX;
 }
 
-/* Run the SMA's, the PMA's and the monitor's timers and send the traps that are due. */
-static void pz_run_timers(struct pz_agent *ag)
+/*
+ * Loop deadline of the switch's timers: the SMA's, the PMA's, the monitor's,
+ * and the next link scan (sma_poll() scans every port's link state, one
+ * board access per port: every PZ_SCAN_NS or when a timer is due, never
+ * after every MAD).
+ */
+static uint64_t pz_switch_deadline(void *arg)
 {
-    uint8_t out[SMA_MAD_SIZE];
-    struct board_mad_addr to;
-    uint64_t now = board_now_ns(ag->board);
+    struct pz_agent *ag = arg;
+    uint64_t next = ag->next_scan_ns, t;
 
-    /*
-     * sma_poll() scans every port's link state (one board access per port):
-     * do it when a timer is due or every PZ_SCAN_NS, not after every MAD.
-     */
-    if (now < ag->next_scan_ns && now < sma_next_deadline(ag->sma) &&
-        now < pma_next_deadline(ag->pma) && now < pz_monitor_deadline(ag))
-        return;
+    if ((t = sma_next_deadline(ag->sma)) < next)
+        next = t;
+    if ((t = pma_next_deadline(ag->pma)) < next)
+        next = t;
+    if ((t = pz_monitor_deadline(ag)) < next)
+        next = t;
+    return next;
+}
+
+/* Loop timer: run the SMA's, the PMA's and the monitor's timers and send the traps that are due. */
+static void pz_switch_timers(void *arg, uint64_t now)
+{
+    struct pz_agent *ag = arg;
+    uint8_t out[IB_MAD_SIZE];
+    struct mad_addr to;
+
+    (void)now;
+    now = board_now_ns(ag->board);
+    if (ag->bs)
+        board_sim_wake(ag->bs);
     ag->next_scan_ns = now + PZ_SCAN_NS;
     if (ag->mon)
         pz_monitor_poll(ag->mon); /* before sma_poll(): it may queue notices */
-    while (sma_poll(ag->sma, &to, out) == SMA_SEND)
+    while (sma_poll(ag->sma, &to, out) == MAD_SEND)
         pz_transmit(ag, out, &to);
     /*
      * Counter accumulation and sampling only when due (every port's counters
@@ -426,128 +522,123 @@ static void pz_run_timers(struct pz_agent *ag)
         pma_poll(ag->pma);
 }
 
-/* Milliseconds until the next timer, at most cap. */
-static int pz_wait_ms(const struct pz_agent *ag, int cap)
+/* Loop: MADs wait on the umad port. */
+static void pz_on_mads(void *arg, int fd)
 {
-    uint64_t now = board_now_ns(ag->board), next = sma_next_deadline(ag->sma);
-    uint64_t pma_next = pma_next_deadline(ag->pma), mon_next = pz_monitor_deadline(ag);
+    (void)fd;
+    pz_serve_mads(arg);
+}
 
-    if (pma_next < next)
-        next = pma_next;
-    if (mon_next < next)
-        next = mon_next;
-    uint64_t ms;
+/* Loop: a termination signal. */
+static void pz_on_signal(void *arg, int fd)
+{
+    struct pz_agent *ag = arg;
+    struct signalfd_siginfo si;
 
-    if (next <= now)
-        return 0;
-    ms = (next - now + 999999) / 1000000;
-    return ms > (uint64_t)cap ? cap : (int)ms;
+    if (read(fd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+        return;
+    pz_log(PZ_LOG_INFO, "terminating on signal %u", si.ssi_signo);
+    pz_loop_stop(ag->loop);
+}
+
+/* Loop: pzfabric sent port events on the board/sim connection, or closed it. */
+static void pz_on_board(void *arg, int fd)
+{
+    struct pz_agent *ag = arg;
+
+    (void)fd;
+    if (board_sim_pump(ag->bs) >= 0)
+        return;
+    pz_log(PZ_LOG_ERROR, "the fabric closed the board connection");
+    ag->exit_code = 1;
+    pz_loop_stop(ag->loop);
 }
 
 /*
- * Take pzfabric's port events (board/sim keeps port statuses between them)
- * and say whether it closed the board/sim connection; never blocks.
+ * Loop: datagrams wait on the echo QP (at most PZ_DGRAM_BUDGET).  On a lost
+ * datagram connection the service stops.
  */
-static bool pz_fabric_gone(struct board_sim *bs)
+static void pz_on_echo(void *arg, int fd)
 {
-    return board_sim_pump(bs) < 0;
-}
+    struct pz_agent *ag = arg;
 
-/*
- * Take what waits on the datagram QP (at most PZ_DGRAM_BUDGET).  Done on
- * every wake, not only when pfd polled readable: the receive never blocks,
- * and a board without a descriptor (board_mem) has nothing to poll.  On a
- * lost datagram connection the service stops (pfd is disarmed).
- */
-static void pz_serve_dgrams(struct pz_agent *ag, struct pollfd *pfd)
-{
     if (pz_echo_poll(ag->echo, PZ_DGRAM_BUDGET) != -ENOTCONN)
         return;
     pz_log(PZ_LOG_WARN, "port-0 datagrams: the fabric closed the connection, echo service off");
-    pfd->fd = -1;
+    pz_loop_remove_fd(ag->loop, fd);
     pz_echo_destroy(ag->echo);
     ag->echo = NULL;
 }
 
-/* Whether a termination signal is waiting on the signalfd (non-blocking). */
-static bool pz_signalled(int sigfd)
+/* Start the IP plane if an address is configured; returns 0, or -1 (message logged). */
+static int pz_setup_ip(struct pz_agent *ag)
 {
-    struct signalfd_siginfo si;
+    if (!pz_wants_ip(&ag->cfg))
+        return 0;
+#ifdef PZ_HAVE_IP
+    struct pz_ip_env env = {.board = ag->board, .sma = ag->sma, .io = ag->io, .loop = ag->loop};
+    char err[256];
 
-    return read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si);
+    ag->ip = pz_ip_create(&ag->cfg, &env, err, sizeof(err));
+    if (!ag->ip)
+        pz_log(PZ_LOG_ERROR, "ip: %s", err);
+    return ag->ip ? 0 : -1;
+#else
+    pz_log(PZ_LOG_ERROR, "ip_address is set but portzerod was built without lwIP");
+    return -1;
+#endif
 }
 
-/*
- * Whether the loop must stop: the fabric closed the board connection, or a
- * termination signal waits.  Costs a receive and a read, so the loop asks
- * only when idle, when poll() saw the signalfd, or every PZ_CHECK_NS.
- */
-static bool pz_must_stop(struct pz_agent *ag)
+/* Open the control socket if one is configured; returns 0, or -1 (message logged). */
+static int pz_setup_ctl(struct pz_agent *ag)
 {
-    if (ag->bs && pz_fabric_gone(ag->bs)) {
-        pz_log(PZ_LOG_ERROR, "the fabric closed the board connection");
-        return true;
-    }
-    if (pz_signalled(ag->sigfd)) {
-        pz_log(PZ_LOG_INFO, "terminating on signal");
-        return true;
-    }
-    return false;
+    struct pz_ctl_env env = {.loop = ag->loop,
+                             .board = ag->board,
+                             .sma = ag->sma,
+                             .pma = ag->pma,
+                             .mon = ag->mon,
+#ifdef PZ_HAVE_IP
+                             .plane = pz_ip_plane(ag->ip),
+#endif
+                             .cfg = &ag->cfg};
+    char err[256];
+
+    if (!*ag->cfg.ctl_socket)
+        return 0;
+    ag->ctl = pz_ctl_open(ag->cfg.ctl_socket, &env, err, sizeof(err));
+    if (!ag->ctl)
+        pz_log(PZ_LOG_ERROR, "%s", err);
+    return ag->ctl ? 0 : -1;
 }
 
-/*
- * The event loop: returns when a termination signal arrives.  The signalfd
- * is also read without poll() saying so (every PZ_CHECK_NS while MADs keep
- * the loop busy, and whenever poll() times out), because umad2sim's poll()
- * replacement waits on its own descriptor only.  No system call per MAD
- * beyond the umad receive and send: port events from pzfabric are taken
- * when a port status is next read (board_sim_wake).
- */
-static void pz_event_loop(struct pz_agent *ag)
+/* Register the switch's descriptors and timers with the loop; returns 0 or -1. */
+static int pz_setup_loop(struct pz_agent *ag)
 {
-    struct pollfd fds[3] = {
-        {.fd = mad_io_fd(ag->io), .events = POLLIN},
-        {.fd = ag->sigfd, .events = POLLIN},
-        {.fd = ag->echo ? board_dgram_fd(ag->board) : -1, .events = POLLIN},
-    };
-    uint64_t next_check_ns = 0, next_dgram_ns = 0;
-
-    for (;;) {
-        /* When the timers are due: what the wait would be without datagrams. */
-        uint64_t timers_ns = board_now_ns(ag->board) + 1000000ull * pz_wait_ms(ag, PZ_MAX_WAIT_MS);
-        int n = poll(fds, 3, pz_wait_ms(ag, ag->echo ? PZ_DGRAM_MAX_WAIT_MS : PZ_MAX_WAIT_MS));
-        uint64_t now = board_now_ns(ag->board);
-
-        if (n < 0 && errno != EINTR) {
-            pz_log(PZ_LOG_ERROR, "poll: %s", strerror(errno));
-            return;
-        }
-        if (n <= 0 || (fds[1].revents & POLLIN) || now >= next_check_ns) {
-            next_check_ns = now + PZ_CHECK_NS;
-            if (pz_must_stop(ag))
-                return;
-        }
-        if (ag->bs)
-            board_sim_wake(ag->bs);
-        if (n > 0 && (fds[0].revents & POLLIN))
-            pz_serve_mads(ag);
-        /*
-         * Datagrams when poll() says so (a kernel's umad), else when idle or
-         * every PZ_DGRAM_MAX_WAIT_MS (umad2sim's poll() does not watch their
-         * descriptor): not a receive per MAD.
-         */
-        if (ag->echo && (n <= 0 || (fds[2].revents & POLLIN) || now >= next_dgram_ns)) {
-            next_dgram_ns = now + PZ_DGRAM_MAX_WAIT_MS * 1000000ull;
-            pz_serve_dgrams(ag, &fds[2]);
-        }
-        if (n != 0 || board_now_ns(ag->board) >= timers_ns)
-            pz_run_timers(ag);
-    }
+    ag->loop = pz_loop_create();
+    if (!ag->loop)
+        return -1;
+    if (pz_loop_add_fd(ag->loop, mad_io_fd(ag->io), pz_on_mads, ag) ||
+        pz_loop_add_fd(ag->loop, ag->sigfd, pz_on_signal, ag) ||
+        (ag->bs && pz_loop_add_fd(ag->loop, board_sim_fd(ag->bs), pz_on_board, ag)) ||
+        pz_loop_add_timer(ag->loop, pz_switch_deadline, pz_switch_timers, ag))
+        return -1;
+    /*
+     * A board without a datagram descriptor (board_mem) has nothing to poll;
+     * its echo service has no fabric behind it either.
+     */
+    if (ag->echo && board_dgram_fd(ag->board) >= 0 &&
+        pz_loop_add_fd(ag->loop, board_dgram_fd(ag->board), pz_on_echo, ag))
+        return -1;
+    return pz_setup_ip(ag) || pz_setup_ctl(ag) || pz_setup_router(ag) ? -1 : 0;
 }
 
 /* Free everything the agent holds. */
 static void pz_teardown(struct pz_agent *ag)
 {
+    pz_ctl_close(ag->ctl);
+#ifdef PZ_HAVE_IP
+    pz_ip_destroy(ag->ip);
+#endif
     mad_io_close(ag->io);
     pz_echo_destroy(ag->echo);
     if (ag->bs)
@@ -559,6 +650,7 @@ static void pz_teardown(struct pz_agent *ag)
     cc_destroy(ag->cc);
     board_mem_destroy(ag->bm);
     board_sim_close(ag->bs);
+    pz_loop_destroy(ag->loop);
     if (ag->sigfd >= 0)
         close(ag->sigfd);
 }
@@ -597,7 +689,7 @@ int main(int argc, char **argv)
         return 1;
     }
     /* After the umad port: with board = sim the fabric matches the two by pid. */
-    if (pz_setup_switch(&ag)) {
+    if (pz_setup_switch(&ag) || pz_setup_loop(&ag)) {
         pz_log(PZ_LOG_ERROR, "start-up failed");
         pz_teardown(&ag);
         return 1;
@@ -606,7 +698,11 @@ int main(int argc, char **argv)
            ag.cfg.num_ports, (unsigned long long)ag.cfg.node_guid);
     printf("ready\n");
     fflush(stdout);
-    pz_event_loop(&ag);
+    if (pz_loop_run(ag.loop)) {
+        pz_log(PZ_LOG_ERROR, "poll: %s", strerror(errno));
+        ag.exit_code = 1;
+    }
+    rc = ag.exit_code;
     pz_teardown(&ag);
-    return 0;
+    return rc;
 }

@@ -97,6 +97,16 @@ static const struct pz_config_key pz_config_table[] = {
     PZ_KEY(dgram_qkey, .type = PZ_CONFIG_HEX, .min = 0, .max = 0x7FFFFFFF, .width = 8,
            .def = 0x505a0001, /* PZ_ECHO_QKEY_DEFAULT */
            .help = "the datagram QP's Q_Key (high bit clear)"),
+    PZ_KEY(ip, .type = PZ_CONFIG_CHOICE, .choices = pz_config_on_off, .def = 1,
+           .help = "the IP management plane (IPoIB on port 0); runs when ip_address is set"),
+    PZ_KEY(ip_address, .type = PZ_CONFIG_IPV4_PREFIX, .def_text = "",
+           .help = "the switch's IPoIB address, e.g. 10.0.0.1/24; empty = no IP plane"),
+    PZ_KEY(ip_gateway, .type = PZ_CONFIG_IPV4, .def_text = "",
+           .help = "default gateway; empty = none (only the subnet is reached)"),
+    PZ_KEY(ipoib_pkey, .type = PZ_CONFIG_HEX, .min = 1, .max = 0xFFFF, .width = 4, .def = 0xFFFF,
+           .help = "the IPoIB partition (its broadcast group); the full-member bit is implied"),
+    PZ_KEY(ctl_socket, .type = PZ_CONFIG_PATH, .def_text = "",
+           .help = "the control socket pz-cli talks to (unix stream); empty = none"),
 };
 
 #define PZ_CONFIG_NKEYS (sizeof(pz_config_table) / sizeof(pz_config_table[0]))
@@ -216,6 +226,17 @@ static int pz_parse_ipv4_prefix(const char *s, struct pz_config_ipv4 *out)
     return 0;
 }
 
+/* Parse "A.B.C.D" into *out (prefix 32); returns 0 or -1. */
+static int pz_parse_ipv4(const char *s, struct pz_config_ipv4 *out)
+{
+    char buf[24];
+
+    if (strlen(s) > 15)
+        return -1;
+    snprintf(buf, sizeof(buf), "%s/32", s);
+    return pz_parse_ipv4_prefix(buf, out);
+}
+
 /* Copy a string value that must fit dst (size n, NUL terminated). */
 static int pz_parse_str(const char *s, char *dst, size_t n)
 {
@@ -268,10 +289,12 @@ int pz_config_key_set(const struct pz_config_key *key, void *base, const char *v
             return -1;
         pz_store_int(key, base, choice);
         return 0;
-    case PZ_CONFIG_IPV4_PREFIX: {
+    case PZ_CONFIG_IPV4_PREFIX:
+    case PZ_CONFIG_IPV4: {
         struct pz_config_ipv4 ip = {0, 0};
 
-        if (*value && pz_parse_ipv4_prefix(value, &ip))
+        if (*value && (key->type == PZ_CONFIG_IPV4 ? pz_parse_ipv4(value, &ip)
+                                                   : pz_parse_ipv4_prefix(value, &ip)))
             return -1;
         memcpy((char *)base + key->offset, &ip, sizeof(ip));
         return 0;
@@ -306,9 +329,13 @@ void pz_config_key_format(const struct pz_config_key *key, const void *base, cha
         snprintf(buf, n, "%s", pz_choice_name(key->choices, pz_load_int(key, base)));
         break;
     case PZ_CONFIG_IPV4_PREFIX:
+    case PZ_CONFIG_IPV4:
         memcpy(&ip, p, sizeof(ip));
         if (!ip.addr && !ip.prefix_len)
             snprintf(buf, n, "%s", "");
+        else if (key->type == PZ_CONFIG_IPV4)
+            snprintf(buf, n, "%u.%u.%u.%u", ip.addr >> 24, ip.addr >> 16 & 0xFF,
+                     ip.addr >> 8 & 0xFF, ip.addr & 0xFF);
         else
             snprintf(buf, n, "%u.%u.%u.%u/%u", ip.addr >> 24, ip.addr >> 16 & 0xFF,
                      ip.addr >> 8 & 0xFF, ip.addr & 0xFF, ip.prefix_len);
@@ -355,6 +382,9 @@ void pz_config_key_syntax(const struct pz_config_key *key, char *buf, size_t n)
         break;
     case PZ_CONFIG_IPV4_PREFIX:
         snprintf(buf, n, "A.B.C.D/N");
+        break;
+    case PZ_CONFIG_IPV4:
+        snprintf(buf, n, "A.B.C.D");
         break;
     default:
         snprintf(buf, n, "text, up to %zu bytes", key->size - 1);

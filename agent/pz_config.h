@@ -44,6 +44,12 @@ struct pz_config {
     unsigned monitor_clear;       /* a class clears below this % of the threshold */
     bool monitor_notices;         /* hot-spot notices to the master SM */
     char monitor_ca_ports[128];   /* CA-facing ports ("1-18,20"); empty = discover them */
+    /* The IP management plane on port 0 (ipoib/, net/, agent/pz_ip.c). */
+    bool ip;                          /* ip = on|off; on runs it when ip_address is set */
+    struct pz_config_ipv4 ip_address; /* the switch's address and prefix; empty = no IP plane */
+    struct pz_config_ipv4 ip_gateway; /* default gateway; empty = none */
+    unsigned ipoib_pkey;              /* the IPoIB partition (membership bit ignored) */
+    char ctl_socket[108];             /* the control socket (pz-cli); empty = none */
 };
 
 /*
@@ -59,6 +65,7 @@ enum pz_config_type {
     PZ_CONFIG_PORTS,       /* a port list (pz_config_port_list) or empty */
     PZ_CONFIG_PATH,        /* an absolute path that fits the field, or empty */
     PZ_CONFIG_IPV4_PREFIX, /* A.B.C.D/N into a struct pz_config_ipv4, or empty (all zero) */
+    PZ_CONFIG_IPV4,        /* A.B.C.D into a struct pz_config_ipv4 (prefix 32), or empty */
 };
 
 /* How a field is stored (set by PZ_CONFIG_FIELD from the member's type). */

@@ -25,12 +25,12 @@
 #include "pz_log.h"
 #include "sma.h"
 
-#define PZM_MAD_SIZE 256
+#define PZM_MAD_SIZE IB_MAD_SIZE
 #define PZM_SCAN_NS 200000000ull          /* port states scanned this often */
 #define PZM_DISC_TIMEOUT_NS 1000000000ull /* answer timeout of one discovery SMP */
 #define PZM_DISC_TRIES 3                  /* sends before a port's discovery gives up */
 #define PZM_DISC_RETRY_NS 10000000000ull  /* then it starts again this much later */
-#define PZM_TID_TAG 0x50000000u           /* low 32 TID bits of discovery SMPs: tag | seq | port */
+#define PZM_TID_TAG PZ_MONITOR_TID_TAG    /* low 32 TID bits of discovery SMPs: tag | seq | port */
 #define PZM_PERMISSIVE_LID 0xFFFF
 
 /* Where a port's neighbour discovery stands. */
@@ -171,7 +171,7 @@ uint64_t pz_monitor_next_deadline(const struct pz_monitor *m)
 static int pzm_disc_send(struct pz_monitor *m, unsigned port, uint64_t now)
 {
     struct pzm_port *pp = &m->ports[port];
-    struct board_mad_addr to = {.lid_routed = false, .dlid = PZM_PERMISSIVE_LID};
+    struct mad_addr to = {.lid_routed = false, .dlid = PZM_PERMISSIVE_LID};
     uint8_t mad[PZM_MAD_SIZE], path[64];
 
     memset(mad, 0, sizeof(mad));

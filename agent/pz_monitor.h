@@ -27,7 +27,7 @@ struct cong_monitor;
 struct pz_monitor;
 
 /* Transmit one MAD (a discovery SMP) as addr says; returns 0 or -1. */
-typedef int (*pz_monitor_send_fn)(void *arg, const uint8_t *mad, const struct board_mad_addr *addr);
+typedef int (*pz_monitor_send_fn)(void *arg, const uint8_t *mad, const struct mad_addr *addr);
 
 /*
  * Create the monitor of board's ports as cfg says, read through pma's
@@ -57,6 +57,10 @@ void pz_monitor_poll(struct pz_monitor *m);
  * SNMP and CLI layers); valid until pz_monitor_destroy().
  */
 const struct cong_monitor *pz_monitor_cong(const struct pz_monitor *m);
+
+/* The low 32 TID bits of the monitor's discovery SMPs: (TID & MASK) == TAG (mad_router). */
+#define PZ_MONITOR_TID_MASK 0xF0000000u
+#define PZ_MONITOR_TID_TAG 0x50000000u
 
 /*
  * Offer a received MAD: returns true if it was the answer to a discovery

@@ -8,7 +8,10 @@
 # or the 648-port tree with TREE=648):
 #   plane:  Linux (pz-iphost's namespace) -> the switch IP plane (net/:
 #           ipoib endpoint + lwIP + echo) on an emulated node (lwip_host);
-#           portzerod runs the same plane once it is wired in;
+#   agent:  Linux -> portzerod serving a switch (pzfabric --agent): the same
+#           plane on the switch's port 0 with the SMA/PMA in the same loop;
+#   s2s:    portzerod -> portzerod, switch to switch (ICMP only: the TCP
+#           generator in the agent is the traffic issue's);
 #   hosts:  Linux -> Linux, two pz-iphost namespaces (ipoib/ on both ends);
 #   veth:   Linux -> Linux over a veth pair between two namespaces.
 # Measured: ICMP RTT (ping, 200 x 56 bytes, 10 ms apart: median of the
@@ -81,15 +84,28 @@ if [ "${TREE:-}" = 648 ]; then
     "$BIN/gen-fattree" 2 > "$WORK/tree.net"
     NET=$WORK/tree.net TREE_NAME=sftree648
     read -r CA_SM CA_A CA_B CA_L <<< "host-1-1 host-1-2 host-18-1 host-36-1"
+    read -r SW_1 SW_2 <<< "leaf-36 spine-2"
 else
     NET=$ROOT/tests/integration/ft-2s4l.net TREE_NAME=ft-2s4l
     read -r CA_SM CA_A CA_B CA_L <<< "Hca1 Hca3 Hca5 Hca7"
+    read -r SW_1 SW_2 <<< "Leaf4 Spine2"
 fi
+PRELOAD=${PZ_UMAD2SIM_FIX:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 
-# The fabric, OpenSM, the two pz-iphost namespaces and the lwIP plane.
-"$BIN/pzfabric" --sockname "$SOCK" "$NET" > fab.out 2> fab.err &
+# The fabric (two switches served by portzerods), OpenSM, the two pz-iphost
+# namespaces and the lwIP plane.
+"$BIN/pzfabric" --sockname "$SOCK" --agent "$SW_1" --agent "$SW_2" "$NET" > fab.out 2> fab.err &
 PIDS+=($!)
 wait_line fab.out '^ready$' 20 || { echo "bench_ipoib: pzfabric did not start"; exit 0; }
+start_agent() { # start_agent SWITCH ADDRESS DIR
+    mkdir -p "$3"
+    (cd "$3" && LD_PRELOAD=$PRELOAD SIM_HOST=$1 IBSIM_SOCKNAME=$SOCK exec "$BIN/portzerod" \
+        -o board=sim -o "ip_address=$2/24" -o "ctl_socket=$WORK/$3/ctl" > out 2> err) &
+    PIDS+=($!)
+    wait_line "$3/out" '^ready$' 20 || { echo "bench_ipoib: portzerod for $1 did not start"; exit 0; }
+}
+start_agent "$SW_1" 10.79.0.21 sw1
+start_agent "$SW_2" 10.79.0.22 sw2
 mkdir -p sm/cache sm/tmp sm/dump
 (cd sm && LD_PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so SIM_HOST=$CA_SM \
     IBSIM_SOCKNAME=$SOCK OSM_CACHE_DIR=$WORK/sm/cache OSM_TMP_DIR=$WORK/sm/tmp \
@@ -104,6 +120,12 @@ PIDS+=($!)
 "$LWIPHOST" --sockname "$SOCK" --ca "$CA_L" --address 10.79.0.7/24 > l.out 2>&1 &
 PIDS+=($!)
 for f in a.out b.out l.out; do wait_line "$f" '^ready$' 30 || { echo "bench_ipoib: $f not ready"; exit 0; }; done
+for d in sw1 sw2; do
+    for _ in $(seq 300); do
+        "$BIN/pz-cli" -s "$WORK/$d/ctl" show ip 2> /dev/null | grep -q '^IPoIB state *up' && break
+        sleep 0.1
+    done
+done
 ip netns exec "$NSB" socat TCP-LISTEN:7,fork,reuseaddr EXEC:cat > /dev/null 2>&1 &
 PIDS+=($!)
 
@@ -117,6 +139,15 @@ ip netns exec "$NSV2" socat TCP-LISTEN:7,fork,reuseaddr EXEC:cat > /dev/null 2>&
 PIDS+=($!)
 sleep 0.5
 
+# s2s_rtt: median per-packet RTT of 200 pings from SW_1's agent to SW_2's.
+s2s_rtt() {
+    "$BIN/pz-cli" -s "$WORK/sw1/ctl" ping 10.79.0.22 count 200 interval 10 2> /dev/null |
+        sed -n 's/.*time=\([0-9.]*\) ms/\1/p' | sort -g |
+        awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'
+}
+rtt_agent=$(rtt "$NSA" 10.79.0.21)
+rtt_s2s=$(s2s_rtt)
+tp_agent=$(echo_mbs "$NSA" 10.79.0.21 7)
 rtt_plane=$(rtt "$NSA" 10.79.0.7)
 rtt_hosts=$(rtt "$NSA" 10.79.0.5)
 rtt_veth=$(rtt "$NSV1" 10.80.0.2)
@@ -129,7 +160,12 @@ echo "IPoIB through pzfabric ($TREE_NAME, OpenSM ftree --connect_roots), MTU 204
 printf '%-34s %10s %10s %14s %14s\n' path "RTT ms" "MB/s" "RTT / veth" "MB/s / veth"
 printf '%-34s %10s %10s %14s %14s\n' "Linux -> IP plane (lwIP)" "$rtt_plane" "$tp_plane" \
     "$(ratio "$rtt_plane" "$rtt_veth")" "$(ratio "$tp_plane" "$tp_veth")"
+printf '%-34s %10s %10s %14s %14s\n' "Linux -> portzerod ($SW_1)" "$rtt_agent" "$tp_agent" \
+    "$(ratio "$rtt_agent" "$rtt_veth")" "$(ratio "$tp_agent" "$tp_veth")"
+printf '%-34s %10s %10s %14s %14s\n' "portzerod -> portzerod ($SW_1->$SW_2)" "$rtt_s2s" "-" \
+    "$(ratio "$rtt_s2s" "$rtt_veth")" "-"
 printf '%-34s %10s %10s %14s %14s\n' "Linux -> Linux (pz-iphost x2)" "$rtt_hosts" "$tp_hosts" \
     "$(ratio "$rtt_hosts" "$rtt_veth")" "$(ratio "$tp_hosts" "$tp_veth")"
 printf '%-34s %10s %10s %14s %14s\n' "Linux -> Linux (veth, reference)" "$rtt_veth" "$tp_veth" 1.00 1.00
 echo "IP plane vs Sun DCS 36 port 0 (~25 MB/s, sFtree paper): $(ratio "$tp_plane" 25)x; goal >= 100 MB/s: $(awk -v t="$tp_plane" 'BEGIN { print (t + 0 >= 100) ? "met" : "not met" }')"
+echo "portzerod's plane vs Sun DCS 36 port 0: $(ratio "$tp_agent" 25)x; vs the bare plane (lwip_host): $(ratio "$tp_agent" "$tp_plane")x"

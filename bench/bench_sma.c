@@ -63,7 +63,7 @@ static int bench_echo(const uint8_t *in, uint8_t *out)
 /* Run one SMP kind for BENCH_SECONDS; returns SMPs per second (0 on failure). */
 static double bench_sma_rate(struct sma *sma, uint8_t *req, bool lft, bool echo)
 {
-    struct board_mad_addr from = {.port = 1, .slid = 1, .lid_routed = true}, to;
+    struct mad_addr from = {.port = 1, .slid = 1, .lid_routed = true}, to;
     uint8_t out[256];
     unsigned long n = 0, answered = 0;
     double start = bench_now(), elapsed;
@@ -75,7 +75,7 @@ static double bench_sma_rate(struct sma *sma, uint8_t *req, bool lft, bool echo)
             if (echo)
                 answered += bench_echo(req, out);
             else
-                answered += sma_process(sma, &from, req, 256, &to, out) == SMA_SEND;
+                answered += sma_process(sma, &from, req, 256, &to, out) == MAD_SEND;
         }
         elapsed = bench_now() - start;
     } while (elapsed < BENCH_SECONDS);

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mad.h"
+
 #define BOARD_MAX_PORTS 254
 #define BOARD_LFT_BLOCK 64   /* entries per LinearForwardingTable block */
 #define BOARD_MFT_BLOCK 32   /* MLIDs per MulticastForwardingTable block */
@@ -205,18 +207,6 @@ struct board_mad_rx {
     uint8_t tail[BOARD_MAD_TAIL];
 };
 
-/* Where a management datagram comes from or goes to at port 0. */
-struct board_mad_addr {
-    uint8_t port;    /* rx: ingress port; tx: egress port (DR) - ignored if lid_routed */
-    bool lid_routed; /* tx: route by DLID through the LFT; rx: LRH had real LIDs */
-    uint16_t slid;
-    uint16_t dlid;
-    uint8_t sl;
-    uint32_t src_qp;
-    uint32_t dst_qp;
-    uint32_t qkey;
-    uint16_t pkey;
-};
 
 /*
  * Port-0 datagrams: the management CPU's unreliable datagram (UD) queue pair

@@ -540,6 +540,11 @@ struct board_sim_dgram *board_sim_dgram_of(void *ctx)
     return ((struct board_sim *)ctx)->dgram;
 }
 
+void board_sim_set_port0_client_rereg(struct board_sim *bs, bool on)
+{
+    bs->id.port0_client_rereg = on;
+}
+
 struct board_sim_qps *board_sim_qps_of(void *ctx)
 {
     return &((struct board_sim *)ctx)->qps;

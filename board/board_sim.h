@@ -44,6 +44,14 @@ int board_sim_pump(struct board_sim *bs);
  */
 void board_sim_wake(struct board_sim *bs);
 
+/*
+ * Say whether the software behind port 0 (the agent's IP plane) takes the
+ * SM's ClientReregister: PortInfo.CapabilityMask.IsClientReregistrationSupported
+ * of port 0.  A property of the agent, not of the fabric's identity; set it
+ * before the SMA is created.
+ */
+void board_sim_set_port0_client_rereg(struct board_sim *bs, bool on);
+
 /* Number of failed operations (timeouts, lost fabric) so far. */
 unsigned long board_sim_errors(const struct board_sim *bs);
 

@@ -343,13 +343,13 @@ static void fabric_port_hook(void *arg, unsigned port)
 /* Poll one node's SMA until it has nothing more to send; queue what it sends. */
 static void fabric_poll_node(struct fabric *f, struct fabric_node *n)
 {
-    struct board_mad_addr addr;
-    uint8_t out[SMA_MAD_SIZE];
+    struct mad_addr addr;
+    uint8_t out[IB_MAD_SIZE];
     unsigned limit = 64; /* the trap queue is small; never spin */
 
     if (n->external)
         return; /* its agent runs its own timers */
-    while (limit-- && sma_poll(n->sma, &addr, out) == SMA_SEND) {
+    while (limit-- && sma_poll(n->sma, &addr, out) == MAD_SEND) {
         f->stats.traps++;
         fabric_sma_output(f, n, fabric_end_port(n, addr.port), &addr, out, 0);
     }

@@ -19,7 +19,7 @@ static bool fabric_gmp_class(unsigned mgmt_class)
 
 /* Queue what a node's PMA or CC agent answered (LID-routed back). */
 static void fabric_gmp_answer(struct fabric *f, struct fabric_node *n, unsigned in_port,
-                              const struct board_mad_addr *to, const uint8_t *out, unsigned hops)
+                              const struct mad_addr *to, const uint8_t *out, unsigned hops)
 {
     struct fabric_pkt q;
 
@@ -40,7 +40,7 @@ bool fabric_gmp_local(struct fabric *f, struct fabric_node *n, unsigned in_port,
                       const struct fabric_pkt *p)
 {
     unsigned mgmt_class = mad_get_field((void *)p->mad, 0, IB_MAD_MGMTCLASS_F);
-    struct board_mad_addr in = {
+    struct mad_addr in = {
         .port = (uint8_t)in_port,
         .lid_routed = true,
         .slid = p->slid,
@@ -48,7 +48,7 @@ bool fabric_gmp_local(struct fabric *f, struct fabric_node *n, unsigned in_port,
         .src_qp = p->sqp,
         .dst_qp = p->dqp,
     };
-    struct board_mad_addr to;
+    struct mad_addr to;
     uint8_t out[FABRIC_MAD_SIZE];
     bool send;
 
@@ -62,9 +62,9 @@ bool fabric_gmp_local(struct fabric *f, struct fabric_node *n, unsigned in_port,
     if (!n->pma || !n->cc)
         return false;
     if (mgmt_class == IB_PERFORMANCE_CLASS)
-        send = pma_process(n->pma, &in, p->mad, FABRIC_MAD_SIZE, &to, out) == PMA_SEND;
+        send = pma_process(n->pma, &in, p->mad, FABRIC_MAD_SIZE, &to, out) == MAD_SEND;
     else
-        send = cc_process(n->cc, &in, p->mad, FABRIC_MAD_SIZE, &to, out) == CC_SEND;
+        send = cc_process(n->cc, &in, p->mad, FABRIC_MAD_SIZE, &to, out) == MAD_SEND;
     fabric_timer_update(f, n); /* a sampling session or monitor setting may have moved it */
     if (send)
         fabric_gmp_answer(f, n, in_port, &to, out, p->hops);

@@ -231,7 +231,7 @@ size_t fabric_timers_due(struct fabric *f);
 int fabric_enqueue(struct fabric *f, const struct fabric_pkt *p);
 void fabric_run_queue(struct fabric *f);
 void fabric_sma_output(struct fabric *f, struct fabric_node *n, unsigned in_port,
-                       const struct board_mad_addr *addr, const uint8_t *mad, unsigned hops);
+                       const struct mad_addr *addr, const uint8_t *mad, unsigned hops);
 void fabric_drop(struct fabric *f, const struct fabric_pkt *p, const char *why);
 uint16_t fabric_port_lid(const struct fabric_node *n, unsigned port);
 

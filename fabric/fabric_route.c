@@ -117,7 +117,7 @@ static void fabric_client_or_drop(struct fabric *f, struct fabric_node *n, unsig
 static void fabric_sma_call(struct fabric *f, struct fabric_node *n, unsigned in_port,
                             const struct fabric_pkt *p)
 {
-    struct board_mad_addr in = {
+    struct mad_addr in = {
         .port = (uint8_t)in_port,
         .lid_routed = p->dlid != FABRIC_PERMISSIVE_LID,
         .slid = p->slid,
@@ -125,8 +125,8 @@ static void fabric_sma_call(struct fabric *f, struct fabric_node *n, unsigned in
         .src_qp = p->sqp,
         .dst_qp = p->dqp,
     };
-    struct board_mad_addr out_addr;
-    uint8_t out[SMA_MAD_SIZE];
+    struct mad_addr out_addr;
+    uint8_t out[IB_MAD_SIZE];
 
     if (n->external) {
         fabric_agent_smp(f, n, in_port, p);
@@ -134,7 +134,7 @@ static void fabric_sma_call(struct fabric *f, struct fabric_node *n, unsigned in
     }
     f->stats.sma_calls++;
     fabric_mark_dirty(f, n);
-    if (sma_process(n->sma, &in, p->mad, FABRIC_MAD_SIZE, &out_addr, out) == SMA_SEND)
+    if (sma_process(n->sma, &in, p->mad, FABRIC_MAD_SIZE, &out_addr, out) == MAD_SEND)
         fabric_sma_output(f, n, in_port, &out_addr, out, p->hops);
     else
         fabric_drop(f, p, "SMA did not answer");
@@ -244,7 +244,7 @@ static void fabric_lid_route(struct fabric *f, struct fabric_node *n, unsigned i
 }
 
 void fabric_sma_output(struct fabric *f, struct fabric_node *n, unsigned in_port,
-                       const struct board_mad_addr *addr, const uint8_t *mad, unsigned hops)
+                       const struct mad_addr *addr, const uint8_t *mad, unsigned hops)
 {
     struct fabric_pkt p;
 

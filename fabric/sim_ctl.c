@@ -95,13 +95,6 @@ static int sim_ctl_get_vendor(struct sim_server *s, struct sim_ctl *ctl)
     return 0;
 }
 
-/* Store v big-endian in 8 bytes. */
-static void put_be64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (56 - 8 * i));
-}
-
 /* GET_GID: the port's GID (prefix and port GUID, network order). */
 static int sim_ctl_get_gid(struct sim_server *s, struct sim_ctl *ctl)
 {
@@ -111,8 +104,8 @@ static int sim_ctl_get_gid(struct sim_server *s, struct sim_ctl *ctl)
         sim_ctl_attr(s, ctl, IB_ATTR_NODE_INFO, 0, ni))
         return -1;
     memset(ctl->data, 0, sizeof(ctl->data));
-    put_be64(ctl->data, mad_get_field64(pi, 0, IB_PORT_GID_PREFIX_F));
-    put_be64(ctl->data + 8, mad_get_field64(ni, 0, IB_NODE_PORT_GUID_F));
+    mad_put_be64(ctl->data, mad_get_field64(pi, 0, IB_PORT_GID_PREFIX_F));
+    mad_put_be64(ctl->data + 8, mad_get_field64(ni, 0, IB_NODE_PORT_GUID_F));
     return 0;
 }
 

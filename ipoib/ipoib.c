@@ -90,12 +90,19 @@ static const char *ip_str(uint32_t ip, char buf[16])
     return buf;
 }
 
-/* A fresh SA transaction ID: our high word, a counter that skips 0. */
+/* A fresh SA transaction ID: our tag, a 24-bit counter that skips 0 (high word 0). */
 static uint64_t next_tid(struct ipoib *ep)
 {
-    if (++ep->tid_low == 0)
+    ep->tid_low = (ep->tid_low + 1) & 0xFFFFFFu;
+    if (ep->tid_low == 0)
         ep->tid_low = 1;
-    return (uint64_t)ep->cfg.tid_high << 32 | ep->tid_low;
+    return (uint64_t)ep->cfg.tid_tag << 24 | ep->tid_low;
+}
+
+/* Whether two TIDs are the same request as far as ours go: the low 32 bits. */
+static bool tid_same(uint64_t a, uint64_t b)
+{
+    return (uint32_t)a == (uint32_t)b;
 }
 
 /* The P_Key every datagram carries: the partition's, full member. */
@@ -406,7 +413,7 @@ static size_t ipv4_check(const uint8_t *pkt, size_t len)
     if (len < IPV4_HDR_MIN || pkt[0] >> 4 != 4)
         return 0;
     ihl = (size_t)(pkt[0] & 0x0f) * 4;
-    total = ipoib_be16(pkt + 2);
+    total = mad_be16(pkt + 2);
     if (ihl < IPV4_HDR_MIN || total < ihl || total > len)
         return 0;
     return total;
@@ -556,7 +563,7 @@ int ipoib_output(struct ipoib *ep, const uint8_t *pkt, size_t len, uint64_t now)
         ep->stats.tx_dropped_bad++;
         return -EINVAL;
     }
-    dst = ipoib_be32(pkt + 16);
+    dst = mad_be32(pkt + 16);
     ipoib_encap_write(IPOIB_ETHERTYPE_IPV4, ep->txbuf);
     memcpy(ep->txbuf + IPOIB_ENCAP_LEN, pkt, len);
     if (is_group_dest(ep, dst)) {
@@ -681,7 +688,7 @@ static void join_answer(struct ipoib *ep, const uint8_t *mad, size_t len, uint64
     ep->join_deadline = NO_DEADLINE;
     ep->join_backoff = ep->cfg.join_retry_ms;
     ep->stats.joins++;
-    ep_log(ep, 1, "ipoib: joined the broadcast group: MLID 0x%04x Q_Key 0x%08x MTU %u SL %u, %s",
+    ep_log(ep, 2, "ipoib: joined the broadcast group: MLID 0x%04x Q_Key 0x%08x MTU %u SL %u, %s",
            g.mlid, g.qkey, ipoib_ip_mtu(g.mtu), g.sl, ip_str(ep->cfg.addr, ip));
     if (ep->ops.link)
         ep->ops.link(ep->ctx, true, ipoib_ip_mtu(g.mtu));
@@ -712,15 +719,15 @@ bool ipoib_input_sa(struct ipoib *ep, const uint8_t *mad, size_t len, uint64_t n
     if (!ipoib_sa_is_response(mad, len))
         return false;
     tid = ipoib_sa_tid(mad);
-    if ((uint32_t)(tid >> 32) != ep->cfg.tid_high)
+    if ((uint8_t)(tid >> 24) != ep->cfg.tid_tag)
         return false;
-    if (ep->join_tid && tid == ep->join_tid) {
+    if (ep->join_tid && tid_same(tid, ep->join_tid)) {
         join_answer(ep, mad, len, now);
         return true;
     }
     for (unsigned i = 0; i < ep->cfg.neigh_max; i++) {
         struct neigh *n = &ep->neigh[i];
-        if (n->state == NEIGH_PATH && n->tid == tid) {
+        if (n->state == NEIGH_PATH && tid_same(n->tid, tid)) {
             path_answer(ep, n, mad, len, now);
             return true;
         }

@@ -64,7 +64,12 @@ struct ipoib_config {
     unsigned reachable_ms;  /* a resolved neighbour is trusted this long; 0 = 30000 */
     unsigned retry_ms;      /* ARP and path query retry interval; 0 = 1000 */
     unsigned join_retry_ms; /* first join retry; doubles up to 16 s; 0 = 1000 */
-    uint32_t tid_high;      /* the high 32 bits of every SA TID it sends */
+    /*
+     * The top byte of the low 32 bits of every SA TID it sends.  The high 32
+     * bits belong to the MAD layer (the kernel's umad and umad2sim put their
+     * agent number there), so answers are matched on the low 32 bits only.
+     */
+    uint8_t tid_tag;
 };
 
 /* Functions the endpoint calls; ctx is the caller's. */

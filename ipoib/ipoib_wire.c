@@ -22,27 +22,6 @@ static uint64_t get_be(const uint8_t *p, unsigned n)
     return v;
 }
 
-/* The exported forms of get_be/put_be for 16 and 32 bits. */
-uint16_t ipoib_be16(const uint8_t *p)
-{
-    return (uint16_t)get_be(p, 2);
-}
-
-uint32_t ipoib_be32(const uint8_t *p)
-{
-    return (uint32_t)get_be(p, 4);
-}
-
-void ipoib_put_be16(uint8_t *p, uint16_t v)
-{
-    put_be(p, v, 2);
-}
-
-void ipoib_put_be32(uint8_t *p, uint32_t v)
-{
-    put_be(p, v, 4);
-}
-
 /* Write a into out[20]: flags, 24-bit QPN, GID. */
 void ipoib_lladdr_pack(const struct ipoib_lladdr *a, uint8_t out[IPOIB_LLADDR_LEN])
 {

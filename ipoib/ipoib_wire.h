@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mad.h"
+
 #define IPOIB_ENCAP_LEN 4   /* EtherType (16 bits) + reserved (16 bits) */
 #define IPOIB_LLADDR_LEN 20 /* flags/QPN (4 bytes) + port GID (16 bytes) */
 #define IPOIB_GID_LEN 16
@@ -29,11 +31,7 @@ struct ipoib_lladdr {
     uint8_t gid[IPOIB_GID_LEN]; /* subnet prefix + port GUID, network order */
 };
 
-/* Big-endian loads and stores of the wire formats (unaligned). */
-uint16_t ipoib_be16(const uint8_t *p);
-uint32_t ipoib_be32(const uint8_t *p);
-void ipoib_put_be16(uint8_t *p, uint16_t v);
-void ipoib_put_be32(uint8_t *p, uint32_t v);
+/* Big-endian access: mad.h (mad_be16, mad_be32, mad_put_be16, mad_put_be32). */
 
 /* Write a into out[20]. */
 void ipoib_lladdr_pack(const struct ipoib_lladdr *a, uint8_t out[IPOIB_LLADDR_LEN]);

@@ -85,7 +85,7 @@ struct pz_ipplane *pz_ipplane_create(const struct pz_ipplane_config *cfg,
                                 .addr = cfg->addr,
                                 .netmask = cfg->netmask,
                                 .gateway = cfg->gateway,
-                                .tid_high = cfg->tid_high};
+                                .tid_tag = cfg->tid_tag};
     struct pz_netif_config ncfg = {
         .addr = cfg->addr, .netmask = cfg->netmask, .gateway = cfg->gateway};
 

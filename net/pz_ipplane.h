@@ -21,7 +21,7 @@ struct pz_ipplane_config {
     uint32_t addr, netmask, gateway; /* host order; gateway 0 = none */
     uint16_t pkey;                   /* partition, 0 = 0xffff */
     uint32_t qpn;                    /* the UD QP the endpoint uses */
-    uint32_t tid_high;               /* high word of its SA TIDs */
+    uint8_t tid_tag;                 /* tags its SA TIDs (ipoib_config.tid_tag) */
     bool echo;                       /* TCP/UDP echo on port 7 */
 };
 

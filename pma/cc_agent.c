@@ -66,7 +66,7 @@ static uint16_t cc_cpi_get(struct cc_agent *cc, struct cc_req *req)
     mad_set_field(d, 0, IB_CPI_BASEVER_F, 1);
     mad_set_field(d, 0, IB_CPI_CLASSVER_F, CC_CLASS_VERSION);
     mad_set_field(d, 0, IB_CPI_RESP_TIME_VALUE_F, CC_RESP_TIME_VALUE);
-    return GMP_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 /*
@@ -80,14 +80,14 @@ static uint16_t cc_info_get(struct cc_agent *cc, struct cc_req *req)
     mad_set_field(d, 0, IB_CC_CONGESTION_INFO_F, 0);
     mad_set_field(d, 0, IB_CC_CONGESTION_INFO_CONTROL_TABLE_CAP_F,
                   cc->is_switch ? 0 : CC_CCT_BLOCKS);
-    return GMP_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 /* TimeStamp: the congestion clock now. */
 static uint16_t cc_timestamp_get(struct cc_agent *cc, struct cc_req *req)
 {
     mad_set_field(req->out + GMP_DATA_OFFS, 0, IB_CC_TIMESTAMP_F, cc_timestamp(cc));
-    return GMP_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 uint32_t cc_timestamp(const struct cc_agent *cc)
@@ -129,17 +129,17 @@ static uint16_t cc_dispatch(struct cc_agent *cc, struct cc_req *req)
     const struct cc_attr_entry *e;
 
     if (req->method != IB_MAD_METHOD_GET && req->method != IB_MAD_METHOD_SET)
-        return GMP_STATUS_BAD_METHOD;
+        return MAD_STATUS_BAD_METHOD;
     e = cc_find_attr(cc, req->attr_id);
     if (!e || (req->method == IB_MAD_METHOD_SET && !e->set))
-        return GMP_STATUS_BAD_METHOD_ATTR;
+        return MAD_STATUS_BAD_METHOD_ATTR;
     if (!e->blocks && req->attr_mod != 0)
-        return GMP_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     return req->method == IB_MAD_METHOD_GET ? e->get(cc, req) : e->set(cc, req);
 }
 
-enum cc_verdict cc_process(struct cc_agent *cc, const struct board_mad_addr *in_addr,
-                           const uint8_t *in, size_t in_len, struct board_mad_addr *out_addr,
+enum mad_verdict cc_process(struct cc_agent *cc, const struct mad_addr *in_addr,
+                           const uint8_t *in, size_t in_len, struct mad_addr *out_addr,
                            uint8_t out[CC_MAD_SIZE])
 {
     int method = gmp_request_method(in, in_len, IB_CC_CLASS);
@@ -150,11 +150,11 @@ enum cc_verdict cc_process(struct cc_agent *cc, const struct board_mad_addr *in_
     cc->stats.mads_received++;
     if (method < 0 || in_addr->port > cc->num_ports) {
         cc->stats.dropped++;
-        return CC_DROP;
+        return MAD_DROP;
     }
     key = cc_key_check(cc, in, (unsigned)method, board_now_ns(cc->board));
     if (key == CC_KEY_VIOLATION)
-        return CC_DROP;
+        return MAD_DROP;
     memcpy(out, in, CC_MAD_SIZE);
     memset(out + CC_LOG_DATA_OFFS, 0, CC_MAD_SIZE - CC_LOG_DATA_OFFS);
     req.method = (uint8_t)method;
@@ -164,15 +164,15 @@ enum cc_verdict cc_process(struct cc_agent *cc, const struct board_mad_addr *in_
     req.in = in;
     req.out = out;
     if (mad_get_field(out, 0, IB_MAD_CLASSVER_F) != CC_CLASS_VERSION)
-        status = GMP_STATUS_BAD_VERSION;
+        status = MAD_STATUS_BAD_VERSION;
     else
         status = cc_dispatch(cc, &req);
-    if (status != GMP_STATUS_OK) /* echo the request */
+    if (status != MAD_STATUS_OK) /* echo the request */
         memcpy(out + CC_LOG_DATA_OFFS, in + CC_LOG_DATA_OFFS, CC_MAD_SIZE - CC_LOG_DATA_OFFS);
     gmp_make_response(out, status);
     gmp_reply_addr(in_addr, cc->board->id, out_addr);
     cc->stats.responses_sent++;
-    return CC_SEND;
+    return MAD_SEND;
 }
 
 void cc_get_switch_setting(const struct cc_agent *cc, struct cc_switch_setting *s)

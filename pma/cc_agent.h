@@ -23,11 +23,6 @@
 
 struct cc_agent;
 
-/* What the caller must do after cc_process(). */
-enum cc_verdict {
-    CC_DROP = 0, /* nothing to transmit */
-    CC_SEND = 1, /* transmit out[] as described by *out_addr */
-};
 
 /*
  * SwitchCongestionSetting as last programmed.  Port masks are 256-bit
@@ -78,13 +73,13 @@ struct cc_agent *cc_create(const struct board *board);
 void cc_destroy(struct cc_agent *cc);
 
 /*
- * Handle one Congestion Control MAD received at this node.  Returns CC_SEND
+ * Handle one Congestion Control MAD received at this node.  Returns MAD_SEND
  * when out[0..255] must be transmitted as given by *out_addr (LID-routed back
- * to the requester), CC_DROP otherwise (including a CC_Key violation).  in
+ * to the requester), MAD_DROP otherwise (including a CC_Key violation).  in
  * and out may not overlap.
  */
-enum cc_verdict cc_process(struct cc_agent *cc, const struct board_mad_addr *in_addr,
-                           const uint8_t *in, size_t in_len, struct board_mad_addr *out_addr,
+enum mad_verdict cc_process(struct cc_agent *cc, const struct mad_addr *in_addr,
+                           const uint8_t *in, size_t in_len, struct mad_addr *out_addr,
                            uint8_t out[CC_MAD_SIZE]);
 
 /* The congestion TimeStamp now: board time in 1.024 us units, modulo 2^32. */

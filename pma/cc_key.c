@@ -59,7 +59,7 @@ uint16_t cc_key_info_get(struct cc_agent *cc, struct cc_req *req)
     mad_set_field(d, 0, IB_CC_CONGESTION_KEY_INFO_CC_KEY_PROTECT_BIT_F, cc->protect);
     mad_set_field(d, 0, IB_CC_CONGESTION_KEY_INFO_CC_KEY_LEASE_PERIOD_F, cc->lease_period);
     mad_set_field(d, 0, IB_CC_CONGESTION_KEY_INFO_CC_KEY_VIOLATIONS_F, cc->violations);
-    return GMP_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 uint16_t cc_key_info_set(struct cc_agent *cc, struct cc_req *req)

@@ -74,9 +74,9 @@ uint16_t cc_log_get(struct cc_agent *cc, struct cc_req *req)
 
     if (cc->is_switch) {
         cc_log_switch(cc, log);
-        return GMP_STATUS_OK;
+        return MAD_STATUS_OK;
     }
     mad_set_field(log, 0, IB_CC_CONGESTION_LOG_LOGTYPE_F, CC_LOG_TYPE_CA);
     mad_set_field(log, 0, IB_CC_CONGESTION_LOG_CA_CURRENT_TIMESTAMP_F, cc_timestamp(cc));
-    return GMP_STATUS_OK;
+    return MAD_STATUS_OK;
 }

@@ -35,7 +35,7 @@ uint16_t cc_switch_setting_get(struct cc_agent *cc, struct cc_req *req)
     mad_set_field(d, 0, IB_CC_SWITCH_CONGESTION_SETTING_CS_THRESHOLD_F, s->cs_threshold);
     mad_set_field(d, 0, IB_CC_SWITCH_CONGESTION_SETTING_CS_RETURN_DELAY_F, s->cs_return_delay);
     mad_set_field(d, 0, IB_CC_SWITCH_CONGESTION_SETTING_MARKING_RATE_F, s->marking_rate);
-    return GMP_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 uint16_t cc_switch_setting_set(struct cc_agent *cc, struct cc_req *req)
@@ -78,7 +78,7 @@ uint16_t cc_port_setting_get(struct cc_agent *cc, struct cc_req *req)
     unsigned block = req->attr_mod;
 
     if (block >= cc_port_blocks(cc))
-        return GMP_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     for (unsigned i = 0; i < CC_PORTS_PER_BLOCK; i++) {
         unsigned port = block * CC_PORTS_PER_BLOCK + i;
         const struct cc_port_setting *p = &cc->ports[port];
@@ -95,7 +95,7 @@ uint16_t cc_port_setting_get(struct cc_agent *cc, struct cc_req *req)
         mad_set_field(e, 0, IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_CONG_PARM_MARKING_RATE_F,
                       p->cong_parm);
     }
-    return GMP_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 uint16_t cc_port_setting_set(struct cc_agent *cc, struct cc_req *req)
@@ -104,7 +104,7 @@ uint16_t cc_port_setting_set(struct cc_agent *cc, struct cc_req *req)
     unsigned block = req->attr_mod;
 
     if (block >= cc_port_blocks(cc))
-        return GMP_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     for (unsigned i = 0; i < CC_PORTS_PER_BLOCK; i++) {
         unsigned port = block * CC_PORTS_PER_BLOCK + i;
         struct cc_port_setting *p = &cc->ports[port];
@@ -144,7 +144,7 @@ uint16_t cc_ca_setting_get(struct cc_agent *cc, struct cc_req *req)
                       cc->ca[sl].trigger_threshold);
         mad_set_field(e, 0, IB_CC_CA_CONGESTION_ENTRY_CCTI_MIN_F, cc->ca[sl].ccti_min);
     }
-    return GMP_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 /* Applies Port_Control, and the entries of the SLs whose Control_Map bit is set. */
@@ -180,7 +180,7 @@ uint16_t cc_cct_get(struct cc_agent *cc, struct cc_req *req)
     unsigned block = req->attr_mod;
 
     if (block >= CC_CCT_BLOCKS)
-        return GMP_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     mad_set_field(d, 0, IB_CC_CONGESTION_CONTROL_TABLE_CCTI_LIMIT_F, cc->ccti_limit);
     for (unsigned j = 0; j < CC_CCT_PER_BLOCK; j++) {
         uint16_t v = cc->cct[block * CC_CCT_PER_BLOCK + j];
@@ -189,7 +189,7 @@ uint16_t cc_cct_get(struct cc_agent *cc, struct cc_req *req)
         mad_set_field(e, 0, IB_CC_CONGESTION_CONTROL_TABLE_ENTRY_CCT_SHIFT_F, v >> 14);
         mad_set_field(e, 0, IB_CC_CONGESTION_CONTROL_TABLE_ENTRY_CCT_MULTIPLIER_F, v & 0x3FFF);
     }
-    return GMP_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 uint16_t cc_cct_set(struct cc_agent *cc, struct cc_req *req)
@@ -199,7 +199,7 @@ uint16_t cc_cct_set(struct cc_agent *cc, struct cc_req *req)
     unsigned limit = mad_get_field((void *)d, 0, IB_CC_CONGESTION_CONTROL_TABLE_CCTI_LIMIT_F);
 
     if (block >= CC_CCT_BLOCKS || limit >= CC_CCT_ENTRIES)
-        return GMP_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     cc->ccti_limit = (uint16_t)limit;
     for (unsigned j = 0; j < CC_CCT_PER_BLOCK; j++) {
         void *e = (void *)(d + CC_CCT_ENTRY_OFFS + 2 * j);

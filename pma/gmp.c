@@ -13,7 +13,7 @@ int gmp_request_method(const uint8_t *mad, size_t len, unsigned mgmt_class)
     void *m = (void *)mad;
     unsigned method;
 
-    if (len < GMP_MAD_SIZE)
+    if (len < IB_MAD_SIZE)
         return -1;
     if (mad_get_field(m, 0, IB_MAD_BASEVER_F) != 1)
         return -1; /* not an IBA MAD: its layout is unknown */
@@ -34,8 +34,8 @@ void gmp_make_response(uint8_t *mad, unsigned status)
     mad_set_field(mad, 0, IB_MAD_STATUS_F, status);
 }
 
-void gmp_reply_addr(const struct board_mad_addr *in, const struct board_identity *id,
-                    struct board_mad_addr *out)
+void gmp_reply_addr(const struct mad_addr *in, const struct board_identity *id,
+                    struct mad_addr *out)
 {
     memset(out, 0, sizeof(*out));
     out->lid_routed = true;

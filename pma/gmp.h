@@ -12,16 +12,10 @@
 
 #include "board.h"
 
-#define GMP_MAD_SIZE 256
 #define GMP_DATA_OFFS 64 /* PMA and CC attribute data */
-#define GMP_DATA_SIZE (GMP_MAD_SIZE - GMP_DATA_OFFS)
+#define GMP_DATA_SIZE (IB_MAD_SIZE - GMP_DATA_OFFS)
 
-/* MAD status values (IBA 13.4.7). */
-#define GMP_STATUS_OK 0x0000
-#define GMP_STATUS_BAD_VERSION 0x0004
-#define GMP_STATUS_BAD_METHOD 0x0008
-#define GMP_STATUS_BAD_METHOD_ATTR 0x000C
-#define GMP_STATUS_BAD_FIELD 0x001C
+/* MAD status values: mad.h (MAD_STATUS_*; the DR D bit is separate). */
 
 /*
  * Screen a received MAD for an agent of mgmt_class: returns the method
@@ -40,8 +34,8 @@ void gmp_make_response(uint8_t *mad, unsigned status);
  * A switch answers from port 0; a CA from the port the request came in on
  * (port 1 for a request from its local stack).
  */
-void gmp_reply_addr(const struct board_mad_addr *in, const struct board_identity *id,
-                    struct board_mad_addr *out);
+void gmp_reply_addr(const struct mad_addr *in, const struct board_identity *id,
+                    struct mad_addr *out);
 
 /* a + b, sticking at UINT64_MAX instead of wrapping. */
 static inline uint64_t gmp_sat_add(uint64_t a, uint64_t b)

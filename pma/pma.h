@@ -24,11 +24,6 @@
 
 struct pma;
 
-/* What the caller must do after pma_process(). */
-enum pma_verdict {
-    PMA_DROP = 0, /* nothing to transmit */
-    PMA_SEND = 1, /* transmit out[] as described by *out_addr */
-};
 
 /*
  * The 64-bit software counters of one port.  They start at the hardware's
@@ -56,13 +51,13 @@ void pma_destroy(struct pma *pma);
 
 /*
  * Handle one GMP of the Performance Management class received at this node
- * (in_addr as the board reported it).  Returns PMA_SEND when out[0..255] must
+ * (in_addr as the board reported it).  Returns MAD_SEND when out[0..255] must
  * be transmitted as given by *out_addr (the response, LID-routed back to the
- * requester's LID and QP with Q_Key 0x80010000), PMA_DROP otherwise.  in and
+ * requester's LID and QP with Q_Key 0x80010000), MAD_DROP otherwise.  in and
  * out may not overlap.
  */
-enum pma_verdict pma_process(struct pma *pma, const struct board_mad_addr *in_addr,
-                             const uint8_t *in, size_t in_len, struct board_mad_addr *out_addr,
+enum mad_verdict pma_process(struct pma *pma, const struct mad_addr *in_addr,
+                             const uint8_t *in, size_t in_len, struct mad_addr *out_addr,
                              uint8_t out[PMA_MAD_SIZE]);
 
 /*

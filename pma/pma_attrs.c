@@ -112,7 +112,7 @@ uint16_t pma_block_get(struct pma *pma, struct pma_req *req)
         return status;
     pma_refresh(pma, ps);
     pma_block_put(pma, b, ps, req->out);
-    return GMP_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 uint16_t pma_block_set(struct pma *pma, struct pma_req *req)
@@ -124,7 +124,7 @@ uint16_t pma_block_set(struct pma *pma, struct pma_req *req)
     bool any = false;
 
     if (pma_check_port_select(pma, ps))
-        return GMP_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     pma_refresh(pma, ps);
     for (unsigned i = 0; i < b->count; i++) {
         if (select >> i & 1) {

@@ -65,7 +65,7 @@ static uint16_t pma_cpi_get(struct pma *pma, struct pma_req *req)
     mad_set_field(req->out, 0, IB_CPI_CAPMASK_F, pma_capmask(pma));
     mad_set_field(req->out, 0, IB_CPI_CAPMASK2_F, PMA_CAP2_ADDL_PORT_COUNTERS_EXT);
     mad_set_field(req->out, 0, IB_CPI_RESP_TIME_VALUE_F, PMA_RESP_TIME_VALUE);
-    return GMP_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 struct pma *pma_create(const struct board *board)
@@ -106,18 +106,18 @@ static uint16_t pma_dispatch(struct pma *pma, struct pma_req *req, uint32_t attr
     const struct pma_attr_entry *e;
 
     if (req->method != IB_MAD_METHOD_GET && req->method != IB_MAD_METHOD_SET)
-        return GMP_STATUS_BAD_METHOD;
+        return MAD_STATUS_BAD_METHOD;
     e = pma_find_attr(pma, req->attr_id);
     if (!e || (req->method == IB_MAD_METHOD_SET && !e->set))
-        return GMP_STATUS_BAD_METHOD_ATTR;
+        return MAD_STATUS_BAD_METHOD_ATTR;
     if (attr_mod != 0 && !e->uses_mod)
-        return GMP_STATUS_BAD_FIELD; /* only the vendor attribute uses the modifier */
+        return MAD_STATUS_BAD_FIELD; /* only the vendor attribute uses the modifier */
     req->attr_mod = attr_mod;
     return req->method == IB_MAD_METHOD_GET ? e->get(pma, req) : e->set(pma, req);
 }
 
-enum pma_verdict pma_process(struct pma *pma, const struct board_mad_addr *in_addr,
-                             const uint8_t *in, size_t in_len, struct board_mad_addr *out_addr,
+enum mad_verdict pma_process(struct pma *pma, const struct mad_addr *in_addr,
+                             const uint8_t *in, size_t in_len, struct mad_addr *out_addr,
                              uint8_t out[PMA_MAD_SIZE])
 {
     int method = gmp_request_method(in, in_len, IB_PERFORMANCE_CLASS);
@@ -127,7 +127,7 @@ enum pma_verdict pma_process(struct pma *pma, const struct board_mad_addr *in_ad
     pma->stats.mads_received++;
     if (method < 0 || in_addr->port > pma->num_ports) {
         pma->stats.dropped++;
-        return PMA_DROP;
+        return MAD_DROP;
     }
     memcpy(out, in, PMA_MAD_SIZE);
     memset(out + GMP_DATA_OFFS, 0, GMP_DATA_SIZE);
@@ -136,15 +136,15 @@ enum pma_verdict pma_process(struct pma *pma, const struct board_mad_addr *in_ad
     req.in = in + GMP_DATA_OFFS;
     req.out = out + GMP_DATA_OFFS;
     if (mad_get_field(out, 0, IB_MAD_CLASSVER_F) != 1)
-        status = GMP_STATUS_BAD_VERSION;
+        status = MAD_STATUS_BAD_VERSION;
     else
         status = pma_dispatch(pma, &req, mad_get_field(out, 0, IB_MAD_ATTRMOD_F));
-    if (status != GMP_STATUS_OK)
+    if (status != MAD_STATUS_OK)
         memcpy(out + GMP_DATA_OFFS, in + GMP_DATA_OFFS, GMP_DATA_SIZE); /* echo the request */
     gmp_make_response(out, status);
     gmp_reply_addr(in_addr, pma->board->id, out_addr);
     pma->stats.responses_sent++;
-    return PMA_SEND;
+    return MAD_SEND;
 }
 
 void pma_poll(struct pma *pma)

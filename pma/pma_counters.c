@@ -89,8 +89,8 @@ void pma_refresh_all(struct pma *pma)
 uint16_t pma_check_port_select(const struct pma *pma, unsigned port_select)
 {
     if (port_select == PMA_ALL_PORTS)
-        return pma->is_switch ? GMP_STATUS_OK : GMP_STATUS_BAD_FIELD;
-    return pma_port_has_counters(pma, port_select) ? GMP_STATUS_OK : GMP_STATUS_BAD_FIELD;
+        return pma->is_switch ? MAD_STATUS_OK : MAD_STATUS_BAD_FIELD;
+    return pma_port_has_counters(pma, port_select) ? MAD_STATUS_OK : MAD_STATUS_BAD_FIELD;
 }
 
 /* Whether port is one of those port_select names. */

@@ -156,7 +156,7 @@ uint16_t pma_pc_get(struct pma *pma, struct pma_req *req)
         return status;
     pma_refresh(pma, ps);
     pma_put_view(pma, req->out, ps, PMA_VIEW_PC, pma_pc_entries, PMA_NELEM(pma_pc_entries));
-    return GMP_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 uint16_t pma_pc_set(struct pma *pma, struct pma_req *req)
@@ -167,7 +167,7 @@ uint16_t pma_pc_set(struct pma *pma, struct pma_req *req)
                       (uint64_t)mad_get_field(in, 0, IB_PC_COUNTER_SELECT2_F) << 16;
 
     if (pma_check_port_select(pma, ps))
-        return GMP_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     pma_refresh(pma, ps);
     if (pma_reset_view(pma, ps, PMA_VIEW_PC, pma_pc_entries, PMA_NELEM(pma_pc_entries), select))
         pma->stats.counter_resets++;
@@ -197,7 +197,7 @@ uint16_t pma_pce_get(struct pma *pma, struct pma_req *req)
         return status;
     pma_refresh(pma, ps);
     pma_put_view(pma, req->out, ps, PMA_VIEW_PCE, pma_pce_entries, PMA_NELEM(pma_pce_entries));
-    return GMP_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 uint16_t pma_pce_set(struct pma *pma, struct pma_req *req)
@@ -208,7 +208,7 @@ uint16_t pma_pce_set(struct pma *pma, struct pma_req *req)
                       (uint64_t)mad_get_field(in, 0, IB_PC_EXT_COUNTER_SELECT2_F) << 16;
 
     if (pma_check_port_select(pma, ps))
-        return GMP_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     pma_refresh(pma, ps);
     if (pma_reset_view(pma, ps, PMA_VIEW_PCE, pma_pce_entries, PMA_NELEM(pma_pce_entries), select))
         pma->stats.counter_resets++;

@@ -148,10 +148,10 @@ uint16_t pma_psc_get(struct pma *pma, struct pma_req *req)
 
     /* A Get naming a port (perfquery -c LID PORT) must name one that exists; 0: none named. */
     if (ps != 0 && pma_check_port_select(pma, ps))
-        return GMP_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     pma_sampler_advance(pma, board_now_ns(pma->board));
     pma_psc_put(pma, req->out);
-    return GMP_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 /* Check a PortSamplesControl Set; returns a MAD status. */
@@ -160,12 +160,12 @@ static uint16_t pma_psc_validate(const struct pma *pma, const uint8_t *d)
     void *in = (void *)d;
 
     if (pma_check_port_select(pma, mad_get_field(in, 0, IB_PSC_PORT_SELECT_F)))
-        return GMP_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     for (unsigned i = 0; i < PMA_SAMPLE_COUNTERS; i++)
         if (pma_sample_ctr(mad_get_field(in, 0, (enum MAD_FIELDS)(IB_PSC_COUNTER_SEL0_F + i))) ==
             -1)
-            return GMP_STATUS_BAD_FIELD;
-    return GMP_STATUS_OK;
+            return MAD_STATUS_BAD_FIELD;
+    return MAD_STATUS_OK;
 }
 
 uint16_t pma_psc_set(struct pma *pma, struct pma_req *req)
@@ -189,7 +189,7 @@ uint16_t pma_psc_set(struct pma *pma, struct pma_req *req)
     s->status = PMA_SAMPLE_STARTED;
     pma_sampler_advance(pma, now);
     pma_psc_put(pma, req->out);
-    return GMP_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 uint16_t pma_psr_get(struct pma *pma, struct pma_req *req)
@@ -200,18 +200,11 @@ uint16_t pma_psr_get(struct pma *pma, struct pma_req *req)
     mad_set_field(req->out, 0, IB_PSR_TAG_F, s->tag);
     mad_set_field(req->out, 0, IB_PSR_SAMPLE_STATUS_F, s->status);
     if (s->status != PMA_SAMPLE_DONE)
-        return GMP_STATUS_OK; /* counters are valid only when Done */
+        return MAD_STATUS_OK; /* counters are valid only when Done */
     for (unsigned i = 0; i < PMA_SAMPLE_COUNTERS; i++)
         mad_set_field(req->out, 0, (enum MAD_FIELDS)(IB_PSR_COUNTER0_F + i),
                       (uint32_t)gmp_saturate(s->result[i], 32));
-    return GMP_STATUS_OK;
-}
-
-/* Store a 64-bit big-endian counter at data[offs]. */
-static void pma_put_be64(uint8_t *data, size_t offs, uint64_t v)
-{
-    for (unsigned b = 0; b < 8; b++)
-        data[offs + b] = (uint8_t)(v >> (56 - 8 * b));
+    return MAD_STATUS_OK;
 }
 
 /*
@@ -229,8 +222,8 @@ uint16_t pma_psr_ext_get(struct pma *pma, struct pma_req *req)
     mad_set_field(req->out, 0, IB_PSR_SAMPLE_STATUS_F, s->status);
     req->out[PMA_PSRE_WIDTH_OFFS] = PMA_PSRE_WIDTH_64;
     if (s->status != PMA_SAMPLE_DONE)
-        return GMP_STATUS_OK;
+        return MAD_STATUS_OK;
     for (unsigned i = 0; i < PMA_SAMPLE_COUNTERS; i++)
-        pma_put_be64(req->out, PMA_PSRE_COUNTER_OFFS + 8 * i, s->result[i]);
-    return GMP_STATUS_OK;
+        mad_put_be64(req->out + PMA_PSRE_COUNTER_OFFS + 8 * i, s->result[i]);
+    return MAD_STATUS_OK;
 }

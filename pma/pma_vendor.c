@@ -109,12 +109,12 @@ uint16_t pma_vendor_get(struct pma *pma, struct pma_req *req)
 {
     if (req->attr_mod == 0) {
         pma_vendor_summary(pma, req->out);
-        return GMP_STATUS_OK;
+        return MAD_STATUS_OK;
     }
     if (req->attr_mod > cong_monitor_num_ports(pma->cong))
-        return GMP_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     pma_vendor_port(pma, req->attr_mod, req->out);
-    return GMP_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 uint16_t pma_vendor_set(struct pma *pma, struct pma_req *req)
@@ -124,7 +124,7 @@ uint16_t pma_vendor_set(struct pma *pma, struct pma_req *req)
 
     /* Only the summary's tunables can be set; port records are read-only. */
     if (req->attr_mod != 0 || in[PZ_CM_VERSION] != PZ_CM_LAYOUT_VERSION)
-        return GMP_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     cong_monitor_get_config(pma->cong, &cfg);
     cfg.interval_ms = (uint32_t)pz_get_be(in + PZ_CM_INTERVAL, 4);
     cfg.threshold_ticks = pz_get_be(in + PZ_CM_THRESHOLD, 8);
@@ -136,7 +136,7 @@ uint16_t pma_vendor_set(struct pma *pma, struct pma_req *req)
      * has no status for) leaves the monitor as it was: answered 0x1C.
      */
     if (cong_monitor_set_config(pma->cong, &cfg) != 0)
-        return GMP_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     pma_vendor_summary(pma, req->out);
-    return GMP_STATUS_OK;
+    return MAD_STATUS_OK;
 }

@@ -71,16 +71,17 @@ say "pzfabric: every switch and HCA answered by portzero's SMA/PMA; spine-1 and 
     fabric.net > fabric.out 2> fabric.err &
 PIDS+=($!)
 wait_for fabric.out 10 '^ready$'
-# start_agent SWITCH NAME: an external portzerod for SWITCH, logs in NAME.out/.err
+# start_agent SWITCH NAME ADDRESS: an external portzerod for SWITCH with an
+# IPoIB address and a control socket (pz-cli), logs in NAME.out/.err
 start_agent() {
     mkdir "$2"
     "$ATTACH" -s "$SOCK" -C "$2" "$1" -- "$BIN/portzerod" -o board=sim -o monitor_interval_ms=500 \
-        -vvv > "$2.out" 2> "$2.err" &
+        -o "ip_address=$3/24" -o "ctl_socket=$WORK/$2/ctl" -vvv > "$2.out" 2> "$2.err" &
     PIDS+=($!)
     wait_for "$2.out" 10 '^ready$'
 }
-start_agent spine-1 agent
-start_agent leaf-1 leafagent
+start_agent spine-1 agent 10.60.0.1
+start_agent leaf-1 leafagent 10.60.0.2
 grep -v 'SMP class' agent.err | sed 's/^portzerod [0-9.]* //'
 
 say "OpenSM -R ftree --connect_roots (on host-1-1)"
@@ -164,6 +165,16 @@ if [ "$(id -u)" = 0 ] && [ -e /dev/net/tun ]; then
     ip netns exec "pzdemo$$-a" timeout 30 socat -u OPEN:blob TCP:10.60.0.42:7009
     wait $! || true
     echo "   8 MiB over TCP: sent $(sha256sum < blob | cut -c1-16), received $(sha256sum < recv | cut -c1-16)"
+
+    say "The switches' own IP plane: portzerod on spine-1 (10.60.0.1) and leaf-1 (10.60.0.2), IPoIB + lwIP on port 0"
+    echo "   pz-cli show ip on spine-1 (through its control socket):"
+    "$BIN/pz-cli" -s "$WORK/agent/ctl" show ip | sed 's/^/   /'
+    echo "   ping spine-1 from host-4-2's namespace:"
+    ip netns exec "pzdemo$$-b" ping -c 3 -i 0.2 10.60.0.1 | sed 's/^/   /'
+    echo "   switch to switch: leaf-1's agent pings spine-1 (a LID route between switches):"
+    "$BIN/pz-cli" -s "$WORK/leafagent/ctl" ping 10.60.0.1 count 3 interval 200 | sed 's/^/   /'
+    ip netns exec "pzdemo$$-b" timeout 30 socat -t 10 - TCP:10.60.0.1:7 < blob > echoed
+    echo "   8 MiB through spine-1's TCP echo service: sent $(sha256sum < blob | cut -c1-16), back $(sha256sum < echoed | cut -c1-16)"
 else
     echo "   (needs root and /dev/net/tun for the network namespaces: skipped)"
 fi

@@ -13,6 +13,7 @@ PACKAGES=(
     gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
     tshark iproute2 valgrind
     iputils-ping socat python3 liblwip-dev
+    libsnmp-dev snmp snmptrapd smitools
     libmbedtls-dev libsodium-dev libcrypt-dev openssh-client ssh-audit whois openssl
 )
 

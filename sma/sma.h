@@ -15,15 +15,10 @@
 
 #include "board.h"
 
-#define SMA_MAD_SIZE 256
+#define IB_MAD_SIZE 256
 
 struct sma;
 
-/* What the caller must do after sma_process() or sma_poll(). */
-enum sma_verdict {
-    SMA_DROP = 0, /* nothing to transmit */
-    SMA_SEND = 1, /* transmit out[] as described by *out_addr */
-};
 
 /* Counters the agent, CLI and SNMP report. */
 struct sma_stats {
@@ -46,20 +41,20 @@ void sma_destroy(struct sma *sma);
 /*
  * Handle one SMP (management class 0x01 or 0x81) received at this node.
  * in_addr->port is the physical ingress port (0 = from the local management
- * stack).  Returns SMA_SEND when out[0..255] must be transmitted as given by
- * *out_addr, SMA_DROP otherwise.  in and out may not overlap.
+ * stack).  Returns MAD_SEND when out[0..255] must be transmitted as given by
+ * *out_addr, MAD_DROP otherwise.  in and out may not overlap.
  */
-enum sma_verdict sma_process(struct sma *sma, const struct board_mad_addr *in_addr,
-                             const uint8_t *in, size_t in_len, struct board_mad_addr *out_addr,
-                             uint8_t out[SMA_MAD_SIZE]);
+enum mad_verdict sma_process(struct sma *sma, const struct mad_addr *in_addr,
+                             const uint8_t *in, size_t in_len, struct mad_addr *out_addr,
+                             uint8_t out[IB_MAD_SIZE]);
 
 /*
  * Run the SMA's timers: link state changes (SwitchInfo.PortStateChange and
- * Trap 128), the M_Key lease, trap sends and resends.  Returns SMA_SEND with
- * one trap to transmit; call again until it returns SMA_DROP.
+ * Trap 128), the M_Key lease, trap sends and resends.  Returns MAD_SEND with
+ * one trap to transmit; call again until it returns MAD_DROP.
  */
-enum sma_verdict sma_poll(struct sma *sma, struct board_mad_addr *out_addr,
-                          uint8_t out[SMA_MAD_SIZE]);
+enum mad_verdict sma_poll(struct sma *sma, struct mad_addr *out_addr,
+                          uint8_t out[IB_MAD_SIZE]);
 
 /* Board time at which sma_poll() next has timed work; UINT64_MAX if none. */
 uint64_t sma_next_deadline(const struct sma *sma);
@@ -81,6 +76,17 @@ int sma_set_system_image_guid(struct sma *sma, uint64_t guid);
  */
 unsigned sma_local_get(struct sma *sma, unsigned port, unsigned attr_id, uint32_t attr_mod,
                        uint8_t data[64]);
+
+/*
+ * Write an attribute as the node's own management software does (the SNMP
+ * agent's ifAdminStatus): attr_id/attr_mod/data as in a SubnSet, validated
+ * and applied exactly as an SM's Set (link state changes, Trap 128), but
+ * with no M_Key check and not counted as an SMP.  in and out are 64 bytes
+ * and may not overlap; out gets the attribute after the Set.  Returns the
+ * MAD status (0: applied; 0x1C: rejected, nothing changed).
+ */
+unsigned sma_local_set(struct sma *sma, unsigned port, unsigned attr_id, uint32_t attr_mod,
+                       const uint8_t in[64], uint8_t out[64]);
 
 /* The LID of the switch (CA: of port), or 0 before the SM assigned one. */
 uint16_t sma_lid(const struct sma *sma, unsigned port);

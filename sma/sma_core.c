@@ -56,7 +56,7 @@ struct sma_port *sma_end_port(struct sma *sma, unsigned in_port)
 void sma_build_smp_header(uint8_t *mad, unsigned mgmt_class, unsigned method, uint64_t tid,
                           unsigned attr_id, uint32_t attr_mod)
 {
-    memset(mad, 0, SMA_MAD_SIZE);
+    memset(mad, 0, IB_MAD_SIZE);
     mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
     mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, mgmt_class);
     mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 1);
@@ -138,8 +138,8 @@ void sma_destroy(struct sma *sma)
 }
 
 /* Fill *addr for a LID-routed SMP from this node to dlid. */
-static void sma_lid_route(const struct sma *sma, const struct board_mad_addr *in, uint16_t dlid,
-                          struct board_mad_addr *addr)
+static void sma_lid_route(const struct sma *sma, const struct mad_addr *in, uint16_t dlid,
+                          struct mad_addr *addr)
 {
     unsigned ep = 0;
 
@@ -154,7 +154,7 @@ static void sma_lid_route(const struct sma *sma, const struct board_mad_addr *in
 }
 
 /* Fill *addr for a directed-route hop out of port. */
-static void sma_dr_hop(unsigned port, struct board_mad_addr *addr)
+static void sma_dr_hop(unsigned port, struct mad_addr *addr)
 {
     memset(addr, 0, sizeof(*addr));
     addr->port = (uint8_t)port;
@@ -163,9 +163,9 @@ static void sma_dr_hop(unsigned port, struct board_mad_addr *addr)
 }
 
 /* Turn a DR routing decision into a transmit order; returns the verdict. */
-static enum sma_verdict sma_dr_transmit(struct sma *sma, enum smi_action action, unsigned port,
-                                        const struct board_mad_addr *in, const uint8_t *mad,
-                                        struct board_mad_addr *out_addr)
+static enum mad_verdict sma_dr_transmit(struct sma *sma, enum smi_action action, unsigned port,
+                                        const struct mad_addr *in, const uint8_t *mad,
+                                        struct mad_addr *out_addr)
 {
     struct board_port_status st;
 
@@ -179,27 +179,27 @@ static enum sma_verdict sma_dr_transmit(struct sma *sma, enum smi_action action,
             (board_port_status(sma->board, port, &st) || st.phys_state != BOARD_PHYS_LINKUP))
             break;
         sma_dr_hop(port, out_addr);
-        return SMA_SEND;
+        return MAD_SEND;
     case SMI_LID_DRDLID:
         sma_lid_route(sma, in, (uint16_t)mad_get_field((void *)mad, 0, IB_DRSMP_DRDLID_F),
                       out_addr);
-        return SMA_SEND;
+        return MAD_SEND;
     case SMI_LID_DRSLID:
         sma_lid_route(sma, in, (uint16_t)mad_get_field((void *)mad, 0, IB_DRSMP_DRSLID_F),
                       out_addr);
-        return SMA_SEND;
+        return MAD_SEND;
     case SMI_LID_SOURCE:
         sma_lid_route(sma, in, in->slid, out_addr);
-        return SMA_SEND;
+        return MAD_SEND;
     case SMI_TO_SM:
         /* For an SM on this node's management port; portzero runs none. */
         sma_dr_hop(0, out_addr);
-        return SMA_SEND;
+        return MAD_SEND;
     case SMI_LOCAL:
     case SMI_DISCARD:
         break;
     }
-    return SMA_DROP;
+    return MAD_DROP;
 }
 
 /* Method byte (with the response bit) of a MAD. */
@@ -215,14 +215,14 @@ static uint16_t sma_dispatch(struct sma *sma, struct sma_req *req)
     const struct sma_attr_entry *e;
 
     if (req->method != IB_MAD_METHOD_GET && req->method != IB_MAD_METHOD_SET)
-        return SMA_STATUS_BAD_METHOD;
+        return MAD_STATUS_BAD_METHOD;
     e = sma_find_attr(sma, req->attr_id);
     if (!e)
-        return SMA_STATUS_BAD_METHOD_ATTR;
+        return MAD_STATUS_BAD_METHOD_ATTR;
     if (req->method == IB_MAD_METHOD_GET)
         return e->get(sma, req);
     if (!e->set)
-        return SMA_STATUS_BAD_METHOD_ATTR;
+        return MAD_STATUS_BAD_METHOD_ATTR;
     return e->set(sma, req);
 }
 
@@ -231,8 +231,8 @@ static uint16_t sma_dispatch(struct sma *sma, struct sma_req *req)
  * verdict.  Counts what it drops in the statistics (a TrapRepress consumed
  * here is not a drop).
  */
-static enum sma_verdict sma_answer(struct sma *sma, const struct board_mad_addr *in,
-                                   const uint8_t *req_mad, struct board_mad_addr *out_addr,
+static enum mad_verdict sma_answer(struct sma *sma, const struct mad_addr *in,
+                                   const uint8_t *req_mad, struct mad_addr *out_addr,
                                    uint8_t *out)
 {
     unsigned mgmt_class = mad_get_field(out, 0, IB_MAD_MGMTCLASS_F);
@@ -248,28 +248,28 @@ static enum sma_verdict sma_answer(struct sma *sma, const struct board_mad_addr 
     struct smi_node node = {.num_ports = sma->num_ports, .is_switch = sma->is_switch};
     enum sma_mkey_verdict mk;
     enum smi_action action;
-    enum sma_verdict v;
+    enum mad_verdict v;
     uint16_t status;
     unsigned port = 0;
 
     if (req.method & IB_MAD_RESPONSE || req.method == IB_MAD_METHOD_TRAP) {
         sma->stats.dropped++;
-        return SMA_DROP; /* nobody here asked; traps go to SMs */
+        return MAD_DROP; /* nobody here asked; traps go to SMs */
     }
     mk = sma_mkey_check(sma, req.ep, out, in->port, in->slid);
     if (mk == SMA_MKEY_VIOLATION) {
         sma->stats.mkey_violations++;
-        return SMA_DROP;
+        return MAD_DROP;
     }
     req.hide_mkey = mk == SMA_MKEY_OK_HIDE;
     if (req.method == IB_MAD_METHOD_TRAP_REPRESS) {
         if (req.attr_id == SMA_ATTR_NOTICE)
             sma_trap_repress(sma, out);
-        return SMA_DROP; /* TrapRepress is never answered */
+        return MAD_DROP; /* TrapRepress is never answered */
     }
     memset(req.out, 0, SMA_DATA_SIZE);
     if (mad_get_field(out, 0, IB_MAD_CLASSVER_F) != 1)
-        status = SMA_STATUS_BAD_VERSION;
+        status = MAD_STATUS_BAD_VERSION;
     else
         status = sma_dispatch(sma, &req);
 
@@ -278,33 +278,33 @@ static enum sma_verdict sma_answer(struct sma *sma, const struct board_mad_addr 
     if (mgmt_class == IB_SMI_CLASS) {
         mad_set_field(out, 0, IB_MAD_STATUS_F, status);
         sma_lid_route(sma, in, in->slid, out_addr);
-        v = SMA_SEND;
+        v = MAD_SEND;
     } else {
         mad_set_field(out, 0, IB_DRSMP_STATUS_F, status);
         action = smi_dr_respond(out, &node, &port);
         /* SMI_TO_SM here is a requester on the local stack: out port 0. */
         v = sma_dr_transmit(sma, action, port, in, out, out_addr);
     }
-    if (v == SMA_SEND)
+    if (v == MAD_SEND)
         sma->stats.responses_sent++;
     else
         sma->stats.dropped++; /* no way back to the requester */
     return v;
 }
 
-enum sma_verdict sma_process(struct sma *sma, const struct board_mad_addr *in_addr,
-                             const uint8_t *in, size_t in_len, struct board_mad_addr *out_addr,
-                             uint8_t out[SMA_MAD_SIZE])
+enum mad_verdict sma_process(struct sma *sma, const struct mad_addr *in_addr,
+                             const uint8_t *in, size_t in_len, struct mad_addr *out_addr,
+                             uint8_t out[IB_MAD_SIZE])
 {
     struct smi_node node = {.num_ports = sma->num_ports, .is_switch = sma->is_switch};
     enum smi_action action;
-    enum sma_verdict v;
+    enum mad_verdict v;
     unsigned mgmt_class, port = 0;
 
     sma->stats.smps_received++;
-    if (in_len < SMA_MAD_SIZE || in_addr->port > sma->num_ports)
+    if (in_len < IB_MAD_SIZE || in_addr->port > sma->num_ports)
         goto drop;
-    memcpy(out, in, SMA_MAD_SIZE);
+    memcpy(out, in, IB_MAD_SIZE);
     if (mad_get_field(out, 0, IB_MAD_BASEVER_F) != 1)
         goto drop; /* not an IBA MAD: its layout is unknown */
     mgmt_class = mad_get_field(out, 0, IB_MAD_MGMTCLASS_F);
@@ -312,7 +312,7 @@ enum sma_verdict sma_process(struct sma *sma, const struct board_mad_addr *in_ad
         action = smi_dr_receive(out, in_addr->port, &node, &port);
         if (action != SMI_LOCAL) {
             v = sma_dr_transmit(sma, action, port, in_addr, out, out_addr);
-            if (v == SMA_SEND && action != SMI_TO_SM) {
+            if (v == MAD_SEND && action != SMI_TO_SM) {
                 sma->stats.dr_forwarded++;
                 return v;
             }
@@ -324,11 +324,11 @@ enum sma_verdict sma_process(struct sma *sma, const struct board_mad_addr *in_ad
     return sma_answer(sma, in_addr, in, out_addr, out);
 drop:
     sma->stats.dropped++;
-    return SMA_DROP;
+    return MAD_DROP;
 }
 
-enum sma_verdict sma_poll(struct sma *sma, struct board_mad_addr *out_addr,
-                          uint8_t out[SMA_MAD_SIZE])
+enum mad_verdict sma_poll(struct sma *sma, struct mad_addr *out_addr,
+                          uint8_t out[IB_MAD_SIZE])
 {
     uint64_t now = board_now_ns(sma->board);
 
@@ -402,6 +402,23 @@ unsigned sma_local_get(struct sma *sma, unsigned port, unsigned attr_id, uint32_
 
     req.ep = sma_end_port(sma, req.in_port);
     memset(data, 0, SMA_DATA_SIZE);
+    return sma_dispatch(sma, &req);
+}
+
+unsigned sma_local_set(struct sma *sma, unsigned port, unsigned attr_id, uint32_t attr_mod,
+                       const uint8_t in[64], uint8_t out[64])
+{
+    struct sma_req req = {
+        .method = IB_MAD_METHOD_SET,
+        .attr_id = (uint16_t)attr_id,
+        .attr_mod = attr_mod,
+        .in_port = port <= sma->num_ports ? port : 0,
+        .in = in,
+        .out = out,
+    };
+
+    req.ep = sma_end_port(sma, req.in_port);
+    memset(out, 0, SMA_DATA_SIZE);
     return sma_dispatch(sma, &req);
 }
 

@@ -10,12 +10,7 @@
 
 #include "sma.h"
 
-/* MAD status values (IBA 13.4.7; the DR D bit is separate). */
-#define SMA_STATUS_OK 0x0000
-#define SMA_STATUS_BAD_VERSION 0x0004
-#define SMA_STATUS_BAD_METHOD 0x0008
-#define SMA_STATUS_BAD_METHOD_ATTR 0x000C
-#define SMA_STATUS_BAD_FIELD 0x001C
+/* MAD status values: mad.h (MAD_STATUS_*; the DR D bit is separate). */
 
 /* Subnet management attribute IDs not named by libibmad's enum MAD_ATTR_ID. */
 #define SMA_ATTR_NOTICE 0x0002
@@ -183,7 +178,7 @@ void sma_trap_link_state_change(struct sma *sma);
 void sma_trap_local_changes(struct sma *sma, unsigned port, uint16_t change_flags);
 void sma_trap_sys_image_guid(struct sma *sma);
 void sma_trap_repress(struct sma *sma, const uint8_t *mad);
-enum sma_verdict sma_trap_poll(struct sma *sma, uint64_t now, struct board_mad_addr *out_addr,
+enum mad_verdict sma_trap_poll(struct sma *sma, uint64_t now, struct mad_addr *out_addr,
                                uint8_t *out);
 uint64_t sma_trap_next_deadline(const struct sma *sma);
 uint64_t sma_trap_resend_interval_ns(uint8_t subnet_timeout);

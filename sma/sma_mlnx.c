@@ -70,7 +70,7 @@ static uint16_t sma_mlnx_fill(struct sma *sma, struct sma_req *req, unsigned p)
     mad_set_field(req->out, 0, IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F,
                   supported & ~sp->mlnx_speed_disabled);
     mad_set_field(req->out, 0, IB_MLNX_EXT_PORT_LINK_SPEED_ACTIVE_F, 0);
-    return SMA_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 uint16_t sma_mlnx_ext_port_info_get(struct sma *sma, struct sma_req *req)
@@ -78,10 +78,10 @@ uint16_t sma_mlnx_ext_port_info_get(struct sma *sma, struct sma_req *req)
     unsigned p;
 
     if (!sma_mlnx_vendor(sma))
-        return SMA_STATUS_BAD_METHOD_ATTR;
+        return MAD_STATUS_BAD_METHOD_ATTR;
     if (!sma_mlnx_port(sma, req, &p)) {
         memset(req->out, 0, SMA_DATA_SIZE);
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     }
     return sma_mlnx_fill(sma, req, p);
 }
@@ -91,17 +91,17 @@ uint16_t sma_mlnx_ext_port_info_set(struct sma *sma, struct sma_req *req)
     unsigned p, supported, enabled, sce;
 
     if (!sma_mlnx_vendor(sma))
-        return SMA_STATUS_BAD_METHOD_ATTR;
+        return MAD_STATUS_BAD_METHOD_ATTR;
     if (!sma_mlnx_port(sma, req, &p)) {
         memset(req->out, 0, SMA_DATA_SIZE);
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     }
     supported = sma_mlnx_supported(sma, p);
     enabled = mad_get_field((void *)req->in, 0, IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F);
     sce = mad_get_field((void *)req->in, 0, IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F);
     if (enabled & ~supported) {
         sma_mlnx_fill(sma, req, p);
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     }
     sma->ports[p].mlnx_state_change_enable = (uint8_t)(sce & 0x01);
     sma->ports[p].mlnx_speed_disabled = (uint8_t)(supported & ~enabled);

@@ -32,7 +32,7 @@ uint16_t sma_node_info_get(struct sma *sma, struct sma_req *req)
     uint8_t *d = req->out;
 
     if (req->attr_mod != 0)
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     mad_set_field(d, 0, IB_NODE_BASE_VERS_F, 1);
     mad_set_field(d, 0, IB_NODE_CLASS_VERS_F, 1);
     mad_set_field(d, 0, IB_NODE_TYPE_F, id->node_type);
@@ -45,25 +45,25 @@ uint16_t sma_node_info_get(struct sma *sma, struct sma_req *req)
     mad_set_field(d, 0, IB_NODE_REVISION_F, id->revision);
     mad_set_field(d, 0, IB_NODE_LOCAL_PORT_F, req->in_port);
     mad_set_field(d, 0, IB_NODE_VENDORID_F, id->vendor_id & 0xFFFFFF);
-    return SMA_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 /* NodeDescription Get: the 64-byte description. */
 uint16_t sma_node_desc_get(struct sma *sma, struct sma_req *req)
 {
     if (req->attr_mod != 0)
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     memcpy(req->out, sma->node_desc, sizeof(sma->node_desc));
-    return SMA_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 /* NodeDescription Set, allowed because CapabilityMask2 advertises it. */
 uint16_t sma_node_desc_set(struct sma *sma, struct sma_req *req)
 {
     if (!(req->ep->capmask2 & SMA_CAP2_SET_NODE_DESC))
-        return SMA_STATUS_BAD_METHOD_ATTR;
+        return MAD_STATUS_BAD_METHOD_ATTR;
     if (req->attr_mod != 0)
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     memcpy(sma->node_desc, req->in, sizeof(sma->node_desc));
     return sma_node_desc_get(sma, req);
 }
@@ -84,7 +84,7 @@ uint16_t sma_guid_info_get(struct sma *sma, struct sma_req *req)
     unsigned cap = sma_guid_cap(sma), block = req->attr_mod;
 
     if (block >= (cap + SMA_GUIDS_PER_BLOCK - 1) / SMA_GUIDS_PER_BLOCK)
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     for (unsigned i = 0; i < SMA_GUIDS_PER_BLOCK; i++) {
         unsigned idx = block * SMA_GUIDS_PER_BLOCK + i;
         uint64_t guid = 0;
@@ -95,7 +95,7 @@ uint16_t sma_guid_info_get(struct sma *sma, struct sma_req *req)
             guid = req->ep->alias_guid[idx];
         mad_set_field64(req->out, 0, sma_guid_f[i], guid);
     }
-    return SMA_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 /* GUIDInfo Set: alias GUIDs (entry 0, the port GUID, is read-only). */
@@ -104,7 +104,7 @@ uint16_t sma_guid_info_set(struct sma *sma, struct sma_req *req)
     unsigned cap = sma_guid_cap(sma), block = req->attr_mod;
 
     if (block >= (cap + SMA_GUIDS_PER_BLOCK - 1) / SMA_GUIDS_PER_BLOCK)
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     for (unsigned i = 0; i < SMA_GUIDS_PER_BLOCK; i++) {
         unsigned idx = block * SMA_GUIDS_PER_BLOCK + i;
 

@@ -146,14 +146,14 @@ uint16_t sma_port_info_get(struct sma *sma, struct sma_req *req)
     unsigned p;
 
     if (!sma_pi_port(sma, req, &p))
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     sma_pi_fill_link(sma, p, req->out);
     if (sma_pi_is_end_port(sma, p))
         sma_pi_fill_end_port(&sma->ports[p], req->hide_mkey, req->out);
     mad_set_field(req->out, 0, IB_PORT_LOCAL_PORT_F, req->in_port);
     mad_set_field(req->out, 0, IB_PORT_GUID_CAP_F,
                   sma_pi_is_end_port(sma, p) ? sma_pi_guid_cap(sma) : 0);
-    return SMA_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 /* Resolve an "enabled" field: 0 keeps cur, all_value means supported. */
@@ -336,7 +336,7 @@ uint16_t sma_port_info_set(struct sma *sma, struct sma_req *req)
     bool ok = true;
 
     if (!sma_pi_port(sma, req, &p))
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     memset(&u, 0, sizeof(u));
     board_port_config_get(sma->board, p, &u.cfg);
     u.end_port = sma_pi_is_end_port(sma, p);
@@ -352,7 +352,7 @@ uint16_t sma_port_info_set(struct sma *sma, struct sma_req *req)
     sma_port_info_get(sma, req);
     if (ok)
         sma_scan_port_states(sma);
-    return ok ? SMA_STATUS_OK : SMA_STATUS_BAD_FIELD;
+    return ok ? MAD_STATUS_OK : MAD_STATUS_BAD_FIELD;
 }
 
 /* Set SwitchInfo.PortStateChange; Trap 128 when it goes from 0 to 1. */

@@ -17,7 +17,7 @@ uint16_t sma_switch_info_get(struct sma *sma, struct sma_req *req)
     uint8_t *d = req->out;
 
     if (req->attr_mod != 0)
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     mad_set_field(d, 0, IB_SW_LINEAR_FDB_CAP_F, id->lft_cap);
     mad_set_field(d, 0, IB_SW_RANDOM_FDB_CAP_F, 0);
     mad_set_field(d, 0, IB_SW_MCAST_FDB_CAP_F, id->mft_cap);
@@ -36,7 +36,7 @@ uint16_t sma_switch_info_get(struct sma *sma, struct sma_req *req)
     mad_set_field(d, 0, IB_SW_FILTER_RAW_OUTB_F, id->enforcement_caps);
     mad_set_field(d, 0, IB_SW_ENHANCED_PORT0_F, id->enhanced_port0);
     mad_set_field(d, 0, IB_SW_MCAST_FDB_TOP_F, sma->mft_top);
-    return SMA_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 /* Whether a default-port field names a port of this switch (or none, 0xFF). */
@@ -64,12 +64,12 @@ uint16_t sma_switch_info_set(struct sma *sma, struct sma_req *req)
     unsigned mft_top = mad_get_field(in, 0, IB_SW_MCAST_FDB_TOP_F);
 
     if (req->attr_mod != 0)
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     if (lft_top >= sma->board->id->lft_cap || !sma_default_port_ok(sma, def) ||
         !sma_default_port_ok(sma, mprim) || !sma_default_port_ok(sma, mnot) ||
         !sma_mft_top_ok(sma, mft_top)) {
         sma_switch_info_get(sma, req);
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     }
     sma->lft_top = (uint16_t)lft_top;
     board_set_lft_top(sma->board, sma->lft_top);
@@ -96,9 +96,9 @@ uint16_t sma_lft_get(struct sma *sma, struct sma_req *req)
     uint8_t entries[BOARD_LFT_BLOCK];
 
     if (!sma_lft_block_ok(sma, req->attr_mod) || board_lft_get(sma->board, req->attr_mod, entries))
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     mad_set_array(req->out, 0, IB_LINEAR_FORW_TBL_F, entries);
-    return SMA_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 /* LinearForwardingTable Set. */
@@ -107,10 +107,10 @@ uint16_t sma_lft_set(struct sma *sma, struct sma_req *req)
     uint8_t entries[BOARD_LFT_BLOCK];
 
     if (!sma_lft_block_ok(sma, req->attr_mod))
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     mad_get_array((void *)req->in, 0, IB_LINEAR_FORW_TBL_F, entries);
     if (board_lft_set(sma->board, req->attr_mod, entries))
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     return sma_lft_get(sma, req);
 }
 
@@ -137,12 +137,12 @@ uint16_t sma_mft_get(struct sma *sma, struct sma_req *req)
 
     if (!sma_mft_mod(sma, req->attr_mod, &block, &pos) ||
         board_mft_get(sma->board, block, pos, masks))
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     for (unsigned i = 0; i < BOARD_MFT_BLOCK; i++) {
         req->out[2 * i] = (uint8_t)(masks[i] >> 8);
         req->out[2 * i + 1] = (uint8_t)masks[i];
     }
-    return SMA_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 /* MulticastForwardingTable Set. */
@@ -152,10 +152,10 @@ uint16_t sma_mft_set(struct sma *sma, struct sma_req *req)
     unsigned block, pos;
 
     if (!sma_mft_mod(sma, req->attr_mod, &block, &pos))
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     for (unsigned i = 0; i < BOARD_MFT_BLOCK; i++)
         masks[i] = (uint16_t)(req->in[2 * i] << 8 | req->in[2 * i + 1]);
     if (board_mft_set(sma->board, block, pos, masks))
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     return sma_mft_get(sma, req);
 }

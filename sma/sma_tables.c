@@ -47,12 +47,12 @@ uint16_t sma_pkey_get(struct sma *sma, struct sma_req *req)
     unsigned port, block;
 
     if (!sma_pkey_target(sma, req, &port, &block) || board_pkey_get(sma->board, port, block, keys))
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     for (unsigned i = 0; i < BOARD_PKEY_BLOCK; i++) {
         req->out[2 * i] = (uint8_t)(keys[i] >> 8);
         req->out[2 * i + 1] = (uint8_t)keys[i];
     }
-    return SMA_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 /* P_KeyTable Set. */
@@ -62,11 +62,11 @@ uint16_t sma_pkey_set(struct sma *sma, struct sma_req *req)
     unsigned port, block;
 
     if (!sma_pkey_target(sma, req, &port, &block))
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     for (unsigned i = 0; i < BOARD_PKEY_BLOCK; i++)
         keys[i] = (uint16_t)(req->in[2 * i] << 8 | req->in[2 * i + 1]);
     if (board_pkey_set(sma->board, port, block, keys))
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     return sma_pkey_get(sma, req);
 }
 
@@ -99,12 +99,12 @@ uint16_t sma_sl2vl_get(struct sma *sma, struct sma_req *req)
     if (!sma->is_switch) {
         in = out = req->in_port;
     } else if ((req->attr_mod & ~0xFFFFu) || in > sma->num_ports || !sma_sl2vl_out_ok(sma, out)) {
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     }
     if (board_sl2vl_get(sma->board, in, out, vl))
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     sma_sl2vl_pack(vl, req->out);
-    return SMA_STATUS_OK;
+    return MAD_STATUS_OK;
 }
 
 /* Write one (in, out) table; returns 0 or a negative errno. */
@@ -124,12 +124,12 @@ uint16_t sma_sl2vl_set(struct sma *sma, struct sma_req *req)
     sma_sl2vl_unpack(req->in, vl);
     if (!sma->is_switch) {
         if (sma_sl2vl_write(sma, req->in_port, req->in_port, vl))
-            return SMA_STATUS_BAD_FIELD;
+            return MAD_STATUS_BAD_FIELD;
         return sma_sl2vl_get(sma, req);
     }
     if ((mod >> 18) || ((all_out || all_in) && !sma->board->id->optimized_sl2vl) ||
         (!all_in && in > sma->num_ports) || (!all_out && !sma_sl2vl_out_ok(sma, out)))
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     for (unsigned i = 0; i <= sma->num_ports; i++) {
         if (!all_in && i != in)
             continue;
@@ -137,13 +137,13 @@ uint16_t sma_sl2vl_set(struct sma *sma, struct sma_req *req)
             if (all_out ? !sma_sl2vl_out_ok(sma, o) : o != out)
                 continue;
             if (sma_sl2vl_write(sma, i, o, vl))
-                return SMA_STATUS_BAD_FIELD;
+                return MAD_STATUS_BAD_FIELD;
         }
     }
     if (all_out || all_in) {
         /* The response of an all-ports Set carries the table written. */
         sma_sl2vl_pack(vl, req->out);
-        return SMA_STATUS_OK;
+        return MAD_STATUS_OK;
     }
     return sma_sl2vl_get(sma, req);
 }
@@ -172,8 +172,8 @@ uint16_t sma_vlarb_get(struct sma *sma, struct sma_req *req)
 
     if (!sma_vlarb_target(sma, req, &port, &block) ||
         board_vlarb_get(sma->board, port, block, req->out))
-        return SMA_STATUS_BAD_FIELD;
-    return SMA_STATUS_OK;
+        return MAD_STATUS_BAD_FIELD;
+    return MAD_STATUS_OK;
 }
 
 /* VLArbitrationTable Set; the reserved high nibble of each VL byte is cleared. */
@@ -183,11 +183,11 @@ uint16_t sma_vlarb_set(struct sma *sma, struct sma_req *req)
     unsigned port, block;
 
     if (!sma_vlarb_target(sma, req, &port, &block))
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     memcpy(entries, req->in, sizeof(entries));
     for (unsigned i = 0; i < BOARD_VLARB_BLOCK; i++)
         entries[2 * i] &= 0x0F;
     if (board_vlarb_set(sma->board, port, block, entries))
-        return SMA_STATUS_BAD_FIELD;
+        return MAD_STATUS_BAD_FIELD;
     return sma_vlarb_get(sma, req);
 }

@@ -172,7 +172,7 @@ static bool sma_trap_sendable(const struct sma_port *ep)
 
 /* Build the Trap MAD for t into out and address it to the master SM. */
 static void sma_trap_build(const struct sma *sma, struct sma_trap *t, uint8_t *out,
-                           struct board_mad_addr *addr)
+                           struct mad_addr *addr)
 {
     const struct sma_port *ep = sma_trap_port(sma, t);
     unsigned trap_num = mad_get_field(t->notice, 0, IB_NOTICE_TRAP_NUMBER_F);
@@ -200,7 +200,7 @@ static void sma_trap_build(const struct sma *sma, struct sma_trap *t, uint8_t *o
     addr->sl = ep->master_sm_sl;
 }
 
-enum sma_verdict sma_trap_poll(struct sma *sma, uint64_t now, struct board_mad_addr *out_addr,
+enum mad_verdict sma_trap_poll(struct sma *sma, uint64_t now, struct mad_addr *out_addr,
                                uint8_t *out)
 {
     for (unsigned i = 0; i < SMA_TRAP_QUEUE; i++) {
@@ -215,9 +215,9 @@ enum sma_verdict sma_trap_poll(struct sma *sma, uint64_t now, struct board_mad_a
         sma_trap_build(sma, t, out, out_addr);
         t->next_send_ns = now + sma_trap_resend_interval_ns(ep->subnet_timeout);
         sma->stats.traps_sent++;
-        return SMA_SEND;
+        return MAD_SEND;
     }
-    return SMA_DROP;
+    return MAD_DROP;
 }
 
 uint64_t sma_trap_next_deadline(const struct sma *sma)

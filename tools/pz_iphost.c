@@ -528,7 +528,7 @@ static int endpoint(struct iphost *h)
                                .addr = h->o.addr,
                                .netmask = h->o.netmask,
                                .gateway = h->o.gateway,
-                               .tid_high = 0x50480000u | ((uint32_t)getpid() & 0xffff)};
+                               .tid_tag = 0x49};
 
     h->ep = ipoib_create(&cfg, &iphost_ops, h);
     if (!h->ep)

@@ -479,7 +479,7 @@ static void test_drop_rate(void **state)
 static unsigned port_state_change(const struct bed *b, const char *name, bool clear)
 {
     struct sma *sma = b->f->nodes[fbed_node(b->f, name)].sma;
-    struct board_mad_addr in = {.port = 0}, out_addr;
+    struct mad_addr in = {.port = 0}, out_addr;
     uint8_t mad[PZT_MAD], out[PZT_MAD], si[64];
     const uint8_t path[1] = {0};
 
@@ -489,7 +489,7 @@ static unsigned port_state_change(const struct bed *b, const char *name, bool cl
         pzt_dr_smp(mad, IB_MAD_METHOD_SET, IB_ATTR_SWITCH_INFO, 0, 0, 77, 0, 0, path, 0xFFFF,
                    0xFFFF);
         memcpy(mad + 64, si, sizeof(si));
-        assert_int_equal(sma_process(sma, &in, mad, sizeof(mad), &out_addr, out), SMA_SEND);
+        assert_int_equal(sma_process(sma, &in, mad, sizeof(mad), &out_addr, out), MAD_SEND);
         assert_int_equal(sma_local_get(sma, 0, IB_ATTR_SWITCH_INFO, 0, si), 0);
     }
     return mad_get_field(si, 0, IB_SW_STATE_CHANGE_F);

@@ -177,7 +177,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                .netmask = 0xffffff00,
                                .gateway = 0x0a0000fe,
                                .neigh_max = 8,
-                               .tid_high = 7};
+                               .tid_tag = 7};
     struct ipoib_port port = {.active = true,
                               .lid = 3,
                               .gid_prefix = 0xfe80000000000000ull,

@@ -91,7 +91,7 @@ static void fuzz_cable(struct board_mem *bm, const struct board_identity *id, ui
 }
 
 /* Check what an agent asked to transmit; abort (a fuzzer finding) if absurd. */
-static void fuzz_check_send(const struct board_identity *id, const struct board_mad_addr *to,
+static void fuzz_check_send(const struct board_identity *id, const struct mad_addr *to,
                             const uint8_t *mad, const uint8_t *req, unsigned mgmt_class)
 {
     if (to->port > id->num_ports || !to->lid_routed || to->qkey != IB_DEFAULT_QP1_QKEY)
@@ -109,7 +109,7 @@ static void fuzz_check_send(const struct board_identity *id, const struct board_
 static void fuzz_mad(struct fuzz_in *in, struct fuzz_node *f, bool cc)
 {
     uint8_t mad[256] = {0}, out[256];
-    struct board_mad_addr from = {0}, to;
+    struct mad_addr from = {0}, to;
     uint8_t hdr = fuzz_byte(in);
     unsigned mgmt_class = cc ? IB_CC_CLASS : IB_PERFORMANCE_CLASS;
     size_t n = in->left < sizeof(mad) ? in->left : sizeof(mad);
@@ -131,9 +131,9 @@ static void fuzz_mad(struct fuzz_in *in, struct fuzz_node *f, bool cc)
     from.slid = (uint16_t)(mad[250] << 8 | mad[251]);
     from.src_qp = mad[252];
     if (cc) {
-        if (cc_process(f->cc, &from, mad, len, &to, out) == CC_SEND)
+        if (cc_process(f->cc, &from, mad, len, &to, out) == MAD_SEND)
             fuzz_check_send(&f->id, &to, out, mad, mgmt_class);
-    } else if (pma_process(f->pma, &from, mad, len, &to, out) == PMA_SEND) {
+    } else if (pma_process(f->pma, &from, mad, len, &to, out) == MAD_SEND) {
         fuzz_check_send(&f->id, &to, out, mad, mgmt_class);
     }
 }

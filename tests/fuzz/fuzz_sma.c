@@ -56,7 +56,7 @@ static void fuzz_identity(struct fuzz_in *in, struct board_identity *id)
 }
 
 /* Check what the SMA asked to transmit; abort (a fuzzer finding) if absurd. */
-static void fuzz_check_send(const struct board_identity *id, const struct board_mad_addr *to,
+static void fuzz_check_send(const struct board_identity *id, const struct mad_addr *to,
                             const uint8_t *mad)
 {
     if (to->port > id->num_ports)
@@ -69,7 +69,7 @@ static void fuzz_check_send(const struct board_identity *id, const struct board_
 static void fuzz_mad(struct fuzz_in *in, struct sma *sma, const struct board_identity *id)
 {
     uint8_t mad[256] = {0}, out[256];
-    struct board_mad_addr from = {0}, to;
+    struct mad_addr from = {0}, to;
     uint8_t hdr = fuzz_byte(in);
     size_t n;
 
@@ -86,7 +86,7 @@ static void fuzz_mad(struct fuzz_in *in, struct sma *sma, const struct board_ide
     from.port = (uint8_t)((hdr >> 2) % (id->num_ports + 1));
     from.slid = (uint16_t)(mad[250] << 8 | mad[251]);
     from.lid_routed = mad[1] == 0x01;
-    if (sma_process(sma, &from, mad, sizeof(mad), &to, out) == SMA_SEND)
+    if (sma_process(sma, &from, mad, sizeof(mad), &to, out) == MAD_SEND)
         fuzz_check_send(id, &to, out);
 }
 
@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct board_mem *bm;
     struct sma *sma;
     uint8_t out[256];
-    struct board_mad_addr to;
+    struct mad_addr to;
     unsigned ops = 0;
 
     fuzz_identity(&in, &id);
@@ -126,7 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             board_mem_advance_ns(bm, (uint64_t)fuzz_byte(&in) << (op >> 2));
             break;
         case FUZZ_POLL:
-            for (unsigned i = 0; i < 16 && sma_poll(sma, &to, out) == SMA_SEND; i++)
+            for (unsigned i = 0; i < 16 && sma_poll(sma, &to, out) == MAD_SEND; i++)
                 fuzz_check_send(&id, &to, out);
             break;
         }

@@ -26,6 +26,20 @@
 #include "pz_ipplane.h"
 #include "pz_netif.h"
 #include "pz_simclient.h"
+#include "pz_tcp.h"
+#include "pz_udp.h"
+
+/* Port of the loop-served echo (pz_udp and pz_tcp), unlike the echo on 7 served in lwIP's thread.
+ */
+#define LOOP_ECHO_PORT 4007
+#define LOOP_ECHO_CONNS 4
+
+/* One TCP connection of the loop-served echo: bytes read but not yet written back. */
+struct loop_echo_conn {
+    struct pz_tcp_conn *c;
+    uint8_t buf[8192];
+    size_t len, off;
+};
 
 struct host {
     struct pz_simclient *sim;
@@ -34,7 +48,70 @@ struct host {
     uint64_t guid;
     int verbose;
     bool ready;
+    struct pz_udp *udp;
+    struct pz_tcp_port *tcp;
+    struct loop_echo_conn conns[LOOP_ECHO_CONNS];
 };
+
+/* The loop-served UDP echo: every datagram back to its sender. */
+static void loop_echo_udp(struct host *h)
+{
+    uint8_t buf[4096];
+    uint32_t addr;
+    uint16_t port;
+    int n;
+
+    while ((n = pz_udp_recv(h->udp, &addr, &port, buf, sizeof(buf))) >= 0)
+        pz_udp_send(h->udp, addr, port, buf, (size_t)n);
+}
+
+/* One TCP connection: write back what is pending, read more when it is all out. */
+static void loop_echo_conn(struct loop_echo_conn *e)
+{
+    for (;;) {
+        if (e->off < e->len) {
+            int w = pz_tcp_write(e->c, e->buf + e->off, e->len - e->off);
+
+            if (w < 0)
+                break;
+            e->off += (size_t)w;
+            if (e->off < e->len)
+                return; /* no send space: pz_tcp wakes us when there is */
+        }
+        int r = pz_tcp_read(e->c, e->buf, sizeof(e->buf));
+
+        if (r == 0)
+            return;
+        if (r < 0)
+            break;
+        e->len = (size_t)r;
+        e->off = 0;
+    }
+    pz_tcp_close(e->c); /* the peer closed and everything was echoed, or the connection is gone */
+    e->c = NULL;
+}
+
+/* The loop-served TCP echo: accept, then serve every connection. */
+static void loop_echo_tcp(struct host *h)
+{
+    struct pz_tcp_conn *c;
+
+    pz_tcp_port_clear(h->tcp);
+    while ((c = pz_tcp_accept(h->tcp))) {
+        unsigned i;
+
+        for (i = 0; i < LOOP_ECHO_CONNS && h->conns[i].c; i++)
+            ;
+        if (i == LOOP_ECHO_CONNS) {
+            pz_tcp_abort(c);
+            continue;
+        }
+        h->conns[i] = (struct loop_echo_conn){.c = c};
+    }
+    for (unsigned i = 0; i < LOOP_ECHO_CONNS; i++)
+        if (h->conns[i].c)
+            loop_echo_conn(&h->conns[i]);
+}
 
 static uint64_t now_ms(void)
 {
@@ -156,20 +233,28 @@ int main(int argc, char **argv)
     struct pz_ipplane_config cfg = {.addr = ntohl(in.s_addr),
                                     .netmask = (uint32_t)(0xffffffffu << (32 - plen)),
                                     .qpn = board_sim_dgram_qpn(h.dg),
-                                    .tid_high = 0x4c570000u,
+                                    .tid_tag = 0x4c,
                                     .echo = true};
     h.plane = pz_ipplane_create(&cfg, &host_ops, &h, err, sizeof(err));
     if (!h.plane) {
         fprintf(stderr, "lwip_host: %s\n", err);
         return 1;
     }
+    h.udp = pz_udp_open(LOOP_ECHO_PORT, 0, err, sizeof(err));
+    h.tcp = h.udp ? pz_tcp_listen(LOOP_ECHO_PORT, LOOP_ECHO_CONNS, err, sizeof(err)) : NULL;
+    if (!h.tcp) {
+        fprintf(stderr, "lwip_host: %s\n", err);
+        return 1;
+    }
     uint64_t next_port = 0;
     for (;;) {
         uint64_t now = now_ms(), d = pz_ipplane_next_deadline(h.plane);
-        struct pollfd pfd[4] = {{.fd = board_sim_dgram_fd(h.dg), .events = POLLIN},
+        struct pollfd pfd[6] = {{.fd = board_sim_dgram_fd(h.dg), .events = POLLIN},
                                 {.fd = pz_simclient_fd(h.sim), .events = POLLIN},
                                 {.fd = pz_ipplane_fd(h.plane), .events = POLLIN},
-                                {.fd = sfd, .events = POLLIN}};
+                                {.fd = sfd, .events = POLLIN},
+                                {.fd = pz_udp_fd(h.udp), .events = POLLIN},
+                                {.fd = pz_tcp_port_fd(h.tcp), .events = POLLIN}};
         uint8_t buf[4096];
         struct board_dgram_addr a;
         uint16_t slid;
@@ -178,11 +263,15 @@ int main(int argc, char **argv)
 
         if (next_port < d)
             d = next_port;
-        if (poll(pfd, 4, d <= now ? 0 : (int)(d - now)) < 0 && errno != EINTR)
+        if (poll(pfd, 6, d <= now ? 0 : (int)(d - now)) < 0 && errno != EINTR)
             break;
         now = now_ms();
         if (pfd[3].revents)
             break;
+        if (pfd[4].revents)
+            loop_echo_udp(&h);
+        if (pfd[5].revents)
+            loop_echo_tcp(&h);
         while ((n = board_sim_dgram_recv(h.dg, &a, buf, sizeof(buf))) != -EAGAIN) {
             if (n >= 0)
                 pz_ipplane_input(h.plane, &a, buf, (size_t)n, now);
@@ -206,6 +295,10 @@ out:;
     printf("rx_packets %llu\ntx_packets %llu\nrx_dropped_ip %llu\n",
            (unsigned long long)s->rx_packets, (unsigned long long)s->tx_packets,
            (unsigned long long)s->rx_dropped_ip);
+    for (unsigned i = 0; i < LOOP_ECHO_CONNS; i++)
+        pz_tcp_abort(h.conns[i].c);
+    pz_tcp_unlisten(h.tcp);
+    pz_udp_close(h.udp);
     pz_ipplane_destroy(h.plane);
     board_sim_dgram_close(h.dg);
     pz_simclient_close(h.sim);

@@ -55,6 +55,14 @@ head -c 16M /dev/urandom > "$WORK/blob"
 in_ns timeout 120 socat -t 30 - TCP:10.78.0.7:7 < "$WORK/blob" > "$WORK/back.bin"
 check_eq "16 MiB echoed over TCP intact" "$(sha256sum < "$WORK/blob")" "$(sha256sum < "$WORK/back.bin")"
 
+# The same through services run on the owner's loop (net/pz_tcp, net/pz_udp:
+# what SSH and SNMP use), port 4007: the receive window opens only by what
+# the loop has read, so the 16 MiB also test the flow control.
+in_ns timeout 120 socat -t 30 - TCP:10.78.0.7:4007 < "$WORK/blob" > "$WORK/back4007.bin"
+check_eq "16 MiB echoed over TCP by the loop (pz_tcp) intact" "$(sha256sum < "$WORK/blob")" \
+    "$(sha256sum < "$WORK/back4007.bin")"
+got4007=$(echo "portzero loop udp echo $$" | in_ns timeout 5 socat -T 3 - UDP:10.78.0.7:4007)
+check_eq "UDP echoed by the loop (pz_udp)" "portzero loop udp echo $$" "$got4007"
 got=$(echo "portzero udp echo $$" | in_ns timeout 5 socat -T 3 - UDP:10.78.0.7:7)
 check_eq "UDP echo" "portzero udp echo $$" "$got"
 

@@ -94,7 +94,7 @@ void pzt_dr_smp(uint8_t mad[PZT_MAD], unsigned method, unsigned attr_id, uint32_
 void pzt_process(struct pzt_node *n, unsigned in_port, uint16_t slid, const uint8_t *mad,
                  struct pzt_result *r)
 {
-    struct board_mad_addr in = {0};
+    struct mad_addr in = {0};
 
     memset(r, 0, sizeof(*r));
     in.port = (uint8_t)in_port;
@@ -103,7 +103,7 @@ void pzt_process(struct pzt_node *n, unsigned in_port, uint16_t slid, const uint
     in.lid_routed = mad_get_field((void *)mad, 0, IB_MAD_MGMTCLASS_F) == IB_SMI_CLASS;
     r->verdict = sma_process(n->sma, &in, mad, PZT_MAD, &r->addr, r->mad);
     r->data = r->mad + 64;
-    if (r->verdict == SMA_SEND) {
+    if (r->verdict == MAD_SEND) {
         if (mad_get_field(r->mad, 0, IB_MAD_MGMTCLASS_F) == IB_SMI_DIRECT_CLASS)
             r->status = mad_get_field(r->mad, 0, IB_DRSMP_STATUS_F);
         else
@@ -119,7 +119,7 @@ int pzt_get_key(struct pzt_node *n, unsigned in_port, uint64_t mkey, unsigned at
 
     pzt_lid_smp(mad, IB_MAD_METHOD_GET, attr_id, attr_mod, mkey, n->tid++);
     pzt_process(n, in_port, 1, mad, &r);
-    if (r.verdict != SMA_SEND)
+    if (r.verdict != MAD_SEND)
         return -1;
     if (resp)
         memcpy(resp, r.data, PZT_DATA);
@@ -136,7 +136,7 @@ int pzt_set_key(struct pzt_node *n, unsigned in_port, uint64_t mkey, unsigned at
     if (data)
         memcpy(mad + 64, data, PZT_DATA);
     pzt_process(n, in_port, 1, mad, &r);
-    if (r.verdict != SMA_SEND)
+    if (r.verdict != MAD_SEND)
         return -1;
     if (resp)
         memcpy(resp, r.data, PZT_DATA);
@@ -182,7 +182,7 @@ unsigned pzt_poll_all(struct pzt_node *n, struct pzt_result *last)
     memset(&r, 0, sizeof(r));
     while (count < 1000) {
         r.verdict = sma_poll(n->sma, &r.addr, r.mad);
-        if (r.verdict != SMA_SEND)
+        if (r.verdict != MAD_SEND)
             break;
         count++;
         r.data = r.mad + 64;

@@ -25,8 +25,8 @@ struct pzt_node {
 
 /* Result of one SMP. */
 struct pzt_result {
-    enum sma_verdict verdict;
-    struct board_mad_addr addr; /* where the SMA sends it */
+    enum mad_verdict verdict;
+    struct mad_addr addr; /* where the SMA sends it */
     uint8_t mad[PZT_MAD];       /* what it sends */
     unsigned status;            /* MAD status (DR: without the D bit) */
     uint8_t *data;              /* = mad + 64 */

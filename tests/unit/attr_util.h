@@ -43,7 +43,7 @@ static inline void au_check_resp(const struct pzt_result *r, unsigned status, un
 {
     uint8_t *mad = (uint8_t *)r->mad;
 
-    assert_int_equal(r->verdict, SMA_SEND);
+    assert_int_equal(r->verdict, MAD_SEND);
     assert_int_equal(mad_get_field(mad, 0, IB_MAD_METHOD_F), IB_MAD_METHOD_GET);
     assert_int_equal(mad_get_field(mad, 0, IB_MAD_RESPONSE_F), 1);
     assert_int_equal(r->status, status);

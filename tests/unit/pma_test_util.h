@@ -56,7 +56,7 @@ struct pt_node {
     uint64_t cc_key;  /* CC_Key put into CC requests */
     /* What the last request produced. */
     int verdict;
-    struct board_mad_addr out_addr;
+    struct mad_addr out_addr;
     uint8_t out[PT_MAD];
 };
 
@@ -127,9 +127,9 @@ static inline void pt_add(struct pt_node *n, uint64_t *counter, uint64_t delta)
 }
 
 /* The address a request arrives with. */
-static inline struct board_mad_addr pt_from(const struct pt_node *n)
+static inline struct mad_addr pt_from(const struct pt_node *n)
 {
-    struct board_mad_addr a = {
+    struct mad_addr a = {
         .port = (uint8_t)n->in_port,
         .lid_routed = true,
         .slid = PT_REQ_SLID,
@@ -149,13 +149,13 @@ static inline struct board_mad_addr pt_from(const struct pt_node *n)
  */
 static inline int pt_feed(struct pt_node *n, bool cc, const uint8_t *mad, size_t len)
 {
-    struct board_mad_addr from = pt_from(n);
+    struct mad_addr from = pt_from(n);
 
     memset(n->out, 0xEE, sizeof(n->out));
     if (cc)
-        n->verdict = cc_process(n->cc, &from, mad, len, &n->out_addr, n->out) == CC_SEND;
+        n->verdict = cc_process(n->cc, &from, mad, len, &n->out_addr, n->out) == MAD_SEND;
     else
-        n->verdict = pma_process(n->pma, &from, mad, len, &n->out_addr, n->out) == PMA_SEND;
+        n->verdict = pma_process(n->pma, &from, mad, len, &n->out_addr, n->out) == MAD_SEND;
     if (!n->verdict)
         return PT_NOANSWER;
     return (int)mad_get_field(n->out, 0, IB_MAD_STATUS_F);

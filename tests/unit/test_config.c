@@ -349,7 +349,7 @@ static void test_config_table_ranges(void **state)
         /* The field's C type fits the key's type. */
         if (k->type == PZ_CONFIG_STRING || k->type == PZ_CONFIG_PORTS || k->type == PZ_CONFIG_PATH)
             assert_int_equal(k->storage, PZ_CONFIG_AS_CHARS);
-        else if (k->type == PZ_CONFIG_IPV4_PREFIX)
+        else if (k->type == PZ_CONFIG_IPV4_PREFIX || k->type == PZ_CONFIG_IPV4)
             assert_int_equal(k->storage, PZ_CONFIG_AS_IPV4);
         else
             assert_true(k->storage <= PZ_CONFIG_AS_ULLONG);
@@ -382,6 +382,38 @@ static void test_config_table_ranges(void **state)
             assert_int_equal(pz_config_set(&cfg, k->name, v, err, sizeof(err)), -1);
         }
     }
+}
+
+/* portzerod's IP-plane keys: an address with prefix, a gateway without, the P_Key, off. */
+static void test_config_ip_plane_keys(void **state)
+{
+    struct pz_config cfg;
+    char err[160], out[64];
+    const struct pz_config_key *gw = pz_config_key_find("ip_gateway");
+
+    (void)state;
+    pz_config_defaults(&cfg);
+    assert_true(cfg.ip);
+    assert_int_equal(cfg.ip_address.addr, 0);
+    assert_int_equal(cfg.ipoib_pkey, 0xFFFF);
+    assert_int_equal(pz_config_set(&cfg, "ip_address", "10.1.2.3/16", err, sizeof(err)), 0);
+    assert_int_equal(cfg.ip_address.addr, 0x0A010203);
+    assert_int_equal(cfg.ip_address.prefix_len, 16);
+    assert_int_equal(pz_config_set(&cfg, "ip_gateway", "10.1.0.254", err, sizeof(err)), 0);
+    assert_int_equal(cfg.ip_gateway.addr, 0x0A0100FE);
+    assert_non_null(gw);
+    pz_config_key_format(gw, &cfg, out, sizeof(out));
+    assert_string_equal(out, "10.1.0.254");
+    assert_int_equal(pz_config_set(&cfg, "ip_gateway", "10.1.0.254/24", err, sizeof(err)), -1);
+    assert_int_equal(pz_config_set(&cfg, "ip_gateway", "10.1.0.256", err, sizeof(err)), -1);
+    assert_int_equal(pz_config_set(&cfg, "ip_gateway", "10.1.0", err, sizeof(err)), -1);
+    assert_int_equal(cfg.ip_gateway.addr, 0x0A0100FE); /* unchanged by the refusals */
+    assert_int_equal(pz_config_set(&cfg, "ipoib_pkey", "0x8001", err, sizeof(err)), 0);
+    assert_int_equal(pz_config_set(&cfg, "ipoib_pkey", "0", err, sizeof(err)), -1);
+    assert_int_equal(pz_config_set(&cfg, "ip", "off", err, sizeof(err)), 0);
+    assert_false(cfg.ip);
+    assert_int_equal(pz_config_set(&cfg, "ctl_socket", "relative/path", err, sizeof(err)), -1);
+    assert_int_equal(pz_config_set(&cfg, "ctl_socket", "/run/pz/ctl", err, sizeof(err)), 0);
 }
 
 /* A struct of the kinds of key the IP plane needs, for a table of its own. */
@@ -487,7 +519,7 @@ int main(void)
         cmocka_unit_test(test_config_port_list),    cmocka_unit_test(test_config_dgram),
         cmocka_unit_test(test_config_node_desc_64), cmocka_unit_test(test_config_duplicate_keys),
         cmocka_unit_test(test_config_table_prints), cmocka_unit_test(test_config_table_ranges),
-        cmocka_unit_test(test_config_table_types),
+        cmocka_unit_test(test_config_table_types),  cmocka_unit_test(test_config_ip_plane_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

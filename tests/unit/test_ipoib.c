@@ -303,7 +303,7 @@ static void test_port_from_attrs(void **state)
     mad_set_field(pi, 0, IB_PORT_SMLID_F, 3);
     mad_set_field(pi, 0, IB_PORT_SMSL_F, 5);
     mad_set_field64(pi, 0, IB_PORT_GID_PREFIX_F, PREFIX);
-    ipoib_put_be16(pk + 2, 0x7fff); /* limited member of the default partition */
+    mad_put_be16(pk + 2, 0x7fff); /* limited member of the default partition */
     ipoib_port_from_attrs(pi, pk, 0x42, 0xffff, &p);
     assert_true(p.active);
     assert_int_equal(p.lid, 0x1234);
@@ -313,11 +313,11 @@ static void test_port_from_attrs(void **state)
     assert_true(p.port_guid == 0x42);
     assert_int_equal(p.pkey_state, IPOIB_PKEY_LIMITED);
     assert_int_equal(p.reregister, 7);
-    ipoib_put_be16(pk + 10, 0xffff);
+    mad_put_be16(pk + 10, 0xffff);
     assert_int_equal(ipoib_pkey_state_of(pk, 0xffff), IPOIB_PKEY_FULL);
     assert_int_equal(ipoib_pkey_state_of(pk, 0x8012), IPOIB_PKEY_ABSENT);
     memset(pk, 0, sizeof(pk));
-    ipoib_put_be16(pk + 62, 0x8012); /* the last entry of the block counts */
+    mad_put_be16(pk + 62, 0x8012); /* the last entry of the block counts */
     assert_int_equal(ipoib_pkey_state_of(pk, 0x0012), IPOIB_PKEY_FULL);
     assert_int_equal(ipoib_pkey_state_of(pk, 0xffff), IPOIB_PKEY_ABSENT);
     mad_set_field(pi, 0, IB_PORT_STATE_F, 2); /* Init */
@@ -493,7 +493,7 @@ static struct node *add_node(struct fake *f, uint16_t lid, unsigned host)
         .netmask = 0xffffff00u,
         .gateway = 0x0a0000feu,
         .neigh_max = 4,
-        .tid_high = lid,
+        .tid_tag = (uint8_t)lid,
     };
 
     n->fab = f;
@@ -615,14 +615,21 @@ static void test_join_timeout(void **state)
     uint8_t mad[256], mgid[16], gid[16];
     ipoib_bcast_mgid(0xffff, mgid);
     ipoib_gid_make(PREFIX, a->guid, gid);
-    ipoib_sa_build_join(mad, (uint64_t)5 << 32 | 1, mgid, gid, 0xffff, 1);
+    ipoib_sa_build_join(mad, (uint64_t)5 << 24 | 1, mgid, gid, 0xffff, 1);
     make_join_answer(mad, 0, 0x0b1b, 0xc001, 4, 0);
     assert_true(ipoib_input_sa(a->ep, mad, 256, 3001));
     assert_int_equal(ipoib_state(a->ep), IPOIB_JOINING);
     assert_int_equal(ipoib_stats(a->ep)->sa_dropped, 1);
     /* Another client's TID is not ours. */
-    mad_set_field64(mad, 0, IB_MAD_TRID_F, (uint64_t)6 << 32 | 1);
+    mad_set_field64(mad, 0, IB_MAD_TRID_F, (uint64_t)6 << 24 | 1);
     assert_false(ipoib_input_sa(a->ep, mad, 256, 3001));
+    /*
+     * The answer to the join that is out (the third) is adopted whatever the
+     * MAD layer wrote into the high 32 bits (its agent number).
+     */
+    mad_set_field64(mad, 0, IB_MAD_TRID_F, (uint64_t)0xabcd << 32 | (uint64_t)5 << 24 | 3);
+    assert_true(ipoib_input_sa(a->ep, mad, 256, 3002));
+    assert_int_equal(ipoib_state(a->ep), IPOIB_UP);
     free_fake(&f);
 }
 

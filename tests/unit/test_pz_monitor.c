@@ -36,13 +36,13 @@ struct fx {
     struct pma *pma;
     struct pz_monitor *m;
     uint8_t sent[MAX_SENT][256];
-    struct board_mad_addr to[MAX_SENT];
+    struct mad_addr to[MAX_SENT];
     unsigned num_sent;
     int send_rc; /* what the send callback returns */
 };
 
 /* The send callback: record the MAD. */
-static int fx_send(void *arg, const uint8_t *mad, const struct board_mad_addr *to)
+static int fx_send(void *arg, const uint8_t *mad, const struct mad_addr *to)
 {
     struct fx *f = arg;
 
@@ -314,7 +314,7 @@ static unsigned fx_traps(struct fx *f, unsigned *traps, unsigned max)
     struct pzt_result r;
     unsigned count = 0;
 
-    while (count < 16 && sma_poll(f->n->sma, &r.addr, r.mad) == SMA_SEND) {
+    while (count < 16 && sma_poll(f->n->sma, &r.addr, r.mad) == MAD_SEND) {
         if (mad_get_field((void *)(r.mad + 64), 0, IB_NOTICE_IS_GENERIC_F))
             continue; /* the SMA's own traps */
         assert_int_equal(r.addr.dlid, SM_LID);

@@ -286,13 +286,13 @@ static void test_bad_class_version(void **state)
 /* Feed mad to the SMA and check it is dropped and counted as dropped. */
 static void expect_drop(struct pzt_node *n, const uint8_t *mad, size_t len)
 {
-    struct board_mad_addr in = {.port = 1, .slid = 1, .lid_routed = true};
-    struct board_mad_addr out_addr;
+    struct mad_addr in = {.port = 1, .slid = 1, .lid_routed = true};
+    struct mad_addr out_addr;
     uint8_t out[PZT_MAD];
     struct sma_stats st0, st1;
 
     sma_get_stats(n->sma, &st0);
-    assert_int_equal(sma_process(n->sma, &in, mad, len, &out_addr, out), SMA_DROP);
+    assert_int_equal(sma_process(n->sma, &in, mad, len, &out_addr, out), MAD_DROP);
     sma_get_stats(n->sma, &st1);
     assert_true(st1.dropped == st0.dropped + 1);
     assert_true(st1.responses_sent == st0.responses_sent);
@@ -321,7 +321,7 @@ static void test_dropped_mads(void **state)
     expect_drop(n, mad, PZT_MAD);
     pzt_lid_smp(mad, IB_MAD_METHOD_TRAP_REPRESS, 0x0002, 0, 0, 4);
     pzt_process(n, 1, 1, mad, &r);
-    assert_int_equal(r.verdict, SMA_DROP);
+    assert_int_equal(r.verdict, MAD_DROP);
 
     /* Shorter than 256 bytes; the same MAD at full length is answered. */
     pzt_lid_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 5);
@@ -401,7 +401,7 @@ static void test_dr_status(void **state)
     (void)state;
     pzt_dr_smp(mad, IB_MAD_METHOD_SET, IB_ATTR_NODE_INFO, 0, 0, 77, 1, 1, path, 0xFFFF, 0xFFFF);
     pzt_process(n, 4, 0xFFFF, mad, &r);
-    assert_int_equal(r.verdict, SMA_SEND);
+    assert_int_equal(r.verdict, MAD_SEND);
     assert_int_equal(r.status, ST_BAD_ATTR);
     assert_int_equal(mad_get_field(r.mad, 0, IB_DRSMP_DIRECTION_F), 1);
     assert_int_equal(mad_get_field(r.mad, 0, IB_MAD_METHOD_F), IB_MAD_METHOD_GET);

@@ -125,7 +125,7 @@ static void test_repress_with_rewritten_high_tid(void **state)
     /* Same low 32 bits, high bits rewritten (as umad2sim and the kernel do). */
     mad_set_field64(mad, 0, IB_MAD_TRID_F, tid ^ 0x00ab000000000000ull);
     pzt_process(n, 1, 1, mad, &trap);
-    assert_int_equal(trap.verdict, SMA_DROP); /* never answered */
+    assert_int_equal(trap.verdict, MAD_DROP); /* never answered */
     assert_int_equal(sma_traps_pending(n->sma), 0);
     pzt_node_free(n);
 }

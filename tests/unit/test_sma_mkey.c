@@ -90,7 +90,7 @@ static void trap_repress(struct pzt_node *n, uint64_t key, uint64_t tid)
 
     pzt_lid_smp(mad, IB_MAD_METHOD_TRAP_REPRESS, ATTR_NOTICE, 0, key, tid);
     pzt_process(n, 1, SM_LID, mad, &r);
-    assert_int_equal(r.verdict, SMA_DROP);
+    assert_int_equal(r.verdict, MAD_DROP);
 }
 
 /* The SMA's counters. */
@@ -217,7 +217,7 @@ static void mk_row_check(const struct mk_row *row, unsigned idx)
         pzt_lid_smp(mad, IB_MAD_METHOD_SET, IB_ATTR_PORT_INFO, 0, BAD_KEY, 0x500);
         memcpy(mad + 64, pi, PZT_DATA);
         pzt_process(n, 1, REQ_SLID, mad, &r);
-        assert_int_equal(r.verdict, SMA_DROP);
+        assert_int_equal(r.verdict, MAD_DROP);
         board_mem_advance_ns(n->bm, row->lease == LEASE_RUNNING ? 5 * SEC : 11 * SEC);
     }
     pzt_poll_all(n, NULL); /* runs the lease, sends the traps so far */
@@ -249,12 +249,12 @@ static void mk_row_check(const struct mk_row *row, unsigned idx)
     sent = pzt_poll_all(n, &trap);
 
     if (row->method == MK_REPRESS) {
-        if (r.verdict != SMA_DROP)
+        if (r.verdict != MAD_DROP)
             fail_msg("row %u: TrapRepress answered", idx);
         if ((s1.traps_repressed - s0.traps_repressed == 1) != row->accepted)
             fail_msg("row %u: repressed %d", idx, (int)(s1.traps_repressed - s0.traps_repressed));
     } else {
-        if ((r.verdict == SMA_SEND) != row->accepted)
+        if ((r.verdict == MAD_SEND) != row->accepted)
             fail_msg("row %u: verdict %d, expected accepted=%d", idx, r.verdict, row->accepted);
         if (row->accepted && r.status != 0)
             fail_msg("row %u: status 0x%x", idx, r.status);
@@ -421,7 +421,7 @@ static void test_violations_saturate(void **state)
     pzt_lid_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_PORT_INFO, 0, BAD_KEY, 1);
     for (unsigned i = 0; i < 0xFFFF + 2; i++)
         pzt_process(n, 1, REQ_SLID, mad, &r);
-    assert_int_equal(r.verdict, SMA_DROP);
+    assert_int_equal(r.verdict, MAD_DROP);
     assert_true(stats(n).mkey_violations == 0xFFFF + 2);
     assert_int_equal(pi_get(n, KEY, pi), 0);
     assert_int_equal(mad_get_field(pi, 0, IB_PORT_MKEY_VIOL_F), 0xFFFF);
@@ -471,7 +471,7 @@ static void test_trap256_lid_routed(void **state)
     set_mkey(n, 0, KEY, 1, 0);
     pzt_lid_smp(mad, IB_MAD_METHOD_SET, IB_ATTR_SWITCH_INFO, 0, BAD_KEY, 0x42);
     pzt_process(n, 4, REQ_SLID, mad, &r);
-    assert_int_equal(r.verdict, SMA_DROP);
+    assert_int_equal(r.verdict, MAD_DROP);
     assert_int_equal(pzt_poll_all(n, &t), 1);
     check_trap256_header(&t);
     /* For a LID-routed SMP portzero reports the LRH SLID as DRSLID (see sma_mkey.c). */
@@ -498,7 +498,7 @@ static void test_trap256_directed_route(void **state)
                0xFFFF, 0xFFFF);
     mad[192 + 1] = 4; /* recorded by the previous hop */
     pzt_process(n, 6, 0xFFFF, mad, &r);
-    assert_int_equal(r.verdict, SMA_DROP);
+    assert_int_equal(r.verdict, MAD_DROP);
     assert_true(stats(n).dr_forwarded == 0);
     assert_int_equal(pzt_poll_all(n, &t), 1);
     check_trap256_header(&t);
@@ -528,7 +528,7 @@ static void test_trap256_truncated_path(void **state)
     for (unsigned i = 1; i < 40; i++)
         mad[192 + i] = (uint8_t)(i % 8 + 1);
     pzt_process(n, 3, 0xFFFF, mad, &r);
-    assert_int_equal(r.verdict, SMA_DROP);
+    assert_int_equal(r.verdict, MAD_DROP);
     assert_int_equal(pzt_poll_all(n, &t), 1);
     check_trap256_header(&t);
     assert_int_equal(be(t.data + N256_DRSLID, 2), 0x30);
@@ -576,7 +576,7 @@ static void test_forwarded_smp_not_checked(void **state)
     pzt_dr_smp(mad, IB_MAD_METHOD_SET, IB_ATTR_PORT_INFO, 0, BAD_KEY, 0x45, 3, 1, path, 0xFFFF,
                0xFFFF);
     pzt_process(n, 1, 0xFFFF, mad, &r);
-    assert_int_equal(r.verdict, SMA_SEND);
+    assert_int_equal(r.verdict, MAD_SEND);
     assert_int_equal(r.addr.port, 5);
     assert_true(stats(n).mkey_violations == 0);
     assert_int_equal(pi_field(n, KEY, IB_PORT_MKEY_VIOL_F), 0);

@@ -37,7 +37,7 @@ static void test_node_info_dr(void **state)
     (void)state;
     pzt_dr_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 42, 1, 1, path, 0xFFFF, 0xFFFF);
     pzt_process(n, 3, 0xFFFF, mad, &r);
-    assert_int_equal(r.verdict, SMA_SEND);
+    assert_int_equal(r.verdict, MAD_SEND);
     assert_int_equal(r.status, 0);
     assert_int_equal(r.addr.port, 3);
     assert_false(r.addr.lid_routed);

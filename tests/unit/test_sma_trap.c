@@ -101,7 +101,7 @@ static void repress(struct pzt_node *n, uint64_t tid)
 
     pzt_lid_smp(mad, IB_MAD_METHOD_TRAP_REPRESS, ATTR_NOTICE, 0, 0, tid);
     pzt_process(n, 1, SM_LID, mad, &r);
-    assert_int_equal(r.verdict, SMA_DROP);
+    assert_int_equal(r.verdict, MAD_DROP);
 }
 
 /* TID of a sent trap. */
@@ -467,7 +467,7 @@ static void test_queue_overflow(void **state)
 
     /* Once the SM is known they all go out, each with its own TID. */
     assign(n, SW_LID, SM_LID, SM_SL, TIMEOUT);
-    while (sent < 64 && sma_poll(n->sma, &t.addr, t.mad) == SMA_SEND) {
+    while (sent < 64 && sma_poll(n->sma, &t.addr, t.mad) == MAD_SEND) {
         tids[sent] = tid_of(&t);
         for (unsigned j = 0; j < sent; j++)
             assert_true(tids[j] != tids[sent]);

@@ -63,7 +63,7 @@ static void repress(struct pzt_node *n, uint64_t tid)
 
     pzt_lid_smp(mad, IB_MAD_METHOD_TRAP_REPRESS, ATTR_NOTICE, 0, 0, tid);
     pzt_process(n, 1, SM_LID, mad, &r);
-    assert_int_equal(r.verdict, SMA_DROP);
+    assert_int_equal(r.verdict, MAD_DROP);
 }
 
 static struct sma_stats stats(struct pzt_node *n)
@@ -156,10 +156,10 @@ static void test_onset_and_clear_distinct(void **state)
         sma_send_vendor_notice(n->sma, CONG_TRAP_HOTSPOT_CLEAR, details, sizeof(details)), 0);
     assert_int_equal(sma_traps_pending(n->sma), 2);
     r.verdict = sma_poll(n->sma, &t1.addr, t1.mad);
-    assert_int_equal(r.verdict, SMA_SEND);
+    assert_int_equal(r.verdict, MAD_SEND);
     r.verdict = sma_poll(n->sma, &t2.addr, t2.mad);
-    assert_int_equal(r.verdict, SMA_SEND);
-    assert_int_equal(sma_poll(n->sma, &r.addr, mad), SMA_DROP);
+    assert_int_equal(r.verdict, MAD_SEND);
+    assert_int_equal(sma_poll(n->sma, &r.addr, mad), MAD_DROP);
     check_vendor_trap(n, &t1, CONG_TRAP_HOTSPOT_ONSET, details, sizeof(details));
     check_vendor_trap(n, &t2, CONG_TRAP_HOTSPOT_CLEAR, details, sizeof(details));
     assert_true(tid_of(&t1) != tid_of(&t2));

@@ -4,7 +4,7 @@
  * Part 1 is a table: one row per receive/forward/local/discard case of
  * smi_dr_outgoing(), smi_dr_returning() and smi_dr_respond(), on a switch
  * and on a CA.  Part 2 walks SMPs hop by hop through chains of SMAs on
- * in-memory switches, delivering every SMA_SEND to the port the cabling
+ * in-memory switches, delivering every MAD_SEND to the port the cabling
  * connects it to.
  *
  * Numbering (see smi_dr.c): node 0 is the originator (or the switch where a
@@ -353,11 +353,11 @@ static void fabric_peer(const struct fabric *f, int node, unsigned port, int *pn
 }
 
 /* Feed mad to node's SMA as received on in_port (DR: permissive LRH LIDs). */
-static enum sma_verdict node_rx(struct pzt_node *n, unsigned in_port, bool lid_routed,
+static enum mad_verdict node_rx(struct pzt_node *n, unsigned in_port, bool lid_routed,
                                 uint16_t slid, uint16_t dlid, const uint8_t *mad,
-                                struct board_mad_addr *out_addr, uint8_t *out)
+                                struct mad_addr *out_addr, uint8_t *out)
 {
-    struct board_mad_addr in = {0};
+    struct mad_addr in = {0};
 
     in.port = (uint8_t)in_port;
     in.lid_routed = lid_routed;
@@ -383,7 +383,7 @@ static unsigned walk_dr(struct fabric *f, int node, unsigned in_port, uint8_t *m
     unsigned n = 0;
 
     while (node != HOST) {
-        struct board_mad_addr out_addr;
+        struct mad_addr out_addr;
         uint8_t out[PZT_MAD];
 
         assert_true(n < max);
@@ -391,7 +391,7 @@ static unsigned walk_dr(struct fabric *f, int node, unsigned in_port, uint8_t *m
         visits[n].port = in_port;
         n++;
         assert_int_equal(node_rx(f->node[node], in_port, false, PERM, PERM, mad, &out_addr, out),
-                         SMA_SEND);
+                         MAD_SEND);
         assert_false(out_addr.lid_routed);
         assert_int_equal(out_addr.slid, PERM);
         assert_int_equal(out_addr.dlid, PERM);
@@ -472,7 +472,7 @@ static void test_e2e_pure_dr_3_hops(void **state)
 static void test_e2e_short_paths(void **state)
 {
     uint8_t mad[PZT_MAD], path[64] = {0, 1};
-    struct board_mad_addr out_addr;
+    struct mad_addr out_addr;
     uint8_t out[PZT_MAD];
     struct visit visits[4];
     struct fabric f;
@@ -486,7 +486,7 @@ static void test_e2e_short_paths(void **state)
 
     /* hc 0 from the management stack (port 0): the answer goes back out port 0. */
     pzt_dr_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 0x79, 0, 0, NULL, PERM, PERM);
-    assert_int_equal(node_rx(f.node[2], 0, false, PERM, PERM, mad, &out_addr, out), SMA_SEND);
+    assert_int_equal(node_rx(f.node[2], 0, false, PERM, PERM, mad, &out_addr, out), MAD_SEND);
     assert_false(out_addr.lid_routed);
     assert_int_equal(out_addr.port, 0);
     assert_int_equal(mad_get_field(out, 0, IB_DRSMP_HOPPTR_F), 0);
@@ -502,7 +502,7 @@ static void test_e2e_short_paths(void **state)
 static void test_e2e_leading_lid_leg(void **state)
 {
     uint8_t mad[PZT_MAD], out[PZT_MAD], path[64] = {0, 5};
-    struct board_mad_addr out_addr;
+    struct mad_addr out_addr;
     struct sma_stats st;
     struct fabric f;
     unsigned port;
@@ -514,7 +514,7 @@ static void test_e2e_leading_lid_leg(void **state)
     pzt_assign_lid(f.node[2], 0x12, 0x01, 0);
     /* As libibmad sends it (hp 0), arriving LID-routed on S1 port 1. */
     pzt_dr_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 0x80, 1, 0, path, 0x30, PERM);
-    assert_int_equal(node_rx(f.node[1], 1, true, 0x30, 0x10, mad, &out_addr, out), SMA_SEND);
+    assert_int_equal(node_rx(f.node[1], 1, true, 0x30, 0x10, mad, &out_addr, out), MAD_SEND);
     assert_false(out_addr.lid_routed);
     assert_int_equal(out_addr.port, 5);
     assert_int_equal(mad_get_field(out, 0, IB_DRSMP_HOPPTR_F), 1);
@@ -524,7 +524,7 @@ static void test_e2e_leading_lid_leg(void **state)
     /* S2 answers out of its ingress port. */
     fabric_peer(&f, 1, 5, &node, &port);
     assert_int_equal(node, 2);
-    assert_int_equal(node_rx(f.node[2], port, false, PERM, PERM, mad, &out_addr, out), SMA_SEND);
+    assert_int_equal(node_rx(f.node[2], port, false, PERM, PERM, mad, &out_addr, out), MAD_SEND);
     assert_false(out_addr.lid_routed);
     assert_int_equal(out_addr.port, 2);
     assert_int_equal(mad_get_field(out, 0, IB_DRSMP_HOPPTR_F), 1);
@@ -535,7 +535,7 @@ static void test_e2e_leading_lid_leg(void **state)
     /* Back at S1: hp 0, LID-routed to DrSLID from S1's LID. */
     fabric_peer(&f, 2, 2, &node, &port);
     assert_int_equal(node, 1);
-    assert_int_equal(node_rx(f.node[1], port, false, PERM, PERM, mad, &out_addr, out), SMA_SEND);
+    assert_int_equal(node_rx(f.node[1], port, false, PERM, PERM, mad, &out_addr, out), MAD_SEND);
     assert_true(out_addr.lid_routed);
     assert_int_equal(out_addr.dlid, 0x30);
     assert_int_equal(out_addr.slid, 0x10);
@@ -555,7 +555,7 @@ static void test_e2e_leading_lid_leg(void **state)
 static void test_e2e_trailing_lid_leg(void **state)
 {
     uint8_t mad[PZT_MAD], out[PZT_MAD], path[64] = {0, 1};
-    struct board_mad_addr out_addr;
+    struct mad_addr out_addr;
     struct fabric f;
 
     (void)state;
@@ -563,7 +563,7 @@ static void test_e2e_trailing_lid_leg(void **state)
     pzt_assign_lid(f.node[1], 0x10, 0x01, 0);
     pzt_assign_lid(f.node[3], 0x22, 0x01, 0);
     pzt_dr_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 0x81, 1, 1, path, PERM, 0x22);
-    assert_int_equal(node_rx(f.node[1], 1, false, PERM, PERM, mad, &out_addr, out), SMA_SEND);
+    assert_int_equal(node_rx(f.node[1], 1, false, PERM, PERM, mad, &out_addr, out), MAD_SEND);
     assert_true(out_addr.lid_routed);
     assert_int_equal(out_addr.dlid, 0x22);
     assert_int_equal(out_addr.slid, 0x10);
@@ -572,7 +572,7 @@ static void test_e2e_trailing_lid_leg(void **state)
     memcpy(mad, out, PZT_MAD);
 
     /* The fabric LID-routes it to S3, which it enters on port 3. */
-    assert_int_equal(node_rx(f.node[3], 3, true, 0x10, 0x22, mad, &out_addr, out), SMA_SEND);
+    assert_int_equal(node_rx(f.node[3], 3, true, 0x10, 0x22, mad, &out_addr, out), MAD_SEND);
     assert_true(out_addr.lid_routed);
     assert_int_equal(out_addr.dlid, 0x10);
     assert_int_equal(out_addr.slid, 0x22);
@@ -581,7 +581,7 @@ static void test_e2e_trailing_lid_leg(void **state)
     memcpy(mad, out, PZT_MAD);
 
     /* Back at S1 (entering on port 5): out ReturnPath[1] toward the host. */
-    assert_int_equal(node_rx(f.node[1], 5, true, 0x22, 0x10, mad, &out_addr, out), SMA_SEND);
+    assert_int_equal(node_rx(f.node[1], 5, true, 0x22, 0x10, mad, &out_addr, out), MAD_SEND);
     assert_false(out_addr.lid_routed);
     assert_int_equal(out_addr.port, 1);
     assert_int_equal(mad_get_field(out, 0, IB_DRSMP_HOPPTR_F), 1);
@@ -594,7 +594,7 @@ static void test_e2e_trailing_lid_leg(void **state)
 static void test_forward_needs_link(void **state)
 {
     uint8_t mad[PZT_MAD], out[PZT_MAD], path[64] = {0, 1, 6};
-    struct board_mad_addr out_addr;
+    struct mad_addr out_addr;
     struct sma_stats before, after;
     struct fabric f;
 
@@ -603,13 +603,13 @@ static void test_forward_needs_link(void **state)
     sma_get_stats(f.node[1]->sma, &before);
     /* S1 port 6 is not cabled. */
     pzt_dr_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 0x82, 2, 1, path, PERM, PERM);
-    assert_int_equal(node_rx(f.node[1], 1, false, PERM, PERM, mad, &out_addr, out), SMA_DROP);
+    assert_int_equal(node_rx(f.node[1], 1, false, PERM, PERM, mad, &out_addr, out), MAD_DROP);
     sma_get_stats(f.node[1]->sma, &after);
     assert_int_equal(after.dropped, before.dropped + 1);
     assert_int_equal(after.dr_forwarded, before.dr_forwarded);
     /* Cable it: now it goes (PortState Init is enough). */
     board_mem_set_connected(f.node[1]->bm, 6, true);
-    assert_int_equal(node_rx(f.node[1], 1, false, PERM, PERM, mad, &out_addr, out), SMA_SEND);
+    assert_int_equal(node_rx(f.node[1], 1, false, PERM, PERM, mad, &out_addr, out), MAD_SEND);
     assert_int_equal(out_addr.port, 6);
     fabric_free(&f);
 }
@@ -626,7 +626,7 @@ static void test_returning_to_sm_dropped(void **state)
     mad_set_field(mad, 0, IB_DRSMP_DIRECTION_F, 1);
     mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
     pzt_process(n, 3, PERM, mad, &r);
-    assert_int_equal(r.verdict, SMA_DROP);
+    assert_int_equal(r.verdict, MAD_DROP);
     pzt_node_free(n);
 }
 

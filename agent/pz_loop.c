@@ -1,0 +1,163 @@
+/*
+ * pz_loop.c - the event loop (see pz_loop.h).
+ */
+#include "pz_loop.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* The longest single sleep, so a deadline source that changed its mind is seen. */
+#define PZ_LOOP_MAX_WAIT_MS 1000
+
+struct pz_loop_fd {
+    int fd; /* -1: free slot */
+    pz_loop_fd_fn fn;
+    void *arg;
+};
+
+struct pz_loop_timer {
+    pz_loop_deadline_fn next;
+    pz_loop_timer_fn run;
+    void *arg;
+};
+
+struct pz_loop {
+    struct pz_loop_fd fds[PZ_LOOP_MAX_FDS];
+    unsigned nfds; /* slots in use or freed, from the start */
+    struct pz_loop_timer timers[PZ_LOOP_MAX_TIMERS];
+    unsigned ntimers;
+    bool stop;
+};
+
+uint64_t pz_loop_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+struct pz_loop *pz_loop_create(void)
+{
+    return calloc(1, sizeof(struct pz_loop));
+}
+
+void pz_loop_destroy(struct pz_loop *l)
+{
+    free(l);
+}
+
+int pz_loop_add_fd(struct pz_loop *l, int fd, pz_loop_fd_fn fn, void *arg)
+{
+    unsigned i;
+
+    if (fd < 0)
+        return -1;
+    for (i = 0; i < l->nfds && l->fds[i].fd >= 0; i++)
+        ;
+    if (i == PZ_LOOP_MAX_FDS)
+        return -1;
+    l->fds[i] = (struct pz_loop_fd){.fd = fd, .fn = fn, .arg = arg};
+    if (i == l->nfds)
+        l->nfds++;
+    return 0;
+}
+
+void pz_loop_remove_fd(struct pz_loop *l, int fd)
+{
+    for (unsigned i = 0; i < l->nfds; i++)
+        if (l->fds[i].fd == fd)
+            l->fds[i].fd = -1;
+}
+
+int pz_loop_add_timer(struct pz_loop *l, pz_loop_deadline_fn next, pz_loop_timer_fn run, void *arg)
+{
+    if (l->ntimers == PZ_LOOP_MAX_TIMERS)
+        return -1;
+    l->timers[l->ntimers++] = (struct pz_loop_timer){.next = next, .run = run, .arg = arg};
+    return 0;
+}
+
+void pz_loop_remove_timers(struct pz_loop *l, void *arg)
+{
+    unsigned j = 0;
+
+    for (unsigned i = 0; i < l->ntimers; i++)
+        if (l->timers[i].arg != arg)
+            l->timers[j++] = l->timers[i];
+    l->ntimers = j;
+}
+
+void pz_loop_stop(struct pz_loop *l)
+{
+    l->stop = true;
+}
+
+/* The earliest deadline of every source (ns), UINT64_MAX for none. */
+static uint64_t pz_loop_earliest(const struct pz_loop *l)
+{
+    uint64_t next = UINT64_MAX;
+
+    for (unsigned i = 0; i < l->ntimers; i++) {
+        uint64_t t = l->timers[i].next(l->timers[i].arg);
+
+        if (t < next)
+            next = t;
+    }
+    return next;
+}
+
+/* Milliseconds poll() may sleep until deadline, rounded up, at most PZ_LOOP_MAX_WAIT_MS. */
+static int pz_loop_wait_ms(uint64_t deadline, uint64_t now)
+{
+    uint64_t ms;
+
+    if (deadline <= now)
+        return 0;
+    ms = (deadline - now + 999999) / 1000000;
+    return ms > PZ_LOOP_MAX_WAIT_MS ? PZ_LOOP_MAX_WAIT_MS : (int)ms;
+}
+
+/* Call the timer of every source whose deadline has passed. */
+static void pz_loop_run_timers(struct pz_loop *l)
+{
+    uint64_t now = pz_loop_now_ns();
+
+    for (unsigned i = 0; i < l->ntimers && !l->stop; i++)
+        if (l->timers[i].next(l->timers[i].arg) <= now)
+            l->timers[i].run(l->timers[i].arg, now);
+}
+
+/* Call the callback of every descriptor poll() marked; pfd[i] mirrors fds[i]. */
+static void pz_loop_run_fds(struct pz_loop *l, const struct pollfd *pfd, unsigned n)
+{
+    for (unsigned i = 0; i < n && !l->stop; i++) {
+        /* A callback may have removed (or replaced) a later slot's descriptor. */
+        if (pfd[i].fd < 0 || !pfd[i].revents || l->fds[i].fd != pfd[i].fd)
+            continue;
+        l->fds[i].fn(l->fds[i].arg, pfd[i].fd);
+    }
+}
+
+int pz_loop_run(struct pz_loop *l)
+{
+    struct pollfd pfd[PZ_LOOP_MAX_FDS];
+
+    l->stop = false;
+    while (!l->stop) {
+        unsigned n = l->nfds;
+
+        for (unsigned i = 0; i < n; i++)
+            pfd[i] = (struct pollfd){.fd = l->fds[i].fd, .events = POLLIN};
+        int rc = poll(pfd, n, pz_loop_wait_ms(pz_loop_earliest(l), pz_loop_now_ns()));
+
+        if (rc < 0 && errno != EINTR)
+            return -1;
+        if (rc > 0)
+            pz_loop_run_fds(l, pfd, n);
+        pz_loop_run_timers(l);
+    }
+    return 0;
+}

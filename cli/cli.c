@@ -1,0 +1,232 @@
+/*
+ * cli.c - the command table and the dispatcher (see cli.h).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_internal.h"
+
+/* Longest command line taken. */
+#define CLI_MAX_LINE 512
+
+static int cli_cmd_help(const struct cli_env *env, const struct cli_args *a,
+                        const struct cli_out *out, struct cli_job **job);
+
+/* The command table: every command the switch's CLI has. */
+static const struct cli_command cli_table[] = {
+    {{"help", NULL}, "", "list the commands", true, cli_cmd_help},
+    {{"?", NULL}, "", "list the commands", true, cli_cmd_help},
+    {{"show", "version", NULL}, "", "software version", true, cli_cmd_show_version},
+    {{"show", "system", NULL},
+     "",
+     "node, GUIDs, LID, master SM, uptime",
+     true,
+     cli_cmd_show_system},
+    {{"show", "ip", NULL},
+     "",
+     "the IP plane: address, IPoIB group, counters, neighbours",
+     true,
+     cli_cmd_show_ip},
+    {{"ping", NULL},
+     "ADDRESS [count N] [interval MS] [timeout MS] [size BYTES]",
+     "ICMP echo from the switch's IP stack",
+     true,
+     cli_cmd_ping},
+};
+
+#define CLI_NCOMMANDS (sizeof(cli_table) / sizeof(cli_table[0]))
+
+void cli_printf(const struct cli_out *out, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    out->write(out->arg, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* List the commands the user may run. */
+static int cli_cmd_help(const struct cli_env *env, const struct cli_args *a,
+                        const struct cli_out *out, struct cli_job **job)
+{
+    (void)env;
+    (void)a;
+    (void)job;
+    for (size_t i = 0; i < CLI_NCOMMANDS; i++) {
+        char name[64] = "";
+        size_t len = 0;
+
+        for (int w = 0; cli_table[i].words[w]; w++)
+            len += (size_t)snprintf(name + len, sizeof(name) - len, "%s%s", w ? " " : "",
+                                    cli_table[i].words[w]);
+        if (!strcmp(name, "?"))
+            continue;
+        cli_printf(out, "  %-14s %-40s %s\n", name, cli_table[i].usage, cli_table[i].help);
+    }
+    return CLI_OK;
+}
+
+/* Split line into words (in place); returns how many, or -1 for too many. */
+static int cli_split(char *line, const char *words[CLI_MAX_WORDS])
+{
+    int n = 0;
+
+    for (char *p = line; *p;) {
+        while (*p && isspace((unsigned char)*p))
+            *p++ = '\0';
+        if (!*p)
+            break;
+        if (n == CLI_MAX_WORDS)
+            return -1;
+        words[n++] = p;
+        while (*p && !isspace((unsigned char)*p))
+            p++;
+    }
+    return n;
+}
+
+/* How many words of cmd the typed words match (each a prefix), or 0 when they do not. */
+static int cli_match(const struct cli_command *cmd, const char **words, int n)
+{
+    int w = 0;
+
+    for (; cmd->words[w]; w++) {
+        if (w >= n || strncmp(cmd->words[w], words[w], strlen(words[w])))
+            return 0;
+    }
+    return w;
+}
+
+/*
+ * The command the words name: the one whose words all match, preferring an
+ * exact word over an abbreviation.  NULL when none, or *ambiguous when
+ * several match equally.
+ */
+static const struct cli_command *cli_lookup(const char **words, int n, int *used, bool *ambiguous)
+{
+    const struct cli_command *best = NULL;
+    int best_exact = -1;
+
+    *ambiguous = false;
+    for (size_t i = 0; i < CLI_NCOMMANDS; i++) {
+        int m = cli_match(&cli_table[i], words, n), exact = 0;
+
+        if (!m)
+            continue;
+        for (int w = 0; w < m; w++)
+            exact += !strcmp(cli_table[i].words[w], words[w]);
+        if (!best || m > *used || (m == *used && exact > best_exact)) {
+            best = &cli_table[i];
+            best_exact = exact;
+            *used = m;
+            *ambiguous = false;
+        } else if (m == *used && exact == best_exact) {
+            *ambiguous = true;
+        }
+    }
+    return best;
+}
+
+int cli_run(const struct cli_env *env, const char *line, bool read_only, const struct cli_out *out,
+            struct cli_job **job)
+{
+    char buf[CLI_MAX_LINE];
+    const char *words[CLI_MAX_WORDS];
+    struct cli_args args = {0};
+    const struct cli_command *cmd;
+    bool ambiguous;
+    int n, used = 0;
+
+    *job = NULL;
+    if (strlen(line) >= sizeof(buf)) {
+        cli_printf(out, "%% line too long (at most %d characters)\n", CLI_MAX_LINE - 1);
+        return CLI_USAGE;
+    }
+    strcpy(buf, line);
+    n = cli_split(buf, words);
+    if (n < 0) {
+        cli_printf(out, "%% too many words (at most %d)\n", CLI_MAX_WORDS);
+        return CLI_USAGE;
+    }
+    if (n == 0)
+        return CLI_OK;
+    cmd = cli_lookup(words, n, &used, &ambiguous);
+    if (!cmd || ambiguous) {
+        cli_printf(out, "%% %s command: %s (try help)\n", ambiguous ? "ambiguous" : "unknown",
+                   line);
+        return CLI_USAGE;
+    }
+    if (read_only && !cmd->read_only) {
+        cli_printf(out, "%% not allowed for this user\n");
+        return CLI_DENIED;
+    }
+    args.argc = (unsigned)(n - used);
+    for (unsigned i = 0; i < args.argc; i++)
+        args.argv[i] = words[used + (int)i];
+    return cmd->run(env, &args, out, job);
+}
+
+int cli_job_poll(struct cli_job *job, uint64_t now, const struct cli_out *out)
+{
+    return job->ops->poll(job, now, out);
+}
+
+uint64_t cli_job_deadline(const struct cli_job *job)
+{
+    return job->ops->deadline(job);
+}
+
+int cli_job_fd(const struct cli_job *job)
+{
+    return job->ops->fd ? job->ops->fd(job) : -1;
+}
+
+void cli_job_free(struct cli_job *job)
+{
+    if (job)
+        job->ops->free(job);
+}
+
+int cli_parse_ipv4(const char *s, uint32_t *out)
+{
+    unsigned v[4];
+    char tail;
+
+    if (sscanf(s, "%3u.%3u.%3u.%3u%c", &v[0], &v[1], &v[2], &v[3], &tail) != 4)
+        return -1;
+    for (int i = 0; i < 4; i++)
+        if (v[i] > 255)
+            return -1;
+    *out = v[0] << 24 | v[1] << 16 | v[2] << 8 | v[3];
+    return 0;
+}
+
+int cli_parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
+{
+    char *end;
+    unsigned long v;
+
+    if (!isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    v = strtoul(s, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+const char *cli_ipv4_str(uint32_t ip, char buf[16])
+{
+    snprintf(buf, 16, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 0xFF, (ip >> 8) & 0xFF, ip & 0xFF);
+    return buf;
+}

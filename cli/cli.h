@@ -1,0 +1,76 @@
+/*
+ * cli.h - the switch's command line: one command table, run by the control
+ * socket (pz-cli) today and by the SSH server's sessions later.
+ *
+ * A command line is split into words and matched against the table (the
+ * longest command whose words all match; a word may be abbreviated to any
+ * unique prefix, as switch CLIs allow).  A command writes its output through
+ * the caller's sink and returns an exit status, or starts a job (ping) that
+ * the caller polls until it finishes.  Everything runs on the agent loop's
+ * thread: commands read switch state directly.
+ */
+#ifndef PZ_CLI_H
+#define PZ_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct board;
+struct sma;
+struct pma;
+struct pz_monitor;
+struct pz_ipplane;
+struct pz_config;
+
+/* What the commands read. */
+struct cli_env {
+    const struct board *board;
+    struct sma *sma;
+    struct pma *pma;
+    struct pz_monitor *mon;   /* NULL: monitor off */
+    struct pz_ipplane *plane; /* NULL: no IP plane */
+    const struct pz_config *cfg;
+    uint64_t start_ns; /* when the agent started (CLOCK_MONOTONIC) */
+};
+
+/* Where output goes. */
+struct cli_out {
+    void (*write)(void *arg, const char *text, size_t len);
+    void *arg;
+};
+
+/* Exit statuses. */
+#define CLI_OK 0
+#define CLI_FAILED 1     /* the command ran and failed (ping: no reply) */
+#define CLI_USAGE 2      /* unknown command or bad arguments */
+#define CLI_DENIED 3     /* not for this user */
+#define CLI_RUNNING (-1) /* a job was started: poll it */
+
+/* A command still running. */
+struct cli_job;
+
+/*
+ * Run one command line.  read_only: the monitor user's rights (show and
+ * ping only).  Returns an exit status, or CLI_RUNNING with *job set.
+ */
+int cli_run(const struct cli_env *env, const char *line, bool read_only, const struct cli_out *out,
+            struct cli_job **job);
+
+/* Let a job progress at now (ns); returns CLI_RUNNING or its exit status (then free it). */
+int cli_job_poll(struct cli_job *job, uint64_t now, const struct cli_out *out);
+
+/* When the job next has work (ns). */
+uint64_t cli_job_deadline(const struct cli_job *job);
+
+/* A descriptor that polls readable when the job has work, or -1 (deadlines only). */
+int cli_job_fd(const struct cli_job *job);
+
+/* Stop and free a job (NULL is fine). */
+void cli_job_free(struct cli_job *job);
+
+/* printf to a sink. */
+void cli_printf(const struct cli_out *out, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,61 @@
+/*
+ * cli_internal.h - what the command files share: the table entry and the
+ * argument helpers.
+ */
+#ifndef PZ_CLI_INTERNAL_H
+#define PZ_CLI_INTERNAL_H
+
+#include "cli.h"
+
+#define CLI_MAX_WORDS 16
+#define CLI_MAX_CMD_WORDS 4
+
+/* A parsed command line. */
+struct cli_args {
+    unsigned argc;
+    const char *argv[CLI_MAX_WORDS]; /* the words after the command's own */
+};
+
+/* One command of the table. */
+struct cli_command {
+    const char *words[CLI_MAX_CMD_WORDS]; /* NULL-terminated */
+    const char *usage;                    /* arguments, for help */
+    const char *help;
+    bool read_only; /* the monitor user may run it */
+    int (*run)(const struct cli_env *env, const struct cli_args *a, const struct cli_out *out,
+               struct cli_job **job);
+};
+
+/* The commands of each file. */
+int cli_cmd_show_version(const struct cli_env *env, const struct cli_args *a,
+                         const struct cli_out *out, struct cli_job **job);
+int cli_cmd_show_system(const struct cli_env *env, const struct cli_args *a,
+                        const struct cli_out *out, struct cli_job **job);
+int cli_cmd_show_ip(const struct cli_env *env, const struct cli_args *a, const struct cli_out *out,
+                    struct cli_job **job);
+int cli_cmd_ping(const struct cli_env *env, const struct cli_args *a, const struct cli_out *out,
+                 struct cli_job **job);
+
+/* Parse a dotted IPv4 address (host order); returns 0 or -1. */
+int cli_parse_ipv4(const char *s, uint32_t *out);
+
+/* Parse an unsigned number in [min, max]; returns 0 or -1. */
+int cli_parse_uint(const char *s, unsigned min, unsigned max, unsigned *out);
+
+/* Format a host-order IPv4 address into buf[16]; returns buf. */
+const char *cli_ipv4_str(uint32_t ip, char buf[16]);
+
+/* A job's operations (ping). */
+struct cli_job_ops {
+    int (*poll)(struct cli_job *job, uint64_t now, const struct cli_out *out);
+    uint64_t (*deadline)(const struct cli_job *job);
+    int (*fd)(const struct cli_job *job); /* NULL: none */
+    void (*free)(struct cli_job *job);
+};
+
+/* Every job starts with this. */
+struct cli_job {
+    const struct cli_job_ops *ops;
+};
+
+#endif

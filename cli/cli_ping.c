@@ -1,0 +1,155 @@
+/*
+ * cli_ping.c - `ping ADDRESS [count N] [interval MS] [timeout MS] [size BYTES]`:
+ * ICMP echo from the switch's lwIP stack (traffic/ip_ping), printed as
+ * iputils' ping prints it.  Exit status 0 when a reply came, 1 when none.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_internal.h"
+#ifdef PZ_HAVE_IP
+#include "ip_ping.h"
+#endif
+
+#ifdef PZ_HAVE_IP
+/* A running ping. */
+struct cli_ping_job {
+    struct cli_job job;
+    struct ip_ping *ping;
+    uint32_t dst;
+    unsigned size;
+};
+
+/* Print the summary and return the exit status. */
+static int cli_ping_summary(struct cli_ping_job *pj, const struct cli_out *out)
+{
+    struct ip_ping_stats st = ip_ping_stats(pj->ping);
+    unsigned sent = st.sent + st.errors;
+    char ip[16];
+
+    cli_printf(out, "\n--- %s ping statistics ---\n", cli_ipv4_str(pj->dst, ip));
+    cli_printf(out, "%u packets transmitted, %u received, %u%% packet loss\n", sent, st.received,
+               sent ? (sent - st.received) * 100 / sent : 0);
+    if (st.received)
+        cli_printf(out, "rtt min/avg/max = %.3f/%.3f/%.3f ms\n", st.rtt_min_ns / 1e6,
+                   st.rtt_sum_ns / 1e6 / st.received, st.rtt_max_ns / 1e6);
+    else
+        cli_printf(out, "%s unreachable\n", ip);
+    return st.received ? CLI_OK : CLI_FAILED;
+}
+
+/* Job: send what is due, print the replies; at the end the summary. */
+static int cli_ping_poll(struct cli_job *job, uint64_t now, const struct cli_out *out)
+{
+    struct cli_ping_job *pj = (struct cli_ping_job *)job;
+    struct ip_ping_reply r[16];
+    unsigned n;
+    char ip[16];
+
+    while ((n = ip_ping_poll(pj->ping, now, r, 16)) > 0)
+        for (unsigned i = 0; i < n; i++)
+            cli_printf(out, "%u bytes from %s: icmp_seq=%u ttl=%u time=%.3f ms\n", pj->size + 8,
+                       cli_ipv4_str(pj->dst, ip), r[i].seq + 1u, r[i].ttl, r[i].rtt_ns / 1e6);
+    if (!ip_ping_done(pj->ping, now))
+        return CLI_RUNNING;
+    return cli_ping_summary(pj, out);
+}
+
+static uint64_t cli_ping_deadline(const struct cli_job *job)
+{
+    const struct cli_ping_job *pj = (const struct cli_ping_job *)job;
+
+    return ip_ping_next_deadline(pj->ping);
+}
+
+static int cli_ping_fd(const struct cli_job *job)
+{
+    const struct cli_ping_job *pj = (const struct cli_ping_job *)job;
+
+    return ip_ping_fd(pj->ping);
+}
+
+static void cli_ping_free(struct cli_job *job)
+{
+    struct cli_ping_job *pj = (struct cli_ping_job *)job;
+
+    ip_ping_stop(pj->ping);
+    free(pj);
+}
+
+static const struct cli_job_ops cli_ping_ops = {
+    .poll = cli_ping_poll,
+    .deadline = cli_ping_deadline,
+    .fd = cli_ping_fd,
+    .free = cli_ping_free,
+};
+
+/* Parse "keyword value" options into count, interval, timeout, size; 0 or -1 (printed). */
+static int cli_ping_options(const struct cli_args *a, const struct cli_out *out, unsigned *count,
+                            unsigned *interval, unsigned *timeout, unsigned *size)
+{
+    for (unsigned i = 1; i < a->argc; i += 2) {
+        const char *k = a->argv[i], *v = i + 1 < a->argc ? a->argv[i + 1] : NULL;
+        int bad = !v;
+
+        if (v && !strcmp(k, "count"))
+            bad = cli_parse_uint(v, 1, IP_PING_MAX_COUNT, count);
+        else if (v && !strcmp(k, "interval"))
+            bad = cli_parse_uint(v, 10, 60000, interval);
+        else if (v && !strcmp(k, "timeout"))
+            bad = cli_parse_uint(v, 1, 60000, timeout);
+        else if (v && !strcmp(k, "size"))
+            bad = cli_parse_uint(v, 8, 1472, size);
+        else
+            bad = 1;
+        if (bad) {
+            cli_printf(out, "%% bad option: %s %s\n", k, v ? v : "(no value)");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int cli_cmd_ping(const struct cli_env *env, const struct cli_args *a, const struct cli_out *out,
+                 struct cli_job **job)
+{
+    unsigned count = 5, interval = 1000, timeout = 2000, size = 56;
+    struct cli_ping_job *pj;
+    uint32_t dst;
+    char ip[16];
+
+    if (!a->argc || cli_parse_ipv4(a->argv[0], &dst)) {
+        cli_printf(out,
+                   "%% usage: ping ADDRESS [count N] [interval MS] [timeout MS] [size BYTES]\n");
+        return CLI_USAGE;
+    }
+    if (cli_ping_options(a, out, &count, &interval, &timeout, &size))
+        return CLI_USAGE;
+    if (!env->plane) {
+        cli_printf(out, "%% no IP plane (ip_address is not configured)\n");
+        return CLI_FAILED;
+    }
+    pj = calloc(1, sizeof(*pj));
+    if (!pj || !(pj->ping = ip_ping_start(dst, count, interval, timeout, size))) {
+        free(pj);
+        cli_printf(out, "%% cannot start the ping\n");
+        return CLI_FAILED;
+    }
+    pj->job.ops = &cli_ping_ops;
+    pj->dst = dst;
+    pj->size = size;
+    cli_printf(out, "PING %s %u(%u) bytes of data.\n", cli_ipv4_str(dst, ip), size, size + 28);
+    *job = &pj->job;
+    return CLI_RUNNING;
+}
+#else
+int cli_cmd_ping(const struct cli_env *env, const struct cli_args *a, const struct cli_out *out,
+                 struct cli_job **job)
+{
+    (void)env;
+    (void)a;
+    (void)job;
+    cli_printf(out, "%% no IP plane in this build\n");
+    return CLI_FAILED;
+}
+#endif

@@ -1,0 +1,153 @@
+/*
+ * cli_show.c - the show commands: version, system, ip.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "board.h"
+#include "cli_internal.h"
+#include "pz_config.h"
+#include "sma.h"
+#ifdef PZ_HAVE_IP
+#include "ipoib.h"
+#include "pz_ipplane.h"
+#endif
+
+#ifndef PZ_VERSION
+#define PZ_VERSION "0.0.0"
+#endif
+
+/* CLOCK_MONOTONIC in ns. */
+static uint64_t cli_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Refuse arguments to a command that takes none; returns CLI_OK or CLI_USAGE. */
+static int cli_no_args(const struct cli_args *a, const struct cli_out *out)
+{
+    if (!a->argc)
+        return CLI_OK;
+    cli_printf(out, "%% unexpected argument: %s\n", a->argv[0]);
+    return CLI_USAGE;
+}
+
+int cli_cmd_show_version(const struct cli_env *env, const struct cli_args *a,
+                         const struct cli_out *out, struct cli_job **job)
+{
+    (void)env;
+    (void)job;
+    if (cli_no_args(a, out))
+        return CLI_USAGE;
+    cli_printf(out, "portzero %s (portzerod, the switch management agent)\n", PZ_VERSION);
+    return CLI_OK;
+}
+
+int cli_cmd_show_system(const struct cli_env *env, const struct cli_args *a,
+                        const struct cli_out *out, struct cli_job **job)
+{
+    const struct board_identity *id = env->board->id;
+    uint64_t up = (cli_now_ns() - env->start_ns) / 1000000000u;
+    char desc[65];
+
+    (void)job;
+    if (cli_no_args(a, out))
+        return CLI_USAGE;
+    memcpy(desc, sma_node_description(env->sma), 64);
+    desc[64] = '\0';
+    cli_printf(out, "%-20s %s\n", "Node description", desc);
+    cli_printf(out, "%-20s 0x%016llx\n", "Node GUID", (unsigned long long)id->node_guid);
+    cli_printf(out, "%-20s 0x%016llx\n", "Port 0 GUID", (unsigned long long)id->port_guid[0]);
+    cli_printf(out, "%-20s %u\n", "Ports", id->num_ports);
+    cli_printf(out, "%-20s %u\n", "LID", sma_lid(env->sma, 0));
+    cli_printf(out, "%-20s %u\n", "Master SM LID", sma_master_sm_lid(env->sma, 0));
+    cli_printf(out, "%-20s %llud %02lluh %02llum %02llus\n", "Uptime",
+               (unsigned long long)(up / 86400), (unsigned long long)(up / 3600 % 24),
+               (unsigned long long)(up / 60 % 60), (unsigned long long)(up % 60));
+    return CLI_OK;
+}
+
+#ifdef PZ_HAVE_IP
+/* The join state's name. */
+static const char *cli_ipoib_state(enum ipoib_state st)
+{
+    switch (st) {
+    case IPOIB_UP:
+        return "up";
+    case IPOIB_JOINING:
+        return "joining";
+    default:
+        return "down";
+    }
+}
+
+/* The neighbour table. */
+static void cli_show_neighbours(const struct ipoib *ep, const struct cli_out *out)
+{
+    struct ipoib_neigh_info nb[64];
+    unsigned n = ipoib_neighbours(ep, nb, 64);
+    char ip[16];
+
+    cli_printf(out, "\n%-16s %-6s %-3s %-9s %s\n", "Neighbour", "LID", "SL", "QPN", "State");
+    for (unsigned i = 0; i < n && i < 64; i++)
+        cli_printf(out, "%-16s %-6u %-3u 0x%06x  %s\n", cli_ipv4_str(nb[i].ip, ip), nb[i].lid,
+                   nb[i].sl, (unsigned)nb[i].lladdr.qpn, nb[i].resolved ? "resolved" : "resolving");
+    if (n > 64)
+        cli_printf(out, "(%u more)\n", n - 64);
+}
+
+int cli_cmd_show_ip(const struct cli_env *env, const struct cli_args *a, const struct cli_out *out,
+                    struct cli_job **job)
+{
+    const struct pz_config *cfg = env->cfg;
+    const struct ipoib *ep;
+    const struct ipoib_stats *st;
+    char ip[16], gw[16];
+
+    (void)job;
+    if (cli_no_args(a, out))
+        return CLI_USAGE;
+    if (!env->plane) {
+        cli_printf(out, "IP plane: off (no ip_address configured)\n");
+        return CLI_OK;
+    }
+    ep = pz_ipplane_endpoint(env->plane);
+    st = ipoib_stats(ep);
+    cli_printf(out, "%-20s %s/%u\n", "Address", cli_ipv4_str(cfg->ip_address.addr, ip),
+               cfg->ip_address.prefix_len);
+    cli_printf(out, "%-20s %s\n", "Gateway",
+               cfg->ip_gateway.addr ? cli_ipv4_str(cfg->ip_gateway.addr, gw) : "none");
+    cli_printf(out, "%-20s %s\n", "IPoIB state", cli_ipoib_state(ipoib_state(ep)));
+    cli_printf(out, "%-20s 0x%04x\n", "P_Key", cfg->ipoib_pkey | 0x8000);
+    if (ipoib_state(ep) == IPOIB_UP) {
+        const struct ipoib_group *g = ipoib_group(ep);
+
+        cli_printf(out, "%-20s %u\n", "MTU", ipoib_mtu(ep));
+        cli_printf(out, "%-20s 0x%04x (Q_Key 0x%08x, SL %u)\n", "Broadcast MLID", g->mlid,
+                   (unsigned)g->qkey, g->sl);
+    }
+    cli_printf(out, "%-20s %llu packets, %llu bytes\n", "Received",
+               (unsigned long long)st->rx_packets, (unsigned long long)st->rx_bytes);
+    cli_printf(out, "%-20s %llu packets, %llu bytes\n", "Sent", (unsigned long long)st->tx_packets,
+               (unsigned long long)st->tx_bytes);
+    cli_printf(out, "%-20s %llu joins, %llu failures, %llu rejoins\n", "Group",
+               (unsigned long long)st->joins, (unsigned long long)st->join_failures,
+               (unsigned long long)st->flushes);
+    cli_show_neighbours(ep, out);
+    return CLI_OK;
+}
+#else
+int cli_cmd_show_ip(const struct cli_env *env, const struct cli_args *a, const struct cli_out *out,
+                    struct cli_job **job)
+{
+    (void)env;
+    (void)a;
+    (void)job;
+    cli_printf(out, "IP plane: not built (no lwIP)\n");
+    return CLI_OK;
+}
+#endif

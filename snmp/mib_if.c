@@ -1,0 +1,519 @@
+/*
+ * mib_if.c - IF-MIB (RFC 2863): ifNumber, ifTable and ifXTable, one row
+ * per external port (ifIndex = port) and one for the IPoIB management
+ * interface (ifIndex = num_ports + 1).
+ *
+ * Port rows read the board (link status and enables), the PMA's 64-bit
+ * software counters (never reset, so no discontinuity but an agent
+ * restart: ifCounterDiscontinuityTime 0) and the SMA (ifAdminStatus Sets
+ * go through its PortInfo Set).  Counter32 columns are the low 32 bits of
+ * the 64-bit counters: they wrap, as SNMP counters must.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+#include <net-snmp/agent/net-snmp-agent-includes.h>
+
+#include "pma.h"
+#include "sma.h"
+#include "snmp_internal.h"
+#include "snmp_port.h"
+
+/* IF-MIB roots. */
+static const oid if_number_oid[] = {1, 3, 6, 1, 2, 1, 2, 1};
+static const oid if_table_oid[] = {1, 3, 6, 1, 2, 1, 2, 2};
+static const oid if_xtable_oid[] = {1, 3, 6, 1, 2, 1, 31, 1, 1};
+
+/* ifTable / ifXTable columns used by name. */
+enum {
+    IF_ADMIN_STATUS = 7,
+    IFX_ALIAS = 18,
+};
+
+/* ifOperStatus / ifAdminStatus values (RFC 2863). */
+enum { IF_UP = 1, IF_DOWN = 2, IF_TESTING = 3, IF_DORMANT = 5 };
+
+/* IANAifType infiniband(199). */
+#define IF_TYPE_INFINIBAND 199
+
+/* The agent of a handler registration. */
+static struct pz_snmp *if_agent(netsnmp_handler_registration *reg)
+{
+    return reg->my_reg_void;
+}
+
+unsigned snmp_if_oper_status(struct pz_snmp *s, unsigned ifindex)
+{
+    const struct snmp_port_snap *ps;
+
+    if (ifindex == s->num_if)
+        return s->mgmt.up ? IF_UP : IF_DOWN;
+    ps = snmp_port_snap(s, ifindex);
+    if (!ps || !ps->ok_status)
+        return IF_DOWN;
+    switch (ps->st.port_state) {
+    case BOARD_PORT_ACTIVE:
+        return IF_UP;
+    case BOARD_PORT_INIT:
+    case BOARD_PORT_ARMED:
+        return IF_DORMANT; /* trained, waiting for the SM to activate it */
+    default:
+        return IF_DOWN;
+    }
+}
+
+/* ifAdminStatus: down while the port is PortPhysicalState Disabled. */
+unsigned snmp_if_admin_status(struct pz_snmp *s, unsigned ifindex)
+{
+    const struct snmp_port_snap *ps;
+
+    if (ifindex == s->num_if)
+        return IF_UP;
+    ps = snmp_port_snap(s, ifindex);
+    return ps && ps->ok_status && ps->st.phys_state == BOARD_PHYS_DISABLED ? IF_DOWN : IF_UP;
+}
+
+/* A 64-bit counter of a row, by name; 0 for a column the row lacks. */
+enum if_counter {
+    CNT_IN_OCTETS,
+    CNT_IN_UCAST,
+    CNT_IN_MCAST,
+    CNT_IN_DISCARDS,
+    CNT_IN_ERRORS,
+    CNT_OUT_OCTETS,
+    CNT_OUT_UCAST,
+    CNT_OUT_MCAST,
+    CNT_OUT_DISCARDS,
+    CNT_OUT_ERRORS,
+};
+
+/* The value of counter cnt of the management interface. */
+static uint64_t if_mgmt_counter(const struct pz_snmp_mgmt_if *m, enum if_counter cnt)
+{
+    switch (cnt) {
+    case CNT_IN_OCTETS:
+        return m->in_octets;
+    case CNT_IN_UCAST:
+        return m->in_ucast_pkts;
+    case CNT_IN_MCAST:
+        return m->in_mcast_pkts;
+    case CNT_IN_DISCARDS:
+        return m->in_discards;
+    case CNT_IN_ERRORS:
+        return m->in_errors;
+    case CNT_OUT_OCTETS:
+        return m->out_octets;
+    case CNT_OUT_UCAST:
+        return m->out_ucast_pkts;
+    case CNT_OUT_MCAST:
+        return m->out_mcast_pkts;
+    case CNT_OUT_DISCARDS:
+        return m->out_discards;
+    case CNT_OUT_ERRORS:
+        return m->out_errors;
+    }
+    return 0;
+}
+
+/*
+ * The value of counter cnt of a port from the PMA's 64-bit counters:
+ * octets are PortXmitData/PortRcvData (4-byte words) x 4, errors the sum of
+ * the PortCounters error counters of that direction.
+ */
+static uint64_t if_port_counter(const struct board_port_counters *c, enum if_counter cnt)
+{
+    switch (cnt) {
+    case CNT_IN_OCTETS:
+        return c->rcv_data * 4;
+    case CNT_IN_UCAST:
+        return c->unicast_rcv_pkts;
+    case CNT_IN_MCAST:
+        return c->multicast_rcv_pkts;
+    case CNT_IN_DISCARDS:
+        return c->vl15_dropped;
+    case CNT_IN_ERRORS:
+        return c->rcv_errors + c->rcv_remote_phys_errors + c->rcv_switch_relay_errors +
+               c->rcv_constraint_errors;
+    case CNT_OUT_OCTETS:
+        return c->xmit_data * 4;
+    case CNT_OUT_UCAST:
+        return c->unicast_xmit_pkts;
+    case CNT_OUT_MCAST:
+        return c->multicast_xmit_pkts;
+    case CNT_OUT_DISCARDS:
+        return c->xmit_discards;
+    case CNT_OUT_ERRORS:
+        return c->xmit_constraint_errors;
+    }
+    return 0;
+}
+
+/* Counter cnt of row ifindex (0 if unreadable). */
+static uint64_t if_counter(struct pz_snmp *s, unsigned ifindex, enum if_counter cnt)
+{
+    const struct snmp_port_snap *ps;
+
+    if (ifindex == s->num_if)
+        return if_mgmt_counter(&s->mgmt, cnt);
+    ps = snmp_port_snap(s, ifindex);
+    return ps && ps->ok_counters ? if_port_counter(&ps->c, cnt) : 0;
+}
+
+/* ifHighSpeed: the signalling rate in Mb/s (lanes x lane rate), 0 without a link. */
+static uint32_t if_high_speed(struct pz_snmp *s, unsigned ifindex)
+{
+    const struct snmp_port_snap *ps;
+
+    if (ifindex == s->num_if)
+        return 0; /* the IPoIB interface has no rate of its own */
+    ps = snmp_port_snap(s, ifindex);
+    if (!ps || !ps->ok_status || snmp_if_oper_status(s, ifindex) == IF_DOWN)
+        return 0;
+    return (uint32_t)(snmp_port_signal_kbps(&ps->st) / 1000);
+}
+
+/* ifMtu: NeighborMTU in bytes for a port, the IP MTU for the management interface. */
+static int32_t if_mtu(struct pz_snmp *s, unsigned ifindex)
+{
+    const struct snmp_port_snap *ps;
+
+    if (ifindex == s->num_if)
+        return (int32_t)s->mgmt.mtu;
+    ps = snmp_port_snap(s, ifindex);
+    if (!ps || !ps->ok_config || ps->cfg.neighbor_mtu < 1 || ps->cfg.neighbor_mtu > 5)
+        return 0;
+    return 128 << ps->cfg.neighbor_mtu;
+}
+
+/* Set var to a Counter32 (low 32 bits: wraps). */
+static void if_set_c32(netsnmp_variable_list *var, uint64_t v)
+{
+    u_long c = (u_long)(v & 0xFFFFFFFFu);
+
+    snmp_set_var_typed_value(var, ASN_COUNTER, &c, sizeof(c));
+}
+
+/* Set var to a Counter64. */
+static void if_set_c64(netsnmp_variable_list *var, uint64_t v)
+{
+    struct counter64 c = {.high = (u_long)(v >> 32), .low = (u_long)(v & 0xFFFFFFFFu)};
+
+    snmp_set_var_typed_value(var, ASN_COUNTER64, &c, sizeof(c));
+}
+
+/* Set var to an INTEGER. */
+static void if_set_int(netsnmp_variable_list *var, long v)
+{
+    snmp_set_var_typed_value(var, ASN_INTEGER, &v, sizeof(v));
+}
+
+/* Set var to a Gauge32 / TimeTicks of type. */
+static void if_set_unsigned(netsnmp_variable_list *var, u_char type, uint64_t v)
+{
+    u_long u = (u_long)(v > 0xFFFFFFFFu ? 0xFFFFFFFFu : v);
+
+    snmp_set_var_typed_value(var, type, &u, sizeof(u));
+}
+
+/* ifDescr / ifName text of a row into out. */
+static void if_names(struct pz_snmp *s, unsigned ifindex, bool descr, char *out, size_t len)
+{
+    if (ifindex == s->num_if)
+        snprintf(out, len, descr ? "portzero IPoIB management interface (port 0)" : "ib0");
+    else if (descr)
+        snprintf(out, len, "InfiniBand switch port %u", ifindex);
+    else
+        snprintf(out, len, "IB1/%u", ifindex);
+}
+
+/* Fill one ifTable column of row ifindex; returns false for no such column. */
+static bool if_table_value(struct pz_snmp *s, unsigned ifindex, unsigned col,
+                           netsnmp_variable_list *var)
+{
+    char text[80];
+    static const oid zero_dot_zero[] = {0, 0};
+
+    switch (col) {
+    case 1:
+        if_set_int(var, ifindex);
+        return true;
+    case 2:
+        if_names(s, ifindex, true, text, sizeof(text));
+        snmp_set_var_typed_value(var, ASN_OCTET_STR, text, strlen(text));
+        return true;
+    case 3:
+        if_set_int(var, IF_TYPE_INFINIBAND);
+        return true;
+    case 4:
+        if_set_int(var, if_mtu(s, ifindex));
+        return true;
+    case 5:
+        if_set_unsigned(var, ASN_GAUGE, (uint64_t)if_high_speed(s, ifindex) * 1000000u);
+        return true;
+    case 6:
+        if (ifindex == s->num_if)
+            snmp_set_var_typed_value(var, ASN_OCTET_STR, s->mgmt.hw_addr, sizeof(s->mgmt.hw_addr));
+        else
+            snmp_set_var_typed_value(var, ASN_OCTET_STR, "", 0);
+        return true;
+    case 7:
+        if_set_int(var, snmp_if_admin_status(s, ifindex));
+        return true;
+    case 8:
+        if_set_int(var, snmp_if_oper_status(s, ifindex));
+        return true;
+    case 9:
+        if_set_unsigned(var, ASN_TIMETICKS, s->if_rows[ifindex - 1].last_change);
+        return true;
+    case 10:
+    case 11:
+    case 12:
+    case 13:
+    case 14:
+        if_set_c32(var, if_counter(s, ifindex, (enum if_counter)(CNT_IN_OCTETS + col - 10)));
+        return true;
+    case 15:
+        if_set_c32(var, 0); /* ifInUnknownProtos: IB switch ports have no protocols */
+        return true;
+    case 16:
+    case 17:
+    case 18:
+    case 19:
+    case 20:
+        if_set_c32(var, if_counter(s, ifindex, (enum if_counter)(CNT_OUT_OCTETS + col - 16)));
+        return true;
+    case 21:
+        if_set_unsigned(var, ASN_GAUGE, 0);
+        return true;
+    case 22:
+        snmp_set_var_typed_value(var, ASN_OBJECT_ID, zero_dot_zero, sizeof(zero_dot_zero));
+        return true;
+    }
+    return false;
+}
+
+/* Fill one ifXTable column of row ifindex; returns false for no such column. */
+static bool if_xtable_value(struct pz_snmp *s, unsigned ifindex, unsigned col,
+                            netsnmp_variable_list *var)
+{
+    char text[80];
+    const char *alias = s->if_rows[ifindex - 1].alias;
+
+    switch (col) {
+    case 1:
+        if_names(s, ifindex, false, text, sizeof(text));
+        snmp_set_var_typed_value(var, ASN_OCTET_STR, text, strlen(text));
+        return true;
+    case 2:
+        if_set_c32(var, if_counter(s, ifindex, CNT_IN_MCAST));
+        return true;
+    case 4:
+        if_set_c32(var, if_counter(s, ifindex, CNT_OUT_MCAST));
+        return true;
+    case 3:
+    case 5:
+        if_set_c32(var, 0); /* InfiniBand has no broadcast */
+        return true;
+    case 6:
+    case 7:
+    case 8:
+        if_set_c64(var, if_counter(s, ifindex, (enum if_counter)(CNT_IN_OCTETS + col - 6)));
+        return true;
+    case 10:
+    case 11:
+    case 12:
+        if_set_c64(var, if_counter(s, ifindex, (enum if_counter)(CNT_OUT_OCTETS + col - 10)));
+        return true;
+    case 9:
+    case 13:
+        if_set_c64(var, 0);
+        return true;
+    case 14:
+        if_set_int(var, 1); /* ifLinkUpDownTrapEnable: enabled */
+        return true;
+    case 15:
+        if_set_unsigned(var, ASN_GAUGE, if_high_speed(s, ifindex));
+        return true;
+    case 16:
+        if_set_int(var, 2); /* ifPromiscuousMode: false */
+        return true;
+    case 17:
+        if_set_int(var, ifindex == s->num_if ? 2 : 1); /* ifConnectorPresent */
+        return true;
+    case 18:
+        snmp_set_var_typed_value(var, ASN_OCTET_STR, alias, strlen(alias));
+        return true;
+    case 19:
+        if_set_unsigned(var, ASN_TIMETICKS, ifindex == s->num_if ? s->mgmt_discontinuity : 0);
+        return true;
+    }
+    return false;
+}
+
+/* Iterator: the first row (ifIndex 1). */
+static netsnmp_variable_list *if_first(void **loop, void **data, netsnmp_variable_list *index,
+                                       netsnmp_iterator_info *info)
+{
+    struct pz_snmp *s = info->myvoid;
+    long ifindex = 1;
+
+    if (s->num_if < 1)
+        return NULL;
+    *loop = (void *)(uintptr_t)ifindex;
+    *data = *loop;
+    snmp_set_var_typed_value(index, ASN_INTEGER, &ifindex, sizeof(ifindex));
+    return index;
+}
+
+/* Iterator: the row after *loop, or NULL after the last. */
+static netsnmp_variable_list *if_next(void **loop, void **data, netsnmp_variable_list *index,
+                                      netsnmp_iterator_info *info)
+{
+    struct pz_snmp *s = info->myvoid;
+    long ifindex = (long)(uintptr_t)*loop + 1;
+
+    if (ifindex > (long)s->num_if)
+        return NULL;
+    *loop = (void *)(uintptr_t)ifindex;
+    *data = *loop;
+    snmp_set_var_typed_value(index, ASN_INTEGER, &ifindex, sizeof(ifindex));
+    return index;
+}
+
+/* RESERVE1 check of an ifAlias or ifAdminStatus Set; returns an SNMP error status. */
+static int if_set_check(struct pz_snmp *s, unsigned ifindex, bool xtable, unsigned col,
+                        netsnmp_variable_list *var)
+{
+    int rc;
+
+    if (xtable && col == IFX_ALIAS)
+        return netsnmp_check_vb_type_and_max_size(var, ASN_OCTET_STR, PZ_SNMP_ALIAS_MAX);
+    if (xtable || col != IF_ADMIN_STATUS)
+        return SNMP_ERR_NOTWRITABLE;
+    rc = netsnmp_check_vb_type(var, ASN_INTEGER);
+    if (rc != SNMP_ERR_NOERROR)
+        return rc;
+    if (*var->val.integer != IF_UP && *var->val.integer != IF_DOWN)
+        return *var->val.integer == IF_TESTING ? SNMP_ERR_INCONSISTENTVALUE : SNMP_ERR_WRONGVALUE;
+    /* Taking down the path this request came by, or the management interface itself. */
+    if (ifindex == s->num_if || (s->p.mgmt_port && ifindex == s->p.mgmt_port))
+        return SNMP_ERR_INCONSISTENTVALUE;
+    return SNMP_ERR_NOERROR;
+}
+
+/* COMMIT of a checked Set; returns an SNMP error status. */
+static int if_set_commit(struct pz_snmp *s, unsigned ifindex, bool xtable,
+                         netsnmp_variable_list *var)
+{
+    if (xtable) {
+        struct snmp_if_row *row = &s->if_rows[ifindex - 1];
+        size_t n = var->val_len;
+
+        memcpy(row->alias, var->val.string, n);
+        row->alias[n] = '\0';
+        snmp_store_needed(NULL);
+        return SNMP_ERR_NOERROR;
+    }
+    if (snmp_port_admin_set(s, ifindex, *var->val.integer == IF_UP) != 0)
+        return SNMP_ERR_COMMITFAILED;
+    return SNMP_ERR_NOERROR;
+}
+
+/* The handler of both tables: GET (GETNEXT/GETBULK via the iterator) and SET. */
+static int if_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
+                      netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
+{
+    struct pz_snmp *s = if_agent(reg);
+    bool xtable = netsnmp_oid_equals(reg->rootoid, reg->rootoid_len, if_xtable_oid,
+                                     OID_LENGTH(if_xtable_oid)) == 0;
+
+    (void)handler;
+    for (netsnmp_request_info *r = requests; r; r = r->next) {
+        netsnmp_table_request_info *ti = netsnmp_extract_table_info(r);
+        unsigned ifindex = (unsigned)(uintptr_t)netsnmp_extract_iterator_context(r);
+        int err = SNMP_ERR_NOERROR;
+
+        if (r->processed || !ti)
+            continue;
+        if (!ifindex || ifindex > s->num_if) {
+            if (reqinfo->mode == MODE_GET)
+                netsnmp_set_request_error(reqinfo, r, SNMP_NOSUCHINSTANCE);
+            else if (reqinfo->mode == MODE_SET_RESERVE1)
+                netsnmp_set_request_error(reqinfo, r, SNMP_ERR_NOCREATION);
+            continue;
+        }
+        switch (reqinfo->mode) {
+        case MODE_GET:
+            if (!(xtable ? if_xtable_value(s, ifindex, ti->colnum, r->requestvb)
+                         : if_table_value(s, ifindex, ti->colnum, r->requestvb)))
+                netsnmp_set_request_error(reqinfo, r, SNMP_NOSUCHOBJECT);
+            break;
+        case MODE_SET_RESERVE1:
+            err = if_set_check(s, ifindex, xtable, ti->colnum, r->requestvb);
+            break;
+        case MODE_SET_COMMIT:
+            err = if_set_commit(s, ifindex, xtable, r->requestvb);
+            break;
+        default:
+            break;
+        }
+        if (err != SNMP_ERR_NOERROR)
+            netsnmp_set_request_error(reqinfo, r, err);
+    }
+    return SNMP_ERR_NOERROR;
+}
+
+/* Register one of the two tables (columns first..last); 0 or -1. */
+static int if_register_table(struct pz_snmp *s, const char *name, const oid *root, size_t len,
+                             unsigned first, unsigned last)
+{
+    netsnmp_handler_registration *reg;
+    netsnmp_table_registration_info *ti;
+    netsnmp_iterator_info *ii;
+
+    reg = netsnmp_create_handler_registration(name, if_handler, root, len, HANDLER_CAN_RWRITE);
+    ti = SNMP_MALLOC_TYPEDEF(netsnmp_table_registration_info);
+    ii = SNMP_MALLOC_TYPEDEF(netsnmp_iterator_info);
+    if (!reg || !ti || !ii)
+        return -1;
+    reg->my_reg_void = s;
+    netsnmp_table_helper_add_indexes(ti, ASN_INTEGER, 0);
+    ti->min_column = first;
+    ti->max_column = last;
+    ii->get_first_data_point = if_first;
+    ii->get_next_data_point = if_next;
+    ii->table_reginfo = ti;
+    ii->myvoid = s;
+    return netsnmp_register_table_iterator2(reg, ii) == MIB_REGISTERED_OK ? 0 : -1;
+}
+
+/* ifNumber: the rows of ifTable. */
+static int if_number_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
+                             netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
+{
+    struct pz_snmp *s = if_agent(reg);
+
+    (void)handler;
+    if (reqinfo->mode == MODE_GET)
+        for (netsnmp_request_info *r = requests; r; r = r->next)
+            if_set_int(r->requestvb, s->num_if);
+    return SNMP_ERR_NOERROR;
+}
+
+int snmp_mib_if_register(struct pz_snmp *s)
+{
+    netsnmp_handler_registration *reg;
+
+    reg = netsnmp_create_handler_registration("ifNumber", if_number_handler, if_number_oid,
+                                              OID_LENGTH(if_number_oid), HANDLER_CAN_RONLY);
+    if (!reg)
+        return -1;
+    reg->my_reg_void = s;
+    if (netsnmp_register_scalar(reg) != MIB_REGISTERED_OK)
+        return -1;
+    if (if_register_table(s, "ifTable", if_table_oid, OID_LENGTH(if_table_oid), 1, 22) != 0)
+        return -1;
+    return if_register_table(s, "ifXTable", if_xtable_oid, OID_LENGTH(if_xtable_oid), 1, 19);
+}

@@ -1,0 +1,142 @@
+/*
+ * pz_snmp.h - the SNMP agent of the switch: net-snmp 5.9's agent library
+ * embedded as a master agent, fed datagrams by its caller.
+ *
+ * The caller owns the network (portzerod: lwIP's UDP 161 on the IPoIB
+ * address; the tests: a Linux UDP socket).  It hands every received
+ * datagram to pz_snmp_input() and transmits what the agent gives its send
+ * callback.  The agent has no thread and no socket of its own: the caller
+ * polls pz_snmp_fd() (readable when datagrams wait) and calls
+ * pz_snmp_process() when it is readable or pz_snmp_timeout_ms() has passed,
+ * on the thread that owns the switch state (the MIB handlers read the
+ * board, the SMA, the PMA and the congestion monitor directly).
+ *
+ * net-snmp keeps its state in process globals, so a process holds at most
+ * one agent at a time.
+ */
+#ifndef PZ_SNMP_H
+#define PZ_SNMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "board.h"
+
+struct sma;
+struct pma;
+struct cong_monitor;
+struct pz_snmp;
+
+/* An IPv4 UDP endpoint: address and port in host byte order. */
+struct pz_snmp_peer {
+    uint32_t addr;
+    uint16_t port;
+};
+
+/*
+ * Transmit one datagram to peer (an answer, or a notification to a sink);
+ * called from pz_snmp_process() on the caller's thread.  Returns 0 or -1.
+ */
+typedef int (*pz_snmp_send_fn)(void *arg, const struct pz_snmp_peer *to, const void *buf,
+                               size_t len);
+
+/* What the agent serves and where it keeps its files. */
+struct pz_snmp_params {
+    const char *config_file; /* snmpd.conf tokens (NULL: none: no access at all) */
+    const char *state_dir;   /* persistent state: engineBoots, users, ifAlias */
+    pz_snmp_send_fn send;
+    void *send_arg;
+    const struct board *board;
+    struct sma *sma;
+    struct pma *pma;
+    struct cong_monitor *cong; /* may be NULL: the congestion table is empty */
+    unsigned mgmt_port;        /* external port the management path uses (0: none) */
+    size_t max_message;        /* largest SNMP message (0: 8192) */
+};
+
+/*
+ * The IPoIB management interface, as the caller's IP stack sees it (one
+ * row of ifTable after the external ports).  Counters are cumulative; a
+ * counter that goes backwards marks a discontinuity.
+ */
+struct pz_snmp_mgmt_if {
+    bool up;
+    uint32_t ipv4; /* host byte order, 0: none */
+    uint32_t mtu;
+    uint8_t hw_addr[20]; /* IPoIB hardware address (QPN + GID) */
+    uint64_t in_octets;
+    uint64_t in_ucast_pkts;
+    uint64_t in_mcast_pkts;
+    uint64_t in_errors;
+    uint64_t in_discards;
+    uint64_t out_octets;
+    uint64_t out_ucast_pkts;
+    uint64_t out_mcast_pkts;
+    uint64_t out_errors;
+    uint64_t out_discards;
+};
+
+/* Switch-to-switch reachability of one peer switch (PORTZERO-MIB). */
+struct pz_snmp_reach {
+    uint16_t lid;
+    uint64_t node_guid;
+    bool reachable;
+    uint32_t rtt_us;   /* last round trip, 0: unknown */
+    uint64_t since_ns; /* board time of the last change */
+    char name[64];     /* NodeDescription */
+};
+
+/*
+ * Start the agent: read the configuration, restore the persistent state
+ * (engineBoots incremented and stored at once), register the MIBs and send
+ * coldStart to the configured sinks.  Returns NULL with a message in err.
+ */
+struct pz_snmp *pz_snmp_create(const struct pz_snmp_params *params, char *err, size_t errlen);
+
+/* Store the persistent state and shut net-snmp down (NULL is fine). */
+void pz_snmp_destroy(struct pz_snmp *s);
+
+/*
+ * Queue one datagram received from peer (any thread).  Returns 0, or
+ * -ENOBUFS (queue full: dropped, as a full socket buffer drops it),
+ * -EMSGSIZE (larger than max_message).
+ */
+int pz_snmp_input(struct pz_snmp *s, const struct pz_snmp_peer *from, const void *buf, size_t len);
+
+/* A descriptor that polls readable while datagrams wait for pz_snmp_process(). */
+int pz_snmp_fd(const struct pz_snmp *s);
+
+/*
+ * Do the agent's work: answer every queued datagram, run net-snmp's due
+ * alarms and retransmissions, and send the notifications that switch
+ * state changes call for (link up/down, hot-spot onset/clear).
+ */
+void pz_snmp_process(struct pz_snmp *s);
+
+/* Milliseconds until pz_snmp_process() has timed work (at most 1000). */
+int pz_snmp_timeout_ms(const struct pz_snmp *s);
+
+/* Replace the management interface's row (caller's thread = agent thread). */
+void pz_snmp_set_mgmt_if(struct pz_snmp *s, const struct pz_snmp_mgmt_if *mif);
+
+/*
+ * Replace the reachability table (n entries, copied); a peer whose
+ * reachable flag changed since the last call raises reachability
+ * lost/regained.  Returns 0 or -ENOMEM.
+ */
+int pz_snmp_set_reach(struct pz_snmp *s, const struct pz_snmp_reach *peers, size_t n);
+
+/* Counters of the agent itself (for the CLI and the tests). */
+struct pz_snmp_stats {
+    uint64_t datagrams_in;
+    uint64_t datagrams_dropped; /* queue full or too large */
+    uint64_t datagrams_out;
+    uint64_t send_errors;
+    uint64_t notifications;
+};
+
+/* A snapshot of the agent's counters. */
+void pz_snmp_get_stats(const struct pz_snmp *s, struct pz_snmp_stats *st);
+
+#endif /* PZ_SNMP_H */

@@ -1,0 +1,328 @@
+/*
+ * snmp_engine.c - the net-snmp agent's life: start-up with our
+ * configuration and state directory only, the work loop the caller runs,
+ * shut-down.
+ *
+ * Files net-snmp touches: the configuration file the caller names (read
+ * as an snmpd.conf, "optional config"), and <state_dir>/portzero-snmp.conf,
+ * its persistent file (engineID, engineBoots, localized usmUser lines,
+ * ifAlias values), rewritten through a temporary file in the same
+ * directory.  The default search path (/etc/snmp, /usr/share/snmp, ~/.snmp)
+ * is replaced by an empty one, SNMPCONFPATH and SNMP_PERSISTENT_FILE are
+ * dropped from the environment (they would override both) and no MIB file
+ * is loaded (MIBS empty: the agent serves numeric OIDs).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+#include <net-snmp/agent/net-snmp-agent-includes.h>
+#include <net-snmp/library/large_fd_set.h>
+
+#include "snmp_internal.h"
+#include "snmp_port.h"
+
+/*
+ * MIB modules of libnetsnmpmibs the agent uses: SNMPv2-MIB system, snmp
+ * group and sysORTable, the SNMP engine, USM, VACM, the notification
+ * and target tables (trapsess, trap2sink), setSerialNo.  Declared here
+ * because Debian's libsnmp-dev installs the modules without their headers.
+ */
+void init_system_mib(void);
+void init_sysORTable(void);
+void init_snmp_mib(void);
+void init_vacm_vars(void);
+void init_vacm_context(void);
+void init_usmUser(void);
+void init_usmStats(void);
+void init_snmpEngine(void);
+void init_snmpMPDStats(void);
+void init_snmpNotifyTable(void);
+void init_snmpNotifyFilterProfileTable(void);
+void init_snmpNotifyFilterTable(void);
+void init_snmpTargetAddrEntry(void);
+void init_snmpTargetParamsEntry(void);
+void init_target_counters(void);
+void init_setSerialNo(void);
+
+/* sysDescr and sysObjectID of portzero (PORTZERO-MIB pzProducts.1). */
+#define PZ_SNMP_SYSDESCR "portzero InfiniBand switch management agent"
+
+uint32_t snmp_uptime(void)
+{
+    return (uint32_t)netsnmp_get_agent_uptime();
+}
+
+/* Point net-snmp's files at ours only; returns 0 or -1 with err set. */
+static int snmp_engine_paths(const struct pz_snmp_params *p, char *err, size_t errlen)
+{
+    struct stat st;
+
+    if (!p->state_dir || p->state_dir[0] != '/' || stat(p->state_dir, &st) != 0 ||
+        !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "snmp: state directory '%s' is not an absolute directory",
+                 p->state_dir ? p->state_dir : "(none)");
+        return -1;
+    }
+    if (p->config_file && (strchr(p->config_file, ',') || access(p->config_file, R_OK) != 0)) {
+        snprintf(err, errlen, "snmp: cannot read config file '%s'", p->config_file);
+        return -1;
+    }
+    unsetenv("SNMPCONFPATH");
+    unsetenv("SNMP_PERSISTENT_FILE");
+    setenv("MIBS", "", 1);
+    setenv("MIBDIRS", p->state_dir, 1); /* not ~/.snmp/mibs: the agent needs no MIB file */
+    netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_CONFIGURATION_DIR, "");
+    netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_PERSISTENT_DIR, p->state_dir);
+    if (p->config_file)
+        netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_OPTIONALCONFIG, p->config_file);
+    netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DONT_LOAD_HOST_FILES, 1);
+    netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 0);
+    return 0;
+}
+
+/* The agent's role and what it must not start (kernel listeners, subagents). */
+static void snmp_engine_role(void)
+{
+    /* add_to_init_list tokenizes its argument in place. */
+    char skip[] = "-smux,agentx";
+
+    netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_ROLE, 0);
+    netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_NO_ROOT_ACCESS, 1);
+    netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_MASTER, 0);
+    netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID,
+                           NETSNMP_DS_AGENT_DONT_LOG_TCPWRAPPERS_CONNECTS, 1);
+    netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_PORTS, "none");
+    /* SNMPv1 traps' agent-addr: numeric, or net-snmp probes the kernel's interfaces. */
+    netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_TRAP_ADDR, "0.0.0.0");
+    add_to_init_list(skip);
+}
+
+/* The standard MIB modules, and sysDescr/sysObjectID unless the config sets them. */
+static void snmp_engine_modules(void)
+{
+    char line[128];
+
+    snprintf(line, sizeof(line), "sysDescr %s", PZ_SNMP_SYSDESCR);
+    netsnmp_config_remember(line);
+    snprintf(line, sizeof(line), "sysObjectID .1.3.6.1.4.1.%u.2.1", PZ_SNMP_ENTERPRISE);
+    netsnmp_config_remember(line);
+    init_system_mib();
+    init_sysORTable();
+    init_snmp_mib();
+    init_vacm_vars();
+    init_vacm_context();
+    init_usmUser();
+    init_usmStats();
+    init_snmpEngine();
+    init_snmpMPDStats();
+    init_snmpNotifyTable();
+    init_snmpNotifyFilterProfileTable();
+    init_snmpNotifyFilterTable();
+    init_snmpTargetAddrEntry();
+    init_snmpTargetParamsEntry();
+    init_target_counters();
+    init_setSerialNo();
+}
+
+/* Our own MIBs; 0 or -1 with err set. */
+static int snmp_engine_own_mibs(struct pz_snmp *s, char *err, size_t errlen)
+{
+    if (snmp_mib_if_register(s) != 0 || snmp_mib_portzero_register(s) != 0) {
+        snprintf(err, errlen, "snmp: registering the MIB handlers failed");
+        return -1;
+    }
+    snmp_persist_register(s);
+    return 0;
+}
+
+/* Allocate the instance and its per-interface rows; NULL on OOM. */
+static struct pz_snmp *snmp_engine_alloc(const struct pz_snmp_params *p)
+{
+    struct pz_snmp *s = calloc(1, sizeof(*s));
+
+    if (!s)
+        return NULL;
+    s->p = *p;
+    if (!s->p.max_message)
+        s->p.max_message = 8192;
+    s->num_ports = p->board->id->num_ports;
+    s->num_if = s->num_ports + 1;
+    s->if_rows = calloc(s->num_if, sizeof(*s->if_rows));
+    s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (!s->if_rows || s->efd < 0 || snmp_port_init(s) != 0 ||
+        pthread_mutex_init(&s->lock, NULL) != 0) {
+        if (s->efd >= 0)
+            close(s->efd);
+        free(s->snaps);
+        free(s->if_rows);
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+struct pz_snmp *pz_snmp_create(const struct pz_snmp_params *params, char *err, size_t errlen)
+{
+    struct pz_snmp *s;
+    netsnmp_transport *t;
+
+    if (!params->send || !params->board || !params->sma || !params->pma) {
+        snprintf(err, errlen, "snmp: send callback, board, SMA and PMA are required");
+        return NULL;
+    }
+    if (snmp_engine_paths(params, err, errlen) != 0)
+        return NULL;
+    s = snmp_engine_alloc(params);
+    if (!s) {
+        snprintf(err, errlen, "snmp: out of memory");
+        return NULL;
+    }
+    if (snmp_transport_register(s) != 0) {
+        snprintf(err, errlen, "snmp: an SNMP agent already runs in this process");
+        close(s->efd);
+        free(s->snaps);
+        free(s->if_rows);
+        free(s);
+        return NULL;
+    }
+    snmp_engine_role();
+    init_agent(PZ_SNMP_APP);
+    snmp_engine_modules();
+    if (snmp_engine_own_mibs(s, err, errlen) != 0)
+        goto fail;
+    init_snmp(PZ_SNMP_APP);
+    init_master_agent();
+    t = snmp_transport_open_server(s);
+    if (!t || !netsnmp_register_agent_nsap(t)) {
+        snprintf(err, errlen, "snmp: cannot register the agent transport");
+        goto fail;
+    }
+    s->server = t;
+    /* The incremented engineBoots is on disk before the first answer. */
+    snmp_store(PZ_SNMP_APP);
+    snmp_notify_scan(s, false);
+    send_easy_trap(SNMP_TRAP_COLDSTART, 0);
+    return s;
+fail:
+    pz_snmp_destroy(s);
+    return NULL;
+}
+
+void pz_snmp_destroy(struct pz_snmp *s)
+{
+    if (!s)
+        return;
+    /* snmp_shutdown stores the persistent state (the ifAlias callback included) first. */
+    snmp_shutdown(PZ_SNMP_APP);
+    shutdown_agent();
+    snmp_persist_unregister(s);
+    snmp_transport_forget(s);
+    snmp_queue_drain(s);
+    close(s->efd);
+    pthread_mutex_destroy(&s->lock);
+    free(s->reach);
+    free(s->snaps);
+    free(s->if_rows);
+    free(s);
+}
+
+/* Answer every queued datagram through net-snmp's session read. */
+static void snmp_engine_read(struct pz_snmp *s)
+{
+    netsnmp_large_fd_set fds;
+    uint64_t n;
+    unsigned pending;
+
+    if (read(s->efd, &n, sizeof(n)) < 0)
+        n = 0; /* nothing signalled: the queue may still hold datagrams */
+    netsnmp_large_fd_set_init(&fds, s->efd + 1);
+    for (;;) {
+        pthread_mutex_lock(&s->lock);
+        pending = s->count;
+        pthread_mutex_unlock(&s->lock);
+        if (!pending)
+            break;
+        snmp_port_invalidate(s); /* each request reads the ports afresh */
+        netsnmp_large_fd_clr(s->efd, &fds);
+        netsnmp_large_fd_setfd(s->efd, &fds);
+        snmp_read2(&fds);
+    }
+    netsnmp_large_fd_set_cleanup(&fds);
+}
+
+void pz_snmp_process(struct pz_snmp *s)
+{
+    snmp_engine_read(s);
+    snmp_timeout();
+    run_alarms();
+    netsnmp_check_outstanding_agent_requests();
+    snmp_notify_scan(s, true);
+    snmp_store_if_needed();
+}
+
+int pz_snmp_timeout_ms(const struct pz_snmp *s)
+{
+    struct timeval tv;
+    long ms = 1000;
+
+    (void)s;
+    /* Returns the alarm's registration number, 0 when no alarm is set. */
+    if (get_next_alarm_delay_time(&tv) != 0) {
+        long due = tv.tv_sec * 1000 + (tv.tv_usec + 999) / 1000;
+
+        if (due < ms)
+            ms = due < 0 ? 0 : due;
+    }
+    return (int)ms;
+}
+
+void pz_snmp_set_mgmt_if(struct pz_snmp *s, const struct pz_snmp_mgmt_if *mif)
+{
+    const struct pz_snmp_mgmt_if *o = &s->mgmt;
+
+    if (mif->in_octets < o->in_octets || mif->out_octets < o->out_octets ||
+        mif->in_ucast_pkts < o->in_ucast_pkts || mif->out_ucast_pkts < o->out_ucast_pkts)
+        s->mgmt_discontinuity = snmp_uptime();
+    if (mif->ipv4 != o->ipv4) {
+        char addr[16];
+
+        snprintf(addr, sizeof(addr), "%u.%u.%u.%u", mif->ipv4 >> 24, (mif->ipv4 >> 16) & 0xFF,
+                 (mif->ipv4 >> 8) & 0xFF, mif->ipv4 & 0xFF);
+        netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_TRAP_ADDR, addr);
+    }
+    s->mgmt = *mif;
+}
+
+int pz_snmp_set_reach(struct pz_snmp *s, const struct pz_snmp_reach *peers, size_t n)
+{
+    struct pz_snmp_reach *copy = NULL;
+
+    if (n) {
+        copy = calloc(n, sizeof(*copy));
+        if (!copy)
+            return -ENOMEM;
+        memcpy(copy, peers, n * sizeof(*copy));
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < s->num_reach; j++)
+            if (s->reach[j].lid == copy[i].lid && s->reach[j].reachable != copy[i].reachable)
+                snmp_notify_reach(s, &copy[i]);
+    free(s->reach);
+    s->reach = copy;
+    s->num_reach = n;
+    return 0;
+}
+
+void pz_snmp_get_stats(const struct pz_snmp *s, struct pz_snmp_stats *st)
+{
+    pthread_mutex_lock((pthread_mutex_t *)&s->lock);
+    *st = s->stats;
+    pthread_mutex_unlock((pthread_mutex_t *)&s->lock);
+}

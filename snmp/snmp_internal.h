@@ -1,0 +1,93 @@
+/*
+ * snmp_internal.h - what the files of snmp/ share: the agent instance, the
+ * transport, the MIB registrations and the notifications.
+ */
+#ifndef PZ_SNMP_INTERNAL_H
+#define PZ_SNMP_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pz_snmp.h"
+
+/* The application name: config type, persistent file <state_dir>/portzero-snmp.conf. */
+#define PZ_SNMP_APP "portzero-snmp"
+
+/* Datagrams waiting for pz_snmp_process(). */
+#define PZ_SNMP_QUEUE_LEN 64
+
+/* ifAlias: DisplayString (SIZE(0..64)), RFC 2863. */
+#define PZ_SNMP_ALIAS_MAX 64
+
+/*
+ * The private-enterprise arc of PORTZERO-MIB: a placeholder number (no IANA
+ * assignment yet), 1.3.6.1.4.1.PZ_SNMP_ENTERPRISE.
+ */
+#define PZ_SNMP_ENTERPRISE 99999
+
+/* One queued datagram. */
+struct snmp_dgram {
+    struct pz_snmp_peer from;
+    size_t len;
+    uint8_t *buf;
+};
+
+/* What the agent remembers of one ifTable row between requests. */
+struct snmp_if_row {
+    char alias[PZ_SNMP_ALIAS_MAX + 1];
+    uint8_t oper;          /* last ifOperStatus seen */
+    uint32_t last_change;  /* sysUpTime (centiseconds) of the last ifOperStatus change */
+    uint8_t hotspot_class; /* last congestion class seen (enum cong_port_class) */
+    bool hotspot_valid;    /* hotspot_class has been read once */
+};
+
+/* The agent. */
+struct pz_snmp {
+    struct pz_snmp_params p;
+    int efd; /* eventfd: readable while the queue is not empty */
+    pthread_mutex_t lock;
+    struct snmp_dgram queue[PZ_SNMP_QUEUE_LEN];
+    unsigned head, count;
+    struct pz_snmp_stats stats;
+    void *server; /* netsnmp_transport of the agent session */
+
+    unsigned num_ports;          /* external ports: ifIndex 1..num_ports */
+    unsigned num_if;             /* num_ports + 1 (the management interface) */
+    struct snmp_if_row *if_rows; /* [ifIndex - 1] */
+    struct pz_snmp_mgmt_if mgmt;
+    uint32_t mgmt_discontinuity; /* sysUpTime of the last backwards step */
+
+    struct pz_snmp_reach *reach;
+    size_t num_reach;
+
+    struct snmp_port_snap *snaps; /* [port], snmp_port.c */
+    uint64_t gen;                 /* request generation of the snapshots */
+};
+
+/* sysUpTime now, in centiseconds since the agent started. */
+uint32_t snmp_uptime(void);
+
+/* Transport (snmp_transport.c). */
+int snmp_transport_register(struct pz_snmp *s);
+void *snmp_transport_open_server(struct pz_snmp *s);
+void snmp_transport_forget(struct pz_snmp *s);
+void snmp_queue_drain(struct pz_snmp *s);
+
+/* IF-MIB (mib_if.c). */
+int snmp_mib_if_register(struct pz_snmp *s);
+unsigned snmp_if_oper_status(struct pz_snmp *s, unsigned ifindex);
+unsigned snmp_if_admin_status(struct pz_snmp *s, unsigned ifindex);
+
+/* PORTZERO-MIB (mib_portzero.c). */
+int snmp_mib_portzero_register(struct pz_snmp *s);
+
+/* ifAlias persistence (snmp_persist.c). */
+void snmp_persist_register(struct pz_snmp *s);
+void snmp_persist_unregister(struct pz_snmp *s);
+
+/* Notifications (snmp_notify.c). */
+void snmp_notify_scan(struct pz_snmp *s, bool send);
+void snmp_notify_reach(struct pz_snmp *s, const struct pz_snmp_reach *peer);
+
+#endif /* PZ_SNMP_INTERNAL_H */

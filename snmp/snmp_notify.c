@@ -1,0 +1,135 @@
+/*
+ * snmp_notify.c - the notifications switch state changes call for: IF-MIB
+ * linkDown/linkUp when a port's ifOperStatus enters or leaves down
+ * (RFC 2863 5.), PORTZERO-MIB hot-spot onset/clear when the congestion
+ * monitor moves a port into or out of the hot-spot class, reachability
+ * lost/regained.  Found by comparing the state with what the last scan
+ * saw (the monitor's event queue belongs to the agent's notice glue); sent
+ * through net-snmp's notification machinery to the configured sinks.
+ */
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+#include <net-snmp/agent/net-snmp-agent-includes.h>
+
+#include "cong_monitor.h"
+#include "snmp_oids.h"
+#include "snmp_port.h"
+
+/* IF-MIB ifOperStatus down. */
+#define IF_OPER_DOWN 2
+
+/* Append an INTEGER (or another integer type) varbind name.idx = v. */
+static void notify_add_int(netsnmp_variable_list **vars, const oid *name, size_t len, u_char type,
+                           long v)
+{
+    snmp_varlist_add_variable(vars, name, len, type, &v, sizeof(v));
+}
+
+/* Start a notification's varbind list with snmpTrapOID.0 = trap. */
+static netsnmp_variable_list *notify_start(const oid *trap, size_t len)
+{
+    static const oid trap_oid[] = {PZ_OID_SNMP_TRAP};
+    netsnmp_variable_list *vars = NULL;
+
+    snmp_varlist_add_variable(&vars, trap_oid, OID_LENGTH(trap_oid), ASN_OBJECT_ID, trap,
+                              len * sizeof(oid));
+    return vars;
+}
+
+/* Send and free a notification. */
+static void notify_send(struct pz_snmp *s, netsnmp_variable_list *vars)
+{
+    if (!vars)
+        return;
+    send_v2trap(vars);
+    snmp_free_varbind(vars);
+    s->stats.notifications++;
+}
+
+/* linkDown / linkUp of ifIndex with ifIndex, ifAdminStatus, ifOperStatus. */
+static void notify_link(struct pz_snmp *s, unsigned ifindex, bool up, unsigned admin, unsigned oper)
+{
+    static const oid down_oid[] = {PZ_OID_LINK_DOWN};
+    static const oid up_oid[] = {PZ_OID_LINK_UP};
+    oid col[] = {PZ_OID_IF_ENTRY, 1, ifindex};
+    netsnmp_variable_list *vars = notify_start(up ? up_oid : down_oid, OID_LENGTH(up_oid));
+    size_t len = OID_LENGTH(col);
+
+    notify_add_int(&vars, col, len, ASN_INTEGER, ifindex);
+    col[len - 2] = 7;
+    notify_add_int(&vars, col, len, ASN_INTEGER, admin);
+    col[len - 2] = 8;
+    notify_add_int(&vars, col, len, ASN_INTEGER, oper);
+    notify_send(s, vars);
+}
+
+/* Hot-spot onset/clear of port with its class, congestion and utilisation. */
+static void notify_hotspot(struct pz_snmp *s, unsigned port, bool onset,
+                           const struct cong_port_view *v)
+{
+    oid trap[] = {PZ_OID_NOTIFY, onset ? PZ_NOTIFY_HOTSPOT_ONSET : PZ_NOTIFY_HOTSPOT_CLEAR};
+    oid col[] = {PZ_OID_CONG_ENTRY, PZ_CONG_CLASS, port};
+    netsnmp_variable_list *vars = notify_start(trap, OID_LENGTH(trap));
+    size_t len = OID_LENGTH(col);
+
+    notify_add_int(&vars, col, len, ASN_INTEGER, v->cls);
+    col[len - 2] = PZ_CONG_TICKS;
+    notify_add_int(&vars, col, len, ASN_GAUGE,
+                   (long)(v->last.congestion > 0xFFFFFFFFu ? 0xFFFFFFFFu : v->last.congestion));
+    col[len - 2] = PZ_CONG_UTIL;
+    notify_add_int(&vars, col, len, ASN_GAUGE, v->last.util_permille);
+    notify_send(s, vars);
+}
+
+void snmp_notify_reach(struct pz_snmp *s, const struct pz_snmp_reach *peer)
+{
+    oid trap[] = {PZ_OID_NOTIFY, peer->reachable ? PZ_NOTIFY_REACH_REGAINED : PZ_NOTIFY_REACH_LOST};
+    oid col[] = {PZ_OID_REACH_ENTRY, PZ_REACH_STATUS, peer->lid};
+    netsnmp_variable_list *vars = notify_start(trap, OID_LENGTH(trap));
+
+    notify_add_int(&vars, col, OID_LENGTH(col), ASN_INTEGER, peer->reachable ? 1 : 2);
+    notify_send(s, vars);
+}
+
+/* Compare one port's ifOperStatus with the last scan; note the change, maybe notify. */
+static void notify_scan_link(struct pz_snmp *s, unsigned ifindex, bool send)
+{
+    struct snmp_if_row *row = &s->if_rows[ifindex - 1];
+    unsigned oper = snmp_if_oper_status(s, ifindex);
+    unsigned was = row->oper;
+
+    row->oper = (uint8_t)oper;
+    if (!was || was == oper)
+        return;
+    row->last_change = snmp_uptime();
+    if (!send || (oper != IF_OPER_DOWN && was != IF_OPER_DOWN))
+        return;
+    notify_link(s, ifindex, oper != IF_OPER_DOWN, snmp_if_admin_status(s, ifindex), oper);
+}
+
+/* Compare one port's congestion class with the last scan; maybe notify. */
+static void notify_scan_cong(struct pz_snmp *s, unsigned port, bool send)
+{
+    struct snmp_if_row *row = &s->if_rows[port - 1];
+    struct cong_port_view v;
+    bool was_hot, hot;
+
+    if (!s->p.cong || cong_monitor_port(s->p.cong, port, &v) != 0)
+        return;
+    was_hot = row->hotspot_valid && row->hotspot_class == CONG_PORT_HOTSPOT;
+    hot = v.cls == CONG_PORT_HOTSPOT;
+    row->hotspot_class = v.cls;
+    row->hotspot_valid = true;
+    if (send && hot != was_hot)
+        notify_hotspot(s, port, hot, &v);
+}
+
+void snmp_notify_scan(struct pz_snmp *s, bool send)
+{
+    snmp_port_invalidate(s);
+    for (unsigned i = 1; i <= s->num_if; i++) {
+        notify_scan_link(s, i, send);
+        if (i <= s->num_ports)
+            notify_scan_cong(s, i, send);
+    }
+}

@@ -1,0 +1,115 @@
+/*
+ * snmp_port.c - per-request port snapshots for the MIB handlers, and the
+ * link rate ifHighSpeed reports.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/mad.h>
+
+#include "pma.h"
+#include "sma.h"
+#include "snmp_port.h"
+
+int snmp_port_init(struct pz_snmp *s)
+{
+    s->snaps = calloc(s->num_ports + 1, sizeof(*s->snaps));
+    s->gen = 1;
+    return s->snaps ? 0 : -1;
+}
+
+void snmp_port_invalidate(struct pz_snmp *s)
+{
+    s->gen++;
+}
+
+const struct snmp_port_snap *snmp_port_snap(struct pz_snmp *s, unsigned port)
+{
+    struct snmp_port_snap *ps;
+    struct pma_counters pc;
+
+    if (port < 1 || port > s->num_ports)
+        return NULL;
+    ps = &s->snaps[port];
+    if (ps->gen == s->gen)
+        return ps;
+    memset(ps, 0, sizeof(*ps));
+    ps->gen = s->gen;
+    ps->ok_status = board_port_status(s->p.board, port, &ps->st) == 0;
+    ps->ok_config = board_port_config_get(s->p.board, port, &ps->cfg) == 0;
+    ps->ok_counters = pma_port_counters64(s->p.pma, port, &pc) == 0;
+    if (ps->ok_counters)
+        ps->c = pc.total;
+    return ps;
+}
+
+/* Lanes of a LinkWidthActive code, 0 if unknown. */
+static unsigned snmp_port_lanes(uint8_t width)
+{
+    switch (width) {
+    case 1:
+        return 1;
+    case 2:
+        return 4;
+    case 4:
+        return 8;
+    case 8:
+        return 12;
+    case 16:
+        return 2;
+    }
+    return 0;
+}
+
+uint64_t snmp_port_signal_kbps(const struct board_port_status *st)
+{
+    uint64_t lane_kbps;
+
+    switch (st->speed_ext_active) {
+    case 1:
+        lane_kbps = 14062500; /* FDR */
+        break;
+    case 2:
+        lane_kbps = 25781250; /* EDR */
+        break;
+    default:
+        switch (st->speed_active) {
+        case 1:
+            lane_kbps = 2500000; /* SDR */
+            break;
+        case 2:
+            lane_kbps = 5000000; /* DDR */
+            break;
+        case 4:
+            lane_kbps = 10000000; /* QDR */
+            break;
+        default:
+            return 0;
+        }
+    }
+    return snmp_port_lanes(st->width_active) * lane_kbps;
+}
+
+/*
+ * Take a port down (PortPhysicalState Disabled) or up (Polling) through
+ * the SMA's PortInfo Set, as ibportstate disable/enable does: the SM sees
+ * the change and Trap 128 follows.  Returns 0 or -1.
+ */
+int snmp_port_admin_set(struct pz_snmp *s, unsigned port, bool up)
+{
+    uint8_t pi[64], out[64];
+
+    if (sma_local_get(s->p.sma, 0, IB_ATTR_PORT_INFO, port, pi) != 0)
+        return -1;
+    mad_set_field(pi, 0, IB_PORT_STATE_F, BOARD_PORT_NOP);
+    mad_set_field(pi, 0, IB_PORT_PHYS_STATE_F, up ? BOARD_PHYS_POLLING : BOARD_PHYS_DISABLED);
+    mad_set_field(pi, 0, IB_PORT_LINK_DOWN_DEF_F, 0);
+    mad_set_field(pi, 0, IB_PORT_LINK_WIDTH_ENABLED_F, 0);
+    mad_set_field(pi, 0, IB_PORT_LINK_SPEED_ENABLED_F, 0);
+    mad_set_field(pi, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 0);
+    mad_set_field(pi, 0, IB_PORT_OPER_VLS_F, 0);
+    if (sma_local_set(s->p.sma, 0, IB_ATTR_PORT_INFO, port, pi, out) != 0)
+        return -1;
+    snmp_port_invalidate(s);
+    return 0;
+}

@@ -1,0 +1,251 @@
+#!/bin/bash
+# test_snmp_agent.sh - the SNMP agent library (snmp/) inside snmp_testd (a
+# 36-port in-memory switch served on 127.0.0.1), queried by the real
+# net-snmp tools.  Numeric OIDs throughout: Debian's snmp package ships no
+# IETF MIB files (they come with the non-free snmp-mibs-downloader).
+#   - SNMPv3 authPriv (SHA-256/AES) reads; noAuthNoPriv, wrong password,
+#     unknown user, wrong community get no data; usmStatsWrongDigests rises;
+#   - system group, ifNumber, ifName/ifType of every port (GETBULK walk);
+#   - octet counters = 4 x the PMA's PortXmitData; a 32-bit column wraps;
+#   - ifOperStatus of an unplugged port; ifHighSpeed 4x EDR;
+#   - ifAlias set by the rwuser, refused to the rouser and the community,
+#     kept across a restart; engineBoots +1 per restart;
+#   - ifAdminStatus down/up moves PhysState (read from the switch), the
+#     management port and interface are refused (inconsistentValue);
+#   - snmptrapd receives coldStart, linkDown/linkUp, hot-spot onset/clear;
+#   - with no configuration nothing is answered.
+# Usage: test_snmp_agent.sh SNMP_TESTD
+set -u
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
+TESTD=$(abspath "$1")
+for tool in snmpget snmpwalk snmpbulkwalk snmpbulkget snmpset snmptrapd; do
+    command -v "$tool" > /dev/null || { echo "SKIP: $tool is not installed"; exit 77; }
+done
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/pzt-snmp.XXXXXX")
+# Ports from the PID, so parallel runs do not collide.
+PORT=$((20000 + ($$ % 20000)))
+TRAP_PORT=$((PORT + 1))
+EMPTY_PORT=$((PORT + 2))
+AGENT_PID=
+TRAPD_PID=
+EMPTY_PID=
+
+snmp_cleanup() {
+    local rc=$?
+    [ -z "$AGENT_PID" ] || stop_pid "$AGENT_PID"
+    [ -z "$EMPTY_PID" ] || stop_pid "$EMPTY_PID"
+    [ -z "$TRAPD_PID" ] || stop_pid "$TRAPD_PID"
+    pzt_cleanup_work "$rc" "$WORK/agent.err" "$WORK/trapd.log"
+    checks_finish
+}
+trap snmp_cleanup EXIT
+
+# The client tools read and write nothing of the machine's or the user's.
+mkdir -p "$WORK/client/cert_indexes" "$WORK/state" "$WORK/empty-state" "$WORK/trapd/cert_indexes"
+export SNMPCONFPATH=$WORK/client SNMP_PERSISTENT_DIR=$WORK/client MIBS= MIBDIRS=$WORK/client
+
+AGENT=127.0.0.1:$PORT
+RO=(-v3 -l authPriv -u pzro -a SHA-256 -A readauthpass1 -x AES -X readprivpass1 -t 2 -r 1)
+RW=(-v3 -l authPriv -u pzadmin -a SHA-256 -A adminauthpass1 -x AES -X adminprivpass1 -t 2 -r 1)
+COM=(-v2c -c pzpublic -t 2 -r 1)
+IFX=.1.3.6.1.2.1.31.1.1.1
+IFT=.1.3.6.1.2.1.2.2.1
+PZ=.1.3.6.1.4.1.99999
+
+cat > "$WORK/agent.conf" << EOF
+createUser pzadmin SHA-256 "adminauthpass1" AES "adminprivpass1"
+createUser pzro SHA-256 "readauthpass1" AES "readprivpass1"
+rwuser pzadmin priv
+rouser pzro priv
+rocommunity pzpublic 127.0.0.1
+sysLocation lab rack 3
+sysContact ops@example.net
+sysName leaf-1
+trap2sink 127.0.0.1:$TRAP_PORT pzpublic
+EOF
+
+# snmptrapd: log every notification, numeric, one line each.
+cat > "$WORK/trapd.conf" << EOF
+disableAuthorization yes
+EOF
+SNMP_PERSISTENT_DIR=$WORK/trapd snmptrapd -f -C -c "$WORK/trapd.conf" -m '' -M "$WORK/client" \
+    -On -Lf "$WORK/trapd.log" -F '%V|%v\n' "udp:127.0.0.1:$TRAP_PORT" < /dev/null &
+TRAPD_PID=$!
+mkfifo "$WORK/ctl"
+
+start_agent() {
+    "$TESTD" --port "$PORT" --state "$WORK/state" --config "$WORK/agent.conf" --ports 36 \
+        --mgmt-port 1 --ctl "$WORK/ctl" >> "$WORK/agent.out" 2>> "$WORK/agent.err" < /dev/null &
+    AGENT_PID=$!
+    wait_lines "$WORK/agent.out" 10 '^ready$' "$1"
+}
+
+# ctl COMMAND: send a command, wait for its answer line (if it has one).
+ctl() {
+    echo "$*" > "$WORK/ctl"
+}
+ctl_ask() { # ctl_ask PREFIX COMMAND: the answer line of COMMAND
+    local before
+    before=$(grep -c "^$1 " "$WORK/agent.out")
+    ctl "$2"
+    wait_lines "$WORK/agent.out" 5 "^$1 " $((before + 1)) || return 1
+    grep "^$1 " "$WORK/agent.out" | tail -n 1
+}
+get_ro() { snmpget "${RO[@]}" -Oqv "$AGENT" "$@" 2>&1; }
+engine_boots() { get_ro .1.3.6.1.6.3.10.2.1.2.0; }
+
+wait_file "$WORK/trapd.log" 5 'NET-SNMP|snmptrapd|^' "$TRAPD_PID" || true
+check "snmp_testd serves" start_agent 1
+
+# --- access --------------------------------------------------------------
+check_eq "v3 authPriv reads sysDescr" '"portzero InfiniBand switch management agent"' \
+    "$(get_ro .1.3.6.1.2.1.1.1.0)"
+check_eq "sysObjectID is portzero's" .1.3.6.1.4.1.99999.2.1 \
+    "$(snmpget "${RO[@]}" -Oqvn "$AGENT" .1.3.6.1.2.1.1.2.0 2>&1)"
+check_eq "sysName from the config" '"leaf-1"' "$(get_ro .1.3.6.1.2.1.1.5.0)"
+check_eq "v2c read-only community reads sysLocation" '"lab rack 3"' \
+    "$(snmpget "${COM[@]}" -Oqv "$AGENT" .1.3.6.1.2.1.1.6.0 2>&1)"
+got=$(snmpget -v3 -l noAuthNoPriv -u pzro -t 1 -r 0 -Oqv "$AGENT" .1.3.6.1.2.1.1.1.0 2>&1)
+check "noAuthNoPriv against an authPriv user gets no data" \
+    bash -c "[[ '$got' != *portzero* && '$got' == *[Ee]rror* || '$got' == *Timeout* || '$got' == *authorization* ]]"
+digests0=$(get_ro .1.3.6.1.6.3.15.1.1.5.0)
+got=$(snmpget -v3 -l authPriv -u pzro -a SHA-256 -A wrongpassword -x AES -X readprivpass1 -t 1 -r 0 \
+    -Oqv "$AGENT" .1.3.6.1.2.1.1.1.0 2>&1)
+check "a wrong auth password is refused" bash -c "[[ '$got' == *[Aa]uthentication* ]]"
+digests1=$(get_ro .1.3.6.1.6.3.15.1.1.5.0)
+check "usmStatsWrongDigests rises ($digests0 -> $digests1)" test "$digests1" -gt "$digests0"
+got=$(snmpget -v3 -l authPriv -u nobody -a SHA-256 -A whateverpass -x AES -X whateverpass -t 1 -r 0 \
+    -Oqv "$AGENT" .1.3.6.1.2.1.1.1.0 2>&1)
+check "an unknown user is refused" bash -c "[[ '$got' == *[Uu]nknown\ user* ]]"
+got=$(snmpget -v2c -c wrongcommunity -t 1 -r 0 -Oqv "$AGENT" .1.3.6.1.2.1.1.1.0 2>&1)
+check "a wrong community gets no answer" bash -c "[[ '$got' == *Timeout* ]]"
+
+# --- IF-MIB ----------------------------------------------------------------
+check_eq "ifNumber = 36 ports + the management interface" 37 "$(get_ro .1.3.6.1.2.1.2.1.0)"
+snmpbulkwalk "${RO[@]}" -Cr20 -OQn "$AGENT" "$IFX.1" > "$WORK/ifname" 2>&1
+check_eq "GETBULK walk of ifName: 37 rows" 37 "$(grep -c '^\.1' "$WORK/ifname")"
+check_eq "ifName of port 5" "$IFX.1.5 = \"IB1/5\"" "$(grep "^$IFX.1.5 " "$WORK/ifname")"
+snmpwalk "${RO[@]}" -OQn "$AGENT" "$IFT.3" > "$WORK/iftype" 2>&1
+check_eq "ifType infiniband(199) on every row" 37 "$(grep -c ' = 199$' "$WORK/iftype")"
+check_eq "snmpbulkget max-repetitions 5 returns 5 varbinds" 5 \
+    "$(snmpbulkget "${RO[@]}" -Cn0 -Cr5 -OQn "$AGENT" "$IFX.1" 2>&1 | grep -c "^$IFX.1.")"
+check_eq "ifHighSpeed of an untouched port: 4x EDR = 103125 Mb/s" 103125 \
+    "$(get_ro "$IFX.15.2")"
+check_eq "ifMtu from NeighborMTU 4096" 4096 "$(get_ro "$IFT.4.2")"
+
+ctl add 3 xmit_data 1000
+ctl add 3 rcv_data 250
+sleep 0.3
+pma=$(ctl_ask pma "pma 3")
+xmit=$(echo "$pma" | awk '{ print $3 }')
+rcv=$(echo "$pma" | awk '{ print $4 }')
+check_eq "ifHCOutOctets = 4 x PortXmitData ($xmit)" $((xmit * 4)) "$(get_ro "$IFX.10.3")"
+check_eq "ifHCInOctets = 4 x PortRcvData ($rcv)" $((rcv * 4)) "$(get_ro "$IFX.6.3")"
+check_eq "ifOutOctets (32-bit) agrees below 2^32" $((xmit * 4)) "$(get_ro "$IFT.16.3")"
+ctl add 4 xmit_data $((1 << 30))
+ctl add 4 xmit_data 5
+sleep 0.3
+check_eq "ifHCOutOctets past 2^32" $(((1 << 32) + 20)) "$(get_ro "$IFX.10.4")"
+check_eq "ifOutOctets wraps modulo 2^32 (no saturation)" 20 "$(get_ro "$IFT.16.4")"
+ctl add 6 rcv_errors 7
+sleep 0.3
+check_eq "ifInErrors from PortRcvErrors" 7 "$(get_ro "$IFT.14.6")"
+
+check_eq "ifOperStatus of an Active port: up" 1 "$(get_ro "$IFT.8.7")"
+ctl unplug 7
+sleep 0.3
+check_eq "ifOperStatus of an unplugged port: down" 2 "$(get_ro "$IFT.8.7")"
+check "ifLastChange of the unplugged port moved" test "$(snmpget "${RO[@]}" -Oqvt "$AGENT" "$IFT.9.7")" -gt 0
+ctl plug 7
+sleep 0.3
+check_eq "ifOperStatus after re-plugging: up" 1 "$(get_ro "$IFT.8.7")"
+
+# --- PORTZERO-MIB ---------------------------------------------------------
+ctl add 8 symbol_errors 11
+ctl add 8 xmit_wait 1234
+sleep 0.3
+check_eq "pzIbPortSymbolErrors of port 8" 11 "$(get_ro "$PZ.1.2.1.12.8")"
+check_eq "pzIbPortXmitWait of port 8" 1234 "$(get_ro "$PZ.1.2.1.24.8")"
+check_eq "pzIbPortState of port 8: active(4)" 4 "$(get_ro "$PZ.1.2.1.8.8")"
+check_eq "pzIbPortPhysState of port 8: linkUp(5)" 5 "$(get_ro "$PZ.1.2.1.9.8")"
+snmpbulkwalk "${RO[@]}" -Cr30 -OQn "$AGENT" "$PZ.1.3.1.2" > "$WORK/cong" 2>&1
+check_eq "pzCongTable has a class for each of the 36 ports" 36 "$(grep -c "^$PZ.1.3.1.2." "$WORK/cong")"
+check_eq "pzNodeGuid" "00 02 C9 03 00 00 12 34" \
+    "$(snmpget "${RO[@]}" -Oqvx "$AGENT" "$PZ.1.1.3.0" 2>&1 | tr -d '"' | sed 's/ *$//')"
+snmpset "${RW[@]}" "$AGENT" "$PZ.1.4.2.0" u 150000 > /dev/null 2>&1
+check_eq "pzCongThreshold is writable" 150000 "$(get_ro "$PZ.1.4.2.0")"
+got=$(snmpset "${RW[@]}" "$AGENT" "$PZ.1.4.1.0" u 5 2>&1)
+check "a monitor interval below 100 ms is wrongValue" bash -c "[[ '$got' == *wrongValue* ]]"
+snmpset "${RW[@]}" "$AGENT" "$PZ.1.4.2.0" u 100000 > /dev/null 2>&1
+ctl reach 42 1
+sleep 0.2
+check_eq "pzReachTable row of LID 42 reachable(1)" 1 "$(get_ro "$PZ.1.5.1.4.42")"
+ctl reach 42 0
+check "snmptrapd received reachability lost of LID 42" \
+    wait_file "$WORK/trapd.log" 5 "$PZ\\.0\\.3\\|.*$PZ\\.1\\.5\\.1\\.4\\.42 = INTEGER: 2"
+
+# --- sets ----------------------------------------------------------------
+got=$(snmpset "${RO[@]}" "$AGENT" "$IFX.18.2" s "not allowed" 2>&1)
+check "the rouser cannot set ifAlias" bash -c "[[ '$got' == *noAccess* || '$got' == *notWritable* || '$got' == *authorization* ]]"
+got=$(snmpset "${COM[@]}" "$AGENT" "$IFX.18.2" s "not allowed" 2>&1)
+check "the read-only community cannot set ifAlias" bash -c "[[ '$got' == *noAccess* || '$got' == *notWritable* || '$got' == *authorization* ]]"
+snmpset "${RW[@]}" "$AGENT" "$IFX.18.2" s "uplink to spine-1" > /dev/null 2>&1
+check_eq "the rwuser sets ifAlias" '"uplink to spine-1"' "$(get_ro "$IFX.18.2")"
+got=$(snmpset "${RW[@]}" "$AGENT" "$IFX.18.2" s "$(printf 'x%.0s' {1..65})" 2>&1)
+check "a 65-byte ifAlias is refused (wrongLength)" bash -c "[[ '$got' == *wrongLength* ]]"
+got=$(snmpset "${RW[@]}" "$AGENT" "$IFX.1.2" s "IB9/9" 2>&1)
+check "ifName is not writable" bash -c "[[ '$got' == *notWritable* ]]"
+
+snmpset "${RW[@]}" "$AGENT" "$IFT.7.5" i 2 > /dev/null 2>&1
+check_eq "ifAdminStatus down disables port 5 (PhysState 3 in the switch)" "state 5 1 3" \
+    "$(ctl_ask state "state 5")"
+check_eq "ifAdminStatus reads down" 2 "$(get_ro "$IFT.7.5")"
+check_eq "ifOperStatus of the disabled port: down" 2 "$(get_ro "$IFT.8.5")"
+snmpset "${RW[@]}" "$AGENT" "$IFT.7.5" i 1 > /dev/null 2>&1
+check "ifAdminStatus up re-enables port 5 (PhysState no longer Disabled)" \
+    bash -c "[[ '$(ctl_ask state "state 5")' != 'state 5 1 3' ]]"
+got=$(snmpset "${RW[@]}" "$AGENT" "$IFT.7.1" i 2 2>&1)
+check "ifAdminStatus down on the management port: inconsistentValue" \
+    bash -c "[[ '$got' == *inconsistentValue* ]]"
+check_eq "the management port stays enabled" "state 1 4 5" "$(ctl_ask state "state 1")"
+got=$(snmpset "${RW[@]}" "$AGENT" "$IFT.7.37" i 2 2>&1)
+check "ifAdminStatus down on the IPoIB interface: inconsistentValue" \
+    bash -c "[[ '$got' == *inconsistentValue* ]]"
+
+# --- traps ----------------------------------------------------------------
+check "snmptrapd received coldStart" wait_file "$WORK/trapd.log" 5 '\.1\.3\.6\.1\.6\.3\.1\.1\.5\.1'
+check "snmptrapd received linkDown of port 7" \
+    wait_file "$WORK/trapd.log" 5 '\.1\.3\.6\.1\.6\.3\.1\.1\.5\.3.*2\.2\.1\.1\.7 = INTEGER: 7'
+check "snmptrapd received linkUp of port 7" \
+    wait_file "$WORK/trapd.log" 5 '\.1\.3\.6\.1\.6\.3\.1\.1\.5\.4.*2\.2\.1\.1\.7 = INTEGER: 7'
+for _ in 1 2 3 4 5 6; do
+    ctl add 9 xmit_wait 2000000
+    sleep 0.1
+done
+check "snmptrapd received hot-spot onset of port 9 (class hotSpot)" \
+    wait_file "$WORK/trapd.log" 5 "$PZ\\.0\\.1\\|.*$PZ\\.1\\.3\\.1\\.2\\.9 = INTEGER: 1"
+check "snmptrapd received hot-spot clear of port 9" \
+    wait_file "$WORK/trapd.log" 10 "$PZ\\.0\\.2\\|.*$PZ\\.1\\.3\\.1\\.2\\.9 = INTEGER: 0"
+
+# --- restart: persistence ----------------------------------------------------
+boots=$(engine_boots)
+stop_pid "$AGENT_PID"
+check_eq "snmp_testd exits 0 on SIGTERM" 0 "$STOP_RC"
+AGENT_PID=
+check "snmp_testd serves again" start_agent 2
+check_eq "engineBoots incremented across the restart" $((boots + 1)) "$(engine_boots)"
+check_eq "ifAlias kept across the restart" '"uplink to spine-1"' "$(get_ro "$IFX.18.2")"
+check "the state directory holds only net-snmp's persistent file and cert index" \
+    bash -c "[ \"\$(ls '$WORK/state' | tr '\n' ' ')\" = 'cert_indexes portzero-snmp.conf ' ]"
+
+# --- no configuration: no access -----------------------------------------------
+"$TESTD" --port "$EMPTY_PORT" --state "$WORK/empty-state" --ports 4 > "$WORK/empty.out" \
+    2> "$WORK/empty.err" < /dev/null &
+EMPTY_PID=$!
+check "an agent without configuration starts" wait_file "$WORK/empty.out" 10 '^ready$' "$EMPTY_PID"
+got=$(snmpget -v2c -c public -t 1 -r 0 -Oqv "127.0.0.1:$EMPTY_PORT" .1.3.6.1.2.1.1.1.0 2>&1)
+check "no community unless configured (public: no answer)" bash -c "[[ '$got' == *Timeout* ]]"
+got=$(snmpget "${RO[@]}" -Oqv "127.0.0.1:$EMPTY_PORT" .1.3.6.1.2.1.1.1.0 2>&1)
+check "no user unless configured" bash -c "[[ '$got' != *portzero* ]]"
