@@ -18,7 +18,7 @@ TESTD=$1
 # shellcheck source=ssh_lib.sh
 . "$(dirname "$0")/ssh_lib.sh"
 ssh_require ssh ssh-keygen ssh-keyscan python3 mkpasswd
-RAW="python3 $(dirname "$(abspath "$0")")/ssh_rawclient.py"
+RAW=$(dirname "$(abspath "$0")")/ssh_rawclient.py
 WORK=$(mktemp -d /tmp/pz_ssh_abuse.XXXXXX)
 trap ssh_finish EXIT
 cd "$WORK"
@@ -32,7 +32,7 @@ LPORT=$PORT
 ssh_keyscan
 
 while read -r scenario want; do
-    got=$(timeout 20 $RAW "$PORT" "$scenario" 2>&1) || true
+    got=$(timeout 20 python3 "$RAW" "$PORT" "$scenario" 2>&1) || true
     check_eq "raw client: $scenario -> $want" "$want" "$got"
 done << 'EOF2'
 badversion disconnect 8
@@ -55,7 +55,7 @@ only_ssh_rsa disconnect 3
 only_dh_group disconnect 3
 EOF2
 start=$SECONDS
-got=$(timeout 20 $RAW "$PORT" grace) || true
+got=$(timeout 20 python3 "$RAW" "$PORT" grace) || true
 check_eq "silent client: disconnected at the login grace time (BY_APPLICATION)" "disconnect 11" "$got"
 check "grace time: within 5 s" test $((SECONDS - start)) -le 5
 
