@@ -7,6 +7,7 @@
  * and parsed by mbedtls_pk.  Both are readable by `openssl pkey`.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -165,6 +166,14 @@ static int ecdsa_load(struct ssh_hostkey *hk, const char *path, ssh_rng_fn rng, 
     return rc == 0 ? ecdsa_blob(hk) : -1;
 }
 
+/* False if the file exists with group or other permissions (as sshd refuses them). */
+static bool private_mode_ok(const char *path)
+{
+    struct stat st;
+
+    return stat(path, &st) != 0 || (st.st_mode & 077) == 0;
+}
+
 /* Loads or generates the host key for alg in dir; 0 on success. */
 int ssh_hostkey_load(struct ssh_hostkey *hk, const char *alg, const char *dir, ssh_rng_fn rng,
                      void *rng_ctx, char *err, size_t errlen)
@@ -181,6 +190,10 @@ int ssh_hostkey_load(struct ssh_hostkey *hk, const char *alg, const char *dir, s
         return -1;
     }
     snprintf(path, sizeof(path), "%s/%s", dir, ed ? "ssh_host_ed25519_key" : "ssh_host_ecdsa_key");
+    if (!private_mode_ok(path)) {
+        snprintf(err, errlen, "host key %s: readable by group or others (want mode 0600)", path);
+        return -1;
+    }
     rc = ed ? ed25519_load(hk, path, rng, rng_ctx) : ecdsa_load(hk, path, rng, rng_ctx);
     if (rc == 0 && ed)
         ed25519_blob(hk);

@@ -186,9 +186,16 @@ ssh_keyscan
 FP2=$(ssh-keygen -lf known_hosts | awk '{print $2}' | sort)
 check_eq "host key fingerprints stable across restarts" "$FP1" "$FP2"
 
-# Server-initiated re-keying after 1 s (time limit).
+# A host key file readable by others is refused (as sshd refuses it).
 stop_pid "$PID"
 PIDS=()
+chmod 644 main2.state/ssh_host_ecdsa_key
+rc=0
+timeout 10 "$TESTD" --state "$WORK/main2.state" > /dev/null 2> perm.err || rc=$?
+check "host key with mode 644 refused at start" \
+    bash -c "[ $rc != 0 ] && grep -q 'readable by group or others' perm.err"
+
+# Server-initiated re-keying after 1 s (time limit).
 ssh_start rekeyt --admin-keys "$WORK/admin_keys" --rekey-ms 1000
 ssh_keyscan
 out=$( (sleep 4.5; echo late) | sshc -i admin_ed25519 admin@127.0.0.1 cat) || true
