@@ -23,6 +23,7 @@ PACKAGES=(
     libibumad-dev libibumad3
     libcmocka-dev libcmocka0
     liblwip-dev liblwip0
+    libmbedtls-dev libmbedcrypto7 libsodium-dev libsodium23 libcrypt-dev libcrypt1
 )
 
 # Provided by the cross toolchain (or not wanted in a sysroot): never unpacked,

@@ -1,0 +1,66 @@
+# shellcheck shell=bash
+# ssh_lib.sh - what the tests of tests/ssh/ share, on top of tests/lib.sh:
+#
+#   ssh_require TOOL...            exit 77 (skip) when a tool is missing
+#   ssh_start NAME ARGS...         ssh_testd (path in $TESTD) on an ephemeral
+#                                  port with state in $WORK/NAME.state; sets
+#                                  PORT and PID (also appended to PIDS); log
+#                                  $WORK/NAME.log
+#   sshc [ssh options] DEST CMD... the OpenSSH client with no user config
+#                                  (-F /dev/null), the test's known_hosts
+#                                  ($WORK/known_hosts, from ssh-keyscan),
+#                                  strict host key checking, BatchMode, port
+#                                  $PORT
+#   ssh_keyscan                    refreshes $WORK/known_hosts for $PORT
+#   ssh_finish                     stops PIDS, cleans up, exits with the checks
+# shellcheck source=../lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+PIDS=()
+
+ssh_require() {
+    local tool
+    for tool in "$@"; do
+        if ! command -v "$tool" > /dev/null; then
+            echo "SKIP: $tool is not installed"
+            exit 77
+        fi
+    done
+}
+
+ssh_start() {
+    local name=$1
+    shift
+    "$TESTD" --state "$WORK/$name.state" "$@" > "$WORK/$name.out" 2> "$WORK/$name.log" &
+    PID=$!
+    PIDS+=("$PID")
+    if ! wait_file "$WORK/$name.out" 20 '^listening [0-9]+' "$PID"; then
+        echo "FAIL ssh_testd $name did not start"
+        cat "$WORK/$name.log"
+        return 1
+    fi
+    PORT=$(awk '/^listening/ { print $2 }' "$WORK/$name.out")
+}
+
+ssh_keyscan() {
+    ssh-keyscan -p "$PORT" -t ed25519,ecdsa 127.0.0.1 > "$WORK/known_hosts" 2> /dev/null
+}
+
+sshc() {
+    timeout 60 ssh -F /dev/null -o UserKnownHostsFile="$WORK/known_hosts" \
+        -o StrictHostKeyChecking=yes -o BatchMode=yes -o IdentitiesOnly=yes \
+        -o ConnectTimeout=10 -p "$PORT" "$@"
+}
+
+# shellcheck disable=SC2317 # called through trap
+ssh_finish() {
+    local rc=$?
+    [ ${#PIDS[@]} -eq 0 ] || stop_pid "${PIDS[@]}"
+    pzt_cleanup_work "$rc" "$WORK"/*.log
+    if [ "$rc" = 0 ] && [ "$failures" = 0 ]; then
+        echo "$passes passed, $failures failed"
+        exit 0
+    fi
+    echo "$passes passed, $failures failed"
+    exit 1
+}
