@@ -36,6 +36,22 @@ static const struct cli_command cli_table[] = {
      "ICMP echo from the switch's IP stack",
      true,
      cli_cmd_ping},
+    {{"show", "iperf", NULL},
+     "",
+     "the iperf server: on/off, counters, recent tests",
+     true,
+     cli_cmd_show_iperf},
+    {{"iperf", NULL},
+     "-c ADDRESS [-u] [-b RATE] [-t S] [-P N] [-l LEN] [-i S]",
+     "iperf 2 client test from the switch",
+     false,
+     cli_cmd_iperf},
+    {{"iperf", "server", NULL}, "on|off", "the iperf 2 server on port 5001", false, cli_cmd_iperf},
+    {{"traffic", "matrix", NULL},
+     "RATE SECONDS ADDRESS...",
+     "UDP at RATE to every peer at once; each peer's report",
+     false,
+     cli_cmd_traffic_matrix},
 };
 
 #define CLI_NCOMMANDS (sizeof(cli_table) / sizeof(cli_table[0]))
