@@ -38,6 +38,8 @@ int cli_cmd_ping(const struct cli_env *env, const struct cli_args *a, const stru
 
 int cli_cmd_iperf(const struct cli_env *env, const struct cli_args *a, const struct cli_out *out,
                   struct cli_job **job);
+int cli_cmd_iperf_server(const struct cli_env *env, const struct cli_args *a,
+                         const struct cli_out *out, struct cli_job **job);
 int cli_cmd_traffic_matrix(const struct cli_env *env, const struct cli_args *a,
                            const struct cli_out *out, struct cli_job **job);
 int cli_cmd_show_iperf(const struct cli_env *env, const struct cli_args *a,

@@ -282,7 +282,7 @@ static int cli_iperf_launch(const struct cli_env *env, struct cli_iperf_job *j,
     return CLI_RUNNING;
 }
 
-/* `iperf server on|off`, `iperf -s on|off`. */
+/* `iperf server on|off` (argument: on or off), `iperf -s on|off` (through cli_cmd_iperf). */
 static int cli_iperf_server_switch(const struct cli_env *env, const char *word,
                                    const struct cli_out *out)
 {
@@ -348,8 +348,8 @@ int cli_cmd_iperf(const struct cli_env *env, const struct cli_args *a, const str
         cli_printf(out, "%% no IP plane (ip_address is not configured)\n");
         return CLI_FAILED;
     }
-    if (a->argc && (!strcmp(a->argv[0], "server") || !strcmp(a->argv[0], "-s")))
-        return cli_iperf_server_switch(env, a->argc > 1 ? a->argv[1] : NULL, out);
+    if (a->argc && !strcmp(a->argv[0], "-s"))
+        return cli_iperf_server_switch(env, a->argc == 2 ? a->argv[1] : NULL, out);
     j = calloc(1, sizeof(*j));
     if (!j)
         return CLI_FAILED;
@@ -377,6 +377,17 @@ int cli_cmd_iperf(const struct cli_env *env, const struct cli_args *a, const str
                    iperf_format_rate(rate, r, sizeof(r)));
     cli_printf(out, "------------------------------------------------------------\n");
     return cli_iperf_launch(env, j, out, job);
+}
+
+int cli_cmd_iperf_server(const struct cli_env *env, const struct cli_args *a,
+                         const struct cli_out *out, struct cli_job **job)
+{
+    (void)job;
+    if (!env->plane) {
+        cli_printf(out, "%% no IP plane (ip_address is not configured)\n");
+        return CLI_FAILED;
+    }
+    return cli_iperf_server_switch(env, a->argc == 1 ? a->argv[0] : NULL, out);
 }
 
 int cli_cmd_traffic_matrix(const struct cli_env *env, const struct cli_args *a,
@@ -486,6 +497,14 @@ int cli_cmd_traffic_matrix(const struct cli_env *env, const struct cli_args *a,
 
 int cli_cmd_show_iperf(const struct cli_env *env, const struct cli_args *a,
                        const struct cli_out *out, struct cli_job **job)
+{
+    (void)env;
+    (void)a;
+    return cli_iperf_none(out, job);
+}
+
+int cli_cmd_iperf_server(const struct cli_env *env, const struct cli_args *a,
+                         const struct cli_out *out, struct cli_job **job)
 {
     (void)env;
     (void)a;

@@ -181,8 +181,11 @@ static err_t server_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 
 /* --- UDP --- */
 
-/* Record a UDP test that ended or went silent and free its slot. */
-static void udp_test_retire(struct iperf_server *s, struct udp_test *u)
+/*
+ * Record a UDP test: one that ended (at its first final datagram), or one
+ * that went silent (when it is retired).
+ */
+static void udp_test_record(struct iperf_server *s, const struct udp_test *u)
 {
     struct iperf_server_test rec = {
         .peer = server_ip4(&u->addr),
@@ -200,6 +203,13 @@ static void udp_test_retire(struct iperf_server *s, struct udp_test *u)
     if (!u->ended && rec.datagrams > u->received)
         rec.lost = rec.datagrams - u->received;
     server_remember(s, &rec);
+}
+
+/* Free a UDP session's slot, recording it first if it went silent. */
+static void udp_test_retire(struct iperf_server *s, struct udp_test *u)
+{
+    if (!u->ended)
+        udp_test_record(s, u);
     memset(u, 0, sizeof(*u));
 }
 
@@ -316,8 +326,10 @@ static void server_udp_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, cons
     s->stats.udp_datagrams++;
     s->stats.udp_bytes += p->tot_len;
     if (h.seq < 0) {
-        if (!u->ended)
+        if (!u->ended) {
             udp_test_end(u, &h, p->tot_len, now);
+            udp_test_record(s, u);
+        }
         udp_test_report(s, pcb, u);
     } else if (!u->ended) {
         udp_test_count(u, &h, p->tot_len, now);
