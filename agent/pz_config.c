@@ -105,6 +105,10 @@ static const struct pz_config_key pz_config_table[] = {
            .help = "default gateway; empty = none (only the subnet is reached)"),
     PZ_KEY(ipoib_pkey, .type = PZ_CONFIG_HEX, .min = 1, .max = 0xFFFF, .width = 4, .def = 0xFFFF,
            .help = "the IPoIB partition (its broadcast group); the full-member bit is implied"),
+    /* On by default, like the echo service on port 7: a receive-only sink with
+     * bounded sessions, and what `iperf -c SWITCH` and the traffic matrix need. */
+    PZ_KEY(iperf_server, .type = PZ_CONFIG_CHOICE, .choices = pz_config_on_off, .def = 1,
+           .help = "the iperf 2 server (TCP and UDP port 5001) on the IP plane"),
     PZ_KEY(ctl_socket, .type = PZ_CONFIG_PATH, .def_text = "",
            .help = "the control socket pz-cli talks to (unix stream); empty = none"),
     PZ_KEY(state_dir, .type = PZ_CONFIG_PATH, .def_text = "/var/lib/portzero",

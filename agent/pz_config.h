@@ -49,6 +49,7 @@ struct pz_config {
     struct pz_config_ipv4 ip_address; /* the switch's address and prefix; empty = no IP plane */
     struct pz_config_ipv4 ip_gateway; /* default gateway; empty = none */
     unsigned ipoib_pkey;              /* the IPoIB partition (membership bit ignored) */
+    bool iperf_server;                /* the iperf 2 server on port 5001 (traffic/) */
     char ctl_socket[108];             /* the control socket (pz-cli); empty = none */
     char state_dir[128];              /* persistent state: SNMP engine and users, SSH host keys */
     bool snmp;                        /* snmp = on|off; on serves UDP 161 when snmp_config is set */

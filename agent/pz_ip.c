@@ -216,6 +216,7 @@ static int pz_ip_open(struct pz_ip *ip, const struct pz_config *cfg, char *err, 
         .qpn = qpn,
         .tid_tag = (uint8_t)(PZ_IP_TID_TAG >> 24),
         .echo = true,
+        .iperf_server = cfg->iperf_server,
     };
     ip->plane = pz_ipplane_create(&pcfg, &pz_ip_ops, ip, err, errlen);
     if (!ip->plane)

@@ -10,8 +10,9 @@
 #           ipoib endpoint + lwIP + echo) on an emulated node (lwip_host);
 #   agent:  Linux -> portzerod serving a switch (pzfabric --agent): the same
 #           plane on the switch's port 0 with the SMA/PMA in the same loop;
-#   s2s:    portzerod -> portzerod, switch to switch (ICMP only: the TCP
-#           generator in the agent is the traffic issue's);
+#   s2s:    portzerod -> portzerod, switch to switch: ICMP, and TCP through
+#           the agents' iperf (`pz-cli iperf -c` on sw1 to sw2's iperf
+#           server, 5 s, one stream and 4 streams: the client's summary);
 #   hosts:  Linux -> Linux, two pz-iphost namespaces (ipoib/ on both ends);
 #   veth:   Linux -> Linux over a veth pair between two namespaces.
 # Measured: ICMP RTT (ping, 200 x 56 bytes, 10 ms apart: median of the
@@ -145,8 +146,18 @@ s2s_rtt() {
         sed -n 's/.*time=\([0-9.]*\) ms/\1/p' | sort -g |
         awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'
 }
+# s2s_iperf STREAMS: MB/s of SW_1's iperf client to SW_2's server over 5 s
+# (the summary's rate: the [SUM] line with several streams).
+s2s_iperf() {
+    "$BIN/pz-cli" -s "$WORK/sw1/ctl" -t 60 iperf -c 10.79.0.22 -t 5 -P "$1" 2> /dev/null |
+        awk -v p="$1" '/ sec / && (p == 1 || $1 == "[SUM]") { v = $(NF - 1); u = $NF }
+            END { m = 1; if (u ~ /^K/) m = 1e3; if (u ~ /^M/) m = 1e6; if (u ~ /^G/) m = 1e9;
+                  if (u == "") print "nan"; else printf "%.1f\n", v * m / 8 / 1e6 }'
+}
 rtt_agent=$(rtt "$NSA" 10.79.0.21)
 rtt_s2s=$(s2s_rtt)
+tp_s2s=$(s2s_iperf 1)
+tp_s2s4=$(s2s_iperf 4)
 tp_agent=$(echo_mbs "$NSA" 10.79.0.21 7)
 rtt_plane=$(rtt "$NSA" 10.79.0.7)
 rtt_hosts=$(rtt "$NSA" 10.79.0.5)
@@ -162,10 +173,13 @@ printf '%-34s %10s %10s %14s %14s\n' "Linux -> IP plane (lwIP)" "$rtt_plane" "$t
     "$(ratio "$rtt_plane" "$rtt_veth")" "$(ratio "$tp_plane" "$tp_veth")"
 printf '%-34s %10s %10s %14s %14s\n' "Linux -> portzerod ($SW_1)" "$rtt_agent" "$tp_agent" \
     "$(ratio "$rtt_agent" "$rtt_veth")" "$(ratio "$tp_agent" "$tp_veth")"
-printf '%-34s %10s %10s %14s %14s\n' "portzerod -> portzerod ($SW_1->$SW_2)" "$rtt_s2s" "-" \
-    "$(ratio "$rtt_s2s" "$rtt_veth")" "-"
+printf '%-34s %10s %10s %14s %14s\n' "portzerod -> portzerod ($SW_1->$SW_2)" "$rtt_s2s" "$tp_s2s" \
+    "$(ratio "$rtt_s2s" "$rtt_veth")" "$(ratio "$tp_s2s" "$tp_veth")"
+printf '%-34s %10s %10s %14s %14s\n' "  ... iperf TCP, 4 streams" "-" "$tp_s2s4" "-" \
+    "$(ratio "$tp_s2s4" "$tp_veth")"
 printf '%-34s %10s %10s %14s %14s\n' "Linux -> Linux (pz-iphost x2)" "$rtt_hosts" "$tp_hosts" \
     "$(ratio "$rtt_hosts" "$rtt_veth")" "$(ratio "$tp_hosts" "$tp_veth")"
 printf '%-34s %10s %10s %14s %14s\n' "Linux -> Linux (veth, reference)" "$rtt_veth" "$tp_veth" 1.00 1.00
 echo "IP plane vs Sun DCS 36 port 0 (~25 MB/s, sFtree paper): $(ratio "$tp_plane" 25)x; goal >= 100 MB/s: $(awk -v t="$tp_plane" 'BEGIN { print (t + 0 >= 100) ? "met" : "not met" }')"
+echo "switch to switch (agents' iperf TCP) vs Sun DCS 36 port 0 (~25 MB/s): $(ratio "$tp_s2s" 25)x (1 stream), $(ratio "$tp_s2s4" 25)x (4 streams); goal >= 100 MB/s: $(awk -v t="$tp_s2s" 'BEGIN { print (t + 0 >= 100) ? "met" : "not met" }')"
 echo "portzerod's plane vs Sun DCS 36 port 0: $(ratio "$tp_agent" 25)x; vs the bare plane (lwip_host): $(ratio "$tp_agent" "$tp_plane")x"

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 
 #include "ip_echo.h"
+#include "iperf_server.h"
+#include "iperf_wire.h"
 #include "pz_netif.h"
 
 struct pz_ipplane {
@@ -17,6 +19,7 @@ struct pz_ipplane {
     struct ipoib *ep;
     struct pz_netif *netif;
     struct ip_echo *echo;
+    struct iperf_server *iperf;
 };
 
 /* ipoib -> owner: datagrams. */
@@ -107,6 +110,10 @@ struct pz_ipplane *pz_ipplane_create(const struct pz_ipplane_config *cfg,
         snprintf(err, errlen, "cannot start the echo service on port %d", IP_ECHO_PORT);
         goto fail;
     }
+    if (cfg->iperf_server && pz_ipplane_iperf_server(p, true)) {
+        snprintf(err, errlen, "cannot start the iperf server on port %d", IPERF_PORT);
+        goto fail;
+    }
     return p;
 fail:
     pz_ipplane_destroy(p);
@@ -150,10 +157,27 @@ struct ipoib *pz_ipplane_endpoint(const struct pz_ipplane *p)
     return p->ep;
 }
 
+int pz_ipplane_iperf_server(struct pz_ipplane *p, bool on)
+{
+    if (on && !p->iperf)
+        p->iperf = iperf_server_start(0);
+    else if (!on && p->iperf) {
+        iperf_server_stop(p->iperf);
+        p->iperf = NULL;
+    }
+    return on && !p->iperf ? -1 : 0;
+}
+
+struct iperf_server *pz_ipplane_iperf(const struct pz_ipplane *p)
+{
+    return p->iperf;
+}
+
 void pz_ipplane_destroy(struct pz_ipplane *p)
 {
     if (!p)
         return;
+    iperf_server_stop(p->iperf);
     ip_echo_stop(p->echo);
     pz_netif_destroy(p->netif);
     ipoib_destroy(p->ep);

@@ -16,6 +16,8 @@
 #include "board.h"
 #include "ipoib.h"
 
+struct iperf_server;
+
 /* Settings. */
 struct pz_ipplane_config {
     uint32_t addr, netmask, gateway; /* host order; gateway 0 = none */
@@ -23,6 +25,7 @@ struct pz_ipplane_config {
     uint32_t qpn;                    /* the UD QP the endpoint uses */
     uint8_t tid_tag;                 /* tags its SA TIDs (ipoib_config.tid_tag) */
     bool echo;                       /* TCP/UDP echo on port 7 */
+    bool iperf_server;               /* the iperf 2 server on port 5001 */
 };
 
 /* What the owner provides (called on the owner's thread). */
@@ -54,6 +57,16 @@ uint64_t pz_ipplane_next_deadline(const struct pz_ipplane *p);
 
 /* The endpoint, for state and counters. */
 struct ipoib *pz_ipplane_endpoint(const struct pz_ipplane *p);
+
+/*
+ * Start (on) or stop (off) the iperf server on port 5001; a no-op when it
+ * already is so.  Returns 0, or -1 when it cannot start (port taken, no
+ * memory).
+ */
+int pz_ipplane_iperf_server(struct pz_ipplane *p, bool on);
+
+/* The running iperf server (counters, recent tests), or NULL when off. */
+struct iperf_server *pz_ipplane_iperf(const struct pz_ipplane *p);
 
 /* Stop the services, remove the interface, free. */
 void pz_ipplane_destroy(struct pz_ipplane *p);

@@ -175,6 +175,8 @@ if [ "$(id -u)" = 0 ] && [ -e /dev/net/tun ]; then
     "$BIN/pz-cli" -s "$WORK/leafagent/ctl" ping 10.60.0.1 count 3 interval 200 | sed 's/^/   /'
     ip netns exec "pzdemo$$-b" timeout 30 socat -t 10 - TCP:10.60.0.1:7 < blob > echoed
     echo "   8 MiB through spine-1's TCP echo service: sent $(sha256sum < blob | cut -c1-16), back $(sha256sum < echoed | cut -c1-16)"
+    echo "   switch to switch iperf: leaf-1's agent runs an iperf 2 client (TCP, 2 s) against spine-1's iperf server:"
+    "$BIN/pz-cli" -s "$WORK/leafagent/ctl" -t 30 iperf -c 10.60.0.1 -t 2 | sed 's/^/   /'
 else
     echo "   (needs root and /dev/net/tun for the network namespaces: skipped)"
 fi
