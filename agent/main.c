@@ -41,6 +41,9 @@
 #ifdef PZ_HAVE_SNMP
 #include "pz_ip_snmp.h"
 #endif
+#ifdef PZ_HAVE_SSH
+#include "pz_ip_ssh.h"
+#endif
 
 /* Link states are scanned (and SwitchInfo.PortStateChange set) this often. */
 #define PZ_SCAN_NS 10000000ull
@@ -65,6 +68,7 @@ struct pz_agent {
     struct pz_echo *echo;          /* the echo service, NULL without datagrams */
     struct pz_ip *ip;              /* the IP plane, or NULL */
     struct pz_ip_snmp *snmp;       /* the SNMP agent on it, or NULL */
+    struct pz_ip_ssh *ssh;         /* the SSH CLI on it, or NULL */
     struct pz_ctl *ctl;            /* the control socket, or NULL */
     struct pz_loop *loop;
     struct mad_router router; /* requests by class, answers by TID */
@@ -648,6 +652,47 @@ static int pz_setup_snmp(struct pz_agent *ag)
 #endif
 }
 
+/* Whether a user of the SSH CLI has a key file or a password hash. */
+static bool pz_ssh_has_user(const struct pz_config *cfg)
+{
+    return *cfg->ssh_authorized_keys || *cfg->ssh_password_hash ||
+           *cfg->ssh_monitor_authorized_keys || *cfg->ssh_monitor_password_hash;
+}
+
+/*
+ * Start the SSH CLI on the IP plane if a user is set up (keys or password;
+ * with none, there is no login at all); returns 0, or -1 (message logged).
+ */
+static int pz_setup_ssh(struct pz_agent *ag)
+{
+    if (!ag->cfg.ssh || !pz_ssh_has_user(&ag->cfg))
+        return 0;
+#ifdef PZ_HAVE_SSH
+    struct cli_env cli = {.board = ag->board,
+                          .sma = ag->sma,
+                          .pma = ag->pma,
+                          .mon = ag->mon,
+                          .plane = pz_ip_plane(ag->ip),
+                          .cfg = &ag->cfg,
+                          .start_ns = pz_loop_now_ns()};
+    char err[256] = "";
+
+    if (!ag->ip) {
+        pz_log(PZ_LOG_ERROR, "ssh users are set up but there is no IP plane (ip_address)");
+        return -1;
+    }
+    if (pz_make_state_dir(ag->cfg.state_dir))
+        return -1;
+    ag->ssh = pz_ip_ssh_create(&ag->cfg, ag->loop, &cli, err, sizeof(err));
+    if (!ag->ssh)
+        pz_log(PZ_LOG_ERROR, "ssh: %s", err);
+    return ag->ssh ? 0 : -1;
+#else
+    pz_log(PZ_LOG_ERROR, "ssh users are set up but portzerod was built without the SSH server");
+    return -1;
+#endif
+}
+
 /* Open the control socket if one is configured; returns 0, or -1 (message logged). */
 static int pz_setup_ctl(struct pz_agent *ag)
 {
@@ -688,13 +733,18 @@ static int pz_setup_loop(struct pz_agent *ag)
     if (ag->echo && board_dgram_fd(ag->board) >= 0 &&
         pz_loop_add_fd(ag->loop, board_dgram_fd(ag->board), pz_on_echo, ag))
         return -1;
-    return pz_setup_ip(ag) || pz_setup_snmp(ag) || pz_setup_ctl(ag) || pz_setup_router(ag) ? -1 : 0;
+    if (pz_setup_ip(ag) || pz_setup_snmp(ag) || pz_setup_ssh(ag) || pz_setup_ctl(ag))
+        return -1;
+    return pz_setup_router(ag);
 }
 
 /* Free everything the agent holds. */
 static void pz_teardown(struct pz_agent *ag)
 {
     pz_ctl_close(ag->ctl);
+#ifdef PZ_HAVE_SSH
+    pz_ip_ssh_destroy(ag->ssh);
+#endif
 #ifdef PZ_HAVE_SNMP
     pz_ip_snmp_destroy(ag->snmp);
 #endif

@@ -54,6 +54,12 @@ struct pz_config {
     char state_dir[128];              /* persistent state: SNMP engine and users, SSH host keys */
     bool snmp;                        /* snmp = on|off; on serves UDP 161 when snmp_config is set */
     char snmp_config[128];            /* snmpd.conf tokens; empty = no SNMP agent */
+    bool ssh;                         /* ssh = on|off; on serves TCP 22 when a user is set up */
+    char ssh_authorized_keys[128];    /* admin's OpenSSH authorized_keys */
+    char ssh_password_hash[160];      /* admin's crypt(3) hash; empty = no password login */
+    char ssh_monitor_authorized_keys[128]; /* the read-only monitor user's */
+    char ssh_monitor_password_hash[160];
+    unsigned ssh_max_sessions; /* logged-in connections at once */
 };
 
 /*

@@ -1,0 +1,521 @@
+/*
+ * pz_ip_ssh.c - the SSH server on the IP plane (see pz_ip_ssh.h).
+ *
+ * Bytes: lwIP's thread fills each connection's ring (pz_tcp); the loop
+ * feeds them to the SSH library, which writes back through pz_tcp_write.
+ * Sessions: `exec` runs one CLI command and returns its exit status;
+ * `shell` runs the line editor (cli/line_editor) and one CLI command per
+ * line.  The monitor user gets the CLI's read-only rights.  Commands that
+ * take time (ping, iperf) are CLI jobs: polled on their descriptor and
+ * deadline, their output written as it comes.
+ */
+#include "pz_ip_ssh.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "line_editor.h"
+#include "pz_log.h"
+#include "pz_tcp.h"
+#include "ssh.h"
+
+#define PZ_SSH_PORT 22
+#define PZ_SSH_MAX_CONNS 16      /* TCP connections at once (logins: ssh_max_sessions) */
+#define PZ_SSH_OUT_MAX (1 << 20) /* a session's output not yet taken by its channel */
+#define PZ_SSH_PROMPT "switch> "
+
+struct pz_ip_ssh;
+struct pz_ssh_conn;
+
+/* One session channel. */
+struct pz_ssh_session {
+    struct pz_ssh_conn *conn;
+    struct ssh_session *s;
+    bool shell;
+    bool read_only;
+    struct line_editor le;
+    struct cli_job *job;
+    int job_fd;   /* registered with the loop, or -1 */
+    bool exiting; /* exit once the output is out */
+    uint32_t status;
+    uint8_t *out; /* output waiting for the channel */
+    size_t out_len;
+    struct pz_ssh_session *next; /* the server's list */
+};
+
+/* One TCP connection. */
+struct pz_ssh_conn {
+    struct pz_ip_ssh *srv;
+    struct pz_tcp_conn *tcp;
+    struct ssh_conn *ssh;
+    uint8_t in[16384];
+    size_t in_len, in_off;
+    bool counted; /* a logged-in session counted against ssh_max_sessions */
+    bool eof;     /* the peer closed; told the library */
+};
+
+struct pz_ip_ssh {
+    struct pz_loop *loop;
+    struct cli_env cli;
+    struct ssh_server *server;
+    struct pz_tcp_port *port;
+    struct pz_ssh_conn *conns[PZ_SSH_MAX_CONNS];
+    struct pz_ssh_session *sessions; /* every open session (their jobs are polled here) */
+    unsigned logins, max_logins;
+};
+
+/* The library's clock: the loop's, in ms. */
+static uint64_t pz_ssh_now_ms(void)
+{
+    return pz_loop_now_ns() / 1000000u;
+}
+
+/* Library -> TCP: what the transport takes now (all of it once the connection is gone). */
+static size_t pz_ssh_write(void *app, const uint8_t *buf, size_t len)
+{
+    struct pz_ssh_conn *c = app;
+    int n = pz_tcp_write(c->tcp, buf, len);
+
+    return n < 0 ? len : (size_t)n;
+}
+
+/* Library log lines, at the agent's levels. */
+static void pz_ssh_log(void *app, enum ssh_log_level level, const char *msg)
+{
+    (void)app;
+    pz_log(level == SSH_LOG_ERROR  ? PZ_LOG_WARN
+           : level == SSH_LOG_WARN ? PZ_LOG_INFO
+                                   : PZ_LOG_DEBUG,
+           "ssh: %s", msg);
+}
+
+/* A user logged in: count it against the session limit (false refuses it). */
+static bool pz_ssh_authenticated(void *app, enum ssh_user_id user)
+{
+    struct pz_ssh_conn *c = app;
+
+    if (c->srv->logins >= c->srv->max_logins) {
+        pz_log(PZ_LOG_WARN, "ssh: session limit (%u) reached, login refused", c->srv->max_logins);
+        return false;
+    }
+    c->srv->logins++;
+    c->counted = true;
+    pz_log(PZ_LOG_INFO, "ssh: %s logged in", user == SSH_USER_ADMIN ? "admin" : "monitor");
+    return true;
+}
+
+/* Offer the session's pending output to its channel; exit when all is out and it should. */
+static void pz_ssh_pump(struct pz_ssh_session *ss)
+{
+    if (ss->out_len) {
+        size_t n = ssh_session_write(ss->s, ss->out, ss->out_len);
+
+        memmove(ss->out, ss->out + n, ss->out_len - n);
+        ss->out_len -= n;
+    }
+    if (ss->exiting && !ss->out_len) {
+        ss->exiting = false;
+        ssh_session_exit(ss->s, ss->status);
+    }
+}
+
+/* CLI sink: append to the session's output ("\n" as "\r\n" in a shell), then pump. */
+static void pz_ssh_out(void *arg, const char *text, size_t len)
+{
+    struct pz_ssh_session *ss = arg;
+
+    for (size_t i = 0; i < len && ss->out_len + 2 <= PZ_SSH_OUT_MAX; i++) {
+        if (text[i] == '\n' && ss->shell)
+            ss->out[ss->out_len++] = '\r';
+        ss->out[ss->out_len++] = (uint8_t)text[i];
+    }
+    pz_ssh_pump(ss);
+}
+
+/* Line editor: terminal output as is. */
+static void pz_ssh_le_output(void *ctx, const char *buf, size_t len)
+{
+    struct pz_ssh_session *ss = ctx;
+    bool shell = ss->shell;
+
+    ss->shell = false; /* the editor writes its own CRs */
+    pz_ssh_out(ss, buf, len);
+    ss->shell = shell;
+}
+
+static const struct le_ops pz_ssh_le_ops = {.output = pz_ssh_le_output, .complete = NULL};
+
+/* End the session with status once its output is out. */
+static void pz_ssh_finish(struct pz_ssh_session *ss, uint32_t status)
+{
+    ss->status = status;
+    ss->exiting = true;
+    pz_ssh_pump(ss);
+}
+
+/* Drop the session's job (and its descriptor). */
+static void pz_ssh_drop_job(struct pz_ssh_session *ss)
+{
+    if (ss->job_fd >= 0)
+        pz_loop_remove_fd(ss->conn->srv->loop, ss->job_fd);
+    ss->job_fd = -1;
+    cli_job_free(ss->job);
+    ss->job = NULL;
+}
+
+/* A command finished with status: exec ends, a shell prompts again. */
+static void pz_ssh_command_done(struct pz_ssh_session *ss, int status)
+{
+    if (!ss->shell) {
+        pz_ssh_finish(ss, (uint32_t)status);
+        return;
+    }
+    le_prompt(&ss->le);
+}
+
+/* Let the session's job progress at now; on its end, what its command does next. */
+static void pz_ssh_poll_job(struct pz_ssh_session *ss, uint64_t now)
+{
+    struct cli_out out = {.write = pz_ssh_out, .arg = ss};
+    int status = cli_job_poll(ss->job, now, &out);
+
+    if (status == CLI_RUNNING)
+        return;
+    pz_ssh_drop_job(ss);
+    pz_ssh_command_done(ss, status);
+}
+
+/* Loop: a job's descriptor: find its session (over every connection) and poll it. */
+static void pz_ssh_on_job(void *arg, int fd);
+
+/* Run one command line for the session; a job keeps it busy. */
+static void pz_ssh_run(struct pz_ssh_session *ss, const char *line)
+{
+    struct cli_out out = {.write = pz_ssh_out, .arg = ss};
+    struct pz_ip_ssh *srv = ss->conn->srv;
+    int status = cli_run(&srv->cli, line, ss->read_only, &out, &ss->job);
+
+    if (status != CLI_RUNNING) {
+        pz_ssh_command_done(ss, status);
+        return;
+    }
+    ss->job_fd = cli_job_fd(ss->job);
+    if (ss->job_fd >= 0 && pz_loop_add_fd(srv->loop, ss->job_fd, pz_ssh_on_job, srv))
+        ss->job_fd = -1; /* the loop is full: the job runs on its deadlines */
+}
+
+/* A shell or exec request. */
+static int pz_ssh_session_start(void *app, struct ssh_session *s, enum ssh_session_kind kind,
+                                const char *command)
+{
+    struct pz_ssh_session *ss = calloc(1, sizeof(*ss));
+
+    if (!ss || !(ss->out = malloc(PZ_SSH_OUT_MAX))) {
+        free(ss);
+        return -1;
+    }
+    ss->conn = app;
+    ss->s = s;
+    ss->job_fd = -1;
+    ss->read_only = ssh_session_user(s) != SSH_USER_ADMIN;
+    ssh_session_set_data(s, ss);
+    ss->next = ss->conn->srv->sessions;
+    ss->conn->srv->sessions = ss;
+    if (kind == SSH_SESSION_SHELL) {
+        ss->shell = true;
+        le_init(&ss->le, &pz_ssh_le_ops, ss, PZ_SSH_PROMPT);
+        pz_ssh_out(ss, "portzero switch CLI (help lists the commands, exit leaves)\n", 59);
+        le_prompt(&ss->le);
+        return 0;
+    }
+    pz_ssh_run(ss, command ? command : "");
+    return 0;
+}
+
+/* Shell input: through the line editor, one command per line. */
+static size_t pz_ssh_session_input(void *app, struct ssh_session *s, const uint8_t *data,
+                                   size_t len)
+{
+    struct pz_ssh_session *ss = ssh_session_data(s);
+    size_t used = 0;
+    char line[LE_LINE_MAX + 1];
+
+    (void)app;
+    if (!ss || !ss->shell || ss->job || ss->exiting)
+        return len; /* exec takes no input; a shell drops what is typed while a command runs */
+    while (used < len && !ss->job && !ss->exiting) {
+        size_t u = 0;
+        enum le_result r = le_input(&ss->le, data + used, len - used, &u, line, sizeof(line));
+
+        used += u;
+        if (r == LE_EOF || (r == LE_LINE && (!strcmp(line, "exit") || !strcmp(line, "logout")))) {
+            pz_ssh_finish(ss, 0);
+            break;
+        }
+        if (r == LE_LINE)
+            pz_ssh_run(ss, line);
+        if (!u)
+            break;
+    }
+    return len;
+}
+
+/* The client sent EOF: a shell ends. */
+static void pz_ssh_session_eof(void *app, struct ssh_session *s)
+{
+    struct pz_ssh_session *ss = ssh_session_data(s);
+
+    (void)app;
+    if (ss && ss->shell && !ss->exiting)
+        pz_ssh_finish(ss, 0);
+}
+
+/* The channel has room again. */
+static void pz_ssh_session_writable(void *app, struct ssh_session *s)
+{
+    struct pz_ssh_session *ss = ssh_session_data(s);
+
+    (void)app;
+    if (ss)
+        pz_ssh_pump(ss);
+}
+
+/* The session is gone. */
+static void pz_ssh_session_closed(void *app, struct ssh_session *s)
+{
+    struct pz_ssh_session *ss = ssh_session_data(s);
+
+    (void)app;
+    if (!ss)
+        return;
+    pz_ssh_drop_job(ss);
+    for (struct pz_ssh_session **pp = &ss->conn->srv->sessions; *pp; pp = &(*pp)->next) {
+        if (*pp == ss) {
+            *pp = ss->next;
+            break;
+        }
+    }
+    free(ss->out);
+    free(ss);
+    ssh_session_set_data(s, NULL);
+}
+
+static const struct ssh_conn_ops pz_ssh_conn_ops = {
+    .write = pz_ssh_write,
+    .log = pz_ssh_log,
+    .authenticated = pz_ssh_authenticated,
+    .session_start = pz_ssh_session_start,
+    .session_input = pz_ssh_session_input,
+    .session_eof = pz_ssh_session_eof,
+    .session_writable = pz_ssh_session_writable,
+    .session_closed = pz_ssh_session_closed,
+};
+
+/* Free a finished connection (its sessions close through the library). */
+static void pz_ssh_conn_free(struct pz_ssh_conn *c)
+{
+    ssh_conn_free(c->ssh);
+    if (c->counted)
+        c->srv->logins--;
+    pz_tcp_close(c->tcp);
+    free(c);
+}
+
+/* Feed what the peer sent into the library, as far as it takes it. */
+static void pz_ssh_feed(struct pz_ssh_conn *c, uint64_t now)
+{
+    for (;;) {
+        if (c->in_off < c->in_len) {
+            size_t n = ssh_conn_input(c->ssh, c->in + c->in_off, c->in_len - c->in_off, now);
+
+            c->in_off += n;
+            if (!n)
+                return; /* busy (output backlog, login delay): later */
+            continue;
+        }
+        int n = pz_tcp_read(c->tcp, c->in, sizeof(c->in));
+
+        if (n > 0) {
+            c->in_len = (size_t)n;
+            c->in_off = 0;
+            continue;
+        }
+        if (n < 0 && !c->eof) {
+            c->eof = true;
+            ssh_conn_input_closed(c->ssh, now);
+        }
+        return;
+    }
+}
+
+/* Serve one connection: input, output, timers; returns false once it is freed. */
+static bool pz_ssh_serve(struct pz_ssh_conn *c, uint64_t now)
+{
+    ssh_conn_tick(c->ssh, now);
+    pz_ssh_feed(c, now);
+    ssh_conn_output_ready(c->ssh, now);
+    if (ssh_conn_finished(c->ssh) && (!ssh_conn_pending_output(c->ssh) || c->eof)) {
+        pz_ssh_conn_free(c);
+        return false;
+    }
+    return true;
+}
+
+/* Accept the connections lwIP took. */
+static void pz_ssh_accept(struct pz_ip_ssh *s, uint64_t now)
+{
+    struct pz_tcp_conn *t;
+
+    while ((t = pz_tcp_accept(s->port))) {
+        unsigned i;
+        struct pz_ssh_conn *c;
+
+        for (i = 0; i < PZ_SSH_MAX_CONNS && s->conns[i]; i++)
+            ;
+        c = i < PZ_SSH_MAX_CONNS ? calloc(1, sizeof(*c)) : NULL;
+        if (!c) {
+            pz_tcp_abort(t);
+            continue;
+        }
+        c->srv = s;
+        c->tcp = t;
+        c->ssh = ssh_conn_new(s->server, &pz_ssh_conn_ops, c, now);
+        if (!c->ssh) {
+            pz_tcp_abort(t);
+            free(c);
+            continue;
+        }
+        s->conns[i] = c;
+    }
+}
+
+/* Serve every connection (the port's descriptor, a timer or a job woke us). */
+static void pz_ssh_serve_all(struct pz_ip_ssh *s)
+{
+    uint64_t now = pz_ssh_now_ms();
+
+    pz_tcp_port_clear(s->port);
+    pz_ssh_accept(s, now);
+    for (unsigned i = 0; i < PZ_SSH_MAX_CONNS; i++)
+        if (s->conns[i] && !pz_ssh_serve(s->conns[i], now))
+            s->conns[i] = NULL;
+}
+
+/* Loop: TCP events on port 22. */
+static void pz_ssh_on_port(void *arg, int fd)
+{
+    (void)fd;
+    pz_ssh_serve_all(arg);
+}
+
+/* Poll the jobs whose descriptor is fd or whose deadline passed (fd -1: deadlines only). */
+static void pz_ssh_poll_jobs(struct pz_ip_ssh *s, int fd)
+{
+    uint64_t now = pz_loop_now_ns();
+    struct pz_ssh_session *ss = s->sessions, *next;
+
+    for (; ss; ss = next) {
+        next = ss->next; /* polling may end the session's command, never free it */
+        if (ss->job && ((fd >= 0 && ss->job_fd == fd) || now >= cli_job_deadline(ss->job)))
+            pz_ssh_poll_job(ss, now);
+    }
+}
+
+static void pz_ssh_on_job(void *arg, int fd)
+{
+    struct pz_ip_ssh *s = arg;
+
+    pz_ssh_poll_jobs(s, fd);
+    pz_ssh_serve_all(s);
+}
+
+/* Loop: the earliest timer of the connections (ms -> ns). */
+static uint64_t pz_ssh_deadline(void *arg)
+{
+    struct pz_ip_ssh *s = arg;
+    uint64_t next = UINT64_MAX;
+
+    for (unsigned i = 0; i < PZ_SSH_MAX_CONNS; i++) {
+        uint64_t t;
+
+        if (!s->conns[i])
+            continue;
+        t = ssh_conn_next_deadline(s->conns[i]->ssh);
+        if (t != UINT64_MAX && t * 1000000u < next)
+            next = t * 1000000u;
+    }
+    for (struct pz_ssh_session *ss = s->sessions; ss; ss = ss->next)
+        if (ss->job && cli_job_deadline(ss->job) < next)
+            next = cli_job_deadline(ss->job);
+    return next;
+}
+
+/* Loop: timers due: serve everything (ticks run in pz_ssh_serve). */
+static void pz_ssh_on_timer(void *arg, uint64_t now)
+{
+    (void)now;
+    pz_ssh_poll_jobs(arg, -1);
+    pz_ssh_serve_all(arg);
+}
+
+/* Start the library's server with cfg's users; returns 0 or -1 + err. */
+static int pz_ssh_server_start(struct pz_ip_ssh *s, const struct pz_config *cfg, char *err,
+                               size_t errlen)
+{
+    struct ssh_server_config sc = {.state_dir = cfg->state_dir};
+
+    sc.users[SSH_USER_ADMIN] = (struct ssh_user_config){
+        .name = "admin",
+        .authorized_keys = *cfg->ssh_authorized_keys ? cfg->ssh_authorized_keys : NULL,
+        .password_hash = *cfg->ssh_password_hash ? cfg->ssh_password_hash : NULL};
+    sc.users[SSH_USER_MONITOR] = (struct ssh_user_config){
+        .name = "monitor",
+        .authorized_keys =
+            *cfg->ssh_monitor_authorized_keys ? cfg->ssh_monitor_authorized_keys : NULL,
+        .password_hash = *cfg->ssh_monitor_password_hash ? cfg->ssh_monitor_password_hash : NULL};
+    s->server = ssh_server_new(&sc, err, errlen);
+    return s->server ? 0 : -1;
+}
+
+struct pz_ip_ssh *pz_ip_ssh_create(const struct pz_config *cfg, struct pz_loop *loop,
+                                   const struct cli_env *cli, char *err, size_t errlen)
+{
+    struct pz_ip_ssh *s = calloc(1, sizeof(*s));
+
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    s->loop = loop;
+    s->cli = *cli;
+    s->max_logins = cfg->ssh_max_sessions;
+    if (pz_ssh_server_start(s, cfg, err, errlen) ||
+        !(s->port = pz_tcp_listen(PZ_SSH_PORT, PZ_SSH_MAX_CONNS, err, errlen)) ||
+        pz_loop_add_fd(loop, pz_tcp_port_fd(s->port), pz_ssh_on_port, s) ||
+        pz_loop_add_timer(loop, pz_ssh_deadline, pz_ssh_on_timer, s)) {
+        if (!*err)
+            snprintf(err, errlen, "the event loop is full");
+        pz_ip_ssh_destroy(s);
+        return NULL;
+    }
+    pz_log(PZ_LOG_INFO, "ssh: server on TCP %u (host keys in %s, at most %u sessions)", PZ_SSH_PORT,
+           cfg->state_dir, s->max_logins);
+    return s;
+}
+
+void pz_ip_ssh_destroy(struct pz_ip_ssh *s)
+{
+    if (!s)
+        return;
+    for (unsigned i = 0; i < PZ_SSH_MAX_CONNS; i++)
+        if (s->conns[i])
+            pz_ssh_conn_free(s->conns[i]);
+    if (s->port) {
+        pz_loop_remove_fd(s->loop, pz_tcp_port_fd(s->port));
+        pz_tcp_unlisten(s->port);
+    }
+    pz_loop_remove_timers(s->loop, s);
+    ssh_server_free(s->server);
+    free(s);
+}

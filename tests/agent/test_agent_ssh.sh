@@ -1,0 +1,126 @@
+#!/bin/bash
+# test_agent_ssh.sh - portzerod's SSH CLI on its IPoIB address, reached from
+# an emulated host's network namespace (pz-iphost) across pzfabric with real
+# OpenSM, by OpenSSH's client:
+#   - admin logs in with an ed25519 key; `ssh SWITCH show version` prints
+#     portzero; `show system` has the LID smpquery reads; an unknown command
+#     exits 2;
+#   - the monitor user logs in with a password (crypt(3) hash, SSH_ASKPASS),
+#     may `show ip` but not `iperf server off` (exit 3);
+#   - a wrong password and an unknown key are refused;
+#   - `ping` (a CLI job) runs through exec, switch to the host, exit 0;
+#   - an interactive shell (ssh -tt) runs two commands and `exit`;
+#   - the host key stays the same across a portzerod restart (state_dir).
+# Usage: test_agent_ssh.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST PORTZEROD PZ_CLI
+set -u
+# shellcheck source=../fabric/fabric_lib.sh
+source "$(dirname "$0")/../fabric/fabric_lib.sh"
+fl_init agentssh "$1" "$2"
+PZIPHOST=$(abspath "$3")
+PORTZEROD=$(abspath "$4")
+PZCLI=$(abspath "$5")
+pzt_require opensm ping ip ssh ssh-keygen ssh-keyscan mkpasswd smpquery
+pzt_require_preload
+NET=$(abspath "$(dirname "$0")/../integration/ft-2s4l.net")
+NS="pzt-$$-ssh"
+SW=Leaf2
+SWADDR=10.82.0.4
+HOSTADDR=10.82.0.100
+AGENT=
+HOST_PID=
+
+ssh_cleanup() {
+    local rc=$?
+    [ -z "$HOST_PID" ] || stop_pid "$HOST_PID"
+    [ -z "$AGENT" ] || stop_pid "$AGENT"
+    ip netns delete "$NS" 2> /dev/null
+    (exit "$rc")
+    fl_cleanup
+}
+trap ssh_cleanup EXIT
+
+ssh-keygen -q -t ed25519 -N '' -f "$WORK/admin_key"
+ssh-keygen -q -t ed25519 -N '' -f "$WORK/other_key"
+cp "$WORK/admin_key.pub" "$WORK/admin_keys"
+MONITOR_HASH=$(mkpasswd -m sha-512 'monitor-pass-1')
+printf '#!/bin/sh\necho "$PZT_SSH_PASSWORD"\n' > "$WORK/askpass"
+chmod +x "$WORK/askpass"
+
+start_agent() {
+    mkdir -p "$WORK/agent"
+    (cd "$WORK/agent" && LD_PRELOAD=$PZT_PRELOAD SIM_HOST=$SW IBSIM_SOCKNAME=$SOCK exec "$PORTZEROD" \
+        -o board=sim -o "ip_address=$SWADDR/24" -o "ctl_socket=$WORK/agent/ctl" \
+        -o "state_dir=$WORK/state" -o "ssh_authorized_keys=$WORK/admin_keys" \
+        -o "ssh_monitor_password_hash=$MONITOR_HASH" -vv \
+        >> "$WORK/agent/out" 2>> "$WORK/agent/err" < /dev/null) &
+    AGENT=$!
+}
+in_ns() { ip netns exec "$NS" "$@"; }
+SSHOPT=(-F /dev/null -o "UserKnownHostsFile=$WORK/known_hosts" -o StrictHostKeyChecking=accept-new
+    -o BatchMode=yes -o ConnectTimeout=10)
+as_admin() { in_ns ssh "${SSHOPT[@]}" -i "$WORK/admin_key" "admin@$SWADDR" "$@"; }
+as_monitor() { # as_monitor PASSWORD COMMAND...
+    local pw=$1
+    shift
+    in_ns env PZT_SSH_PASSWORD="$pw" SSH_ASKPASS="$WORK/askpass" SSH_ASKPASS_REQUIRE=force \
+        ssh -F /dev/null -o "UserKnownHostsFile=$WORK/known_hosts" -o StrictHostKeyChecking=accept-new \
+        -o PreferredAuthentications=password -o NumberOfPasswordPrompts=1 -o ConnectTimeout=10 \
+        "monitor@$SWADDR" "$@" < /dev/null
+}
+joined() { "$PZCLI" -s "$WORK/agent/ctl" show ip 2> /dev/null | grep -q '^IPoIB state *up'; }
+
+fl_start_fabric --agent "$SW" "$NET" || exit 1
+start_agent
+check "portzerod ready" wait_file "$WORK/agent/out" 20 '^ready$' "$AGENT"
+check "portzerod logs its SSH server" grep -q "ssh: server on TCP 22" "$WORK/agent/err"
+check "host keys are stored mode 0600" bash -c "test \"\$(stat -c %a '$WORK/state'/*ed25519* | sort -u)\" = 600"
+fl_start_opensm Hca1
+fl_wait_up 60 || { echo "OpenSM never reached SUBNET UP"; exit 1; }
+check "$SW joins the broadcast group" wait_until 30 joined
+"$PZIPHOST" --sockname "$SOCK" --ca Hca3 --address "$HOSTADDR/24" --netns "$NS" \
+    > "$WORK/host.out" 2> "$WORK/host.err" < /dev/null &
+HOST_PID=$!
+check "pz-iphost ready" wait_file "$WORK/host.out" 30 '^ready$' "$HOST_PID"
+check "ping $SW" wait_until 20 in_ns ping -c 1 -W 1 "$SWADDR"
+
+check "admin (ed25519 key): show version names portzero" \
+    grep -q "^portzero " <<< "$(as_admin show version 2>&1)"
+LID=$(diag Hca1 smpquery -D portinfo 0,1,1,2 0 | awk -F. '/^Lid/ { print $NF }')
+check_eq "admin: show system has smpquery's LID" "$LID" \
+    "$(as_admin show system 2> /dev/null | awk '/^LID/ { print $2 }')"
+check_eq "admin: an unknown command exits 2" 2 "$(as_admin no such command > /dev/null 2>&1; echo $?)"
+out=$(as_admin ping "$HOSTADDR" count 3 interval 100 2>&1)
+check "admin: ping the host through exec (a CLI job)" grep -q "3 packets transmitted, 3 received" <<< "$out"
+check_eq "monitor (password): show ip" "up" \
+    "$(as_monitor monitor-pass-1 show ip 2> /dev/null | awk '/^IPoIB state/ { print $3 }')"
+check_eq "monitor: iperf server off is denied (exit 3)" 3 \
+    "$(as_monitor monitor-pass-1 iperf server off > /dev/null 2>&1; echo $?)"
+check_eq "a wrong password is refused (ssh exit 255)" 255 \
+    "$(as_monitor wrong-password show ip > /dev/null 2>&1; echo $?)"
+check_eq "an unknown key is refused (ssh exit 255)" 255 \
+    "$(in_ns ssh "${SSHOPT[@]}" -i "$WORK/other_key" "admin@$SWADDR" show version > /dev/null 2>&1; echo $?)"
+shell_out=$(printf 'show version\nshow ip\nexit\n' |
+    in_ns ssh "${SSHOPT[@]}" -tt -i "$WORK/admin_key" "admin@$SWADDR" 2>&1)
+check "shell: the prompt" grep -q "switch> " <<< "$shell_out"
+check "shell: show version ran" grep -q "portzero " <<< "$shell_out"
+check "shell: show ip ran" grep -q "IPoIB state" <<< "$shell_out"
+
+# The host key across a restart.
+key1=$(in_ns ssh-keyscan -t ed25519 "$SWADDR" 2> /dev/null | awk '{ print $3 }')
+stop_pid "$AGENT"
+AGENT=
+check "pzfabric saw the agent go" wait_file "$WORK/fabric.err" 10 "switch $SW lost its agent"
+start_agent
+check "restarted portzerod ready" wait_lines "$WORK/agent/out" 20 '^ready$' 2
+check "$SW joins again" wait_until 60 joined
+key2() { in_ns ssh-keyscan -t ed25519 "$SWADDR" 2> /dev/null | awk '{ print $3 }'; }
+same_key() { test -n "$key1" -a "$(key2)" = "$key1"; }
+check "the ed25519 host key is the same after a restart" wait_until 30 same_key
+check "known_hosts still accepted: show version after the restart" \
+    grep -q "^portzero " <<< "$(as_admin show version 2>&1)"
+
+stop_pid "$AGENT"
+check_eq "portzerod exits 0 on SIGTERM" 0 "$STOP_RC"
+AGENT=
+check "no sanitizer report" bash -c "! grep -q Sanitizer '$WORK/agent/err'"
+fl_finish
