@@ -71,12 +71,18 @@ say "pzfabric: every switch and HCA answered by portzero's SMA/PMA; spine-1 and 
     fabric.net > fabric.out 2> fabric.err &
 PIDS+=($!)
 wait_for fabric.out 10 '^ready$'
+# The switches' SNMP agent (SNMPv3 authPriv user) and SSH CLI (an admin key).
+printf '%s\n' 'createUser nms SHA-256 "demo-auth-pass" AES "demo-priv-pass"' 'rouser nms priv' \
+    'sysLocation demo rack' > snmp.conf
+ssh-keygen -q -t ed25519 -N '' -f admin_key 2> /dev/null && cp admin_key.pub admin_keys
 # start_agent SWITCH NAME ADDRESS: an external portzerod for SWITCH with an
-# IPoIB address and a control socket (pz-cli), logs in NAME.out/.err
+# IPoIB address, a control socket (pz-cli), SNMP and SSH, logs in NAME.out/.err
 start_agent() {
     mkdir "$2"
     "$ATTACH" -s "$SOCK" -C "$2" "$1" -- "$BIN/portzerod" -o board=sim -o monitor_interval_ms=500 \
-        -o "ip_address=$3/24" -o "ctl_socket=$WORK/$2/ctl" -vvv > "$2.out" 2> "$2.err" &
+        -o "ip_address=$3/24" -o "ctl_socket=$WORK/$2/ctl" -o "state_dir=$WORK/$2/state" \
+        -o "snmp_config=$WORK/snmp.conf" -o "ssh_authorized_keys=$WORK/admin_keys" \
+        -vvv > "$2.out" 2> "$2.err" &
     PIDS+=($!)
     wait_for "$2.out" 10 '^ready$'
 }
@@ -177,6 +183,24 @@ if [ "$(id -u)" = 0 ] && [ -e /dev/net/tun ]; then
     echo "   8 MiB through spine-1's TCP echo service: sent $(sha256sum < blob | cut -c1-16), back $(sha256sum < echoed | cut -c1-16)"
     echo "   switch to switch iperf: leaf-1's agent runs an iperf 2 client (TCP, 2 s) against spine-1's iperf server:"
     "$BIN/pz-cli" -s "$WORK/leafagent/ctl" -t 30 iperf -c 10.60.0.1 -t 2 | sed 's/^/   /'
+
+    say "SNMP: snmpwalk of spine-1's IF-MIB names from host-4-2's namespace (SNMPv3 authPriv, SHA-256/AES)"
+    V3=(-v3 -l authPriv -u nms -a SHA-256 -A demo-auth-pass -x AES -X demo-priv-pass -t 3 -r 2)
+    ip netns exec "pzdemo$$-b" snmpget "${V3[@]}" -Oqv 10.60.0.1 .1.3.6.1.2.1.1.1.0 .1.3.6.1.2.1.1.6.0 |
+        sed 's/^/   /'
+    ip netns exec "pzdemo$$-b" snmpwalk "${V3[@]}" -On 10.60.0.1 .1.3.6.1.2.1.31.1.1.1.1 | sed 's/^/   /'
+    echo "   ifOperStatus (1 up, 2 down) and ifHCOutOctets of spine-1's ports:"
+    ip netns exec "pzdemo$$-b" snmpwalk "${V3[@]}" -Oqn 10.60.0.1 .1.3.6.1.2.1.2.2.1.8 | sed 's/^/   /'
+    ip netns exec "pzdemo$$-b" snmpwalk "${V3[@]}" -Oqn 10.60.0.1 .1.3.6.1.2.1.31.1.1.1.10 |
+        sed 's/^/   /'
+
+    say "SSH: OpenSSH to spine-1's CLI (admin, ed25519 key): ssh admin@10.60.0.1 show system"
+    SSHO=(-F /dev/null -o UserKnownHostsFile="$WORK/known_hosts" -o StrictHostKeyChecking=accept-new
+        -o BatchMode=yes -i "$WORK/admin_key")
+    ip netns exec "pzdemo$$-b" ssh "${SSHO[@]}" admin@10.60.0.1 show system | sed 's/^/   /'
+    echo "   ssh admin@10.60.0.1 ping 10.60.0.2 count 2 (switch to switch, from the CLI):"
+    ip netns exec "pzdemo$$-b" ssh "${SSHO[@]}" admin@10.60.0.1 ping 10.60.0.2 count 2 interval 200 |
+        sed 's/^/   /'
 else
     echo "   (needs root and /dev/net/tun for the network namespaces: skipped)"
 fi
