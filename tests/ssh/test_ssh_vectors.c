@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -195,6 +196,7 @@ static void test_ed25519_rfc8032(void **state)
     assert_non_null(f);
     fputs(pem, f);
     fclose(f);
+    assert_int_equal(chmod(path, 0600), 0); /* a host key readable by others is refused */
     assert_int_equal(ssh_hostkey_load(&hk, "ssh-ed25519", dir, fake_rng, NULL, err, sizeof(err)),
                      0);
     unhex(want_pk, pk);
