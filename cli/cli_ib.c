@@ -92,12 +92,18 @@ static int cli_parse_port(const struct cli_env *env, const char *s, const struct
     return -1;
 }
 
-/* Decode one PortInfo field into text as smpquery prints it. */
+/*
+ * Decode one PortInfo field into text as smpquery prints it; a width or
+ * speed of 0 (no link trained) is "-" (libibmad would warn on stderr).
+ */
 static void cli_pi_field(const uint8_t *pi, enum MAD_FIELDS f, char *buf, int len)
 {
     uint32_t v = mad_get_field((void *)pi, 0, f);
 
-    mad_dump_val(f, buf, len, &v);
+    if (!v && f != IB_PORT_STATE_F && f != IB_PORT_PHYS_STATE_F)
+        snprintf(buf, (size_t)len, "-");
+    else
+        mad_dump_val(f, buf, len, &v);
 }
 
 /* LinearFDBTop of the switch. */
