@@ -282,6 +282,20 @@ static void test_show_congestion(void **state)
     fx_free(f);
 }
 
+/* show version and show system as json; anything else after them is refused. */
+static void test_show_system_json(void **state)
+{
+    struct fx *f = fx_new();
+
+    (void)state;
+    assert_int_equal(fx_run(f, "show version json", true), CLI_OK);
+    assert_memory_equal(f->text, "{\"name\":\"portzero\",\"version\":\"", 30);
+    assert_int_equal(fx_run(f, "show system json", true), CLI_OK);
+    assert_non_null(strstr(f->text, "\"ports\":4,\"lid\":3,\"master_sm_lid\":1,"));
+    assert_int_equal(fx_run(f, "show system jsonx", true), CLI_USAGE);
+    fx_free(f);
+}
+
 /* The JSON writer escapes quotes, backslashes and control characters. */
 static void test_json_escaping(void **state)
 {
@@ -311,6 +325,7 @@ int main(void)
         cmocka_unit_test(test_show_counters),
         cmocka_unit_test(test_show_lft),
         cmocka_unit_test(test_show_congestion),
+        cmocka_unit_test(test_show_system_json),
         cmocka_unit_test(test_json_escaping),
     };
 
