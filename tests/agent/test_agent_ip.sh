@@ -120,9 +120,9 @@ cli Leaf1 show interfaces ib > "$WORK/ifaces.txt"
 for port in 1 3 5; do
     diag Hca2 smpquery portinfo "$leaf1" "$port" > "$WORK/pi.$port" 2>&1
     check_eq "show interfaces ib: Leaf1 port $port state as smpquery" \
-        "$(pi_field PortState < "$WORK/pi.$port")" "$(awk -v p="$port" '$1 == p { print $2 }' "$WORK/ifaces.txt")"
+        "$(pi_field LinkState < "$WORK/pi.$port")" "$(awk -v p="$port" '$1 == p { print $2 }' "$WORK/ifaces.txt")"
     check_eq "show interfaces ib: Leaf1 port $port phys state as smpquery" \
-        "$(pi_field PortPhysicalState < "$WORK/pi.$port")" "$(awk -v p="$port" '$1 == p { print $3 }' "$WORK/ifaces.txt")"
+        "$(pi_field PhysLinkState < "$WORK/pi.$port")" "$(awk -v p="$port" '$1 == p { print $3 }' "$WORK/ifaces.txt")"
 done
 for port in 1 3; do
     check_eq "show interfaces ib: Leaf1 port $port width as smpquery" \
