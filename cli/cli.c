@@ -20,9 +20,9 @@ static int cli_cmd_help(const struct cli_env *env, const struct cli_args *a,
 static const struct cli_command cli_table[] = {
     {{"help", NULL}, "", "list the commands", true, cli_cmd_help},
     {{"?", NULL}, "", "list the commands", true, cli_cmd_help},
-    {{"show", "version", NULL}, "", "software version", true, cli_cmd_show_version},
+    {{"show", "version", NULL}, "[json]", "software version", true, cli_cmd_show_version},
     {{"show", "system", NULL},
-     "",
+     "[json]",
      "node, GUIDs, LID, master SM, uptime",
      true,
      cli_cmd_show_system},
@@ -31,6 +31,21 @@ static const struct cli_command cli_table[] = {
      "the IP plane: address, IPoIB group, counters, neighbours",
      true,
      cli_cmd_show_ip},
+    {{"show", "interfaces", "ib", NULL},
+     "[PORT [counters]] [json]",
+     "ports: state, width, speed, peer, MTU; or a port's counters",
+     true,
+     cli_cmd_show_interfaces_ib},
+    {{"show", "congestion", NULL},
+     "[PORT] [json]",
+     "the dFtree monitor: class, ticks/s, utilisation per port",
+     true,
+     cli_cmd_show_congestion},
+    {{"show", "lft", NULL},
+     "[LID] [json]",
+     "the LinearForwardingTable up to LinearFDBTop, or one LID",
+     true,
+     cli_cmd_show_lft},
     {{"ping", NULL},
      "ADDRESS [count N] [interval MS] [timeout MS] [size BYTES]",
      "ICMP echo from the switch's IP stack",
@@ -90,7 +105,7 @@ static int cli_cmd_help(const struct cli_env *env, const struct cli_args *a,
                                     cli_table[i].words[w]);
         if (!strcmp(name, "?"))
             continue;
-        cli_printf(out, "  %-14s %-40s %s\n", name, cli_table[i].usage, cli_table[i].help);
+        cli_printf(out, "  %-18s %-40s %s\n", name, cli_table[i].usage, cli_table[i].help);
     }
     return CLI_OK;
 }

@@ -33,6 +33,12 @@ int cli_cmd_show_system(const struct cli_env *env, const struct cli_args *a,
                         const struct cli_out *out, struct cli_job **job);
 int cli_cmd_show_ip(const struct cli_env *env, const struct cli_args *a, const struct cli_out *out,
                     struct cli_job **job);
+int cli_cmd_show_interfaces_ib(const struct cli_env *env, const struct cli_args *a,
+                               const struct cli_out *out, struct cli_job **job);
+int cli_cmd_show_congestion(const struct cli_env *env, const struct cli_args *a,
+                            const struct cli_out *out, struct cli_job **job);
+int cli_cmd_show_lft(const struct cli_env *env, const struct cli_args *a, const struct cli_out *out,
+                     struct cli_job **job);
 int cli_cmd_ping(const struct cli_env *env, const struct cli_args *a, const struct cli_out *out,
                  struct cli_job **job);
 

@@ -7,6 +7,7 @@
 
 #include "board.h"
 #include "cli_internal.h"
+#include "cli_json.h"
 #include "pz_config.h"
 #include "sma.h"
 #ifdef PZ_HAVE_IP
@@ -36,14 +37,40 @@ static int cli_no_args(const struct cli_args *a, const struct cli_out *out)
     return CLI_USAGE;
 }
 
+/* Take an optional "json" as a show command's only argument; CLI_OK or CLI_USAGE. */
+static int cli_only_json(const struct cli_args *a, bool *json, const struct cli_out *out)
+{
+    *json = a->argc == 1 && !strcmp(a->argv[0], "json");
+    if (*json)
+        return CLI_OK;
+    return cli_no_args(a, out);
+}
+
+/* A 64-bit GUID as 0x%016llx text into buf[19]; returns buf. */
+static const char *cli_guid_str(uint64_t guid, char buf[19])
+{
+    snprintf(buf, 19, "0x%016llx", (unsigned long long)guid);
+    return buf;
+}
+
 int cli_cmd_show_version(const struct cli_env *env, const struct cli_args *a,
                          const struct cli_out *out, struct cli_job **job)
 {
+    struct cli_json j;
+    bool json;
+
     (void)env;
     (void)job;
-    if (cli_no_args(a, out))
+    if (cli_only_json(a, &json, out))
         return CLI_USAGE;
-    cli_printf(out, "portzero %s (portzerod, the switch management agent)\n", PZ_VERSION);
+    if (!json) {
+        cli_printf(out, "portzero %s (portzerod, the switch management agent)\n", PZ_VERSION);
+        return CLI_OK;
+    }
+    cli_json_begin(&j, out);
+    cli_json_str(&j, "name", "portzero");
+    cli_json_str(&j, "version", PZ_VERSION);
+    cli_json_end(&j);
     return CLI_OK;
 }
 
@@ -52,13 +79,27 @@ int cli_cmd_show_system(const struct cli_env *env, const struct cli_args *a,
 {
     const struct board_identity *id = env->board->id;
     uint64_t up = (cli_now_ns() - env->start_ns) / 1000000000u;
-    char desc[65];
+    char desc[65], guid[19];
+    struct cli_json j;
+    bool json;
 
     (void)job;
-    if (cli_no_args(a, out))
+    if (cli_only_json(a, &json, out))
         return CLI_USAGE;
     memcpy(desc, sma_node_description(env->sma), 64);
     desc[64] = '\0';
+    if (json) {
+        cli_json_begin(&j, out);
+        cli_json_str(&j, "node_description", desc);
+        cli_json_str(&j, "node_guid", cli_guid_str(id->node_guid, guid));
+        cli_json_str(&j, "port0_guid", cli_guid_str(id->port_guid[0], guid));
+        cli_json_uint(&j, "ports", id->num_ports);
+        cli_json_uint(&j, "lid", sma_lid(env->sma, 0));
+        cli_json_uint(&j, "master_sm_lid", sma_master_sm_lid(env->sma, 0));
+        cli_json_uint(&j, "uptime_s", up);
+        cli_json_end(&j);
+        return CLI_OK;
+    }
     cli_printf(out, "%-20s %s\n", "Node description", desc);
     cli_printf(out, "%-20s 0x%016llx\n", "Node GUID", (unsigned long long)id->node_guid);
     cli_printf(out, "%-20s 0x%016llx\n", "Port 0 GUID", (unsigned long long)id->port_guid[0]);

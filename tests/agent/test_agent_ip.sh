@@ -112,6 +112,38 @@ for s in "${SWITCHES[@]}"; do
 done
 check "saquery -m lists switches' port 0 ($listed)" test "$listed" -ge 2
 
+# The CLI's InfiniBand view against infiniband-diags read right after.
+# Leaf1: ports 1-2 go to the spines, 3-4 to Hca1/Hca2, 5-8 are not cabled.
+pi_field() { sed -n "s/^$1:\.*//p"; } # pi_field FIELD < smpquery output
+leaf1=$(cli Leaf1 show system | awk '/^LID/ { print $2 }')
+cli Leaf1 show interfaces ib > "$WORK/ifaces.txt"
+for port in 1 3 5; do
+    diag Hca2 smpquery portinfo "$leaf1" "$port" > "$WORK/pi.$port" 2>&1
+    check_eq "show interfaces ib: Leaf1 port $port state as smpquery" \
+        "$(pi_field LinkState < "$WORK/pi.$port")" "$(awk -v p="$port" '$1 == p { print $2 }' "$WORK/ifaces.txt")"
+    check_eq "show interfaces ib: Leaf1 port $port phys state as smpquery" \
+        "$(pi_field PhysLinkState < "$WORK/pi.$port")" "$(awk -v p="$port" '$1 == p { print $3 }' "$WORK/ifaces.txt")"
+done
+for port in 1 3; do
+    check_eq "show interfaces ib: Leaf1 port $port width as smpquery" \
+        "$(pi_field LinkWidthActive < "$WORK/pi.$port")" "$(awk -v p="$port" '$1 == p { print $4 }' "$WORK/ifaces.txt")"
+done
+hca2_lid=$(diag Hca2 ibaddr 2> /dev/null | awk '{ for (i = 1; i < NF; i++) if ($i == "start") print $(i + 1) }')
+hca2_lid=$((${hca2_lid:-0}))
+peer4() { test "$(cli Leaf1 show interfaces ib 4 | awk '$1 == 4 { print $7 }')" = "$hca2_lid"; }
+check "show interfaces ib: Leaf1 port 4's peer LID is Hca2's ($hca2_lid)" wait_until 10 peer4
+xmit_cli=$(cli Leaf1 show interfaces ib 1 counters | awk '$1 == "PortXmitData" { print $2 }')
+xmit_pq=$(diag Hca2 perfquery -x "$leaf1" 1 2> /dev/null | pi_field PortXmitData)
+check "show interfaces ib 1 counters: PortXmitData $xmit_cli, perfquery -x right after $xmit_pq" \
+    test -n "$xmit_cli" -a -n "$xmit_pq" -a "${xmit_pq:-0}" -ge "${xmit_cli:-1}" -a \
+    "$((${xmit_pq:-0} - ${xmit_cli:-0}))" -le 1000000
+for cmd in "show interfaces ib" "show interfaces ib 1 counters" "show congestion" "show lft" \
+    "show version" "show system"; do
+    check "$cmd json: valid JSON" bash -c "'$PZCLI' -s '$WORK/Leaf1/ctl' $cmd json | python3 -m json.tool > /dev/null"
+done
+check "show lft: Leaf1 routes its own LID $leaf1 to port 0" \
+    bash -c "'$PZCLI' -s '$WORK/Leaf1/ctl' show lft $leaf1 | grep -q '^$leaf1 *0\$'"
+
 # The emulated host on Hca3 (below Leaf2).
 "$PZIPHOST" --sockname "$SOCK" --ca Hca3 --address 10.79.0.100/24 --netns "$NS" -v \
     > "$WORK/host.out" 2> "$WORK/host.err" < /dev/null &

@@ -1,0 +1,333 @@
+/*
+ * test_cli.c - the CLI's InfiniBand show commands on a board_mem switch:
+ * show interfaces ib (PortInfo as smpquery prints it, the peer's LID),
+ * show interfaces ib PORT counters, show congestion, show lft, their json
+ * forms (exact text), and the JSON writer's string escaping.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <infiniband/mad.h>
+
+#include "cli.h"
+#include "cli_json.h"
+#include "pma.h"
+#include "pz_config.h"
+#include "pz_log.h"
+#include "pz_monitor.h"
+#include "pzt.h"
+
+#define MS 1000000ull
+
+/* A 4-port switch, its PMA and monitor, and the captured output. */
+struct fx {
+    struct pzt_node *n;
+    struct pma *pma;
+    struct pz_monitor *mon;
+    struct cli_env env;
+    char text[16384];
+    size_t len;
+};
+
+/* The capturing sink. */
+static void fx_write(void *arg, const char *text, size_t len)
+{
+    struct fx *f = arg;
+
+    assert_true(f->len + len < sizeof(f->text));
+    memcpy(f->text + f->len, text, len);
+    f->len += len;
+    f->text[f->len] = '\0';
+}
+
+/* The monitor's discovery sends: none expected (ports are configured). */
+static int fx_send(void *arg, const uint8_t *mad, const struct mad_addr *to)
+{
+    (void)arg;
+    (void)mad;
+    (void)to;
+    return 0;
+}
+
+/* Route lid out of port in the LFT (a SubnSet of its block). */
+static void fx_route(struct fx *f, unsigned lid, unsigned port)
+{
+    uint8_t d[64];
+
+    assert_int_equal(pzt_get(f->n, IB_ATTR_LINEARFORWTBL, lid / 64, d), 0);
+    d[lid % 64] = (uint8_t)port;
+    assert_int_equal(pzt_set(f->n, IB_ATTR_LINEARFORWTBL, lid / 64, d, NULL), 0);
+}
+
+/*
+ * Ports 1-3 cabled (Init, LinkUp), 4 not; port 1 faces a CA, the others
+ * switches; LinearFDBTop 9 with LIDs 5 and 6 out of port 1, 7 out of 2.
+ */
+static struct fx *fx_new(void)
+{
+    struct fx *f = test_calloc(1, sizeof(*f));
+    const char *conf = "monitor_ca_ports = 1\n";
+    struct pz_config cfg;
+    char err[160] = "";
+    uint8_t si[64];
+
+    pz_log_set_level(PZ_LOG_ERROR);
+    f->n = pzt_switch_new(4);
+    assert_non_null(f->n);
+    for (unsigned p = 1; p <= 3; p++)
+        board_mem_set_connected(f->n->bm, p, true);
+    pzt_assign_lid(f->n, 3, 1, 18);
+    f->pma = pma_create(f->n->board);
+    assert_non_null(f->pma);
+    pz_config_defaults(&cfg);
+    assert_int_equal(pz_config_parse(&cfg, conf, strlen(conf), err, sizeof(err)), 0);
+    f->mon = pz_monitor_create(&cfg, f->n->board, f->n->sma, f->pma, fx_send, f, err, sizeof(err));
+    assert_non_null(f->mon);
+
+    assert_int_equal(pzt_get(f->n, IB_ATTR_SWITCH_INFO, 0, si), 0);
+    mad_set_field(si, 0, IB_SW_LINEAR_FDB_TOP_F, 9);
+    assert_int_equal(pzt_set(f->n, IB_ATTR_SWITCH_INFO, 0, si, NULL), 0);
+    fx_route(f, 3, 0);
+    fx_route(f, 5, 1);
+    fx_route(f, 6, 1);
+    fx_route(f, 7, 2);
+
+    f->env = (struct cli_env){.board = f->n->board, .sma = f->n->sma, .pma = f->pma, .mon = f->mon};
+    return f;
+}
+
+static void fx_free(struct fx *f)
+{
+    pz_monitor_destroy(f->mon);
+    pma_destroy(f->pma);
+    pzt_node_free(f->n);
+    test_free(f);
+}
+
+/* Run a command line (read_only as given); returns its status, output in f->text. */
+static int fx_run(struct fx *f, const char *line, bool read_only)
+{
+    struct cli_out out = {fx_write, f};
+    struct cli_job *job;
+    int rc;
+
+    f->len = 0;
+    f->text[0] = '\0';
+    rc = cli_run(&f->env, line, read_only, &out, &job);
+    assert_null(job);
+    return rc;
+}
+
+/* The line of f->text that starts with prefix, or NULL. */
+static const char *fx_line(struct fx *f, const char *prefix)
+{
+    for (const char *l = f->text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (!strncmp(l, prefix, strlen(prefix)))
+            return l;
+    return NULL;
+}
+
+/* Assert that the line starting with prefix reads exactly line. */
+static void fx_expect_line(struct fx *f, const char *prefix, const char *line)
+{
+    const char *l = fx_line(f, prefix);
+
+    assert_non_null(l);
+    assert_memory_equal(l, line, strlen(line));
+    assert_true(l[strlen(line)] == '\n');
+}
+
+/* show interfaces ib: one aligned line per port, smpquery's names, the CA's LID. */
+static void test_show_interfaces(void **state)
+{
+    struct fx *f = fx_new();
+
+    (void)state;
+    assert_int_equal(fx_run(f, "show interfaces ib", true), CLI_OK);
+    fx_expect_line(f, "Port",
+                   "Port State        Phys state           Width Speed         "
+                   "Peer LID MTU");
+    fx_expect_line(f, "1 ",
+                   "1    Initialize   LinkUp               4X    25.78125 Gbps "
+                   "5        4096");
+    fx_expect_line(f, "2 ",
+                   "2    Initialize   LinkUp               4X    25.78125 Gbps          "
+                   "4096");
+    fx_expect_line(f, "4 ",
+                   "4    Down         Polling              -     -                      "
+                   "4096");
+    assert_int_equal(fx_run(f, "sh int ib 2", true), CLI_OK);
+    assert_null(fx_line(f, "1 "));
+    assert_non_null(fx_line(f, "2    Initialize"));
+    assert_int_equal(fx_run(f, "show interfaces ib 9", true), CLI_USAGE);
+    assert_int_equal(fx_run(f, "show interfaces ib 1 bogus", true), CLI_USAGE);
+    fx_free(f);
+}
+
+/* The width and MTU an SM programs show up as the SM set them. */
+static void test_show_interfaces_after_set(void **state)
+{
+    struct fx *f = fx_new();
+    uint8_t pi[64];
+
+    (void)state;
+    assert_int_equal(pzt_get(f->n, IB_ATTR_PORT_INFO, 2, pi), 0);
+    mad_set_field(pi, 0, IB_PORT_NEIGHBOR_MTU_F, 4);
+    mad_set_field(pi, 0, IB_PORT_STATE_F, 0);      /* no change */
+    mad_set_field(pi, 0, IB_PORT_PHYS_STATE_F, 3); /* Disabled */
+    assert_int_equal(pzt_set(f->n, IB_ATTR_PORT_INFO, 2, pi, NULL), 0);
+    pzt_poll_all(f->n, NULL);
+    assert_int_equal(fx_run(f, "show interfaces ib 2", true), CLI_OK);
+    assert_non_null(fx_line(f, "2    Down         Disabled"));
+    assert_non_null(strstr(f->text, " 2048\n"));
+    fx_free(f);
+}
+
+/* show interfaces ib json: one object, exact text. */
+static void test_show_interfaces_json(void **state)
+{
+    struct fx *f = fx_new();
+
+    (void)state;
+    assert_int_equal(fx_run(f, "show interfaces ib 1 json", true), CLI_OK);
+    assert_string_equal(f->text, "{\"ports\":[{\"port\":1,\"state\":\"Initialize\","
+                                 "\"phys_state\":\"LinkUp\",\"width\":\"4X\",\"speed\":"
+                                 "\"25.78125 Gbps\",\"peer_lid\":5,\"mtu\":4096}]}\n");
+    assert_int_equal(fx_run(f, "show interfaces ib 3 json", true), CLI_OK);
+    assert_non_null(strstr(f->text, "\"peer_lid\":null"));
+    fx_free(f);
+}
+
+/* Counters: perfquery's names, the PMA's 64-bit values (beyond 32 bits). */
+static void test_show_counters(void **state)
+{
+    struct fx *f = fx_new();
+    struct board_port_counters *c = board_mem_counters(f->n->bm, 2);
+
+    (void)state;
+    board_mem_counter_add(f->n->bm, &c->xmit_data, 5000000000ull);
+    board_mem_counter_add(f->n->bm, &c->symbol_errors, 7);
+    board_mem_counter_add(f->n->bm, &c->xmit_wait, 42);
+    assert_int_equal(fx_run(f, "show interfaces ib 2 counters", true), CLI_OK);
+    fx_expect_line(f, "PortXmitData", "PortXmitData                     5000000000");
+    fx_expect_line(f, "SymbolErrorCounter", "SymbolErrorCounter               7");
+    fx_expect_line(f, "PortXmitWait", "PortXmitWait                     42");
+    fx_expect_line(f, "PortRcvData", "PortRcvData                      0");
+    assert_non_null(fx_line(f, "PortMulticastRcvPkts"));
+    assert_int_equal(fx_run(f, "show interfaces ib 2 counters json", true), CLI_OK);
+    assert_non_null(strstr(f->text, "{\"port\":2,\"counters\":{\"SymbolErrorCounter\":7,"));
+    assert_non_null(strstr(f->text, "\"PortXmitData\":5000000000,\"PortRcvData\":0,"));
+    assert_memory_equal(f->text + f->len - 3, "}}\n", 3);
+    fx_free(f);
+}
+
+/* show lft: programmed entries up to LinearFDBTop; one LID with its drop. */
+static void test_show_lft(void **state)
+{
+    struct fx *f = fx_new();
+
+    (void)state;
+    assert_int_equal(fx_run(f, "show lft", true), CLI_OK);
+    assert_string_equal(f->text, "LinearFDBTop 9\nLID    Port\n3      0\n5      1\n6      1\n"
+                                 "7      2\n");
+    assert_int_equal(fx_run(f, "show lft 8", true), CLI_OK);
+    assert_string_equal(f->text, "LinearFDBTop 9\nLID    Port\n8      drop\n");
+    assert_int_equal(fx_run(f, "show lft json", true), CLI_OK);
+    assert_string_equal(f->text, "{\"linear_fdb_top\":9,\"entries\":[{\"lid\":3,\"port\":0},"
+                                 "{\"lid\":5,\"port\":1},{\"lid\":6,\"port\":1},"
+                                 "{\"lid\":7,\"port\":2}]}\n");
+    assert_int_equal(fx_run(f, "show lft 8 json", true), CLI_OK);
+    assert_string_equal(f->text,
+                        "{\"linear_fdb_top\":9,\"entries\":[{\"lid\":8,\"port\":null}]}\n");
+    assert_int_equal(fx_run(f, "show lft x", true), CLI_USAGE);
+    fx_free(f);
+}
+
+/* Sample the monitor after ms of board time. */
+static void fx_sample(struct fx *f, uint64_t ms)
+{
+    board_mem_advance_ns(f->n->bm, ms * MS);
+    pz_monitor_poll(f->mon);
+}
+
+/* show congestion: the hot-spot on the CA port, with its ticks per second. */
+static void test_show_congestion(void **state)
+{
+    struct fx *f = fx_new();
+    struct board_port_counters *c = board_mem_counters(f->n->bm, 1);
+
+    (void)state;
+    fx_sample(f, 1000);
+    board_mem_counter_add(f->n->bm, &c->xmit_wait, 300000);
+    fx_sample(f, 1000);
+    fx_sample(f, 0);
+    board_mem_advance_ns(f->n->bm, 3000 * MS);
+    assert_int_equal(fx_run(f, "show congestion", true), CLI_OK);
+    assert_non_null(fx_line(f, "Port Class      Peer"));
+    assert_non_null(fx_line(f, "1    hot-spot   ca               300000      0.0%"));
+    assert_non_null(fx_line(f, "2    normal     switch"));
+    assert_non_null(strstr(fx_line(f, "1 "), " 3s\n"));
+    assert_int_equal(fx_run(f, "show congestion 1 json", true), CLI_OK);
+    assert_non_null(strstr(f->text, "\"ports\":[{\"port\":1,\"class\":\"hot-spot\",\"peer\":"
+                                    "\"ca\",\"valid\":true,\"congestion_ticks_per_s\":300000,"));
+    assert_non_null(strstr(f->text, "\"since_s\":3,"));
+    f->env.mon = NULL;
+    assert_int_equal(fx_run(f, "show congestion json", true), CLI_OK);
+    assert_string_equal(f->text, "{\"monitor\":\"off\"}\n");
+    fx_free(f);
+}
+
+/* show version and show system as json; anything else after them is refused. */
+static void test_show_system_json(void **state)
+{
+    struct fx *f = fx_new();
+
+    (void)state;
+    assert_int_equal(fx_run(f, "show version json", true), CLI_OK);
+    assert_memory_equal(f->text, "{\"name\":\"portzero\",\"version\":\"", 30);
+    assert_int_equal(fx_run(f, "show system json", true), CLI_OK);
+    assert_non_null(strstr(f->text, "\"ports\":4,\"lid\":3,\"master_sm_lid\":1,"));
+    assert_int_equal(fx_run(f, "show system jsonx", true), CLI_USAGE);
+    fx_free(f);
+}
+
+/* The JSON writer escapes quotes, backslashes and control characters. */
+static void test_json_escaping(void **state)
+{
+    struct fx *f = test_calloc(1, sizeof(*f));
+    struct cli_out out = {fx_write, f};
+    struct cli_json j;
+
+    (void)state;
+    cli_json_begin(&j, &out);
+    cli_json_str(&j, "a\"b", "x\\y\n\t\x01z");
+    cli_json_fixed(&j, "u", 249, 1);
+    cli_json_bool(&j, "t", true);
+    cli_json_array(&j, "e");
+    cli_json_close_array(&j);
+    cli_json_end(&j);
+    assert_string_equal(f->text,
+                        "{\"a\\\"b\":\"x\\\\y\\n\\t\\u0001z\",\"u\":24.9,\"t\":true,\"e\":[]}\n");
+    test_free(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_show_interfaces),
+        cmocka_unit_test(test_show_interfaces_after_set),
+        cmocka_unit_test(test_show_interfaces_json),
+        cmocka_unit_test(test_show_counters),
+        cmocka_unit_test(test_show_lft),
+        cmocka_unit_test(test_show_congestion),
+        cmocka_unit_test(test_show_system_json),
+        cmocka_unit_test(test_json_escaping),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
