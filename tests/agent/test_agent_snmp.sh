@@ -92,8 +92,9 @@ get() { in_ns snmpget "${RO[@]}" -Oqv "$SWADDR" "$@" 2>&1; }
 joined() { "$PZCLI" -s "$WORK/agent/ctl" show ip 2> /dev/null | grep -q '^IPoIB state *up'; }
 ts() { date +%s.%N; }
 # wait_trap SECONDS REGEX [COUNT]: until trapd.log has COUNT lines from the switch with REGEX.
-wait_trap() { wait_lines "$WORK/trapd.log" "$1" "^$SWADDR.*$2" "${3:-1}"; }
-traps() { grep -c "^$SWADDR.*$1" "$WORK/trapd.log" 2> /dev/null; }
+# (%b of snmptrapd: "UDP: [10.81.0.4]:161->[10.81.0.100]:162")
+wait_trap() { wait_lines "$WORK/trapd.log" "$1" "\\[$SWADDR\\].*$2" "${3:-1}"; }
+traps() { grep -cE "\\[$SWADDR\\].*$1" "$WORK/trapd.log" 2> /dev/null; }
 COLD='\.1\.3\.6\.1\.6\.3\.1\.1\.5\.1([^0-9]|$)'
 AUTHF='\.1\.3\.6\.1\.6\.3\.1\.1\.5\.5([^0-9]|$)'
 SPI=$(abspath "$(dirname "$0")/snmp_raw.py")
@@ -137,9 +138,10 @@ check_eq "bulkwalk ifXTable: $((NPORTS + 1)) ifHCOutOctets" $((NPORTS + 1)) \
     "$(grep -c "^$IFX\.10\." "$WORK/ifx.walk")"
 # ifHighSpeed = lanes x lane signalling rate (snmp/README.md), from smpquery portinfo.
 pi=$(diag "$SM" smpquery -D portinfo "$DR" "$HP")
-lanes=$(awk -F. '/^LinkWidthActive/ { print $NF }' <<< "$pi" | tr -dc 0-9)
-rate=$(awk -F. '/^LinkSpeedActive/ { print $NF }' <<< "$pi" | sed 's/[^0-9.]//g')
-ext=$(awk -F. '/^LinkSpeedExtActive/ { print $NF }' <<< "$pi" | sed 's/[^0-9.]//g')
+pif() { sed -n "s/^$1:\.*\([0-9.]*\).*/\1/p" <<< "$pi"; } # "LinkSpeedActive:....10.0 Gbps"
+lanes=$(pif LinkWidthActive)
+rate=$(pif LinkSpeedActive)
+ext=$(pif LinkSpeedExtActive)
 case "$ext" in "" | 0 | 0.0) ;; *) rate=$ext ;; esac
 mbs=$(awk -v l="$lanes" -v r="$rate" 'BEGIN { printf "%.0f", l * r * 1000 }')
 note "smpquery: port $HP ${lanes}x at $rate Gb/s"
@@ -208,7 +210,7 @@ ctl link-down "$SW" "$OP" > /dev/null
 wait_trap 15 '\.1\.3\.6\.1\.6\.3\.1\.1\.5\.3'
 dt=$(awk -v a="$t0" -v b="$(ts)" 'BEGIN { printf "%.2f", b - a }')
 check "snmptrapd: linkDown from $SWADDR in ${dt}s (<= 2 s)" awk -v d="$dt" 'BEGIN { exit !(d <= 2.0) }'
-check "linkDown names ifIndex $OP" grep -q "^$SWADDR.*\.1\.3\.6\.1\.2\.1\.2\.2\.1\.1\.$OP = INTEGER: $OP" "$WORK/trapd.log"
+check "linkDown names ifIndex $OP" grep -q "$SWADDR.*\.1\.3\.6\.1\.2\.1\.2\.2\.1\.1\.$OP = INTEGER: $OP" "$WORK/trapd.log"
 t0=$(ts)
 ctl link-up "$SW" "$OP" > /dev/null
 wait_trap 30 '\.1\.3\.6\.1\.6\.3\.1\.1\.5\.4'
@@ -238,8 +240,9 @@ bulk=$(in_ns snmpbulkget "${RO[@]}" -On -Cn0 -Cr10000 "$SWADDR" "$IFT" 2>&1)
 check "GETBULK max-repetitions 10000: an answer, as many rows as fit ($(wc -l <<< "$bulk"))" \
     test "$(grep -c "^$IFT\." <<< "$bulk")" -gt 10
 deep=.1.3.6.1.2.1.1$(printf '.1%.0s' $(seq 121))
-check "128-sub-identifier OID: No Such Object" \
-    grep -q "No Such Object" <<< "$(in_ns snmpget "${RO[@]}" "$SWADDR" "$deep" 2>&1)"
+deep_out=$(in_ns snmpget "${RO[@]}" "$SWADDR" "$deep" 2>&1)
+check "128-sub-identifier OID: No Such Object" grep -q "No Such Object" <<< "$deep_out" ||
+    echo "     got: $deep_out"
 check "the agent is alive" kill -0 "$AGENT"
 check "v3 GET after the bad input" grep -qi portzero <<< "$(get .1.3.6.1.2.1.1.1.0)"
 
