@@ -167,18 +167,22 @@ bad=$(in_ns snmpget -v3 -l authPriv -u nosuchuser -a SHA-256 -A readauthpass1 -x
     -t 1 -r 0 -Oqv "$SWADDR" .1.3.6.1.2.1.1.1.0 2>&1)
 check "v3 unknown user gets no value" bash -c "! grep -qi portzero <<< '$bad'"
 u1=$(get $UNKNOWN)
+sleep 0.5
+a1=$(traps "$AUTHF")
 check "usmStatsUnknownUserNames rose ($u0 -> $u1)" test "$u1" -gt "$u0"
 bad=$(in_ns snmpget -v3 -l authPriv -u pzro -a SHA-256 -A wrongpassword1 -x AES -X readprivpass1 \
     -t 1 -r 0 -Oqv "$SWADDR" .1.3.6.1.2.1.1.1.0 2>&1)
 check "v3 wrong auth key gets no value" bash -c "! grep -qi portzero <<< '$bad'"
 w1=$(get $WRONGDIG)
+sleep 0.5
+a2=$(traps "$AUTHF")
 check "usmStatsWrongDigests rose ($w0 -> $w1)" test "$w1" -gt "$w0"
 bad=$(in_ns snmpget -v3 -l noAuthNoPriv -u pzro -t 1 -r 0 -Oqv "$SWADDR" .1.3.6.1.2.1.1.1.0 2>&1)
 check "v3 noAuthNoPriv as the authPriv user gets no value" bash -c "! grep -qi portzero <<< '$bad'"
-sleep 1
-a1=$(traps "$AUTHF")
-note "authenticationFailure traps for the three SNMPv3 failures: $((a1 - a0))"
-check "v3 failures: an authenticationFailure trap reaches snmptrapd" test "$a1" -gt "$a0"
+sleep 0.5
+a3=$(traps "$AUTHF")
+note "authenticationFailure traps from net-snmp: unknown user $((a1 - a0)), wrong auth key $((a2 - a1)), noAuthNoPriv $((a3 - a2))"
+check "v3 wrong auth key: an authenticationFailure trap reaches snmptrapd" test "$a2" -gt "$a1"
 
 # The octet counters against the PMA as perfquery reads it.
 LID=$(diag "$SM" smpquery -D portinfo "$DR" 0 | awk -F. '/^Lid/ { print $NF }')
@@ -205,19 +209,20 @@ in0=$(get "$IFX.6.$HP")
 check "ifHCInOctets.$HP did not step back either" test "$(get "$IFX.6.$HP")" -ge "$in0"
 
 # Traps: host-2-2's cable pulled and plugged, within 2 s.
+LDOWN='\.1\.3\.6\.1\.6\.3\.1\.1\.5\.3\|.*\.1\.3\.6\.1\.2\.1\.2\.2\.1\.1\.'$OP' '
+LUP='\.1\.3\.6\.1\.6\.3\.1\.1\.5\.4\|.*\.1\.3\.6\.1\.2\.1\.2\.2\.1\.1\.'$OP' '
+n=$(traps "$LDOWN")
 t0=$(ts)
 ctl link-down "$SW" "$OP" > /dev/null
-wait_trap 15 '\.1\.3\.6\.1\.6\.3\.1\.1\.5\.3'
+wait_trap 15 "$LDOWN" $((n + 1))
 dt=$(awk -v a="$t0" -v b="$(ts)" 'BEGIN { printf "%.2f", b - a }')
-check "snmptrapd: linkDown from $SWADDR in ${dt}s (<= 2 s)" awk -v d="$dt" 'BEGIN { exit !(d <= 2.0) }'
-check "linkDown names ifIndex $OP" grep -q "$SWADDR.*\.1\.3\.6\.1\.2\.1\.2\.2\.1\.1\.$OP = INTEGER: $OP" "$WORK/trapd.log"
+check "snmptrapd: linkDown of ifIndex $OP from $SWADDR in ${dt}s (<= 2 s)" awk -v d="$dt" 'BEGIN { exit !(d <= 2.0) }'
+n=$(traps "$LUP")
 t0=$(ts)
 ctl link-up "$SW" "$OP" > /dev/null
-wait_trap 30 '\.1\.3\.6\.1\.6\.3\.1\.1\.5\.4'
+wait_trap 15 "$LUP" $((n + 1))
 dt=$(awk -v a="$t0" -v b="$(ts)" 'BEGIN { printf "%.2f", b - a }')
-# link-up: the link goes Init at once, up (Active) when OpenSM arms it (its sweep).
-note "linkUp (OpenSM had to activate the port) after ${dt}s"
-check "snmptrapd: linkUp from $SWADDR" test "$(traps '\.1\.3\.6\.1\.6\.3\.1\.1\.5\.4')" -ge 1
+check "snmptrapd: linkUp of ifIndex $OP from $SWADDR in ${dt}s (<= 2 s)" awk -v d="$dt" 'BEGIN { exit !(d <= 2.0) }'
 
 # ifAdminStatus: the read-only user is refused, the admin takes port $OP down and up.
 ro_set=$(in_ns snmpset "${RO[@]}" "$SWADDR" "$IFT.7.$OP" i 2 2>&1)
@@ -241,8 +246,7 @@ check "GETBULK max-repetitions 10000: an answer, as many rows as fit ($(wc -l <<
     test "$(grep -c "^$IFT\." <<< "$bulk")" -gt 10
 deep=.1.3.6.1.2.1.1$(printf '.1%.0s' $(seq 121))
 deep_out=$(in_ns snmpget "${RO[@]}" "$SWADDR" "$deep" 2>&1)
-check "128-sub-identifier OID: No Such Object" grep -q "No Such Object" <<< "$deep_out" ||
-    echo "     got: $deep_out"
+check "128-sub-identifier OID: No Such Object/Instance" grep -qE "No Such (Object|Instance)" <<< "$deep_out"
 check "the agent is alive" kill -0 "$AGENT"
 check "v3 GET after the bad input" grep -qi portzero <<< "$(get .1.3.6.1.2.1.1.1.0)"
 
