@@ -36,7 +36,9 @@ NSD="pzb-$$-snmpd"
 SW=leaf-2
 SWADDR=10.81.0.4
 HOSTADDR=10.81.0.100
-AGENT= HOST_PID= SNMPD_PID=
+AGENT=''
+HOST_PID=''
+SNMPD_PID=''
 V3=(-v3 -l authPriv -u pzro -a SHA-256 -A readauthpass1 -x AES -X readprivpass1 -t 3 -r 2)
 IFX=.1.3.6.1.2.1.31.1.1.1
 
