@@ -95,6 +95,9 @@ static void pz_ip_snmp_mgmt_if(struct pz_ip_snmp *s)
     mif.out_discards = st->tx_dropped_down + st->tx_dropped_no_route + st->tx_dropped_unresolved +
                        st->tx_dropped_bad;
     pz_snmp_set_mgmt_if(s->snmp, &mif);
+    /* coldStart sent before the IPoIB link is up would be lost: it waits. */
+    if (mif.up)
+        pz_snmp_cold_start(s->snmp);
 }
 
 /* Loop: when the agent next has timed work (its alarms, the interface row). */
@@ -133,6 +136,8 @@ static int pz_ip_snmp_start(struct pz_ip_snmp *s, const struct pz_config *cfg, c
         /* The handlers only read it; the monitor stays the agent loop's. */
         .cong = s->env.mon ? (struct cong_monitor *)pz_monitor_cong(s->env.mon) : NULL,
         .mgmt_port = 0, /* management through port 0: no external port is the path */
+        /* The IPoIB link comes up after the SM's sweep: coldStart waits for it. */
+        .defer_cold_start = s->env.plane != NULL,
     };
 
     s->udp = pz_udp_open(PZ_SNMP_PORT, PZ_SNMP_QUEUE, err, errlen);

@@ -53,6 +53,7 @@ struct pz_snmp_params {
     struct cong_monitor *cong; /* may be NULL: the congestion table is empty */
     unsigned mgmt_port;        /* external port the management path uses (0: none) */
     size_t max_message;        /* largest SNMP message (0: 8192) */
+    bool defer_cold_start;     /* coldStart waits for pz_snmp_cold_start() */
 };
 
 /*
@@ -90,9 +91,16 @@ struct pz_snmp_reach {
 /*
  * Start the agent: read the configuration, restore the persistent state
  * (engineBoots incremented and stored at once), register the MIBs and send
- * coldStart to the configured sinks.  Returns NULL with a message in err.
+ * coldStart to the configured sinks (unless deferred: pz_snmp_cold_start).  Returns NULL with a
+ * message in err.
  */
 struct pz_snmp *pz_snmp_create(const struct pz_snmp_params *params, char *err, size_t errlen);
+
+/*
+ * Send the deferred coldStart (params.defer_cold_start) once the path to the
+ * sinks is up; later calls do nothing.  Caller's thread = agent thread.
+ */
+void pz_snmp_cold_start(struct pz_snmp *s);
 
 /* Store the persistent state and shut net-snmp down (NULL is fine). */
 void pz_snmp_destroy(struct pz_snmp *s);

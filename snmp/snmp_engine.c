@@ -208,11 +208,20 @@ struct pz_snmp *pz_snmp_create(const struct pz_snmp_params *params, char *err, s
     /* The incremented engineBoots is on disk before the first answer. */
     snmp_store(PZ_SNMP_APP);
     snmp_notify_scan(s, false);
-    send_easy_trap(SNMP_TRAP_COLDSTART, 0);
+    if (!s->p.defer_cold_start)
+        pz_snmp_cold_start(s);
     return s;
 fail:
     pz_snmp_destroy(s);
     return NULL;
+}
+
+void pz_snmp_cold_start(struct pz_snmp *s)
+{
+    if (!s || s->cold_sent)
+        return;
+    s->cold_sent = true;
+    send_easy_trap(SNMP_TRAP_COLDSTART, 0);
 }
 
 void pz_snmp_destroy(struct pz_snmp *s)

@@ -14,6 +14,19 @@
 #   - ifAdminStatus down (rwuser) disables the port (smpquery sees
 #     PhysLinkState Disabled), up restores it; the read-only user is refused;
 #   - portzerod restarts: engineBoots went up by one (state_dir kept).
+# On a 36-port switch (tests/integration/ft-36port.net, leaf-2), also:
+#   - snmpbulkwalk (authPriv) of ifXTable: IB1/1..IB1/36 + the IPoIB row;
+#     ifHighSpeed of an active port = lanes x rate from smpquery portinfo;
+#   - v2c with the configured rocommunity (the namespace's subnet) works;
+#     an unknown user, a wrong auth key, noAuthNoPriv against the authPriv
+#     user get no value, usmStatsUnknownUserNames / usmStatsWrongDigests
+#     rise, and what authenticationFailure traps snmptrapd gets is checked;
+#   - coldStart reaches snmptrapd when the agent starts after it (restart);
+#     linkDown/linkUp within 2 s of pzfabric-ctl link-down/up;
+#   - perfquery -R on the host's port: ifHCOutOctets never steps back;
+#   - bad input (random, truncated, mutated datagrams; GETBULK with
+#     max-repetitions 10000; a 128-sub-identifier OID): the next good
+#     request is answered, the agent lives, no sanitizer report.
 # Usage: test_agent_snmp.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST PORTZEROD PZ_CLI
 set -u
 # shellcheck source=../fabric/fabric_lib.sh
@@ -22,11 +35,17 @@ fl_init agentsnmp "$1" "$2"
 PZIPHOST=$(abspath "$3")
 PORTZEROD=$(abspath "$4")
 PZCLI=$(abspath "$5")
-pzt_require opensm ping ip snmpget snmpwalk snmpset snmptrapd perfquery smpquery
+pzt_require opensm ping ip snmpget snmpwalk snmpbulkwalk snmpbulkget snmpset snmptrapd perfquery smpquery python3
 pzt_require_preload
-NET=$(abspath "$(dirname "$0")/../integration/ft-2s4l.net")
+NET=$(abspath "$(dirname "$0")/../integration/ft-36port.net")
 NS="pzt-$$-snmp"
-SW=Leaf2 # Hca3 (the host) hangs at its port 3, Hca4 at port 4
+SW=leaf-2 # 36 ports: host-2-1 (the host) hangs at port 1, host-2-2 at port 2
+SM=host-1-1
+HOSTCA=host-2-1
+DR=0,1,3,3 # SM -> leaf-1 -> spine-1 -> leaf-2
+HP=1       # the host's port
+OP=2       # the other host's port (cable pulled and plugged)
+NPORTS=36
 SWADDR=10.81.0.4
 HOSTADDR=10.81.0.100
 AGENT=
@@ -56,6 +75,8 @@ trap snmp_cleanup EXIT
     echo 'rouser pzro priv'
     echo 'sysLocation emulated rack 1'
     echo "trap2sink $HOSTADDR:162 pztrap"
+    echo 'rocommunity pzpublic 10.81.0.0/24'
+    echo 'authtrapenable 1'
 } > "$WORK/snmp.conf"
 
 start_agent() {
@@ -69,16 +90,24 @@ start_agent() {
 in_ns() { ip netns exec "$NS" "$@"; }
 get() { in_ns snmpget "${RO[@]}" -Oqv "$SWADDR" "$@" 2>&1; }
 joined() { "$PZCLI" -s "$WORK/agent/ctl" show ip 2> /dev/null | grep -q '^IPoIB state *up'; }
+ts() { date +%s.%N; }
+# wait_trap SECONDS REGEX [COUNT]: until trapd.log has COUNT lines from the switch with REGEX.
+# (%b of snmptrapd: "UDP: [10.81.0.4]:161->[10.81.0.100]:162")
+wait_trap() { wait_lines "$WORK/trapd.log" "$1" "\\[$SWADDR\\].*$2" "${3:-1}"; }
+traps() { grep -cE "\\[$SWADDR\\].*$1" "$WORK/trapd.log" 2> /dev/null; }
+COLD='\.1\.3\.6\.1\.6\.3\.1\.1\.5\.1([^0-9]|$)'
+AUTHF='\.1\.3\.6\.1\.6\.3\.1\.1\.5\.5([^0-9]|$)'
+SPI=$(abspath "$(dirname "$0")/snmp_raw.py")
 
 fl_start_fabric --agent "$SW" "$NET" || exit 1
 start_agent
 check "portzerod ready" wait_file "$WORK/agent/out" 20 '^ready$' "$AGENT"
 check "portzerod logs its SNMP agent" grep -q "snmp: agent on UDP 161" "$WORK/agent/err"
-fl_start_opensm Hca1
+fl_start_opensm "$SM"
 fl_wait_up 60 || { echo "OpenSM never reached SUBNET UP"; exit 1; }
 check "$SW joins the broadcast group" wait_until 30 joined
 
-"$PZIPHOST" --sockname "$SOCK" --ca Hca3 --address "$HOSTADDR/24" --netns "$NS" \
+"$PZIPHOST" --sockname "$SOCK" --ca "$HOSTCA" --address "$HOSTADDR/24" --netns "$NS" \
     > "$WORK/host.out" 2> "$WORK/host.err" < /dev/null &
 HOST_PID=$!
 check "pz-iphost ready" wait_file "$WORK/host.out" 30 '^ready$' "$HOST_PID"
@@ -90,53 +119,141 @@ check "ping $SW" wait_until 20 in_ns ping -c 1 -W 1 "$SWADDR"
 
 check "v3 authPriv: sysDescr names portzero" grep -qi portzero <<< "$(get .1.3.6.1.2.1.1.1.0)"
 check_eq "sysLocation from the config" '"emulated rack 1"' "$(get .1.3.6.1.2.1.1.6.0)"
-check_eq "ifNumber: 8 ports + the IPoIB interface" 9 "$(get .1.3.6.1.2.1.2.1.0)"
-check_eq "ifName.3" '"IB1/3"' "$(get "$IFX.1.3")"
-check_eq "ifType.3 infiniband(199)" 199 "$(get "$IFT.3.3")"
-check_eq "ifOperStatus.3 (Hca3's cable) up" 1 "$(get "$IFT.8.3")"
+check_eq "ifNumber: $NPORTS ports + the IPoIB interface" $((NPORTS + 1)) "$(get .1.3.6.1.2.1.2.1.0)"
+check_eq "ifName.$HP" "\"IB1/$HP\"" "$(get "$IFX.1.$HP")"
+check_eq "ifType.$HP infiniband(199)" 199 "$(get "$IFT.3.$HP")"
+check_eq "ifOperStatus.$HP ($HOSTCA's cable) up" 1 "$(get "$IFT.8.$HP")"
 check_eq "ifOperStatus.7 (no cable) down" 2 "$(get "$IFT.8.7")"
-check_eq "ifOperStatus.9 (the IPoIB interface) up" 1 "$(get "$IFT.8.9")"
-check_eq "ifMtu.9 (the IPoIB interface) 2044" 2044 "$(get "$IFT.4.9")"
+check_eq "ifOperStatus.$((NPORTS + 1)) (the IPoIB interface) up" 1 "$(get "$IFT.8.$((NPORTS + 1))")"
+check_eq "ifMtu.$((NPORTS + 1)) (the IPoIB interface) 2044" 2044 "$(get "$IFT.4.$((NPORTS + 1))")"
+
+# ifXTable of the 36-port switch, one authPriv snmpbulkwalk.
+in_ns snmpbulkwalk "${RO[@]}" -On "$SWADDR" "$IFX" > "$WORK/ifx.walk" 2>&1
+names=$(sed -n "s/^$IFX\.1\.\([0-9]*\) = STRING: \"*\([^\"]*\)\"*$/\1 \2/p" "$WORK/ifx.walk")
+want=$(for p in $(seq "$NPORTS"); do echo "$p IB1/$p"; done)
+check_eq "bulkwalk ifXTable: ifName of ports 1..$NPORTS" "$want" "$(head -n "$NPORTS" <<< "$names")"
+check "bulkwalk ifXTable: row $((NPORTS + 1)) is the IPoIB interface" \
+    test "$(sed -n "$((NPORTS + 1))p" <<< "$names" | cut -d' ' -f1)" = $((NPORTS + 1))
+check_eq "bulkwalk ifXTable: $((NPORTS + 1)) ifHCOutOctets" $((NPORTS + 1)) \
+    "$(grep -c "^$IFX\.10\." "$WORK/ifx.walk")"
+# ifHighSpeed = lanes x lane signalling rate (snmp/README.md), from smpquery portinfo.
+pi=$(diag "$SM" smpquery -D portinfo "$DR" "$HP")
+pif() { sed -n "s/^$1:\.*\([0-9.]*\).*/\1/p" <<< "$pi"; } # "LinkSpeedActive:....10.0 Gbps"
+lanes=$(pif LinkWidthActive)
+rate=$(pif LinkSpeedActive)
+ext=$(pif LinkSpeedExtActive)
+case "$ext" in "" | 0 | 0.0) ;; *) rate=$ext ;; esac
+mbs=$(awk -v l="$lanes" -v r="$rate" 'BEGIN { printf "%.0f", l * r * 1000 }')
+note "smpquery: port $HP ${lanes}x at $rate Gb/s"
+check_eq "ifHighSpeed.$HP = ${lanes} lanes x $rate Gb/s" "$mbs" \
+    "$(sed -n "s/^$IFX\.15\.$HP = Gauge32: //p" "$WORK/ifx.walk")"
+
+# v2c with the configured read-only community (limited to 10.81.0.0/24).
+check "v2c rocommunity pzpublic: sysDescr" \
+    grep -qi portzero <<< "$(in_ns snmpget -v2c -c pzpublic -t 2 -r 1 -Oqv "$SWADDR" .1.3.6.1.2.1.1.1.0 2>&1)"
+check_eq "v2c rocommunity pzpublic: ifName.$NPORTS" "\"IB1/$NPORTS\"" \
+    "$(in_ns snmpget -v2c -c pzpublic -t 2 -r 1 -Oqv "$SWADDR" "$IFX.1.$NPORTS" 2>&1)"
+bad=$(in_ns snmpget -v2c -c public -t 1 -r 0 -Oqv "$SWADDR" .1.3.6.1.2.1.1.1.0 2>&1)
+check "v2c community 'public' (not configured) gets no value" bash -c "! grep -qi portzero <<< '$bad'"
+check "v2c wrong community: authenticationFailure trap" wait_trap 5 "$AUTHF"
+
+# SNMPv3 failures: no data, the usmStats counters rise.
+UNKNOWN=.1.3.6.1.6.3.15.1.1.3.0
+WRONGDIG=.1.3.6.1.6.3.15.1.1.5.0
+u0=$(get $UNKNOWN)
+w0=$(get $WRONGDIG)
+a0=$(traps "$AUTHF")
+bad=$(in_ns snmpget -v3 -l authPriv -u nosuchuser -a SHA-256 -A readauthpass1 -x AES -X readprivpass1 \
+    -t 1 -r 0 -Oqv "$SWADDR" .1.3.6.1.2.1.1.1.0 2>&1)
+check "v3 unknown user gets no value" bash -c "! grep -qi portzero <<< '$bad'"
+u1=$(get $UNKNOWN)
+sleep 0.5
+a1=$(traps "$AUTHF")
+check "usmStatsUnknownUserNames rose ($u0 -> $u1)" test "$u1" -gt "$u0"
 bad=$(in_ns snmpget -v3 -l authPriv -u pzro -a SHA-256 -A wrongpassword1 -x AES -X readprivpass1 \
     -t 1 -r 0 -Oqv "$SWADDR" .1.3.6.1.2.1.1.1.0 2>&1)
-check "a wrong password gets no value" bash -c "! grep -qi portzero <<< '$bad'"
-bad=$(in_ns snmpget -v2c -c public -t 1 -r 0 -Oqv "$SWADDR" .1.3.6.1.2.1.1.1.0 2>&1)
-check "community 'public' (none configured) gets no value" bash -c "! grep -qi portzero <<< '$bad'"
+check "v3 wrong auth key gets no value" bash -c "! grep -qi portzero <<< '$bad'"
+w1=$(get $WRONGDIG)
+sleep 0.5
+a2=$(traps "$AUTHF")
+check "usmStatsWrongDigests rose ($w0 -> $w1)" test "$w1" -gt "$w0"
+bad=$(in_ns snmpget -v3 -l noAuthNoPriv -u pzro -t 1 -r 0 -Oqv "$SWADDR" .1.3.6.1.2.1.1.1.0 2>&1)
+check "v3 noAuthNoPriv as the authPriv user gets no value" bash -c "! grep -qi portzero <<< '$bad'"
+sleep 0.5
+a3=$(traps "$AUTHF")
+note "authenticationFailure traps from net-snmp: unknown user $((a1 - a0)), wrong auth key $((a2 - a1)), noAuthNoPriv $((a3 - a2))"
+check "v3 wrong auth key: an authenticationFailure trap reaches snmptrapd" test "$a2" -gt "$a1"
 
 # The octet counters against the PMA as perfquery reads it.
-LID=$(diag Hca1 smpquery -D portinfo 0,1,1,2 0 | awk -F. '/^Lid/ { print $NF }')
-before=$(get "$IFX.10.3")
-xmit=$(diag Hca1 perfquery -x "$LID" 3 | awk -F. '/^PortXmitData/ { print $NF }')
-after=$(get "$IFX.10.3")
-check "ifHCOutOctets.3 ($before .. $after) brackets 4 x PortXmitData ($((xmit * 4)))" \
+LID=$(diag "$SM" smpquery -D portinfo "$DR" 0 | awk -F. '/^Lid/ { print $NF }')
+before=$(get "$IFX.10.$HP")
+xmit=$(diag "$SM" perfquery -x "$LID" "$HP" | awk -F. '/^PortXmitData/ { print $NF }')
+after=$(get "$IFX.10.$HP")
+check "ifHCOutOctets.$HP ($before .. $after) brackets 4 x PortXmitData ($((xmit * 4)))" \
     test "$before" -le $((xmit * 4)) -a $((xmit * 4)) -le "$after"
 check_eq "PORTZERO-MIB pzSwitchLid = smpquery's LID" "$LID" "$(get "$PZ.1.1.1.0")"
 check_eq "PORTZERO-MIB pzMasterSmLid = smpquery's SMLid" \
-    "$(diag Hca1 smpquery -D portinfo 0,1,1,2 0 | awk -F. '/^SMLid/ { print $NF }')" \
+    "$(diag "$SM" smpquery -D portinfo "$DR" 0 | awk -F. '/^SMLid/ { print $NF }')" \
     "$(get "$PZ.1.1.2.0")"
 
-# Traps: Hca4's cable (port 4) pulled and plugged.
-ctl link-down "$SW" 4 > /dev/null
-check "snmptrapd: linkDown from $SWADDR" \
-    wait_file "$WORK/trapd.log" 15 "$SWADDR.*\.1\.3\.6\.1\.6\.3\.1\.1\.5\.3"
-ctl link-up "$SW" 4 > /dev/null
-check "snmptrapd: linkUp from $SWADDR" \
-    wait_file "$WORK/trapd.log" 30 "$SWADDR.*\.1\.3\.6\.1\.6\.3\.1\.1\.5\.4"
+# perfquery -R clears the PMA's PortCounters of the host's port: ifHC* never step back.
+hc0=$(get "$IFX.10.$HP")
+diag "$SM" perfquery -R "$LID" "$HP" > /dev/null 2>&1
+x1=$(diag "$SM" perfquery -x "$LID" "$HP" | awk -F. '/^PortXmitData/ { print $NF }')
+check "perfquery -R cleared PortXmitData ($((x1 * 4)) < $hc0 octets)" test $((x1 * 4)) -lt "$hc0"
+hc1=$(get "$IFX.10.$HP")
+hc2=$(get "$IFX.10.$HP")
+check "ifHCOutOctets.$HP never steps back across perfquery -R ($hc0 <= $hc1 <= $hc2)" \
+    test "$hc0" -le "$hc1" -a "$hc1" -le "$hc2" -a "$hc0" -lt "$hc2"
+in0=$(get "$IFX.6.$HP")
+check "ifHCInOctets.$HP did not step back either" test "$(get "$IFX.6.$HP")" -ge "$in0"
 
-# ifAdminStatus: the read-only user is refused, the admin takes port 4 down and up.
-ro_set=$(in_ns snmpset "${RO[@]}" "$SWADDR" "$IFT.7.4" i 2 2>&1)
+# Traps: host-2-2's cable pulled and plugged, within 2 s.
+LDOWN='\.1\.3\.6\.1\.6\.3\.1\.1\.5\.3\|.*\.1\.3\.6\.1\.2\.1\.2\.2\.1\.1\.'$OP' '
+LUP='\.1\.3\.6\.1\.6\.3\.1\.1\.5\.4\|.*\.1\.3\.6\.1\.2\.1\.2\.2\.1\.1\.'$OP' '
+n=$(traps "$LDOWN")
+t0=$(ts)
+ctl link-down "$SW" "$OP" > /dev/null
+wait_trap 15 "$LDOWN" $((n + 1))
+dt=$(awk -v a="$t0" -v b="$(ts)" 'BEGIN { printf "%.2f", b - a }')
+check "snmptrapd: linkDown of ifIndex $OP from $SWADDR in ${dt}s (<= 2 s)" awk -v d="$dt" 'BEGIN { exit !(d <= 2.0) }'
+n=$(traps "$LUP")
+t0=$(ts)
+ctl link-up "$SW" "$OP" > /dev/null
+wait_trap 15 "$LUP" $((n + 1))
+dt=$(awk -v a="$t0" -v b="$(ts)" 'BEGIN { printf "%.2f", b - a }')
+check "snmptrapd: linkUp of ifIndex $OP from $SWADDR in ${dt}s (<= 2 s)" awk -v d="$dt" 'BEGIN { exit !(d <= 2.0) }'
+
+# ifAdminStatus: the read-only user is refused, the admin takes port $OP down and up.
+ro_set=$(in_ns snmpset "${RO[@]}" "$SWADDR" "$IFT.7.$OP" i 2 2>&1)
 check "ifAdminStatus set refused to the read-only user" \
     grep -qiE "noAccess|notWritable|authorization" <<< "$ro_set"
-in_ns snmpset "${RW[@]}" "$SWADDR" "$IFT.7.4" i 2 > /dev/null 2>&1
-phys() { diag Hca1 smpquery -D portinfo 0,1,1,2 4 | awk -F. '/^PhysLinkState/ { print $NF }'; }
-check "ifAdminStatus.4 down: smpquery sees port 4 Disabled" grep -q Disabled <<< "$(phys)"
-check_eq "ifAdminStatus.4 reads down(2)" 2 "$(get "$IFT.7.4")"
-in_ns snmpset "${RW[@]}" "$SWADDR" "$IFT.7.4" i 1 > /dev/null 2>&1
+in_ns snmpset "${RW[@]}" "$SWADDR" "$IFT.7.$OP" i 2 > /dev/null 2>&1
+phys() { diag "$SM" smpquery -D portinfo "$DR" "$OP" | awk -F. '/^PhysLinkState/ { print $NF }'; }
+check "ifAdminStatus.$OP down: smpquery sees port $OP Disabled" grep -q Disabled <<< "$(phys)"
+check_eq "ifAdminStatus.$OP reads down(2)" 2 "$(get "$IFT.7.$OP")"
+in_ns snmpset "${RW[@]}" "$SWADDR" "$IFT.7.$OP" i 1 > /dev/null 2>&1
 linkup() { grep -q LinkUp <<< "$(phys)"; }
-check "ifAdminStatus.4 up: port 4 comes back (LinkUp)" wait_until 20 linkup
+check "ifAdminStatus.$OP up: port $OP comes back (LinkUp)" wait_until 20 linkup
 
-# engineBoots across a restart (state_dir kept).
+# Bad input over the fabric.
+in_ns python3 "$SPI" fuzz "$SWADDR" pzpublic > "$WORK/fuzz.out" 2>&1
+note "bad input: $(tr '\n' ' ' < "$WORK/fuzz.out")"
+check "after random/truncated/mutated datagrams the next good GET is answered" \
+    grep -q '^answer .*ortzero' "$WORK/fuzz.out"
+bulk=$(in_ns snmpbulkget "${RO[@]}" -On -Cn0 -Cr10000 "$SWADDR" "$IFT" 2>&1)
+check "GETBULK max-repetitions 10000: an answer, as many rows as fit ($(wc -l <<< "$bulk"))" \
+    test "$(grep -c "^$IFT\." <<< "$bulk")" -gt 10
+deep=.1.3.6.1.2.1.1$(printf '.1%.0s' $(seq 121))
+deep_out=$(in_ns snmpget "${RO[@]}" "$SWADDR" "$deep" 2>&1)
+check "128-sub-identifier OID: No Such Object/Instance" grep -qE "No Such (Object|Instance)" <<< "$deep_out"
+check "the agent is alive" kill -0 "$AGENT"
+check "v3 GET after the bad input" grep -qi portzero <<< "$(get .1.3.6.1.2.1.1.1.0)"
+
+# engineBoots across a restart (state_dir kept); the restarted agent starts
+# after snmptrapd: its coldStart must arrive (once the IP plane is up).
 boots=$(get .1.3.6.1.6.3.10.2.1.2.0)
+c0=$(traps "$COLD")
 stop_pid "$AGENT"
 AGENT=
 check "pzfabric saw the agent go" wait_file "$WORK/fabric.err" 10 "switch $SW lost its agent"
@@ -145,6 +262,8 @@ check "restarted portzerod ready" wait_lines "$WORK/agent/out" 20 '^ready$' 2
 check "$SW joins again" wait_until 60 joined || "$PZCLI" -s "$WORK/agent/ctl" show ip
 got_boots() { test "$(get .1.3.6.1.6.3.10.2.1.2.0)" = $((boots + 1)); }
 check "engineBoots went up by one ($boots -> $((boots + 1)))" wait_until 30 got_boots
+check "snmptrapd: coldStart from the restarted agent" wait_trap 5 "$COLD" $((c0 + 1))
+check_eq "exactly one coldStart per start" $((c0 + 1)) "$(traps "$COLD")"
 check "the state directory is private (0700)" test "$(stat -c %a "$WORK/state")" = 700
 
 stop_pid "$AGENT"
