@@ -246,6 +246,7 @@ for s in "${SWITCHES[@]}"; do
     stop_pid "${AGENT[$s]}"
     AGENT[$s]=
     check_eq "$s: portzerod exits 0 on SIGTERM" 0 "$STOP_RC"
-    check "$s: no sanitizer report" bash -c "! grep -q 'Sanitizer' '$WORK/$s/err'"
+    check "$s: no sanitizer report" bash -c "! grep -q 'Sanitizer' '$WORK/$s/err'" ||
+        grep -A 30 'Sanitizer' "$WORK/$s/err" | head -n 60
 done
 fl_finish
