@@ -358,7 +358,22 @@ void mad_io_close(struct mad_io *io)
 {
     if (!io)
         return;
-    mad_io_reader_stop(io);
+    if (io->reader) {
+        /*
+         * umad2sim: stop our reader, but leave the port open and the agents
+         * registered until the process ends (portzerod ends with _exit, so
+         * umad2sim's exit destructor does not run either).  umad2sim's own
+         * reader thread dereferences a NULL descriptor record for any MAD that
+         * arrives after the descriptor was closed or its agent unregistered
+         * (and, in its destructor, after its sockets closed): with an SM
+         * sweeping at that moment, that crashed the agent on SIGTERM.
+         */
+        mad_io_reader_stop(io);
+        free(io->rx_umad);
+        free(io->tx_umad);
+        free(io);
+        return;
+    }
     if (io->agent_sa >= 0)
         umad_unregister(io->portid, io->agent_sa);
     umad_unregister(io->portid, io->agent_lid);
