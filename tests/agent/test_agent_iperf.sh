@@ -118,9 +118,11 @@ check_eq "host -> Leaf2 UDP: ... and total x 1470 bytes" "$((${total:-0} * 1470)
     "$(recent bytes Leaf2 UDP "$HOST")"
 
 # 3. Switch -> host: iperf -s in the namespace, the switch's client.
-in_ns iperf -s -y C > "$WORK/hs_tcp.csv" 2> "$WORK/hs_tcp.err" &
+# `ip netns exec` directly (not the in_ns function, whose background copy
+# is a subshell): $! is then iperf itself, which stop_pid can stop.
+ip netns exec "$NS" iperf -s -y C > "$WORK/hs_tcp.csv" 2> "$WORK/hs_tcp.err" &
 SRV_PIDS+=($!)
-in_ns iperf -s -u > "$WORK/hs_udp.txt" 2>&1 &
+ip netns exec "$NS" iperf -s -u > "$WORK/hs_udp.txt" 2>&1 &
 SRV_PIDS+=($!)
 sleep 1
 cli Leaf1 iperf -c "$HOST" -t 3 -i 1 > "$WORK/s2h_tcp.txt" 2>&1
