@@ -662,6 +662,17 @@ static int pz_setup_snmp(struct pz_agent *ag)
 #endif
 }
 
+/* The SNMP agent the CLI's show snmp reads, or NULL. */
+static struct pz_snmp *pz_agent_snmp(struct pz_agent *ag)
+{
+#ifdef PZ_HAVE_SNMP
+    return pz_ip_snmp_agent(ag->snmp);
+#else
+    (void)ag;
+    return NULL;
+#endif
+}
+
 /* Whether a user of the SSH CLI has a key file or a password hash. */
 static bool pz_ssh_has_user(const struct pz_config *cfg)
 {
@@ -683,6 +694,7 @@ static int pz_setup_ssh(struct pz_agent *ag)
                           .pma = ag->pma,
                           .mon = ag->mon,
                           .plane = pz_ip_plane(ag->ip),
+                          .snmp = pz_agent_snmp(ag),
                           .cfg = &ag->cfg,
                           .start_ns = pz_loop_now_ns()};
     char err[256] = "";
@@ -714,6 +726,7 @@ static int pz_setup_ctl(struct pz_agent *ag)
 #ifdef PZ_HAVE_IP
                              .plane = pz_ip_plane(ag->ip),
 #endif
+                             .snmp = pz_agent_snmp(ag),
                              .cfg = &ag->cfg};
     char err[256];
 

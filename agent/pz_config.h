@@ -59,7 +59,8 @@ struct pz_config {
     char ssh_password_hash[160];      /* admin's crypt(3) hash; empty = no password login */
     char ssh_monitor_authorized_keys[128]; /* the read-only monitor user's */
     char ssh_monitor_password_hash[160];
-    unsigned ssh_max_sessions; /* logged-in connections at once */
+    unsigned ssh_max_sessions;  /* logged-in connections at once */
+    bool ssh_compat_algorithms; /* also offer NIST P-256 and the non-etm MACs */
 };
 
 /*

@@ -26,6 +26,7 @@ struct pz_ctl_env {
     struct pma *pma;
     struct pz_monitor *mon;
     struct pz_ipplane *plane;
+    struct pz_snmp *snmp; /* NULL: no SNMP agent */
     const struct pz_config *cfg;
 };
 

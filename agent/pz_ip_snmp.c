@@ -186,3 +186,8 @@ void pz_ip_snmp_destroy(struct pz_ip_snmp *s)
     pz_udp_close(s->udp);
     free(s);
 }
+
+struct pz_snmp *pz_ip_snmp_agent(struct pz_ip_snmp *s)
+{
+    return s ? s->snmp : NULL;
+}

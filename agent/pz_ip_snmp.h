@@ -31,6 +31,9 @@ struct pz_ip_snmp_env {
 struct pz_ip_snmp *pz_ip_snmp_create(const struct pz_config *cfg, const struct pz_ip_snmp_env *env,
                                      char *err, size_t errlen);
 
+/* The agent inside (for the CLI's show snmp); NULL for NULL. */
+struct pz_snmp *pz_ip_snmp_agent(struct pz_ip_snmp *s);
+
 /* Stop it (state stored), unregister, free (NULL is fine). */
 void pz_ip_snmp_destroy(struct pz_ip_snmp *s);
 

@@ -463,7 +463,8 @@ static void pz_ssh_on_timer(void *arg, uint64_t now)
 static int pz_ssh_server_start(struct pz_ip_ssh *s, const struct pz_config *cfg, char *err,
                                size_t errlen)
 {
-    struct ssh_server_config sc = {.state_dir = cfg->state_dir};
+    struct ssh_server_config sc = {.state_dir = cfg->state_dir,
+                                   .compat_algorithms = cfg->ssh_compat_algorithms};
 
     sc.users[SSH_USER_ADMIN] = (struct ssh_user_config){
         .name = "admin",

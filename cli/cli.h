@@ -22,6 +22,7 @@ struct pma;
 struct pz_monitor;
 struct pz_ipplane;
 struct pz_config;
+struct pz_snmp;
 
 /* What the commands read. */
 struct cli_env {
@@ -31,7 +32,8 @@ struct cli_env {
     struct pz_monitor *mon;   /* NULL: monitor off */
     struct pz_ipplane *plane; /* NULL: no IP plane */
     const struct pz_config *cfg;
-    uint64_t start_ns; /* when the agent started (CLOCK_MONOTONIC) */
+    struct pz_snmp *snmp; /* NULL: no SNMP agent */
+    uint64_t start_ns;    /* when the agent started (CLOCK_MONOTONIC) */
 };
 
 /* Where output goes. */

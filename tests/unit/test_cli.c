@@ -2,7 +2,8 @@
  * test_cli.c - the CLI's InfiniBand show commands on a board_mem switch:
  * show interfaces ib (PortInfo as smpquery prints it, the peer's LID),
  * show interfaces ib PORT counters, show congestion, show lft, their json
- * forms (exact text), and the JSON writer's string escaping.
+ * forms (exact text), clear counters, show log, show snmp without an agent,
+ * help, and the JSON writer's string escaping.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -297,6 +298,69 @@ static void test_show_system_json(void **state)
 }
 
 /* The JSON writer escapes quotes, backslashes and control characters. */
+/* clear counters: the views start again from 0 (what perfquery reads), the 64-bit
+ * counters SNMP reads do not move; admin only; a bad port is a usage error. */
+static void test_clear_counters(void **state)
+{
+    struct fx *f = fx_new();
+    struct board_port_counters *c = board_mem_counters(f->n->bm, 2);
+    struct pma_counters total;
+    struct pma_stats st;
+
+    (void)state;
+    board_mem_counter_add(f->n->bm, &c->xmit_data, 1000);
+    board_mem_counter_add(f->n->bm, &c->symbol_errors, 3);
+    assert_int_equal(fx_run(f, "clear counters 2", true), CLI_DENIED);
+    assert_int_equal(fx_run(f, "clear counters 9", false), CLI_USAGE);
+    assert_int_equal(fx_run(f, "clear counters 2", false), CLI_OK);
+    assert_string_equal(f->text, "Counters cleared on port 2\n");
+    board_mem_counter_add(f->n->bm, &c->xmit_data, 40);
+    assert_int_equal(fx_run(f, "show interfaces ib 2 counters", true), CLI_OK);
+    fx_expect_line(f, "PortXmitData", "PortXmitData                     40");
+    fx_expect_line(f, "SymbolErrorCounter", "SymbolErrorCounter               0");
+    assert_int_equal(pma_port_counters64(f->pma, 2, &total), 0);
+    assert_int_equal(total.total.xmit_data, 1040);
+    assert_int_equal(total.total.symbol_errors, 3);
+    pma_get_stats(f->pma, &st);
+    assert_int_equal(st.counter_resets, 1);
+    assert_int_equal(fx_run(f, "clear counters", false), CLI_OK);
+    assert_string_equal(f->text, "Counters cleared on every port\n");
+    assert_int_equal(fx_run(f, "show interfaces ib 2 counters json", true), CLI_OK);
+    assert_non_null(strstr(f->text, "\"PortXmitData\":0,"));
+    fx_free(f);
+}
+
+/* show log: the ring's lines, oldest first, a count, json; help lists the new commands. */
+static void test_show_log_and_help(void **state)
+{
+    struct fx *f = fx_new();
+
+    (void)state;
+    pz_log(PZ_LOG_ERROR, "first \"quoted\" line");
+    pz_log(PZ_LOG_ERROR, "second line");
+    assert_int_equal(fx_run(f, "show log 2", true), CLI_OK);
+    assert_non_null(strstr(f->text, " error first \"quoted\" line\n"));
+    assert_non_null(strstr(f->text, " error second line\n"));
+    assert_true(strstr(f->text, "first") < strstr(f->text, "second"));
+    assert_int_equal(fx_run(f, "show log 1 json", true), CLI_OK);
+    assert_non_null(strstr(f->text, "{\"log\":[{\"time\":\""));
+    assert_non_null(strstr(f->text, "\"level\":\"error\",\"text\":\"second line\"}]}\n"));
+    assert_null(strstr(f->text, "first"));
+    assert_int_equal(fx_run(f, "show log 0", true), CLI_USAGE);
+    assert_int_equal(fx_run(f, "show snmp", true), CLI_OK);
+    assert_string_equal(f->text, "SNMP agent: off (no snmp_config)\n");
+    assert_int_equal(fx_run(f, "show snmp json", true), CLI_OK);
+    assert_string_equal(f->text, "{\"agent\":false}\n");
+    assert_int_equal(fx_run(f, "help", true), CLI_OK);
+    assert_non_null(strstr(f->text, "  show log "));
+    assert_non_null(strstr(f->text, "  show snmp "));
+    assert_null(strstr(f->text, "  clear counters ")); /* the monitor user's list */
+    assert_int_equal(fx_run(f, "?", false), CLI_OK);
+    assert_non_null(strstr(f->text, "  show ip            [json]"));
+    assert_non_null(strstr(f->text, "  clear counters "));
+    fx_free(f);
+}
+
 static void test_json_escaping(void **state)
 {
     struct fx *f = test_calloc(1, sizeof(*f));
@@ -326,6 +390,8 @@ int main(void)
         cmocka_unit_test(test_show_lft),
         cmocka_unit_test(test_show_congestion),
         cmocka_unit_test(test_show_system_json),
+        cmocka_unit_test(test_clear_counters),
+        cmocka_unit_test(test_show_log_and_help),
         cmocka_unit_test(test_json_escaping),
     };
 
