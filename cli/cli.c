@@ -225,6 +225,51 @@ int cli_run(const struct cli_env *env, const char *line, bool read_only, const s
     return cmd->run(env, &args, out, job);
 }
 
+/* Whether word is already in cands[0..n). */
+static bool cli_has_word(const char **cands, size_t n, const char *word)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(cands[i], word))
+            return true;
+    return false;
+}
+
+size_t cli_complete(const char *line, size_t len, bool read_only, const char **cands, size_t max)
+{
+    char buf[CLI_MAX_LINE];
+    const char *words[CLI_MAX_WORDS];
+    const char *prefix = "";
+    size_t found = 0;
+    int n;
+
+    if (len >= sizeof(buf))
+        return 0;
+    memcpy(buf, line, len);
+    buf[len] = '\0';
+    n = cli_split(buf, words);
+    if (n < 0)
+        return 0;
+    if (n > 0 && len && !isspace((unsigned char)line[len - 1]))
+        prefix = words[--n]; /* the word being typed */
+    if (n >= CLI_MAX_CMD_WORDS - 1)
+        return 0;
+    for (size_t i = 0; i < CLI_NCOMMANDS && found < max; i++) {
+        const struct cli_command *cmd = &cli_table[i];
+        int w;
+
+        if (read_only && !cmd->read_only)
+            continue;
+        for (w = 0; w < n && cmd->words[w] && !strncmp(cmd->words[w], words[w], strlen(words[w]));
+             w++)
+            ;
+        if (w < n || !cmd->words[n] || strncmp(cmd->words[n], prefix, strlen(prefix)) ||
+            cli_has_word(cands, found, cmd->words[n]) || !strcmp(cmd->words[n], "?"))
+            continue;
+        cands[found++] = cmd->words[n];
+    }
+    return found;
+}
+
 int cli_job_poll(struct cli_job *job, uint64_t now, const struct cli_out *out)
 {
     return job->ops->poll(job, now, out);

@@ -59,6 +59,14 @@ struct cli_job;
 int cli_run(const struct cli_env *env, const char *line, bool read_only, const struct cli_out *out,
             struct cli_job **job);
 
+/*
+ * Tab completion: the command words that may follow line[0..len) (the text up
+ * to the cursor; its last word, if not ended by a space, is the prefix to
+ * complete), for a user with read_only's rights.  Fills up to max distinct
+ * words into cands (static strings) and returns how many.
+ */
+size_t cli_complete(const char *line, size_t len, bool read_only, const char **cands, size_t max);
+
 /* Let a job progress at now (ns); returns CLI_RUNNING or its exit status (then free it). */
 int cli_job_poll(struct cli_job *job, uint64_t now, const struct cli_out *out);
 

@@ -293,6 +293,10 @@ static int cli_iperf_server_switch(const struct cli_env *env, const char *word,
         cli_printf(out, "%% usage: iperf server on|off\n");
         return CLI_USAGE;
     }
+    if (!env->plane) { /* an agent without ip_address */
+        cli_printf(out, "%% no IP plane (ip_address is not set)\n");
+        return CLI_FAILED;
+    }
     if (pz_ipplane_iperf_server(env->plane, on)) {
         cli_printf(out, "%% cannot start the iperf server on port %d\n", IPERF_PORT);
         return CLI_FAILED;

@@ -361,6 +361,35 @@ static void test_show_log_and_help(void **state)
     fx_free(f);
 }
 
+/* Tab completion: next words by prefix, the user's commands only. */
+static void test_complete(void **state)
+{
+    const char *c[32];
+    size_t n;
+
+    (void)state;
+    n = cli_complete("sh", 2, true, c, 32);
+    assert_int_equal(n, 1);
+    assert_string_equal(c[0], "show");
+    n = cli_complete("show int", 8, true, c, 32);
+    assert_int_equal(n, 1);
+    assert_string_equal(c[0], "interfaces");
+    n = cli_complete("show interfaces ", 16, true, c, 32);
+    assert_int_equal(n, 1);
+    assert_string_equal(c[0], "ib");
+    n = cli_complete("c", 1, true, c, 32);
+    assert_int_equal(n, 0); /* clear counters is not the monitor's */
+    n = cli_complete("c", 1, false, c, 32);
+    assert_int_equal(n, 1);
+    assert_string_equal(c[0], "clear");
+    n = cli_complete("show s", 6, true, c, 32);
+    assert_int_equal(n, 2); /* system, snmp */
+    n = cli_complete("", 0, false, c, 32);
+    assert_true(n >= 5);
+    n = cli_complete("show version ", 13, true, c, 32);
+    assert_int_equal(n, 0);
+}
+
 static void test_json_escaping(void **state)
 {
     struct fx *f = test_calloc(1, sizeof(*f));
@@ -392,6 +421,7 @@ int main(void)
         cmocka_unit_test(test_show_system_json),
         cmocka_unit_test(test_clear_counters),
         cmocka_unit_test(test_show_log_and_help),
+        cmocka_unit_test(test_complete),
         cmocka_unit_test(test_json_escaping),
     };
 
