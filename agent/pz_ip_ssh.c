@@ -31,6 +31,10 @@
 #define PZ_SSH_MAX_CONNS 16        /* TCP connections at once (logins: ssh_max_sessions) */
 #define PZ_SSH_OUT_MAX (32u << 20) /* a session's output not yet taken by its channel */
 #define PZ_SSH_OUT_INITIAL (64u << 10)
+/* Output is handed to the channel at the end of each event (or once this much is
+ * waiting), so echo, output and prompt share packets; a shell reads its next line
+ * while less than this is waiting. */
+#define PZ_SSH_OUT_BATCH (32u << 10)
 #define PZ_SSH_IN_MAX (2u << 20) /* typed ahead (the client's window is 1 MiB) */
 #define PZ_SSH_PROMPT "switch> "
 
@@ -53,6 +57,7 @@ struct pz_ssh_session {
     bool out_cut; /* output beyond PZ_SSH_OUT_MAX was dropped (said once) */
     uint8_t *in;  /* shell input typed ahead, not yet acknowledged */
     size_t in_len, in_cap;
+    bool eof;                    /* the client sent EOF: the shell ends once what it typed ran */
     struct pz_ssh_session *next; /* the server's list */
 };
 
@@ -151,7 +156,8 @@ static bool pz_ssh_out_room(struct pz_ssh_session *ss, size_t need)
     return true;
 }
 
-/* CLI sink: append to the session's output ("\n" as "\r\n" in a shell), then pump. */
+/* CLI sink: append to the session's output ("\n" as "\r\n" in a shell); pumped at the
+ * end of the event, or now when a batch is waiting. */
 static void pz_ssh_out(void *arg, const char *text, size_t len)
 {
     static const char cut[] = "\n% output cut (too much at once)\n";
@@ -171,7 +177,8 @@ static void pz_ssh_out(void *arg, const char *text, size_t len)
             ss->out[ss->out_len++] = '\r';
         ss->out[ss->out_len++] = (uint8_t)text[i];
     }
-    pz_ssh_pump(ss);
+    if (ss->out_len >= PZ_SSH_OUT_BATCH)
+        pz_ssh_pump(ss);
 }
 
 /* Line editor: terminal output as is. */
@@ -234,12 +241,15 @@ static void pz_ssh_poll_job(struct pz_ssh_session *ss, uint64_t now)
     struct cli_out out = {.write = pz_ssh_out, .arg = ss};
     int status = cli_job_poll(ss->job, now, &out);
 
-    if (status == CLI_RUNNING)
+    if (status == CLI_RUNNING) {
+        pz_ssh_pump(ss); /* what the job printed so far */
         return;
+    }
     pz_ssh_drop_job(ss);
     pz_ssh_command_done(ss, status);
     if (ss->shell)
         pz_ssh_drain_input(ss);
+    pz_ssh_pump(ss);
 }
 
 /* Loop: a job's descriptor: find its session (over every connection) and poll it. */
@@ -281,16 +291,18 @@ static int pz_ssh_session_start(void *app, struct ssh_session *s, enum ssh_sessi
         le_init(&ss->le, &pz_ssh_le_ops, ss, PZ_SSH_PROMPT);
         pz_ssh_out(ss, "portzero switch CLI (help lists the commands, exit leaves)\n", 59);
         le_prompt(&ss->le);
+        pz_ssh_pump(ss);
         return 0;
     }
     pz_ssh_run(ss, command ? command : "");
+    pz_ssh_pump(ss);
     return 0;
 }
 
-/* Whether the shell takes its next line now: no command running, its output all out. */
+/* Whether the shell takes its next line now: no command running, its output (nearly) out. */
 static bool pz_ssh_shell_ready(const struct pz_ssh_session *ss)
 {
-    return !ss->job && !ss->exiting && !ss->out_len;
+    return !ss->job && !ss->exiting && ss->out_len < PZ_SSH_OUT_BATCH;
 }
 
 /* Typed bytes through the line editor while the shell is ready, one command per line;
@@ -322,12 +334,20 @@ static void pz_ssh_drain_input(struct pz_ssh_session *ss)
 {
     size_t used;
 
-    if (!ss->in_len || !pz_ssh_shell_ready(ss))
+    if (!pz_ssh_shell_ready(ss))
         return;
+    if (!ss->in_len) {
+        if (ss->eof)
+            pz_ssh_finish(ss, 0);
+        return;
+    }
     used = pz_ssh_shell_feed(ss, ss->in, ss->in_len);
     memmove(ss->in, ss->in + used, ss->in_len - used);
     ss->in_len -= used;
     ssh_session_input_done(ss->s, used);
+    if (ss->eof && !ss->in_len && pz_ssh_shell_ready(ss))
+        pz_ssh_finish(ss, 0);
+    pz_ssh_pump(ss);
 }
 
 /* Keep len typed-ahead bytes; returns how many could not be kept (dropped). */
@@ -366,20 +386,23 @@ static size_t pz_ssh_session_input(void *app, struct ssh_session *s, const uint8
         return len; /* exec takes no input */
     if (!ss->in_len)
         used = pz_ssh_shell_feed(ss, data, len);
+    pz_ssh_pump(ss);
     if (used == len)
         return len;
     /* Acknowledged now: what was taken, and what could not be kept (dropped). */
     return used + pz_ssh_keep_input(ss, data + used, len - used);
 }
 
-/* The client sent EOF: a shell ends. */
+/* The client sent EOF: a shell ends, after the lines it typed ahead ran. */
 static void pz_ssh_session_eof(void *app, struct ssh_session *s)
 {
     struct pz_ssh_session *ss = ssh_session_data(s);
 
     (void)app;
-    if (ss && ss->shell && !ss->exiting)
-        pz_ssh_finish(ss, 0);
+    if (!ss || !ss->shell || ss->exiting)
+        return;
+    ss->eof = true;
+    pz_ssh_drain_input(ss);
 }
 
 /* The channel has room again. */
