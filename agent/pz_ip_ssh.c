@@ -336,15 +336,15 @@ static void pz_ssh_drain_input(struct pz_ssh_session *ss)
 
     if (!pz_ssh_shell_ready(ss))
         return;
-    if (!ss->in_len) {
-        if (ss->eof)
-            pz_ssh_finish(ss, 0);
-        return;
+    while (ss->in_len && pz_ssh_shell_ready(ss)) {
+        used = pz_ssh_shell_feed(ss, ss->in, ss->in_len);
+        memmove(ss->in, ss->in + used, ss->in_len - used);
+        ss->in_len -= used;
+        ssh_session_input_done(ss->s, used);
+        pz_ssh_pump(ss); /* the channel may take it all: then read on */
+        if (!used)
+            break;
     }
-    used = pz_ssh_shell_feed(ss, ss->in, ss->in_len);
-    memmove(ss->in, ss->in + used, ss->in_len - used);
-    ss->in_len -= used;
-    ssh_session_input_done(ss->s, used);
     if (ss->eof && !ss->in_len && pz_ssh_shell_ready(ss))
         pz_ssh_finish(ss, 0);
     pz_ssh_pump(ss);
@@ -384,9 +384,16 @@ static size_t pz_ssh_session_input(void *app, struct ssh_session *s, const uint8
     (void)app;
     if (!ss || !ss->shell || ss->exiting)
         return len; /* exec takes no input */
-    if (!ss->in_len)
-        used = pz_ssh_shell_feed(ss, data, len);
-    pz_ssh_pump(ss);
+    /* Not pz_ssh_drain_input here: bytes of this call are acknowledged by the return value
+     * (ssh_session_input_done only counts bytes the library already saw held). */
+    while (!ss->in_len && used < len && pz_ssh_shell_ready(ss)) {
+        size_t u = pz_ssh_shell_feed(ss, data + used, len - used);
+
+        used += u;
+        pz_ssh_pump(ss);
+        if (!u)
+            break;
+    }
     if (used == len)
         return len;
     /* Acknowledged now: what was taken, and what could not be kept (dropped). */
