@@ -11,7 +11,9 @@
 #      `perfquery -x` lie between two reads taken around it); `clear counters
 #      3` clears what perfquery reads; `show congestion` shows leaf-1 port 1
 #      as the hot-spot during the dFtree scenario (three contributors at 40
-#      Gb/s to a CA that sinks 25) and no other port; json forms parse;
+#      Gb/s to a CA that sinks 25) and no other port; `show snmp` has the
+#      engine ID snmpget reads, the configured user/community/sink without
+#      any secret, snmpInPkts counting; `show log`; json forms parse;
 #   4. re-keying: `ssh -v -o RekeyLimit=1M` into a shell fed 21000 lines of
 #      `show interfaces ib json` (about 20 MB out): every one of the 21000
 #      outputs is byte-identical to the same command's output through exec
@@ -30,7 +32,7 @@ PORTZEROD=$(abspath "$4")
 PZCLI=$(abspath "$5")
 GEN=$(abspath "$6")
 PTY_DRIVE=$(abspath "$(dirname "$0")/../ssh/pty_drive.py")
-pzt_require opensm ping ip ssh ssh-keygen mkpasswd smpquery perfquery python3 sha256sum
+pzt_require opensm ping ip ssh ssh-keygen mkpasswd smpquery perfquery python3 sha256sum snmpget
 pzt_require_preload
 NS="pzt-$$-sshcli"
 SW=leaf-1
@@ -54,6 +56,12 @@ ssh-keygen -q -t ed25519 -N '' -f "$WORK/admin_key"
 cp "$WORK/admin_key.pub" "$WORK/admin_keys"
 ADMIN_HASH=$(mkpasswd -m sha-512 'admin-pass-1')
 printf '#!/bin/sh\necho "$PZT_SSH_PASSWORD"\n' > "$WORK/askpass"
+{
+    echo 'createUser pzro SHA-256 "readauthpass1" AES "readprivpass1"'
+    echo 'rouser pzro priv'
+    echo 'rocommunity pzsecretcomm 10.83.0.0/24'
+    echo "trap2sink $HOSTADDR pzsecretcomm"
+} > "$WORK/snmp.conf"
 chmod +x "$WORK/askpass"
 
 in_ns() { ip netns exec "$NS" "$@"; }
@@ -71,7 +79,7 @@ mkdir -p "$WORK/agent"
     -o board=sim -o monitor_interval_ms=$IVL -o "ip_address=$SWADDR/24" \
     -o "ctl_socket=$WORK/agent/ctl" -o "state_dir=$WORK/state" \
     -o "ssh_authorized_keys=$WORK/admin_keys" -o "ssh_password_hash=$ADMIN_HASH" \
-    -o ssh_max_sessions=4 -vv > "$WORK/agent/out" 2> "$WORK/agent/err" < /dev/null) &
+    -o ssh_max_sessions=4 -o "snmp_config=$WORK/snmp.conf" -vv > "$WORK/agent/out" 2> "$WORK/agent/err" < /dev/null) &
 AGENT=$!
 check "portzerod ready" wait_file "$WORK/agent/out" 20 '^ready$' "$AGENT"
 fl_start_opensm host-4-4
@@ -158,6 +166,23 @@ check "after clear counters: perfquery -x PortXmitData restarts from ~0 ($(pi_fi
     test "$(pi_field PortXmitData < "$WORK/pqx.cleared")" -lt 1000
 check "show log over ssh has the agent's recent lines (an ssh login)" \
     grep -qE 'info +ssh: admin logged in' <<< "$(as_admin show log 50 2> /dev/null)"
+
+# show snmp: the engine, the configuration without secrets, the counters.
+eid=$(in_ns snmpget -v2c -c pzsecretcomm -t 2 -r 1 -Oqv "$SWADDR" .1.3.6.1.6.3.10.2.1.1.0 2> /dev/null |
+    tr -d ' "\n' | tr 'A-F' 'a-f')
+as_admin show snmp > "$WORK/snmp.txt" 2> /dev/null
+check_eq "show snmp: the engine ID snmpget reads (snmpEngineID.0)" "$eid" \
+    "$(awk '/^Engine ID/ { print $3 }' "$WORK/snmp.txt")"
+check_eq "show snmp: engine boots 1 (a new state_dir)" 1 "$(awk '/^Engine boots/ { print $3 }' "$WORK/snmp.txt")"
+check "show snmp: the user with its protocols" grep -qE '^createUser +pzro +SHA-256 AES$' "$WORK/snmp.txt"
+check "show snmp: the access line" grep -qE '^rouser +pzro +priv$' "$WORK/snmp.txt"
+check "show snmp: the community hidden, its source kept" \
+    grep -qE '^rocommunity +\(hidden\) +10.83.0.0/24$' "$WORK/snmp.txt"
+check "show snmp: the sink's host and port" grep -qE "^trap2sink +$HOSTADDR +port 162\$" "$WORK/snmp.txt"
+check "show snmp: no pass phrase or community string anywhere" \
+    bash -c "! grep -qE 'readauthpass1|readprivpass1|pzsecretcomm' '$WORK/snmp.txt'"
+check "show snmp: snmpInPkts counts the GET ($(awk '$1 == "snmpInPkts" { print $2 }' "$WORK/snmp.txt"))" \
+    test "$(awk '$1 == "snmpInPkts" { print $2 }' "$WORK/snmp.txt")" -ge 1
 
 # show congestion during the dFtree scenario.
 ctl ca-rate host-1-1 25 > /dev/null
