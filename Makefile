@@ -10,6 +10,8 @@
 #                    build-asan/) + 10 min of libFuzzer per fuzz target
 #   make test-asan   the sanitizer suite only (build-asan/)
 #   make cross       aarch64 build in build-arm64/; cross-test runs its tests under qemu
+#   make image       the switch image build-arm64/portzero-image-aarch64.tar.gz (image/);
+#                    image-check inspects it
 #   make fuzz        libFuzzer targets in build-fuzz/bin (clang)
 #   make bench       run build/bin/bench_*
 #   make format      clang-format -i the C sources; format-check only checks
@@ -56,7 +58,7 @@ FORMAT_FILES = $(if $(FORMAT_DIRS),$(shell find $(FORMAT_DIRS) -path '*/corpus' 
                  -type f \( -name '*.c' -o -name '*.h' \) -print | LC_ALL=C sort))
 
 .PHONY: all deps build test test-asan test-tsan test-builds test-long cross cross-test fuzz fuzz-short fuzz-long \
-        bench demo format format-check clean
+        bench demo format format-check clean image image-check
 
 all: build
 
@@ -122,6 +124,14 @@ cross: deps
 # Test binaries run through CMAKE_CROSSCOMPILING_EMULATOR (qemu-aarch64).
 cross-test: cross
 	$(CTEST) --test-dir $(ARM64_DIR) $(CTEST_FLAGS) $(CTEST_CROSS)
+
+# The switch image: a root-filesystem tree for a Debian arm64 base (image/README.md).
+IMAGE := $(ARM64_DIR)/portzero-image-aarch64.tar.gz
+image: cross
+	bash scripts/make-image.sh $(ARM64_DIR) $(IMAGE)
+
+image-check: image
+	bash scripts/image-check.sh $(IMAGE) $(ARM64_DIR)/sysroot
 
 fuzz: deps
 	$(CMAKE) -S . -B $(FUZZ_DIR) -DCMAKE_C_COMPILER=$(FUZZ_CC) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
