@@ -70,7 +70,7 @@ build: deps
 	$(CMAKE) --build $(BUILD_DIR) -j$(JOBS)
 
 # Each stage runs only if the previous one passed; any failure fails `make test`.
-test: format-check build
+test: format-check build image
 	@echo "== make test: native ctest"
 	$(CTEST) --test-dir $(BUILD_DIR) $(CTEST_FLAGS) $(CTEST_SHORT)
 	@echo "== make test: ASan+UBSan ctest"

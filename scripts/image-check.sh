@@ -19,6 +19,9 @@
 #     comments) is in the tree or in image/base-paths.txt;
 #   - the MANIFEST lists exactly the tree's entries, sizes and sha256 sums;
 #   - the state directory is mode 0700;
+#   - `systemd-analyze verify` passes the unit (on the host, with the image
+#     laid over a copy of the host's own units: a Debian base's) and prints
+#     nothing (it only warns about unknown keys);
 #   - with SYSROOT: `portzerod --check-config` accepts the shipped
 #     portzero.conf, and the same file with every commented default enabled.
 set -uo pipefail
@@ -65,7 +68,7 @@ is_elf() { [ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ]; }
 needed_of() { "$READELF" -d "$1" 2> /dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
 
 # Ownership and contents.
-owners=$(tar -tvzf "$TARBALL" | awk '{ print $2 }' | sort -u | tr '\n' ' ')
+owners=$(tar --numeric-owner -tvzf "$TARBALL" | awk '{ print $2 }' | sort -u | tr '\n' ' ')
 expect "every entry is owned by root (0/0): $owners" test "$owners" = "0/0 "
 expect "/usr/sbin/portzerod is in the image" test -x "$ROOT/usr/sbin/portzerod"
 for t in $TOOLS; do
@@ -194,6 +197,22 @@ if [ "$actual" = "$listed_man" ]; then
 else
     fail "MANIFEST differs from the tree:"
     diff <(echo "$listed_man") <(echo "$actual") | head -n 20
+fi
+
+# The systemd unit, verified by the host's systemd.
+if command -v systemd-analyze > /dev/null; then
+    VROOT=$WORK/verify
+    mkdir -p "$VROOT/usr/lib/systemd/system"
+    cp -a /usr/lib/systemd/system/. "$VROOT/usr/lib/systemd/system/" 2> /dev/null
+    cp -a "$ROOT/." "$VROOT/"
+    unit_verifies() { # exit 0 and no output
+        systemd-analyze verify --root="$VROOT" portzerod.service > "$WORK/verify.out" 2>&1 &&
+            ! test -s "$WORK/verify.out"
+    }
+    expect "systemd-analyze verify portzerod.service: no complaint" unit_verifies
+    [ ! -s "$WORK/verify.out" ] || cat "$WORK/verify.out"
+else
+    echo "note systemd-analyze is not installed: the unit is not verified"
 fi
 
 # The shipped configuration, checked by the image's own portzerod.
