@@ -13,7 +13,7 @@
 #   make image       the switch image build-arm64/portzero-image-aarch64.tar.gz (image/);
 #                    image-check inspects it
 #   make fuzz        libFuzzer targets in build-fuzz/bin (clang)
-#   make bench       run build/bin/bench_*
+#   make bench       run build/bin/bench_* and bench/bench_*.sh (bench_image.sh: the image's footprint)
 #   make format      clang-format -i the C sources; format-check only checks
 #   make clean       remove build*/
 
@@ -178,7 +178,7 @@ fuzz-short: fuzz
 fuzz-long: fuzz
 	$(call run_fuzzers,$(FUZZ_LONG_SECONDS))
 
-bench: build
+bench: build image
 	@found=0; \
 	for b in $(BUILD_DIR)/bin/bench_*; do \
 	    [ -f "$$b" ] && [ -x "$$b" ] || continue; \

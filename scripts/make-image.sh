@@ -31,6 +31,7 @@ OUT=$2
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 SYSROOT=$BUILD/sysroot
 SYSLIB=$SYSROOT/usr/lib/$TRIPLET
+DEBS=${PZ_DEB_CACHE:-$SYSROOT.debs} # where make-sysroot-arm64.sh keeps the .debs
 ROOT=$BUILD/image-rootfs
 READELF=${TRIPLET}-readelf
 STRIP=${TRIPLET}-strip
@@ -87,7 +88,7 @@ while read -r deb; do
     while read -r path; do
         name=${path##*/}
         case "$name" in *.so.*) deb_of[$name]=$pkg ;; esac
-    done < <(dpkg-deb -c "$SYSROOT.debs/$deb" | awk '{ print $6 }')
+    done < <(dpkg-deb -c "$DEBS/$deb" | awk '{ print $6 }')
 done < <(sed -n '3,$p' "$SYSROOT/.complete")
 pkg_version() { # pkg_version PACKAGE: the arm64 candidate version apt knows
     apt-cache policy "$1:arm64" 2> /dev/null | awk '/^ *Candidate:/ { print $2; exit }'

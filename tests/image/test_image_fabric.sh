@@ -72,7 +72,7 @@ unpacked=0
 missing=
 while read -r pkg ver _; do
     case "$pkg" in '#'* | libc6 | libgcc-s1) continue ;; esac
-    deb=$ARM64/sysroot.debs/${pkg}_${ver//:/%3a}_arm64.deb
+    deb=${PZ_DEB_CACHE:-$ARM64/sysroot.debs}/${pkg}_${ver//:/%3a}_arm64.deb
     if [ -f "$deb" ]; then
         dpkg-deb -x "$deb" "$ROOT"
         unpacked=$((unpacked + 1))
