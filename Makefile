@@ -4,7 +4,7 @@
 #   make deps        install the Debian packages (scripts/install-deps.sh)
 #   make build       native build in build/
 #   make test        format-check, ctest, ASan+UBSan ctest, Release and clang builds (+ unit
-#                    tests), arm64 ctest under qemu, 30 s of libFuzzer per fuzz target
+#                    tests), arm64 ctest under qemu, 15 s of libFuzzer per fuzz target
 #   make test-builds the Release build (gcc -O3) and the clang build, each with its unit tests
 #   make test-long   ctest -L long (the portzerod soak under valgrind, and under ASan in
 #                    build-asan/) + 10 min of libFuzzer per fuzz target
@@ -44,7 +44,7 @@ CTEST_FLAGS := --output-on-failure --no-tests=error -j$(JOBS)
 CTEST_SHORT := -LE '^long$$'
 CTEST_CROSS := -LE '^(long|native-only)$$'
 
-FUZZ_SHORT_SECONDS ?= 30
+FUZZ_SHORT_SECONDS ?= 15
 FUZZ_LONG_SECONDS ?= 600
 
 # Sanitizer runtime options for the ASan suite and the fuzzers (a test's ENVIRONMENT
