@@ -153,12 +153,12 @@ static uint64_t if_port_counter(const struct board_port_counters *c, enum if_cou
 /* Counter cnt of row ifindex (0 if unreadable). */
 static uint64_t if_counter(struct pz_snmp *s, unsigned ifindex, enum if_counter cnt)
 {
-    const struct snmp_port_snap *ps;
+    const struct board_port_counters *c;
 
     if (ifindex == s->num_if)
         return if_mgmt_counter(&s->mgmt, cnt);
-    ps = snmp_port_snap(s, ifindex);
-    return ps && ps->ok_counters ? if_port_counter(&ps->c, cnt) : 0;
+    c = snmp_port_counters(s, ifindex);
+    return c ? if_port_counter(c, cnt) : 0;
 }
 
 /* ifHighSpeed: the signalling rate in Mb/s (lanes x lane rate), 0 without a link. */
