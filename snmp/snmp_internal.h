@@ -42,6 +42,8 @@ struct snmp_if_row {
     bool hotspot_valid;    /* hotspot_class has been read once */
 };
 
+struct pzudp_data;
+
 /* The agent. */
 struct pz_snmp {
     struct pz_snmp_params p;
@@ -50,7 +52,8 @@ struct pz_snmp {
     struct snmp_dgram queue[PZ_SNMP_QUEUE_LEN];
     unsigned head, count;
     struct pz_snmp_stats stats;
-    void *server; /* netsnmp_transport of the agent session */
+    void *server;             /* netsnmp_transport of the agent session */
+    struct pzudp_data *sinks; /* notification sinks' transports (snmp_transport.c), under lock */
 
     unsigned num_ports;          /* external ports: ifIndex 1..num_ports */
     unsigned num_if;             /* num_ports + 1 (the management interface) */
@@ -74,6 +77,8 @@ int snmp_transport_register(struct pz_snmp *s);
 void *snmp_transport_open_server(struct pz_snmp *s);
 void snmp_transport_forget(struct pz_snmp *s);
 void snmp_queue_drain(struct pz_snmp *s);
+/* Add the descriptors of sinks with Responses waiting to fds (a netsnmp_large_fd_set); how many. */
+unsigned snmp_transport_sink_fds(struct pz_snmp *s, void *fds);
 
 /* IF-MIB (mib_if.c). */
 int snmp_mib_if_register(struct pz_snmp *s);
