@@ -272,13 +272,30 @@ static void snmp_engine_read(struct pz_snmp *s)
     }
 }
 
+/* How often at most the link/hot-spot scan runs (and at least: the 1 s timeout). */
+#define SNMP_SCAN_NS 100000000ull
+
+/*
+ * The link/hot-spot scan, at most every SNMP_SCAN_NS: a poller's requests
+ * must not each pay for a look at every port (37 rows on a 36-port switch).
+ */
+static void snmp_engine_scan(struct pz_snmp *s)
+{
+    uint64_t now = board_now_ns(s->p.board);
+
+    if (s->scan_ns && now - s->scan_ns < SNMP_SCAN_NS)
+        return;
+    s->scan_ns = now;
+    snmp_notify_scan(s, true);
+}
+
 void pz_snmp_process(struct pz_snmp *s)
 {
     snmp_engine_read(s);
     snmp_timeout();
     run_alarms();
     netsnmp_check_outstanding_agent_requests();
-    snmp_notify_scan(s, true);
+    snmp_engine_scan(s);
     snmp_store_if_needed();
 }
 

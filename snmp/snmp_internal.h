@@ -67,6 +67,7 @@ struct pz_snmp {
     struct snmp_port_snap *snaps; /* [port], snmp_port.c */
     uint64_t gen;                 /* request generation of the snapshots */
     bool cold_sent;               /* coldStart went out */
+    uint64_t scan_ns;             /* board time of the last link/hot-spot scan */
 };
 
 /* sysUpTime now, in centiseconds since the agent started. */
