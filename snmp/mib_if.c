@@ -484,6 +484,8 @@ static int if_register_table(struct pz_snmp *s, const char *name, const oid *roo
     ti->max_column = last;
     ii->get_first_data_point = if_first;
     ii->get_next_data_point = if_next;
+    /* Rows come in ifIndex order: a GETNEXT stops at the row after the asked one. */
+    ii->flags = NETSNMP_ITERATOR_FLAG_SORTED;
     ii->table_reginfo = ti;
     ii->myvoid = s;
     return netsnmp_register_table_iterator2(reg, ii) == MIB_REGISTERED_OK ? 0 : -1;

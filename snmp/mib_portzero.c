@@ -417,6 +417,13 @@ static int pz_register_table(struct pz_snmp *s, const char *name, const oid *roo
     ti->max_column = last;
     ii->get_first_data_point = first;
     ii->get_next_data_point = next;
+    /*
+     * The port tables (INTEGER index) come in port order: a GETNEXT stops at
+     * the row after the asked one.  The reachability table comes in the
+     * caller's order: searched whole.
+     */
+    if (index_type == ASN_INTEGER)
+        ii->flags = NETSNMP_ITERATOR_FLAG_SORTED;
     ii->table_reginfo = ti;
     ii->myvoid = s;
     return netsnmp_register_table_iterator2(reg, ii) == MIB_REGISTERED_OK ? 0 : -1;
