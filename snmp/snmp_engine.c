@@ -234,6 +234,7 @@ void pz_snmp_destroy(struct pz_snmp *s)
     snmp_persist_unregister(s);
     snmp_transport_forget(s);
     snmp_queue_drain(s);
+    snmp_sink_free(s);
     close(s->efd);
     pthread_mutex_destroy(&s->lock);
     free(s->reach);
@@ -245,12 +246,14 @@ void pz_snmp_destroy(struct pz_snmp *s)
 /*
  * Answer every queued datagram through net-snmp's session read: the
  * agent's queue, and Responses to informs queued for their sinks' sessions.
+ * A sink's datagrams that no session reads (its transport was freed without
+ * being closed) are dropped, so the loop ends.
  */
 static void snmp_engine_read(struct pz_snmp *s)
 {
     netsnmp_large_fd_set fds;
     uint64_t n;
-    unsigned pending;
+    unsigned pending, sinks;
 
     if (read(s->efd, &n, sizeof(n)) < 0)
         n = 0; /* nothing signalled: the queue may still hold datagrams */
@@ -261,14 +264,16 @@ static void snmp_engine_read(struct pz_snmp *s)
         pthread_mutex_unlock(&s->lock);
         if (pending)
             netsnmp_large_fd_setfd(s->efd, &fds);
-        pending += snmp_transport_sink_fds(s, &fds);
-        if (pending) {
+        sinks = snmp_sink_fds(s, &fds);
+        if (pending || sinks) {
             snmp_port_invalidate(s); /* each request reads the ports afresh */
             snmp_read2(&fds);
         }
         netsnmp_large_fd_set_cleanup(&fds);
-        if (!pending)
+        if (!pending && !sinks)
             break;
+        if (sinks && snmp_sink_queued(s) >= sinks)
+            snmp_sink_drop_all(s);
     }
 }
 

@@ -23,10 +23,10 @@
  * answers from the address and port the inform went to (snmptrapd: its
  * listening socket, RFC 3413 4.1), which no manager's request comes from
  * (those come from ephemeral ports), so pz_snmp_input() routes a datagram
- * from a sink transport's destination to that transport's own queue and
- * eventfd; snmp_read2() then hands it to the sink's session, which matches
- * it to the outstanding inform (its retries stop; snmp_timeout() resends
- * until then).
+ * from a sink transport's destination to that transport's queue and
+ * eventfd (snmp_sink.c); snmp_read2() then hands it to the sink's session,
+ * which matches it to the outstanding inform (its retries stop;
+ * snmp_timeout() resends until then).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -36,7 +36,6 @@
 
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
-#include <net-snmp/library/large_fd_set.h>
 #include <net-snmp/library/snmpUDPDomain.h>
 
 #include <arpa/inet.h>
@@ -52,17 +51,10 @@
 static netsnmp_tdomain pzudp_tdomain;
 static struct pz_snmp *pzudp_agent;
 
-/* Datagrams a sink transport keeps for its session (Responses to informs). */
-#define PZUDP_SINK_QUEUE 8
-
 /* What a transport of ours carries in t->data (freed by net-snmp). */
 struct pzudp_data {
     bool server;            /* the agent's transport: reads the queue */
     struct pz_snmp_peer to; /* client (trap sink): where everything goes */
-    netsnmp_transport *t;   /* client: its transport (in the agent's sink list) */
-    struct pzudp_data *next_sink;
-    unsigned head, count; /* client: the queue, under the agent's lock */
-    struct snmp_dgram queue[PZUDP_SINK_QUEUE];
 };
 
 /* Fill an AF_INET sockaddr from a peer. */
@@ -91,23 +83,6 @@ static bool snmp_queue_pop(struct pz_snmp *s, struct snmp_dgram *d)
     return got;
 }
 
-/* Take the oldest datagram of a sink's queue; returns false if none. */
-static bool pzudp_sink_pop(struct pz_snmp *s, struct pzudp_data *td, struct snmp_dgram *d)
-{
-    bool got = false;
-
-    pthread_mutex_lock(&s->lock);
-    if (td->count) {
-        *d = td->queue[td->head];
-        td->queue[td->head].buf = NULL;
-        td->head = (td->head + 1) % PZUDP_SINK_QUEUE;
-        td->count--;
-        got = true;
-    }
-    pthread_mutex_unlock(&s->lock);
-    return got;
-}
-
 /*
  * f_recv: hand net-snmp the oldest queued datagram and its peer (the
  * server: the agent's queue; a sink: the Responses routed to it).  Returns
@@ -123,7 +98,7 @@ static int pzudp_recv(netsnmp_transport *t, void *buf, int size, void **opaque, 
     *opaque = NULL;
     *olen = 0;
     if (!td || !pzudp_agent ||
-        !(td->server ? snmp_queue_pop(pzudp_agent, &d) : pzudp_sink_pop(pzudp_agent, td, &d))) {
+        !(td->server ? snmp_queue_pop(pzudp_agent, &d) : snmp_sink_pop(pzudp_agent, t->sock, &d))) {
         t->flags |= NETSNMP_TRANSPORT_FLAG_EMPTY_PKT;
         return 0;
     }
@@ -174,36 +149,16 @@ static int pzudp_send(netsnmp_transport *t, const void *buf, int size, void **op
     return size;
 }
 
-/* Take a sink out of the agent's list (under its lock). */
-static void pzudp_sink_unlink(struct pzudp_data *td)
-{
-    struct pz_snmp *s = pzudp_agent;
-
-    if (!s)
-        return;
-    pthread_mutex_lock(&s->lock);
-    for (struct pzudp_data **pp = &s->sinks; *pp; pp = &(*pp)->next_sink)
-        if (*pp == td) {
-            *pp = td->next_sink;
-            break;
-        }
-    pthread_mutex_unlock(&s->lock);
-}
-
 /* f_close: the server's descriptor is the agent's eventfd (closed by it); a client's is its own. */
 static int pzudp_close(netsnmp_transport *t)
 {
     struct pzudp_data *td = t->data;
-    struct snmp_dgram d;
 
-    if (td && !td->server && td->t) {
-        pzudp_sink_unlink(td);
-        while (pzudp_agent && pzudp_sink_pop(pzudp_agent, td, &d))
-            free(d.buf);
-        td->t = NULL;
-    }
-    if (t->sock >= 0 && td && !td->server)
+    if (t->sock >= 0 && td && !td->server) {
+        if (pzudp_agent)
+            snmp_sink_remove(pzudp_agent, t->sock);
         close(t->sock);
+    }
     t->sock = -1;
     return 0;
 }
@@ -271,12 +226,11 @@ static netsnmp_transport *pzudp_new(bool server, const struct pz_snmp_peer *to, 
     t->f_close = pzudp_close;
     t->f_fmtaddr = pzudp_fmtaddr;
     t->f_get_taddr = pzudp_get_taddr;
-    if (!server && pzudp_agent) {
-        td->t = t;
-        pthread_mutex_lock(&pzudp_agent->lock);
-        td->next_sink = pzudp_agent->sinks;
-        pzudp_agent->sinks = td;
-        pthread_mutex_unlock(&pzudp_agent->lock);
+    /* A sink's Responses (to informs) come back through the agent's sink table. */
+    if (!server && (!pzudp_agent || snmp_sink_add(pzudp_agent, &td->to, sock) != 0)) {
+        free(td);
+        free(t);
+        return NULL;
     }
     return t;
 }
@@ -411,59 +365,6 @@ void snmp_queue_drain(struct pz_snmp *s)
         free(d.buf);
 }
 
-/*
- * Under the agent's lock: queue a datagram from a sink's address to that
- * sink (taking *buf) and wake its descriptor.  Returns 0, -ENOENT (no sink
- * there) or -ENOBUFS (dropped).
- */
-static int pzudp_sink_push(struct pz_snmp *s, const struct pz_snmp_peer *from, uint8_t **buf,
-                           size_t len)
-{
-    uint64_t one = 1;
-
-    for (struct pzudp_data *td = s->sinks; td; td = td->next_sink) {
-        struct snmp_dgram *d;
-
-        if (td->to.addr != from->addr || td->to.port != from->port)
-            continue;
-        if (td->count == PZUDP_SINK_QUEUE) {
-            s->stats.datagrams_dropped++;
-            free(*buf);
-            *buf = NULL;
-            return -ENOBUFS;
-        }
-        d = &td->queue[(td->head + td->count) % PZUDP_SINK_QUEUE];
-        d->from = *from;
-        d->len = len;
-        d->buf = *buf;
-        *buf = NULL;
-        td->count++;
-        if (write(td->t->sock, &one, sizeof(one)) < 0)
-            one = 1; /* saturated: it polls readable anyway */
-        return 0;
-    }
-    return -ENOENT;
-}
-
-/*
- * Sink descriptors with Responses waiting, into fds (under the lock);
- * returns how many.
- */
-unsigned snmp_transport_sink_fds(struct pz_snmp *s, void *fdset)
-{
-    netsnmp_large_fd_set *fds = fdset;
-    unsigned n = 0;
-
-    pthread_mutex_lock(&s->lock);
-    for (struct pzudp_data *td = s->sinks; td; td = td->next_sink)
-        if (td->count && td->t && td->t->sock >= 0) {
-            netsnmp_large_fd_setfd(td->t->sock, fds);
-            n++;
-        }
-    pthread_mutex_unlock(&s->lock);
-    return n;
-}
-
 int pz_snmp_input(struct pz_snmp *s, const struct pz_snmp_peer *from, const void *buf, size_t len)
 {
     uint8_t *copy;
@@ -477,20 +378,20 @@ int pz_snmp_input(struct pz_snmp *s, const struct pz_snmp_peer *from, const void
         pthread_mutex_unlock(&s->lock);
         return -EMSGSIZE;
     }
+    /* A Response from a sink's address goes to that sink's session (informs). */
+    rc = snmp_sink_push(s, from, buf, len);
+    if (rc != -ENOENT) {
+        if (rc == 0 && write(s->efd, &one, sizeof(one)) < 0)
+            rc = 0; /* saturated: it polls readable anyway */
+        return rc;
+    }
+    rc = 0;
     copy = malloc(len ? len : 1);
     if (!copy)
         return -ENOMEM;
     memcpy(copy, buf, len);
     pthread_mutex_lock(&s->lock);
     s->stats.datagrams_in++;
-    rc = pzudp_sink_push(s, from, &copy, len);
-    if (rc != -ENOENT) {
-        pthread_mutex_unlock(&s->lock);
-        if (rc == 0 && write(s->efd, &one, sizeof(one)) < 0)
-            rc = 0; /* saturated: it polls readable anyway */
-        return rc;
-    }
-    rc = 0;
     if (s->count == PZ_SNMP_QUEUE_LEN) {
         s->stats.datagrams_dropped++;
         rc = -ENOBUFS;
