@@ -478,7 +478,7 @@ static void test_drop_rate(void **state)
 /* SwitchInfo.PortStateChange of switch name (after clearing it first if clear). */
 static unsigned port_state_change(const struct bed *b, const char *name, bool clear)
 {
-    struct sma *sma = b->f->nodes[fbed_node(b->f, name)].sma;
+    struct sma *sma = node_sma(b->f->nodes[fbed_node(b->f, name)].node);
     struct mad_addr in = {.port = 0}, out_addr;
     uint8_t mad[PZT_MAD], out[PZT_MAD], si[64];
     const uint8_t path[1] = {0};
