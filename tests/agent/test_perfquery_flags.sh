@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_perfquery_flags.sh - issue 4, acceptance 1: every perfquery flag against
+# test_perfquery_flags.sh - every perfquery flag against
 # the switches of pzfabric (tests/integration/ft-2s4l.net), values checked.
 #
 #   test_perfquery_flags.sh PZFABRIC PZFABRIC-CTL NETFILE

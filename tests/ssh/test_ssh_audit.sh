@@ -2,7 +2,7 @@
 # test_ssh_audit.sh - ssh-audit (Debian's 2.5.0) against ssh_testd.
 #
 # ssh-audit 2.5.0 judges by its own (2021) policy, which conflicts with the
-# algorithm list issue 13 asks for; the test pins what it says exactly:
+# algorithm list of ssh/README.md; the test pins what it says exactly:
 #   - ecdh-sha2-nistp256 (kex) and ecdsa-sha2-nistp256 (host key): [fail]
 #     "using weak elliptic curves" (its policy distrusts the NIST curves);
 #     the host key also [warn] "weak random number generator" (ECDSA nonces:
