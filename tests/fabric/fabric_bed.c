@@ -11,6 +11,42 @@
 
 #include "board.h"
 #include "fabric_bed.h"
+#include "topo.h"
+
+const char fbed_net_2s4h[] = "Switch 8 \"S1\"\n"
+                             "[1] \"H1\"[1]\n"
+                             "[2] \"H2\"[1]\n"
+                             "[3] \"S2\"[3]\n"
+                             "\n"
+                             "Switch 8 \"S2\"\n"
+                             "[1] \"H3\"[1]\n"
+                             "[2] \"H4\"[1]\n"
+                             "[3] \"S1\"[3]\n"
+                             "\n"
+                             "Hca 1 \"H1\"\n"
+                             "[1] \"S1\"[1]\n"
+                             "\n"
+                             "Hca 1 \"H2\"\n"
+                             "[1] \"S1\"[2]\n"
+                             "\n"
+                             "Hca 1 \"H3\"\n"
+                             "[1] \"S2\"[1]\n"
+                             "\n"
+                             "Hca 1 \"H4\"\n"
+                             "[1] \"S2\"[2]\n";
+
+struct fabric *fbed_fabric(const char *net)
+{
+    char err[TOPO_ERR_MAX];
+    struct topo *t = topo_parse(net, strlen(net), "test", err);
+    struct fabric *f;
+
+    assert_non_null(t);
+    f = fabric_create(t, 0);
+    topo_free(t);
+    assert_non_null(f);
+    return f;
+}
 
 size_t fbed_node(const struct fabric *f, const char *name)
 {

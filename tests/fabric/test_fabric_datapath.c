@@ -38,28 +38,6 @@
 #define PART3_FULL 0x8003
 #define DELIVERED_MAX 64
 
-static const char net[] = "Switch 8 \"S1\"\n"
-                          "[1] \"H1\"[1]\n"
-                          "[2] \"H2\"[1]\n"
-                          "[3] \"S2\"[3]\n"
-                          "\n"
-                          "Switch 8 \"S2\"\n"
-                          "[1] \"H3\"[1]\n"
-                          "[2] \"H4\"[1]\n"
-                          "[3] \"S1\"[3]\n"
-                          "\n"
-                          "Hca 1 \"H1\"\n"
-                          "[1] \"S1\"[1]\n"
-                          "\n"
-                          "Hca 1 \"H2\"\n"
-                          "[1] \"S1\"[2]\n"
-                          "\n"
-                          "Hca 1 \"H3\"\n"
-                          "[1] \"S2\"[1]\n"
-                          "\n"
-                          "Hca 1 \"H4\"\n"
-                          "[1] \"S2\"[2]\n";
-
 /* What the fabric handed to clients. */
 struct delivered {
     unsigned count;
@@ -112,15 +90,10 @@ static int setup(void **state)
     static const char *const cas[4] = {"H1", "H2", "H3", "H4"};
     static const uint16_t lids[6] = {1, 2, 11, 12, 13, 14};
     static const uint8_t s1[6] = {0, 3, 1, 2, 3, 3}, s2[6] = {3, 0, 3, 3, 1, 2};
-    char err[TOPO_ERR_MAX];
-    struct topo *t = topo_parse(net, sizeof(net) - 1, "test", err);
     struct bed *b = calloc(1, sizeof(*b));
 
-    assert_non_null(t);
     assert_non_null(b);
-    b->f = fabric_create(t, 0);
-    topo_free(t);
-    assert_non_null(b->f);
+    b->f = fbed_fabric(fbed_net_2s4h);
     fabric_set_deliver(b->f, record, &b->got);
     board_set_lid(fbed_board(b->f, "S1"), 0, 1, 0);
     board_set_lid(fbed_board(b->f, "S2"), 0, 2, 0);

@@ -345,7 +345,7 @@ static unsigned fx_traps(struct fx *f, unsigned *traps, unsigned max)
             continue; /* the SMA's own traps */
         assert_int_equal(r.addr.dlid, SM_LID);
         if (count < max)
-            traps[count] = (unsigned)pz_get_be(r.mad + 64 + N_TRAP, 2);
+            traps[count] = (unsigned)mad_get_be(r.mad + 64 + N_TRAP, 2);
         count++;
     }
     return count;
