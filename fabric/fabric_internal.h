@@ -6,7 +6,7 @@
  *   fabric_mcast.c   multicast: replication through the MFTs
  *   fabric_pkey.c    the P_Key of a packet, partition enforcement at switch ports
  *   fabric_ctl.c     operator controls: cables, loss rate, capture, counters
- *   fabric_traffic.c flows, their rates and counters (fabric_traffic.h)
+ *   fabric_traffic*.c flows: paths, rates, counters (fabric_traffic_internal.h)
  *   fabric_errors.c  error injection into port counters
  *   fabric_host.c    what a node's own management stack does with a client's MAD
  *   fabric_client.c  attached clients: which one gets a MAD, timeouts, IsSM
