@@ -12,6 +12,7 @@
 #include "board.h"
 #include "board_sim.h"
 #include "board_sim_dgram.h"
+#include "node.h"
 #include "pz_echo.h"
 #include "pz_log.h"
 #include "pz_loop.h"
@@ -102,7 +103,7 @@ int pz_dgram_start(const struct pz_config *cfg, struct pz_switch *sw, struct pz_
     d = calloc(1, sizeof(*d));
     if (!d)
         return -1;
-    d->board = pz_switch_board(sw);
+    d->board = node_board(pz_switch_node(sw));
     d->bs = pz_switch_sim(sw);
     d->loop = loop;
     d->fd = -1;

@@ -298,11 +298,6 @@ void pz_switch_on_smp_set(struct pz_switch *sw, pz_switch_smp_set_fn fn, void *a
     sw->smp_set_arg = arg;
 }
 
-struct board *pz_switch_board(const struct pz_switch *sw)
-{
-    return sw->board;
-}
-
 struct node *pz_switch_node(const struct pz_switch *sw)
 {
     return sw->node;

@@ -47,8 +47,7 @@ void pz_switch_on_smp_set(struct pz_switch *sw, pz_switch_smp_set_fn fn, void *a
  */
 void pz_switch_sim_names(const struct pz_config *cfg, const char **sock, const char **node);
 
-/* The parts. */
-struct board *pz_switch_board(const struct pz_switch *sw);
+/* The node (its board: node_board()). */
 struct node *pz_switch_node(const struct pz_switch *sw);
 /* The board/sim connection, NULL with board = mem. */
 struct board_sim *pz_switch_sim(const struct pz_switch *sw);

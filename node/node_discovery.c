@@ -12,9 +12,9 @@
  */
 #include "node_internal.h"
 
-#include <string.h>
-
 #include <infiniband/mad.h>
+
+#include "mad_header.h"
 
 #define NODE_SCAN_NS 200000000ull          /* port states scanned this often */
 #define NODE_DISC_TIMEOUT_NS 1000000000ull /* answer timeout of one discovery SMP */
@@ -45,22 +45,10 @@ uint64_t node_discovery_deadline(const struct node *n)
 /* Build the DR SubnGet(NodeInfo) out of port with HopCount 1 and TID tid. */
 static void node_disc_smp(uint8_t *mad, unsigned port, uint32_t tid)
 {
-    uint8_t path[64];
+    const uint8_t path[2] = {0, (uint8_t)port}; /* InitialPath [0, port] */
 
-    memset(mad, 0, IB_MAD_SIZE);
-    memset(path, 0, sizeof(path));
-    mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, IB_SMI_DIRECT_CLASS);
-    mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
-    mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
-    mad_set_field(mad, 0, IB_MAD_ATTRID_F, IB_ATTR_NODE_INFO);
-    mad_set_field(mad, 0, IB_DRSMP_HOPCNT_F, 1);
-    mad_set_field(mad, 0, IB_DRSMP_HOPPTR_F, 0);
-    mad_set_field(mad, 0, IB_DRSMP_DRSLID_F, NODE_PERMISSIVE_LID);
-    mad_set_field(mad, 0, IB_DRSMP_DRDLID_F, NODE_PERMISSIVE_LID);
-    path[1] = (uint8_t)port; /* InitialPath [0, port] */
-    mad_set_array(mad, 0, IB_DRSMP_PATH_F, path);
+    mad_header_init(mad, IB_SMI_DIRECT_CLASS, 1, IB_MAD_METHOD_GET, tid, IB_ATTR_NODE_INFO, 0);
+    mad_dr_init(mad, 1, 0, NODE_PERMISSIVE_LID, NODE_PERMISSIVE_LID, path);
 }
 
 /* Send a discovery SMP out of port (a failed send counts as a try); returns 0 or -1. */

@@ -7,6 +7,7 @@
 
 #include <infiniband/mad.h>
 
+#include "mad_header.h"
 #include "sma_internal.h"
 
 /* Notice byte offsets (IBA Notice attribute). */
@@ -182,7 +183,7 @@ static void sma_trap_build(const struct sma *sma, struct sma_trap *t, uint8_t *o
     else
         mad_put_be(t->notice + NTC_DETAILS_LID, ep->lid, 2);
 
-    sma_build_smp_header(out, IB_SMI_CLASS, IB_MAD_METHOD_TRAP, t->tid, SMA_ATTR_NOTICE, 0);
+    mad_header_init(out, IB_SMI_CLASS, 1, IB_MAD_METHOD_TRAP, t->tid, SMA_ATTR_NOTICE, 0);
     /* M_Key of a trap is always 0 (o14-1): left zero by the header builder. */
     memcpy(out + SMA_DATA_OFFS, t->notice, SMA_DATA_SIZE);
     memset(addr, 0, sizeof(*addr));

@@ -27,6 +27,7 @@
 #include "fabric.h"
 #include "fabric_bed.h"
 #include "fabric_internal.h"
+#include "mad_header.h"
 #include "pcap.h"
 #include "pzt.h"
 
@@ -127,13 +128,7 @@ static void send_mad_len(struct bed *b, unsigned client, unsigned mgmt_class, un
     struct fabric_mad m;
 
     memset(&m, 0, sizeof(m));
-    mad_set_field(m.mad, 0, IB_MAD_BASEVER_F, 1);
-    mad_set_field(m.mad, 0, IB_MAD_MGMTCLASS_F, mgmt_class);
-    mad_set_field(m.mad, 0, IB_MAD_CLASSVER_F, mgmt_class == IB_SA_CLASS ? 2 : 1);
-    mad_set_field(m.mad, 0, IB_MAD_METHOD_F, method & 0x7F);
-    mad_set_field(m.mad, 0, IB_MAD_RESPONSE_F, method >> 7);
-    mad_set_field64(m.mad, 0, IB_MAD_TRID_F, tid);
-    mad_set_field(m.mad, 0, IB_MAD_ATTRID_F, 0x10);
+    mad_header_init(m.mad, mgmt_class, mgmt_class == IB_SA_CLASS ? 2 : 1, method, tid, 0x10, 0);
     m.dlid = dlid;
     m.dqp = dqp;
     m.sqp = dqp == 0 ? 0 : 1;

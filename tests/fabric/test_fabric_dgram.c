@@ -34,6 +34,7 @@
 #include "fabric_bed.h"
 #include "fabric_dgram.h"
 #include "fabric_internal.h"
+#include "mad_header.h"
 #include "pcap.h"
 
 #define MLID 0xC001
@@ -706,11 +707,7 @@ static void test_mad_vl_counters(void **state)
     assert_int_equal(board_sl2vl_set(fbed_board(b->f, "H1"), 1, 1, vl), 0);
     assert_int_equal(fabric_client_attach(b->f, 0, fbed_node(b->f, "H1"), false), 0);
     memset(&m, 0, sizeof(m));
-    mad_set_field(m.mad, 0, IB_MAD_BASEVER_F, 1);
-    mad_set_field(m.mad, 0, IB_MAD_MGMTCLASS_F, IB_SMI_CLASS);
-    mad_set_field(m.mad, 0, IB_MAD_CLASSVER_F, 1);
-    mad_set_field(m.mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
-    mad_set_field(m.mad, 0, IB_MAD_ATTRID_F, IB_ATTR_NODE_INFO);
+    mad_header_init(m.mad, IB_SMI_CLASS, 1, IB_MAD_METHOD_GET, 0, IB_ATTR_NODE_INFO, 0);
     m.dlid = 1;
     assert_int_equal(fabric_client_send(b->f, 0, &m), 0);
     assert_int_equal(FBED_COUNTER(b->f, "S1", 1, vl_op_packets[15]), 1);

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <infiniband/mad.h>
 
+#include "mad_header.h"
 #include "node.h"
 #include "pma.h"
 #include "sma.h"
@@ -28,13 +29,7 @@
 /* A GMP request of class mgmt_class (class version cv), Get of attr, TID tid. */
 static void gmp_get(uint8_t *mad, unsigned mgmt_class, unsigned cv, unsigned attr, uint64_t tid)
 {
-    memset(mad, 0, IB_MAD_SIZE);
-    mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, mgmt_class);
-    mad_set_field(mad, 0, IB_MAD_CLASSVER_F, cv);
-    mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
-    mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
-    mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr);
+    mad_header_init(mad, mgmt_class, cv, IB_MAD_METHOD_GET, tid, attr, 0);
 }
 
 /* A switch board (pzt) and a node with the given config on it. */
