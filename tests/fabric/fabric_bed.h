@@ -18,6 +18,12 @@
  */
 extern const char fbed_net_2s4h[];
 
+/*
+ * fbed_net_2s4h's fabric brought up as an SM would (no LFTs): LIDs S1 1,
+ * S2 2, H1..H4 11..14, every link Active.
+ */
+void fbed_2s4h_up(const struct fabric *f);
+
 /* The fabric of the topology text net (asserts that it parses and builds). */
 struct fabric *fbed_fabric(const char *net);
 

@@ -96,16 +96,9 @@ static int setup(void **state)
     assert_non_null(b);
     b->f = fbed_fabric(fbed_net_2s4h);
     fabric_set_deliver(b->f, record, &b->got);
-    board_set_lid(fbed_board(b->f, "S1"), 0, 1, 0);
-    board_set_lid(fbed_board(b->f, "S2"), 0, 2, 0);
-    for (unsigned i = 0; i < 4; i++) {
-        board_set_lid(fbed_board(b->f, cas[i]), 1, (uint16_t)(11 + i), 0);
-        fbed_activate(b->f, cas[i], 1);
-        fbed_activate(b->f, i < 2 ? "S1" : "S2", i % 2 + 1);
+    fbed_2s4h_up(b->f);
+    for (unsigned i = 0; i < 4; i++)
         assert_int_equal(fabric_client_attach(b->f, i, fbed_node(b->f, cas[i]), false), 0);
-    }
-    fbed_activate(b->f, "S1", 3);
-    fbed_activate(b->f, "S2", 3);
     fbed_program_lft(b->f, "S1", lids, s1, 6);
     fbed_program_lft(b->f, "S2", lids, s2, 6);
     *state = b;

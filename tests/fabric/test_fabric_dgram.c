@@ -86,7 +86,6 @@ static struct fabric_dgram_stats dstats(const struct bed *b)
 /* Build the fabric and attach stacks at S1 and S2 (Q_Key QKEY). */
 static int setup(void **state)
 {
-    static const char *const cas[4] = {"H1", "H2", "H3", "H4"};
     /* S1 routes LID 50 towards S2, which has no entry for it. */
     static const uint16_t lids[7] = {1, 2, 11, 12, 13, 14, 50};
     static const uint8_t s1[7] = {0, 3, 1, 2, 3, 3, 3}, s2[7] = {3, 0, 3, 3, 1, 2, BOARD_LFT_DROP};
@@ -94,15 +93,7 @@ static int setup(void **state)
 
     assert_non_null(b);
     b->f = fbed_fabric(fbed_net_2s4h);
-    board_set_lid(fbed_board(b->f, "S1"), 0, 1, 0);
-    board_set_lid(fbed_board(b->f, "S2"), 0, 2, 0);
-    for (unsigned i = 0; i < 4; i++) {
-        board_set_lid(fbed_board(b->f, cas[i]), 1, (uint16_t)(11 + i), 0);
-        fbed_activate(b->f, cas[i], 1);
-        fbed_activate(b->f, i < 2 ? "S1" : "S2", i % 2 + 1);
-    }
-    fbed_activate(b->f, "S1", 3);
-    fbed_activate(b->f, "S2", 3);
+    fbed_2s4h_up(b->f);
     fbed_program_lft(b->f, "S1", lids, s1, 7);
     fbed_program_lft(b->f, "S2", lids, s2, 7);
     assert_int_equal(fabric_dgram_attach(b->f, fbed_node(b->f, "S1"), QKEY, record, b, &b->qpn_s1),
