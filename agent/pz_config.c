@@ -644,3 +644,8 @@ int pz_config_load(struct pz_config *cfg, const char *path, char *err, size_t er
     fclose(f);
     return rc;
 }
+
+bool pz_config_wants_ip(const struct pz_config *cfg)
+{
+    return cfg->ip && cfg->ip_address.addr;
+}

@@ -36,7 +36,7 @@ struct pz_config {
     /* Port-0 datagrams and the echo service (agent/pz_echo.h). */
     int dgram;           /* dgram = on|off|auto: 1, 0, -1 (auto: on for board = sim) */
     uint32_t dgram_qkey; /* the datagram QP's Q_Key; high bit clear */
-    /* Congestion monitor (pma/cong_monitor.h, agent/pz_monitor.c). */
+    /* Congestion monitor (pma/cong_monitor.h, node/node_monitor.c). */
     bool monitor;                 /* monitor = on|off */
     unsigned monitor_interval_ms; /* sampling interval, >= 100 */
     uint64_t monitor_threshold;   /* congestion threshold, XmitWait ticks per second */
@@ -179,6 +179,9 @@ int pz_config_set(struct pz_config *cfg, const char *key, const char *value, cha
  * number of ports named, or -1 for bad syntax or a port out of range.
  */
 int pz_config_port_list(const char *s, uint8_t mask[(PZ_CONFIG_MAX_PORT + 8) / 8]);
+
+/* Whether cfg asks for the IP plane: an address, and ip not off. */
+bool pz_config_wants_ip(const struct pz_config *cfg);
 
 /* Read and parse a file.  Returns 0 or -1 with a message in err. */
 int pz_config_load(struct pz_config *cfg, const char *path, char *err, size_t errlen);

@@ -16,7 +16,6 @@
 #include "ipoib.h"
 #include "pz_ipplane.h"
 #include "pz_log.h"
-#include "pz_monitor.h"
 #include "pz_snmp.h"
 #include "pz_udp.h"
 
@@ -137,7 +136,7 @@ static int pz_ip_snmp_start(struct pz_ip_snmp *s, const struct pz_config *cfg, c
         .sma = s->env.sma,
         .pma = s->env.pma,
         /* The handlers only read it; the monitor stays the agent loop's. */
-        .cong = s->env.mon ? (struct cong_monitor *)pz_monitor_cong(s->env.mon) : NULL,
+        .cong = s->env.mon,
         .mgmt_port = 0, /* management through port 0: no external port is the path */
         /* The IPoIB link comes up after the SM's sweep: coldStart waits for it. */
         .defer_cold_start = s->env.plane != NULL,

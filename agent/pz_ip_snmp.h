@@ -13,7 +13,7 @@
 
 struct sma;
 struct pma;
-struct pz_monitor;
+struct cong_monitor;
 struct pz_ipplane;
 struct pz_ip_snmp;
 
@@ -23,7 +23,7 @@ struct pz_ip_snmp_env {
     const struct board *board;
     struct sma *sma;
     struct pma *pma;
-    struct pz_monitor *mon;   /* NULL: monitor off */
+    struct cong_monitor *mon; /* NULL: monitor off */
     struct pz_ipplane *plane; /* the IPoIB interface row */
 };
 

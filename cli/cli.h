@@ -19,7 +19,7 @@
 struct board;
 struct sma;
 struct pma;
-struct pz_monitor;
+struct cong_monitor;
 struct pz_ipplane;
 struct pz_config;
 struct pz_snmp;
@@ -29,7 +29,7 @@ struct cli_env {
     const struct board *board;
     struct sma *sma;
     struct pma *pma;
-    struct pz_monitor *mon;   /* NULL: monitor off */
+    struct cong_monitor *mon; /* the congestion monitor (node_cong()), NULL: off */
     struct pz_ipplane *plane; /* NULL: no IP plane */
     const struct pz_config *cfg;
     struct pz_snmp *snmp; /* NULL: no SNMP agent */

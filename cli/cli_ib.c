@@ -18,7 +18,6 @@
 #include "cli_json.h"
 #include "cong_monitor.h"
 #include "pma.h"
-#include "pz_monitor.h"
 #include "sma.h"
 
 /* A port's PortInfo fields as the CLI shows them. */
@@ -132,8 +131,7 @@ static bool cli_faces_ca(const struct cli_env *env, unsigned port)
 {
     struct cong_port_view v;
 
-    return env->mon && !cong_monitor_port(pz_monitor_cong(env->mon), port, &v) &&
-           v.peer == CONG_PEER_CA;
+    return env->mon && !cong_monitor_port(env->mon, port, &v) && v.peer == CONG_PEER_CA;
 }
 
 /*
@@ -389,7 +387,7 @@ int cli_cmd_show_congestion(const struct cli_env *env, const struct cli_args *a,
             cli_printf(out, "Congestion monitor: off\n");
         return CLI_OK;
     }
-    m = pz_monitor_cong(env->mon);
+    m = env->mon;
     last = r.argc ? first : cong_monitor_num_ports(m);
     if (json) {
         cli_json_begin(&j, out);
