@@ -563,7 +563,8 @@ static void rc_unique_deps(struct rc_work *w)
 {
     size_t n = 0;
 
-    qsort(w->deps, w->ndeps, sizeof(*w->deps), rc_cmp_u64);
+    if (w->ndeps > 1)
+        qsort(w->deps, w->ndeps, sizeof(*w->deps), rc_cmp_u64);
     for (size_t i = 0; i < w->ndeps; i++)
         if (n == 0 || w->deps[i] != w->deps[n - 1])
             w->deps[n++] = w->deps[i];
