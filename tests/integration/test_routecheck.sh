@@ -7,7 +7,7 @@
 # switch.
 #
 # MODE ftree (acceptance 1 and 2), on a 2-level tree (gen-fattree 2
-# --spines 4 --leaves 4 --hosts-per-leaf 2 --radix 8) and a 3-level tree
+# --spines 4 --leaves 4 --hosts-per-leaf 4 --radix 8) and a 3-level tree
 # (gen-fattree 3 --radix 4: 4 cores, 8 mids, 8 leaves):
 #   - -R ftree --connect_roots: 0 unrouted switch pairs, no loop, no cycle,
 #     exit status 0;
@@ -115,6 +115,8 @@ run_ftree() {
     top=$(awk '$2 > m { m = $2 } END { print m }' "$id.levels")
 
     if start "$id-cr" "$net" "$smhost" -R ftree --connect_roots; then
+        check "$id --connect_roots: OpenSM routed with ftree" \
+            grep -q 'ftree tables configured on all switches' "$WORK/$id-cr.sm/osm.log"
         routecheck "$id-cr" "$host"
         check_eq "$id --connect_roots: exit status 0 (clean)" 0 "$RC_STATUS"
         check_eq "$id --connect_roots: 0 unrouted pairs" 0 "$(json_get "$id-cr.json" unrouted)"
@@ -132,6 +134,8 @@ run_ftree() {
     fi
 
     if start "$id-ft" "$net" "$smhost" -R ftree; then
+        check "$id ftree: OpenSM routed with ftree" \
+            grep -q 'ftree tables configured on all switches' "$WORK/$id-ft.sm/osm.log"
         routecheck "$id-ft" "$host"
         check_eq "$id ftree: exit status 1 (findings)" 1 "$RC_STATUS"
         dumps "$id-ft" "$net" "$host"
@@ -174,10 +178,10 @@ print(len(want), len(want & un))' "$id-ft.json" "$id.levels" > "$id.midpairs"
 # run_cdg ID NET SM_HOST DIAG_HOST
 run_cdg() {
     local id=$1 net=$2 smhost=$3 host=$4 engine tag
-    for engine in minhop updn ftree-cr; do
+    for engine in minhop updn updn-cr ftree-cr; do
         tag=$id-$engine
         case $engine in
-        ftree-cr) set -- -R ftree --connect_roots ;;
+        *-cr) set -- -R "${engine%-cr}" --connect_roots ;;
         *) set -- -R "$engine" ;;
         esac
         start "$tag" "$net" "$smhost" "$@" || continue
@@ -185,21 +189,36 @@ run_cdg() {
         dumps "$tag" "$net" "$host"
         python3 "$DUMPS_PY" "$tag.swlids" "$tag.calids" "$tag.links" "$tag.lfts" --all \
             --report "$tag.json" > "$tag.indep"
-        check_eq "$tag: every switch pair routed" 0 "$(json_get "$tag.json" unrouted)"
-        check_eq "$tag: every switch-to-CA route too" "$(json_get "$tag.json" ca_pairs)" \
+        check_eq "$tag: the unrouted pairs are the dumps' pairs ($(json_get "$tag.json" unrouted))" \
+            "report-unrouted same" "$(grep '^report-unrouted' "$tag.indep")"
+        check_eq "$tag: every switch-to-CA route arrives" "$(json_get "$tag.json" ca_pairs)" \
             "$(json_get "$tag.json" ca_routed)"
         check_eq "$tag: the dumps agree on the cycle" "report-cycle same" "$(grep '^report-cycle ' "$tag.indep")"
-        if [ "$engine" = minhop ]; then
+        case $engine in
+        minhop)
+            check_eq "$tag: every switch pair routed" 0 "$(json_get "$tag.json" unrouted)"
             check_eq "$tag: a cycle in the channel dependency graph" true "$(json_get "$tag.json" cycle)"
             check_eq "$tag: exit status 1 (findings)" 1 "$RC_STATUS"
             check_eq "$tag: the printed cycle is one of the dumps' routes" "report-cycle-valid yes" \
                 "$(grep '^report-cycle-valid' "$tag.indep")"
             check "$tag: the text report lists it" grep -q '^cycle (' "$tag.txt"
-            sed -n '/^cycle (/,/^time/p' "$tag.txt" | head -20
-        else
+            sed -n '/^cycle (/,/^time/p' "$tag.txt" | sed '$d'
+            ;;
+        updn)
+            # up*/down* routes switch pairs only along up/down paths (like ftree)
+            check_eq "$tag: no cycle" false "$(json_get "$tag.json" cycle)"
+            ;;
+        updn-cr)
+            # informational: on this tree OpenSM 3.3.23 still leaves pairs
+            # unrouted and the CDG has a cycle (the dumps agree, checked above)
+            echo "     $tag: unrouted $(json_get "$tag.json" unrouted), cycle $(json_get "$tag.json" cycle)"
+            ;;
+        ftree-cr)
+            check_eq "$tag: every switch pair routed" 0 "$(json_get "$tag.json" unrouted)"
             check_eq "$tag: no cycle" false "$(json_get "$tag.json" cycle)"
             check_eq "$tag: exit status 0 (clean)" 0 "$RC_STATUS"
-        fi
+            ;;
+        esac
         stop "$tag.sm" "$tag"
     done
 }
@@ -207,7 +226,7 @@ run_cdg() {
 "$GEN" 3 --radix 4 > ft3r4.net
 case $MODE in
 ftree)
-    "$GEN" 2 --spines 4 --leaves 4 --hosts-per-leaf 2 --radix 8 > ft2.net
+    "$GEN" 2 --spines 4 --leaves 4 --hosts-per-leaf 4 --radix 8 > ft2.net
     run_ftree ft2 ft2.net host-1-1 host-3-2
     run_ftree ft3 ft3r4.net host-1-1 host-5-2
     ;;
