@@ -660,7 +660,8 @@ static int pz_setup_snmp(struct pz_agent *ag)
                                  .sma = ag->sma,
                                  .pma = ag->pma,
                                  .mon = ag->mon,
-                                 .plane = pz_ip_plane(ag->ip)};
+                                 .plane = pz_ip_plane(ag->ip),
+                                 .routes = ag->routes};
     char err[256];
 
     if (!ag->ip) {
