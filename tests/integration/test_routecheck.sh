@@ -294,7 +294,12 @@ run_agent() {
         stop "$tag.sm"
     done
     stop "$id.agent" "$id"
+    check "$id: no sanitizer report in portzerod's log" \
+        fails grep -qE 'ERROR: AddressSanitizer|runtime error:|LeakSanitizer' "$WORK/$id.agent.err"
 }
+
+# fails COMMAND...: true when COMMAND fails.
+fails() { ! "$@"; }
 
 "$GEN" 3 --radix 4 > ft3r4.net
 case $MODE in
