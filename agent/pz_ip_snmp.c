@@ -42,19 +42,6 @@ static int pz_ip_snmp_send(void *arg, const struct pz_snmp_peer *to, const void 
     return pz_udp_send(s->udp, to->addr, to->port, buf, len) ? -1 : 0;
 }
 
-/* Loop: datagrams arrived on UDP 161: into the agent's queue. */
-static void pz_ip_snmp_on_udp(void *arg, int fd)
-{
-    struct pz_ip_snmp *s = arg;
-    uint8_t buf[8192];
-    struct pz_snmp_peer from;
-    int n;
-
-    (void)fd;
-    while ((n = pz_udp_recv(s->udp, &from.addr, &from.port, buf, sizeof(buf))) >= 0)
-        pz_snmp_input(s->snmp, &from, buf, (size_t)n);
-}
-
 /* The IPoIB interface's row from the endpoint's state and counters. */
 static void pz_ip_snmp_mgmt_if(struct pz_ip_snmp *s);
 
@@ -73,6 +60,23 @@ static void pz_ip_snmp_route_check(struct pz_ip_snmp *s)
                                                                    .unrouted = r.unrouted,
                                                                    .cycle = r.cycle,
                                                                    .check_us = r.check_us});
+}
+
+/* Loop: datagrams arrived on UDP 161: into the agent's queue, then answered. */
+static void pz_ip_snmp_on_udp(void *arg, int fd)
+{
+    struct pz_ip_snmp *s = arg;
+    uint8_t buf[8192];
+    struct pz_snmp_peer from;
+    int n;
+
+    (void)fd;
+    while ((n = pz_udp_recv(s->udp, &from.addr, &from.port, buf, sizeof(buf))) >= 0)
+        pz_snmp_input(s->snmp, &from, buf, (size_t)n);
+    /* Answer at once (this is the agent's thread), not a poll round later. */
+    pz_ip_snmp_mgmt_if(s);
+    pz_ip_snmp_route_check(s);
+    pz_snmp_process(s->snmp);
 }
 
 /* Loop: the agent has datagrams queued: answer them (the interface row current). */
