@@ -34,6 +34,7 @@
 
 #include "mad_io.h"
 #include "node.h"
+#include "pz_routes.h"
 #include "pz_config.h"
 #include "pz_ctl.h"
 #include "pz_dgram.h"
@@ -54,12 +55,13 @@
 struct pz_agent {
     struct pz_config cfg;
     struct mad_io *io;
-    struct pz_switch *sw;    /* the board and the node on it */
-    struct pz_dgram *dgram;  /* port-0 datagrams and the echo service, or NULL */
-    struct pz_ip *ip;        /* the IP plane, or NULL */
-    struct pz_ip_snmp *snmp; /* the SNMP agent on it, or NULL */
-    struct pz_ip_ssh *ssh;   /* the SSH CLI on it, or NULL */
-    struct pz_ctl *ctl;      /* the control socket, or NULL */
+    struct pz_switch *sw;     /* the board and the node on it */
+    struct pz_dgram *dgram;   /* port-0 datagrams and the echo service, or NULL */
+    struct pz_ip *ip;         /* the IP plane, or NULL */
+    struct pz_ip_snmp *snmp;  /* the SNMP agent on it, or NULL */
+    struct pz_ip_ssh *ssh;    /* the SSH CLI on it, or NULL */
+    struct pz_ctl *ctl;       /* the control socket, or NULL */
+    struct pz_routes *routes; /* the route check over the SA client */
     struct pz_loop *loop;
     int sigfd;
     int exit_code; /* what main returns once the loop stops */
@@ -214,6 +216,32 @@ static void pz_ip_smp_set(void *arg)
 }
 #endif
 
+/* The route check's SA requests go out through the umad port. */
+static int pz_routes_send_mad(void *ctx, const uint8_t *mad, const struct mad_addr *to)
+{
+    struct pz_agent *ag = ctx;
+
+    return mad_io_send(ag->io, mad, to);
+}
+
+/*
+ * The route check over the switch's SA client: its (reassembled) SA
+ * answers come back through the node's router by TID tag.  Returns 0, or
+ * -1 (message logged).
+ */
+static int pz_setup_routes(struct pz_agent *ag)
+{
+    struct node *node = pz_switch_node(ag->sw);
+
+    ag->routes = pz_routes_create(pz_routes_send_mad, ag, node_sma(node));
+    if (!ag->routes || node_add_client_len(node, IB_SA_CLASS, PZ_ROUTES_TID_MASK, PZ_ROUTES_TID_TAG,
+                                           pz_routes_take_mad, ag->routes)) {
+        pz_log(PZ_LOG_ERROR, "route check: out of memory or the MAD router is full");
+        return -1;
+    }
+    return 0;
+}
+
 /* Start the IP plane if an address is configured; returns 0, or -1 (message logged). */
 static int pz_setup_ip(struct pz_agent *ag)
 {
@@ -279,7 +307,8 @@ static int pz_setup_snmp(struct pz_agent *ag)
                                  .sma = node_sma(node),
                                  .pma = node_pma(node),
                                  .mon = node_cong(node),
-                                 .plane = pz_ip_plane(ag->ip)};
+                                 .plane = pz_ip_plane(ag->ip),
+                                 .routes = ag->routes};
     char err[256];
 
     if (!ag->ip) {
@@ -332,6 +361,7 @@ static int pz_setup_ssh(struct pz_agent *ag)
                           .mon = node_cong(node),
                           .plane = pz_ip_plane(ag->ip),
                           .snmp = pz_agent_snmp(ag),
+                          .routes = ag->routes,
                           .cfg = &ag->cfg,
                           .start_ns = pz_loop_now_ns()};
     char err[256] = "";
@@ -365,6 +395,7 @@ static int pz_setup_ctl(struct pz_agent *ag)
                              .plane = pz_ip_plane(ag->ip),
 #endif
                              .snmp = pz_agent_snmp(ag),
+                             .routes = ag->routes,
                              .cfg = &ag->cfg};
     char err[256];
 
@@ -391,6 +422,8 @@ static int pz_start(struct pz_agent *ag)
     ag->sw = pz_switch_create(&ag->cfg, &env);
     if (!ag->sw || pz_dgram_start(&ag->cfg, ag->sw, ag->loop, &ag->dgram))
         return -1;
+    if (pz_setup_routes(ag))
+        return -1;
     return pz_setup_ip(ag) || pz_setup_snmp(ag) || pz_setup_ssh(ag) || pz_setup_ctl(ag) ? -1 : 0;
 }
 
@@ -408,6 +441,7 @@ static void pz_teardown(struct pz_agent *ag)
     pz_ip_destroy(ag->ip);
 #endif
     mad_io_close(ag->io);
+    pz_routes_destroy(ag->routes);
     pz_dgram_stop(ag->dgram);
     pz_switch_destroy(ag->sw);
     pz_loop_destroy(ag->loop);

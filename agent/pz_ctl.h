@@ -26,7 +26,8 @@ struct pz_ctl_env {
     struct pma *pma;
     struct cong_monitor *mon;
     struct pz_ipplane *plane;
-    struct pz_snmp *snmp; /* NULL: no SNMP agent */
+    struct pz_snmp *snmp;     /* NULL: no SNMP agent */
+    struct pz_routes *routes; /* the route check (NULL: none) */
     const struct pz_config *cfg;
 };
 

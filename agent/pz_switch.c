@@ -196,9 +196,13 @@ static void pz_on_mads(void *arg, int fd)
         board_sim_wake(sw->bs);
     for (int i = 0; i < PZ_MAD_BUDGET && (rc = mad_io_recv(sw->env.io, in, &from)) > 0; i++) {
         enum mad_route how;
+        const uint8_t *whole;
+        size_t len = mad_io_recv_whole(sw->env.io, &whole);
 
         node_take_rx_record(sw->node, in, &from);
-        bool send = node_process(sw->node, &from, in, &to, out, &how) == MAD_SEND;
+        /* a reassembled SA answer (the route check's tables) goes to its client whole */
+        bool send = (len ? node_process_len(sw->node, &from, whole, len, &to, out, &how)
+                         : node_process(sw->node, &from, in, &to, out, &how)) == MAD_SEND;
 
         if (how == MAD_ROUTED_ANSWER)
             continue; /* a client's: discovery's or the IP plane's */

@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench_ssh.sh BINDIR [NETFILE] - portzerod's SSH CLI over IPoIB against
-# Debian's OpenSSH sshd on loopback, measured in the same run (issue 13,
+# Debian's OpenSSH sshd on loopback, measured in the same run (
 # Benchmarks).
 #
 #   login: wall time of `ssh -i KEY admin@SWITCH show version` (connect, key

@@ -21,6 +21,7 @@ struct sma;
 struct pma;
 struct cong_monitor;
 struct pz_ipplane;
+struct pz_routes;
 struct pz_config;
 struct pz_snmp;
 
@@ -31,6 +32,7 @@ struct cli_env {
     struct pma *pma;
     struct cong_monitor *mon; /* the congestion monitor (node_cong()), NULL: off */
     struct pz_ipplane *plane; /* NULL: no IP plane */
+    struct pz_routes *routes; /* the route check (agent/pz_routes.h); NULL: none */
     const struct pz_config *cfg;
     struct pz_snmp *snmp; /* NULL: no SNMP agent */
     uint64_t start_ns;    /* when the agent started (CLOCK_MONOTONIC) */

@@ -131,6 +131,21 @@ enum mad_verdict node_process(struct node *n, const struct mad_addr *from, const
     return mad_router_dispatch(&n->router, from, in, to, out, how ? how : &routed);
 }
 
+enum mad_verdict node_process_len(struct node *n, const struct mad_addr *from, const uint8_t *in,
+                                  size_t len, struct mad_addr *to, uint8_t *out,
+                                  enum mad_route *how)
+{
+    enum mad_route routed;
+
+    return mad_router_dispatch_len(&n->router, from, in, len, to, out, how ? how : &routed);
+}
+
+int node_add_client_len(struct node *n, uint8_t mgmt_class, uint32_t tid_mask, uint32_t tid_tag,
+                        mad_answer_len_fn fn, void *arg)
+{
+    return mad_router_add_client_len(&n->router, mgmt_class, tid_mask, tid_tag, fn, arg);
+}
+
 int node_add_client(struct node *n, uint8_t mgmt_class, uint32_t tid_mask, uint32_t tid_tag,
                     mad_answer_fn fn, void *arg)
 {
