@@ -34,6 +34,7 @@
 #include "board_mem.h"
 #include "board_sim.h"
 #include "board_sim_dgram.h"
+#include "board_sim_mad.h"
 #include "mad_io.h"
 #include "mad_router.h"
 #include "pz_config.h"
@@ -174,6 +175,10 @@ static bool pz_wants_ip(const struct pz_config *cfg)
 /* An in-memory switch shaped by the configuration; returns 0 or -1. */
 static int pz_setup_board_mem(struct pz_agent *ag)
 {
+    if (ag->cfg.mad_transport > 0) {
+        pz_log(PZ_LOG_ERROR, "mad_transport = board needs board = sim");
+        return -1;
+    }
     board_mem_default_switch_identity(&ag->id, ag->cfg.node_guid, ag->cfg.num_ports);
     memset(ag->id.node_desc, 0, sizeof(ag->id.node_desc)); /* 64 bytes, NUL padded */
     memcpy(ag->id.node_desc, ag->cfg.node_desc,
@@ -204,18 +209,36 @@ static void pz_sim_names(const struct pz_config *cfg, const char **sock, const c
     *node = *cfg->sim_node ? cfg->sim_node : pz_env_or("SIM_HOST", "");
 }
 
-/* Attach to a switch of pzfabric over board/sim; returns 0 or -1. */
+/* Whether the switch's MADs travel over the board/sim connection (mad_transport). */
+static bool pz_mads_over_board(const struct pz_config *cfg)
+{
+    return cfg->board_sim && cfg->mad_transport != 0;
+}
+
+/*
+ * Attach to a switch of pzfabric over board/sim (with mad_transport = board
+ * or auto, the connection carries the MADs too: ag->io is opened on it);
+ * returns 0 or -1.
+ */
 static int pz_setup_board_sim(struct pz_agent *ag)
 {
+    bool mads = pz_mads_over_board(&ag->cfg);
     const char *sock, *node;
     char err[256];
 
     pz_sim_names(&ag->cfg, &sock, &node);
-    ag->bs = board_sim_connect(sock, node, err, sizeof(err));
+    ag->bs =
+        board_sim_connect_flags(sock, node, mads ? BOARD_SIM_ATTACH_MADS : 0, err, sizeof(err));
+    if (ag->bs && mads && !(ag->io = mad_io_open_board_sim(ag->bs, err, sizeof(err)))) {
+        board_sim_close(ag->bs);
+        ag->bs = NULL;
+    }
     if (!ag->bs) {
         pz_log(PZ_LOG_ERROR, "%s", err);
         return -1;
     }
+    if (mads)
+        pz_log(PZ_LOG_INFO, "MADs over the board/sim connection (mad_transport)");
     board_sim_set_port0_client_rereg(ag->bs, pz_wants_ip(&ag->cfg));
     ag->board = board_sim_board(ag->bs);
     ag->id = *ag->board->id;
@@ -459,6 +482,8 @@ static bool pz_is_smp_set(const uint8_t *mad)
  * the agent's own requests go to the client that asked: the monitor's
  * neighbour discovery, the IP plane's SA requests.
  */
+static void pz_on_board(void *arg, int fd);
+
 static void pz_serve_mads(struct pz_agent *ag)
 {
     uint8_t in[IB_MAD_SIZE], out[IB_MAD_SIZE];
@@ -487,7 +512,9 @@ static void pz_serve_mads(struct pz_agent *ag)
             pz_ip_port_changed(ag->ip);
 #endif
     }
-    if (rc < 0)
+    if (rc < 0 && ag->bs && board_sim_carries_mads(ag->bs))
+        pz_on_board(ag, -1); /* the fabric closed the connection the MADs came on */
+    else if (rc < 0)
         pz_log(PZ_LOG_WARN, "umad receive failed");
 }
 
@@ -541,11 +568,17 @@ static void pz_switch_timers(void *arg, uint64_t now)
         pma_poll(ag->pma);
 }
 
-/* Loop: MADs wait on the umad port. */
+/* Loop: MADs wait on the umad port (or the board/sim connection). */
 static void pz_on_mads(void *arg, int fd)
 {
     (void)fd;
     pz_serve_mads(arg);
+}
+
+/* Loop: whether MADs wait in mad_io's queue (board/sim) although its socket is quiet. */
+static bool pz_mads_pending(void *arg)
+{
+    return mad_io_pending(((struct pz_agent *)arg)->io);
 }
 
 /* Loop: a termination signal. */
@@ -731,9 +764,12 @@ static int pz_setup_loop(struct pz_agent *ag)
     ag->loop = pz_loop_create();
     if (!ag->loop)
         return -1;
+    /* When the board connection carries the MADs, pz_serve_mads takes its port events too. */
     if (pz_loop_add_fd(ag->loop, mad_io_fd(ag->io), pz_on_mads, ag) ||
+        pz_loop_set_pending(ag->loop, mad_io_fd(ag->io), pz_mads_pending) ||
         pz_loop_add_fd(ag->loop, ag->sigfd, pz_on_signal, ag) ||
-        (ag->bs && pz_loop_add_fd(ag->loop, board_sim_fd(ag->bs), pz_on_board, ag)) ||
+        (ag->bs && !board_sim_carries_mads(ag->bs) &&
+         pz_loop_add_fd(ag->loop, board_sim_fd(ag->bs), pz_on_board, ag)) ||
         pz_loop_add_timer(ag->loop, pz_switch_deadline, pz_switch_timers, ag))
         return -1;
     /*
@@ -817,10 +853,12 @@ int main(int argc, char **argv)
         pz_teardown(&ag);
         return 1;
     }
-    ag.io = mad_io_open(ag.cfg.ca, ag.cfg.port, err, sizeof(err));
+    /* MADs over board/sim open with the board (pz_setup_board_sim). */
+    if (!pz_mads_over_board(&ag.cfg))
+        ag.io = mad_io_open(ag.cfg.ca, ag.cfg.port, err, sizeof(err));
     pthread_cancel(watcher);
     pthread_join(watcher, NULL);
-    if (!ag.io) {
+    if (!ag.io && !pz_mads_over_board(&ag.cfg)) {
         pz_log(PZ_LOG_ERROR, "%s", err);
         pz_teardown(&ag);
         return 1;

@@ -33,6 +33,7 @@ struct pz_config {
     bool board_sim;        /* board = sim: the switch is one of pzfabric's */
     char sim_node[64];     /* switch to take over; empty = $SIM_HOST */
     char sim_sockname[64]; /* pzfabric socket name; empty = $IBSIM_SOCKNAME or "sim" */
+    int mad_transport;     /* auto|umad|board: -1, 0, 1 (auto: board for board = sim) */
     /* Port-0 datagrams and the echo service (agent/pz_echo.h). */
     int dgram;           /* dgram = on|off|auto: 1, 0, -1 (auto: on for board = sim) */
     uint32_t dgram_qkey; /* the datagram QP's Q_Key; high bit clear */

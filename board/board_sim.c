@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "board_sim_dgram.h"
+#include "board_sim_mad.h"
 #include "board_sim_proto.h"
 
 struct board_sim {
@@ -51,6 +52,8 @@ struct board_sim {
     struct board_sim_dgram *dgram;
     /* Port-0 QPs (board_qp_*): the socket name and node they connect to, the connections. */
     struct board_sim_qps qps;
+    /* The switch's MADs, when the connection carries them (board_sim_mad.h). */
+    struct board_sim_madq madq;
 };
 
 /* Forget the kept status of port (BOARD_SIM_PORT_ALL: of every port). */
@@ -88,8 +91,8 @@ static int bs_rpc(struct board_sim *bs, enum board_sim_op op, uint32_t a, uint32
         n = recv(bs->fd, buf, sizeof(buf), 0);
         if (n <= 0 || board_sim_msg_decode(buf, (size_t)n, &resp))
             goto fail;
-        if (resp.op == BOARD_SIM_PORT_EVENT) {
-            bs_port_changed(bs, resp.a);
+        if (resp.op == BOARD_SIM_PORT_EVENT || resp.op == BOARD_SIM_MAD) {
+            board_sim_take_msg(bs, &resp); /* a MAD waits in the queue */
             continue;
         }
         if (resp.seq == bs->seq && resp.op == op)
@@ -112,7 +115,8 @@ static int bs_port_status(void *ctx, unsigned port, struct board_port_status *st
     bool keep = bs->st && port <= bs->id.num_ports;
     int rc;
 
-    if (keep && bs->pump_due) {
+    /* Events that came with the MADs of this wake were taken with them. */
+    if (keep && bs->pump_due && !(bs->madq.ring && bs->madq.drained)) {
         bs->pump_due = false;
         board_sim_pump(bs); /* a lost connection shows in the request below */
     }
@@ -336,9 +340,15 @@ static int bs_port_counters(void *ctx, unsigned port, struct board_port_counters
 
 static int bs_mad_rx(void *ctx, uint64_t tid, struct board_mad_rx *rx)
 {
+    struct board_sim *bs = ctx;
     uint8_t d[BOARD_SIM_DATA];
-    int rc = bs_rpc(ctx, BOARD_SIM_MAD_RX, (uint32_t)(tid >> 32), (uint32_t)tid, 0, NULL, 0, d,
-                    2 + BOARD_MAD_TAIL);
+    int rc;
+
+    /* MADs over this connection came whole, with their ingress port: no round trip. */
+    if (bs->madq.ring)
+        return board_sim_madq_rx(&bs->madq, tid, rx);
+    rc = bs_rpc(ctx, BOARD_SIM_MAD_RX, (uint32_t)(tid >> 32), (uint32_t)tid, 0, NULL, 0, d,
+                2 + BOARD_MAD_TAIL);
 
     if (rc == 0)
         board_sim_unpack_mad_rx(d, rx);
@@ -380,6 +390,12 @@ static const struct board_ops bs_ops = {
 
 struct board_sim *board_sim_attach_fd(int fd, const char *node, char *err, size_t errlen)
 {
+    return board_sim_attach_fd_flags(fd, node, 0, err, errlen);
+}
+
+struct board_sim *board_sim_attach_fd_flags(int fd, const char *node, unsigned flags, char *err,
+                                            size_t errlen)
+{
     struct board_sim *bs = calloc(1, sizeof(*bs));
     uint8_t name[BOARD_SIM_DATA] = {0}, d[BOARD_SIM_DATA];
     int rc;
@@ -401,11 +417,24 @@ struct board_sim *board_sim_attach_fd(int fd, const char *node, char *err, size_
     }
     memcpy(name, node, strlen(node));
     memcpy(bs->qps.node, node, strlen(node));
-    /* The pid lets the fabric find this process's umad client on that switch. */
-    rc = bs_rpc(bs, BOARD_SIM_ATTACH, BOARD_SIM_VERSION, (uint32_t)getpid(), 0, name, sizeof(name),
-                d, sizeof(d));
+    /*
+     * The pid lets the fabric find this process's umad client on that switch
+     * (unless the MADs come over this connection).  The queue exists before
+     * the answer: the fabric may send MADs right after it.
+     */
+    if ((flags & BOARD_SIM_ATTACH_MADS) && board_sim_madq_init(&bs->madq)) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    rc = bs_rpc(bs, BOARD_SIM_ATTACH, BOARD_SIM_VERSION, (uint32_t)getpid(), flags, name,
+                sizeof(name), d, sizeof(d));
     if (rc) {
         snprintf(err, errlen, "attach to switch '%s' refused: %s", node, strerror(-rc));
+        goto fail;
+    }
+    if ((bs->last_c & flags) != flags) {
+        snprintf(err, errlen, "switch '%s': the fabric does not carry MADs on the board connection",
+                 node);
         goto fail;
     }
     if (board_sim_unpack_identity(d, &bs->id)) {
@@ -466,8 +495,14 @@ int board_sim_socket_connect(const char *sockname, const char *suffix, const cha
 struct board_sim *board_sim_connect(const char *sockname, const char *node, char *err,
                                     size_t errlen)
 {
+    return board_sim_connect_flags(sockname, node, 0, err, errlen);
+}
+
+struct board_sim *board_sim_connect_flags(const char *sockname, const char *node, unsigned flags,
+                                          char *err, size_t errlen)
+{
     int fd = board_sim_socket_connect(sockname, "board", "board", err, errlen);
-    struct board_sim *bs = fd < 0 ? NULL : board_sim_attach_fd(fd, node, err, errlen);
+    struct board_sim *bs = fd < 0 ? NULL : board_sim_attach_fd_flags(fd, node, flags, err, errlen);
 
     if (bs && strlen(sockname) <= BOARD_SIM_SOCKNAME_MAX)
         strcpy(bs->qps.sockname, sockname); /* board_qp_open connects its QPs there */
@@ -501,12 +536,45 @@ void board_sim_close(struct board_sim *bs)
     free(bs->cfg_valid);
     free(bs->lft);
     free(bs->lft_valid);
+    board_sim_madq_free(&bs->madq);
     free(bs);
 }
 
 void board_sim_wake(struct board_sim *bs)
 {
     bs->pump_due = true;
+    bs->madq.drained = false; /* MADs may have come since the last receive */
+}
+
+struct board_sim_madq *board_sim_madq_of(struct board_sim *bs)
+{
+    return &bs->madq;
+}
+
+void board_sim_take_msg(struct board_sim *bs, const struct board_sim_msg *m)
+{
+    if (m->op == BOARD_SIM_PORT_EVENT)
+        bs_port_changed(bs, m->a);
+    else if (m->op == BOARD_SIM_MAD)
+        board_sim_madq_push(&bs->madq, m);
+    /* anything else is an answer to a request that timed out: skipped */
+}
+
+bool board_sim_carries_mads(const struct board_sim *bs)
+{
+    return bs->madq.ring != NULL;
+}
+
+int board_sim_mad_send(struct board_sim *bs, const struct board_sim_mad *m)
+{
+    struct board_sim_msg msg;
+
+    board_sim_pack_mad(&msg, ++bs->seq, m);
+    if (send(bs->fd, &msg, sizeof(msg), MSG_NOSIGNAL) != (ssize_t)sizeof(msg)) {
+        bs->errors++;
+        return -EIO;
+    }
+    return 0;
 }
 
 int board_sim_pump(struct board_sim *bs)
@@ -521,9 +589,8 @@ int board_sim_pump(struct board_sim *bs)
             return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -ENOTCONN;
         if (n == 0)
             return -ENOTCONN;
-        if (board_sim_msg_decode(buf, (size_t)n, &m) == 0 && m.op == BOARD_SIM_PORT_EVENT)
-            bs_port_changed(bs, m.a);
-        /* anything else is an answer to a request that timed out: skipped */
+        if (board_sim_msg_decode(buf, (size_t)n, &m) == 0)
+            board_sim_take_msg(bs, &m);
     }
 }
 

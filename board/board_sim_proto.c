@@ -291,6 +291,36 @@ void board_sim_unpack_mad_rx(const uint8_t *d, struct board_mad_rx *rx)
     memcpy(rx->tail, d + 2, BOARD_MAD_TAIL);
 }
 
+void board_sim_pack_mad(struct board_sim_msg *m, uint32_t seq, const struct board_sim_mad *mad)
+{
+    uint16_t len = mad->len <= BOARD_SIM_MAD_BYTES ? mad->len : BOARD_SIM_MAD_BYTES;
+
+    board_sim_msg_request(m, seq, BOARD_SIM_MAD, (uint32_t)mad->slid << 16 | mad->dlid, mad->sqp,
+                          mad->dqp);
+    m->status = (int32_t)htonl(mad->status);
+    put_be(m->data, len, 2);
+    m->data[2] = mad->port;
+    memcpy(m->data + BOARD_SIM_MAD_HDR, mad->mad, len);
+}
+
+int board_sim_unpack_mad(const struct board_sim_msg *m, struct board_sim_mad *mad)
+{
+    uint16_t len = (uint16_t)get_be(m->data, 2);
+
+    if (m->op != BOARD_SIM_MAD || len < BOARD_SIM_MAD_MIN || len > BOARD_SIM_MAD_BYTES)
+        return -1;
+    mad->slid = (uint16_t)(m->a >> 16);
+    mad->dlid = (uint16_t)m->a;
+    mad->sqp = m->b;
+    mad->dqp = m->c;
+    mad->status = (uint32_t)m->status;
+    mad->len = len;
+    mad->port = m->data[2];
+    memset(mad->mad + len, 0, BOARD_SIM_MAD_BYTES - len);
+    memcpy(mad->mad, m->data + BOARD_SIM_MAD_HDR, len);
+    return 0;
+}
+
 /* Execute a decoded request on b; returns the board operation's result. */
 static int board_sim_exec(const struct board *b, struct board_sim_msg *m, uint8_t *out)
 {
@@ -371,5 +401,5 @@ int board_sim_serve(const struct board *target, const void *req, size_t len,
 
 bool board_sim_reply_wanted(const struct board_sim_msg *resp)
 {
-    return ntohs(resp->op) != BOARD_SIM_LFT_SET_POSTED;
+    return ntohs(resp->op) != BOARD_SIM_LFT_SET_POSTED && ntohs(resp->op) != BOARD_SIM_MAD;
 }
