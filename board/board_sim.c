@@ -85,7 +85,10 @@ static int bs_rpc(struct board_sim *bs, enum board_sim_op op, uint32_t a, uint32
         memcpy(req.data, in, in_len < BOARD_SIM_DATA ? in_len : BOARD_SIM_DATA);
     if (send(bs->fd, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req))
         goto fail;
-    for (;;) {
+    /* MADs come on this connection too: take them in batches while waiting. */
+    if (bs->madq.ring && board_sim_madq_await(bs, bs->seq, op, BOARD_SIM_TIMEOUT_MS, &resp))
+        goto fail;
+    while (!bs->madq.ring) {
         if (poll(&pfd, 1, BOARD_SIM_TIMEOUT_MS) != 1)
             goto fail;
         n = recv(bs->fd, buf, sizeof(buf), 0);

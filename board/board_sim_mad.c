@@ -12,6 +12,7 @@
 #include "board_sim_mad.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -102,6 +103,9 @@ int board_sim_madq_rx(const struct board_sim_madq *q, uint64_t tid, struct board
     return 0;
 }
 
+static int madq_recv_batch(struct board_sim *bs, struct board_sim_madq *q, struct mmsghdr *msgs,
+                           struct iovec *iov);
+
 /*
  * Read what waits on the socket, up to BOARD_SIM_MAD_BATCH messages in one
  * recvmmsg(), and take each (MADs into the queue).  Returns 0, or -ENOTCONN
@@ -112,6 +116,24 @@ static int madq_fill(struct board_sim *bs, struct board_sim_madq *q)
     struct mmsghdr msgs[BOARD_SIM_MAD_BATCH];
     struct iovec iov[BOARD_SIM_MAD_BATCH];
     struct board_sim_msg m;
+    int got = madq_recv_batch(bs, q, msgs, iov);
+
+    if (got < 0)
+        return -ENOTCONN;
+    q->drained = got < BOARD_SIM_MAD_BATCH;
+    for (int k = 0; k < got; k++) {
+        if (msgs[k].msg_len == 0)
+            return -ENOTCONN; /* end of the connection */
+        if (board_sim_msg_decode(iov[k].iov_base, msgs[k].msg_len, &m) == 0)
+            board_sim_take_msg(bs, &m);
+    }
+    return 0;
+}
+
+/* Receive what waits (recvmmsg into the queue's buffers); the count, or -1 at the end. */
+static int madq_recv_batch(struct board_sim *bs, struct board_sim_madq *q, struct mmsghdr *msgs,
+                           struct iovec *iov)
+{
     int got;
 
     for (unsigned k = 0; k < BOARD_SIM_MAD_BATCH; k++) {
@@ -120,18 +142,40 @@ static int madq_fill(struct board_sim *bs, struct board_sim_madq *q)
         msgs[k] = (struct mmsghdr){.msg_hdr = {.msg_iov = &iov[k], .msg_iovlen = 1}};
     }
     got = recvmmsg(board_sim_fd(bs), msgs, BOARD_SIM_MAD_BATCH, MSG_DONTWAIT, NULL);
-    if (got < 0) {
-        q->drained = true;
-        return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -ENOTCONN;
+    if (got < 0)
+        return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
+    return got ? got : -1;
+}
+
+int board_sim_madq_await(struct board_sim *bs, uint32_t seq, uint16_t op, int timeout_ms,
+                         struct board_sim_msg *resp)
+{
+    struct board_sim_madq *q = board_sim_madq_of(bs);
+    struct pollfd pfd = {.fd = board_sim_fd(bs), .events = POLLIN};
+    struct mmsghdr msgs[BOARD_SIM_MAD_BATCH];
+    struct iovec iov[BOARD_SIM_MAD_BATCH];
+    struct board_sim_msg m;
+    bool found = false;
+
+    while (!found) {
+        int got;
+
+        if (poll(&pfd, 1, timeout_ms) != 1 || (got = madq_recv_batch(bs, q, msgs, iov)) < 0)
+            return -1;
+        for (int k = 0; k < got; k++) {
+            if (msgs[k].msg_len == 0)
+                return -1; /* the fabric closed the connection */
+            if (board_sim_msg_decode(iov[k].iov_base, msgs[k].msg_len, &m))
+                return -1;
+            if (!found && m.seq == seq && m.op == op) {
+                *resp = m;
+                found = true;
+            } else {
+                board_sim_take_msg(bs, &m); /* MADs and events; older answers skipped */
+            }
+        }
     }
-    q->drained = got < BOARD_SIM_MAD_BATCH;
-    for (int k = 0; k < got; k++) {
-        if (msgs[k].msg_len == 0)
-            return -ENOTCONN; /* end of the connection */
-        if (board_sim_msg_decode(iov[k].iov_base, msgs[k].msg_len, &m) == 0)
-            board_sim_take_msg(bs, &m);
-    }
-    return got == 0 ? -ENOTCONN : 0;
+    return 0;
 }
 
 int board_sim_mad_recv(struct board_sim *bs, struct board_sim_mad *m)

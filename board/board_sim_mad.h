@@ -86,6 +86,14 @@ void board_sim_madq_push(struct board_sim_madq *q, const struct board_sim_msg *m
 /* The receive record of the last SMP request taken, if it has tid: 0 or -ENOENT. */
 int board_sim_madq_rx(const struct board_sim_madq *q, uint64_t tid, struct board_mad_rx *rx);
 
+/*
+ * Wait (poll, at most timeout_ms each time) for the answer with seq and op,
+ * receiving in batches: MADs and port events that come first are taken.
+ * 0 with *resp, or -1 (timeout, a malformed message, the end of the connection).
+ */
+int board_sim_madq_await(struct board_sim *bs, uint32_t seq, uint16_t op, int timeout_ms,
+                         struct board_sim_msg *resp);
+
 /* board_sim.c: the queue of bs, and one message received outside a request's wait. */
 struct board_sim_madq *board_sim_madq_of(struct board_sim *bs);
 void board_sim_take_msg(struct board_sim *bs, const struct board_sim_msg *m);
