@@ -68,6 +68,45 @@ static void bs_port_changed(struct board_sim *bs, uint32_t port)
 }
 
 /*
+ * Wait for the answers to the request just sent (seq bs->seq, op), each
+ * given to answer(arg, m) until it says it was the last; port events and
+ * MADs that come between are taken, older answers (after a timeout)
+ * skipped.  0, or -1 (timeout, lost fabric, a malformed message).
+ */
+static int bs_collect(struct board_sim *bs, enum board_sim_op op, board_sim_answer_fn answer,
+                      void *arg)
+{
+    uint8_t buf[sizeof(struct board_sim_msg) + 1];
+    struct pollfd pfd = {.fd = bs->fd, .events = POLLIN};
+    struct board_sim_msg m;
+    bool done = false;
+    ssize_t n;
+
+    /* MADs come on this connection too: take them in batches while waiting. */
+    if (bs->madq.ring)
+        return board_sim_madq_await(bs, bs->seq, (uint16_t)op, BOARD_SIM_TIMEOUT_MS, answer, arg);
+    while (!done) {
+        if (poll(&pfd, 1, BOARD_SIM_TIMEOUT_MS) != 1)
+            return -1;
+        n = recv(bs->fd, buf, sizeof(buf), 0);
+        if (n <= 0 || board_sim_msg_decode(buf, (size_t)n, &m))
+            return -1;
+        if (m.seq == bs->seq && m.op == op)
+            done = answer(arg, &m);
+        else
+            board_sim_take_msg(bs, &m);
+    }
+    return 0;
+}
+
+/* board_sim_answer_fn of a single round trip: keep the answer in *arg (the only one). */
+static bool bs_keep_answer(void *arg, const struct board_sim_msg *m)
+{
+    *(struct board_sim_msg *)arg = *m;
+    return true;
+}
+
+/*
  * One round trip: send the request, wait for the response with the same
  * sequence number.  Returns the remote status (0 or negative errno), or a
  * local negative errno; out (BOARD_SIM_DATA bytes) receives the data.
@@ -76,31 +115,13 @@ static int bs_rpc(struct board_sim *bs, enum board_sim_op op, uint32_t a, uint32
                   const void *in, size_t in_len, void *out, size_t out_len)
 {
     struct board_sim_msg req, resp;
-    uint8_t buf[sizeof(struct board_sim_msg) + 1];
-    struct pollfd pfd = {.fd = bs->fd, .events = POLLIN};
-    ssize_t n;
 
     board_sim_msg_request(&req, ++bs->seq, op, a, b, c);
     if (in_len)
         memcpy(req.data, in, in_len < BOARD_SIM_DATA ? in_len : BOARD_SIM_DATA);
-    if (send(bs->fd, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req))
+    if (send(bs->fd, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req) ||
+        bs_collect(bs, op, bs_keep_answer, &resp))
         goto fail;
-    /* MADs come on this connection too: take them in batches while waiting. */
-    if (bs->madq.ring && board_sim_madq_await(bs, bs->seq, op, BOARD_SIM_TIMEOUT_MS, &resp))
-        goto fail;
-    while (!bs->madq.ring) {
-        if (poll(&pfd, 1, BOARD_SIM_TIMEOUT_MS) != 1)
-            goto fail;
-        n = recv(bs->fd, buf, sizeof(buf), 0);
-        if (n <= 0 || board_sim_msg_decode(buf, (size_t)n, &resp))
-            goto fail;
-        if (resp.op == BOARD_SIM_PORT_EVENT || resp.op == BOARD_SIM_MAD) {
-            board_sim_take_msg(bs, &resp); /* a MAD waits in the queue */
-            continue;
-        }
-        if (resp.seq == bs->seq && resp.op == op)
-            break; /* older answers (after a timeout) are skipped */
-    }
     if (out_len)
         memcpy(out, resp.data, out_len < BOARD_SIM_DATA ? out_len : BOARD_SIM_DATA);
     bs->last_c = resp.c;
@@ -341,6 +362,73 @@ static int bs_port_counters(void *ctx, unsigned port, struct board_port_counters
     return rc;
 }
 
+/* What bs_port_counters_many collects: the ports' counters and the first error. */
+struct bs_counters_run {
+    struct board_port_counters *c;
+    unsigned count;
+    unsigned got;  /* answers so far */
+    int first_err; /* status of the first failed port (0: none) */
+    unsigned first_err_at;
+    bool unsupported; /* the server answered -EOPNOTSUPP: one answer only */
+};
+
+/* board_sim_answer_fn of COUNTERS_MANY: one port's counters (c = its index); last at count. */
+static bool bs_counters_answer(void *arg, const struct board_sim_msg *m)
+{
+    struct bs_counters_run *r = arg;
+
+    if (m->c == 0 && m->status == -EOPNOTSUPP) {
+        r->unsupported = true;
+        return true;
+    }
+    if (m->c < r->count && m->status == 0)
+        board_sim_unpack_counters(m->data, &r->c[m->c]);
+    else if (!r->first_err || m->c < r->first_err_at) {
+        r->first_err = m->status ? m->status : -EPROTO;
+        r->first_err_at = m->c;
+    }
+    return ++r->got >= r->count; /* the count is 1 .. BOARD_SIM_COUNTERS_MAX: one each */
+}
+
+/*
+ * The counters of count ports from first: one COUNTERS_MANY request (per
+ * BOARD_SIM_COUNTERS_MAX ports) and its answers instead of a round trip per
+ * port.  A fabric that does not take it (-EOPNOTSUPP) is asked port by port.
+ */
+static int bs_port_counters_many(void *ctx, unsigned first, unsigned count,
+                                 struct board_port_counters *c)
+{
+    struct board_sim *bs = ctx;
+    struct board_sim_msg req;
+
+    while (count) {
+        unsigned n = count < BOARD_SIM_COUNTERS_MAX ? count : BOARD_SIM_COUNTERS_MAX;
+        struct bs_counters_run r = {.c = c, .count = n};
+
+        board_sim_msg_request(&req, ++bs->seq, BOARD_SIM_COUNTERS_MANY, first, n, 0);
+        if (send(bs->fd, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req) ||
+            bs_collect(bs, BOARD_SIM_COUNTERS_MANY, bs_counters_answer, &r)) {
+            bs->errors++;
+            return -EIO;
+        }
+        if (r.unsupported) {
+            for (unsigned i = 0; i < count; i++) {
+                int rc = bs_port_counters(ctx, first + i, &c[i]);
+
+                if (rc)
+                    return rc;
+            }
+            return 0;
+        }
+        if (r.first_err)
+            return r.first_err;
+        first += n;
+        count -= n;
+        c += n;
+    }
+    return 0;
+}
+
 static int bs_mad_rx(void *ctx, uint64_t tid, struct board_mad_rx *rx)
 {
     struct board_sim *bs = ctx;
@@ -389,6 +477,7 @@ static const struct board_ops bs_ops = {
     .now_ns = bs_now_ns,
     .port_counters = bs_port_counters,
     .mad_rx = bs_mad_rx,
+    .port_counters_many = bs_port_counters_many,
 };
 
 struct board_sim *board_sim_attach_fd(int fd, const char *node, char *err, size_t errlen)

@@ -148,16 +148,16 @@ static int madq_recv_batch(struct board_sim *bs, struct board_sim_madq *q, struc
 }
 
 int board_sim_madq_await(struct board_sim *bs, uint32_t seq, uint16_t op, int timeout_ms,
-                         struct board_sim_msg *resp)
+                         board_sim_answer_fn answer, void *arg)
 {
     struct board_sim_madq *q = board_sim_madq_of(bs);
     struct pollfd pfd = {.fd = board_sim_fd(bs), .events = POLLIN};
     struct mmsghdr msgs[BOARD_SIM_MAD_BATCH];
     struct iovec iov[BOARD_SIM_MAD_BATCH];
     struct board_sim_msg m;
-    bool found = false;
+    bool done = false;
 
-    while (!found) {
+    while (!done) {
         int got;
 
         if (poll(&pfd, 1, timeout_ms) != 1 || (got = madq_recv_batch(bs, q, msgs, iov)) < 0)
@@ -167,12 +167,10 @@ int board_sim_madq_await(struct board_sim *bs, uint32_t seq, uint16_t op, int ti
                 return -1; /* the fabric closed the connection */
             if (board_sim_msg_decode(iov[k].iov_base, msgs[k].msg_len, &m))
                 return -1;
-            if (!found && m.seq == seq && m.op == op) {
-                *resp = m;
-                found = true;
-            } else {
+            if (!done && m.seq == seq && m.op == op)
+                done = answer(arg, &m);
+            else
                 board_sim_take_msg(bs, &m); /* MADs and events; older answers skipped */
-            }
         }
     }
     return 0;

@@ -86,13 +86,17 @@ void board_sim_madq_push(struct board_sim_madq *q, const struct board_sim_msg *m
 /* The receive record of the last SMP request taken, if it has tid: 0 or -ENOENT. */
 int board_sim_madq_rx(const struct board_sim_madq *q, uint64_t tid, struct board_mad_rx *rx);
 
+/* One answer to a request (decoded); returns true when it was the last one wanted. */
+typedef bool (*board_sim_answer_fn)(void *arg, const struct board_sim_msg *m);
+
 /*
- * Wait (poll, at most timeout_ms each time) for the answer with seq and op,
- * receiving in batches: MADs and port events that come first are taken.
- * 0 with *resp, or -1 (timeout, a malformed message, the end of the connection).
+ * Wait (poll, at most timeout_ms each time) for the answers with seq and op,
+ * receiving in batches: each goes to answer(arg, m) until it says it was the
+ * last; MADs and port events that come between are taken.  0, or -1
+ * (timeout, a malformed message, the end of the connection).
  */
 int board_sim_madq_await(struct board_sim *bs, uint32_t seq, uint16_t op, int timeout_ms,
-                         struct board_sim_msg *resp);
+                         board_sim_answer_fn answer, void *arg);
 
 /* board_sim.c: the queue of bs, and one message received outside a request's wait. */
 struct board_sim_madq *board_sim_madq_of(struct board_sim *bs);

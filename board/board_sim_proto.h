@@ -25,7 +25,7 @@
 #include "board.h"
 
 #define BOARD_SIM_MAGIC 0x505a4253u /* "PZBS" */
-#define BOARD_SIM_VERSION 4         /* 2: LFT_SET_POSTED; 3: MAD_RX; 4: MAD */
+#define BOARD_SIM_VERSION 4         /* 2: LFT_SET_POSTED; 3: MAD_RX; 4: MAD, COUNTERS_MANY */
 #define BOARD_SIM_DATA 1600         /* holds struct board_port_counters */
 
 /* Operations; each maps to one board operation (ATTACH: identity). */
@@ -53,6 +53,7 @@ enum board_sim_op {
     BOARD_SIM_MAD_RX,          /* a, b: TID high, low 32 bits -> receive record */
     BOARD_SIM_PORT_EVENT,      /* fabric -> agent, unsolicited: a: port (ALL: every port) */
     BOARD_SIM_MAD,             /* a MAD of the switch's port 0, either way; never answered */
+    BOARD_SIM_COUNTERS_MANY,   /* a: first port, b: count -> count answers, c: index */
     BOARD_SIM_OP_MAX,
 };
 
@@ -127,6 +128,22 @@ void board_sim_unpack_counters(const uint8_t *d, struct board_port_counters *c);
 /* A MAD's receive record: port, hop pointer, MAD bytes 192-255 (66 bytes). */
 void board_sim_pack_mad_rx(uint8_t *d, const struct board_mad_rx *rx);
 void board_sim_unpack_mad_rx(const uint8_t *d, struct board_mad_rx *rx);
+/*
+ * COUNTERS_MANY (version 4): the counters of b ports from port a, answered
+ * by b messages with the request's seq and op, c = the index (0 .. b - 1),
+ * status and data as PORT_COUNTERS's, in order.  b is 1 ..
+ * BOARD_SIM_COUNTERS_MAX; a bad count gets one answer (index 0, -EINVAL).
+ * board_sim_serve() answers it with -EOPNOTSUPP (one answer): only a server
+ * that sends several answers per request (board_sim_serve_counters_many)
+ * takes it.
+ */
+#define BOARD_SIM_COUNTERS_MAX 64
+
+/* Serve COUNTERS_MANY request m (decoded) on target: emit(arg, answer) once per answer. */
+void board_sim_serve_counters_many(const struct board *target, const struct board_sim_msg *m,
+                                   void (*emit)(void *arg, const struct board_sim_msg *resp),
+                                   void *arg);
+
 /* Fill m as the BOARD_SIM_MAD message carrying mad (seq: the sender's). */
 void board_sim_pack_mad(struct board_sim_msg *m, uint32_t seq, const struct board_sim_mad *mad);
 /* Read a decoded BOARD_SIM_MAD message into *mad; 0, or -1 if its length is out of range. */

@@ -326,12 +326,29 @@ static bool sim_board_queue(struct sim_agent *a, const struct board_sim_msg *msg
     return true;
 }
 
+/*
+ * Send a message to agent a in order with what is queued for it (queued
+ * while its socket is full; a full queue loses it, and the agent times the
+ * request out).  Also a board_sim_serve_counters_many emitter.
+ */
+static void sim_board_emit(void *arg, const struct board_sim_msg *msg)
+{
+    struct sim_agent *a = arg;
+
+    if (a->tx_count == 0 &&
+        send(a->fd, msg, sizeof(*msg), MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(*msg))
+        return;
+    if (!sim_board_queue(a, msg))
+        a->tx_lost++;
+}
+
 void sim_board_deliver(struct sim_server *s, size_t i, const struct fabric_mad *m)
 {
     struct sim_agent *a = i < s->num_agents ? &s->agents[i] : NULL;
     struct board_sim_mad bm;
     struct board_sim_msg msg;
     struct board_mad_rx rx;
+    unsigned long lost;
 
     if (!a || !a->used || a->node < 0)
         return;
@@ -348,10 +365,9 @@ void sim_board_deliver(struct sim_server *s, size_t i, const struct fabric_mad *
         fabric_agent_mad_rx(s->f, (size_t)a->node, sim_board_tid(m->mad), &rx) == 0)
         bm.port = rx.port;
     board_sim_pack_mad(&msg, 0, &bm);
-    if (a->tx_count == 0 &&
-        send(a->fd, &msg, sizeof(msg), MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(msg))
-        return;
-    if (!sim_board_queue(a, &msg))
+    lost = a->tx_lost;
+    sim_board_emit(a, &msg);
+    if (a->tx_lost != lost)
         pzf_log(s->verbose, PZF_LOG_ERROR, "agent of %s: MAD lost (its queue is full)",
                 fabric_node_name(s->f, (size_t)a->node));
 }
@@ -391,6 +407,12 @@ static int sim_board_serve_one(struct sim_server *s, size_t i)
     }
     if (m.op == BOARD_SIM_MAD) {
         sim_board_mad_in(s, a, &m);
+        return 1;
+    }
+    if (m.op == BOARD_SIM_COUNTERS_MANY) {
+        /* Many answers for one request: in order behind what waits for the agent. */
+        board_sim_serve_counters_many(fabric_node_board(s->f, (size_t)a->node), &m, sim_board_emit,
+                                      a);
         return 1;
     }
     if (m.op == BOARD_SIM_MAD_RX) {

@@ -55,6 +55,7 @@ struct sim_agent {
     /* MAD messages waiting until the socket has room (in order). */
     struct board_sim_msg *txq;
     size_t tx_head, tx_count, tx_cap;
+    unsigned long tx_lost; /* messages lost with the queue full */
 };
 
 /* An operator connection on NAME:pzctl (pzfabric-ctl). */

@@ -60,19 +60,46 @@ static int pma_port_alloc(const struct pma *pma, struct pma_port *p)
     return 0;
 }
 
-/* Read one port's hardware and accumulate the deltas since the last read. */
-static void pma_poll_port(struct pma *pma, unsigned port)
+/* Accumulate the deltas of port's hardware reading hw since the last one. */
+static void pma_take_hw(struct pma *pma, unsigned port, const uint64_t *hw)
 {
     struct pma_port *p = &pma->ports[port];
-    uint64_t hw[PMA_NCTR];
 
     /* 64-bit hardware: a port's first read gives its arrays (starting at 0 = the hardware's 0). */
-    if (!p->present || (!p->total && pma_port_alloc(pma, p)) || pma_read_hw(pma, port, hw) != 0)
+    if (!p->present || (!p->total && pma_port_alloc(pma, p)))
         return;
     for (size_t i = 0; i < PMA_NCTR; i++) {
         p->total[i] += (hw[i] - p->hw_last[i]) & pma->hw_mask;
         p->hw_last[i] = hw[i];
     }
+}
+
+/* Read one port's hardware and accumulate the deltas since the last read. */
+static void pma_poll_port(struct pma *pma, unsigned port)
+{
+    uint64_t hw[PMA_NCTR];
+
+    if (pma->ports[port].present && pma_read_hw(pma, port, hw) == 0)
+        pma_take_hw(pma, port, hw);
+}
+
+/*
+ * Read the hardware of count ports from first in one board access
+ * (board_port_counters_many: over board/sim one round trip, not count)
+ * and accumulate each.  If that read fails, port by port.
+ */
+static void pma_poll_range(struct pma *pma, unsigned first, unsigned count)
+{
+    struct board_port_counters *c = malloc(count * sizeof(*c));
+
+    if (c && board_port_counters_many(pma->board, first, count, c) == 0) {
+        for (unsigned i = 0; i < count; i++)
+            pma_take_hw(pma, first + i, (const uint64_t *)&c[i]);
+    } else {
+        for (unsigned i = 0; i < count; i++)
+            pma_poll_port(pma, first + i);
+    }
+    free(c);
 }
 
 void pma_counters_init(struct pma *pma)
@@ -108,8 +135,11 @@ void pma_refresh(struct pma *pma, unsigned port_select)
 
 void pma_refresh_all(struct pma *pma)
 {
-    for (unsigned port = 0; port <= pma->num_ports; port++)
-        pma_poll_port(pma, port);
+    /* Port 0 of a switch without enhanced port 0 has no counters: left out. */
+    unsigned first = pma->ports[0].present ? 0 : 1;
+
+    if (first <= pma->num_ports)
+        pma_poll_range(pma, first, pma->num_ports + 1 - first);
 }
 
 uint16_t pma_check_port_select(const struct pma *pma, unsigned port_select)
@@ -177,6 +207,23 @@ void pma_counters_free(struct pma *pma)
             free(pma->ports[port].base[v]);
         free(pma->ports[port].total); /* hw_last is in the same allocation */
     }
+}
+
+int pma_port_counters64_many(struct pma *pma, unsigned first, unsigned count,
+                             struct pma_counters *c)
+{
+    if (count == 0 || first + count > pma->num_ports + 1)
+        return -EINVAL;
+    for (unsigned i = 0; i < count; i++)
+        if (!pma->ports[first + i].present)
+            return -EINVAL;
+    pma_poll_range(pma, first, count);
+    for (unsigned i = 0; i < count; i++) {
+        if (!pma->ports[first + i].total)
+            return -ENOMEM;
+        memcpy(&c[i].total, pma->ports[first + i].total, sizeof(c[i].total));
+    }
+    return 0;
 }
 
 int pma_port_counters64(struct pma *pma, unsigned port, struct pma_counters *c)
