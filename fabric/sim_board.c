@@ -9,7 +9,7 @@
  * where to deliver the switch's SMPs.  When the connection closes the
  * switch loses its agent and answers no SMP until one attaches again.
  */
-#define _GNU_SOURCE /* accept4 */
+#define _GNU_SOURCE /* accept4, recvmmsg */
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -373,22 +373,19 @@ void sim_board_deliver(struct sim_server *s, size_t i, const struct fabric_mad *
 }
 
 /*
- * Read and serve one request of agent connection i: 1 served, 0 nothing
- * waiting, -1 the connection must close.  A posted request (an LFT block
+ * Serve one message (n bytes in buf) of agent connection i: 1 served, -1
+ * the connection must close (it ended, or garbage came before ATTACH).  A
+ * MAD goes into the fabric as the agent's client's.  A posted request (an LFT block
  * Set) gets no answer; a failure, which the agent ruled out before posting,
  * is logged.  No timer runs here: only the SMAs of nodes whose ports the
  * request changed are polled (fabric_settle), the rest waits for its deadline.
  */
-static int sim_board_serve_one(struct sim_server *s, size_t i)
+static int sim_board_serve_msg(struct sim_server *s, size_t i, const uint8_t *buf, ssize_t n)
 {
     struct sim_agent *a = &s->agents[i];
-    uint8_t buf[sizeof(struct board_sim_msg) + 1];
     struct board_sim_msg m, resp;
-    ssize_t n = recv(a->fd, buf, sizeof(buf), MSG_DONTWAIT);
     int err;
 
-    if (n < 0)
-        return errno == EAGAIN || errno == EINTR ? 0 : -1;
     if (n == 0)
         return -1;
     if (board_sim_msg_decode(buf, (size_t)n, &m)) {
@@ -438,6 +435,34 @@ static int sim_board_serve_one(struct sim_server *s, size_t i)
     return 1;
 }
 
+/*
+ * Read what agent connection i sent, up to SIM_RECV_BATCH messages in one
+ * recvmmsg(), and serve each in order.  Returns how many were read (fewer
+ * than SIM_RECV_BATCH: the socket is empty now), or -1 when the connection
+ * must close.
+ */
+static int sim_board_serve_batch(struct sim_server *s, size_t i)
+{
+    uint8_t bufs[SIM_RECV_BATCH][sizeof(struct board_sim_msg) + 1];
+    struct mmsghdr msgs[SIM_RECV_BATCH];
+    struct iovec iov[SIM_RECV_BATCH];
+    int got;
+
+    for (unsigned k = 0; k < SIM_RECV_BATCH; k++) {
+        iov[k] = (struct iovec){.iov_base = bufs[k], .iov_len = sizeof(bufs[k])};
+        msgs[k] = (struct mmsghdr){.msg_hdr = {.msg_iov = &iov[k], .msg_iovlen = 1}};
+    }
+    got = recvmmsg(s->agents[i].fd, msgs, SIM_RECV_BATCH, MSG_DONTWAIT, NULL);
+    if (got < 0)
+        return errno == EAGAIN || errno == EINTR ? 0 : -1;
+    if (got == 0)
+        return -1;
+    for (int k = 0; k < got; k++)
+        if (sim_board_serve_msg(s, i, bufs[k], (ssize_t)msgs[k].msg_len) < 0)
+            return -1;
+    return got;
+}
+
 void sim_board_sync(struct sim_server *s, unsigned client)
 {
     size_t where;
@@ -455,7 +480,9 @@ void sim_board_sync(struct sim_server *s, unsigned client)
          * buffer (some 100 messages); the bound only stops an agent that
          * keeps writing from holding the fabric here.
          */
-        for (unsigned k = 0; (rc = sim_board_serve_one(s, i)) > 0 && k < SIM_BOARD_SYNC_MAX; k++)
+        for (unsigned k = 0;
+             (rc = sim_board_serve_batch(s, i)) == SIM_RECV_BATCH && k < SIM_BOARD_SYNC_MAX;
+             k += SIM_RECV_BATCH)
             ;
         if (rc < 0)
             sim_agent_close(s, i);
@@ -480,12 +507,12 @@ void sim_board_handle(struct sim_server *s, uint32_t tag, short revents)
         return;
     }
     /* A burst at a time: posted requests come many per MAD round. */
-    for (unsigned k = 0; k < SIM_READ_BURST; k++) {
-        int rc = sim_board_serve_one(s, i);
+    for (unsigned k = 0; k < SIM_READ_BURST; k += SIM_RECV_BATCH) {
+        int rc = sim_board_serve_batch(s, i);
 
         if (rc < 0)
             sim_agent_close(s, i);
-        if (rc <= 0)
-            return;
+        if (rc < SIM_RECV_BATCH)
+            return; /* closed, or the socket is empty */
     }
 }
