@@ -512,6 +512,8 @@ static void pz_serve_mads(struct pz_agent *ag)
             pz_ip_port_changed(ag->ip);
 #endif
     }
+    if (ag->bs)
+        board_sim_flush(ag->bs); /* posted writes not yet sent with an answer */
     if (rc < 0 && ag->bs && board_sim_carries_mads(ag->bs))
         pz_on_board(ag, -1); /* the fabric closed the connection the MADs came on */
     else if (rc < 0)

@@ -3,6 +3,7 @@
  * and one response on a SOCK_SEQPACKET socket to pzfabric, except the LFT
  * block Set, which is posted (see bs_lft_set).
  */
+#define _GNU_SOURCE /* sendmmsg() */
 #include "board_sim.h"
 
 #include <errno.h>
@@ -54,7 +55,45 @@ struct board_sim {
     struct board_sim_qps qps;
     /* The switch's MADs, when the connection carries them (board_sim_mad.h). */
     struct board_sim_madq madq;
+    /*
+     * Posted writes not sent yet (MADs on this connection only): they go
+     * out in one sendmmsg() with the next message, in order before it.
+     */
+    struct board_sim_msg posted[BOARD_SIM_POSTED_MAX];
+    unsigned nposted;
 };
+
+/*
+ * Send the held posted writes followed by msg (NULL: none) in one
+ * sendmmsg(); 0, or -1 when the fabric did not take them all.
+ */
+static int bs_send_with_posted(struct board_sim *bs, const struct board_sim_msg *msg)
+{
+    struct mmsghdr mm[BOARD_SIM_POSTED_MAX + 1];
+    struct iovec iov[BOARD_SIM_POSTED_MAX + 1];
+    unsigned n = 0, sent = 0;
+
+    for (; n < bs->nposted; n++)
+        iov[n] = (struct iovec){.iov_base = &bs->posted[n], .iov_len = sizeof(bs->posted[n])};
+    if (msg)
+        iov[n++] = (struct iovec){.iov_base = (void *)msg, .iov_len = sizeof(*msg)};
+    bs->nposted = 0;
+    if (n == 1)
+        return send(bs->fd, iov[0].iov_base, iov[0].iov_len, MSG_NOSIGNAL) ==
+                       (ssize_t)iov[0].iov_len
+                   ? 0
+                   : -1;
+    for (unsigned k = 0; k < n; k++)
+        mm[k] = (struct mmsghdr){.msg_hdr = {.msg_iov = &iov[k], .msg_iovlen = 1}};
+    while (sent < n) {
+        int rc = sendmmsg(bs->fd, mm + sent, n - sent, MSG_NOSIGNAL);
+
+        if (rc <= 0)
+            return -1;
+        sent += (unsigned)rc;
+    }
+    return 0;
+}
 
 /* Forget the kept status of port (BOARD_SIM_PORT_ALL: of every port). */
 static void bs_port_changed(struct board_sim *bs, uint32_t port)
@@ -119,8 +158,7 @@ static int bs_rpc(struct board_sim *bs, enum board_sim_op op, uint32_t a, uint32
     board_sim_msg_request(&req, ++bs->seq, op, a, b, c);
     if (in_len)
         memcpy(req.data, in, in_len < BOARD_SIM_DATA ? in_len : BOARD_SIM_DATA);
-    if (send(bs->fd, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req) ||
-        bs_collect(bs, op, bs_keep_answer, &resp))
+    if (bs_send_with_posted(bs, &req) || bs_collect(bs, op, bs_keep_answer, &resp))
         goto fail;
     if (out_len)
         memcpy(out, resp.data, out_len < BOARD_SIM_DATA ? out_len : BOARD_SIM_DATA);
@@ -263,7 +301,16 @@ static int bs_lft_set(void *ctx, unsigned block, const uint8_t *e)
         return -EINVAL;
     board_sim_msg_request(&req, ++bs->seq, BOARD_SIM_LFT_SET_POSTED, block, 0, 0);
     memcpy(req.data, e, BOARD_LFT_BLOCK);
-    if (send(bs->fd, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req)) {
+    /*
+     * With the MADs on this connection, held for the SetResp that follows
+     * (one system call for both; the fabric reads the write first).
+     */
+    if (bs->madq.ring && bs->nposted < BOARD_SIM_POSTED_MAX) {
+        bs->posted[bs->nposted++] = req;
+        bs_lft_store(bs, block, e);
+        return 0;
+    }
+    if (bs_send_with_posted(bs, &req)) {
         bs->errors++;
         return -EIO;
     }
@@ -406,7 +453,7 @@ static int bs_port_counters_many(void *ctx, unsigned first, unsigned count,
         struct bs_counters_run r = {.c = c, .count = n};
 
         board_sim_msg_request(&req, ++bs->seq, BOARD_SIM_COUNTERS_MANY, first, n, 0);
-        if (send(bs->fd, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req) ||
+        if (bs_send_with_posted(bs, &req) ||
             bs_collect(bs, BOARD_SIM_COUNTERS_MANY, bs_counters_answer, &r)) {
             bs->errors++;
             return -EIO;
@@ -620,6 +667,7 @@ void board_sim_close(struct board_sim *bs)
 {
     if (!bs)
         return;
+    board_sim_flush(bs);
     board_sim_qps_close(&bs->qps);
     close(bs->fd);
     free(bs->st);
@@ -662,7 +710,18 @@ int board_sim_mad_send(struct board_sim *bs, const struct board_sim_mad *m)
     struct board_sim_msg msg;
 
     board_sim_pack_mad(&msg, ++bs->seq, m);
-    if (send(bs->fd, &msg, sizeof(msg), MSG_NOSIGNAL) != (ssize_t)sizeof(msg)) {
+    if (bs_send_with_posted(bs, &msg)) {
+        bs->errors++;
+        return -EIO;
+    }
+    return 0;
+}
+
+int board_sim_flush(struct board_sim *bs)
+{
+    if (!bs->nposted)
+        return 0;
+    if (bs_send_with_posted(bs, NULL)) {
         bs->errors++;
         return -EIO;
     }

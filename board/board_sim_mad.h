@@ -27,6 +27,7 @@
 #include "board_sim_proto.h"
 
 #define BOARD_SIM_MAD_BATCH 16   /* messages one recvmmsg() takes at most */
+#define BOARD_SIM_POSTED_MAX 16  /* posted writes held for the next send */
 #define BOARD_SIM_MAD_QUEUE 1024 /* MADs kept while board requests wait */
 
 /*
@@ -57,6 +58,14 @@ bool board_sim_mad_pending(const struct board_sim *bs);
 
 /* Send one MAD (never answered); 0, or -EIO when the fabric is gone. */
 int board_sim_mad_send(struct board_sim *bs, const struct board_sim_mad *m);
+
+/*
+ * Send the posted writes (LFT blocks) held back: with the MADs on this
+ * connection they go out with the next message (the SetResp that follows
+ * them, one sendmmsg), which the fabric reads after them; this sends them
+ * alone.  0, or -EIO.
+ */
+int board_sim_flush(struct board_sim *bs);
 
 /* MADs dropped because the queue was full (the fabric times their requests out). */
 unsigned long board_sim_mad_dropped(const struct board_sim *bs);

@@ -15,6 +15,7 @@
 #include <infiniband/mad.h>
 #include <arpa/inet.h>
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -470,6 +471,59 @@ static void test_mads_over_board(void **state)
     server_stop(&s);
 }
 
+/*
+ * With the MADs on the connection, a posted LFT write goes out with the
+ * next MAD (one sendmmsg), and the fabric executes it before it sees the
+ * MAD: when the MAD comes back the switch has the block.
+ */
+static void test_posted_with_mad(void **state)
+{
+    struct server s;
+    char err[128];
+    struct board_sim *bs = board_sim_attach_fd_flags(server_start_opts(&s, true), "spine-1",
+                                                     BOARD_SIM_ATTACH_MADS, err, sizeof(err));
+    struct board_sim_mad m = {.dlid = 0xFFFF, .slid = 0xFFFF, .len = 256}, got;
+    uint8_t e[64], back[64];
+    int rc;
+
+    (void)state;
+    assert_non_null(bs);
+    for (unsigned i = 0; i < 64; i++)
+        e[i] = (uint8_t)(i % 9);
+    assert_int_equal(board_lft_set(board_sim_board(bs), 2, e), 0);
+    assert_int_equal(board_lft_set(board_sim_board(bs), 3, e), 0);
+    m.mad[1] = 0x81;
+    m.mad[3] = 0x81; /* a GetResp */
+    assert_int_equal(board_sim_mad_send(bs, &m), 0);
+    /* The echo of our MAD comes after the server's own (TID 0xF00 at ATTACH). */
+    for (unsigned tries = 0; tries < 50; tries++) {
+        struct pollfd pfd = {.fd = board_sim_fd(bs), .events = POLLIN};
+
+        if (!board_sim_mad_pending(bs))
+            poll(&pfd, 1, 100);
+        board_sim_wake(bs);
+        while ((rc = board_sim_mad_recv(bs, &got)) == 1 && got.mad[3] != 0x81)
+            ;
+        if (rc == 1)
+            break;
+    }
+    assert_int_equal(rc, 1);
+    assert_int_equal(board_lft_get(board_mem_board(s.bm), 2, back), 0);
+    assert_memory_equal(back, e, 64);
+    assert_int_equal(board_lft_get(board_mem_board(s.bm), 3, back), 0);
+    assert_memory_equal(back, e, 64);
+    /* A write with nothing after it goes out with board_sim_flush(). */
+    assert_int_equal(board_lft_set(board_sim_board(bs), 4, e), 0);
+    assert_int_equal(board_sim_flush(bs), 0);
+    assert_int_equal(board_sim_errors(bs), 0);
+    board_sim_close(bs);
+    pthread_join(s.thread, NULL); /* the server saw the end after the write */
+    assert_int_equal(board_lft_get(board_mem_board(s.bm), 4, back), 0);
+    assert_memory_equal(back, e, 64);
+    close(s.fd);
+    board_mem_destroy(s.bm);
+}
+
 /* A fabric that does not carry MADs refuses an agent that asks for them. */
 static void test_mads_refused(void **state)
 {
@@ -518,6 +572,7 @@ int main(void)
         cmocka_unit_test(test_counters_many),
         cmocka_unit_test(test_mads_over_board),
         cmocka_unit_test(test_mads_refused),
+        cmocka_unit_test(test_posted_with_mad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
