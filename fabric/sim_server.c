@@ -509,6 +509,19 @@ int sim_server_run_once(struct sim_server *s, int timeout_ms)
     ready = poll(s->pfds, n, timeout_ms);
     if (ready < 0)
         return errno == EINTR ? 0 : -1;
+    /*
+     * External agents first: an agent waiting for a board answer gets it
+     * before the MADs that came meanwhile from clients, so it wakes once for
+     * both rather than once for each.
+     */
+    for (size_t i = 1; i < n && ready > 0; i++) {
+        if ((s->pfd_conn[i] & SIM_PFD_AGENT) && s->pfd_conn[i] != SIM_PFD_BOARD_LISTEN &&
+            !sim_dgram_tag(s->pfd_conn[i]) && !sim_pzctl_tag(s->pfd_conn[i]) &&
+            s->pfds[i].revents) {
+            sim_board_handle(s, s->pfd_conn[i], s->pfds[i].revents);
+            s->pfds[i].revents = 0;
+        }
+    }
     for (size_t i = 1; i < n && ready > 0; i++) {
         unsigned id = s->pfd_conn[i];
 
