@@ -420,7 +420,10 @@ static int pz_start(struct pz_agent *ag)
         return -1;
     env.loop = ag->loop;
     ag->sw = pz_switch_create(&ag->cfg, &env);
-    if (!ag->sw || pz_dgram_start(&ag->cfg, ag->sw, ag->loop, &ag->dgram))
+    if (!ag->sw)
+        return -1;
+    ag->io = pz_switch_io(ag->sw); /* the umad port, or the board/sim connection's MADs */
+    if (pz_dgram_start(&ag->cfg, ag->sw, ag->loop, &ag->dgram))
         return -1;
     if (pz_setup_routes(ag))
         return -1;
@@ -440,7 +443,8 @@ static void pz_teardown(struct pz_agent *ag)
 #ifdef PZ_HAVE_IP
     pz_ip_destroy(ag->ip);
 #endif
-    mad_io_close(ag->io);
+    if (!pz_config_mads_over_board(&ag->cfg))
+        mad_io_close(ag->io); /* the board/sim one is the switch's */
     pz_routes_destroy(ag->routes);
     pz_dgram_stop(ag->dgram);
     pz_switch_destroy(ag->sw);
@@ -489,10 +493,12 @@ int main(int argc, char **argv)
         pz_teardown(&ag);
         return 1;
     }
-    ag.io = mad_io_open(ag.cfg.ca, ag.cfg.port, err, sizeof(err));
+    /* MADs over board/sim open with the board (pz_switch_create). */
+    if (!pz_config_mads_over_board(&ag.cfg))
+        ag.io = mad_io_open(ag.cfg.ca, ag.cfg.port, err, sizeof(err));
     pthread_cancel(watcher);
     pthread_join(watcher, NULL);
-    if (!ag.io) {
+    if (!ag.io && !pz_config_mads_over_board(&ag.cfg)) {
         pz_log(PZ_LOG_ERROR, "%s", err);
         pz_teardown(&ag);
         return 1;
