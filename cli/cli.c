@@ -67,8 +67,8 @@ static const struct cli_command cli_table[] = {
      false,
      cli_cmd_iperf_server},
     {{"traffic", "matrix", NULL},
-     "RATE SECONDS ADDRESS...",
-     "UDP at RATE to every peer at once; each peer's report",
+     "RATE|tcp SECONDS ADDRESS...",
+     "UDP at RATE (or TCP) to every peer at once; per peer bytes",
      false,
      cli_cmd_traffic_matrix},
 };

@@ -12,6 +12,7 @@
 #                         PREFIX.1..6, namespace $NS, cleanup on exit
 #   AI_AGENT_FLAGS        portzerod's extra flags (default -v)
 #   AI_CLI_TIMEOUT        pz-cli's -t (default 60 s)
+#   AI_OSM_OPTIONS=(...)  more OpenSM options (after -R ftree --connect_roots)
 #   AI_PIDS+=(pid)        more processes stopped by PID on exit (first)
 #   ai_start_all          fabric, six agents (ready), OpenSM (SUBNET UP),
 #                         every switch joined; returns 1 when the fabric or
@@ -32,6 +33,7 @@ declare -A ADDR AGENT
 AI_AGENT_FLAGS=${AI_AGENT_FLAGS:--v}
 AI_CLI_TIMEOUT=${AI_CLI_TIMEOUT:-60}
 AI_PIDS=()
+AI_OSM_OPTIONS=()
 HOST_PID=
 NS=
 
@@ -84,7 +86,7 @@ ai_start_all() { # ai_start_all: fabric, agents, OpenSM, joins
     for s in "${SWITCHES[@]}"; do
         check "$s: portzerod ready" wait_file "$WORK/$s/out" 20 '^ready$' "${AGENT[$s]}"
     done
-    fl_start_opensm Hca1
+    fl_start_opensm Hca1 "${AI_OSM_OPTIONS[@]}"
     fl_wait_up 60 || { echo "OpenSM never reached SUBNET UP"; return 1; }
     for s in "${SWITCHES[@]}"; do
         check "$s joins the broadcast group (show ip: up)" wait_until 30 joined "$s"

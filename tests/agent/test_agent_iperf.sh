@@ -32,6 +32,10 @@ to_bytes() {
     awk -v v="$1" -v u="$2" 'BEGIN { m = 1; if (u ~ /^K/) m = 1024; if (u ~ /^M/) m = 1048576;
         if (u ~ /^G/) m = 1073741824; printf "%.0f\n", v * m }'
 }
+# resolve SWITCH ADDRESS: a ping resolves the neighbour first, as an operator's
+# test would (the IPoIB endpoint also holds 64 packets per neighbour while it
+# resolves one; test_agent_traffic starts UDP on unresolved pairs)
+resolve() { cli "$1" ping "$2" count 1 timeout 2000 > /dev/null 2>&1; }
 # near A B PERCENT: A within PERCENT % of B
 near() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d * 100 <= b * p) }'; }
 
@@ -104,10 +108,6 @@ rb=$(recent bytes Spine2 TCP "${ADDR[Leaf1]}")
 # shellcheck disable=SC2086
 check "Leaf1 -> Spine2 TCP: Spine2 counted what Leaf1 reports ($sw, $rb bytes)" \
     near "$(to_bytes $sw)" "${rb:-0}" 1
-# UDP starts at once: the IPoIB endpoint holds only 3 packets per neighbour
-# while it resolves one (ARP + PathRecord, as Linux's unresolved queue), so
-# the pairs are resolved first by a ping, as an operator's test would be.
-resolve() { cli "$1" ping "$2" count 1 timeout 2000 > /dev/null 2>&1; } # resolve SWITCH ADDRESS
 resolve Leaf3 "${ADDR[Leaf4]}"
 cli Leaf3 iperf -c "${ADDR[Leaf4]}" -u -b 5M -t 3 -P 2 > "$WORK/s2s_udp.txt" 2>&1
 check_eq "Leaf3 -> Leaf4 UDP -P 2: exit 0" 0 $?
