@@ -48,7 +48,10 @@ struct pz_netif *pz_netif_create(const struct pz_netif_config *cfg, char *err, s
 /* The eventfd that polls readable while packets wait in the queue. */
 int pz_netif_fd(const struct pz_netif *n);
 
-/* Agent loop: send every queued packet through ep at time now (ms). */
+/*
+ * Agent loop: send the queued packets through ep at time now (ms), at most
+ * 64 per call; the eventfd stays readable while more wait.
+ */
 void pz_netif_drain(struct pz_netif *n, struct ipoib *ep, uint64_t now);
 
 /* Agent loop: one received IPv4 packet for lwIP (an ipoib deliver callback). */

@@ -193,6 +193,10 @@ for s in "${SWITCHES[@]}"; do
         GOT_BYTES[$p]=$((${GOT_BYTES[$p]:-0} + ${got:-0}))
     done
 done
+for s in "${SWITCHES[@]}"; do # where a lost datagram went, if one was
+    note "$s show ip: $(cli "$s" show ip | grep '^Dropped' | tr -s ' ')"
+done
+note "pzfabric: $(ctl status | grep '^dgram' | tr '\n' ' ')"
 # Each datagram of 1470 bytes is 1470 + 8 (UDP) + 20 (IP) + 4 (IPoIB) +
 # 2 (pad) + 32 (LRH, BTH, DETH, ICRC) = 1536 bytes: 384 words at port 0.
 for p in "${SWITCHES[@]}"; do
@@ -295,7 +299,7 @@ check_eq "-P 50 from Spine1: exit 0" 0 $?
 check_eq "-P 50 from Spine1: 50 connections" 50 "$(grep -c ' connected with ' "$WORK/p50_from.txt")"
 check "-P 50 from Spine1: a SUM line" grep -q '^\[SUM\]' "$WORK/p50_from.txt"
 check "-P 50 from Spine1: the host logged 50 tests" wait_until 10 \
-    test "$(wc -l < "$WORK/hs50.csv")" -ge 50
+    bash -c "test \$(wc -l < '$WORK/hs50.csv') -ge 50"
 stop_pid "$HS"
 wait "$WATCH"
 check "smpquery to Spine1 during -P 50 both ways: every query answered ($(smp_summary "$WORK/smp.p50"))" \
