@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <lwip/ip.h>
 #include <lwip/ip4_addr.h>
 #include <lwip/netif.h>
 #include <lwip/pbuf.h>
@@ -231,6 +232,26 @@ void pz_netif_drain(struct pz_netif *n, struct ipoib *ep, uint64_t now)
     }
 }
 
+/*
+ * lwIP's mailbox is full (Debian's build: 128 messages; a busy tcpip thread
+ * under a UDP burst from five peers): hand the packet to ip_input directly
+ * under the core lock, as lwIP's own core-locking input mode does, instead
+ * of dropping it.  It overtakes the packets still in the mailbox (a reorder
+ * only when the mailbox overflowed, where it was a loss before).  Returns
+ * ip_input's verdict (ERR_OK: lwIP took the pbuf).
+ */
+static err_t pz_netif_input_locked(struct pz_netif *n, struct pbuf *p)
+{
+    err_t rc;
+
+    LOCK_TCPIP_CORE();
+    rc = ip_input(p, &n->netif);
+    UNLOCK_TCPIP_CORE();
+    if (rc == ERR_OK)
+        n->stats.rx_direct++;
+    return rc;
+}
+
 void pz_netif_deliver(struct pz_netif *n, const void *pkt, size_t len)
 {
     struct pbuf *p = len <= 0xFFFF ? pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_RAM) : NULL;
@@ -241,7 +262,7 @@ void pz_netif_deliver(struct pz_netif *n, const void *pkt, size_t len)
         n->stats.rx_dropped++;
         return;
     }
-    if (n->netif.input(p, &n->netif) != ERR_OK) {
+    if (n->netif.input(p, &n->netif) != ERR_OK && pz_netif_input_locked(n, p) != ERR_OK) {
         pbuf_free(p);
         n->stats.rx_dropped++;
         return;

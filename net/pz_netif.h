@@ -9,7 +9,8 @@
  *     bounded queue and signals an eventfd; the agent loop, woken by it,
  *     drains the queue into the endpoint (pz_netif_drain);
  *   - fabric -> lwIP: the endpoint's deliver hands a copy to tcpip_input
- *     (lwIP's thread-safe mailbox) through pz_netif_deliver;
+ *     (lwIP's thread-safe mailbox) through pz_netif_deliver; when the
+ *     mailbox is full, to ip_input under the core lock (not dropped);
  *   - link state and MTU: set under LOCK_TCPIP_CORE from the agent loop.
  */
 #ifndef PZ_NETIF_H
@@ -36,6 +37,7 @@ struct pz_netif_stats {
     uint64_t tx_dropped;   /* queue full, or no memory */
     uint64_t rx_delivered; /* packets handed to lwIP */
     uint64_t rx_dropped;   /* no pbuf, or lwIP refused */
+    uint64_t rx_direct;    /* lwIP's mailbox full: handed to ip_input under the core lock */
 };
 
 /*

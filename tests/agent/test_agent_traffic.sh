@@ -103,6 +103,8 @@ recent() {
     cli "$2" show iperf | awk -v proto="$3" -v peer="$4:" -v f="$1" '
         $1 == proto && index($2, peer) == 1 && !done { print (f == "bytes" ? $3 : $4); done = 1 }'
 }
+# record_is SWITCH PEER BYTES: SWITCH's newest TCP test from PEER has BYTES
+record_is() { test "$(recent bytes "$1" TCP "$2")" = "$3"; }
 # smp_watch SECONDS LID OUT: smpquery nodeinfo LID every 0.2 s for SECONDS,
 # "ok MS" or "fail MS" per query into OUT (runs in the background: a
 # subshell, stopped by the test with the loads it watches)
@@ -230,8 +232,10 @@ for s in "${SWITCHES[@]}"; do
         read -r _ got secs rate unit state < <(awk -v a="${ADDR[$p]}" '$1 == a' "$WORK/tmatrix.$s")
         check "TCP matrix $s -> $p: $got bytes in $secs s ($rate $unit, $state)" \
             test "${got:-0}" -gt 10000 -a "$state" = "done"
-        check_eq "TCP matrix $s -> $p: $p's own record agrees" "$got" \
-            "$(recent bytes "$p" TCP "${ADDR[$s]}")"
+        # The server records a test when the client's FIN arrives, a moment
+        # after the client's last ack: its newest record from $s gets there.
+        check "TCP matrix $s -> $p: $p's own record agrees ($got bytes)" \
+            wait_until 5 record_is "$p" "${ADDR[$s]}" "$got"
     done
 done
 check_eq "TCP matrix usage error: exit 2" 2 \
