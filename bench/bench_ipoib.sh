@@ -19,6 +19,10 @@
 # per-packet times) and TCP throughput through an echo service (SIZE MiB,
 # default 64, sent and echoed back; MB/s = bytes one way / wall time).
 # Goal (issue): >= 100 MB/s switch to switch. Exit 0 whatever the figures.
+# MAD service under load (issue 14): the SMP round trip to SW_1's portzerod
+# idle and while it runs a full-rate iperf TCP test (1 and 4 streams),
+# against an in-fabric leaf in the same intervals and a fabric-only load;
+# SMP_ROUNDS alternating rounds, medians. Goal: loaded <= 1.5x idle.
 # TREE=648 runs the same on the 648-port fat tree (gen-fattree 2: the SM on
 # host-1-1, the hosts on leaves 1, 18 and 36, paths through a spine).
 set -uo pipefail
