@@ -11,7 +11,7 @@
 #include <infiniband/mad.h>
 
 #include "pzf_log.h"
-#include "sim_server_internal.h"
+#include "server_internal.h"
 
 /* Whether the message names an attached client. */
 static bool sim_ctl_client_ok(const struct sim_server *s, const struct sim_ctl *ctl)
