@@ -56,27 +56,9 @@ static void board_server_port_event(void *arg, size_t node, unsigned port)
 
 int board_server_open(struct sim_server *s)
 {
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    int len = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "%s:board", s->name);
-    int fd;
-
-    s->board_fd = -1;
     fabric_set_port_event(s->f, board_server_port_event, s);
-    if (len < 0 || (size_t)len >= sizeof(a.sun_path) - 1) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    if (bind(fd, (struct sockaddr *)&a,
-             (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len)) ||
-        listen(fd, 8)) {
-        close(fd);
-        return -1;
-    }
-    s->board_fd = fd;
-    return 0;
+    s->board_fd = server_listen(s, "board", 8);
+    return s->board_fd < 0 ? -1 : 0;
 }
 
 /* Close one agent connection; its switch loses its agent (and the client its MADs had). */

@@ -53,29 +53,11 @@ bool dgram_server_tag(uint32_t tag)
 
 int dgram_server_open(struct sim_server *s)
 {
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    int len = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "%s:dgram", s->name);
-    int fd;
-
     s->dgram = calloc(1, sizeof(*s->dgram));
     if (!s->dgram)
         return -1;
-    s->dgram->listen_fd = -1;
-    if (len < 0 || (size_t)len >= sizeof(a.sun_path) - 1) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    if (bind(fd, (struct sockaddr *)&a,
-             (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len)) ||
-        listen(fd, 16)) {
-        close(fd);
-        return -1;
-    }
-    s->dgram->listen_fd = fd;
-    return 0;
+    s->dgram->listen_fd = server_listen(s, "dgram", 16);
+    return s->dgram->listen_fd < 0 ? -1 : 0;
 }
 
 /* Close connection i; its QP is detached. */

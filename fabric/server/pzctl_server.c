@@ -29,33 +29,10 @@
 
 int pzctl_server_open(struct sim_server *s)
 {
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    int len = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "%s:%s", s->name, PZCTL_SUFFIX);
-    int fd;
-
-    s->pzctl_fd = -1;
-    if (len < 0 || (size_t)len >= sizeof(a.sun_path) - 1) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
     s->pzctl_reply = malloc(PZCTL_REPLY_MAX);
-    if (!s->pzctl_reply)
-        return -1;
-    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        goto fail;
-    if (bind(fd, (struct sockaddr *)&a,
-             (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len)) ||
-        listen(fd, PZCTL_SERVER_CONNS_MAX)) {
-        int e = errno;
-
-        close(fd);
-        errno = e;
-        goto fail;
-    }
-    s->pzctl_fd = fd;
-    return 0;
-fail:
+    s->pzctl_fd = s->pzctl_reply ? server_listen(s, PZCTL_SUFFIX, PZCTL_SERVER_CONNS_MAX) : -1;
+    if (s->pzctl_fd >= 0)
+        return 0;
     free(s->pzctl_reply);
     s->pzctl_reply = NULL;
     return -1;

@@ -102,6 +102,12 @@ struct sim_server {
 /* sim_server.c */
 int sim_socket_bind(const struct sim_server *s, const char *suffix, unsigned num);
 int sim_socket_connect(int fd, const struct sim_server *s, const char *suffix, unsigned num);
+/*
+ * A non-blocking SOCK_SEQPACKET socket listening on "\0NAME:suffix" (no
+ * terminating NUL in the address, unlike the ibsim sockets) with the given
+ * backlog: its descriptor, or -1 with errno (ENAMETOOLONG: the name).
+ */
+int server_listen(const struct sim_server *s, const char *suffix, int backlog);
 int sim_conn_open(struct sim_server *s, uint32_t pid, unsigned *id);
 /* A client without a socket whose MADs agent connection i carries; 0 or -errno. */
 int sim_conn_open_board(struct sim_server *s, uint32_t pid, size_t agent, unsigned *id);

@@ -79,6 +79,31 @@ int sim_socket_connect(int fd, const struct sim_server *s, const char *suffix, u
     return connect(fd, (struct sockaddr *)&a, len);
 }
 
+int server_listen(const struct sim_server *s, const char *suffix, int backlog)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    int len = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "%s:%s", s->name, suffix);
+    int fd;
+
+    if (len < 0 || (size_t)len >= sizeof(a.sun_path) - 1) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (bind(fd, (struct sockaddr *)&a,
+             (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len)) ||
+        listen(fd, backlog)) {
+        int e = errno;
+
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
 /* Deliver a fabric MAD to a client (fabric_deliver_fn). */
 static void sim_deliver(void *arg, unsigned client, const struct fabric_mad *m);
 
