@@ -144,23 +144,15 @@ struct pma_pc_attr {
     size_t num_entries;
 };
 
-static const struct pma_pc_attr pma_pc_attr = {
-    .port_select = IB_PC_PORT_SELECT_F,
-    .counter_select = IB_PC_COUNTER_SELECT_F,
-    .counter_select2 = IB_PC_COUNTER_SELECT2_F,
-    .view = PMA_VIEW_PC,
-    .entries = pma_pc_entries,
-    .num_entries = PMA_NELEM(pma_pc_entries),
-};
+/* PortCounters: select fields, view, counters. */
+static const struct pma_pc_attr pma_pc_attr = {IB_PC_PORT_SELECT_F,     IB_PC_COUNTER_SELECT_F,
+                                               IB_PC_COUNTER_SELECT2_F, PMA_VIEW_PC,
+                                               pma_pc_entries,          PMA_NELEM(pma_pc_entries)};
 
+/* PortCountersExtended: select fields, view, counters. */
 static const struct pma_pc_attr pma_pce_attr = {
-    .port_select = IB_PC_EXT_PORT_SELECT_F,
-    .counter_select = IB_PC_EXT_COUNTER_SELECT_F,
-    .counter_select2 = IB_PC_EXT_COUNTER_SELECT2_F,
-    .view = PMA_VIEW_PCE,
-    .entries = pma_pce_entries,
-    .num_entries = PMA_NELEM(pma_pce_entries),
-};
+    IB_PC_EXT_PORT_SELECT_F, IB_PC_EXT_COUNTER_SELECT_F, IB_PC_EXT_COUNTER_SELECT2_F, PMA_VIEW_PCE,
+    pma_pce_entries,         PMA_NELEM(pma_pce_entries)};
 
 /* Echo PortSelect, CounterSelect and CounterSelect2 of request req; returns PortSelect. */
 static unsigned pma_pc_echo(const struct pma_pc_attr *a, const struct pma_req *req)
