@@ -87,8 +87,8 @@ static void test_spread_and_reply(void **state)
     assert_int_equal(reach_next_deadline(r), 200 * MS); /* its timeout */
     assert_int_equal(reach_due(r, 750 * MS, pr, 8), 3);
     assert_true(reach_reply(r, pr[0].seq, 11, 5000, 760 * MS));
-    assert_false(reach_reply(r, pr[0].seq, 11, 5000, 761 * MS)); /* duplicate */
-    assert_false(reach_reply(r, pr[1].seq, 99, 5000, 761 * MS)); /* wrong source */
+    assert_false(reach_reply(r, pr[0].seq, 11, 5000, 761 * MS));   /* duplicate */
+    assert_false(reach_reply(r, pr[1].seq, 99, 5000, 761 * MS));   /* wrong source */
     assert_false(reach_reply(r, 0xFFFF0003u, 13, 5000, 761 * MS)); /* stale sequence */
     p = reach_peers(r, &n);
     assert_int_equal(n, 4);
@@ -190,10 +190,8 @@ static void test_no_agent(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bad_config),
-        cmocka_unit_test(test_spread_and_reply),
-        cmocka_unit_test(test_loss_and_recovery),
-        cmocka_unit_test(test_rediscovery),
+        cmocka_unit_test(test_bad_config),        cmocka_unit_test(test_spread_and_reply),
+        cmocka_unit_test(test_loss_and_recovery), cmocka_unit_test(test_rediscovery),
         cmocka_unit_test(test_no_agent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
