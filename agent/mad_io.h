@@ -16,7 +16,8 @@ struct mad_io;
 
 /*
  * Open ca/port (NULL/0 = first) and register as SMA (classes 0x01, 0x81),
- * PMA (0x04), CC agent (0x21) and SA client (0x03).  Under umad2sim a reader
+ * PMA (0x04), CC agent (0x21) and SA client (0x03, with RMPP: a GetTable
+ * answer arrives whole, see mad_io_recv_whole()).  Under umad2sim a reader
  * thread takes the MADs (mad_io_umad.c says why).
  */
 struct mad_io *mad_io_open(const char *ca, unsigned port, char *err, size_t errlen);
@@ -32,6 +33,14 @@ int mad_io_fd(const struct mad_io *io);
  * 0 if none is waiting, -1 on error.
  */
 int mad_io_recv(struct mad_io *io, uint8_t mad[IB_MAD_SIZE], struct mad_addr *addr);
+
+/*
+ * The MAD mad_io_recv() returned last, whole, when it is longer than
+ * IB_MAD_SIZE (a reassembled RMPP answer of the SA: mad[] held its first
+ * 256 bytes): its length and *whole, valid until the next mad_io_recv().
+ * 0 for an ordinary MAD.
+ */
+size_t mad_io_recv_whole(const struct mad_io *io, const uint8_t **whole);
 
 /* Send one MAD as *addr says.  Returns 0 or -1. */
 int mad_io_send(struct mad_io *io, const uint8_t mad[IB_MAD_SIZE], const struct mad_addr *addr);

@@ -36,6 +36,7 @@
 #include "board_sim_dgram.h"
 #include "mad_io.h"
 #include "mad_router.h"
+#include "pz_routes.h"
 #include "pz_config.h"
 #include "pz_ctl.h"
 #include "pz_echo.h"
@@ -80,6 +81,7 @@ struct pz_agent {
     struct pz_ip_snmp *snmp;       /* the SNMP agent on it, or NULL */
     struct pz_ip_ssh *ssh;         /* the SSH CLI on it, or NULL */
     struct pz_ctl *ctl;            /* the control socket, or NULL */
+    struct pz_routes *routes;      /* the route check over the SA client */
     struct pz_loop *loop;
     struct mad_router router; /* requests by class, answers by TID */
     int sigfd;
@@ -418,7 +420,18 @@ static int pz_setup_router(struct pz_agent *ag)
         mad_router_add_client(r, IB_SA_CLASS, PZ_IP_TID_MASK, PZ_IP_TID_TAG, pz_route_ip, ag->ip))
         return -1;
 #endif
+    if (ag->routes && mad_router_add_client_len(r, IB_SA_CLASS, PZ_ROUTES_TID_MASK,
+                                                PZ_ROUTES_TID_TAG, pz_routes_take_mad, ag->routes))
+        return -1;
     return 0;
+}
+
+/* The route check's SA requests go out through the umad port. */
+static int pz_routes_send_mad(void *ctx, const uint8_t *mad, const struct mad_addr *to)
+{
+    struct pz_agent *ag = ctx;
+
+    return mad_io_send(ag->io, mad, to);
 }
 
 /*
@@ -469,9 +482,13 @@ static void pz_serve_mads(struct pz_agent *ag)
         board_sim_wake(ag->bs);
     for (int i = 0; i < PZ_MAD_BUDGET && (rc = mad_io_recv(ag->io, in, &from)) > 0; i++) {
         enum mad_route how;
+        const uint8_t *whole;
+        size_t len = mad_io_recv_whole(ag->io, &whole);
 
         pz_take_rx_record(ag, in, &from);
-        bool send = mad_router_dispatch(&ag->router, &from, in, &to, out, &how) == MAD_SEND;
+        /* a reassembled SA answer (the route check's tables) goes out whole */
+        bool send = (len ? mad_router_dispatch_len(&ag->router, &from, whole, len, &to, out, &how)
+                         : mad_router_dispatch(&ag->router, &from, in, &to, out, &how)) == MAD_SEND;
 
         if (how == MAD_ROUTED_ANSWER)
             continue; /* a client's: the monitor's or the IP plane's */
@@ -683,6 +700,7 @@ static int pz_setup_ssh(struct pz_agent *ag)
                           .pma = ag->pma,
                           .mon = ag->mon,
                           .plane = pz_ip_plane(ag->ip),
+                          .routes = ag->routes,
                           .cfg = &ag->cfg,
                           .start_ns = pz_loop_now_ns()};
     char err[256] = "";
@@ -714,6 +732,7 @@ static int pz_setup_ctl(struct pz_agent *ag)
 #ifdef PZ_HAVE_IP
                              .plane = pz_ip_plane(ag->ip),
 #endif
+                             .routes = ag->routes,
                              .cfg = &ag->cfg};
     char err[256];
 
@@ -743,6 +762,9 @@ static int pz_setup_loop(struct pz_agent *ag)
     if (ag->echo && board_dgram_fd(ag->board) >= 0 &&
         pz_loop_add_fd(ag->loop, board_dgram_fd(ag->board), pz_on_echo, ag))
         return -1;
+    ag->routes = pz_routes_create(pz_routes_send_mad, ag, ag->sma);
+    if (!ag->routes)
+        return -1;
     if (pz_setup_ip(ag) || pz_setup_snmp(ag) || pz_setup_ssh(ag) || pz_setup_ctl(ag))
         return -1;
     return pz_setup_router(ag);
@@ -762,6 +784,7 @@ static void pz_teardown(struct pz_agent *ag)
     pz_ip_destroy(ag->ip);
 #endif
     mad_io_close(ag->io);
+    pz_routes_destroy(ag->routes);
     pz_echo_destroy(ag->echo);
     if (ag->bs)
         board_sim_set_dgram(ag->bs, NULL);

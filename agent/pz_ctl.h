@@ -26,6 +26,7 @@ struct pz_ctl_env {
     struct pma *pma;
     struct pz_monitor *mon;
     struct pz_ipplane *plane;
+    struct pz_routes *routes; /* the route check (NULL: none) */
     const struct pz_config *cfg;
 };
 

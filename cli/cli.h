@@ -21,6 +21,7 @@ struct sma;
 struct pma;
 struct pz_monitor;
 struct pz_ipplane;
+struct pz_routes;
 struct pz_config;
 
 /* What the commands read. */
@@ -30,6 +31,7 @@ struct cli_env {
     struct pma *pma;
     struct pz_monitor *mon;   /* NULL: monitor off */
     struct pz_ipplane *plane; /* NULL: no IP plane */
+    struct pz_routes *routes; /* the route check (agent/pz_routes.h); NULL: none */
     const struct pz_config *cfg;
     uint64_t start_ns; /* when the agent started (CLOCK_MONOTONIC) */
 };

@@ -41,6 +41,10 @@ int cli_cmd_show_lft(const struct cli_env *env, const struct cli_args *a, const 
                      struct cli_job **job);
 int cli_cmd_ping(const struct cli_env *env, const struct cli_args *a, const struct cli_out *out,
                  struct cli_job **job);
+int cli_cmd_route_check(const struct cli_env *env, const struct cli_args *a,
+                        const struct cli_out *out, struct cli_job **job);
+int cli_cmd_show_route_check(const struct cli_env *env, const struct cli_args *a,
+                             const struct cli_out *out, struct cli_job **job);
 
 int cli_cmd_iperf(const struct cli_env *env, const struct cli_args *a, const struct cli_out *out,
                   struct cli_job **job);
