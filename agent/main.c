@@ -36,6 +36,7 @@
 #include "board_sim_dgram.h"
 #include "mad_io.h"
 #include "mad_router.h"
+#include "pz_reach.h"
 #include "pz_routes.h"
 #include "pz_config.h"
 #include "pz_ctl.h"
@@ -82,6 +83,8 @@ struct pz_agent {
     struct pz_ip_ssh *ssh;         /* the SSH CLI on it, or NULL */
     struct pz_ctl *ctl;            /* the control socket, or NULL */
     struct pz_routes *routes;      /* the route check over the SA client */
+    struct pz_reach *reach;        /* switch-to-switch reachability, or NULL */
+    uint32_t echo_qpn;             /* the echo service's QP number */
     struct pz_loop *loop;
     struct mad_router router; /* requests by class, answers by TID */
     int sigfd;
@@ -276,6 +279,7 @@ static int pz_setup_dgram(struct pz_agent *ag)
     ag->echo = pz_echo_create(ag->board, ag->cfg.dgram_qkey);
     if (!ag->echo)
         return -1;
+    ag->echo_qpn = qpn;
     pz_log(PZ_LOG_INFO, "port-0 datagrams: QPN 0x%06x Q_Key 0x%08x (echo service on)",
            (unsigned)qpn, (unsigned)ag->cfg.dgram_qkey);
     return 0;
@@ -423,6 +427,9 @@ static int pz_setup_router(struct pz_agent *ag)
     if (ag->routes && mad_router_add_client_len(r, IB_SA_CLASS, PZ_ROUTES_TID_MASK,
                                                 PZ_ROUTES_TID_TAG, pz_routes_take_mad, ag->routes))
         return -1;
+    if (ag->reach && mad_router_add_client_len(r, IB_SA_CLASS, PZ_REACH_TID_MASK,
+                                               PZ_REACH_TID_TAG, pz_reach_take_mad, ag->reach))
+        return -1;
     return 0;
 }
 
@@ -503,6 +510,8 @@ static void pz_serve_mads(struct pz_agent *ag)
         if (send && ag->ip && pz_is_smp_set(in))
             pz_ip_port_changed(ag->ip);
 #endif
+        if (send && ag->reach && pz_is_smp_set(in))
+            pz_reach_port_changed(ag->reach);
     }
     if (rc < 0)
         pz_log(PZ_LOG_WARN, "umad receive failed");
@@ -679,6 +688,36 @@ static int pz_setup_snmp(struct pz_agent *ag)
 #endif
 }
 
+/*
+ * Start switch-to-switch reachability (reach = on, with the echo service):
+ * its SA requests go out like the route check's.  Returns 0, or -1 (message
+ * logged).
+ */
+static int pz_setup_reach(struct pz_agent *ag)
+{
+    struct pz_reach_env env = {.board = ag->board,
+                               .sma = ag->sma,
+                               .echo = ag->echo,
+                               .echo_qpn = ag->echo_qpn,
+                               .echo_qkey = ag->cfg.dgram_qkey,
+                               .send = pz_routes_send_mad,
+                               .send_ctx = ag};
+    char err[160];
+
+    if (!ag->cfg.reach || !ag->echo)
+        return 0;
+#ifdef PZ_HAVE_SNMP
+    env.publish = ag->snmp ? pz_ip_snmp_set_reach : NULL;
+    env.publish_arg = ag->snmp;
+#endif
+    ag->reach = pz_reach_create(&ag->cfg, &env, err, sizeof(err));
+    if (!ag->reach)
+        pz_log(PZ_LOG_ERROR, "reach: %s", err);
+    if (!ag->reach || pz_loop_add_timer(ag->loop, pz_reach_deadline, pz_reach_on_timer, ag->reach))
+        return -1;
+    return 0;
+}
+
 /* Whether a user of the SSH CLI has a key file or a password hash. */
 static bool pz_ssh_has_user(const struct pz_config *cfg)
 {
@@ -701,6 +740,7 @@ static int pz_setup_ssh(struct pz_agent *ag)
                           .mon = ag->mon,
                           .plane = pz_ip_plane(ag->ip),
                           .routes = ag->routes,
+                          .reach = ag->reach,
                           .cfg = &ag->cfg,
                           .start_ns = pz_loop_now_ns()};
     char err[256] = "";
@@ -733,6 +773,7 @@ static int pz_setup_ctl(struct pz_agent *ag)
                              .plane = pz_ip_plane(ag->ip),
 #endif
                              .routes = ag->routes,
+                             .reach = ag->reach,
                              .cfg = &ag->cfg};
     char err[256];
 
@@ -765,7 +806,8 @@ static int pz_setup_loop(struct pz_agent *ag)
     ag->routes = pz_routes_create(pz_routes_send_mad, ag, ag->sma);
     if (!ag->routes)
         return -1;
-    if (pz_setup_ip(ag) || pz_setup_snmp(ag) || pz_setup_ssh(ag) || pz_setup_ctl(ag))
+    if (pz_setup_ip(ag) || pz_setup_snmp(ag) || pz_setup_reach(ag) || pz_setup_ssh(ag) ||
+        pz_setup_ctl(ag))
         return -1;
     return pz_setup_router(ag);
 }
@@ -783,6 +825,7 @@ static void pz_teardown(struct pz_agent *ag)
 #ifdef PZ_HAVE_IP
     pz_ip_destroy(ag->ip);
 #endif
+    pz_reach_destroy(ag->reach); /* its Delete goes out through the umad port */
     mad_io_close(ag->io);
     pz_routes_destroy(ag->routes);
     pz_echo_destroy(ag->echo);

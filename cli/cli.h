@@ -22,6 +22,7 @@ struct pma;
 struct pz_monitor;
 struct pz_ipplane;
 struct pz_routes;
+struct pz_reach;
 struct pz_config;
 
 /* What the commands read. */
@@ -32,6 +33,7 @@ struct cli_env {
     struct pz_monitor *mon;   /* NULL: monitor off */
     struct pz_ipplane *plane; /* NULL: no IP plane */
     struct pz_routes *routes; /* the route check (agent/pz_routes.h); NULL: none */
+    struct pz_reach *reach;   /* reachability (agent/pz_reach.h); NULL: off */
     const struct pz_config *cfg;
     uint64_t start_ns; /* when the agent started (CLOCK_MONOTONIC) */
 };
