@@ -427,8 +427,8 @@ static int pz_setup_router(struct pz_agent *ag)
     if (ag->routes && mad_router_add_client_len(r, IB_SA_CLASS, PZ_ROUTES_TID_MASK,
                                                 PZ_ROUTES_TID_TAG, pz_routes_take_mad, ag->routes))
         return -1;
-    if (ag->reach && mad_router_add_client_len(r, IB_SA_CLASS, PZ_REACH_TID_MASK,
-                                               PZ_REACH_TID_TAG, pz_reach_take_mad, ag->reach))
+    if (ag->reach && mad_router_add_client_len(r, IB_SA_CLASS, PZ_REACH_TID_MASK, PZ_REACH_TID_TAG,
+                                               pz_reach_take_mad, ag->reach))
         return -1;
     return 0;
 }

@@ -23,10 +23,12 @@
 /* ... and this soon after an SMP Set. */
 #define PZ_REACH_PORT_SOON_NS 5000000ull
 /* An SA request unanswered this long is sent again, PZ_REACH_SA_TRIES times in all. */
-#define PZ_REACH_SA_TIMEOUT_NS 2000000000ull
+#define PZ_REACH_SA_TIMEOUT_NS 4000000000ull /* OpenSM answers late while it sweeps */
 #define PZ_REACH_SA_TRIES 3
 /* Probes handed out per timer run at most (the rest on the next). */
 #define PZ_REACH_PROBE_BATCH 32
+/* Discovery asked again this soon after the SA was found to have lost the records. */
+#define PZ_REACH_REDISCOVER_NS 2000000000ull
 /* Register retried this soon after a failed Set. */
 #define PZ_REACH_RETRY_NS 5000000000ull
 
@@ -72,9 +74,9 @@ struct pz_reach {
     uint64_t next_port_ns;
     struct pz_reach_req req[PZ_REACH_KINDS];
     uint32_t seq;
-    bool registered;       /* the SA accepted the Set */
-    uint64_t register_ns;  /* when the next Set is due (UINT64_MAX: none) */
-    uint64_t discover_ns;  /* when the next discovery is due (UINT64_MAX: none) */
+    bool registered;          /* the SA accepted the Set */
+    uint64_t register_ns;     /* when the next Set is due (UINT64_MAX: none) */
+    uint64_t discover_ns;     /* when the next discovery is due (UINT64_MAX: none) */
     struct reach_peer *nodes; /* the last NodeRecord answer: switches, identity only */
     uint64_t *node_port_guid; /* port 0's GUID of each (the echo service's GID) */
     size_t n_nodes;
@@ -282,10 +284,18 @@ static void pz_reach_take_nodes(struct pz_reach *r, const struct sa_answer *a)
     r->have_nodes = true;
 }
 
-/* Take a ServiceRecord table: the echo services (not this switch's own). */
-static void pz_reach_take_services(struct pz_reach *r, const struct sa_answer *a)
+/*
+ * Take a ServiceRecord table: the echo services (not this switch's own).
+ * When this switch's own record is missing although the SA accepted it, the
+ * SA lost its records (a new SM that did not ask for a ClientReregister, or
+ * one this switch cannot be asked for): it is registered again at once, the
+ * table is not taken (the other switches are registering again too: their
+ * peers would flap to no-agent) and asked again soon.
+ */
+static void pz_reach_take_services(struct pz_reach *r, const struct sa_answer *a, uint64_t now)
 {
     struct pz_reach_service *sv = calloc(a->count ? a->count : 1, sizeof(*sv));
+    bool own = false;
     size_t n = 0;
 
     if (!sv)
@@ -298,11 +308,19 @@ static void pz_reach_take_services(struct pz_reach *r, const struct sa_answer *a
             sr.id != PZ_REACH_SERVICE_ID)
             continue;
         mad_decode_field(sr.gid, IB_GID_GUID_F, &guid);
+        own |= guid == r->port_guid;
         if (guid == r->port_guid || !sr.data32[0] || sr.data32[0] > 0xFFFFFF)
             continue;
-        sv[n++] = (struct pz_reach_service){.port_guid = guid,
-                                            .qpn = sr.data32[0],
-                                            .qkey = sr.data32[1]};
+        sv[n++] =
+            (struct pz_reach_service){.port_guid = guid, .qpn = sr.data32[0], .qkey = sr.data32[1]};
+    }
+    if (!own && r->registered && !r->req[PZ_REACH_SET].out) {
+        pz_log(PZ_LOG_INFO, "reach: the SA lost the echo service record: registering again");
+        r->registered = false;
+        r->register_ns = now;
+        r->discover_ns = now + PZ_REACH_REDISCOVER_NS;
+        free(sv);
+        return;
     }
     free(r->services);
     r->services = sv;
@@ -360,7 +378,7 @@ void pz_reach_take_mad(void *arg, const uint8_t *mad, size_t len)
         if (k == PZ_REACH_NODES)
             pz_reach_take_nodes(r, &a);
         else
-            pz_reach_take_services(r, &a);
+            pz_reach_take_services(r, &a, now);
         if (r->have_nodes)
             pz_reach_update_peers(r);
         return;
@@ -516,8 +534,8 @@ static void pz_reach_notice(struct pz_reach *r, const struct reach_peer *p)
         pz_log(PZ_LOG_WARN, "reach: notice for LID %u not queued (trap queue full)", p->lid);
     else
         pz_log(PZ_LOG_INFO, "reach: %s notice (trap 0x%04x) for LID %u queued for SM LID %u",
-               trap == PZ_REACH_TRAP_LOST ? "reachability lost" : "reachability regained",
-               trap, p->lid, r->port.sm_lid);
+               trap == PZ_REACH_TRAP_LOST ? "reachability lost" : "reachability regained", trap,
+               p->lid, r->port.sm_lid);
 }
 
 /* Hand the peers to the publisher (the SNMP agent), if there is one. */

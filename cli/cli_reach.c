@@ -15,7 +15,7 @@
 #include "cli_json.h"
 #include "pz_reach.h"
 
-#define CLI_REACH_POLL_NS 10000000ull  /* the job looks at the probes every 10 ms */
+#define CLI_REACH_POLL_NS 10000000ull   /* the job looks at the probes every 10 ms */
 #define CLI_REACH_GRACE_NS 200000000ull /* after the probe timeout, before giving up */
 
 /* CLOCK_MONOTONIC in ns: the clock of the agent loop that polls jobs. */
