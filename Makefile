@@ -4,14 +4,16 @@
 #   make deps        install the Debian packages (scripts/install-deps.sh)
 #   make build       native build in build/
 #   make test        format-check, ctest, ASan+UBSan ctest, Release and clang builds (+ unit
-#                    tests), arm64 ctest under qemu, 30 s of libFuzzer per fuzz target
+#                    tests), arm64 ctest under qemu, 15 s of libFuzzer per fuzz target
 #   make test-builds the Release build (gcc -O3) and the clang build, each with its unit tests
 #   make test-long   ctest -L long (the portzerod soak under valgrind, and under ASan in
 #                    build-asan/) + 10 min of libFuzzer per fuzz target
 #   make test-asan   the sanitizer suite only (build-asan/)
 #   make cross       aarch64 build in build-arm64/; cross-test runs its tests under qemu
+#   make image       the switch image build-arm64/portzero-image-aarch64.tar.gz (image/);
+#                    image-check inspects it
 #   make fuzz        libFuzzer targets in build-fuzz/bin (clang)
-#   make bench       run build/bin/bench_*
+#   make bench       run build/bin/bench_* and bench/bench_*.sh (bench_image.sh: the image's footprint)
 #   make format      clang-format -i the C sources; format-check only checks
 #   make clean       remove build*/
 
@@ -42,7 +44,7 @@ CTEST_FLAGS := --output-on-failure --no-tests=error -j$(JOBS)
 CTEST_SHORT := -LE '^long$$'
 CTEST_CROSS := -LE '^(long|native-only)$$'
 
-FUZZ_SHORT_SECONDS ?= 30
+FUZZ_SHORT_SECONDS ?= 15
 FUZZ_LONG_SECONDS ?= 600
 
 # Sanitizer runtime options for the ASan suite and the fuzzers (a test's ENVIRONMENT
@@ -51,12 +53,12 @@ FUZZ_LONG_SECONDS ?= 600
 SAN_ENV := ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1} \
            UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-FORMAT_DIRS := $(wildcard board sma pma ipoib net snmp traffic agent tests bench tools fabric attach ssh cli)
+FORMAT_DIRS := $(wildcard mad node board sma pma ipoib net snmp traffic agent tests bench tools fabric attach ssh cli)
 FORMAT_FILES = $(if $(FORMAT_DIRS),$(shell find $(FORMAT_DIRS) -path '*/corpus' -prune -o \
                  -type f \( -name '*.c' -o -name '*.h' \) -print | LC_ALL=C sort))
 
 .PHONY: all deps build test test-asan test-tsan test-builds test-long cross cross-test fuzz fuzz-short fuzz-long \
-        bench demo format format-check clean
+        bench demo format format-check clean image image-check
 
 all: build
 
@@ -68,7 +70,7 @@ build: deps
 	$(CMAKE) --build $(BUILD_DIR) -j$(JOBS)
 
 # Each stage runs only if the previous one passed; any failure fails `make test`.
-test: format-check build
+test: format-check build image
 	@echo "== make test: native ctest"
 	$(CTEST) --test-dir $(BUILD_DIR) $(CTEST_FLAGS) $(CTEST_SHORT)
 	@echo "== make test: ASan+UBSan ctest"
@@ -123,6 +125,14 @@ cross: deps
 cross-test: cross
 	$(CTEST) --test-dir $(ARM64_DIR) $(CTEST_FLAGS) $(CTEST_CROSS)
 
+# The switch image: a root-filesystem tree for a Debian arm64 base (image/README.md).
+IMAGE := $(ARM64_DIR)/portzero-image-aarch64.tar.gz
+image: cross
+	bash scripts/make-image.sh $(ARM64_DIR) $(IMAGE)
+
+image-check: image
+	bash scripts/image-check.sh $(IMAGE) $(ARM64_DIR)/sysroot
+
 fuzz: deps
 	$(CMAKE) -S . -B $(FUZZ_DIR) -DCMAKE_C_COMPILER=$(FUZZ_CC) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	    -DPZ_FUZZ=ON $(WERROR)
@@ -168,7 +178,7 @@ fuzz-short: fuzz
 fuzz-long: fuzz
 	$(call run_fuzzers,$(FUZZ_LONG_SECONDS))
 
-bench: build
+bench: build image
 	@found=0; \
 	for b in $(BUILD_DIR)/bin/bench_*; do \
 	    [ -f "$$b" ] && [ -x "$$b" ] || continue; \

@@ -140,6 +140,11 @@ static const struct pz_config_key pz_config_table[] = {
            .help = "the monitor user's crypt(3) hash; empty = no password"),
     PZ_KEY(ssh_max_sessions, .type = PZ_CONFIG_UINT, .min = 1, .max = 16, .def = 4,
            .help = "SSH logins at once"),
+    /* Off by default: ssh-audit fails the NIST curve and warns on encrypt-and-MAC. */
+    PZ_KEY(ssh_compat_algorithms, .type = PZ_CONFIG_CHOICE, .choices = pz_config_on_off, .def = 0,
+           .help = "also offer ecdh-sha2-nistp256, the ecdsa-sha2-nistp256 host key and the "
+                   "non-etm hmac-sha2-256/512 (ssh-audit fails or warns on them; off offers "
+                   "curve25519, ssh-ed25519, chacha20/AES-GCM/AES-CTR with -etm MACs)"),
     PZ_KEY(snmp_config, .type = PZ_CONFIG_PATH, .def_text = "",
            .help = "net-snmp snmpd.conf tokens (createUser, rouser, trap2sink...); empty = none"),
 };
@@ -651,4 +656,9 @@ int pz_config_load(struct pz_config *cfg, const char *path, char *err, size_t er
     free(buf);
     fclose(f);
     return rc;
+}
+
+bool pz_config_wants_ip(const struct pz_config *cfg)
+{
+    return cfg->ip && cfg->ip_address.addr;
 }

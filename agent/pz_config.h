@@ -43,7 +43,7 @@ struct pz_config {
     unsigned reach_lost_after;  /* misses in a row that make a switch unreachable */
     unsigned reach_refresh_s;   /* SA rediscovery of the switches and their echo services */
     unsigned reach_lease_s;     /* lease of the echo service's ServiceRecord, renewed at half */
-    /* Congestion monitor (pma/cong_monitor.h, agent/pz_monitor.c). */
+    /* Congestion monitor (pma/cong_monitor.h, node/node_monitor.c). */
     bool monitor;                 /* monitor = on|off */
     unsigned monitor_interval_ms; /* sampling interval, >= 100 */
     uint64_t monitor_threshold;   /* congestion threshold, XmitWait ticks per second */
@@ -66,7 +66,8 @@ struct pz_config {
     char ssh_password_hash[160];      /* admin's crypt(3) hash; empty = no password login */
     char ssh_monitor_authorized_keys[128]; /* the read-only monitor user's */
     char ssh_monitor_password_hash[160];
-    unsigned ssh_max_sessions; /* logged-in connections at once */
+    unsigned ssh_max_sessions;  /* logged-in connections at once */
+    bool ssh_compat_algorithms; /* also offer NIST P-256 and the non-etm MACs */
 };
 
 /*
@@ -185,6 +186,9 @@ int pz_config_set(struct pz_config *cfg, const char *key, const char *value, cha
  * number of ports named, or -1 for bad syntax or a port out of range.
  */
 int pz_config_port_list(const char *s, uint8_t mask[(PZ_CONFIG_MAX_PORT + 8) / 8]);
+
+/* Whether cfg asks for the IP plane: an address, and ip not off. */
+bool pz_config_wants_ip(const struct pz_config *cfg);
 
 /* Read and parse a file.  Returns 0 or -1 with a message in err. */
 int pz_config_load(struct pz_config *cfg, const char *path, char *err, size_t errlen);

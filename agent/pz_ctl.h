@@ -24,10 +24,11 @@ struct pz_ctl_env {
     const struct board *board;
     struct sma *sma;
     struct pma *pma;
-    struct pz_monitor *mon;
+    struct cong_monitor *mon;
     struct pz_ipplane *plane;
     struct pz_routes *routes; /* the route check (NULL: none) */
     struct pz_reach *reach;   /* switch-to-switch reachability (NULL: off) */
+    struct pz_snmp *snmp;     /* NULL: no SNMP agent */
     const struct pz_config *cfg;
 };
 

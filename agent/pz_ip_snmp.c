@@ -16,7 +16,6 @@
 #include "ipoib.h"
 #include "pz_ipplane.h"
 #include "pz_log.h"
-#include "pz_monitor.h"
 #include "pz_snmp.h"
 #include "pz_udp.h"
 #include "reach.h"
@@ -42,7 +41,10 @@ static int pz_ip_snmp_send(void *arg, const struct pz_snmp_peer *to, const void 
     return pz_udp_send(s->udp, to->addr, to->port, buf, len) ? -1 : 0;
 }
 
-/* Loop: datagrams arrived on UDP 161: into the agent's queue. */
+/* The IPoIB interface's row from the endpoint's state and counters. */
+static void pz_ip_snmp_mgmt_if(struct pz_ip_snmp *s);
+
+/* Loop: datagrams arrived on UDP 161: into the agent's queue, then answered. */
 static void pz_ip_snmp_on_udp(void *arg, int fd)
 {
     struct pz_ip_snmp *s = arg;
@@ -53,10 +55,10 @@ static void pz_ip_snmp_on_udp(void *arg, int fd)
     (void)fd;
     while ((n = pz_udp_recv(s->udp, &from.addr, &from.port, buf, sizeof(buf))) >= 0)
         pz_snmp_input(s->snmp, &from, buf, (size_t)n);
+    /* Answer at once (this is the agent's thread), not a poll round later. */
+    pz_ip_snmp_mgmt_if(s);
+    pz_snmp_process(s->snmp);
 }
-
-/* The IPoIB interface's row from the endpoint's state and counters. */
-static void pz_ip_snmp_mgmt_if(struct pz_ip_snmp *s);
 
 /* Loop: the agent has datagrams queued: answer them (the interface row current). */
 static void pz_ip_snmp_on_queue(void *arg, int fd)
@@ -135,7 +137,7 @@ static int pz_ip_snmp_start(struct pz_ip_snmp *s, const struct pz_config *cfg, c
         .sma = s->env.sma,
         .pma = s->env.pma,
         /* The handlers only read it; the monitor stays the agent loop's. */
-        .cong = s->env.mon ? (struct cong_monitor *)pz_monitor_cong(s->env.mon) : NULL,
+        .cong = s->env.mon,
         .mgmt_port = 0, /* management through port 0: no external port is the path */
         /* The IPoIB link comes up after the SM's sweep: coldStart waits for it. */
         .defer_cold_start = s->env.plane != NULL,
@@ -214,4 +216,9 @@ void pz_ip_snmp_set_reach(void *arg, const struct reach_peer *peers, size_t n)
     if (pz_snmp_set_reach(s->snmp, rows, k))
         pz_log(PZ_LOG_WARN, "snmp: reachability table not replaced (out of memory)");
     free(rows);
+}
+
+struct pz_snmp *pz_ip_snmp_agent(struct pz_ip_snmp *s)
+{
+    return s ? s->snmp : NULL;
 }

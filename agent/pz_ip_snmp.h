@@ -13,7 +13,7 @@
 
 struct sma;
 struct pma;
-struct pz_monitor;
+struct cong_monitor;
 struct pz_ipplane;
 struct pz_ip_snmp;
 
@@ -23,7 +23,7 @@ struct pz_ip_snmp_env {
     const struct board *board;
     struct sma *sma;
     struct pma *pma;
-    struct pz_monitor *mon;   /* NULL: monitor off */
+    struct cong_monitor *mon; /* NULL: monitor off */
     struct pz_ipplane *plane; /* the IPoIB interface row */
 };
 
@@ -41,6 +41,9 @@ struct reach_peer;
  * publish callback of agent/pz_reach.h.
  */
 void pz_ip_snmp_set_reach(void *arg, const struct reach_peer *peers, size_t n);
+
+/* The agent inside (for the CLI's show snmp); NULL for NULL. */
+struct pz_snmp *pz_ip_snmp_agent(struct pz_ip_snmp *s);
 
 /* Stop it (state stored), unregister, free (NULL is fine). */
 void pz_ip_snmp_destroy(struct pz_ip_snmp *s);

@@ -60,6 +60,7 @@ struct pz_reach_port {
 struct pz_reach_service {
     uint64_t port_guid;
     uint32_t qpn, qkey;
+    uint64_t seen_ns; /* when the SA last listed it */
 };
 
 struct pz_reach {
@@ -284,22 +285,43 @@ static void pz_reach_take_nodes(struct pz_reach *r, const struct sa_answer *a)
     r->have_nodes = true;
 }
 
+/* Insert or refresh the echo service of port_guid in sv[*n] (room for one more); seen now. */
+static void pz_reach_service_seen(struct pz_reach_service *sv, size_t *n, uint64_t port_guid,
+                                  uint32_t qpn, uint32_t qkey, uint64_t now)
+{
+    size_t i;
+
+    for (i = 0; i < *n && sv[i].port_guid != port_guid; i++)
+        ;
+    if (i == *n)
+        (*n)++;
+    sv[i] =
+        (struct pz_reach_service){.port_guid = port_guid, .qpn = qpn, .qkey = qkey, .seen_ns = now};
+}
+
 /*
- * Take a ServiceRecord table: the echo services (not this switch's own).
- * When this switch's own record is missing although the SA accepted it, the
- * SA lost its records (a new SM that did not ask for a ClientReregister, or
- * one this switch cannot be asked for): it is registered again at once, the
- * table is not taken (the other switches are registering again too: their
- * peers would flap to no-agent) and asked again soon.
+ * Take a ServiceRecord table: the echo services (not this switch's own),
+ * merged with those known: a record missing from the SA's table is kept for
+ * two refresh intervals before its switch counts as agent-less.  After an
+ * SM restart every agent registers again, each when it notices (at once
+ * with a ClientReregister, else at its next discovery), so the SA's table
+ * is incomplete for a while; without the grace, the peers would flap to
+ * no-agent and back.  When this switch's own record is missing although the
+ * SA accepted it, the SA lost it: it is registered again at once and the
+ * table asked again soon.
  */
 static void pz_reach_take_services(struct pz_reach *r, const struct sa_answer *a, uint64_t now)
 {
-    struct pz_reach_service *sv = calloc(a->count ? a->count : 1, sizeof(*sv));
+    struct pz_reach_service *sv = calloc(r->n_services + a->count + 1, sizeof(*sv));
+    uint64_t grace = 2 * r->refresh_ns;
     bool own = false;
-    size_t n = 0;
+    size_t n = 0, k = 0;
 
     if (!sv)
         return;
+    for (size_t i = 0; i < r->n_services; i++)
+        if (now - r->services[i].seen_ns < grace)
+            sv[n++] = r->services[i];
     for (size_t i = 0; i < a->count; i++) {
         struct sa_service_record sr;
         uint64_t guid = 0;
@@ -311,20 +333,19 @@ static void pz_reach_take_services(struct pz_reach *r, const struct sa_answer *a
         own |= guid == r->port_guid;
         if (guid == r->port_guid || !sr.data32[0] || sr.data32[0] > 0xFFFFFF)
             continue;
-        sv[n++] =
-            (struct pz_reach_service){.port_guid = guid, .qpn = sr.data32[0], .qkey = sr.data32[1]};
+        pz_reach_service_seen(sv, &n, guid, sr.data32[0], sr.data32[1], now);
+        k++;
     }
+    free(r->services);
+    r->services = sv;
+    r->n_services = n;
+    pz_log(PZ_LOG_DEBUG, "reach: %zu echo services at the SA, %zu kept", k, n);
     if (!own && r->registered && !r->req[PZ_REACH_SET].out) {
         pz_log(PZ_LOG_INFO, "reach: the SA lost the echo service record: registering again");
         r->registered = false;
         r->register_ns = now;
         r->discover_ns = now + PZ_REACH_REDISCOVER_NS;
-        free(sv);
-        return;
     }
-    free(r->services);
-    r->services = sv;
-    r->n_services = n;
 }
 
 /* Take the answer to the Set: registered, renewed at half the lease. */

@@ -48,6 +48,8 @@
  * it notices (a receive block allocated while the previous one was never
  * read into) and says so once on stderr.
  *
+ * The same library also runs RMPP for umad2sim's clients (pzumad_rmpp.c).
+ *
  * With PZ_UMAD2SIM_MAD_LOG=FILE in the environment it also appends the
  * CLOCK_REALTIME time ("seconds.nanoseconds") at which each MAD arrived to
  * FILE: the time a remote agent read its counters is then known to within

@@ -18,7 +18,7 @@
 # Measured: ICMP RTT (ping, 200 x 56 bytes, 10 ms apart: median of the
 # per-packet times) and TCP throughput through an echo service (SIZE MiB,
 # default 64, sent and echoed back; MB/s = bytes one way / wall time).
-# Goal (issue): >= 100 MB/s switch to switch. Exit 0 whatever the figures.
+# Goal: >= 100 MB/s switch to switch. Exit 0 whatever the figures.
 # TREE=648 runs the same on the 648-port fat tree (gen-fattree 2: the SM on
 # host-1-1, the hosts on leaves 1, 18 and 36, paths through a spine).
 set -uo pipefail

@@ -345,19 +345,27 @@ static int bm_mft_set(void *ctx, unsigned block, unsigned position, const uint16
     return 0;
 }
 
-static int bm_pkey_get(void *ctx, unsigned port, unsigned block, uint16_t *keys)
+/* The P_Key table size of port if block is within it, else -EINVAL. */
+static int bm_pkey_block_cap(struct board_mem *bm, unsigned port, unsigned block)
 {
-    struct board_mem *bm = ctx;
     unsigned cap;
 
     if (!bm_port_ok(bm, port))
         return -EINVAL;
     cap = board_pkey_cap(&bm->board, port);
-    if ((uint64_t)block * BOARD_PKEY_BLOCK >= cap)
-        return -EINVAL;
+    return (uint64_t)block * BOARD_PKEY_BLOCK < cap ? (int)cap : -EINVAL;
+}
+
+static int bm_pkey_get(void *ctx, unsigned port, unsigned block, uint16_t *keys)
+{
+    struct board_mem *bm = ctx;
+    int cap = bm_pkey_block_cap(bm, port, block);
+
+    if (cap < 0)
+        return cap;
     for (unsigned i = 0; i < BOARD_PKEY_BLOCK; i++) {
         unsigned idx = block * BOARD_PKEY_BLOCK + i;
-        keys[i] = idx < cap ? bm->ports[port].pkeys[idx] : 0;
+        keys[i] = idx < (unsigned)cap ? bm->ports[port].pkeys[idx] : 0;
     }
     return 0;
 }
@@ -365,16 +373,13 @@ static int bm_pkey_get(void *ctx, unsigned port, unsigned block, uint16_t *keys)
 static int bm_pkey_set(void *ctx, unsigned port, unsigned block, const uint16_t *keys)
 {
     struct board_mem *bm = ctx;
-    unsigned cap;
+    int cap = bm_pkey_block_cap(bm, port, block);
 
-    if (!bm_port_ok(bm, port))
-        return -EINVAL;
-    cap = board_pkey_cap(&bm->board, port);
-    if ((uint64_t)block * BOARD_PKEY_BLOCK >= cap)
-        return -EINVAL;
+    if (cap < 0)
+        return cap;
     for (unsigned i = 0; i < BOARD_PKEY_BLOCK; i++) {
         unsigned idx = block * BOARD_PKEY_BLOCK + i;
-        if (idx < cap)
+        if (idx < (unsigned)cap)
             bm->ports[port].pkeys[idx] = keys[i];
     }
     return 0;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli_internal.h"
+#include "cli_json.h"
 #ifdef PZ_HAVE_IP
 #include "iperf_client.h"
 #include "iperf_format.h"
@@ -292,6 +293,10 @@ static int cli_iperf_server_switch(const struct cli_env *env, const char *word,
         cli_printf(out, "%% usage: iperf server on|off\n");
         return CLI_USAGE;
     }
+    if (!env->plane) { /* an agent without ip_address */
+        cli_printf(out, "%% no IP plane (ip_address is not set)\n");
+        return CLI_FAILED;
+    }
     if (pz_ipplane_iperf_server(env->plane, on)) {
         cli_printf(out, "%% cannot start the iperf server on port %d\n", IPERF_PORT);
         return CLI_FAILED;
@@ -427,6 +432,52 @@ int cli_cmd_traffic_matrix(const struct cli_env *env, const struct cli_args *a,
     return cli_iperf_launch(env, j, out, job);
 }
 
+/* `show iperf json`: the server's counters and recent tests as one JSON object. */
+static void cli_show_iperf_json(struct iperf_server *srv, const struct cli_out *out)
+{
+    struct iperf_server_test t[IPERF_SERVER_HISTORY];
+    struct iperf_server_stats st;
+    struct cli_json j;
+    unsigned n;
+    char ip[16];
+
+    cli_json_begin(&j, out);
+    cli_json_bool(&j, "server", srv != NULL);
+    if (!srv) {
+        cli_json_end(&j);
+        return;
+    }
+    st = iperf_server_stats(srv);
+    cli_json_uint(&j, "port", IPERF_PORT);
+    cli_json_uint(&j, "tcp_tests", st.tcp_tests);
+    cli_json_uint(&j, "tcp_bytes", st.tcp_bytes);
+    cli_json_uint(&j, "udp_tests", st.udp_tests);
+    cli_json_uint(&j, "udp_datagrams", st.udp_datagrams);
+    cli_json_uint(&j, "udp_bytes", st.udp_bytes);
+    cli_json_uint(&j, "reports_sent", st.reports_sent);
+    cli_json_uint(&j, "refused", st.refused);
+    cli_json_uint(&j, "malformed", st.malformed);
+    n = iperf_server_history(srv, t, IPERF_SERVER_HISTORY);
+    cli_json_array(&j, "recent_tests");
+    for (unsigned i = 0; i < n; i++) {
+        cli_json_object(&j, NULL);
+        cli_json_str(&j, "proto", t[i].udp ? "UDP" : "TCP");
+        cli_json_str(&j, "peer", cli_ipv4_str(t[i].peer, ip));
+        cli_json_uint(&j, "peer_port", t[i].peer_port);
+        cli_json_uint(&j, "bytes", t[i].bytes);
+        cli_json_fixed(&j, "seconds", t[i].duration_us, 6);
+        if (t[i].udp) {
+            cli_json_uint(&j, "datagrams", t[i].datagrams);
+            cli_json_uint(&j, "lost", t[i].lost);
+            cli_json_bool(&j, "ended", t[i].ended);
+            cli_json_fixed(&j, "jitter_ms", (uint64_t)(t[i].jitter_ms * 1000.0 + 0.5), 3);
+        }
+        cli_json_close_object(&j);
+    }
+    cli_json_close_array(&j);
+    cli_json_end(&j);
+}
+
 int cli_cmd_show_iperf(const struct cli_env *env, const struct cli_args *a,
                        const struct cli_out *out, struct cli_job **job)
 {
@@ -435,8 +486,15 @@ int cli_cmd_show_iperf(const struct cli_env *env, const struct cli_args *a,
     struct iperf_server_stats st;
     unsigned n;
 
-    (void)a;
     (void)job;
+    if (a->argc > 1 || (a->argc == 1 && strcmp(a->argv[0], "json"))) {
+        cli_printf(out, "%% usage: show iperf [json]\n");
+        return CLI_USAGE;
+    }
+    if (a->argc == 1) {
+        cli_show_iperf_json(srv, out);
+        return CLI_OK;
+    }
     if (!srv) {
         cli_printf(out, "iperf server    off\n");
         return CLI_OK;

@@ -65,7 +65,7 @@ struct mad_router {
     struct {
         uint8_t mgmt_class; /* 0: any class */
         uint32_t tid_mask, tid_tag;
-        mad_answer_fn fn;         /* one of the two is set */
+        mad_answer_fn fn; /* one of the two is set */
         mad_answer_len_fn fn_len;
         void *arg;
     } clients[MAD_ROUTER_MAX_CLIENTS];

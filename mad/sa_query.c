@@ -145,9 +145,15 @@ unsigned sa_status_code(uint16_t status)
 const char *sa_status_name(uint16_t status)
 {
     static const char *const names[] = {
-        "success",        "no resources",         "request invalid",
-        "no records",     "too many records",     "invalid GID",
-        "insufficient components", "request denied", "priority suggested",
+        "success",
+        "no resources",
+        "request invalid",
+        "no records",
+        "too many records",
+        "invalid GID",
+        "insufficient components",
+        "request denied",
+        "priority suggested",
     };
     unsigned code = sa_status_code(status);
 
@@ -210,8 +216,7 @@ int sa_lft_record_decode(const uint8_t *rec, size_t stride, struct sa_lft_record
     return 0;
 }
 
-int sa_switch_info_record_decode(const uint8_t *rec, size_t stride,
-                                 struct sa_switch_info_record *r)
+int sa_switch_info_record_decode(const uint8_t *rec, size_t stride, struct sa_switch_info_record *r)
 {
     const uint8_t *si = rec + 4;
 
@@ -249,8 +254,7 @@ size_t sa_service_build(uint8_t *buf, uint8_t method, uint64_t tid,
     for (i = 0; i < 4; i++)
         mad_put_be32(data + SA_SR_DATA32_OFFSET(i), r->data32[i]);
     mad_set_array(rec, 0, IB_SA_SR_DATA_F, data);
-    return sa_query_build(buf, method, IB_SA_ATTR_SERVICERECORD, tid, comp_mask, rec,
-                          sizeof(rec));
+    return sa_query_build(buf, method, IB_SA_ATTR_SERVICERECORD, tid, comp_mask, rec, sizeof(rec));
 }
 
 int sa_service_record_decode(const uint8_t *rec, size_t stride, struct sa_service_record *r)

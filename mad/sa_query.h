@@ -61,14 +61,14 @@ enum sa_status {
 
 /* One parsed SA answer: where its records are. */
 struct sa_answer {
-    uint8_t method;        /* IB_MAD_METHOD_GET_RESPONSE or GetTableResp (0x92) */
-    uint16_t attr_id;      /* IB_SA_ATTR_* */
-    uint64_t tid;          /* transaction ID as on the wire */
-    uint16_t status;       /* MAD status (the SA code in bits 8-14) */
-    size_t stride;         /* bytes per record (AttributeOffset * 8) */
-    size_t count;          /* records present */
-    const uint8_t *first;  /* the first record (count * stride bytes) */
-    bool truncated;        /* an RMPP first segment without the rest */
+    uint8_t method;       /* IB_MAD_METHOD_GET_RESPONSE or GetTableResp (0x92) */
+    uint16_t attr_id;     /* IB_SA_ATTR_* */
+    uint64_t tid;         /* transaction ID as on the wire */
+    uint16_t status;      /* MAD status (the SA code in bits 8-14) */
+    size_t stride;        /* bytes per record (AttributeOffset * 8) */
+    size_t count;         /* records present */
+    const uint8_t *first; /* the first record (count * stride bytes) */
+    bool truncated;       /* an RMPP first segment without the rest */
 };
 
 /* A NodeRecord (one per port of a CA, one per switch). */

@@ -75,6 +75,27 @@ uint64_t pma_next_deadline(const struct pma *pma);
  */
 int pma_port_counters64(struct pma *pma, unsigned port, struct pma_counters *c);
 
+/*
+ * Clear the counters of port_select (a port, or PMA_ALL_PORTS) as a
+ * PortCounters Set and a PortCountersExtended Set with every counter
+ * selected would (perfquery -R and -x -R): both views' baselines move to
+ * the totals.  The 64-bit software counters (pma_port_counters64) are not
+ * touched, so SNMP's counters stay monotonic.  Counted once in
+ * pma_stats.counter_resets.  Returns 0, or -EINVAL for a selection without
+ * counters.
+ */
+int pma_clear_counters(struct pma *pma, unsigned port_select);
+
+/*
+ * port's counters as the counter attributes show them since their last
+ * reset (a clear, perfquery -R or an SM's reset), 64-bit and unsaturated:
+ * the PortCounters error counters, XmitWait and QP1Dropped from the
+ * PortCounters view, the data and packet counters from the
+ * PortCountersExtended view (perfquery -x).  Returns 0, or -EINVAL for a
+ * port without counters.
+ */
+int pma_port_counters_since_reset(struct pma *pma, unsigned port, struct pma_counters *c);
+
 struct cong_monitor;
 
 /*

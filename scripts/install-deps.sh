@@ -10,11 +10,11 @@ PACKAGES=(
     clang clang-format libclang-rt-14-dev
     libibmad-dev libibumad-dev libcmocka-dev
     opensm infiniband-diags ibsim-utils
-    gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+    gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user systemd
     tshark iproute2 valgrind
     iputils-ping socat python3 liblwip-dev
     libsnmp-dev snmp snmptrapd smitools
-    libmbedtls-dev libsodium-dev libcrypt-dev openssh-client ssh-audit whois openssl
+    libmbedtls-dev libsodium-dev libcrypt-dev openssh-client openssh-server ssh-audit whois openssl
 )
 
 missing=()

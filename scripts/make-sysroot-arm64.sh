@@ -17,13 +17,18 @@
 set -euo pipefail
 
 # Packages to unpack (arm64). Their library dependencies are added
-# automatically (see follow_dep below).
+# automatically (see follow_dep below). libsnmp-dev gives the arm64 portzerod
+# its SNMP agent; ibsim-utils is not linked against: its arm64 libumad2sim.so
+# (usr/lib/aarch64-linux-gnu/umad2sim/) attaches the image's portzerod to
+# pzfabric under qemu-aarch64 (tests/image/).
 PACKAGES=(
     libibmad-dev libibmad5
     libibumad-dev libibumad3
     libcmocka-dev libcmocka0
     liblwip-dev liblwip0
     libmbedtls-dev libmbedcrypto7 libsodium-dev libsodium23 libcrypt-dev libcrypt1
+    libsnmp-dev libsnmp40
+    ibsim-utils
 )
 
 # Provided by the cross toolchain (or not wanted in a sysroot): never unpacked,

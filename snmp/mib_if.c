@@ -153,12 +153,12 @@ static uint64_t if_port_counter(const struct board_port_counters *c, enum if_cou
 /* Counter cnt of row ifindex (0 if unreadable). */
 static uint64_t if_counter(struct pz_snmp *s, unsigned ifindex, enum if_counter cnt)
 {
-    const struct snmp_port_snap *ps;
+    const struct board_port_counters *c;
 
     if (ifindex == s->num_if)
         return if_mgmt_counter(&s->mgmt, cnt);
-    ps = snmp_port_snap(s, ifindex);
-    return ps && ps->ok_counters ? if_port_counter(&ps->c, cnt) : 0;
+    c = snmp_port_counters(s, ifindex);
+    return c ? if_port_counter(c, cnt) : 0;
 }
 
 /* ifHighSpeed: the signalling rate in Mb/s (lanes x lane rate), 0 without a link. */
@@ -484,6 +484,8 @@ static int if_register_table(struct pz_snmp *s, const char *name, const oid *roo
     ti->max_column = last;
     ii->get_first_data_point = if_first;
     ii->get_next_data_point = if_next;
+    /* Rows come in ifIndex order: a GETNEXT stops at the row after the asked one. */
+    ii->flags = NETSNMP_ITERATOR_FLAG_SORTED;
     ii->table_reginfo = ti;
     ii->myvoid = s;
     return netsnmp_register_table_iterator2(reg, ii) == MIB_REGISTERED_OK ? 0 : -1;

@@ -77,6 +77,9 @@ static netsnmp_variable_list *pz_port_first(void **loop, void **data, netsnmp_va
     return pz_port_next(loop, data, index, info);
 }
 
+/* What a port whose counters cannot be read shows. */
+static const struct board_port_counters pz_no_counters;
+
 /* One PortCounters error counter (or XmitWait) of pzIbPortEntry column col. */
 static bool pz_port_counter(const struct board_port_counters *c, unsigned col, uint64_t *v)
 {
@@ -107,6 +110,7 @@ static bool pz_port_value(struct pz_snmp *s, unsigned port, unsigned col,
                           netsnmp_variable_list *var)
 {
     const struct snmp_port_snap *ps = snmp_port_snap(s, port);
+    const struct board_port_counters *c;
     uint64_t v;
 
     if (!ps)
@@ -147,7 +151,8 @@ static bool pz_port_value(struct pz_snmp *s, unsigned port, unsigned col,
                        : 0);
         return true;
     }
-    if (!pz_port_counter(&ps->c, col, &v))
+    c = snmp_port_counters(s, port); /* unreadable: zeros, as IF-MIB's columns */
+    if (!pz_port_counter(c ? c : &pz_no_counters, col, &v))
         return false;
     pz_set_c64(var, v);
     return true;
@@ -412,6 +417,13 @@ static int pz_register_table(struct pz_snmp *s, const char *name, const oid *roo
     ti->max_column = last;
     ii->get_first_data_point = first;
     ii->get_next_data_point = next;
+    /*
+     * The port tables (INTEGER index) come in port order: a GETNEXT stops at
+     * the row after the asked one.  The reachability table comes in the
+     * caller's order: searched whole.
+     */
+    if (index_type == ASN_INTEGER)
+        ii->flags = NETSNMP_ITERATOR_FLAG_SORTED;
     ii->table_reginfo = ti;
     ii->myvoid = s;
     return netsnmp_register_table_iterator2(reg, ii) == MIB_REGISTERED_OK ? 0 : -1;

@@ -148,4 +148,27 @@ struct pz_snmp_stats {
 /* A snapshot of the agent's counters. */
 void pz_snmp_get_stats(const struct pz_snmp *s, struct pz_snmp_stats *st);
 
+/* The engine and the SNMPv2-MIB snmp group (RFC 3418), for `show snmp`. */
+struct pz_snmp_info {
+    uint8_t engine_id[32];
+    size_t engine_id_len;
+    uint32_t engine_boots, engine_time;
+    uint32_t in_pkts, out_pkts, in_bad_versions, in_bad_community_names;
+    uint32_t in_bad_community_uses, in_asn_parse_errs, silent_drops, proxy_drops;
+    struct pz_snmp_stats agent;
+};
+
+/* A snapshot of the engine and its counters (agent thread). */
+void pz_snmp_get_info(const struct pz_snmp *s, struct pz_snmp_info *info);
+
+/* One configured user, community or sink, without its secrets. */
+struct pz_snmp_conf_item {
+    char kind[16];   /* the token: createUser, rouser, rocommunity, trap2sink... */
+    char name[64];   /* user name, sink host; "(hidden)" for a community string */
+    char detail[96]; /* protocols, security level and view, source, port */
+};
+
+/* The configured access and sinks, from the configuration file (at most max); the count. */
+size_t pz_snmp_conf_items(const struct pz_snmp *s, struct pz_snmp_conf_item *items, size_t max);
+
 #endif /* PZ_SNMP_H */

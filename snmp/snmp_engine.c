@@ -234,6 +234,7 @@ void pz_snmp_destroy(struct pz_snmp *s)
     snmp_persist_unregister(s);
     snmp_transport_forget(s);
     snmp_queue_drain(s);
+    snmp_sink_free(s);
     close(s->efd);
     pthread_mutex_destroy(&s->lock);
     free(s->reach);
@@ -242,28 +243,55 @@ void pz_snmp_destroy(struct pz_snmp *s)
     free(s);
 }
 
-/* Answer every queued datagram through net-snmp's session read. */
+/*
+ * Answer every queued datagram through net-snmp's session read: the
+ * agent's queue, and Responses to informs queued for their sinks' sessions.
+ * A sink's datagrams that no session reads (its transport was freed without
+ * being closed) are dropped, so the loop ends.
+ */
 static void snmp_engine_read(struct pz_snmp *s)
 {
     netsnmp_large_fd_set fds;
     uint64_t n;
-    unsigned pending;
+    unsigned pending, sinks;
 
     if (read(s->efd, &n, sizeof(n)) < 0)
         n = 0; /* nothing signalled: the queue may still hold datagrams */
-    netsnmp_large_fd_set_init(&fds, s->efd + 1);
     for (;;) {
+        netsnmp_large_fd_set_init(&fds, FD_SETSIZE);
         pthread_mutex_lock(&s->lock);
         pending = s->count;
         pthread_mutex_unlock(&s->lock);
-        if (!pending)
+        if (pending)
+            netsnmp_large_fd_setfd(s->efd, &fds);
+        sinks = snmp_sink_fds(s, &fds);
+        if (pending || sinks) {
+            snmp_port_invalidate(s); /* each request reads the ports afresh */
+            snmp_read2(&fds);
+        }
+        netsnmp_large_fd_set_cleanup(&fds);
+        if (!pending && !sinks)
             break;
-        snmp_port_invalidate(s); /* each request reads the ports afresh */
-        netsnmp_large_fd_clr(s->efd, &fds);
-        netsnmp_large_fd_setfd(s->efd, &fds);
-        snmp_read2(&fds);
+        if (sinks && snmp_sink_queued(s) >= sinks)
+            snmp_sink_drop_all(s);
     }
-    netsnmp_large_fd_set_cleanup(&fds);
+}
+
+/* How often at most the link/hot-spot scan runs (and at least: the 1 s timeout). */
+#define SNMP_SCAN_NS 100000000ull
+
+/*
+ * The link/hot-spot scan, at most every SNMP_SCAN_NS: a poller's requests
+ * must not each pay for a look at every port (37 rows on a 36-port switch).
+ */
+static void snmp_engine_scan(struct pz_snmp *s)
+{
+    uint64_t now = board_now_ns(s->p.board);
+
+    if (s->scan_ns && now - s->scan_ns < SNMP_SCAN_NS)
+        return;
+    s->scan_ns = now;
+    snmp_notify_scan(s, true);
 }
 
 void pz_snmp_process(struct pz_snmp *s)
@@ -272,8 +300,36 @@ void pz_snmp_process(struct pz_snmp *s)
     snmp_timeout();
     run_alarms();
     netsnmp_check_outstanding_agent_requests();
-    snmp_notify_scan(s, true);
+    snmp_engine_scan(s);
     snmp_store_if_needed();
+}
+
+/* The smaller of ms and tv (in ms, rounded up, not below 0). */
+static long snmp_engine_earlier(long ms, const struct timeval *tv)
+{
+    long due = tv->tv_sec * 1000 + (tv->tv_usec + 999) / 1000;
+
+    if (due < 0)
+        due = 0;
+    return due < ms ? due : ms;
+}
+
+/*
+ * When net-snmp next retransmits an outstanding request (an inform) into
+ * tv; false when none is outstanding.  snmp_select_info2() also sets the
+ * sessions' descriptors, which are ignored (pz_snmp_fd covers them).
+ */
+static bool snmp_engine_retry_due(struct timeval *tv)
+{
+    netsnmp_large_fd_set fds;
+    int numfds = 0, block = 1;
+
+    netsnmp_large_fd_set_init(&fds, FD_SETSIZE);
+    tv->tv_sec = 0;
+    tv->tv_usec = 0;
+    snmp_select_info2(&numfds, &fds, tv, &block);
+    netsnmp_large_fd_set_cleanup(&fds);
+    return !block;
 }
 
 int pz_snmp_timeout_ms(const struct pz_snmp *s)
@@ -283,12 +339,11 @@ int pz_snmp_timeout_ms(const struct pz_snmp *s)
 
     (void)s;
     /* Returns the alarm's registration number, 0 when no alarm is set. */
-    if (get_next_alarm_delay_time(&tv) != 0) {
-        long due = tv.tv_sec * 1000 + (tv.tv_usec + 999) / 1000;
-
-        if (due < ms)
-            ms = due < 0 ? 0 : due;
-    }
+    if (get_next_alarm_delay_time(&tv) != 0)
+        ms = snmp_engine_earlier(ms, &tv);
+    /* Outstanding informs: when the next one is due for a retry. */
+    if (snmp_engine_retry_due(&tv))
+        ms = snmp_engine_earlier(ms, &tv);
     return (int)ms;
 }
 

@@ -42,6 +42,8 @@ struct snmp_if_row {
     bool hotspot_valid;    /* hotspot_class has been read once */
 };
 
+struct snmp_sink;
+
 /* The agent. */
 struct pz_snmp {
     struct pz_snmp_params p;
@@ -50,7 +52,9 @@ struct pz_snmp {
     struct snmp_dgram queue[PZ_SNMP_QUEUE_LEN];
     unsigned head, count;
     struct pz_snmp_stats stats;
-    void *server; /* netsnmp_transport of the agent session */
+    void *server;            /* netsnmp_transport of the agent session */
+    struct snmp_sink *sinks; /* notification sinks' receive queues (snmp_sink.c), under lock */
+    size_t num_sinks;
 
     unsigned num_ports;          /* external ports: ifIndex 1..num_ports */
     unsigned num_if;             /* num_ports + 1 (the management interface) */
@@ -64,6 +68,7 @@ struct pz_snmp {
     struct snmp_port_snap *snaps; /* [port], snmp_port.c */
     uint64_t gen;                 /* request generation of the snapshots */
     bool cold_sent;               /* coldStart went out */
+    uint64_t scan_ns;             /* board time of the last link/hot-spot scan */
 };
 
 /* sysUpTime now, in centiseconds since the agent started. */
@@ -74,6 +79,27 @@ int snmp_transport_register(struct pz_snmp *s);
 void *snmp_transport_open_server(struct pz_snmp *s);
 void snmp_transport_forget(struct pz_snmp *s);
 void snmp_queue_drain(struct pz_snmp *s);
+
+/* Notification sinks' receive side (snmp_sink.c); each takes the agent's lock. */
+/* Register a sink transport: its destination and descriptor; 0 or -ENOMEM. */
+int snmp_sink_add(struct pz_snmp *s, const struct pz_snmp_peer *to, int fd);
+/* Forget the sink of descriptor fd (its transport closes), dropping what waits. */
+void snmp_sink_remove(struct pz_snmp *s, int fd);
+/* Take the oldest datagram queued for the sink of descriptor fd; false if none. */
+bool snmp_sink_pop(struct pz_snmp *s, int fd, struct snmp_dgram *d);
+/*
+ * Queue a copy of a datagram from `from` for every sink at that address and
+ * wake their descriptors; 0, -ENOENT (no sink there) or -ENOBUFS (dropped).
+ */
+int snmp_sink_push(struct pz_snmp *s, const struct pz_snmp_peer *from, const void *buf, size_t len);
+/* Set the descriptors of sinks with datagrams in fds (a netsnmp_large_fd_set); how many wait. */
+unsigned snmp_sink_fds(struct pz_snmp *s, void *fds);
+/* How many datagrams wait for sinks. */
+unsigned snmp_sink_queued(struct pz_snmp *s);
+/* Drop every datagram waiting for a sink (no session read them). */
+void snmp_sink_drop_all(struct pz_snmp *s);
+/* Free the table (after net-snmp closed its sessions). */
+void snmp_sink_free(struct pz_snmp *s);
 
 /* IF-MIB (mib_if.c). */
 int snmp_mib_if_register(struct pz_snmp *s);

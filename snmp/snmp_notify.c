@@ -63,10 +63,31 @@ static void notify_link(struct pz_snmp *s, unsigned ifindex, bool up, unsigned a
     notify_send(s, vars);
 }
 
+/* Samples of history searched for the one that changed a port's class. */
+#define NOTIFY_HISTORY 64
+
+/*
+ * The sample that moved port into its current class (the monitor's history,
+ * newest first: the oldest of the newest run of that class), so the
+ * notification carries the values the monitor decided on even when the scan
+ * comes an interval later; the newest sample if the history lacks it.
+ */
+static struct cong_sample notify_change_sample(struct pz_snmp *s, unsigned port,
+                                               const struct cong_port_view *v)
+{
+    struct cong_sample h[NOTIFY_HISTORY];
+    unsigned n = cong_monitor_history(s->p.cong, port, h, NOTIFY_HISTORY), i = 0;
+
+    while (i < n && h[i].cls == v->cls)
+        i++;
+    return i > 0 && i < n ? h[i - 1] : v->last;
+}
+
 /* Hot-spot onset/clear of port with its class, congestion and utilisation. */
 static void notify_hotspot(struct pz_snmp *s, unsigned port, bool onset,
                            const struct cong_port_view *v)
 {
+    struct cong_sample c = notify_change_sample(s, port, v);
     oid trap[] = {PZ_OID_NOTIFY, onset ? PZ_NOTIFY_HOTSPOT_ONSET : PZ_NOTIFY_HOTSPOT_CLEAR};
     oid col[] = {PZ_OID_CONG_ENTRY, PZ_CONG_CLASS, port};
     netsnmp_variable_list *vars = notify_start(trap, OID_LENGTH(trap));
@@ -75,9 +96,9 @@ static void notify_hotspot(struct pz_snmp *s, unsigned port, bool onset,
     notify_add_int(&vars, col, len, ASN_INTEGER, v->cls);
     col[len - 2] = PZ_CONG_TICKS;
     notify_add_int(&vars, col, len, ASN_GAUGE,
-                   (long)(v->last.congestion > 0xFFFFFFFFu ? 0xFFFFFFFFu : v->last.congestion));
+                   (long)(c.congestion > 0xFFFFFFFFu ? 0xFFFFFFFFu : c.congestion));
     col[len - 2] = PZ_CONG_UTIL;
-    notify_add_int(&vars, col, len, ASN_GAUGE, v->last.util_permille);
+    notify_add_int(&vars, col, len, ASN_GAUGE, c.util_permille);
     notify_send(s, vars);
 }
 

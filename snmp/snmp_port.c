@@ -11,6 +11,14 @@
 #include "sma.h"
 #include "snmp_port.h"
 
+/*
+ * How long one read of a port's counters serves later requests: a round
+ * trip to the ASIC per port and request made a bulkwalk of ifXTable read
+ * every port 8 times (8 counter columns); within this age a walk reads each
+ * port once, and its In and Out columns come from the same instant.
+ */
+#define SNMP_PORT_COUNTERS_TTL_NS 50000000ull
+
 int snmp_port_init(struct pz_snmp *s)
 {
     s->snaps = calloc(s->num_ports + 1, sizeof(*s->snaps));
@@ -26,7 +34,6 @@ void snmp_port_invalidate(struct pz_snmp *s)
 const struct snmp_port_snap *snmp_port_snap(struct pz_snmp *s, unsigned port)
 {
     struct snmp_port_snap *ps;
-    struct pma_counters pc;
 
     if (port < 1 || port > s->num_ports)
         return NULL;
@@ -37,10 +44,28 @@ const struct snmp_port_snap *snmp_port_snap(struct pz_snmp *s, unsigned port)
     ps->gen = s->gen;
     ps->ok_status = board_port_status(s->p.board, port, &ps->st) == 0;
     ps->ok_config = board_port_config_get(s->p.board, port, &ps->cfg) == 0;
-    ps->ok_counters = pma_port_counters64(s->p.pma, port, &pc) == 0;
-    if (ps->ok_counters)
-        ps->c = pc.total;
     return ps;
+}
+
+const struct board_port_counters *snmp_port_counters(struct pz_snmp *s, unsigned port)
+{
+    struct snmp_port_snap *ps;
+    struct pma_counters pc;
+    uint64_t now;
+
+    if (!snmp_port_snap(s, port))
+        return NULL;
+    ps = &s->snaps[port];
+    now = board_now_ns(s->p.board);
+    if (ps->counters_gen != s->gen &&
+        (!ps->ok_counters || now - ps->counters_ns >= SNMP_PORT_COUNTERS_TTL_NS)) {
+        ps->ok_counters = pma_port_counters64(s->p.pma, port, &pc) == 0;
+        if (ps->ok_counters)
+            ps->c = pc.total;
+        ps->counters_ns = now;
+    }
+    ps->counters_gen = s->gen;
+    return ps->ok_counters ? &ps->c : NULL;
 }
 
 /* Lanes of a LinkWidthActive code, 0 if unknown. */

@@ -18,6 +18,15 @@
  * without "udp:", and an SNMP-TARGET-MIB row of the UDP domain all send
  * through the caller, never a kernel socket.  Server transports from the
  * configuration (agentaddress) are refused: the caller's is the only one.
+ *
+ * Informs: a sink's session waits for the sink's Response.  The sink
+ * answers from the address and port the inform went to (snmptrapd: its
+ * listening socket, RFC 3413 4.1), which no manager's request comes from
+ * (those come from ephemeral ports), so pz_snmp_input() routes a datagram
+ * from a sink transport's destination to that transport's queue and
+ * eventfd (snmp_sink.c); snmp_read2() then hands it to the sink's session,
+ * which matches it to the outstanding inform (its retries stop;
+ * snmp_timeout() resends until then).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -75,9 +84,9 @@ static bool snmp_queue_pop(struct pz_snmp *s, struct snmp_dgram *d)
 }
 
 /*
- * f_recv: hand net-snmp the oldest queued datagram and its peer.  Returns
- * the length, or 0 with NETSNMP_TRANSPORT_FLAG_EMPTY_PKT when nothing waits
- * (client transports never receive).
+ * f_recv: hand net-snmp the oldest queued datagram and its peer (the
+ * server: the agent's queue; a sink: the Responses routed to it).  Returns
+ * the length, or 0 with NETSNMP_TRANSPORT_FLAG_EMPTY_PKT when nothing waits.
  */
 static int pzudp_recv(netsnmp_transport *t, void *buf, int size, void **opaque, int *olen)
 {
@@ -88,7 +97,8 @@ static int pzudp_recv(netsnmp_transport *t, void *buf, int size, void **opaque, 
 
     *opaque = NULL;
     *olen = 0;
-    if (!td || !td->server || !pzudp_agent || !snmp_queue_pop(pzudp_agent, &d)) {
+    if (!td || !pzudp_agent ||
+        !(td->server ? snmp_queue_pop(pzudp_agent, &d) : snmp_sink_pop(pzudp_agent, t->sock, &d))) {
         t->flags |= NETSNMP_TRANSPORT_FLAG_EMPTY_PKT;
         return 0;
     }
@@ -144,8 +154,11 @@ static int pzudp_close(netsnmp_transport *t)
 {
     struct pzudp_data *td = t->data;
 
-    if (t->sock >= 0 && td && !td->server)
+    if (t->sock >= 0 && td && !td->server) {
+        if (pzudp_agent)
+            snmp_sink_remove(pzudp_agent, t->sock);
         close(t->sock);
+    }
     t->sock = -1;
     return 0;
 }
@@ -213,6 +226,12 @@ static netsnmp_transport *pzudp_new(bool server, const struct pz_snmp_peer *to, 
     t->f_close = pzudp_close;
     t->f_fmtaddr = pzudp_fmtaddr;
     t->f_get_taddr = pzudp_get_taddr;
+    /* A sink's Responses (to informs) come back through the agent's sink table. */
+    if (!server && (!pzudp_agent || snmp_sink_add(pzudp_agent, &td->to, sock) != 0)) {
+        free(td);
+        free(t);
+        return NULL;
+    }
     return t;
 }
 
@@ -359,6 +378,14 @@ int pz_snmp_input(struct pz_snmp *s, const struct pz_snmp_peer *from, const void
         pthread_mutex_unlock(&s->lock);
         return -EMSGSIZE;
     }
+    /* A Response from a sink's address goes to that sink's session (informs). */
+    rc = snmp_sink_push(s, from, buf, len);
+    if (rc != -ENOENT) {
+        if (rc == 0 && write(s->efd, &one, sizeof(one)) < 0)
+            rc = 0; /* saturated: it polls readable anyway */
+        return rc;
+    }
+    rc = 0;
     copy = malloc(len ? len : 1);
     if (!copy)
         return -ENOMEM;

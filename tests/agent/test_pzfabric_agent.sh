@@ -1,6 +1,6 @@
 #!/bin/bash
 # test_pzfabric_agent.sh - one external portzerod serves a spine switch of
-# pzfabric (issue 3, item 8): OpenSM reaches SUBNET UP, smpquery of that
+# pzfabric: OpenSM reaches SUBNET UP, smpquery of that
 # switch is answered by the process (and only by it), killing it makes the
 # switch unreachable without hurting pzfabric, restarting it restores it.
 set -uo pipefail

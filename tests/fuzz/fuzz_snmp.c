@@ -4,7 +4,10 @@
  * agent must answer, report or drop, never crash, hang or leak.  The agent
  * serves a 4-port in-memory switch with a v2c community and a v3 user
  * configured, so that parsing reaches the PDU handlers (and the IF-MIB and
- * PORTZERO-MIB tables) for well-formed community messages.
+ * PORTZERO-MIB tables) for well-formed community messages.  An inform sink
+ * is configured too: inputs of odd length come from the sink's
+ * address and port, so they take the route of a Response to an inform
+ * (into the sink's session) instead of the agent's.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -50,7 +53,8 @@ static struct pz_snmp *fuzz_agent(void)
         abort();
     fputs("rwcommunity fuzz 127.0.0.1\n"
           "createUser fuzzer SHA-256 \"fuzzauthpass\" AES \"fuzzprivpass\"\n"
-          "rwuser fuzzer priv\n",
+          "rwuser fuzzer priv\n"
+          "informsink 127.0.0.2:162 fuzz\n",
           f);
     fclose(f);
     board_mem_default_switch_identity(&id, 0x1234, 4);
@@ -74,7 +78,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct pz_snmp *s = fuzz_agent();
     struct pz_snmp_peer from = {.addr = 0x7F000001, .port = 40000};
+    struct pz_snmp_peer sink = {.addr = 0x7F000002, .port = 162};
 
+    if (size & 1)
+        from = sink;
     pz_snmp_input(s, &from, data, size);
     pz_snmp_process(s);
     return 0;

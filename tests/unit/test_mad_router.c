@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "mad_header.h"
 #include "mad_router.h"
 
 /* What the fake agents and clients saw. */
@@ -22,13 +23,7 @@ struct seen {
 /* A MAD of class c, method m (0x80 = the R bit), TID tid. */
 static void make_mad(uint8_t *mad, uint8_t c, uint8_t method, uint64_t tid)
 {
-    memset(mad, 0, IB_MAD_SIZE);
-    mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, c);
-    mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_METHOD_F, method & 0x7F);
-    mad_set_field(mad, 0, IB_MAD_RESPONSE_F, method >> 7);
-    mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
+    mad_header_init(mad, c, 1, method, tid, 0, 0);
 }
 
 /* Fake agent: counts, answers with MAD_SEND. */
