@@ -1,10 +1,13 @@
 /*
  * mad_io.h - management datagrams on the switch's management port, through
- * libibumad (the kernel's umad device on hardware, umad2sim in emulation).
+ * libibumad (the kernel's umad device on hardware, umad2sim in emulation),
+ * or, on pzfabric (board = sim), over the board/sim connection itself
+ * (mad_io_open_board_sim; mad_io_board.c).
  */
 #ifndef PZ_MAD_IO_H
 #define PZ_MAD_IO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +24,22 @@ struct mad_io;
  * thread takes the MADs (mad_io_umad.c says why).
  */
 struct mad_io *mad_io_open(const char *ca, unsigned port, char *err, size_t errlen);
+
+struct board_sim;
+
+/*
+ * MADs over bs's board/sim connection, which must have been attached with
+ * BOARD_SIM_ATTACH_MADS (board_sim_mad.h); no umad port is opened.  bs
+ * stays the caller's and must outlive the mad_io.  NULL with a message in err.
+ */
+struct mad_io *mad_io_open_board_sim(struct board_sim *bs, char *err, size_t errlen);
+
+/*
+ * Whether MADs wait in mad_io's own queue although mad_io_fd() may not be
+ * readable (board/sim: MADs that came while a board request waited); the
+ * event loop must not sleep then (pz_loop_set_pending).
+ */
+bool mad_io_pending(const struct mad_io *io);
 
 /* Close and unregister. */
 void mad_io_close(struct mad_io *io);

@@ -17,7 +17,7 @@
  * then polls only real descriptors.  With the kernel's umad the descriptor
  * is real and no thread runs.
  */
-#include "mad_io.h"
+#include "mad_io_internal.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -71,7 +71,7 @@ struct mad_io_reader {
     struct mad_io_buf buf; /* the thread's receive buffer */
 };
 
-struct mad_io {
+struct mad_io_umad {
     int portid;
     int agent_lid;                /* agent id for class 0x01 */
     int agent_dr;                 /* agent id for class 0x81 */
@@ -278,7 +278,7 @@ static void mad_io_reader_fail(struct mad_io_reader *r)
 /* Reader thread: move MADs from umad to the queue until told to stop. */
 static void *mad_io_reader_main(void *arg)
 {
-    struct mad_io *io = arg;
+    struct mad_io_umad *io = arg;
     struct mad_io_reader *r = io->reader;
     int fd = umad_get_fd(io->portid);
     struct mad_io_rx rx;
@@ -299,7 +299,7 @@ static void *mad_io_reader_main(void *arg)
 }
 
 /* Start the reader thread (umad2sim); returns 0 or -1 with a message in err. */
-static int mad_io_reader_start(struct mad_io *io, char *err, size_t errlen)
+static int mad_io_reader_start(struct mad_io_umad *io, char *err, size_t errlen)
 {
     struct mad_io_reader *r = calloc(1, sizeof(*r));
 
@@ -326,7 +326,7 @@ static int mad_io_reader_start(struct mad_io *io, char *err, size_t errlen)
 }
 
 /* Stop the reader thread (within MAD_IO_READER_POLL_MS) and free its queue. */
-static void mad_io_reader_stop(struct mad_io *io)
+static void mad_io_reader_stop(struct mad_io_umad *io)
 {
     struct mad_io_reader *r = io->reader;
 
@@ -373,9 +373,9 @@ static int mad_io_reader_take(struct mad_io_reader *r, struct mad_io_rx *rx)
     return rc;
 }
 
-struct mad_io *mad_io_open(const char *ca, unsigned port, char *err, size_t errlen)
+struct mad_io_umad *mad_io_umad_open(const char *ca, unsigned port, char *err, size_t errlen)
 {
-    struct mad_io *io;
+    struct mad_io_umad *io;
 
     if (umad_init() < 0) {
         snprintf(err, errlen, "umad_init failed");
@@ -425,7 +425,7 @@ fail:
     return NULL;
 }
 
-void mad_io_close(struct mad_io *io)
+void mad_io_umad_close(struct mad_io_umad *io)
 {
     if (!io)
         return;
@@ -461,12 +461,12 @@ void mad_io_close(struct mad_io *io)
     free(io);
 }
 
-int mad_io_fd(const struct mad_io *io)
+int mad_io_umad_fd(const struct mad_io_umad *io)
 {
     return io->reader ? io->reader->efd : umad_get_fd(io->portid);
 }
 
-int mad_io_recv(struct mad_io *io, uint8_t mad[IB_MAD_SIZE], struct mad_addr *addr)
+int mad_io_umad_take(struct mad_io_umad *io, uint8_t mad[IB_MAD_SIZE], struct mad_addr *addr)
 {
     int rc;
 
@@ -482,13 +482,14 @@ int mad_io_recv(struct mad_io *io, uint8_t mad[IB_MAD_SIZE], struct mad_addr *ad
     return rc;
 }
 
-size_t mad_io_recv_whole(const struct mad_io *io, const uint8_t **whole)
+size_t mad_io_umad_whole(const struct mad_io_umad *io, const uint8_t **whole)
 {
     *whole = io->last.whole;
     return io->last.whole ? io->last.len : 0;
 }
 
-int mad_io_send(struct mad_io *io, const uint8_t mad[IB_MAD_SIZE], const struct mad_addr *addr)
+int mad_io_umad_send(struct mad_io_umad *io, const uint8_t mad[IB_MAD_SIZE],
+                     const struct mad_addr *addr)
 {
     unsigned mgmt_class = mad_get_field((void *)mad, 0, IB_MAD_MGMTCLASS_F);
     int dlid = addr->lid_routed ? addr->dlid : 0xFFFF;

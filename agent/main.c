@@ -3,9 +3,8 @@
  *
  * Wiring only: the configuration, signals, the umad port (mad_io), the
  * switch (pz_switch: the board and the node/ object on it), the port-0
- * services (pz_dgram's echo, reachability, the route check, the IP plane
- * with SNMP and SSH, the control socket) and the event loop (pz_loop) they all register with;
- * start-up order and teardown.
+ * services (pz_dgram's echo, reachability, the route check, the IP plane with SNMP and SSH, the
+ * control socket) and the event loop (pz_loop) they all register with; start-up order and teardown.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -34,13 +33,13 @@
 
 #include "mad_io.h"
 #include "node.h"
+#include "pz_reach.h"
+#include "pz_routes.h"
 #include "pz_config.h"
 #include "pz_ctl.h"
 #include "pz_dgram.h"
 #include "pz_log.h"
 #include "pz_loop.h"
-#include "pz_reach.h"
-#include "pz_routes.h"
 #include "pz_switch.h"
 #ifdef PZ_HAVE_IP
 #include "pz_ip.h"
@@ -226,22 +225,26 @@ static void pz_on_smp_set(void *arg)
 }
 
 /* The route check's and reachability's SA requests go out through the umad port. */
-static int pz_send_sa(void *ctx, const uint8_t *mad, const struct mad_addr *to)
+static int pz_routes_send_mad(void *ctx, const uint8_t *mad, const struct mad_addr *to)
 {
     struct pz_agent *ag = ctx;
 
     return mad_io_send(ag->io, mad, to);
 }
 
-/* The route check on the switch's own SA client; returns 0 or -1 (message logged). */
+/*
+ * The route check over the switch's SA client: its (reassembled) SA
+ * answers come back through the node's router by TID tag.  Returns 0, or
+ * -1 (message logged).
+ */
 static int pz_setup_routes(struct pz_agent *ag)
 {
     struct node *node = pz_switch_node(ag->sw);
 
-    ag->routes = pz_routes_create(pz_send_sa, ag, node_sma(node));
+    ag->routes = pz_routes_create(pz_routes_send_mad, ag, node_sma(node));
     if (!ag->routes || node_add_client_len(node, IB_SA_CLASS, PZ_ROUTES_TID_MASK, PZ_ROUTES_TID_TAG,
                                            pz_routes_take_mad, ag->routes)) {
-        pz_log(PZ_LOG_ERROR, "routes: out of memory or the MAD router is full");
+        pz_log(PZ_LOG_ERROR, "route check: out of memory or the MAD router is full");
         return -1;
     }
     return 0;
@@ -311,7 +314,8 @@ static int pz_setup_snmp(struct pz_agent *ag)
                                  .sma = node_sma(node),
                                  .pma = node_pma(node),
                                  .mon = node_cong(node),
-                                 .plane = pz_ip_plane(ag->ip)};
+                                 .plane = pz_ip_plane(ag->ip),
+                                 .routes = ag->routes};
     char err[256];
 
     if (!ag->ip) {
@@ -353,7 +357,7 @@ static int pz_setup_reach(struct pz_agent *ag)
     struct pz_reach_env env = {.board = node_board(node),
                                .sma = node_sma(node),
                                .echo_qkey = ag->cfg.dgram_qkey,
-                               .send = pz_send_sa,
+                               .send = pz_routes_send_mad,
                                .send_ctx = ag};
     char err[160];
 
@@ -462,11 +466,16 @@ static int pz_start(struct pz_agent *ag)
         return -1;
     env.loop = ag->loop;
     ag->sw = pz_switch_create(&ag->cfg, &env);
-    if (!ag->sw || pz_dgram_start(&ag->cfg, ag->sw, ag->loop, &ag->dgram))
+    if (!ag->sw)
+        return -1;
+    ag->io = pz_switch_io(ag->sw); /* the umad port, or the board/sim connection's MADs */
+    if (pz_dgram_start(&ag->cfg, ag->sw, ag->loop, &ag->dgram))
+        return -1;
+    if (pz_setup_routes(ag))
         return -1;
     pz_switch_on_smp_set(ag->sw, pz_on_smp_set, ag);
-    return pz_setup_routes(ag) || pz_setup_ip(ag) || pz_setup_snmp(ag) || pz_setup_reach(ag) ||
-                   pz_setup_ssh(ag) || pz_setup_ctl(ag)
+    return pz_setup_ip(ag) || pz_setup_snmp(ag) || pz_setup_reach(ag) || pz_setup_ssh(ag) ||
+                   pz_setup_ctl(ag)
                ? -1
                : 0;
 }
@@ -486,8 +495,9 @@ static void pz_teardown(struct pz_agent *ag)
 #endif
     if (ag->reach)
         pz_loop_remove_timers(ag->loop, ag->reach);
-    pz_reach_destroy(ag->reach); /* its Delete goes out through the umad port */
-    mad_io_close(ag->io);
+    pz_reach_destroy(ag->reach); /* its Delete goes out through the MAD port */
+    if (!pz_config_mads_over_board(&ag->cfg))
+        mad_io_close(ag->io); /* the board/sim one is the switch's */
     pz_routes_destroy(ag->routes);
     pz_dgram_stop(ag->dgram);
     pz_switch_destroy(ag->sw);
@@ -536,10 +546,12 @@ int main(int argc, char **argv)
         pz_teardown(&ag);
         return 1;
     }
-    ag.io = mad_io_open(ag.cfg.ca, ag.cfg.port, err, sizeof(err));
+    /* MADs over board/sim open with the board (pz_switch_create). */
+    if (!pz_config_mads_over_board(&ag.cfg))
+        ag.io = mad_io_open(ag.cfg.ca, ag.cfg.port, err, sizeof(err));
     pthread_cancel(watcher);
     pthread_join(watcher, NULL);
-    if (!ag.io) {
+    if (!ag.io && !pz_config_mads_over_board(&ag.cfg)) {
         pz_log(PZ_LOG_ERROR, "%s", err);
         pz_teardown(&ag);
         return 1;

@@ -35,6 +35,14 @@ static const struct pz_config_choice pz_config_board[] = {
     {NULL, 0},
 };
 
+/* mad_transport = auto|umad|board: -1, 0, 1. */
+static const struct pz_config_choice pz_config_mad_transport[] = {
+    {"auto", -1},
+    {"umad", 0},
+    {"board", 1},
+    {NULL, 0},
+};
+
 /* dgram = auto|off|on (and the other boolean words): -1, 0, 1. */
 static const struct pz_config_choice pz_config_dgram[] = {
     {"auto", -1}, {"off", 0},  {"on", 1}, {"no", 0}, {"yes", 1},
@@ -75,6 +83,9 @@ static const struct pz_config_key pz_config_table[] = {
            .help = "board = sim: the switch to take over; empty = $SIM_HOST"),
     PZ_KEY(sim_sockname, .type = PZ_CONFIG_STRING, .def_text = "",
            .help = "board = sim: pzfabric's socket; empty = $IBSIM_SOCKNAME or sim"),
+    PZ_KEY(mad_transport, .type = PZ_CONFIG_CHOICE, .choices = pz_config_mad_transport, .def = -1,
+           .help = "umad: MADs through libibumad; board: over board = sim's connection "
+                   "(no umad); auto = board for board = sim"),
     PZ_KEY(monitor, .type = PZ_CONFIG_CHOICE, .choices = pz_config_on_off, .def = 1,
            .help = "the congestion monitor"),
     PZ_KEY(monitor_interval_ms, .type = PZ_CONFIG_UINT, .min = CONG_INTERVAL_MIN_MS, .max = 3600000,
@@ -656,6 +667,11 @@ int pz_config_load(struct pz_config *cfg, const char *path, char *err, size_t er
     free(buf);
     fclose(f);
     return rc;
+}
+
+bool pz_config_mads_over_board(const struct pz_config *cfg)
+{
+    return cfg->board_sim && cfg->mad_transport != 0;
 }
 
 bool pz_config_wants_ip(const struct pz_config *cfg)

@@ -33,6 +33,7 @@ struct pz_config {
     bool board_sim;        /* board = sim: the switch is one of pzfabric's */
     char sim_node[64];     /* switch to take over; empty = $SIM_HOST */
     char sim_sockname[64]; /* pzfabric socket name; empty = $IBSIM_SOCKNAME or "sim" */
+    int mad_transport;     /* auto|umad|board: -1, 0, 1 (auto: board for board = sim) */
     /* Port-0 datagrams and the echo service (agent/pz_echo.h). */
     int dgram;           /* dgram = on|off|auto: 1, 0, -1 (auto: on for board = sim) */
     uint32_t dgram_qkey; /* the datagram QP's Q_Key; high bit clear */
@@ -189,6 +190,10 @@ int pz_config_port_list(const char *s, uint8_t mask[(PZ_CONFIG_MAX_PORT + 8) / 8
 
 /* Whether cfg asks for the IP plane: an address, and ip not off. */
 bool pz_config_wants_ip(const struct pz_config *cfg);
+
+/* Whether the switch's MADs travel over the board/sim connection (board = sim, mad_transport not
+ * umad). */
+bool pz_config_mads_over_board(const struct pz_config *cfg);
 
 /* Read and parse a file.  Returns 0 or -1 with a message in err. */
 int pz_config_load(struct pz_config *cfg, const char *path, char *err, size_t errlen);

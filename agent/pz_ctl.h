@@ -26,9 +26,9 @@ struct pz_ctl_env {
     struct pma *pma;
     struct cong_monitor *mon;
     struct pz_ipplane *plane;
+    struct pz_snmp *snmp;     /* NULL: no SNMP agent */
     struct pz_routes *routes; /* the route check (NULL: none) */
     struct pz_reach *reach;   /* switch-to-switch reachability (NULL: off) */
-    struct pz_snmp *snmp;     /* NULL: no SNMP agent */
     const struct pz_config *cfg;
 };
 

@@ -16,6 +16,7 @@
 #include "ipoib.h"
 #include "pz_ipplane.h"
 #include "pz_log.h"
+#include "pz_routes.h"
 #include "pz_snmp.h"
 #include "pz_udp.h"
 #include "reach.h"
@@ -44,6 +45,23 @@ static int pz_ip_snmp_send(void *arg, const struct pz_snmp_peer *to, const void 
 /* The IPoIB interface's row from the endpoint's state and counters. */
 static void pz_ip_snmp_mgmt_if(struct pz_ip_snmp *s);
 
+/* The last route check into the MIB (pzRouteCheck): a copy of a few numbers. */
+static void pz_ip_snmp_route_check(struct pz_ip_snmp *s)
+{
+    struct pz_routes_summary r;
+
+    if (!s->env.routes)
+        return;
+    r = pz_routes_last(s->env.routes);
+    pz_snmp_set_route_check(s->snmp, &(struct pz_snmp_route_check){.valid = r.valid,
+                                                                   .when = r.when,
+                                                                   .switches = r.switches,
+                                                                   .pairs = r.pairs,
+                                                                   .unrouted = r.unrouted,
+                                                                   .cycle = r.cycle,
+                                                                   .check_us = r.check_us});
+}
+
 /* Loop: datagrams arrived on UDP 161: into the agent's queue, then answered. */
 static void pz_ip_snmp_on_udp(void *arg, int fd)
 {
@@ -57,6 +75,7 @@ static void pz_ip_snmp_on_udp(void *arg, int fd)
         pz_snmp_input(s->snmp, &from, buf, (size_t)n);
     /* Answer at once (this is the agent's thread), not a poll round later. */
     pz_ip_snmp_mgmt_if(s);
+    pz_ip_snmp_route_check(s);
     pz_snmp_process(s->snmp);
 }
 
@@ -67,6 +86,7 @@ static void pz_ip_snmp_on_queue(void *arg, int fd)
 
     (void)fd;
     pz_ip_snmp_mgmt_if(s);
+    pz_ip_snmp_route_check(s);
     pz_snmp_process(s->snmp);
 }
 

@@ -15,6 +15,7 @@ struct sma;
 struct pma;
 struct cong_monitor;
 struct pz_ipplane;
+struct pz_routes;
 struct pz_ip_snmp;
 
 /* What the SNMP agent reads and where it runs. */
@@ -25,6 +26,7 @@ struct pz_ip_snmp_env {
     struct pma *pma;
     struct cong_monitor *mon; /* NULL: monitor off */
     struct pz_ipplane *plane; /* the IPoIB interface row */
+    struct pz_routes *routes; /* the route check (pzRouteCheck), or NULL */
 };
 
 /* Start the agent as cfg says (snmp_config, state_dir); NULL with a message in err. */

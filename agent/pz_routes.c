@@ -39,8 +39,10 @@ struct pz_routes {
     bool all;
     unsigned table; /* index into pz_routes_attrs of the request out */
     unsigned tries;
-    uint32_t seq; /* low TID bits of the request out */
-    uint64_t sent_ns, started_ns;
+    uint32_t seq;        /* low TID bits of the request out */
+    uint64_t sent_ns;    /* caller's clock: when the request out was sent */
+    uint64_t now_ns;     /* caller's clock: the latest time it gave */
+    uint64_t started_ns; /* CLOCK_MONOTONIC: the check's start (for its timing) */
     uint16_t sm_lid;
     uint8_t sm_sl;
     struct rc_fabric *building; /* the tables read so far */
@@ -111,6 +113,7 @@ int pz_routes_start(struct pz_routes *rt, bool all, uint64_t now_ns)
 
     if (rt->state == PZ_ROUTES_RUNNING)
         return -EBUSY;
+    rt->now_ns = now_ns;
     if (sma_local_get(rt->sma, 0, IB_ATTR_PORT_INFO, 0, pi))
         return -ENOENT;
     rt->sm_lid = (uint16_t)mad_get_field(pi, 0, IB_PORT_SMLID_F);
@@ -185,13 +188,16 @@ void pz_routes_take_mad(void *arg, const uint8_t *mad, size_t len)
         return;
     }
     rt->tries = 0;
-    if (pz_routes_send(rt, pz_routes_mono_ns()))
+    if (pz_routes_send(rt, rt->now_ns)) /* its timer from the latest time the caller gave */
         pz_routes_fail(rt, "the SA request could not be sent");
 }
 
 enum pz_routes_state pz_routes_poll(struct pz_routes *rt, uint64_t now_ns)
 {
-    if (rt->state != PZ_ROUTES_RUNNING || now_ns - rt->sent_ns < PZ_ROUTES_TIMEOUT_NS)
+    if (now_ns > rt->now_ns)
+        rt->now_ns = now_ns;
+    if (rt->state != PZ_ROUTES_RUNNING || now_ns < rt->sent_ns ||
+        now_ns - rt->sent_ns < PZ_ROUTES_TIMEOUT_NS)
         return rt->state;
     if (rt->tries >= PZ_ROUTES_TRIES)
         pz_routes_fail(rt, "no answer from the SA");

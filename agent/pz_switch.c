@@ -14,6 +14,7 @@
 
 #include "board_mem.h"
 #include "board_sim.h"
+#include "board_sim_mad.h"
 #include "cong_monitor.h"
 #include "mad_io.h"
 #include "node.h"
@@ -32,6 +33,7 @@ struct pz_switch {
     struct board_sim *bs; /* board = sim */
     struct board *board;
     struct node *node;
+    struct mad_io *board_io; /* MADs over the board/sim connection (owned), or NULL */
     pz_switch_smp_set_fn smp_set;
     void *smp_set_arg;
 };
@@ -53,6 +55,10 @@ void pz_switch_sim_names(const struct pz_config *cfg, const char **sock, const c
 /* An in-memory switch shaped by the configuration; returns 0 or -1. */
 static int pz_setup_board_mem(struct pz_switch *sw, const struct pz_config *cfg)
 {
+    if (cfg->mad_transport > 0) {
+        pz_log(PZ_LOG_ERROR, "mad_transport = board needs board = sim");
+        return -1;
+    }
     board_mem_default_switch_identity(&sw->id, cfg->node_guid, cfg->num_ports);
     memset(sw->id.node_desc, 0, sizeof(sw->id.node_desc)); /* 64 bytes, NUL padded */
     memcpy(sw->id.node_desc, cfg->node_desc, strnlen(cfg->node_desc, sizeof(sw->id.node_desc)));
@@ -67,17 +73,31 @@ static int pz_setup_board_mem(struct pz_switch *sw, const struct pz_config *cfg)
     return 0;
 }
 
-/* Attach to a switch of pzfabric over board/sim; its identity wins; returns 0 or -1. */
+/*
+ * Attach to a switch of pzfabric over board/sim; its identity wins.  With
+ * mad_transport = board (or auto) the connection carries the MADs too: the
+ * MAD port is opened on it.  Returns 0 or -1.
+ */
 static int pz_setup_board_sim(struct pz_switch *sw, struct pz_config *cfg)
 {
+    bool mads = pz_config_mads_over_board(cfg);
     const char *sock, *node;
     char err[256];
 
     pz_switch_sim_names(cfg, &sock, &node);
-    sw->bs = board_sim_connect(sock, node, err, sizeof(err));
+    sw->bs =
+        board_sim_connect_flags(sock, node, mads ? BOARD_SIM_ATTACH_MADS : 0, err, sizeof(err));
+    if (sw->bs && mads && !(sw->board_io = mad_io_open_board_sim(sw->bs, err, sizeof(err)))) {
+        board_sim_close(sw->bs);
+        sw->bs = NULL;
+    }
     if (!sw->bs) {
         pz_log(PZ_LOG_ERROR, "%s", err);
         return -1;
+    }
+    if (mads) {
+        sw->env.io = sw->board_io;
+        pz_log(PZ_LOG_INFO, "MADs over the board/sim connection (mad_transport)");
     }
     board_sim_set_port0_client_rereg(sw->bs, pz_config_wants_ip(cfg));
     sw->board = board_sim_board(sw->bs);
@@ -184,6 +204,8 @@ static bool pz_is_smp_set(const uint8_t *mad)
  * Answers to the agent's own requests go to the client that asked (the
  * node's discovery, the IP plane's SA requests).
  */
+static void pz_on_board(void *arg, int fd);
+
 static void pz_on_mads(void *arg, int fd)
 {
     struct pz_switch *sw = arg;
@@ -216,8 +238,18 @@ static void pz_on_mads(void *arg, int fd)
         if (send && sw->smp_set && pz_is_smp_set(in))
             sw->smp_set(sw->smp_set_arg);
     }
-    if (rc < 0)
+    if (sw->bs)
+        board_sim_flush(sw->bs); /* posted writes not yet sent with an answer */
+    if (rc < 0 && sw->board_io)
+        pz_on_board(sw, -1); /* the fabric closed the connection the MADs came on */
+    else if (rc < 0)
         pz_log(PZ_LOG_WARN, "umad receive failed");
+}
+
+/* Loop: whether MADs wait in mad_io's queue (board/sim) although its socket is quiet. */
+static bool pz_mads_pending(void *arg)
+{
+    return mad_io_pending(((struct pz_switch *)arg)->env.io);
 }
 
 /* Loop deadline: the node's (SMA, PMA, monitor, discovery, the 10 ms link scan). */
@@ -260,8 +292,10 @@ static int pz_switch_register(struct pz_switch *sw)
 {
     struct pz_loop *l = sw->env.loop;
 
+    /* When the board connection carries the MADs, pz_on_mads takes its port events too. */
     if (pz_loop_add_fd(l, mad_io_fd(sw->env.io), pz_on_mads, sw) ||
-        (sw->bs && pz_loop_add_fd(l, board_sim_fd(sw->bs), pz_on_board, sw)) ||
+        pz_loop_set_pending(l, mad_io_fd(sw->env.io), pz_mads_pending) ||
+        (sw->bs && !sw->board_io && pz_loop_add_fd(l, board_sim_fd(sw->bs), pz_on_board, sw)) ||
         pz_loop_add_timer(l, pz_switch_deadline, pz_switch_timers, sw)) {
         pz_log(PZ_LOG_ERROR, "the event loop is full");
         return -1;
@@ -291,6 +325,7 @@ void pz_switch_destroy(struct pz_switch *sw)
     if (!sw)
         return;
     node_destroy(sw->node);
+    mad_io_close(sw->board_io);
     board_mem_destroy(sw->bm);
     board_sim_close(sw->bs);
     free(sw);
@@ -300,6 +335,11 @@ void pz_switch_on_smp_set(struct pz_switch *sw, pz_switch_smp_set_fn fn, void *a
 {
     sw->smp_set = fn;
     sw->smp_set_arg = arg;
+}
+
+struct mad_io *pz_switch_io(const struct pz_switch *sw)
+{
+    return sw->env.io;
 }
 
 struct node *pz_switch_node(const struct pz_switch *sw)

@@ -20,7 +20,7 @@ struct pz_loop;
 
 /* What the switch is served through. */
 struct pz_switch_env {
-    struct mad_io *io;    /* the umad port: MADs in and out */
+    struct mad_io *io;    /* the umad port: MADs in and out (NULL: over board/sim, opened here) */
     struct pz_loop *loop; /* where its descriptors and timers are registered */
     int *exit_code;       /* set to 1 when pzfabric closes the board connection */
 };
@@ -49,6 +49,8 @@ void pz_switch_sim_names(const struct pz_config *cfg, const char **sock, const c
 
 /* The node (its board: node_board()). */
 struct node *pz_switch_node(const struct pz_switch *sw);
+/* The MAD port: env's, or the board/sim connection's (mad_transport). */
+struct mad_io *pz_switch_io(const struct pz_switch *sw);
 /* The board/sim connection, NULL with board = mem. */
 struct board_sim *pz_switch_sim(const struct pz_switch *sw);
 

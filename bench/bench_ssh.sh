@@ -1,7 +1,6 @@
 #!/bin/bash
 # bench_ssh.sh BINDIR [NETFILE] - portzerod's SSH CLI over IPoIB against
-# Debian's OpenSSH sshd on loopback, measured in the same run (issue 13,
-# Benchmarks).
+# Debian's OpenSSH sshd on loopback, measured in the same run.
 #
 #   login: wall time of `ssh -i KEY admin@SWITCH show version` (connect, key
 #          exchange, publickey login, exec, exit) from pz-iphost's namespace

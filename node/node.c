@@ -131,10 +131,13 @@ enum mad_verdict node_process(struct node *n, const struct mad_addr *from, const
     return mad_router_dispatch(&n->router, from, in, to, out, how ? how : &routed);
 }
 
-int node_add_client(struct node *n, uint8_t mgmt_class, uint32_t tid_mask, uint32_t tid_tag,
-                    mad_answer_fn fn, void *arg)
+enum mad_verdict node_process_len(struct node *n, const struct mad_addr *from, const uint8_t *in,
+                                  size_t len, struct mad_addr *to, uint8_t *out,
+                                  enum mad_route *how)
 {
-    return mad_router_add_client(&n->router, mgmt_class, tid_mask, tid_tag, fn, arg);
+    enum mad_route routed;
+
+    return mad_router_dispatch_len(&n->router, from, in, len, to, out, how ? how : &routed);
 }
 
 int node_add_client_len(struct node *n, uint8_t mgmt_class, uint32_t tid_mask, uint32_t tid_tag,
@@ -143,13 +146,10 @@ int node_add_client_len(struct node *n, uint8_t mgmt_class, uint32_t tid_mask, u
     return mad_router_add_client_len(&n->router, mgmt_class, tid_mask, tid_tag, fn, arg);
 }
 
-enum mad_verdict node_process_len(struct node *n, const struct mad_addr *from, const uint8_t *in,
-                                  size_t len, struct mad_addr *to, uint8_t *out,
-                                  enum mad_route *how)
+int node_add_client(struct node *n, uint8_t mgmt_class, uint32_t tid_mask, uint32_t tid_tag,
+                    mad_answer_fn fn, void *arg)
 {
-    enum mad_route routed;
-
-    return mad_router_dispatch_len(&n->router, from, in, len, to, out, how ? how : &routed);
+    return mad_router_add_client(&n->router, mgmt_class, tid_mask, tid_tag, fn, arg);
 }
 
 /*

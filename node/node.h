@@ -78,6 +78,11 @@ void node_destroy(struct node *n);
 enum mad_verdict node_process(struct node *n, const struct mad_addr *from, const uint8_t *in,
                               struct mad_addr *to, uint8_t *out, enum mad_route *how);
 
+/* node_process for a MAD of len bytes (a reassembled multi-packet SA answer may be longer). */
+enum mad_verdict node_process_len(struct node *n, const struct mad_addr *from, const uint8_t *in,
+                                  size_t len, struct mad_addr *to, uint8_t *out,
+                                  enum mad_route *how);
+
 /*
  * A client for answers to requests someone else on the management port
  * sent through the same MAD port (mad_router_add_client); returns 0 or -1.
@@ -85,18 +90,9 @@ enum mad_verdict node_process(struct node *n, const struct mad_addr *from, const
 int node_add_client(struct node *n, uint8_t mgmt_class, uint32_t tid_mask, uint32_t tid_tag,
                     mad_answer_fn fn, void *arg);
 
-/* The same for a client that takes a long answer whole (mad_router_add_client_len). */
+/* The same for a client that takes the answer's length (mad_router_add_client_len). */
 int node_add_client_len(struct node *n, uint8_t mgmt_class, uint32_t tid_mask, uint32_t tid_tag,
                         mad_answer_len_fn fn, void *arg);
-
-/*
- * node_process() for a MAD of len bytes (a reassembled RMPP answer: a
- * length-taking client gets it whole, every other receiver its first
- * IB_MAD_SIZE bytes; mad_router_dispatch_len).
- */
-enum mad_verdict node_process_len(struct node *n, const struct mad_addr *from, const uint8_t *in,
-                                  size_t len, struct mad_addr *to, uint8_t *out,
-                                  enum mad_route *how);
 
 /*
  * Take what the switch recorded when an SMP request arrived (board_mad_rx):

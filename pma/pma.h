@@ -76,6 +76,16 @@ uint64_t pma_next_deadline(const struct pma *pma);
 int pma_port_counters64(struct pma *pma, unsigned port, struct pma_counters *c);
 
 /*
+ * The same for count ports from first into c[0 .. count - 1], read from the
+ * hardware in one board access (board_port_counters_many: over board/sim
+ * one round trip instead of count).  For whoever shows every port at once
+ * (an SNMP ifTable walk, a CLI table).  Returns 0, or -EINVAL when a port
+ * in the range has no counters.
+ */
+int pma_port_counters64_many(struct pma *pma, unsigned first, unsigned count,
+                             struct pma_counters *c);
+
+/*
  * Clear the counters of port_select (a port, or PMA_ALL_PORTS) as a
  * PortCounters Set and a PortCountersExtended Set with every counter
  * selected would (perfquery -R and -x -R): both views' baselines move to

@@ -136,6 +136,20 @@ void pz_snmp_set_mgmt_if(struct pz_snmp *s, const struct pz_snmp_mgmt_if *mif);
  */
 int pz_snmp_set_reach(struct pz_snmp *s, const struct pz_snmp_reach *peers, size_t n);
 
+/* The last route check the agent ran (PORTZERO-MIB pzRouteCheck). */
+struct pz_snmp_route_check {
+    bool valid;        /* one has run */
+    int64_t when;      /* its end, seconds since 1970 UTC */
+    uint32_t switches; /* switches in the SA's NodeRecords */
+    uint32_t pairs;    /* switch-to-switch pairs */
+    uint32_t unrouted; /* of them without a route */
+    bool cycle;        /* a cycle in the channel dependency graph */
+    uint32_t check_us; /* the check itself, microseconds */
+};
+
+/* Hand over the last route check (copied; the caller's thread = agent thread). */
+void pz_snmp_set_route_check(struct pz_snmp *s, const struct pz_snmp_route_check *rc);
+
 /* Counters of the agent itself (for the CLI and the tests). */
 struct pz_snmp_stats {
     uint64_t datagrams_in;

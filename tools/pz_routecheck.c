@@ -71,7 +71,7 @@ static int rt_sa_open(struct rt_sa *sa, const struct rt_opts *o)
     memset(sa, 0, sizeof(*sa));
     sa->fd = -1;
     sa->timeout_ms = o->timeout_ms;
-    sa->next_tid = ((uint64_t)time(NULL) & 0xffff) << 16;
+    sa->next_tid = ((uint64_t)time(NULL) & 0xffff) << 16; /* low 32 bits: ours */
     if (umad_init() < 0 || umad_get_port(o->ca, o->port, &port) < 0) {
         fprintf(stderr, "pz-routecheck: no umad port %s:%d\n", o->ca ? o->ca : "(first)", o->port);
         return -1;
@@ -93,6 +93,8 @@ static int rt_sa_open(struct rt_sa *sa, const struct rt_opts *o)
         fprintf(stderr, "pz-routecheck: cannot register for the SA class\n");
         return -1;
     }
+    if (o->verbose)
+        fprintf(stderr, "pz-routecheck: SA at LID %u SL %u\n", sa->sm_lid, sa->sm_sl);
     return 0;
 }
 
@@ -145,8 +147,10 @@ static int rt_sa_recv(struct rt_sa *sa, uint64_t tid)
                     strerror(umad_status(sa->buf)));
             return -1;
         }
+        /* only the low 32 TID bits are ours: the MAD layer (the kernel, umad2sim)
+         * writes its agent number into the high ones */
         if (len >= IB_SA_DATA_OFFS &&
-            mad_get_field64(umad_get_mad(sa->buf), 0, IB_MAD_TRID_F) == tid)
+            (uint32_t)mad_get_field64(umad_get_mad(sa->buf), 0, IB_MAD_TRID_F) == (uint32_t)tid)
             return len;
     }
 }

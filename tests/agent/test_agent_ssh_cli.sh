@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_agent_ssh_cli.sh - issue 13's acceptance 3, 4 and 5 through the
+# test_agent_ssh_cli.sh - the SSH CLI's pty session, re-keying and refusals through the
 # fabric: OpenSSH's client in an emulated host's network namespace
 # (pz-iphost on host-4-2) logs in to portzerod serving leaf-1 of the dFtree
 # fat tree (gen-fattree, pzfabric --agent leaf-1, real OpenSM on host-4-4):

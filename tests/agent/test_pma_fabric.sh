@@ -53,6 +53,10 @@ done
 
 # PerfMgr failures are ERR 54xx lines; its error-counter reports (ERR 54xx
 # from perfmgr_log_errors) may show the LinkDowned counts of link training
-# when a sweep straddles it, so they are not failures.
-check "perfmgr swept without errors" bash -c "! grep 'ERR 54' sm/osm.log | grep -v perfmgr_log_errors"
+# when a sweep straddles it, so they are not failures.  Neither is ERR 540B
+# ("out of band data counter clear") on port 1: the perfquery -R above
+# clears port 1 behind perfmgr's back, and a sweep that falls after it
+# (1 s apart; under ASan often) reports exactly that.
+check "perfmgr swept without errors" bash -c "! grep 'ERR 54' sm/osm.log | grep -v perfmgr_log_errors |
+    grep -v 'ERR 540B: Detected an out of band data counter clear on node .* port 1$'"
 agent_finish

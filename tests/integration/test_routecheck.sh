@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_routecheck.sh PZFABRIC GEN_FATTREE PZ_ROUTECHECK MODE - issue 14's
+# test_routecheck.sh PZFABRIC GEN_FATTREE PZ_ROUTECHECK MODE - the
 # route check: pz-routecheck (SA tables read through umad2sim, RMPP
 # reassembled by libpzumad2sim.so) against OpenSM's live LFTs on pzfabric,
 # each result compared with one computed independently by
@@ -21,8 +21,9 @@
 #     (with --all: CA destinations too) has a cycle; the printed cycle is a
 #     real one (each channel follows the one before on some route of the
 #     dumps, and the last closes it); exit status 1;
-#   - -R updn and -R ftree --connect_roots: no cycle (and the dumps agree).
-# MODE agent (the same check run by portzerod, issue 14's CLI command), on
+#   - -R updn and -R ftree --connect_roots: no cycle (and the dumps agree);
+#   - minhop and ftree --connect_roots again on ibsim, the reference simulator.
+# MODE agent (the same check run by portzerod, the CLI's route check), on
 # the 3-level tree with portzerod serving mid-1-1 (pzfabric --agent) and a
 # control socket: before any SM `route check` fails with "no subnet
 # manager"; with -R minhop and -R ftree, `pz-cli route check json` (the
@@ -103,20 +104,30 @@ levels() {
          }' "$1" | sort
 }
 
-# start ID NET SM_HOST OPENSM_OPTIONS...: pzfabric and OpenSM up, or a failed check.
+# start ID NET SM_HOST OPENSM_OPTIONS...: pzfabric (SIM_KIND=ibsim: ibsim) and
+# OpenSM up, or a failed check.
 start() {
     local id=$1 net=$2 smhost=$3
     shift 3
-    start_pzfabric "$id" "$net" || {
-        check "$id: pzfabric starts" false
-        return 1
-    }
+    if [ "${SIM_KIND:-pzfabric}" = ibsim ]; then
+        start_ibsim "$id" "$net" || {
+            check "$id: ibsim starts" false
+            return 1
+        }
+    else
+        start_pzfabric "$id" "$net" || {
+            check "$id: pzfabric starts" false
+            return 1
+        }
+    fi
     start_opensm "$id.sm" "$id" "$smhost" "$@"
     if ! wait_subnet_up "$id.sm" 60; then
         check "$id: SUBNET UP ($*)" false
         stop "$id.sm" "$id"
         return 1
     fi
+    # OpenSM sweeps again at once (its own port's trap): the LFTs of that sweep
+    wait_log "$id.sm" 5 'SUBNET UP' 2 || true
 }
 
 # run_ftree ID NET SM_HOST DIAG_HOST
@@ -186,10 +197,11 @@ print(len(want), len(want & un))' "$id-ft.json" "$id.levels" > "$id.midpairs"
     fi
 }
 
-# run_cdg ID NET SM_HOST DIAG_HOST
+# run_cdg ID NET SM_HOST DIAG_HOST [ENGINE...]
 run_cdg() {
-    local id=$1 net=$2 smhost=$3 host=$4 engine tag
-    for engine in minhop updn updn-cr ftree-cr; do
+    local id=$1 net=$2 smhost=$3 host=$4 engine tag engines=(minhop updn updn-cr ftree-cr)
+    [ $# -le 4 ] || engines=("${@:5}")
+    for engine in "${engines[@]}"; do
         tag=$id-$engine
         case $engine in
         *-cr) set -- -R "${engine%-cr}" --connect_roots ;;
@@ -294,7 +306,12 @@ run_agent() {
         stop "$tag.sm"
     done
     stop "$id.agent" "$id"
+    check "$id: no sanitizer report in portzerod's log" \
+        fails grep -qE 'ERROR: AddressSanitizer|runtime error:|LeakSanitizer' "$WORK/$id.agent.err"
 }
+
+# fails COMMAND...: true when COMMAND fails.
+fails() { ! "$@"; }
 
 "$GEN" 3 --radix 4 > ft3r4.net
 case $MODE in
@@ -305,6 +322,10 @@ ftree)
     ;;
 cdg)
     run_cdg ft3 ft3r4.net host-1-1 host-5-2
+    # the reference simulator too (its umad2sim writes the agent number into
+    # the high TID bits of every request, as the kernel does)
+    pzt_require ibsim
+    SIM_KIND=ibsim run_cdg ibsim-ft3 ft3r4.net host-1-1 host-5-2 minhop ftree-cr
     ;;
 agent)
     PORTZEROD=$(abspath "${PORTZEROD:?usage: ... agent PORTZEROD PZ_CLI}")
