@@ -230,7 +230,8 @@ void pz_ip_snmp_set_reach(void *arg, const struct reach_peer *peers, size_t n)
                                          .reachable = peers[i].status == REACH_REACHABLE,
                                          .rtt_us = (uint32_t)(peers[i].rtt_ns / 1000u),
                                          .since_ns = peers[i].since_ns};
-        snprintf(rows[k].name, sizeof(rows[k].name), "%s", peers[i].name);
+        snprintf(rows[k].name, sizeof(rows[k].name), "%.*s", (int)sizeof(rows[k].name) - 1,
+                 peers[i].name);
         k++;
     }
     if (pz_snmp_set_reach(s->snmp, rows, k))

@@ -351,7 +351,7 @@ static void pz_reach_take_services(struct pz_reach *r, const struct sa_answer *a
 /* Take the answer to the Set: registered, renewed at half the lease. */
 static void pz_reach_take_set(struct pz_reach *r, const struct sa_answer *a, uint64_t now)
 {
-    if (sa_status_code(a->status) != SA_STATUS_OK || a->status) {
+    if (a->status) {
         pz_log(PZ_LOG_WARN, "reach: the SA refused the echo service record (%s, status 0x%04x)",
                sa_status_name(a->status), a->status);
         r->register_ns = now + PZ_REACH_RETRY_NS;
