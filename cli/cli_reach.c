@@ -4,16 +4,22 @@
  * last round trip, hops, since when; `reachability check [json]`: probe
  * every switch now, wait for the answers (a job, like ping) and print the
  * same table with this check's verdicts.  The check exits 1 when a switch
- * with the echo service did not answer.
+ * with the echo service did not answer.  Hops are the links on the live
+ * LID route to the switch as the last `route check` read the LFTs (blank
+ * before one ran).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include <infiniband/mad.h>
+
 #include "cli_internal.h"
 #include "cli_json.h"
 #include "pz_reach.h"
+#include "pz_routes.h"
+#include "sma.h"
 
 #define CLI_REACH_POLL_NS 10000000ull   /* the job looks at the probes every 10 ms */
 #define CLI_REACH_GRACE_NS 200000000ull /* after the probe timeout, before giving up */
@@ -31,7 +37,29 @@ static uint64_t cli_reach_now_ns(void)
 struct cli_reach_row {
     const struct reach_peer *p;
     enum reach_status shown; /* the status column */
+    int hops;                /* links on the route to it, -1: not known */
 };
+
+/* Port 0's LID (0: none yet). */
+static uint16_t cli_reach_own_lid(const struct cli_env *env)
+{
+    uint8_t pi[64];
+
+    if (!env->sma || sma_local_get(env->sma, 0, IB_ATTR_PORT_INFO, 0, pi))
+        return 0;
+    return (uint16_t)mad_get_field(pi, 0, IB_PORT_LID_F);
+}
+
+/* Fill the rows' hop counts: the table's, else the last route check's. */
+static void cli_reach_hops(const struct cli_env *env, struct cli_reach_row *rows, size_t n)
+{
+    uint16_t own = cli_reach_own_lid(env);
+
+    for (size_t i = 0; i < n; i++)
+        rows[i].hops = rows[i].p->hops      ? rows[i].p->hops
+                       : own && env->routes ? pz_routes_hops(env->routes, own, rows[i].p->lid)
+                                            : -1;
+}
 
 /* Print the rows as a table (text). */
 static void cli_reach_text(const struct cli_reach_row *rows, size_t n, uint64_t now,
@@ -41,12 +69,12 @@ static void cli_reach_text(const struct cli_reach_row *rows, size_t n, uint64_t 
                "RTT(ms)", "Hops", "Since(s)");
     for (size_t i = 0; i < n; i++) {
         const struct reach_peer *p = rows[i].p;
-        char rtt[16] = "-", hops[8] = "-";
+        char rtt[16] = "-", hops[12] = "-";
 
         if (rows[i].shown == REACH_REACHABLE)
             snprintf(rtt, sizeof(rtt), "%.3f", (double)p->rtt_ns / 1e6);
-        if (p->hops)
-            snprintf(hops, sizeof(hops), "%u", p->hops);
+        if (rows[i].hops >= 0)
+            snprintf(hops, sizeof(hops), "%d", rows[i].hops);
         cli_printf(out, "%-20.20s %5u 0x%016llx %-11s %9s %4s %8llu\n", p->name, p->lid,
                    (unsigned long long)p->guid, reach_status_name(rows[i].shown), rtt, hops,
                    (unsigned long long)(p->since_ns && now > p->since_ns
@@ -77,8 +105,8 @@ static void cli_reach_json(const struct cli_reach_row *rows, size_t n, uint64_t 
             cli_json_fixed(&j, "rtt_ms", p->rtt_ns / 1000u, 3);
         else
             cli_json_null(&j, "rtt_ms");
-        if (p->hops)
-            cli_json_uint(&j, "hops", p->hops);
+        if (rows[i].hops >= 0)
+            cli_json_uint(&j, "hops", (uint64_t)rows[i].hops);
         else
             cli_json_null(&j, "hops");
         cli_json_uint(&j, "since_s",
@@ -130,6 +158,7 @@ int cli_cmd_show_reachability(const struct cli_env *env, const struct cli_args *
     }
     for (size_t i = 0; i < n; i++)
         rows[i] = (struct cli_reach_row){.p = &p[i], .shown = p[i].status};
+    cli_reach_hops(env, rows, n);
     if (json)
         cli_reach_json(rows, n, cli_reach_now_ns(), out);
     else
@@ -141,6 +170,7 @@ int cli_cmd_show_reachability(const struct cli_env *env, const struct cli_args *
 /* A running check: the replies each peer had when it started, by GUID. */
 struct cli_reach_job {
     struct cli_job job;
+    struct cli_env env; /* a copy: the caller's may not outlive the command */
     struct pz_reach *reach;
     bool json;
     uint64_t start_ns, give_up_ns, next_ns;
@@ -191,6 +221,7 @@ static int cli_reach_report(struct cli_reach_job *rj, const struct cli_out *out)
                                           : REACH_UNREACHABLE;
         lost += rows[i].shown == REACH_UNREACHABLE;
     }
+    cli_reach_hops(&rj->env, rows, n);
     if (rj->json)
         cli_reach_json(rows, n, cli_reach_now_ns(), out);
     else {
@@ -276,6 +307,7 @@ int cli_cmd_reachability_check(const struct cli_env *env, const struct cli_args 
         return CLI_FAILED;
     }
     rj->job.ops = &cli_reach_ops;
+    rj->env = *env;
     rj->json = json;
     rj->start_ns = now;
     rj->give_up_ns = now + pz_reach_timeout_ns(r) + CLI_REACH_GRACE_NS;

@@ -43,7 +43,7 @@ struct reach_peer {
     char name[REACH_NAME_LEN + 1];
     bool has_service; /* the echo service's QP is known */
     uint32_t qpn, qkey;
-    uint8_t hops; /* switches on the LID route to it (0: not known) */
+    uint8_t hops; /* links on the LID route to it (0: not known) */
     /* state */
     enum reach_status status;
     uint64_t since_ns; /* when status last changed (caller's clock) */

@@ -7,7 +7,8 @@
 #     ServiceRecords, each with its switch's port-0 GID and echo QPN;
 #   - -R ftree --connect_roots: every switch reports every other reachable
 #     (pz-cli show reachability json, per pair, 30 pairs); `reachability
-#     check` exits 0 and prints the table;
+#     check` exits 0 and prints the table; after a `route check` the hops
+#     are the live routes' (leaf to spine 1, leaf to leaf 2);
 #   - a leaf's uplink down (pzfabric-ctl link-down): the leaf's pairs are
 #     reachable exactly when pz-routecheck says they are routed afterwards;
 #   - plain -R ftree (OpenSM restarted): the pairs the agents report
@@ -155,6 +156,18 @@ check "show reachability json is valid JSON" bash -c \
     "'$PZCLI' -s '$WORK/Spine1/ctl' show reachability json | python3 -m json.tool > /dev/null"
 check "Leaf1 logged Spine2 becoming reachable" grep -q "reach: Spine2 .* -> reachable" \
     "$WORK/Leaf1/err"
+# hops from the last route check: Leaf1 -> a spine 1 link, -> another leaf 2.
+cli Leaf1 route check > "$WORK/rc.leaf1" 2>&1
+hops_of() { # hops_of SWITCH PEER: the hops show reachability json gives
+    cli "$1" show reachability json | python3 -c '
+import json, sys
+for p in json.load(sys.stdin)["switches"]:
+    if p["name"] == sys.argv[1]:
+        print(p["hops"])' "$2"
+}
+check_eq "after a route check: Leaf1 -> Spine1 is 1 hop" 1 "$(hops_of Leaf1 Spine1)"
+check_eq "after a route check: Leaf1 -> Leaf4 is 2 hops" 2 "$(hops_of Leaf1 Leaf4)"
+check_eq "no route check on Leaf2: its hops are null" None "$(hops_of Leaf2 Leaf4)"
 
 # A leaf's uplink down: its pairs are reachable exactly when still routed.
 ctl link-down Leaf1 1 > /dev/null
