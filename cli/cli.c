@@ -102,8 +102,8 @@ static const struct cli_command cli_table[] = {
      true,
      cli_cmd_show_route_check},
     {{"traffic", "matrix", NULL},
-     "RATE SECONDS ADDRESS...",
-     "UDP at RATE to every peer at once; each peer's report",
+     "RATE|tcp SECONDS ADDRESS...",
+     "UDP at RATE (or TCP) to every peer at once; per peer bytes",
      false,
      cli_cmd_traffic_matrix},
 };

@@ -157,6 +157,11 @@ struct ipoib *pz_ipplane_endpoint(const struct pz_ipplane *p)
     return p->ep;
 }
 
+struct pz_netif_stats pz_ipplane_netif_stats(const struct pz_ipplane *p)
+{
+    return pz_netif_stats(p->netif);
+}
+
 int pz_ipplane_iperf_server(struct pz_ipplane *p, bool on)
 {
     if (on && !p->iperf)

@@ -10,13 +10,17 @@
 #include "pz_netif.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <lwip/ip.h>
 #include <lwip/ip4_addr.h>
 #include <lwip/netif.h>
 #include <lwip/pbuf.h>
@@ -25,6 +29,14 @@
 #include "ipoib.h"
 
 #define NETIF_MTU_BEFORE_JOIN 2044
+/*
+ * Packets one drain sends at most: the agent loop then looks at its other
+ * descriptors (MADs wait behind at most this many sends, not a full queue
+ * of 1024) and comes back for the rest.
+ */
+#define PZ_NETIF_DRAIN_BUDGET 64
+/* lwIP's thread's nice value: below the agent loop's (0). */
+#define PZ_NETIF_TCPIP_NICE 10
 
 /* One packet on its way from lwIP to the agent loop. */
 struct queued_pkt {
@@ -44,10 +56,23 @@ struct pz_netif {
 
 static pthread_once_t tcpip_once = PTHREAD_ONCE_INIT;
 
+/*
+ * In lwIP's thread at its start: lower its scheduling priority (nice), so
+ * that on a busy CPU the agent loop, which serves the MADs, runs first
+ * and a full-rate iperf test in lwIP does not delay the SMA's answers
+ * (bench/bench_ipoib.sh measures it).  A failure leaves the default.
+ */
+static void lower_tcpip_priority(void *arg)
+{
+    (void)arg;
+    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), PZ_NETIF_TCPIP_NICE) != 0)
+        (void)0; /* not allowed: the same priority as the loop, as before */
+}
+
 /* Start lwIP's tcpip thread (once per process). */
 static void start_tcpip(void)
 {
-    tcpip_init(NULL, NULL);
+    tcpip_init(lower_tcpip_priority, NULL);
 }
 
 /* Wake the agent loop. */
@@ -164,25 +189,40 @@ int pz_netif_fd(const struct pz_netif *n)
     return n->event_fd;
 }
 
-/* Take the whole queue at once; returns its head. */
-static struct queued_pkt *take_queue(struct pz_netif *n)
+/*
+ * Take the first `budget` packets of the queue; returns their list.  When
+ * more wait, the eventfd is signalled again, so the loop comes back after
+ * it has looked at its other descriptors (the MADs).
+ */
+static struct queued_pkt *take_queue(struct pz_netif *n, unsigned budget)
 {
-    struct queued_pkt *q;
-    uint64_t count;
+    struct queued_pkt *q, *last = NULL;
+    uint64_t count, one = 1;
+    unsigned taken = 0;
+    bool more;
 
     if (read(n->event_fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
         perror("pz_netif: eventfd");
     pthread_mutex_lock(&n->lock);
     q = n->head;
-    n->head = n->tail = NULL;
-    n->queued = 0;
+    for (struct queued_pkt *p = q; p && taken < budget; p = p->next, taken++)
+        last = p;
+    n->head = last ? last->next : n->head;
+    if (last)
+        last->next = NULL;
+    if (!n->head)
+        n->tail = NULL;
+    n->queued -= taken;
+    more = n->head != NULL;
     pthread_mutex_unlock(&n->lock);
-    return q;
+    if (more && write(n->event_fd, &one, sizeof(one)) < 0)
+        perror("pz_netif: eventfd");
+    return taken ? q : NULL;
 }
 
 void pz_netif_drain(struct pz_netif *n, struct ipoib *ep, uint64_t now)
 {
-    struct queued_pkt *q = take_queue(n);
+    struct queued_pkt *q = take_queue(n, PZ_NETIF_DRAIN_BUDGET);
 
     while (q) {
         struct queued_pkt *next = q->next;
@@ -190,6 +230,26 @@ void pz_netif_drain(struct pz_netif *n, struct ipoib *ep, uint64_t now)
         free(q);
         q = next;
     }
+}
+
+/*
+ * lwIP's mailbox is full (Debian's build: 128 messages; a busy tcpip thread
+ * under a UDP burst from five peers): hand the packet to ip_input directly
+ * under the core lock, as lwIP's own core-locking input mode does, instead
+ * of dropping it.  It overtakes the packets still in the mailbox (a reorder
+ * only when the mailbox overflowed, where it was a loss before).  Returns
+ * ip_input's verdict (ERR_OK: lwIP took the pbuf).
+ */
+static err_t pz_netif_input_locked(struct pz_netif *n, struct pbuf *p)
+{
+    err_t rc;
+
+    LOCK_TCPIP_CORE();
+    rc = ip_input(p, &n->netif);
+    UNLOCK_TCPIP_CORE();
+    if (rc == ERR_OK)
+        n->stats.rx_direct++;
+    return rc;
 }
 
 void pz_netif_deliver(struct pz_netif *n, const void *pkt, size_t len)
@@ -202,7 +262,7 @@ void pz_netif_deliver(struct pz_netif *n, const void *pkt, size_t len)
         n->stats.rx_dropped++;
         return;
     }
-    if (n->netif.input(p, &n->netif) != ERR_OK) {
+    if (n->netif.input(p, &n->netif) != ERR_OK && pz_netif_input_locked(n, p) != ERR_OK) {
         pbuf_free(p);
         n->stats.rx_dropped++;
         return;
@@ -277,7 +337,7 @@ void pz_netif_destroy(struct pz_netif *n)
     netif_remove(&n->netif);
     UNLOCK_TCPIP_CORE();
     drain_mailbox();
-    q = take_queue(n);
+    q = take_queue(n, UINT_MAX);
     while (q) {
         struct queued_pkt *next = q->next;
         free(q);

@@ -9,7 +9,8 @@
  *     bounded queue and signals an eventfd; the agent loop, woken by it,
  *     drains the queue into the endpoint (pz_netif_drain);
  *   - fabric -> lwIP: the endpoint's deliver hands a copy to tcpip_input
- *     (lwIP's thread-safe mailbox) through pz_netif_deliver;
+ *     (lwIP's thread-safe mailbox) through pz_netif_deliver; when the
+ *     mailbox is full, to ip_input under the core lock (not dropped);
  *   - link state and MTU: set under LOCK_TCPIP_CORE from the agent loop.
  */
 #ifndef PZ_NETIF_H
@@ -36,6 +37,7 @@ struct pz_netif_stats {
     uint64_t tx_dropped;   /* queue full, or no memory */
     uint64_t rx_delivered; /* packets handed to lwIP */
     uint64_t rx_dropped;   /* no pbuf, or lwIP refused */
+    uint64_t rx_direct;    /* lwIP's mailbox full: handed to ip_input under the core lock */
 };
 
 /*
@@ -48,7 +50,10 @@ struct pz_netif *pz_netif_create(const struct pz_netif_config *cfg, char *err, s
 /* The eventfd that polls readable while packets wait in the queue. */
 int pz_netif_fd(const struct pz_netif *n);
 
-/* Agent loop: send every queued packet through ep at time now (ms). */
+/*
+ * Agent loop: send the queued packets through ep at time now (ms), at most
+ * 64 per call; the eventfd stays readable while more wait.
+ */
 void pz_netif_drain(struct pz_netif *n, struct ipoib *ep, uint64_t now);
 
 /* Agent loop: one received IPv4 packet for lwIP (an ipoib deliver callback). */

@@ -1,7 +1,8 @@
 #!/bin/bash
 # test_agent_reach.sh - switch-to-switch reachability in portzerod (issue 14)
-# on a fat tree of pzfabric with a portzerod on every switch (board = sim)
-# and real OpenSM as SM and SA:
+# on the six-agent IP set-up of agent_ip_lib.sh (ft-2s4l, a portzerod with an
+# IPoIB address on every switch, OpenSM as SM and SA, the emulated host in
+# a namespace), Spine1 also running the SNMP agent:
 #   - every agent registers its echo service at the SA: saquery -S (from a
 #     host, RMPP through libpzumad2sim) lists 6 "portzero-echo"
 #     ServiceRecords, each with its switch's port-0 GID and echo QPN;
@@ -14,65 +15,39 @@
 #   - plain -R ftree (OpenSM restarted): the pairs the agents report
 #     unreachable are exactly the switch pairs pz-routecheck reports
 #     unrouted (the spine-to-spine pairs); `reachability check` on a spine
-#     exits 1; snmptrapd in the host's namespace receives pzReachLost from
-#     Spine1; OpenSM logs the vendor notice of Spine1's LID;
+#     exits 1; OpenSM logs the vendor notice of Spine1's LID; Spine1's
+#     portzerod restarted (its first verdict on Spine2: unreachable):
+#     snmptrapd in the host's namespace receives pzReachLost for Spine2's
+#     LID (the host starts after the SM restart: pz-iphost does not rejoin
+#     IPoIB under a new SM, so a trap sent at the restart cannot reach it);
 #   - a portzerod stopped cleanly deletes its ServiceRecord (saquery -S
 #     lists 5), and the others stop probing that switch (no-agent, or gone
 #     from the SA's NodeRecords).
 # Usage: test_agent_reach.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST PORTZEROD PZ_CLI PZ_ROUTECHECK
 set -u
-# shellcheck source=../fabric/fabric_lib.sh
-source "$(dirname "$0")/../fabric/fabric_lib.sh"
-fl_init agentreach "$1" "$2"
-PZIPHOST=$(abspath "$3")
-PORTZEROD=$(abspath "$4")
-PZCLI=$(abspath "$5")
-ROUTECHECK=$(abspath "$6")
+ROUTECHECK=$(cd "$(dirname "$6")" && pwd)/$(basename "$6") # before ai_init changes directory
+# shellcheck source=agent_ip_lib.sh
+source "$(dirname "$0")/agent_ip_lib.sh"
+# Every switch probes every second and loses a switch after 3 misses;
+# Spine1 also runs the SNMP agent (its trap sink: the host).  3 misses: an
+# OpenSM restart makes every switch rejoin IPoIB at once (ClientReregister),
+# and a trap sent in the second after that is lost (lwIP's udp_sendto
+# fails while the path to the host is resolved again), so the loss is
+# detected after the IP plane is back.
+AI_AGENT_FLAGS="-o monitor=off -o reach_interval_ms=1000 -o reach_timeout_ms=400 \
+-o reach_lost_after=3 -o reach_refresh_s=5 -vv"
+AI_CLI_TIMEOUT=30
+ai_init agentreach 10.83.0 "$1" "$2" "$3" "$4" "$5"
 pzt_require opensm saquery ip snmptrapd python3
 pzt_require_preload
-NET=$(abspath "$(dirname "$0")/../integration/ft-2s4l.net")
-SWITCHES=(Spine1 Spine2 Leaf1 Leaf2 Leaf3 Leaf4)
-NS="pzt-$$-reach"
-SPINE1_ADDR=10.83.0.1
 HOSTADDR=10.83.0.100
+SPINE1_ADDR=${ADDR[Spine1]}
 PZ=.1.3.6.1.4.1.99999
-declare -A AGENT
-HOST_PID=
-TRAPD_PID=
-
-reach_cleanup() {
-    local rc=$? s
-    [ -z "$TRAPD_PID" ] || stop_pid "$TRAPD_PID"
-    [ -z "$HOST_PID" ] || stop_pid "$HOST_PID"
-    for s in "${SWITCHES[@]}"; do
-        [ -z "${AGENT[$s]:-}" ] || stop_pid "${AGENT[$s]}"
-    done
-    ip netns delete "$NS" 2> /dev/null
-    (exit "$rc")
-    fl_cleanup
-}
-trap reach_cleanup EXIT
-
+AI_AGENT_EXTRA[Spine1]="-o state_dir=$WORK/state -o snmp_config=$WORK/snmp.conf"
 {
     echo "trap2sink $HOSTADDR:162 pztrap"
     echo 'rocommunity pzpublic 10.83.0.0/24'
 } > "$WORK/snmp.conf"
-
-# start_agent SWITCH: portzerod serving SWITCH, probing every second, a
-# switch lost after 2 misses; Spine1 with an address and the SNMP agent.
-start_agent() {
-    local s=$1 extra=()
-    mkdir -p "$WORK/$s"
-    [ "$s" = Spine1 ] && extra=(-o "ip_address=$SPINE1_ADDR/24" -o "state_dir=$WORK/state"
-        -o "snmp_config=$WORK/snmp.conf")
-    (cd "$WORK/$s" && LD_PRELOAD=$PZT_PRELOAD SIM_HOST=$s IBSIM_SOCKNAME=$SOCK exec "$PORTZEROD" \
-        -o board=sim -o monitor=off -o "ctl_socket=$WORK/$s/ctl" -o reach_interval_ms=1000 \
-        -o reach_timeout_ms=400 -o reach_lost_after=2 -o reach_refresh_s=5 "${extra[@]}" -vv \
-        >> "$WORK/$s/out" 2>> "$WORK/$s/err" < /dev/null) &
-    AGENT[$s]=$!
-}
-
-cli() { local s=$1; shift; "$PZCLI" -s "$WORK/$s/ctl" -t 30 "$@"; } # cli SWITCH COMMAND...
 
 # matrix: "SRC DST STATUS" for every pair, from each agent's show reachability json.
 matrix() {
@@ -108,15 +83,7 @@ for u in rep["unrouted_list"]:
 # echo_services: the ServiceRecords named portzero-echo at the SA.
 echo_services() { diag Hca2 saquery -S 2> /dev/null | grep -c 'ServiceName.*portzero-echo'; }
 
-ALL=()
-for s in "${SWITCHES[@]}"; do ALL+=(--agent "$s"); done
-fl_start_fabric "${ALL[@]}" "$NET" || exit 1
-for s in "${SWITCHES[@]}"; do start_agent "$s"; done
-for s in "${SWITCHES[@]}"; do
-    check "$s: portzerod ready" wait_file "$WORK/$s/out" 20 '^ready$' "${AGENT[$s]}"
-done
-fl_start_opensm Hca1
-fl_wait_up 60 || { echo "OpenSM never reached SUBNET UP"; exit 1; }
+ai_start_all || exit 1
 
 # The echo services at the SA.
 six() { test "$(echo_services)" = 6; }
@@ -170,9 +137,10 @@ check_eq "after a route check: Leaf1 -> Leaf4 is 2 hops" 2 "$(hops_of Leaf1 Leaf
 check_eq "no route check on Leaf2: its hops are null" None "$(hops_of Leaf2 Leaf4)"
 
 # A leaf's uplink down: its pairs are reachable exactly when still routed.
+ups=$(grep -c 'SUBNET UP' "$WORK/sm/osm.log")
 ctl link-down Leaf1 1 > /dev/null
-check "OpenSM sweeps after Leaf1's uplink went down" fl_wait_log 30 'SUBNET UP' 2
-sleep 4 # two probe intervals: a lost pair is counted lost
+check "OpenSM sweeps after Leaf1's uplink went down" fl_wait_log 30 'SUBNET UP' $((ups + 1))
+sleep 5 # three probe intervals and more: a lost pair is counted lost
 for t in Spine1 Spine2 Leaf2; do
     routed=reachable
     routecheck_unrouted | grep -q "^Leaf1 $t\$" && routed=unreachable
@@ -181,17 +149,6 @@ for t in Spine1 Spine2 Leaf2; do
 done
 ctl link-up Leaf1 1 > /dev/null
 check "after the link came back: every pair reachable again" wait_until 40 all_reachable
-
-# SNMP: the host and snmptrapd in a namespace of their own.
-"$PZIPHOST" --sockname "$SOCK" --ca Hca3 --address "$HOSTADDR/24" --netns "$NS" \
-    > "$WORK/host.out" 2> "$WORK/host.err" < /dev/null &
-HOST_PID=$!
-check "pz-iphost ready" wait_file "$WORK/host.out" 30 '^ready$' "$HOST_PID"
-echo "disableAuthorization yes" > "$WORK/trapd.conf"
-ip netns exec "$NS" env SNMP_PERSISTENT_DIR="$WORK/trapd" snmptrapd -f -C -c "$WORK/trapd.conf" \
-    -m '' -On -Lf "$WORK/trapd.log" -F '%b|%V|%v\n' "udp:$HOSTADDR:162" < /dev/null &
-TRAPD_PID=$!
-check "ping Spine1 from the host" wait_until 20 ip netns exec "$NS" ping -c 1 -W 1 "$SPINE1_ADDR"
 
 # Plain -R ftree: the spines lose each other.
 spine1_lid=$(cli Spine1 show system | awk '/^LID/ { print $2 }')
@@ -206,7 +163,7 @@ Spine2 Spine1" "$(cat "$WORK/unrouted.rc")"
 same_as_rc() { test "$(unreachable_pairs)" = "$(cat "$WORK/unrouted.rc")"; }
 check "-R ftree: the agents' unreachable pairs become pz-routecheck's unrouted pairs" \
     wait_until 40 same_as_rc
-sleep 3 # three more probe rounds: nothing else goes, nothing comes back
+sleep 4 # four more probe rounds: nothing else goes, nothing comes back
 unreachable_pairs > "$WORK/unreach.agents"
 check_eq "-R ftree: ... and stay so" "$(cat "$WORK/unrouted.rc")" "$(cat "$WORK/unreach.agents")"
 check_eq "-R ftree: the other 28 pairs are reachable" 28 "$(count_status reachable)"
@@ -215,12 +172,30 @@ check_eq "reachability check on Spine1 exits 1" 1 "$?"
 check "... and names Spine2 unreachable" grep -q "^Spine2 .* unreachable" "$WORK/check.ft"
 check "Spine1 logged Spine2 unreachable" grep -q "reach: Spine2 .* -> unreachable" \
     "$WORK/Spine1/err"
-check "snmptrapd received pzReachLost from Spine1" wait_lines "$WORK/trapd.log" 10 \
-    "\\[$SPINE1_ADDR\\].*${PZ//./\\.}\\.0\\.3([^0-9]|$)"
 check "Spine1 queued the reachability-lost notice (trap 0x0003)" grep -q \
     "reach: reachability lost notice (trap 0x0003) for LID" "$WORK/Spine1/err"
 check "OpenSM logs the vendor notice from Spine1 (LID $spine1_lid)" fl_wait_log 20 \
     "Received Vendor Notice type:4 vend:0x[0-9A-Fa-f]* dev:[0-9]* from LID:$spine1_lid TID:"
+
+# SNMP: the host and snmptrapd in a namespace of their own, started now
+# (pz-iphost does not rejoin IPoIB after an SM restart: it joins this SM).
+ai_start_host "$HOSTADDR/24"
+echo "disableAuthorization yes" > "$WORK/trapd.conf"
+ip netns exec "$NS" env SNMP_PERSISTENT_DIR="$WORK/trapd" snmptrapd -f -C -c "$WORK/trapd.conf" \
+    -m '' -On -Lf "$WORK/trapd.log" -F '%b|%V|%v\n' "udp:$HOSTADDR:162" < /dev/null &
+AI_PIDS+=("$!")
+check "ping Spine1 from the host" wait_until 20 ip netns exec "$NS" ping -c 1 -W 1 "$SPINE1_ADDR"
+
+# Spine1's portzerod restarts: its first verdict on Spine2 is unreachable,
+# and that raises pzReachLost (instance: Spine2's LID) at the host.
+spine2_lid=$(cli Spine2 show system | awk '/^LID/ { print $2 }')
+stop_pid "${AGENT[Spine1]}"
+start_agent Spine1
+check "Spine1: restarted portzerod ready" wait_lines "$WORK/Spine1/out" 20 '^ready$' 2
+check "Spine1 joins again" wait_until 30 joined Spine1
+check "snmptrapd received pzReachLost for Spine2 (LID $spine2_lid) from Spine1" \
+    wait_lines "$WORK/trapd.log" 30 \
+    "\\[$SPINE1_ADDR\\].*${PZ//./\\.}\\.0\\.3\\|.*${PZ//./\\.}\\.1\\.5\\.1\\.4\\.$spine2_lid = INTEGER: 2"
 
 # A clean stop deletes the record; the others see no agent there.
 stop_pid "${AGENT[Leaf4]}"
