@@ -357,11 +357,19 @@ static void pz_reach_take_set(struct pz_reach *r, const struct sa_answer *a, uin
         r->register_ns = now + PZ_REACH_RETRY_NS;
         return;
     }
-    if (!r->registered)
+    if (!r->registered) {
         pz_log(PZ_LOG_INFO,
                "reach: echo service registered at the SA (ServiceID 0x%016llx, QPN 0x%06x, "
                "lease %u s)",
                (unsigned long long)PZ_REACH_SERVICE_ID, (unsigned)r->env.echo_qpn, r->lease_s);
+        /*
+         * The other agents register when this one does (all start with the
+         * subnet, or all after the SM's ClientReregister): look again soon
+         * rather than a whole refresh interval later.
+         */
+        if (r->discover_ns > now + PZ_REACH_REDISCOVER_NS)
+            r->discover_ns = now + PZ_REACH_REDISCOVER_NS;
+    }
     r->registered = true;
     r->register_ns = now + r->lease_ns / 2;
 }
