@@ -204,7 +204,8 @@ pzt_diag() {
     shift 4
     if [ -n "$mad_ms" ]; then
         case "$1" in
-        smpquery | ibroute | ibtracert | ibnetdiscover | ibportstate | saquery | sminfo | perfquery)
+        smpquery | ibroute | ibtracert | ibnetdiscover | ibportstate | saquery | sminfo | perfquery | \
+            iblinkinfo | ibqueryerrors | ibaddr)
             set -- "$1" -t "$mad_ms" "${@:2}"
             ;;
         esac
