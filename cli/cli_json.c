@@ -6,33 +6,86 @@
 
 #include "cli_json.h"
 
-/* Write a string as a JSON string literal, escaped. */
-static void cli_json_quote(const struct cli_out *out, const char *s)
+/*
+ * Length of the well-formed UTF-8 sequence (RFC 3629) that starts at s, or
+ * 0 when the bytes there are not one: a stray continuation byte, a cut
+ * sequence, an overlong form, a surrogate or a code point past U+10FFFF.
+ * Written here because none of the libraries portzerod links offers a
+ * validator; it is the table of RFC 3629 section 4, nothing more.
+ */
+static size_t cli_json_utf8_len(const unsigned char *s)
 {
+    unsigned char lo = 0x80, hi = 0xbf;
+    size_t len;
+
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xc2 && s[0] <= 0xdf)
+        len = 2;
+    else if (s[0] >= 0xe0 && s[0] <= 0xef)
+        len = 3;
+    else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+        len = 4;
+    else
+        return 0;
+    if (s[0] == 0xe0)
+        lo = 0xa0; /* overlong below U+0800 */
+    else if (s[0] == 0xed)
+        hi = 0x9f; /* surrogates U+D800..DFFF */
+    else if (s[0] == 0xf0)
+        lo = 0x90; /* overlong below U+10000 */
+    else if (s[0] == 0xf4)
+        hi = 0x8f; /* past U+10FFFF */
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf)
+            return 0;
+    return len;
+}
+
+/* The escape for byte c, which cannot stand as itself in a JSON string. */
+static void cli_json_escape(unsigned char c, char esc[8])
+{
+    if (c == '"' || c == '\\')
+        snprintf(esc, 8, "\\%c", c);
+    else if (c == '\n')
+        snprintf(esc, 8, "\\n");
+    else if (c == '\t')
+        snprintf(esc, 8, "\\t");
+    else if (c == '\r')
+        snprintf(esc, 8, "\\r");
+    else
+        snprintf(esc, 8, "\\u%04x", c);
+}
+
+/*
+ * Write a string as a JSON string literal, escaped.  Well-formed UTF-8
+ * passes through; a byte that is not part of a well-formed sequence (a
+ * NodeDescription in another encoding, say) is written as \u00XX, the
+ * Latin-1 character of that value, so the output is always valid JSON and
+ * the byte's value stays readable.
+ */
+static void cli_json_quote(const struct cli_out *out, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    const unsigned char *run = s;
     char esc[8];
-    const char *run = s;
 
     out->write(out->arg, "\"", 1);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
+    while (*s) {
+        size_t len = cli_json_utf8_len(s);
 
-        if (c >= 0x20 && c != '"' && c != '\\')
+        if (len > 1 || (len == 1 && *s >= 0x20 && *s != '"' && *s != '\\')) {
+            s += len;
             continue;
-        out->write(out->arg, run, (size_t)(s - run));
-        if (c == '"' || c == '\\')
-            snprintf(esc, sizeof(esc), "\\%c", c);
-        else if (c == '\n')
-            snprintf(esc, sizeof(esc), "\\n");
-        else if (c == '\t')
-            snprintf(esc, sizeof(esc), "\\t");
-        else if (c == '\r')
-            snprintf(esc, sizeof(esc), "\\r");
-        else
-            snprintf(esc, sizeof(esc), "\\u%04x", c);
+        }
+        out->write(out->arg, (const char *)run, (size_t)(s - run));
+        cli_json_escape(*s, esc);
         out->write(out->arg, esc, strlen(esc));
-        run = s + 1;
+        run = ++s;
     }
-    out->write(out->arg, run, (size_t)(s - run));
+    out->write(out->arg, (const char *)run, (size_t)(s - run));
     out->write(out->arg, "\"", 1);
 }
 

@@ -5,15 +5,21 @@
  * SMA and PMA and no IP plane, monitor or SNMP agent.  A command that starts
  * a job (none should without an IP plane) has it freed at once.
  *
+ * The same line, as a string value, goes through the JSON writer, whose
+ * output must be valid JSON text: no raw control character, and well-formed
+ * UTF-8 as the C library's UTF-8 decoder (mbstowcs) reads it.
+ *
  * Input: byte 0 bit 0 = read-only user; the rest is one command line (cut at
  * 600 bytes so lines longer than the CLI's 511 are tried too).
  */
+#include <locale.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "board_mem.h"
 #include "cli.h"
+#include "cli_json.h"
 #include "pma.h"
 #include "sma.h"
 
@@ -50,6 +56,43 @@ static struct fuzz_switch *fuzz_switch(void)
     return &sw;
 }
 
+/* A bounded buffer sink for the JSON writer's output. */
+struct fuzz_text {
+    char buf[4096];
+    size_t len;
+};
+
+static void fuzz_text_write(void *arg, const char *text, size_t len)
+{
+    struct fuzz_text *t = arg;
+
+    if (t->len + len >= sizeof(t->buf))
+        abort(); /* 600 bytes escape to at most 3,600 */
+    memcpy(t->buf + t->len, text, len);
+    t->len += len;
+    t->buf[t->len] = '\0';
+}
+
+/* Abort unless the JSON writer turns line into control-free, well-formed UTF-8. */
+static void fuzz_json_string(const char *line)
+{
+    static struct fuzz_text t;
+    struct cli_out out = {fuzz_text_write, &t};
+    struct cli_json j;
+
+    if (!setlocale(LC_CTYPE, "C.UTF-8"))
+        return; /* no UTF-8 locale: nothing to judge by */
+    t.len = 0;
+    cli_json_begin(&j, &out);
+    cli_json_str(&j, "s", line);
+    cli_json_end(&j);
+    for (size_t i = 0; i + 1 < t.len; i++)
+        if ((unsigned char)t.buf[i] < 0x20)
+            abort();
+    if (mbstowcs(NULL, t.buf, 0) == (size_t)-1)
+        abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct fuzz_switch *sw = fuzz_switch();
@@ -77,5 +120,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (!cands[i] || !*cands[i])
                 abort();
     }
+    fuzz_json_string(line);
     return 0;
 }

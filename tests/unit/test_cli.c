@@ -3,7 +3,8 @@
  * show interfaces ib (PortInfo as smpquery prints it, the peer's LID),
  * show interfaces ib PORT counters, show congestion, show lft, their json
  * forms (exact text), clear counters, show log, show snmp without an agent,
- * help, and the JSON writer's string escaping.
+ * help, and the JSON writer's string escaping (control characters, and
+ * bytes that are not well-formed UTF-8).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -405,6 +406,62 @@ static void test_json_escaping(void **state)
     test_free(f);
 }
 
+/* One string through the JSON writer; returns the document written. */
+static const char *json_of(struct fx *f, const char *val)
+{
+    struct cli_out out = {fx_write, f};
+    struct cli_json j;
+
+    f->len = 0;
+    f->text[0] = '\0';
+    cli_json_begin(&j, &out);
+    cli_json_str(&j, "s", val);
+    cli_json_end(&j);
+    return f->text;
+}
+
+/*
+ * Non-ASCII text: well-formed UTF-8 (2, 3 and 4 bytes, the edges of each
+ * range) passes unchanged; any byte outside a well-formed sequence
+ * (Latin-1 text, a stray continuation, a cut sequence, overlong forms,
+ * surrogates, past U+10FFFF, 0xfe/0xff) is written as \u00XX.
+ */
+static void test_json_utf8(void **state)
+{
+    static const struct {
+        const char *name, *in, *out;
+    } cases[] = {
+        {"2-byte", "caf\xc3\xa9", "caf\xc3\xa9"},
+        {"3-byte", "\xe2\x82\xac 1", "\xe2\x82\xac 1"},
+        {"4-byte", "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80"},
+        {"U+0800", "\xe0\xa0\x80", "\xe0\xa0\x80"},
+        {"U+D7FF", "\xed\x9f\xbf", "\xed\x9f\xbf"},
+        {"U+10FFFF", "\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf"},
+        {"DEL", "a\x7f", "a\x7f"},
+        {"latin-1", "Sw\xe9" "dish", "Sw\\u00e9dish"},
+        {"stray continuation", "a\x80z", "a\\u0080z"},
+        {"cut at end", "a\xc3", "a\\u00c3"},
+        {"cut 3-byte", "\xe2\x82z", "\\u00e2\\u0082z"},
+        {"overlong 2", "\xc0\xaf", "\\u00c0\\u00af"},
+        {"overlong 3", "\xe0\x80\xaf", "\\u00e0\\u0080\\u00af"},
+        {"overlong 4", "\xf0\x80\x80\xaf", "\\u00f0\\u0080\\u0080\\u00af"},
+        {"surrogate", "\xed\xa0\x80", "\\u00ed\\u00a0\\u0080"},
+        {"past U+10FFFF", "\xf4\x90\x80\x80", "\\u00f4\\u0090\\u0080\\u0080"},
+        {"fe ff", "\xfe\xff", "\\u00fe\\u00ff"},
+        {"valid after invalid", "\xff\xc3\xa9\"", "\\u00ff\xc3\xa9\\\""},
+    };
+    struct fx *f = test_calloc(1, sizeof(*f));
+    char want[128];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        snprintf(want, sizeof(want), "{\"s\":\"%s\"}\n", cases[i].out);
+        if (strcmp(json_of(f, cases[i].in), want))
+            fail_msg("case %s: got %s want %s", cases[i].name, f->text, want);
+    }
+    test_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -419,6 +476,7 @@ int main(void)
         cmocka_unit_test(test_show_log_and_help),
         cmocka_unit_test(test_complete),
         cmocka_unit_test(test_json_escaping),
+        cmocka_unit_test(test_json_utf8),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
