@@ -438,7 +438,10 @@ static void test_json_utf8(void **state)
         {"U+D7FF", "\xed\x9f\xbf", "\xed\x9f\xbf"},
         {"U+10FFFF", "\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf"},
         {"DEL", "a\x7f", "a\x7f"},
-        {"latin-1", "Sw\xe9" "dish", "Sw\\u00e9dish"},
+        {"latin-1",
+         "Sw\xe9"
+         "dish",
+         "Sw\\u00e9dish"},
         {"stray continuation", "a\x80z", "a\\u0080z"},
         {"cut at end", "a\xc3", "a\\u00c3"},
         {"cut 3-byte", "\xe2\x82z", "\\u00e2\\u0082z"},
