@@ -22,6 +22,7 @@
 #include <infiniband/mad.h>
 
 #include "rmpp.h"
+#include "pzt_main.h"
 
 #define SA_HDR 56
 #define SA_DATA 200
@@ -481,22 +482,6 @@ static void test_reply(void **state)
     free(mad);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_header_matches_libibmad),
-        cmocka_unit_test(test_classes),
-        cmocka_unit_test(test_classify),
-        cmocka_unit_test(test_segmenting_numbers),
-        cmocka_unit_test(test_segment_contents),
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_loss_and_duplicates),
-        cmocka_unit_test(test_receiver_window),
-        cmocka_unit_test(test_data_check),
-        cmocka_unit_test(test_bad_length_and_too_long),
-        cmocka_unit_test(test_sender_acks),
-        cmocka_unit_test(test_reply),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_header_matches_libibmad, test_classes, test_classify, test_segmenting_numbers,
+         test_segment_contents, test_round_trip, test_loss_and_duplicates, test_receiver_window,
+         test_data_check, test_bad_length_and_too_long, test_sender_acks, test_reply)

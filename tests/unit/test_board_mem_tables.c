@@ -15,6 +15,7 @@
 #include <errno.h>
 
 #include "board_mem.h"
+#include "pzt_main.h"
 
 /* A fresh 36-port switch. */
 static struct board_mem *new_switch(void)
@@ -115,13 +116,4 @@ static void test_mft_unprogrammed_reads(void **state)
     board_mem_destroy(bm);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lft_unprogrammed_reads),
-        cmocka_unit_test(test_lft_top_and_routing),
-        cmocka_unit_test(test_mft_unprogrammed_reads),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_lft_unprogrammed_reads, test_lft_top_and_routing, test_mft_unprogrammed_reads)

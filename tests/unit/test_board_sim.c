@@ -25,6 +25,7 @@
 #include "board_sim_mad.h"
 #include "board_sim_proto.h"
 #include "pzt.h"
+#include "pzt_main.h"
 
 /* The fabric side: an in-memory switch and the socket it serves. */
 struct server {
@@ -559,20 +560,6 @@ static void test_fabric_gone(void **state)
     board_mem_destroy(s.bm);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_attach_identity),
-        cmocka_unit_test(test_sma_over_board_sim),
-        cmocka_unit_test(test_garbage_rejected),
-        cmocka_unit_test(test_lft_set_posted),
-        cmocka_unit_test(test_fabric_gone),
-        cmocka_unit_test(test_mad_rx),
-        cmocka_unit_test(test_counters_many_fallback),
-        cmocka_unit_test(test_counters_many),
-        cmocka_unit_test(test_mads_over_board),
-        cmocka_unit_test(test_mads_refused),
-        cmocka_unit_test(test_posted_with_mad),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_attach_identity, test_sma_over_board_sim, test_garbage_rejected, test_lft_set_posted,
+         test_fabric_gone, test_mad_rx, test_counters_many_fallback, test_counters_many,
+         test_mads_over_board, test_mads_refused, test_posted_with_mad)

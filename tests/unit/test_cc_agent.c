@@ -4,6 +4,7 @@
  * SwitchPortCongestionSetting, CongestionLog, and CA mode.
  */
 #include "pma_test_util.h"
+#include "pzt_main.h"
 
 /* Build a raw CC MAD (Get ClassPortInfo) as libibmad encodes it. */
 static void raw_cc(uint8_t *mad, unsigned method, unsigned attr)
@@ -376,17 +377,6 @@ static void test_create_rejects(void **state)
     cc_destroy(NULL);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_class_port_info),
-        cmocka_unit_test(test_status_codes),
-        cmocka_unit_test(test_info_and_timestamp),
-        cmocka_unit_test(test_switch_congestion_setting),
-        cmocka_unit_test(test_switch_port_congestion_setting),
-        cmocka_unit_test(test_congestion_log),
-        cmocka_unit_test(test_ca_mode),
-        cmocka_unit_test(test_create_rejects),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_class_port_info, test_status_codes, test_info_and_timestamp,
+         test_switch_congestion_setting, test_switch_port_congestion_setting, test_congestion_log,
+         test_ca_mode, test_create_rejects)

@@ -3,6 +3,7 @@
  * CC_KeyViolations, and the CC_KeyLeasePeriod timer.
  */
 #include "pma_test_util.h"
+#include "pzt_main.h"
 
 #define KEY 0x1122334455667788ull
 #define BAD 0x0BADull
@@ -203,15 +204,5 @@ static void test_violations_saturate(void **state)
     pt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_zero_key),
-        cmocka_unit_test(test_unprotected),
-        cmocka_unit_test(test_protected),
-        cmocka_unit_test(test_lease_expiry),
-        cmocka_unit_test(test_lease_stopped_by_key),
-        cmocka_unit_test(test_violations_saturate),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_zero_key, test_unprotected, test_protected, test_lease_expiry,
+         test_lease_stopped_by_key, test_violations_saturate)

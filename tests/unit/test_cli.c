@@ -21,6 +21,7 @@
 #include "node.h"
 #include "pz_log.h"
 #include "pzt.h"
+#include "pzt_main.h"
 
 #define MS 1000000ull
 
@@ -405,21 +406,6 @@ static void test_json_escaping(void **state)
     test_free(f);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_show_interfaces),
-        cmocka_unit_test(test_show_interfaces_after_set),
-        cmocka_unit_test(test_show_interfaces_json),
-        cmocka_unit_test(test_show_counters),
-        cmocka_unit_test(test_show_lft),
-        cmocka_unit_test(test_show_congestion),
-        cmocka_unit_test(test_show_system_json),
-        cmocka_unit_test(test_clear_counters),
-        cmocka_unit_test(test_show_log_and_help),
-        cmocka_unit_test(test_complete),
-        cmocka_unit_test(test_json_escaping),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_show_interfaces, test_show_interfaces_after_set, test_show_interfaces_json,
+         test_show_counters, test_show_lft, test_show_congestion, test_show_system_json,
+         test_clear_counters, test_show_log_and_help, test_complete, test_json_escaping)

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "pz_config.h"
+#include "pzt_main.h"
 
 /* Parse text into *cfg (starting from defaults); returns the parser's result. */
 static int parse(struct pz_config *cfg, const char *text, char *err, size_t errlen)
@@ -511,15 +512,7 @@ static void test_config_table_types(void **state)
     assert_string_equal(c.state_dir, "");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_config_values),       cmocka_unit_test(test_config_errors),
-        cmocka_unit_test(test_config_binary),       cmocka_unit_test(test_config_monitor),
-        cmocka_unit_test(test_config_port_list),    cmocka_unit_test(test_config_dgram),
-        cmocka_unit_test(test_config_node_desc_64), cmocka_unit_test(test_config_duplicate_keys),
-        cmocka_unit_test(test_config_table_prints), cmocka_unit_test(test_config_table_ranges),
-        cmocka_unit_test(test_config_table_types),  cmocka_unit_test(test_config_ip_plane_keys),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_config_values, test_config_errors, test_config_binary, test_config_monitor,
+         test_config_port_list, test_config_dgram, test_config_node_desc_64,
+         test_config_duplicate_keys, test_config_table_prints, test_config_table_ranges,
+         test_config_table_types, test_config_ip_plane_keys)

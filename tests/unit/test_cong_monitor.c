@@ -22,6 +22,7 @@
 #include "cong_monitor.h"
 #include "pma.h"
 #include "pma_vendor.h"
+#include "pzt_main.h"
 
 #define NPORTS 8
 #define MS 1000000ull
@@ -724,18 +725,7 @@ static void test_pma_reader(void **state)
     board_mem_destroy(bm);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_config_check),        cmocka_unit_test(test_schedule),
-        cmocka_unit_test(test_threshold_edge),      cmocka_unit_test(test_hysteresis),
-        cmocka_unit_test(test_ca_vs_switch_facing), cmocka_unit_test(test_low_util_margin),
-        cmocka_unit_test(test_detection_latency),   cmocka_unit_test(test_actual_interval),
-        cmocka_unit_test(test_counter_reset),       cmocka_unit_test(test_saturation),
-        cmocka_unit_test(test_reader_error),        cmocka_unit_test(test_link_down),
-        cmocka_unit_test(test_event_queue),         cmocka_unit_test(test_history),
-        cmocka_unit_test(test_event_notice),        cmocka_unit_test(test_pma_reader),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_config_check, test_schedule, test_threshold_edge, test_hysteresis,
+         test_ca_vs_switch_facing, test_low_util_margin, test_detection_latency,
+         test_actual_interval, test_counter_reset, test_saturation, test_reader_error,
+         test_link_down, test_event_queue, test_history, test_event_notice, test_pma_reader)

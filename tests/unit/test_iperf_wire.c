@@ -13,6 +13,7 @@
 
 #include "iperf_format.h"
 #include "iperf_wire.h"
+#include "pzt_main.h"
 
 /* The first 40 bytes of iperf 2.1.8's UDP datagram 1 (-u -b 1M -t 2), from tshark. */
 static const uint8_t captured_udp[40] = {
@@ -134,12 +135,5 @@ static void test_format(void **state)
     assert_true(iperf_parse_rate("") == 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_udp_captured),   cmocka_unit_test(test_udp_negative),
-        cmocka_unit_test(test_udp_short),      cmocka_unit_test(test_report_round_trip),
-        cmocka_unit_test(test_report_garbage), cmocka_unit_test(test_format),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_udp_captured, test_udp_negative, test_udp_short, test_report_round_trip,
+         test_report_garbage, test_format)

@@ -20,6 +20,7 @@
 #include "ipoib_arp.h"
 #include "ipoib_sa.h"
 #include "ipoib_wire.h"
+#include "pzt_main.h"
 
 #define MAX_EP 4
 #define PREFIX 0xfe80000000000000ull
@@ -944,32 +945,9 @@ static void test_create_refusals(void **state)
     ipoib_destroy(NULL);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bcast_mgid),
-        cmocka_unit_test(test_mcast_mgid),
-        cmocka_unit_test(test_lladdr),
-        cmocka_unit_test(test_encap_mtu),
-        cmocka_unit_test(test_arp_roundtrip),
-        cmocka_unit_test(test_arp_refusals),
-        cmocka_unit_test(test_sa_join_request),
-        cmocka_unit_test(test_sa_path_request),
-        cmocka_unit_test(test_sa_parse_join),
-        cmocka_unit_test(test_sa_parse_path),
-        cmocka_unit_test(test_port_from_attrs),
-        cmocka_unit_test(test_join),
-        cmocka_unit_test(test_join_retry),
-        cmocka_unit_test(test_join_timeout),
-        cmocka_unit_test(test_limited_pkey),
-        cmocka_unit_test(test_resolve_and_send),
-        cmocka_unit_test(test_unresolved),
-        cmocka_unit_test(test_routing),
-        cmocka_unit_test(test_path_query_when_qp_differs),
-        cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_rejoin),
-        cmocka_unit_test(test_stale_probe),
-        cmocka_unit_test(test_create_refusals),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_bcast_mgid, test_mcast_mgid, test_lladdr, test_encap_mtu, test_arp_roundtrip,
+         test_arp_refusals, test_sa_join_request, test_sa_path_request, test_sa_parse_join,
+         test_sa_parse_path, test_port_from_attrs, test_join, test_join_retry, test_join_timeout,
+         test_limited_pkey, test_resolve_and_send, test_unresolved, test_routing,
+         test_path_query_when_qp_differs, test_bad_input, test_rejoin, test_stale_probe,
+         test_create_refusals)

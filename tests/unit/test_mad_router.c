@@ -12,6 +12,7 @@
 
 #include "mad_header.h"
 #include "mad_router.h"
+#include "pzt_main.h"
 
 /* What the fake agents and clients saw. */
 struct seen {
@@ -186,14 +187,4 @@ static void test_client_refusals(void **state)
     assert_int_equal(mad_router_add_client(&r, 3, 0xFF000000u, 0x49000000u, fake_client, &s), -1);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_requests_by_class),
-        cmocka_unit_test(test_answers_by_tid_tag),
-        cmocka_unit_test(test_client_refusals),
-        cmocka_unit_test(test_long_answers),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_requests_by_class, test_answers_by_tid_tag, test_client_refusals, test_long_answers)

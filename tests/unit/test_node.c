@@ -20,6 +20,7 @@
 #include "pma.h"
 #include "sma.h"
 #include "pzt.h"
+#include "pzt_main.h"
 
 #define MS 1000000ull
 #define PORTS 4
@@ -283,13 +284,5 @@ static void test_ca_node(void **state)
     pzt_node_free(ca);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_process_by_class), cmocka_unit_test(test_clients),
-        cmocka_unit_test(test_poll_deadline),    cmocka_unit_test(test_monitor_lifecycle),
-        cmocka_unit_test(test_rx_record_none),   cmocka_unit_test(test_ca_node),
-        cmocka_unit_test(test_bad_settings),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_process_by_class, test_clients, test_poll_deadline, test_monitor_lifecycle,
+         test_rx_record_none, test_ca_node, test_bad_settings)

@@ -21,6 +21,7 @@
 #include "pma_vendor.h"
 #include "node.h"
 #include "pzt.h"
+#include "pzt_main.h"
 
 #define MS 1000000ull
 #define SW_LID 0x21
@@ -414,13 +415,5 @@ static void test_deadline(void **state)
     fx_free(f);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_discovery),    cmocka_unit_test(test_not_ours),
-        cmocka_unit_test(test_retries),      cmocka_unit_test(test_port_bounce),
-        cmocka_unit_test(test_ca_port_list), cmocka_unit_test(test_notices),
-        cmocka_unit_test(test_notices_off),  cmocka_unit_test(test_deadline),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_discovery, test_not_ours, test_retries, test_port_bounce, test_ca_port_list,
+         test_notices, test_notices_off, test_deadline)

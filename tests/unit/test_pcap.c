@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "pcap.h"
+#include "pzt_main.h"
 
 /*
  * Reference: a local (LNH = IBA local) packet and its ICRC, from the packet
@@ -364,18 +365,5 @@ static void test_errors(void **state)
     assert_int_equal(pz_pcap_close(NULL), 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_icrc_reference),
-        cmocka_unit_test(test_vcrc),
-        cmocka_unit_test(test_frame_smp),
-        cmocka_unit_test(test_frame_gmp),
-        cmocka_unit_test(test_frame_pad_and_limits),
-        cmocka_unit_test(test_file_layout),
-        cmocka_unit_test(test_flush_interval),
-        cmocka_unit_test(test_errors),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_icrc_reference, test_vcrc, test_frame_smp, test_frame_gmp, test_frame_pad_and_limits,
+         test_file_layout, test_flush_interval, test_errors)

@@ -6,6 +6,7 @@
  * CounterSelect resets, AllPortSelect, independence from PortCounters.
  */
 #include "pma_test_util.h"
+#include "pzt_main.h"
 
 #define HW(f) offsetof(struct board_port_counters, f)
 
@@ -209,15 +210,5 @@ static void test_opcode_echo(void **state)
     pt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_values),
-        cmocka_unit_test(test_saturation),
-        cmocka_unit_test(test_select_bits),
-        cmocka_unit_test(test_all_ports),
-        cmocka_unit_test(test_independent_of_port_counters),
-        cmocka_unit_test(test_opcode_echo),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_values, test_saturation, test_select_bits, test_all_ports,
+         test_independent_of_port_counters, test_opcode_echo)

@@ -3,6 +3,7 @@
  * addressing, ClassPortInfo, PortSelect rules and CA mode.
  */
 #include "pma_test_util.h"
+#include "pzt_main.h"
 
 /* Build a raw PMA MAD: Get PortCounters, PortSelect 1. */
 static void raw_get(uint8_t *mad)
@@ -237,13 +238,5 @@ static void test_create_rejects(void **state)
     pma_destroy(NULL);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reply_addressing), cmocka_unit_test(test_drops),
-        cmocka_unit_test(test_status_codes),     cmocka_unit_test(test_port_select_switch),
-        cmocka_unit_test(test_class_port_info),  cmocka_unit_test(test_ca_mode),
-        cmocka_unit_test(test_create_rejects),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_reply_addressing, test_drops, test_status_codes, test_port_select_switch,
+         test_class_port_info, test_ca_mode, test_create_rejects)

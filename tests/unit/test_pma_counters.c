@@ -4,6 +4,7 @@
  * AllPortSelect sums, reset-all, the 64-bit software counters API.
  */
 #include "pma_test_util.h"
+#include "pzt_main.h"
 
 #define QP1_FIELD IB_NO_FIELD /* hand-read at bytes 20-21 */
 
@@ -330,19 +331,6 @@ static void test_counters64_api(void **state)
     pt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_values),
-        cmocka_unit_test(test_start_at_hardware),
-        cmocka_unit_test(test_saturation),
-        cmocka_unit_test(test_hw_wrap_32),
-        cmocka_unit_test(test_hw_wrap_other_widths),
-        cmocka_unit_test(test_poll_deadline),
-        cmocka_unit_test(test_counter_select_bits),
-        cmocka_unit_test(test_perfquery_reset_all_counters),
-        cmocka_unit_test(test_all_port_select),
-        cmocka_unit_test(test_counters64_api),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_values, test_start_at_hardware, test_saturation, test_hw_wrap_32,
+         test_hw_wrap_other_widths, test_poll_deadline, test_counter_select_bits,
+         test_perfquery_reset_all_counters, test_all_port_select, test_counters64_api)

@@ -4,6 +4,7 @@
  * PortCounters and PortCountersExtended resets relate.
  */
 #include "pma_test_util.h"
+#include "pzt_main.h"
 
 #define HW(f) offsetof(struct board_port_counters, f)
 
@@ -223,17 +224,6 @@ static void test_all_ports_64(void **state)
     pt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_values_64bit),
-        cmocka_unit_test(test_wrap_into_64bit),
-        cmocka_unit_test(test_select_bits),
-        cmocka_unit_test(test_perfquery_x_reset),
-        cmocka_unit_test(test_pc_error_reset_leaves_pce),
-        cmocka_unit_test(test_pc_data_reset_clears_pce_data),
-        cmocka_unit_test(test_pce_reset_leaves_pc),
-        cmocka_unit_test(test_all_ports_64),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_values_64bit, test_wrap_into_64bit, test_select_bits, test_perfquery_x_reset,
+         test_pc_error_reset_leaves_pce, test_pc_data_reset_clears_pce_data,
+         test_pce_reset_leaves_pc, test_all_ports_64)

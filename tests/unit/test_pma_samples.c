@@ -4,6 +4,7 @@
  * results, restart, validation).
  */
 #include "pma_test_util.h"
+#include "pzt_main.h"
 
 #define TICK_NS 1000ull /* PortSamplesControl.Tick 249: (249 + 1) * 4 ns */
 
@@ -265,13 +266,5 @@ static void test_validation(void **state)
     pt_node_free(ca);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_control_defaults), cmocka_unit_test(test_control_get_port_select),
-        cmocka_unit_test(test_session),          cmocka_unit_test(test_result_widths),
-        cmocka_unit_test(test_restart),          cmocka_unit_test(test_all_ports),
-        cmocka_unit_test(test_validation),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_control_defaults, test_control_get_port_select, test_session, test_result_widths,
+         test_restart, test_all_ports, test_validation)

@@ -9,6 +9,7 @@
 
 #include "cong_monitor.h"
 #include "pma_vendor.h"
+#include "pzt_main.h"
 
 #define NPORTS 8
 #define MS 1000000ull
@@ -271,14 +272,4 @@ static void test_set(void **state)
     vfx_free(&v);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_no_monitor),
-        cmocka_unit_test(test_summary),
-        cmocka_unit_test(test_port_record),
-        cmocka_unit_test(test_set),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_no_monitor, test_summary, test_port_record, test_set)

@@ -29,6 +29,7 @@
 #include "pzt.h"
 #include "sa_query.h"
 #include "sma.h"
+#include "pzt_main.h"
 
 #define MS 1000000ull
 #define SW_LID 0x21
@@ -423,13 +424,5 @@ static void test_bad_answers(void **state)
     fx_free(f);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_nothing_before_sm),    cmocka_unit_test(test_requests),
-        cmocka_unit_test(test_probe_reply_and_loss), cmocka_unit_test(test_reregister),
-        cmocka_unit_test(test_lost_record),          cmocka_unit_test(test_bad_answers),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_nothing_before_sm, test_requests, test_probe_reply_and_loss, test_reregister,
+         test_lost_record, test_bad_answers)

@@ -20,6 +20,7 @@
 #include "pz_routes.h"
 #include "pzt.h"
 #include "sa_query.h"
+#include "pzt_main.h"
 
 #define SM_LID 1
 #define SEC 1000000000ull
@@ -243,14 +244,4 @@ static void test_bad_answers(void **state)
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_check_through_fake_sa),
-        cmocka_unit_test(test_no_sm),
-        cmocka_unit_test(test_timeouts),
-        cmocka_unit_test(test_bad_answers),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_check_through_fake_sa, test_no_sm, test_timeouts, test_bad_answers)

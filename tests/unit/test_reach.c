@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "reach.h"
+#include "pzt_main.h"
 
 #define MS 1000000ull
 
@@ -187,12 +188,5 @@ static void test_no_agent(void **state)
     reach_destroy(r);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bad_config),        cmocka_unit_test(test_spread_and_reply),
-        cmocka_unit_test(test_loss_and_recovery), cmocka_unit_test(test_rediscovery),
-        cmocka_unit_test(test_no_agent),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_bad_config, test_spread_and_reply, test_loss_and_recovery, test_rediscovery,
+         test_no_agent)

@@ -17,6 +17,7 @@
 
 #include "route_check.h"
 #include "route_report.h"
+#include "pzt_main.h"
 
 #define MAX_LID 4096
 
@@ -431,21 +432,6 @@ static void test_route_hops(void **state)
     bed_free(&b);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_line_complete),
-        cmocka_unit_test(test_missing_entry),
-        cmocka_unit_test(test_no_link_and_port_zero),
-        cmocka_unit_test(test_loop),
-        cmocka_unit_test(test_ring_cycle),
-        cmocka_unit_test(test_tree_no_cycle_all_routes),
-        cmocka_unit_test(test_wrong_ca),
-        cmocka_unit_test(test_limits_and_errors),
-        cmocka_unit_test(test_big_ring),
-        cmocka_unit_test(test_json),
-        cmocka_unit_test(test_route_hops),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_line_complete, test_missing_entry, test_no_link_and_port_zero, test_loop,
+         test_ring_cycle, test_tree_no_cycle_all_routes, test_wrong_ca, test_limits_and_errors,
+         test_big_ring, test_json, test_route_hops)

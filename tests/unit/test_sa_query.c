@@ -18,6 +18,7 @@
 #include "route_check.h"
 #include "route_sa.h"
 #include "sa_query.h"
+#include "pzt_main.h"
 
 #define RMPP_ACTIVE 0x1
 #define RMPP_FIRST 0x2
@@ -311,14 +312,5 @@ static void test_service_record(void **state)
     assert_int_equal(sa_service_record_decode(mad + 56, SA_SERVICE_RECORD_LEN - 1, &back), -1);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_build),          cmocka_unit_test(test_node_records_reassembled),
-        cmocka_unit_test(test_rmpp_segments),  cmocka_unit_test(test_link_lft_switchinfo),
-        cmocka_unit_test(test_bad_answers),    cmocka_unit_test(test_into_route_check),
-        cmocka_unit_test(test_service_record),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_build, test_node_records_reassembled, test_rmpp_segments, test_link_lft_switchinfo,
+         test_bad_answers, test_into_route_check, test_service_record)

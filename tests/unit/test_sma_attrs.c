@@ -5,6 +5,7 @@
  * SMA in CA mode.
  */
 #include "attr_util.h"
+#include "pzt_main.h"
 
 #define SW_GUID 0x0002c90000001000ull
 
@@ -532,23 +533,8 @@ static void test_ca_pkeys(void **state)
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_node_info_fields),
-        cmocka_unit_test(test_node_info_bad_mod_and_set),
-        cmocka_unit_test(test_node_description),
-        cmocka_unit_test(test_guid_info_default),
-        cmocka_unit_test(test_guid_info_aliases),
-        cmocka_unit_test(test_unsupported_attributes),
-        cmocka_unit_test(test_unsupported_methods),
-        cmocka_unit_test(test_bad_class_version),
-        cmocka_unit_test(test_dropped_mads),
-        cmocka_unit_test(test_response_header_and_address),
-        cmocka_unit_test(test_dr_status),
-        cmocka_unit_test(test_ca_node_info),
-        cmocka_unit_test(test_ca_ports_and_lids),
-        cmocka_unit_test(test_ca_pkeys),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_node_info_fields, test_node_info_bad_mod_and_set, test_node_description,
+         test_guid_info_default, test_guid_info_aliases, test_unsupported_attributes,
+         test_unsupported_methods, test_bad_class_version, test_dropped_mads,
+         test_response_header_and_address, test_dr_status, test_ca_node_info,
+         test_ca_ports_and_lids, test_ca_pkeys)

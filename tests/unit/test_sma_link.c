@@ -12,6 +12,7 @@
 #include <infiniband/mad.h>
 
 #include "pzt.h"
+#include "pzt_main.h"
 
 /* SwitchInfo.PortStateChange as the SM reads it. */
 static unsigned psc(struct pzt_node *n)
@@ -130,13 +131,5 @@ static void test_repress_with_rewritten_high_tid(void **state)
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bounce_between_scans),
-        cmocka_unit_test(test_no_change_no_psc),
-        cmocka_unit_test(test_local_get),
-        cmocka_unit_test(test_repress_with_rewritten_high_tid),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_bounce_between_scans, test_no_change_no_psc, test_local_get,
+         test_repress_with_rewritten_high_tid)

@@ -14,6 +14,7 @@
 #include <infiniband/mad.h>
 
 #include "pzt.h"
+#include "pzt_main.h"
 
 #define KEY 0x1122334455667788ull
 #define BAD_KEY 0x00000000deadbeefull
@@ -583,20 +584,7 @@ static void test_forwarded_smp_not_checked(void **state)
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_mkey_matrix),
-        cmocka_unit_test(test_lease_expires),
-        cmocka_unit_test(test_lease_expiry_without_poll),
-        cmocka_unit_test(test_lease_stopped_by_valid_smp),
-        cmocka_unit_test(test_lease_zero_never_expires),
-        cmocka_unit_test(test_violations_saturate),
-        cmocka_unit_test(test_trap256_lid_routed),
-        cmocka_unit_test(test_trap256_directed_route),
-        cmocka_unit_test(test_trap256_truncated_path),
-        cmocka_unit_test(test_trap256_repeated_violation),
-        cmocka_unit_test(test_forwarded_smp_not_checked),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_mkey_matrix, test_lease_expires, test_lease_expiry_without_poll,
+         test_lease_stopped_by_valid_smp, test_lease_zero_never_expires, test_violations_saturate,
+         test_trap256_lid_routed, test_trap256_directed_route, test_trap256_truncated_path,
+         test_trap256_repeated_violation, test_forwarded_smp_not_checked)

@@ -6,6 +6,7 @@
  * and 0x0C from other vendors' nodes.
  */
 #include "attr_util.h"
+#include "pzt_main.h"
 
 #define ATTR_MEPI IB_ATTR_MLNX_EXT_PORT_INFO
 #define FDR10 0x01
@@ -171,12 +172,5 @@ static void test_mepi_other_vendor(void **state)
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_mepi_switch_get),   cmocka_unit_test(test_mepi_switch_set),
-        cmocka_unit_test(test_mepi_set_bad),      cmocka_unit_test(test_mepi_ca),
-        cmocka_unit_test(test_mepi_other_vendor),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_mepi_switch_get, test_mepi_switch_set, test_mepi_set_bad, test_mepi_ca,
+         test_mepi_other_vendor)

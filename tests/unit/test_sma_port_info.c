@@ -5,6 +5,7 @@
  * transitions, and that a rejected Set changes nothing.
  */
 #include "attr_util.h"
+#include "pzt_main.h"
 
 #define MOD_EXT 0x80000000u /* AttrMod bit 31: SMSupportsExtendedSpeeds */
 
@@ -829,28 +830,8 @@ static void test_ca_port_info_set(void **state)
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_port0_get),
-        cmocka_unit_test(test_external_get),
-        cmocka_unit_test(test_attr_mod),
-        cmocka_unit_test(test_port0_set),
-        cmocka_unit_test(test_port0_identity),
-        cmocka_unit_test(test_port0_set_invalid),
-        cmocka_unit_test(test_violation_counters),
-        cmocka_unit_test(test_external_set_fields),
-        cmocka_unit_test(test_external_no_enforcement),
-        cmocka_unit_test(test_width_speed_enabled),
-        cmocka_unit_test(test_speed_ext_enabled),
-        cmocka_unit_test(test_oper_vls),
-        cmocka_unit_test(test_neighbor_mtu),
-        cmocka_unit_test(test_port_state_transitions),
-        cmocka_unit_test(test_set_nop_keeps_link),
-        cmocka_unit_test(test_phys_state),
-        cmocka_unit_test(test_invalid_set_untouched),
-        cmocka_unit_test(test_enhanced_port0),
-        cmocka_unit_test(test_ca_port_info_set),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_port0_get, test_external_get, test_attr_mod, test_port0_set, test_port0_identity,
+         test_port0_set_invalid, test_violation_counters, test_external_set_fields,
+         test_external_no_enforcement, test_width_speed_enabled, test_speed_ext_enabled,
+         test_oper_vls, test_neighbor_mtu, test_port_state_transitions, test_set_nop_keeps_link,
+         test_phys_state, test_invalid_set_untouched, test_enhanced_port0, test_ca_port_info_set)

@@ -11,6 +11,7 @@
 #include <infiniband/mad.h>
 
 #include "pzt.h"
+#include "pzt_main.h"
 
 /* NodeInfo over LID routing, decoded with libibmad. */
 static void test_node_info_lid(void **state)
@@ -69,12 +70,4 @@ static void test_port_info_and_unknown(void **state)
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_node_info_lid),
-        cmocka_unit_test(test_node_info_dr),
-        cmocka_unit_test(test_port_info_and_unknown),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_node_info_lid, test_node_info_dr, test_port_info_and_unknown)

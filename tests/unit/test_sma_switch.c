@@ -4,6 +4,7 @@
  * MulticastForwardingTable.
  */
 #include "attr_util.h"
+#include "pzt_main.h"
 
 /* Get SwitchInfo, expecting success. */
 static void get_si(struct pzt_node *n, uint8_t *d)
@@ -485,19 +486,7 @@ static void test_mft_one_position(void **state)
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_switch_info_defaults),
-        cmocka_unit_test(test_switch_info_identity),
-        cmocka_unit_test(test_switch_info_set),
-        cmocka_unit_test(test_switch_info_set_invalid),
-        cmocka_unit_test(test_port_state_change_w1c),
-        cmocka_unit_test(test_port_state_change_on_set_down),
-        cmocka_unit_test(test_lft),
-        cmocka_unit_test(test_lft_small_cap),
-        cmocka_unit_test(test_mft),
-        cmocka_unit_test(test_mft_one_position),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_switch_info_defaults, test_switch_info_identity, test_switch_info_set,
+         test_switch_info_set_invalid, test_port_state_change_w1c,
+         test_port_state_change_on_set_down, test_lft, test_lft_small_cap, test_mft,
+         test_mft_one_position)

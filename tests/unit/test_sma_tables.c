@@ -4,6 +4,7 @@
  * round trips and every out-of-range modifier.
  */
 #include "attr_util.h"
+#include "pzt_main.h"
 
 #define SL2VL_ALL_OUT 0x10000u
 #define SL2VL_ALL_IN 0x20000u
@@ -404,19 +405,6 @@ static void test_ca_tables(void **state)
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pkey_default_sizes),
-        cmocka_unit_test(test_pkey_custom_sizes),
-        cmocka_unit_test(test_pkey_round_trip),
-        cmocka_unit_test(test_sl2vl_round_trip),
-        cmocka_unit_test(test_sl2vl_optimized),
-        cmocka_unit_test(test_sl2vl_not_optimized),
-        cmocka_unit_test(test_tables_enhanced_port0),
-        cmocka_unit_test(test_vlarb),
-        cmocka_unit_test(test_vlarb_caps),
-        cmocka_unit_test(test_ca_tables),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_pkey_default_sizes, test_pkey_custom_sizes, test_pkey_round_trip,
+         test_sl2vl_round_trip, test_sl2vl_optimized, test_sl2vl_not_optimized,
+         test_tables_enhanced_port0, test_vlarb, test_vlarb_caps, test_ca_tables)

@@ -15,6 +15,7 @@
 #include <infiniband/mad.h>
 
 #include "pzt.h"
+#include "pzt_main.h"
 
 #define SW_LID 0x21
 #define SM_LID 0x05
@@ -486,20 +487,8 @@ static void test_queue_overflow(void **state)
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_trap128_waits_for_lid_and_sm),
-        cmocka_unit_test(test_trap128_format),
-        cmocka_unit_test(test_trap128_resend_until_repressed),
-        cmocka_unit_test(test_resend_interval),
-        cmocka_unit_test(test_trap128_once_per_psc),
-        cmocka_unit_test(test_trap128_new_event_while_first_pending),
-        cmocka_unit_test(test_trap144_node_description),
-        cmocka_unit_test(test_trap144_capability_mask),
-        cmocka_unit_test(test_trap145_system_image_guid),
-        cmocka_unit_test(test_unsent_notices_merge),
-        cmocka_unit_test(test_queue_overflow),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_trap128_waits_for_lid_and_sm, test_trap128_format,
+         test_trap128_resend_until_repressed, test_resend_interval, test_trap128_once_per_psc,
+         test_trap128_new_event_while_first_pending, test_trap144_node_description,
+         test_trap144_capability_mask, test_trap145_system_image_guid, test_unsent_notices_merge,
+         test_queue_overflow)

@@ -21,6 +21,7 @@
 #include "pma.h"
 #include "pma_vendor.h"
 #include "pzt.h"
+#include "pzt_main.h"
 
 #define SW_LID 0x21
 #define SM_LID 0x05
@@ -248,15 +249,6 @@ static void test_monitor_event_end_to_end(void **state)
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_vendor_notice_resend_until_repressed),
-        cmocka_unit_test(test_onset_and_clear_distinct),
-        cmocka_unit_test(test_device_id_not_a_trap_number),
-        cmocka_unit_test(test_bad_input_and_full_queue),
-        cmocka_unit_test(test_monitor_event_end_to_end),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_vendor_notice_resend_until_repressed, test_onset_and_clear_distinct,
+         test_device_id_not_a_trap_number, test_bad_input_and_full_queue,
+         test_monitor_event_end_to_end)

@@ -24,6 +24,7 @@
 
 #include "pzt.h"
 #include "smi_dr.h"
+#include "pzt_main.h"
 
 #define SW_PORTS 8
 #define CA_PORTS 2
@@ -630,17 +631,6 @@ static void test_returning_to_sm_dropped(void **state)
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dr_table),
-        cmocka_unit_test(test_dr_receive_dispatch),
-        cmocka_unit_test(test_e2e_pure_dr_3_hops),
-        cmocka_unit_test(test_e2e_short_paths),
-        cmocka_unit_test(test_e2e_leading_lid_leg),
-        cmocka_unit_test(test_e2e_trailing_lid_leg),
-        cmocka_unit_test(test_forward_needs_link),
-        cmocka_unit_test(test_returning_to_sm_dropped),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_dr_table, test_dr_receive_dispatch, test_e2e_pure_dr_3_hops, test_e2e_short_paths,
+         test_e2e_leading_lid_leg, test_e2e_trailing_lid_leg, test_forward_needs_link,
+         test_returning_to_sm_dropped)

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "topo.h"
+#include "pzt_main.h"
 
 /* ibsim's net-examples/net.2sw2path4hca, comments shortened. */
 static const char net_2sw2path4hca[] = "# Net configuration file example\n"
@@ -494,21 +495,6 @@ static void test_garbage(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_net_example),
-        cmocka_unit_test(test_ibnetdiscover_format),
-        cmocka_unit_test(test_link_annotations),
-        cmocka_unit_test(test_guid_settings),
-        cmocka_unit_test(test_port0_mode),
-        cmocka_unit_test(test_layout_tolerance),
-        cmocka_unit_test(test_unquoted_description),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_binary_input),
-        cmocka_unit_test(test_missing_file),
-        cmocka_unit_test(test_garbage),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_net_example, test_ibnetdiscover_format, test_link_annotations, test_guid_settings,
+         test_port0_mode, test_layout_tolerance, test_unquoted_description, test_errors,
+         test_binary_input, test_missing_file, test_garbage)
