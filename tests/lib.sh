@@ -130,6 +130,15 @@ pzt_require() { # pzt_require TOOL...: the tools and the umad2sim preload
     pzt_require_preload
 }
 
+# stop_started PID...: stop_pid each PID given, in that order, skipping the
+# empty ones (processes a test never got to start).
+stop_started() {
+    local pid
+    for pid in "$@"; do
+        [ -z "$pid" ] || stop_pid "$pid"
+    done
+}
+
 # stop_pid PID... : SIGTERM to each, wait up to $PZT_GRACE seconds (default
 # 2) for all of them, then SIGKILL to the rest; STOP_RC is the exit status
 # of the last one.
