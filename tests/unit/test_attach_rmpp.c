@@ -23,6 +23,7 @@
 
 #include "rmpp.h"
 #include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define SA_HDR 56
 #define SA_DATA 200
@@ -69,13 +70,10 @@ static void test_header_matches_libibmad(void **state)
     assert_int_equal(pzr_mad_class(mad), IB_SA_CLASS);
     assert_int_equal(pzr_mad_method(mad), 0x92);
     assert_true(pzr_mad_tid(mad) == 0xfedcba9876543210ull);
-    assert_int_equal(mad_get_field(mad, 0, IB_SA_RMPP_VERS_F), 1);
-    assert_int_equal(mad_get_field(mad, 0, IB_SA_RMPP_TYPE_F), PZR_TYPE_ACK);
-    assert_int_equal(mad_get_field(mad, 0, IB_SA_RMPP_FLAGS_F), PZR_FLAG_ACTIVE | PZR_FLAG_LAST);
-    assert_int_equal(mad_get_field(mad, 0, IB_SA_RMPP_RESP_F), 0x1f);
-    assert_int_equal(mad_get_field(mad, 0, IB_SA_RMPP_STATUS_F), 121);
-    assert_int_equal(mad_get_field(mad, 0, IB_SA_RMPP_D1_F), 0x01020304);
-    assert_int_equal(mad_get_field(mad, 0, IB_SA_RMPP_D2_F), 0xa0b0c0d0);
+    PZT_EXPECT_FIELDS(mad, {IB_SA_RMPP_VERS_F, 1}, {IB_SA_RMPP_TYPE_F, PZR_TYPE_ACK},
+                      {IB_SA_RMPP_FLAGS_F, PZR_FLAG_ACTIVE | PZR_FLAG_LAST},
+                      {IB_SA_RMPP_RESP_F, 0x1f}, {IB_SA_RMPP_STATUS_F, 121},
+                      {IB_SA_RMPP_D1_F, 0x01020304}, {IB_SA_RMPP_D2_F, 0xa0b0c0d0});
     pzr_hdr_get(mad, &back);
     assert_int_equal(back.version, h.version);
     assert_int_equal(back.type, h.type);

@@ -5,6 +5,7 @@
  */
 #include "pma_test_util.h"
 #include "pzt_main.h"
+#include "pzt_fields.h"
 
 /* Build a raw CC MAD (Get ClassPortInfo) as libibmad encodes it. */
 static void raw_cc(uint8_t *mad, unsigned method, unsigned attr)
@@ -36,10 +37,8 @@ static void test_class_port_info(void **state)
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, CLASS_PORT_INFO, NULL, resp), ST_OK);
     pt_check_reply(n, IB_CC_CLASS);
     assert_int_equal(n->out_addr.port, 0);
-    assert_int_equal(pt_f(resp, IB_CPI_BASEVER_F), 1);
-    assert_int_equal(pt_f(resp, IB_CPI_CLASSVER_F), 2);
-    assert_int_equal(pt_f(resp, IB_CPI_CAPMASK_F), 0);
-    assert_int_equal(pt_f(resp, IB_CPI_RESP_TIME_VALUE_F), 12);
+    PZT_EXPECT_FIELDS(resp, {IB_CPI_BASEVER_F, 1}, {IB_CPI_CLASSVER_F, 2}, {IB_CPI_CAPMASK_F, 0},
+                      {IB_CPI_RESP_TIME_VALUE_F, 12});
     pt_node_free(n);
 }
 
@@ -136,11 +135,11 @@ static void test_switch_congestion_setting(void **state)
     assert_int_equal(pt_f(resp, IB_CC_SWITCH_CONGESTION_SETTING_CONTROL_MAP_F), 0x1F);
     mad_get_array(resp, 0, IB_CC_SWITCH_CONGESTION_SETTING_VICTIM_MASK_F, got);
     assert_memory_equal(got, mask, 32);
-    assert_int_equal(pt_f(resp, IB_CC_SWITCH_CONGESTION_SETTING_THRESHOLD_F), 0xF);
-    assert_int_equal(pt_f(resp, IB_CC_SWITCH_CONGESTION_SETTING_PACKET_SIZE_F), 8);
-    assert_int_equal(pt_f(resp, IB_CC_SWITCH_CONGESTION_SETTING_CS_THRESHOLD_F), 3);
-    assert_int_equal(pt_f(resp, IB_CC_SWITCH_CONGESTION_SETTING_CS_RETURN_DELAY_F), 0x4123);
-    assert_int_equal(pt_f(resp, IB_CC_SWITCH_CONGESTION_SETTING_MARKING_RATE_F), 0x0A0B);
+    PZT_EXPECT_FIELDS(resp, {IB_CC_SWITCH_CONGESTION_SETTING_THRESHOLD_F, 0xF},
+                      {IB_CC_SWITCH_CONGESTION_SETTING_PACKET_SIZE_F, 8},
+                      {IB_CC_SWITCH_CONGESTION_SETTING_CS_THRESHOLD_F, 3},
+                      {IB_CC_SWITCH_CONGESTION_SETTING_CS_RETURN_DELAY_F, 0x4123},
+                      {IB_CC_SWITCH_CONGESTION_SETTING_MARKING_RATE_F, 0x0A0B});
     cc_get_switch_setting(n->cc, &s);
     assert_true(s.victim_mask[31] & 0x02); /* port 1 */
     assert_int_equal(s.marking_rate, 0x0A0B);
@@ -226,10 +225,10 @@ static void test_congestion_log(void **state)
     (void)state;
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_CONGESTION_LOG, NULL, NULL), ST_OK);
     log = log_data(n);
-    assert_int_equal(pt_f(log, IB_CC_CONGESTION_LOG_LOGTYPE_F), 1);
-    assert_int_equal(pt_f(log, IB_CC_CONGESTION_LOG_CONGESTION_FLAGS_F), 0);
-    assert_int_equal(pt_f(log, IB_CC_CONGESTION_LOG_SWITCH_LOG_EVENTS_COUNTER_F), 0);
-    assert_int_equal(pt_f(log, IB_CC_CONGESTION_LOG_SWITCH_CURRENT_TIME_STAMP_F), 976562);
+    PZT_EXPECT_FIELDS(log, {IB_CC_CONGESTION_LOG_LOGTYPE_F, 1},
+                      {IB_CC_CONGESTION_LOG_CONGESTION_FLAGS_F, 0},
+                      {IB_CC_CONGESTION_LOG_SWITCH_LOG_EVENTS_COUNTER_F, 0},
+                      {IB_CC_CONGESTION_LOG_SWITCH_CURRENT_TIME_STAMP_F, 976562});
 
     cc_log_event(n->cc, 0x11, 0x21, 3, 1000);
     cc_log_event(n->cc, 0x12, 0x22, 0x1F, 1001); /* SL is 4 bits */

@@ -21,6 +21,7 @@
 #include "ipoib_sa.h"
 #include "ipoib_wire.h"
 #include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define MAX_EP 4
 #define PREFIX 0xfe80000000000000ull
@@ -165,11 +166,9 @@ static void test_sa_join_request(void **state)
     ipoib_bcast_mgid(0xffff, mgid);
     ipoib_gid_make(PREFIX, 0x1234, pgid);
     ipoib_sa_build_join(mad, 0x0000000700000001ull, mgid, pgid, 0xffff, 1);
-    assert_int_equal(mad_get_field(mad, 0, IB_MAD_BASEVER_F), 1);
-    assert_int_equal(mad_get_field(mad, 0, IB_MAD_MGMTCLASS_F), IB_SA_CLASS);
-    assert_int_equal(mad_get_field(mad, 0, IB_MAD_CLASSVER_F), 2);
-    assert_int_equal(mad_get_field(mad, 0, IB_MAD_METHOD_F), IB_MAD_METHOD_SET);
-    assert_int_equal(mad_get_field(mad, 0, IB_MAD_ATTRID_F), IB_SA_ATTR_MCRECORD);
+    PZT_EXPECT_FIELDS(mad, {IB_MAD_BASEVER_F, 1}, {IB_MAD_MGMTCLASS_F, IB_SA_CLASS},
+                      {IB_MAD_CLASSVER_F, 2}, {IB_MAD_METHOD_F, IB_MAD_METHOD_SET},
+                      {IB_MAD_ATTRID_F, IB_SA_ATTR_MCRECORD});
     assert_true(mad_get_field64(mad, 0, IB_MAD_TRID_F) == 0x0000000700000001ull);
     assert_true(mad_get_field64(mad, 0, IB_SA_COMPMASK_F) ==
                 (1u << 0 | 1u << 1 | 1u << 7 | 1u << 16));

@@ -21,6 +21,7 @@
 #include "sma.h"
 #include "pzt.h"
 #include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define MS 1000000ull
 #define PORTS 4
@@ -108,17 +109,15 @@ static void test_process_by_class(void **state)
     gmp_get(in, IB_PERFORMANCE_CLASS, 1, CLASS_PORT_INFO, 0x12);
     assert_int_equal(node_process(f->node, &from, in, &to, out, &how), MAD_SEND);
     assert_int_equal(how, MAD_ROUTED_REQUEST);
-    assert_int_equal(mad_get_field(out, 0, IB_MAD_MGMTCLASS_F), IB_PERFORMANCE_CLASS);
-    assert_int_equal(mad_get_field(out, 0, IB_MAD_METHOD_F), IB_MAD_METHOD_GET);
-    assert_int_equal(mad_get_field(out, 0, IB_MAD_RESPONSE_F), 1);
-    assert_int_equal(mad_get_field(out, 0, IB_MAD_STATUS_F), 0);
+    PZT_EXPECT_FIELDS(out, {IB_MAD_MGMTCLASS_F, IB_PERFORMANCE_CLASS},
+                      {IB_MAD_METHOD_F, IB_MAD_METHOD_GET}, {IB_MAD_RESPONSE_F, 1},
+                      {IB_MAD_STATUS_F, 0});
     assert_int_equal(to.dlid, 1);
 
     gmp_get(in, IB_CC_CLASS, 2, CLASS_PORT_INFO, 0x13);
     assert_int_equal(node_process(f->node, &from, in, &to, out, NULL), MAD_SEND);
-    assert_int_equal(mad_get_field(out, 0, IB_MAD_MGMTCLASS_F), IB_CC_CLASS);
-    assert_int_equal(mad_get_field(out, 0, IB_MAD_METHOD_F), IB_MAD_METHOD_GET);
-    assert_int_equal(mad_get_field(out, 0, IB_MAD_RESPONSE_F), 1);
+    PZT_EXPECT_FIELDS(out, {IB_MAD_MGMTCLASS_F, IB_CC_CLASS}, {IB_MAD_METHOD_F, IB_MAD_METHOD_GET},
+                      {IB_MAD_RESPONSE_F, 1});
 
     /* The SA class: nobody serves it here. */
     gmp_get(in, IB_SA_CLASS, 2, CLASS_PORT_INFO, 0x14);

@@ -5,6 +5,7 @@
  */
 #include "pma_test_util.h"
 #include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define TICK_NS 1000ull /* PortSamplesControl.Tick 249: (249 + 1) * 4 ns */
 
@@ -57,18 +58,14 @@ static void test_control_defaults(void **state)
     (void)state;
     assert_int_equal(pt_pma(n, IB_MAD_METHOD_GET, IB_GSI_PORT_SAMPLES_CONTROL, NULL, resp), ST_OK);
     pt_check_reply(n, IB_PERFORMANCE_CLASS);
-    assert_int_equal(pt_f(resp, IB_PSC_OPCODE_F), 0);
-    assert_int_equal(pt_f(resp, IB_PSC_PORT_SELECT_F), 0xFF);
-    assert_int_equal(pt_f(resp, IB_PSC_TICK_F), 249);
+    PZT_EXPECT_FIELDS(resp, {IB_PSC_OPCODE_F, 0}, {IB_PSC_PORT_SELECT_F, 0xFF},
+                      {IB_PSC_TICK_F, 249});
     assert_int_equal(pt_f(resp, IB_PSC_COUNTER_WIDTH_F), 4); /* 32 bits */
-    assert_int_equal(pt_f(resp, IB_PSC_COUNTER_MASK0_F), 1);
-    assert_int_equal(pt_f(resp, IB_PSC_COUNTER_MASKS1TO9_F), 0111111111);
-    assert_int_equal(pt_f(resp, IB_PSC_COUNTER_MASKS10TO14_F), 011111);
-    assert_int_equal(pt_f(resp, IB_PSC_SAMPLE_STATUS_F), 0);
+    PZT_EXPECT_FIELDS(resp, {IB_PSC_COUNTER_MASK0_F, 1}, {IB_PSC_COUNTER_MASKS1TO9_F, 0111111111},
+                      {IB_PSC_COUNTER_MASKS10TO14_F, 011111}, {IB_PSC_SAMPLE_STATUS_F, 0});
     assert_int_equal(pt_f64(resp, IB_PSC_OPTION_MASK_F), 0);
-    assert_int_equal(pt_f(resp, IB_PSC_COUNTER_SEL0_F), CS_XMIT_DATA);
-    assert_int_equal(pt_f(resp, IB_PSC_COUNTER_SEL4_F), CS_XMIT_WAIT);
-    assert_int_equal(pt_f(resp, IB_PSC_COUNTER_SEL5_F), 0);
+    PZT_EXPECT_FIELDS(resp, {IB_PSC_COUNTER_SEL0_F, CS_XMIT_DATA},
+                      {IB_PSC_COUNTER_SEL4_F, CS_XMIT_WAIT}, {IB_PSC_COUNTER_SEL5_F, 0});
     assert_int_equal(result(n, resp), 0);
 
     assert_int_equal(pt_pma(ca, IB_MAD_METHOD_GET, IB_GSI_PORT_SAMPLES_CONTROL, NULL, resp), ST_OK);
@@ -121,11 +118,9 @@ static void test_session(void **state)
     assert_int_equal(start(n, 2, 100, 1000, 0xBEEF, CS_XMIT_DATA, CS_XMIT_WAIT, CS_RCV_PKTS, resp),
                      ST_OK);
     assert_int_equal(pt_f(resp, IB_PSC_SAMPLE_STATUS_F), 1); /* SampleStart timer running */
-    assert_int_equal(pt_f(resp, IB_PSC_TAG_F), 0xBEEF);
-    assert_int_equal(pt_f(resp, IB_PSC_PORT_SELECT_F), 2);
-    assert_int_equal(pt_f(resp, IB_PSC_SAMPLE_START_F), 100);
-    assert_int_equal(pt_f(resp, IB_PSC_SAMPLE_INTVL_F), 1000);
-    assert_int_equal(pt_f(resp, IB_PSC_COUNTER_SEL1_F), CS_XMIT_WAIT);
+    PZT_EXPECT_FIELDS(resp, {IB_PSC_TAG_F, 0xBEEF}, {IB_PSC_PORT_SELECT_F, 2},
+                      {IB_PSC_SAMPLE_START_F, 100}, {IB_PSC_SAMPLE_INTVL_F, 1000},
+                      {IB_PSC_COUNTER_SEL1_F, CS_XMIT_WAIT});
     assert_int_equal(pma_next_deadline(n->pma), t0 + 100 * TICK_NS);
     assert_int_equal(result(n, resp), 1);
     assert_int_equal(pt_f(resp, IB_PSR_TAG_F), 0xBEEF);
@@ -156,10 +151,8 @@ static void test_session(void **state)
     pt_add(n, &pt_hw(n, 2)->xmit_data, 1u << 20);
 
     assert_int_equal(result(n, resp), 0);
-    assert_int_equal(pt_f(resp, IB_PSR_TAG_F), 0xBEEF);
-    assert_int_equal(pt_f(resp, IB_PSR_COUNTER0_F), 1000);
-    assert_int_equal(pt_f(resp, IB_PSR_COUNTER1_F), 77);
-    assert_int_equal(pt_f(resp, IB_PSR_COUNTER2_F), 3);
+    PZT_EXPECT_FIELDS(resp, {IB_PSR_TAG_F, 0xBEEF}, {IB_PSR_COUNTER0_F, 1000},
+                      {IB_PSR_COUNTER1_F, 77}, {IB_PSR_COUNTER2_F, 3});
     for (unsigned i = 3; i < 15; i++)
         assert_int_equal(pt_f(resp, (enum MAD_FIELDS)(IB_PSR_COUNTER0_F + i)), 0);
 
@@ -223,9 +216,7 @@ static void test_restart(void **state)
     pt_add(n, &pt_hw(n, 1)->xmit_wait, 6);
     board_mem_advance_ns(n->bm, 5 * TICK_NS);
     assert_int_equal(result(n, resp), 0);
-    assert_int_equal(pt_f(resp, IB_PSR_TAG_F), 0x3333);
-    assert_int_equal(pt_f(resp, IB_PSR_COUNTER0_F), 6);
-    assert_int_equal(pt_f(resp, IB_PSR_COUNTER1_F), 0);
+    PZT_EXPECT_FIELDS(resp, {IB_PSR_TAG_F, 0x3333}, {IB_PSR_COUNTER0_F, 6}, {IB_PSR_COUNTER1_F, 0});
     pt_node_free(n);
 }
 
@@ -259,9 +250,8 @@ static void test_validation(void **state)
     assert_int_equal(start(ca, 0xFF, 0, 10, 0x77, CS_XMIT_DATA, 0, 0, resp), ST_BAD_FIELD);
     /* Nothing changed. */
     assert_int_equal(pt_pma(n, IB_MAD_METHOD_GET, IB_GSI_PORT_SAMPLES_CONTROL, NULL, resp), ST_OK);
-    assert_int_equal(pt_f(resp, IB_PSC_TAG_F), 0);
-    assert_int_equal(pt_f(resp, IB_PSC_SAMPLE_STATUS_F), 0);
-    assert_int_equal(pt_f(resp, IB_PSC_COUNTER_SEL1_F), CS_RCV_DATA);
+    PZT_EXPECT_FIELDS(resp, {IB_PSC_TAG_F, 0}, {IB_PSC_SAMPLE_STATUS_F, 0},
+                      {IB_PSC_COUNTER_SEL1_F, CS_RCV_DATA});
     pt_node_free(n);
     pt_node_free(ca);
 }

@@ -6,6 +6,7 @@
  */
 #include "attr_util.h"
 #include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define SW_GUID 0x0002c90000001000ull
 
@@ -34,18 +35,14 @@ static void test_node_info_fields(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof(ports) / sizeof(ports[0]); i++) {
         assert_int_equal(pzt_get_key(n, ports[i], 0, IB_ATTR_NODE_INFO, 0, d), ST_OK);
-        assert_int_equal(mad_get_field(d, 0, IB_NODE_BASE_VERS_F), 1);
-        assert_int_equal(mad_get_field(d, 0, IB_NODE_CLASS_VERS_F), 1);
-        assert_int_equal(mad_get_field(d, 0, IB_NODE_TYPE_F), IB_NODE_SWITCH);
-        assert_int_equal(mad_get_field(d, 0, IB_NODE_NPORTS_F), 24);
+        PZT_EXPECT_FIELDS(d, {IB_NODE_BASE_VERS_F, 1}, {IB_NODE_CLASS_VERS_F, 1},
+                          {IB_NODE_TYPE_F, IB_NODE_SWITCH}, {IB_NODE_NPORTS_F, 24});
         assert_true(mad_get_field64(d, 0, IB_NODE_SYSTEM_GUID_F) == 0x0011223344550000ull);
         assert_true(mad_get_field64(d, 0, IB_NODE_GUID_F) == 0x0011223344556677ull);
         assert_true(mad_get_field64(d, 0, IB_NODE_PORT_GUID_F) == 0x0011223344556678ull);
-        assert_int_equal(mad_get_field(d, 0, IB_NODE_PARTITION_CAP_F), 64);
-        assert_int_equal(mad_get_field(d, 0, IB_NODE_DEVID_F), 0xBEEF);
-        assert_int_equal(mad_get_field(d, 0, IB_NODE_REVISION_F), 0xA1B2C3D4);
-        assert_int_equal(mad_get_field(d, 0, IB_NODE_LOCAL_PORT_F), ports[i]);
-        assert_int_equal(mad_get_field(d, 0, IB_NODE_VENDORID_F), 0x123456);
+        PZT_EXPECT_FIELDS(d, {IB_NODE_PARTITION_CAP_F, 64}, {IB_NODE_DEVID_F, 0xBEEF},
+                          {IB_NODE_REVISION_F, 0xA1B2C3D4}, {IB_NODE_LOCAL_PORT_F, ports[i]},
+                          {IB_NODE_VENDORID_F, 0x123456});
     }
     /* A changed SystemImageGUID shows up in NodeInfo. */
     assert_int_equal(sma_set_system_image_guid(n->sma, 0x99), 0);

@@ -6,6 +6,7 @@
  */
 #include "attr_util.h"
 #include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define MOD_EXT 0x80000000u /* AttrMod bit 31: SMSupportsExtendedSpeeds */
 
@@ -65,22 +66,15 @@ static void test_port0_get(void **state)
     assert_int_equal(cap & 0x00008000u, 0x00008000u); /* IsCapabilityMask2Supported */
     assert_int_equal(cap & 0x02000000u, 0);           /* no ClientReregistration on a switch */
     assert_int_equal(cap & 0x40000000u, 0x40000000u); /* IsMulticastFDBTopSupported */
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_CAPMASK2_F), 0x0001);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_MKEY_LEASE_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_MKEY_PROT_BITS_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LMC_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_SMSL_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_MKEY_VIOL_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_QKEY_VIOL_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_GUID_CAP_F), 1);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_CLIENT_REREG_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_SUBN_TIMEOUT_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_RESP_TIME_VAL_F), 8);
+    PZT_EXPECT_FIELDS(d, {IB_PORT_CAPMASK2_F, 0x0001}, {IB_PORT_MKEY_LEASE_F, 0},
+                      {IB_PORT_MKEY_PROT_BITS_F, 0}, {IB_PORT_LMC_F, 0}, {IB_PORT_SMSL_F, 0},
+                      {IB_PORT_MKEY_VIOL_F, 0}, {IB_PORT_QKEY_VIOL_F, 0}, {IB_PORT_GUID_CAP_F, 1},
+                      {IB_PORT_CLIENT_REREG_F, 0}, {IB_PORT_SUBN_TIMEOUT_F, 0},
+                      {IB_PORT_RESP_TIME_VAL_F, 8});
     /* Port 0 reports itself up (OpenSM does not use PortState of BSP0). */
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_STATE_F), BOARD_PORT_ACTIVE);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_PHYS_STATE_F), BOARD_PHYS_LINKUP);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_VL_CAP_F), 4);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_MTU_CAP_F), 5);
+    PZT_EXPECT_FIELDS(d, {IB_PORT_STATE_F, BOARD_PORT_ACTIVE},
+                      {IB_PORT_PHYS_STATE_F, BOARD_PHYS_LINKUP}, {IB_PORT_VL_CAP_F, 4},
+                      {IB_PORT_MTU_CAP_F, 5});
     pzt_node_free(n);
 }
 
@@ -93,51 +87,31 @@ static void test_external_get(void **state)
     (void)state;
     pzt_assign_lid(n, 0x20, 0x01, 12);
     assert_int_equal(pzt_get_key(n, 2, 0, IB_ATTR_PORT_INFO, 5, d), ST_OK);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LOCAL_PORT_F), 2);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_STATE_F), BOARD_PORT_DOWN);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_PHYS_STATE_F), BOARD_PHYS_POLLING);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_WIDTH_SUPPORTED_F), 3);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_WIDTH_ENABLED_F), 3);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_WIDTH_ACTIVE_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_SPEED_SUPPORTED_F), 7);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_SPEED_ENABLED_F), 7);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_SPEED_ACTIVE_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F), 3);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F), 3);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_DOWN_DEF_F), BOARD_PHYS_POLLING);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_NEIGHBOR_MTU_F), 5);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_MTU_CAP_F), 5);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_VL_CAP_F), 4);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_VL_ARBITRATION_HIGH_CAP_F), 8);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_VL_ARBITRATION_LOW_CAP_F), 8);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_VL_HIGH_LIMIT_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_OPER_VLS_F), 1);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_HOQ_LIFE_F), 0x10);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_VL_STALL_COUNT_F), 7);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LOCAL_PHYS_ERR_F), 8);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_OVERRUN_ERR_F), 8);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_PKEY_VIOL_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_PART_EN_INB_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_FILTER_RAW_OUTB_F), 0);
+    PZT_EXPECT_FIELDS(
+        d, {IB_PORT_LOCAL_PORT_F, 2}, {IB_PORT_STATE_F, BOARD_PORT_DOWN},
+        {IB_PORT_PHYS_STATE_F, BOARD_PHYS_POLLING}, {IB_PORT_LINK_WIDTH_SUPPORTED_F, 3},
+        {IB_PORT_LINK_WIDTH_ENABLED_F, 3}, {IB_PORT_LINK_WIDTH_ACTIVE_F, 0},
+        {IB_PORT_LINK_SPEED_SUPPORTED_F, 7}, {IB_PORT_LINK_SPEED_ENABLED_F, 7},
+        {IB_PORT_LINK_SPEED_ACTIVE_F, 0}, {IB_PORT_LINK_SPEED_EXT_SUPPORTED_F, 3},
+        {IB_PORT_LINK_SPEED_EXT_ENABLED_F, 3}, {IB_PORT_LINK_SPEED_EXT_ACTIVE_F, 0},
+        {IB_PORT_LINK_DOWN_DEF_F, BOARD_PHYS_POLLING}, {IB_PORT_NEIGHBOR_MTU_F, 5},
+        {IB_PORT_MTU_CAP_F, 5}, {IB_PORT_VL_CAP_F, 4}, {IB_PORT_VL_ARBITRATION_HIGH_CAP_F, 8},
+        {IB_PORT_VL_ARBITRATION_LOW_CAP_F, 8}, {IB_PORT_VL_HIGH_LIMIT_F, 0},
+        {IB_PORT_OPER_VLS_F, 1}, {IB_PORT_HOQ_LIFE_F, 0x10}, {IB_PORT_VL_STALL_COUNT_F, 7},
+        {IB_PORT_LOCAL_PHYS_ERR_F, 8}, {IB_PORT_OVERRUN_ERR_F, 8}, {IB_PORT_PKEY_VIOL_F, 0},
+        {IB_PORT_PART_EN_INB_F, 0}, {IB_PORT_FILTER_RAW_OUTB_F, 0});
     /* End-port fields belong to port 0. */
     assert_true(mad_get_field64(d, 0, IB_PORT_MKEY_F) == 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LID_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_SMLID_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_CAPMASK_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_CAPMASK2_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_GUID_CAP_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_SUBN_TIMEOUT_F), 0);
+    PZT_EXPECT_FIELDS(d, {IB_PORT_LID_F, 0}, {IB_PORT_SMLID_F, 0}, {IB_PORT_CAPMASK_F, 0},
+                      {IB_PORT_CAPMASK2_F, 0}, {IB_PORT_GUID_CAP_F, 0},
+                      {IB_PORT_SUBN_TIMEOUT_F, 0});
 
     /* Cabled: the link trains to Init at the fastest enabled width/speed. */
     board_mem_set_connected(n->bm, 5, true);
     assert_int_equal(pzt_get_key(n, 36, 0, IB_ATTR_PORT_INFO, 5, d), ST_OK);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LOCAL_PORT_F), 36);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_STATE_F), BOARD_PORT_INIT);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_PHYS_STATE_F), BOARD_PHYS_LINKUP);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_WIDTH_ACTIVE_F), 2);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_SPEED_ACTIVE_F), 4);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F), 2);
+    PZT_EXPECT_FIELDS(d, {IB_PORT_LOCAL_PORT_F, 36}, {IB_PORT_STATE_F, BOARD_PORT_INIT},
+                      {IB_PORT_PHYS_STATE_F, BOARD_PHYS_LINKUP}, {IB_PORT_LINK_WIDTH_ACTIVE_F, 2},
+                      {IB_PORT_LINK_SPEED_ACTIVE_F, 4}, {IB_PORT_LINK_SPEED_EXT_ACTIVE_F, 2});
     pzt_node_free(n);
 }
 
@@ -252,19 +226,12 @@ static void test_port0_set(void **state)
 
     assert_true(mad_get_field64(r, 0, IB_PORT_MKEY_F) == key);
     assert_true(mad_get_field64(r, 0, IB_PORT_GID_PREFIX_F) == 0xFE80000000000000ull);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LID_F), 0x0102);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_SMLID_F), 0x0003);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_MKEY_LEASE_F), 60);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_MKEY_PROT_BITS_F), 1);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_SMSL_F), 5);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_SUBN_TIMEOUT_F), 18);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_CAPMASK_F), cap);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_CAPMASK2_F), 0x0001);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LMC_F), 0);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_CLIENT_REREG_F), 0);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LOCAL_PORT_F), 1);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_GUID_CAP_F), 1);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ACTIVE);
+    PZT_EXPECT_FIELDS(r, {IB_PORT_LID_F, 0x0102}, {IB_PORT_SMLID_F, 0x0003},
+                      {IB_PORT_MKEY_LEASE_F, 60}, {IB_PORT_MKEY_PROT_BITS_F, 1},
+                      {IB_PORT_SMSL_F, 5}, {IB_PORT_SUBN_TIMEOUT_F, 18}, {IB_PORT_CAPMASK_F, cap},
+                      {IB_PORT_CAPMASK2_F, 0x0001}, {IB_PORT_LMC_F, 0}, {IB_PORT_CLIENT_REREG_F, 0},
+                      {IB_PORT_LOCAL_PORT_F, 1}, {IB_PORT_GUID_CAP_F, 1},
+                      {IB_PORT_STATE_F, BOARD_PORT_ACTIVE});
 
     /* The same on a later Get (with the key: ProtectBits 1 hides it otherwise). */
     assert_int_equal(pzt_get_key(n, 1, key, IB_ATTR_PORT_INFO, 0, g), ST_OK);
@@ -390,19 +357,12 @@ static void test_external_set_fields(void **state)
     au_set_expect(n, IB_ATTR_PORT_INFO, 4, d, ST_OK, r);
     pi_get(n, 4, g);
     assert_memory_equal(r, g, PZT_DATA);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_LINK_DOWN_DEF_F), 1);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_VL_HIGH_LIMIT_F), 0xA5);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_HOQ_LIFE_F), 0x12);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_VL_STALL_COUNT_F), 3);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_LOCAL_PHYS_ERR_F), 4);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_OVERRUN_ERR_F), 6);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_PART_EN_INB_F), 1);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_PART_EN_OUTB_F), 1);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_FILTER_RAW_INB_F), 1);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_FILTER_RAW_OUTB_F), 1);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_NEIGHBOR_MTU_F), 4);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_OPER_VLS_F), 3);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_LID_F), 0);
+    PZT_EXPECT_FIELDS(g, {IB_PORT_LINK_DOWN_DEF_F, 1}, {IB_PORT_VL_HIGH_LIMIT_F, 0xA5},
+                      {IB_PORT_HOQ_LIFE_F, 0x12}, {IB_PORT_VL_STALL_COUNT_F, 3},
+                      {IB_PORT_LOCAL_PHYS_ERR_F, 4}, {IB_PORT_OVERRUN_ERR_F, 6},
+                      {IB_PORT_PART_EN_INB_F, 1}, {IB_PORT_PART_EN_OUTB_F, 1},
+                      {IB_PORT_FILTER_RAW_INB_F, 1}, {IB_PORT_FILTER_RAW_OUTB_F, 1},
+                      {IB_PORT_NEIGHBOR_MTU_F, 4}, {IB_PORT_OPER_VLS_F, 3}, {IB_PORT_LID_F, 0});
     assert_true(mad_get_field64(g, 0, IB_PORT_MKEY_F) == 0);
     assert_int_equal(mad_get_field(g, 0, IB_PORT_STATE_F), BOARD_PORT_INIT);
     /* Port 0 and another external port are untouched. */
@@ -438,10 +398,8 @@ static void test_external_no_enforcement(void **state)
     mad_set_field(d, 0, IB_PORT_FILTER_RAW_INB_F, 1);
     mad_set_field(d, 0, IB_PORT_FILTER_RAW_OUTB_F, 1);
     au_set_expect(n, IB_ATTR_PORT_INFO, 2, d, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_PART_EN_INB_F), 0);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_PART_EN_OUTB_F), 0);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_FILTER_RAW_INB_F), 0);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_FILTER_RAW_OUTB_F), 0);
+    PZT_EXPECT_FIELDS(r, {IB_PORT_PART_EN_INB_F, 0}, {IB_PORT_PART_EN_OUTB_F, 0},
+                      {IB_PORT_FILTER_RAW_INB_F, 0}, {IB_PORT_FILTER_RAW_OUTB_F, 0});
     pzt_node_free(n);
 }
 
@@ -628,9 +586,8 @@ static void test_set_nop_keeps_link(void **state)
     mad_set_field(d, 0, IB_PORT_PHYS_STATE_F, BOARD_PHYS_POLLING);
     mad_set_field(d, 0, IB_PORT_OPER_VLS_F, 4);
     au_set_expect(n, IB_ATTR_PORT_INFO, 4, d, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ARMED);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_PHYS_STATE_F), BOARD_PHYS_LINKUP);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_DOWN_DEF_F), 1);
+    PZT_EXPECT_FIELDS(r, {IB_PORT_STATE_F, BOARD_PORT_ARMED},
+                      {IB_PORT_PHYS_STATE_F, BOARD_PHYS_LINKUP}, {IB_PORT_LINK_DOWN_DEF_F, 1});
     pi_set_one(n, 4, IB_PORT_LINK_WIDTH_ENABLED_F, 1, ST_OK, r); /* 1x: at the next training */
     assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ARMED);
     assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_WIDTH_ACTIVE_F), 2);
@@ -745,9 +702,8 @@ static void test_invalid_set_untouched(void **state)
     mad_set_field(d, 0, IB_PORT_OPER_VLS_F, 2);
     mad_set_field(d, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 30);
     au_set_expect(n, IB_ATTR_PORT_INFO, MOD_EXT | 4, d, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ARMED);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_OPER_VLS_F), 2);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F), 0);
+    PZT_EXPECT_FIELDS(r, {IB_PORT_STATE_F, BOARD_PORT_ARMED}, {IB_PORT_OPER_VLS_F, 2},
+                      {IB_PORT_LINK_SPEED_EXT_ENABLED_F, 0});
     pzt_node_free(n);
 }
 
@@ -768,10 +724,8 @@ static void test_enhanced_port0(void **state)
     mad_set_field(d, 0, IB_PORT_OPER_VLS_F, 3);
     mad_set_field(d, 0, IB_PORT_VL_HIGH_LIMIT_F, 4);
     au_set_expect(n, IB_ATTR_PORT_INFO, 0, d, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LID_F), 0x40);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LMC_F), 2);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_OPER_VLS_F), 3);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_VL_HIGH_LIMIT_F), 4);
+    PZT_EXPECT_FIELDS(r, {IB_PORT_LID_F, 0x40}, {IB_PORT_LMC_F, 2}, {IB_PORT_OPER_VLS_F, 3},
+                      {IB_PORT_VL_HIGH_LIMIT_F, 4});
     assert_int_equal(board_mem_lmc(n->bm, 0), 2);
     assert_int_equal(board_mem_lid(n->bm, 0), 0x40);
 
@@ -799,9 +753,8 @@ static void test_ca_port_info_set(void **state)
     mad_set_field(d, 0, IB_PORT_CLIENT_REREG_F, 0);
     mad_set_field64(d, 0, IB_PORT_MKEY_F, 0xABC);
     assert_int_equal(pzt_set_key(n, 1, 0, IB_ATTR_PORT_INFO, 0, d, r), ST_OK);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ARMED);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LID_F), 0x30);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LMC_F), 1);
+    PZT_EXPECT_FIELDS(r, {IB_PORT_STATE_F, BOARD_PORT_ARMED}, {IB_PORT_LID_F, 0x30},
+                      {IB_PORT_LMC_F, 1});
     assert_true(mad_get_field64(r, 0, IB_PORT_MKEY_F) == 0xABC);
     assert_int_equal(board_mem_lid(n->bm, 1), 0x30);
     assert_int_equal(board_mem_lmc(n->bm, 1), 1);

@@ -12,6 +12,7 @@
 
 #include "pzt.h"
 #include "pzt_main.h"
+#include "pzt_fields.h"
 
 /* NodeInfo over LID routing, decoded with libibmad. */
 static void test_node_info_lid(void **state)
@@ -21,9 +22,7 @@ static void test_node_info_lid(void **state)
 
     (void)state;
     assert_int_equal(pzt_get_key(n, 7, 0, IB_ATTR_NODE_INFO, 0, d), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_NODE_TYPE_F), 2);
-    assert_int_equal(mad_get_field(d, 0, IB_NODE_NPORTS_F), 36);
-    assert_int_equal(mad_get_field(d, 0, IB_NODE_LOCAL_PORT_F), 7);
+    PZT_EXPECT_FIELDS(d, {IB_NODE_TYPE_F, 2}, {IB_NODE_NPORTS_F, 36}, {IB_NODE_LOCAL_PORT_F, 7});
     assert_true(mad_get_field64(d, 0, IB_NODE_GUID_F) == 0x0002c90000001000ull);
     pzt_node_free(n);
 }

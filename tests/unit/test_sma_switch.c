@@ -5,6 +5,7 @@
  */
 #include "attr_util.h"
 #include "pzt_main.h"
+#include "pzt_fields.h"
 
 /* Get SwitchInfo, expecting success. */
 static void get_si(struct pzt_node *n, uint8_t *d)
@@ -40,24 +41,14 @@ static void test_switch_info_defaults(void **state)
 
     (void)state;
     get_si(n, d);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_LINEAR_FDB_CAP_F), 0xC000);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_RANDOM_FDB_CAP_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_MCAST_FDB_CAP_F), 1024);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_LINEAR_FDB_TOP_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_DEF_PORT_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_DEF_MCAST_PRIM_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_DEF_MCAST_NOT_PRIM_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_LIFE_TIME_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_STATE_CHANGE_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_OPT_SLTOVL_MAPPING_F), 1);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_LIDS_PER_PORT_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_PARTITION_ENFORCE_CAP_F), 32);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_PARTITION_ENF_INB_F), 1);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_PARTITION_ENF_OUTB_F), 1);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_FILTER_RAW_INB_F), 1);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_FILTER_RAW_OUTB_F), 1);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_ENHANCED_PORT0_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_MCAST_FDB_TOP_F), 0xBFFF);
+    PZT_EXPECT_FIELDS(
+        d, {IB_SW_LINEAR_FDB_CAP_F, 0xC000}, {IB_SW_RANDOM_FDB_CAP_F, 0},
+        {IB_SW_MCAST_FDB_CAP_F, 1024}, {IB_SW_LINEAR_FDB_TOP_F, 0}, {IB_SW_DEF_PORT_F, 0},
+        {IB_SW_DEF_MCAST_PRIM_F, 0}, {IB_SW_DEF_MCAST_NOT_PRIM_F, 0}, {IB_SW_LIFE_TIME_F, 0},
+        {IB_SW_STATE_CHANGE_F, 0}, {IB_SW_OPT_SLTOVL_MAPPING_F, 1}, {IB_SW_LIDS_PER_PORT_F, 0},
+        {IB_SW_PARTITION_ENFORCE_CAP_F, 32}, {IB_SW_PARTITION_ENF_INB_F, 1},
+        {IB_SW_PARTITION_ENF_OUTB_F, 1}, {IB_SW_FILTER_RAW_INB_F, 1}, {IB_SW_FILTER_RAW_OUTB_F, 1},
+        {IB_SW_ENHANCED_PORT0_F, 0}, {IB_SW_MCAST_FDB_TOP_F, 0xBFFF});
     au_get_expect(n, IB_ATTR_SWITCH_INFO, 1, ST_BAD_FIELD, NULL);
     pzt_node_free(n);
 }
@@ -79,15 +70,11 @@ static void test_switch_info_identity(void **state)
     id.enforcement_caps = false;
     n = pzt_node_new(&id);
     get_si(n, d);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_LINEAR_FDB_CAP_F), 1024);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_MCAST_FDB_CAP_F), 64);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_PARTITION_ENFORCE_CAP_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_ENHANCED_PORT0_F), 1);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_OPT_SLTOVL_MAPPING_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_PARTITION_ENF_INB_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_PARTITION_ENF_OUTB_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_FILTER_RAW_INB_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_FILTER_RAW_OUTB_F), 0);
+    PZT_EXPECT_FIELDS(d, {IB_SW_LINEAR_FDB_CAP_F, 1024}, {IB_SW_MCAST_FDB_CAP_F, 64},
+                      {IB_SW_PARTITION_ENFORCE_CAP_F, 0}, {IB_SW_ENHANCED_PORT0_F, 1},
+                      {IB_SW_OPT_SLTOVL_MAPPING_F, 0}, {IB_SW_PARTITION_ENF_INB_F, 0},
+                      {IB_SW_PARTITION_ENF_OUTB_F, 0}, {IB_SW_FILTER_RAW_INB_F, 0},
+                      {IB_SW_FILTER_RAW_OUTB_F, 0});
     pzt_node_free(n);
 }
 
@@ -125,23 +112,14 @@ static void test_switch_info_set(void **state)
     get_si(n, g);
     assert_memory_equal(r, g, PZT_DATA); /* the response is the value after the Set */
 
-    assert_int_equal(mad_get_field(g, 0, IB_SW_LINEAR_FDB_TOP_F), 0x1234);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_DEF_PORT_F), 3);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_DEF_MCAST_PRIM_F), 36);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_DEF_MCAST_NOT_PRIM_F), 0xFF);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_LIFE_TIME_F), 0x12);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_MCAST_FDB_TOP_F), 0xC010);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_LINEAR_FDB_CAP_F), 0xC000);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_RANDOM_FDB_CAP_F), 0);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_MCAST_FDB_CAP_F), 1024);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_OPT_SLTOVL_MAPPING_F), 1);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_LIDS_PER_PORT_F), 0);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_PARTITION_ENFORCE_CAP_F), 32);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_PARTITION_ENF_INB_F), 1);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_PARTITION_ENF_OUTB_F), 1);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_FILTER_RAW_INB_F), 1);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_FILTER_RAW_OUTB_F), 1);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_ENHANCED_PORT0_F), 0);
+    PZT_EXPECT_FIELDS(
+        g, {IB_SW_LINEAR_FDB_TOP_F, 0x1234}, {IB_SW_DEF_PORT_F, 3}, {IB_SW_DEF_MCAST_PRIM_F, 36},
+        {IB_SW_DEF_MCAST_NOT_PRIM_F, 0xFF}, {IB_SW_LIFE_TIME_F, 0x12},
+        {IB_SW_MCAST_FDB_TOP_F, 0xC010}, {IB_SW_LINEAR_FDB_CAP_F, 0xC000},
+        {IB_SW_RANDOM_FDB_CAP_F, 0}, {IB_SW_MCAST_FDB_CAP_F, 1024}, {IB_SW_OPT_SLTOVL_MAPPING_F, 1},
+        {IB_SW_LIDS_PER_PORT_F, 0}, {IB_SW_PARTITION_ENFORCE_CAP_F, 32},
+        {IB_SW_PARTITION_ENF_INB_F, 1}, {IB_SW_PARTITION_ENF_OUTB_F, 1},
+        {IB_SW_FILTER_RAW_INB_F, 1}, {IB_SW_FILTER_RAW_OUTB_F, 1}, {IB_SW_ENHANCED_PORT0_F, 0});
     assert_int_equal(board_mem_lft_top(n->bm), 0x1234);
 
     /* MulticastFDBTop back to "none" and to 0 (what a Get of a switch without it returns). */
@@ -156,9 +134,8 @@ static void test_switch_info_set(void **state)
     mad_set_field(g, 0, IB_SW_LINEAR_FDB_TOP_F, 0xBFFF);
     mad_set_field(g, 0, IB_SW_LIFE_TIME_F, 0x1F);
     au_set_expect(n, IB_ATTR_SWITCH_INFO, 0, g, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_SW_MCAST_FDB_TOP_F), 0xC3FF);
-    assert_int_equal(mad_get_field(r, 0, IB_SW_LINEAR_FDB_TOP_F), 0xBFFF);
-    assert_int_equal(mad_get_field(r, 0, IB_SW_LIFE_TIME_F), 0x1F);
+    PZT_EXPECT_FIELDS(r, {IB_SW_MCAST_FDB_TOP_F, 0xC3FF}, {IB_SW_LINEAR_FDB_TOP_F, 0xBFFF},
+                      {IB_SW_LIFE_TIME_F, 0x1F});
     pzt_node_free(n);
 }
 
@@ -204,9 +181,8 @@ static void test_switch_info_set_invalid(void **state)
     mad_set_field(d, 0, IB_SW_DEF_PORT_F, 12);
     mad_set_field(d, 0, IB_SW_MCAST_FDB_TOP_F, 0xC000 + 63);
     au_set_expect(n, IB_ATTR_SWITCH_INFO, 0, d, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_SW_LINEAR_FDB_TOP_F), 1023);
-    assert_int_equal(mad_get_field(r, 0, IB_SW_DEF_PORT_F), 12);
-    assert_int_equal(mad_get_field(r, 0, IB_SW_MCAST_FDB_TOP_F), 0xC03F);
+    PZT_EXPECT_FIELDS(r, {IB_SW_LINEAR_FDB_TOP_F, 1023}, {IB_SW_DEF_PORT_F, 12},
+                      {IB_SW_MCAST_FDB_TOP_F, 0xC03F});
 
     /* Non-zero modifier. */
     get_si(n, before);
