@@ -61,7 +61,6 @@ static void test_header_matches_libibmad(void **state)
                         .paylen_newwin = 0xa0b0c0d0};
     struct pzr_hdr back;
 
-    (void)state;
     mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, IB_SA_CLASS);
     mad_set_field(mad, 0, IB_MAD_METHOD_F, 0x12);
     mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
@@ -87,7 +86,6 @@ static void test_header_matches_libibmad(void **state)
 /* Classes and their data offsets as Linux's ib_is_mad_class_rmpp / ib_get_mad_data_offset. */
 static void test_classes(void **state)
 {
-    (void)state;
     assert_true(pzr_class_is_rmpp(0x03));
     assert_true(pzr_class_is_rmpp(0x06));
     assert_true(pzr_class_is_rmpp(0x10));
@@ -110,7 +108,6 @@ static void test_classify(void **state)
     uint8_t mad[PZR_MAD_SIZE] = {0};
     struct pzr_hdr h = {.version = 1, .type = PZR_TYPE_DATA, .flags = PZR_FLAG_ACTIVE};
 
-    (void)state;
     mad[1] = IB_SA_CLASS;
     assert_int_equal(pzr_classify(mad, sizeof(mad)), PZR_KIND_PLAIN); /* not active */
     pzr_hdr_put(mad, &h);
@@ -150,7 +147,6 @@ static void test_segmenting_numbers(void **state)
         {75816, 380, 184, 83416, 36}, /* 702 NodeRecords of 108 bytes */
     };
 
-    (void)state;
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
         uint8_t *mad = sa_table(rows[i].data_len);
         uint8_t seg[PZR_MAD_SIZE];
@@ -183,7 +179,6 @@ static void test_segment_contents(void **state)
     uint8_t seg[PZR_MAD_SIZE];
     struct pzr_send s;
 
-    (void)state;
     assert_int_equal(pzr_send_init(&s, mad, SA_HDR + data_len, 0), 4);
     for (uint32_t n = 1; n <= 4; n++) {
         size_t off = SA_HDR + (n - 1) * SA_DATA;
@@ -283,7 +278,6 @@ static void test_round_trip(void **state)
     struct pzr_send s;
     struct pzr_recv r;
 
-    (void)state;
     assert_int_equal(pzr_send_init(&s, mad, SA_HDR + data_len, 0), 380);
     r = run_transfer(&s, &l);
     assert_int_equal(r.len, SA_HDR + data_len);
@@ -309,7 +303,6 @@ static void test_loss_and_duplicates(void **state)
     struct link lost_last_ack = {.drop_ack_seg = 150};
     struct link *links[] = {&lost, &dup, &lost_ack, &lost_last_ack};
 
-    (void)state;
     for (size_t i = 0; i < 4; i++) {
         struct pzr_send s;
         struct pzr_recv r;
@@ -337,7 +330,6 @@ static void test_receiver_window(void **state)
     struct pzr_send s;
     struct pzr_recv r;
 
-    (void)state;
     pzr_send_init(&s, mad, SA_HDR + 100 * SA_DATA, 0);
     pzr_send_segment(&s, 1, seg);
     assert_int_equal(pzr_recv_start(&r, seg, sizeof(seg), 1u << 20, &reply), PZR_RECV_ACK);
@@ -363,7 +355,6 @@ static void test_data_check(void **state)
     uint8_t seg[PZR_MAD_SIZE];
     struct pzr_send s;
 
-    (void)state;
     pzr_send_init(&s, mad, SA_HDR + 3 * SA_DATA, 0);
     pzr_send_segment(&s, 1, seg);
     assert_int_equal(pzr_data_check(seg, sizeof(seg)), 0);
@@ -391,7 +382,6 @@ static void test_bad_length_and_too_long(void **state)
     struct pzr_send s;
     struct pzr_recv r;
 
-    (void)state;
     pzr_send_init(&s, mad, SA_HDR + 2 * SA_DATA, 0);
     pzr_send_segment(&s, 1, seg);
     assert_int_equal(pzr_recv_start(&r, seg, sizeof(seg), 1u << 20, &reply), PZR_RECV_ACK);
@@ -427,7 +417,6 @@ static void test_sender_acks(void **state)
     struct pzr_send s;
     uint8_t st = 0;
 
-    (void)state;
     pzr_send_init(&s, mad, SA_HDR + 10 * SA_DATA, 1);
     assert_int_equal(pzr_send_next(&s), 1);
     assert_int_equal(pzr_send_next(&s), 0); /* window of one until the first ACK */
@@ -458,7 +447,6 @@ static void test_reply(void **state)
     struct pzr_send s;
     struct pzr_hdr h;
 
-    (void)state;
     pzr_send_init(&s, mad, SA_HDR + SA_DATA, 0);
     pzr_send_segment(&s, 1, seg);
     pzr_build_reply(out, seg, PZR_TYPE_ACK, 0, 1, 65);

@@ -33,7 +33,6 @@ static void test_class_port_info(void **state)
     struct pt_node *n = pt_switch_new(8, 0, false);
     uint8_t resp[IB_CC_DATA_SZ];
 
-    (void)state;
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, CLASS_PORT_INFO, NULL, resp), ST_OK);
     pt_check_reply(n, IB_CC_CLASS);
     assert_int_equal(n->out_addr.port, 0);
@@ -48,7 +47,6 @@ static void test_status_codes(void **state)
     uint8_t mad[PT_MAD];
     struct cc_stats st;
 
-    (void)state;
     /* CA-only attributes on a switch; unknown attributes. */
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_CA_CONGESTION_SETTING, NULL, NULL),
                      ST_BAD_ATTR);
@@ -95,7 +93,6 @@ static void test_info_and_timestamp(void **state)
     struct pt_node *n = pt_switch_new(8, 0, false);
     uint8_t resp[IB_CC_DATA_SZ];
 
-    (void)state;
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_CONGESTION_INFO, NULL, resp), ST_OK);
     assert_int_equal(pt_f(resp, IB_CC_CONGESTION_INFO_F), 0);
     assert_int_equal(pt_f(resp, IB_CC_CONGESTION_INFO_CONTROL_TABLE_CAP_F), 0);
@@ -115,7 +112,6 @@ static void test_switch_congestion_setting(void **state)
     uint8_t req[IB_CC_DATA_SZ] = {0}, resp[IB_CC_DATA_SZ], mask[32] = {0}, got[32];
     struct cc_switch_setting s;
 
-    (void)state;
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_SWITCH_CONGESTION_SETTING, NULL, resp),
                      ST_OK);
     assert_int_equal(pt_f(resp, IB_CC_SWITCH_CONGESTION_SETTING_CONTROL_MAP_F), 0);
@@ -164,7 +160,6 @@ static void test_switch_port_congestion_setting(void **state)
     uint8_t req[IB_CC_DATA_SZ] = {0}, resp[IB_CC_DATA_SZ];
     struct cc_port_setting s;
 
-    (void)state;
     /* Ports 0..40: blocks 0 and 1. */
     assert_int_equal(
         pt_cc_mod(n, IB_MAD_METHOD_GET, IB_CC_ATTR_SWITCH_PORT_CONGESTION_SETTING, 2, NULL, NULL),
@@ -222,7 +217,6 @@ static void test_congestion_log(void **state)
     uint8_t map[32];
     struct cc_stats st;
 
-    (void)state;
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_CONGESTION_LOG, NULL, NULL), ST_OK);
     log = log_data(n);
     PZT_EXPECT_FIELDS(log, {IB_CC_CONGESTION_LOG_LOGTYPE_F, 1},
@@ -290,7 +284,6 @@ static void test_ca_mode(void **state)
     struct cc_ca_entry e;
     struct cc_port_setting ps;
 
-    (void)state;
     n->in_port = 2;
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_CONGESTION_INFO, NULL, resp), ST_OK);
     pt_check_reply(n, IB_CC_CLASS);
@@ -370,7 +363,6 @@ static void test_create_rejects(void **state)
 {
     struct board b = {0};
 
-    (void)state;
     assert_null(cc_create(NULL));
     assert_null(cc_create(&b));
     cc_destroy(NULL);

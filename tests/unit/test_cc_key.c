@@ -63,7 +63,6 @@ static void test_zero_key(void **state)
     struct pt_node *n = pt_switch_new(4, 0, false);
     uint8_t resp[IB_CC_DATA_SZ];
 
-    (void)state;
     assert_int_equal(get_key_info(n, BAD, resp), ST_OK);
     assert_int_equal(pt_f64(resp, IB_CC_CONGESTION_KEY_INFO_CC_KEY_F), 0);
     assert_int_equal(set_marking(n, BAD, 5), ST_OK);
@@ -82,7 +81,6 @@ static void test_unprotected(void **state)
     uint8_t resp[IB_CC_DATA_SZ];
     struct cc_stats st;
 
-    (void)state;
     assert_int_equal(set_key(n, KEY, 0, 0, 0), ST_OK);
     assert_int_equal(get_key_info(n, KEY, resp), ST_OK);
     assert_int_equal(pt_f64(resp, IB_CC_CONGESTION_KEY_INFO_CC_KEY_F), KEY);
@@ -119,7 +117,6 @@ static void test_protected(void **state)
                                      IB_CC_ATTR_SWITCH_CONGESTION_SETTING,
                                      IB_CC_ATTR_TIMESTAMP};
 
-    (void)state;
     assert_int_equal(set_key(n, KEY, 1, 0, 0), ST_OK);
     n->cc_key = BAD;
     for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++)
@@ -150,7 +147,6 @@ static void test_lease_expiry(void **state)
     struct pt_node *n = pt_switch_new(4, 0, false);
     uint8_t resp[IB_CC_DATA_SZ];
 
-    (void)state;
     assert_int_equal(set_key(n, KEY, 1, 2, 0), ST_OK);
     n->cc_key = BAD;
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_TIMESTAMP, NULL, NULL), PT_NOANSWER);
@@ -174,7 +170,6 @@ static void test_lease_stopped_by_key(void **state)
 {
     struct pt_node *n = pt_switch_new(4, 0, false);
 
-    (void)state;
     assert_int_equal(set_key(n, KEY, 1, 2, 0), ST_OK);
     n->cc_key = BAD;
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_TIMESTAMP, NULL, NULL), PT_NOANSWER);
@@ -195,7 +190,6 @@ static void test_violations_saturate(void **state)
 {
     struct pt_node *n = pt_switch_new(4, 0, false);
 
-    (void)state;
     assert_int_equal(set_key(n, KEY, 1, 0, 0xFFFE), ST_OK);
     assert_int_equal(set_marking(n, BAD, 1), PT_NOANSWER);
     assert_int_equal(set_marking(n, BAD, 1), PT_NOANSWER);

@@ -28,7 +28,6 @@ static void test_config_values(void **state)
     struct pz_config cfg;
     char err[160] = "";
 
-    (void)state;
     assert_int_equal(parse(&cfg,
                            "# a switch\n\n  ca = mlx5_0  \nport=1\nnode_desc = leaf 3 # rack A\n"
                            "node_guid = 0x0002c903000000ab\nnum_ports = 48\nenhanced_port0 = yes\n"
@@ -89,7 +88,6 @@ static void test_config_errors(void **state)
         {"monitor_ca_ports = -3\n", "line 1: bad value '-3' for 'monitor_ca_ports'"},
     };
 
-    (void)state;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct pz_config cfg;
         char err[160] = "";
@@ -108,7 +106,6 @@ static void test_config_node_desc_64(void **state)
     struct pz_config cfg;
     char err[160] = "", text[128];
 
-    (void)state;
     assert_int_equal(strlen(desc64), 64);
     snprintf(text, sizeof(text), "node_desc = %s\n", desc64);
     assert_int_equal(parse(&cfg, text, err, sizeof(err)), 0);
@@ -129,7 +126,6 @@ static void test_config_duplicate_keys(void **state)
     struct pz_config cfg;
     char err[160] = "";
 
-    (void)state;
     assert_int_equal(
         parse(&cfg, "num_ports = 8\n# comment\nlog_level = 1\nnum_ports = 12\n", err, sizeof(err)),
         -1);
@@ -159,7 +155,6 @@ static void test_config_monitor(void **state)
     struct pz_config cfg;
     char err[160] = "";
 
-    (void)state;
     pz_config_defaults(&cfg);
     assert_true(cfg.monitor);
     assert_int_equal(cfg.monitor_interval_ms, 1000);
@@ -195,7 +190,6 @@ static void test_config_dgram(void **state)
     struct pz_config cfg;
     char err[160] = "";
 
-    (void)state;
     pz_config_defaults(&cfg);
     assert_int_equal(cfg.dgram, -1);
     assert_int_equal(cfg.dgram_qkey, 0x505a0001);
@@ -221,7 +215,6 @@ static void test_config_port_list(void **state)
 {
     uint8_t mask[(PZ_CONFIG_MAX_PORT + 8) / 8];
 
-    (void)state;
     assert_int_equal(pz_config_port_list("1-18,20", mask), 19);
     assert_true(mask[0] == 0xFE && mask[1] == 0xFF && mask[2] == 0x17);
     for (unsigned i = 3; i < sizeof(mask); i++)
@@ -246,7 +239,6 @@ static void test_config_binary(void **state)
     struct pz_config cfg;
     char err[160] = "", big[1024];
 
-    (void)state;
     pz_config_defaults(&cfg);
     assert_int_equal(pz_config_parse(&cfg, "port = 1\0x", 10, err, sizeof(err)), -1);
     assert_string_equal(err, "line 1: NUL byte");
@@ -294,7 +286,6 @@ static void test_config_table_prints(void **state)
     char *help, *conf;
     const char *p;
 
-    (void)state;
     assert_true(count >= 21);
     assert_int_equal(parse(&cfg,
                            "num_ports = 18\nmonitor = off\ndgram = on\nboard = sim\n"
@@ -340,7 +331,6 @@ static void test_config_table_ranges(void **state)
     size_t count;
     const struct pz_config_key *keys = pz_config_keys(&count);
 
-    (void)state;
     for (size_t i = 0; i < count; i++) {
         const struct pz_config_key *k = &keys[i];
         struct pz_config cfg, def;
@@ -392,7 +382,6 @@ static void test_config_ip_plane_keys(void **state)
     char err[160], out[64];
     const struct pz_config_key *gw = pz_config_key_find("ip_gateway");
 
-    (void)state;
     pz_config_defaults(&cfg);
     assert_true(cfg.ip);
     assert_int_equal(cfg.ip_address.addr, 0);
@@ -470,7 +459,6 @@ static void test_config_table_types(void **state)
     struct ip_conf c, before;
     char buf[64];
 
-    (void)state;
     memset(&c, 0, sizeof(c));
     assert_int_equal(pz_config_key_set(&ip_keys[0], &c, "10.1.2.3/24"), 0);
     assert_int_equal(c.address.addr, 0x0A010203);

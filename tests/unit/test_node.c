@@ -93,7 +93,6 @@ static void test_process_by_class(void **state)
     enum mad_route how;
     struct fx *f;
 
-    (void)state;
     node_default_config(&cfg);
     f = fx_new(&cfg);
     from.dst_qp = 0;
@@ -137,7 +136,6 @@ static void test_clients(void **state)
     uint8_t in[IB_MAD_SIZE];
     struct fx *f;
 
-    (void)state;
     node_default_config(&cfg);
     cfg.monitor = true;
     cfg.discover = true;
@@ -172,7 +170,6 @@ static void test_poll_deadline(void **state)
     uint64_t now;
     struct fx *f;
 
-    (void)state;
     node_default_config(&cfg);
     cfg.link_scan_ns = 10 * MS;
     f = fx_new(&cfg);
@@ -200,7 +197,6 @@ static void test_monitor_lifecycle(void **state)
     struct cong_monitor_config mc;
     struct fx *f;
 
-    (void)state;
     node_default_config(&cfg);
     f = fx_new(&cfg);
     assert_null(node_cong(f->node));
@@ -229,7 +225,6 @@ static void test_bad_settings(void **state)
     struct node_config cfg;
     char err[80] = "";
 
-    (void)state;
     node_default_config(&cfg);
     cfg.monitor = true;
     cfg.mon.interval_ms = 1;
@@ -246,7 +241,6 @@ static void test_rx_record_none(void **state)
     uint8_t mad[IB_MAD_SIZE], copy[IB_MAD_SIZE];
     struct fx *f;
 
-    (void)state;
     node_default_config(&cfg);
     f = fx_new(&cfg);
     pzt_dr_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 0x21, 1, 1, (const uint8_t[]){0, 3},
@@ -271,7 +265,6 @@ static void test_ca_node(void **state)
     struct node *node;
     char err[80];
 
-    (void)state;
     assert_non_null(ca);
     node_default_config(&cfg);
     node = node_create(ca->board, &cfg, NULL, err, sizeof(err));

@@ -163,7 +163,6 @@ static void test_discovery(void **state)
     struct fx *f = fx_new(100, 0, true);
     uint8_t ans[256];
 
-    (void)state;
     fx_run(f, 300);
     assert_int_equal(f->num_sent, 0); /* trained (Init), not Active */
     fx_activate(f, 1);
@@ -201,7 +200,6 @@ static void test_not_ours(void **state)
     struct fx *f = fx_new(CONG_INTERVAL_DEFAULT_MS, 0, true);
     uint8_t ans[256], mad[256];
 
-    (void)state;
     fx_activate(f, 2);
     fx_run(f, 300);
     assert_int_equal(f->num_sent, 1);
@@ -247,7 +245,6 @@ static void test_retries(void **state)
     struct fx *f = fx_new(CONG_INTERVAL_DEFAULT_MS, 0, true);
     uint64_t tid0, tid1;
 
-    (void)state;
     fx_activate(f, 1);
     fx_run(f, 300);
     assert_int_equal(f->num_sent, 1);
@@ -278,7 +275,6 @@ static void test_port_bounce(void **state)
     struct fx *f = fx_new(CONG_INTERVAL_DEFAULT_MS, 0, true);
     uint8_t ans[256];
 
-    (void)state;
     fx_activate(f, 1);
     fx_run(f, 300);
     fx_answer(f, 0, 1, ans);
@@ -305,7 +301,6 @@ static void test_ca_port_list(void **state)
 {
     struct fx *f = fx_new(CONG_INTERVAL_DEFAULT_MS, 1u << 1 | 1u << 3 | 1u << 4, true);
 
-    (void)state;
     for (unsigned p = 1; p <= PORTS; p++)
         fx_activate(f, p);
     fx_run(f, 5000);
@@ -358,7 +353,6 @@ static void test_notices(void **state)
     struct fx *f = fx_new(100, 1u << 1, true);
     unsigned traps[4];
 
-    (void)state;
     fx_block(f, 100);
     fx_run(f, 100);
     assert_int_equal(cong_monitor_samples(node_cong(f->m)), 1);
@@ -387,7 +381,6 @@ static void test_notices_off(void **state)
     struct cong_port_view v;
     unsigned traps[4];
 
-    (void)state;
     pzt_assign_lid(f->n, SW_LID, SM_LID, 18);
     pzt_poll_all(f->n, NULL);
     fx_block(f, 100);
@@ -404,7 +397,6 @@ static void test_deadline(void **state)
     struct fx *f = fx_new(5000, 1u << 1, true);
     uint64_t now = board_now_ns(f->n->board);
 
-    (void)state;
     assert_true(node_next_deadline(f->m) == now + 5000 * MS);
     fx_free(f);
     f = fx_new(5000, 0, true);

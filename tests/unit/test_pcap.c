@@ -77,7 +77,6 @@ static void test_icrc_reference(void **state)
 {
     uint8_t pkt[sizeof(ref_pkt)];
 
-    (void)state;
     assert_int_equal(pz_ib_icrc_local(ref_pkt, REF_ICRC_OFF), get_le(ref_pkt + REF_ICRC_OFF, 4));
     assert_int_equal(pz_ib_icrc_local(ref_pkt, REF_ICRC_OFF), 0x5AB72596u);
 
@@ -112,7 +111,6 @@ static void test_vcrc(void **state)
     uint8_t buf[sizeof(ref_pkt) + 2], buf2[sizeof(ref_pkt) + 2];
     uint16_t v;
 
-    (void)state;
     /* One byte b: ~(table[b ^ 0xFF] ^ 0x00FF) with the generator's table. */
     assert_int_equal(pz_ib_vcrc(&fe, 1), (uint16_t) ~(0x1BA1 ^ 0x00FF));
     assert_int_equal(pz_ib_vcrc(&x7f, 1), (uint16_t) ~(0xD008 ^ 0x00FF));
@@ -136,7 +134,6 @@ static void test_frame_smp(void **state)
     struct pz_pcap_ud pkt;
     long len;
 
-    (void)state;
     for (size_t i = 0; i < sizeof(mad); i++)
         mad[i] = (uint8_t)i;
     pz_pcap_ud_mad(&pkt, mad, sizeof(mad), 0x0001, 0x00AB, 0, 0);
@@ -174,7 +171,6 @@ static void test_frame_gmp(void **state)
     uint8_t mad[256] = {1, 4, 1, 1}, frame[PZ_IB_UD_MAX_FRAME];
     struct pz_pcap_ud pkt;
 
-    (void)state;
     pz_pcap_ud_mad(&pkt, mad, sizeof(mad), 0x1234, 0xBEEF, 1, 1);
     assert_int_equal(pkt.vl, 0);
     assert_int_equal(pkt.qkey, PZ_IB_QKEY_GSI);
@@ -204,7 +200,6 @@ static void test_frame_pad_and_limits(void **state)
     uint8_t frame[PZ_IB_UD_MAX_FRAME + 8];
     struct pz_pcap_ud pkt;
 
-    (void)state;
     memset(frame, 0xAA, sizeof(frame));
     pz_pcap_ud_mad(&pkt, (const uint8_t *)"hello, world!", 13, 5, 1, 0x123456, 2);
     assert_int_equal(pz_ib_frame_ud(&pkt, frame, sizeof(frame)), 28 + 16 + 6);
@@ -256,7 +251,6 @@ static void test_file_layout(void **state)
     long flen;
     size_t n, off;
 
-    (void)state;
     temp_path(path, sizeof(path), "layout");
     p = pz_pcap_open(path, err, sizeof(err));
     assert_non_null(p);
@@ -309,7 +303,6 @@ static void test_flush_interval(void **state)
     char path[256], err[128];
     struct pz_pcap *p;
 
-    (void)state;
     temp_path(path, sizeof(path), "flush");
     pz_pcap_ud_mad(&pkt, mad, sizeof(mad), 1, 2, 0, 0);
     p = pz_pcap_open(path, err, sizeof(err));
@@ -339,7 +332,6 @@ static void test_errors(void **state)
     char path[256], err[160] = "";
     struct pz_pcap *p;
 
-    (void)state;
     assert_null(pz_pcap_open("/nonexistent-dir/x.pcap", err, sizeof(err)));
     assert_string_equal(err, "/nonexistent-dir/x.pcap: No such file or directory");
     assert_null(pz_pcap_open("/nonexistent-dir/x.pcap", NULL, 0));

@@ -70,7 +70,6 @@ static uint64_t max_of(const struct block *b)
 
 static void test_values(void **state)
 {
-    (void)state;
     for (size_t k = 0; k < NBLOCKS; k++) {
         const struct block *b = &blocks[k];
         struct pt_node *n = pt_switch_new(3, 0, false);
@@ -93,7 +92,6 @@ static void test_values(void **state)
 
 static void test_saturation(void **state)
 {
-    (void)state;
     for (size_t k = 0; k < NBLOCKS; k++) {
         const struct block *b = &blocks[k];
         struct pt_node *n = pt_switch_new(3, 0, false);
@@ -118,7 +116,6 @@ static void test_saturation(void **state)
 /* CounterSelect bit i resets counter i of the attribute and nothing else. */
 static void test_select_bits(void **state)
 {
-    (void)state;
     for (size_t k = 0; k < NBLOCKS; k++) {
         const struct block *b = &blocks[k];
 
@@ -145,7 +142,6 @@ static void test_select_bits(void **state)
 
 static void test_all_ports(void **state)
 {
-    (void)state;
     for (size_t k = 0; k < NBLOCKS; k++) {
         const struct block *b = &blocks[k];
         struct pt_node *n = pt_switch_new(4, 0, false);
@@ -172,7 +168,6 @@ static void test_independent_of_port_counters(void **state)
     struct pt_node *n = pt_switch_new(2, 32, false);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     pt_add(n, &pt_hw(n, 1)->xmit_data_sl[3], 40);
     pt_add(n, &pt_hw(n, 1)->xmit_data, 40);
     pt_add(n, &pt_hw(n, 1)->vl_xmit_wait[0], 41);
@@ -197,7 +192,6 @@ static void test_opcode_echo(void **state)
     struct pt_node *n = pt_switch_new(2, 0, false);
     uint8_t req[PT_DATA] = {0}, resp[PT_DATA];
 
-    (void)state;
     req[0] = 0x64; /* RC SEND_ONLY */
     mad_set_field(req, 0, IB_PC_PORT_SELECT_F, 1);
     for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {

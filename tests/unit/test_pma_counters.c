@@ -64,7 +64,6 @@ static void test_values(void **state)
     struct pt_node *n = pt_switch_new(4, 0, false);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     for (size_t i = 0; i < NPC; i++)
         pt_add(n, hw_ctr(n, 2, &pc_fields[i]), i + 1);
     assert_int_equal(pt_query(n, IB_GSI_PORT_COUNTERS, 2, resp), ST_OK);
@@ -87,7 +86,6 @@ static void test_start_at_hardware(void **state)
     uint8_t resp[PT_DATA];
     struct pma_counters c;
 
-    (void)state;
     pma_destroy(n->pma);
     pt_hw(n, 1)->xmit_data = 0x12345;
     pt_hw(n, 1)->symbol_errors = 7;
@@ -107,7 +105,6 @@ static void test_saturation(void **state)
     struct pt_node *n = pt_switch_new(4, 0, false);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     for (size_t i = 0; i < NPC; i++) {
         const struct pc_field *f = &pc_fields[i];
 
@@ -142,7 +139,6 @@ static void test_hw_wrap_32(void **state)
     uint8_t resp[PT_DATA];
     struct pma_counters c;
 
-    (void)state;
     pt_add(n, &pt_hw(n, 1)->xmit_data, 0xFFFFFFF0u);
     pt_add(n, &pt_hw(n, 1)->symbol_errors, 0xFFFFFFFEu);
     pma_poll(n->pma);
@@ -174,7 +170,6 @@ static void test_hw_wrap_other_widths(void **state)
     struct pt_node *n64 = pt_switch_new(2, 0, false);
     struct pma_counters c;
 
-    (void)state;
     pt_add(n12, &pt_hw(n12, 2)->rcv_pkts, 4000);
     pma_poll(n12->pma);
     pt_add(n12, &pt_hw(n12, 2)->rcv_pkts, 200); /* 4200 mod 4096 = 104 */
@@ -197,7 +192,6 @@ static void test_poll_deadline(void **state)
     struct pt_node *n = pt_switch_new(2, 32, false);
     uint64_t now = board_now_ns(n->board);
 
-    (void)state;
     assert_int_equal(pma_next_deadline(n->pma), now + 1000000000ull);
     board_mem_advance_ns(n->bm, 700000000ull);
     pma_poll(n->pma);
@@ -208,7 +202,6 @@ static void test_poll_deadline(void **state)
 /* Each CounterSelect/CounterSelect2 bit resets exactly its counter. */
 static void test_counter_select_bits(void **state)
 {
-    (void)state;
     for (size_t b = 0; b < NPC; b++) {
         struct pt_node *n = pt_switch_new(3, 0, false);
         unsigned sel = pc_fields[b].sel;
@@ -251,7 +244,6 @@ static void test_perfquery_reset_all_counters(void **state)
     struct pt_node *n = pt_switch_new(3, 0, false);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     for (size_t i = 0; i < NPC; i++)
         pt_add(n, hw_ctr(n, 1, &pc_fields[i]), 9);
     assert_int_equal(pt_reset(n, IB_GSI_PORT_COUNTERS, 1, 0xFFFF | 1u << 16 | 1u << 17, resp),
@@ -275,7 +267,6 @@ static void test_all_port_select(void **state)
     struct pt_node *e = pt_switch_new(4, 32, true);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     for (unsigned p = 0; p <= 4; p++) {
         pt_add(n, &pt_hw(n, p)->xmit_pkts, 10 * p + 1);
         pt_add(e, &pt_hw(e, p)->xmit_pkts, 10 * p + 1);
@@ -314,7 +305,6 @@ static void test_counters64_api(void **state)
     struct pt_node *n = pt_switch_new(3, 32, false);
     struct pma_counters c;
 
-    (void)state;
     pt_add(n, &pt_hw(n, 3)->rcv_data, 1000);
     pt_add(n, &pt_hw(n, 3)->vl_xmit_wait[7], 44);
     assert_int_equal(pt_reset(n, IB_GSI_PORT_COUNTERS, 3, 0xFFFF, NULL), ST_OK);

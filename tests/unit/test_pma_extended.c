@@ -53,7 +53,6 @@ static void test_values_64bit(void **state)
     struct pt_node *n = pt_switch_new(4, 0, false);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     for (size_t i = 0; i < NPCE; i++)
         pt_add(n, hw_ctr(n, 4, &pce_fields[i]), 0x100000000ull * (i + 1) + i);
     assert_int_equal(pt_query(n, IB_GSI_PORT_COUNTERS_EXT, 4, resp), ST_OK);
@@ -70,7 +69,6 @@ static void test_wrap_into_64bit(void **state)
     struct pt_node *n = pt_switch_new(2, 32, false);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     for (unsigned i = 0; i < 6; i++) {
         pt_add(n, &pt_hw(n, 1)->xmit_data, 0xF0000000u);
         pt_add(n, &pt_hw(n, 1)->symbol_errors, 0xF0000000u);
@@ -85,7 +83,6 @@ static void test_wrap_into_64bit(void **state)
 /* Each CounterSelect / CounterSelect2 bit resets exactly its extended counter. */
 static void test_select_bits(void **state)
 {
-    (void)state;
     for (size_t b = 0; b < NPCE; b++) {
         struct pt_node *n = pt_switch_new(2, 0, false);
         unsigned sel = pce_fields[b].sel;
@@ -114,7 +111,6 @@ static void test_perfquery_x_reset(void **state)
     struct pt_node *n = pt_switch_new(2, 0, false);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     for (size_t i = 0; i < NPCE; i++)
         pt_add(n, hw_ctr(n, 2, &pce_fields[i]), 77);
     assert_int_equal(
@@ -134,7 +130,6 @@ static void test_pc_error_reset_leaves_pce(void **state)
     struct pt_node *n = pt_switch_new(2, 32, false);
     uint8_t pc[PT_DATA], pce[PT_DATA];
 
-    (void)state;
     for (size_t i = 0; i < NPCE; i++)
         pt_add(n, hw_ctr(n, 1, &pce_fields[i]), 50);
     assert_int_equal(pt_reset(n, IB_GSI_PORT_COUNTERS, 1, 0x0FFF | 1u << 16 | 1u << 17, pc), ST_OK);
@@ -151,7 +146,6 @@ static void test_pc_data_reset_clears_pce_data(void **state)
     struct pt_node *n = pt_switch_new(2, 32, false);
     uint8_t pce[PT_DATA];
 
-    (void)state;
     for (size_t i = 0; i < NPCE; i++)
         pt_add(n, hw_ctr(n, 1, &pce_fields[i]), 60);
     /* XmitData and RcvPkts only. */
@@ -182,7 +176,6 @@ static void test_pce_reset_leaves_pc(void **state)
     struct pt_node *n = pt_switch_new(2, 32, false);
     uint8_t pc[PT_DATA], pce[PT_DATA];
 
-    (void)state;
     pt_add(n, &pt_hw(n, 2)->xmit_data, 70);
     pt_add(n, &pt_hw(n, 2)->symbol_errors, 71);
     pt_add(n, &pt_hw(n, 2)->xmit_wait, 72);
@@ -206,7 +199,6 @@ static void test_all_ports_64(void **state)
     struct pt_node *n = pt_switch_new(3, 0, false);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     for (unsigned p = 1; p <= 3; p++) {
         pt_add(n, &pt_hw(n, p)->rcv_data, 0x6000000000000000ull);
         pt_add(n, &pt_hw(n, p)->multicast_rcv_pkts, p);

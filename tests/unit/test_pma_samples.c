@@ -55,7 +55,6 @@ static void test_control_defaults(void **state)
     struct pt_node *ca = pt_ca_new(2, 0);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     assert_int_equal(pt_pma(n, IB_MAD_METHOD_GET, IB_GSI_PORT_SAMPLES_CONTROL, NULL, resp), ST_OK);
     pt_check_reply(n, IB_PERFORMANCE_CLASS);
     PZT_EXPECT_FIELDS(resp, {IB_PSC_OPCODE_F, 0}, {IB_PSC_PORT_SELECT_F, 0xFF},
@@ -81,7 +80,6 @@ static void test_control_get_port_select(void **state)
     struct pt_node *ca = pt_ca_new(2, 0);
     uint8_t req[PT_DATA] = {0}, resp[PT_DATA];
 
-    (void)state;
     for (unsigned ps = 1; ps <= 4; ps++) {
         mad_set_field(req, 0, IB_PSC_PORT_SELECT_F, ps);
         assert_int_equal(pt_pma(n, IB_MAD_METHOD_GET, IB_GSI_PORT_SAMPLES_CONTROL, req, resp),
@@ -114,7 +112,6 @@ static void test_session(void **state)
     uint64_t t0 = board_now_ns(n->board);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     assert_int_equal(start(n, 2, 100, 1000, 0xBEEF, CS_XMIT_DATA, CS_XMIT_WAIT, CS_RCV_PKTS, resp),
                      ST_OK);
     assert_int_equal(pt_f(resp, IB_PSC_SAMPLE_STATUS_F), 1); /* SampleStart timer running */
@@ -174,7 +171,6 @@ static void test_result_widths(void **state)
     struct pt_node *n = pt_switch_new(2, 0, false);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     assert_int_equal(start(n, 1, 0, 10, 1, CS_RCV_DATA, 0, 0, resp), ST_OK);
     assert_int_equal(pt_f(resp, IB_PSC_SAMPLE_STATUS_F), 2); /* SampleStart 0: running at once */
     pt_add(n, &pt_hw(n, 1)->rcv_data, 0x100000005ull);
@@ -193,7 +189,6 @@ static void test_restart(void **state)
     struct pt_node *n = pt_switch_new(2, 32, false);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     assert_int_equal(start(n, 1, 0, 100, 0x1111, CS_XMIT_PKTS, 0, 0, resp), ST_OK);
     pt_add(n, &pt_hw(n, 1)->xmit_pkts, 10);
     board_mem_advance_ns(n->bm, 50 * TICK_NS);
@@ -226,7 +221,6 @@ static void test_all_ports(void **state)
     struct pt_node *n = pt_switch_new(3, 32, false);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     assert_int_equal(start(n, 0xFF, 0, 10, 7, CS_RCV_PKTS, 0, 0, resp), ST_OK);
     for (unsigned p = 1; p <= 3; p++)
         pt_add(n, &pt_hw(n, p)->rcv_pkts, p);
@@ -243,7 +237,6 @@ static void test_validation(void **state)
     struct pt_node *ca = pt_ca_new(1, 0);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     assert_int_equal(start(n, 1, 0, 10, 0x77, CS_XMIT_DATA, 0x0042, 0, resp), ST_BAD_FIELD);
     assert_int_equal(start(n, 4, 0, 10, 0x77, CS_XMIT_DATA, 0, 0, resp), ST_BAD_FIELD);
     assert_int_equal(start(n, 0, 0, 10, 0x77, CS_XMIT_DATA, 0, 0, resp), ST_BAD_FIELD);

@@ -84,7 +84,6 @@ static void test_no_monitor(void **state)
     struct pt_node *n = pt_switch_new(NPORTS, 64, false);
     uint8_t req[PT_DATA] = {0}, resp[PT_DATA];
 
-    (void)state;
     assert_int_equal(pt_pma_mod(n, IB_MAD_METHOD_GET, ATTR, 0, NULL, resp), ST_BAD_ATTR);
     assert_int_equal(pt_pma_mod(n, IB_MAD_METHOD_GET, ATTR, 1, NULL, resp), ST_BAD_ATTR);
     req[PZ_CM_VERSION] = 1;
@@ -102,7 +101,6 @@ static void test_summary(void **state)
     struct vfx v = vfx_new();
     uint8_t r[PT_DATA];
 
-    (void)state;
     make_classes(&v);
     assert_int_equal(vget(&v, 0, r), ST_OK);
     pt_check_reply(v.n, IB_PERFORMANCE_CLASS);
@@ -140,7 +138,6 @@ static void test_port_record(void **state)
     uint64_t wait[NPORTS + 1] = {0}, data[NPORTS + 1] = {0};
     uint8_t r[PT_DATA];
 
-    (void)state;
     make_classes(&v);
     wait[3] = 40000; /* below the clear level: back to normal */
     data[3] = LINK_BPS / 32 / 4;
@@ -208,7 +205,6 @@ static void test_set(void **state)
     struct cong_monitor_config cfg;
     uint8_t req[PT_DATA], r[PT_DATA];
 
-    (void)state;
     assert_int_equal(vget(&v, 0, req), ST_OK);
     mad_put_be(req + PZ_CM_INTERVAL, 100, 4);
     mad_put_be(req + PZ_CM_THRESHOLD, 250000, 8);

@@ -256,7 +256,6 @@ static void test_nothing_before_sm(void **state)
 {
     struct fx *f = fx_new();
 
-    (void)state;
     pz_reach_on_timer(f->r, mono());
     assert_int_equal(f->num_sent, 0);
     assert_false(pz_reach_discovered(f->r));
@@ -272,7 +271,6 @@ static void test_requests(void **state)
     uint64_t guid = 0;
     int set, nodes, services;
 
-    (void)state;
     pzt_assign_lid(f->n, SW_LID, SM_LID, 18);
     pz_reach_on_timer(f->r, mono());
     assert_int_equal(f->num_sent, 3);
@@ -323,7 +321,6 @@ static void test_probe_reply_and_loss(void **state)
     uint64_t t0;
     int len;
 
-    (void)state;
     fx_discover(f);
     assert_true(pz_reach_discovered(f->r));
     assert_string_equal(fx_peer(f)->name, "peer-switch");
@@ -367,7 +364,6 @@ static void test_reregister(void **state)
     uint8_t pi[64];
     unsigned before;
 
-    (void)state;
     fx_discover(f);
     before = f->num_sent;
     assert_int_equal(pzt_get(f->n, IB_ATTR_PORT_INFO, 0, pi), 0);
@@ -387,7 +383,6 @@ static void test_lost_record(void **state)
     struct fx *f = fx_new();
     unsigned before;
 
-    (void)state;
     fx_discover(f);
     before = f->num_sent;
     pz_reach_on_timer(f->r, mono() + 31000 * MS); /* the refresh */
@@ -407,7 +402,6 @@ static void test_bad_answers(void **state)
     struct fx *f = fx_new();
     uint8_t b[600];
 
-    (void)state;
     fx_discover(f);
     for (unsigned i = 0; i < sizeof(b); i++)
         b[i] = (uint8_t)(i * 37 + 11);

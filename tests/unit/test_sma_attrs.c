@@ -32,7 +32,6 @@ static void test_node_info_fields(void **state)
     const unsigned ports[] = {0, 1, 13, 24};
     uint8_t d[PZT_DATA];
 
-    (void)state;
     for (size_t i = 0; i < sizeof(ports) / sizeof(ports[0]); i++) {
         assert_int_equal(pzt_get_key(n, ports[i], 0, IB_ATTR_NODE_INFO, 0, d), ST_OK);
         PZT_EXPECT_FIELDS(d, {IB_NODE_BASE_VERS_F, 1}, {IB_NODE_CLASS_VERS_F, 1},
@@ -58,7 +57,6 @@ static void test_node_info_bad_mod_and_set(void **state)
     uint8_t d[PZT_DATA], before[PZT_DATA];
     struct pzt_result r;
 
-    (void)state;
     au_get_expect(n, IB_ATTR_NODE_INFO, 1, ST_BAD_FIELD, NULL);
     au_get_expect(n, IB_ATTR_NODE_INFO, 0x80000000u, ST_BAD_FIELD, NULL);
     au_get_expect(n, IB_ATTR_NODE_INFO, 0, ST_OK, before);
@@ -79,7 +77,6 @@ static void test_node_description(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t d[PZT_DATA], nd[PZT_DATA], pi[PZT_DATA];
 
-    (void)state;
     au_get_expect(n, IB_ATTR_PORT_INFO, 0, ST_OK, pi);
     assert_int_equal(mad_get_field(pi, 0, IB_PORT_CAPMASK2_F) & 0x1, 0x1);
 
@@ -137,7 +134,6 @@ static void test_guid_info_default(void **state)
     uint8_t d[PZT_DATA], in[PZT_DATA];
     uint64_t g[8];
 
-    (void)state;
     au_get_expect(n, IB_ATTR_PORT_INFO, 0, ST_OK, d);
     assert_int_equal(mad_get_field(d, 0, IB_PORT_GUID_CAP_F), 1);
     au_get_expect(n, IB_ATTR_GUID_INFO, 0, ST_OK, d);
@@ -169,7 +165,6 @@ static void test_guid_info_aliases(void **state)
     uint8_t d[PZT_DATA], in[PZT_DATA];
     uint64_t g[8];
 
-    (void)state;
     board_mem_default_switch_identity(&id, SW_GUID, 8);
     id.guid_cap = 8;
     n = pzt_node_new(&id);
@@ -223,7 +218,6 @@ static void test_unsupported_attributes(void **state)
     uint8_t data[PZT_DATA];
     struct pzt_result r;
 
-    (void)state;
     memset(data, 0xA5, sizeof(data));
     for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
         au_request(n, 1, 1, IB_MAD_METHOD_GET, attrs[i], 3, 0, NULL, &r);
@@ -249,7 +243,6 @@ static void test_unsupported_methods(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     struct pzt_result r;
 
-    (void)state;
     for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
         au_request(n, 1, 1, methods[i], IB_ATTR_NODE_INFO, 0, 0, NULL, &r);
         au_check_resp(&r, ST_BAD_METHOD, IB_ATTR_NODE_INFO, 0);
@@ -266,7 +259,6 @@ static void test_bad_class_version(void **state)
     uint8_t mad[PZT_MAD];
     struct pzt_result r;
 
-    (void)state;
     pzt_lid_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 7);
     mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 2);
     pzt_process(n, 1, 1, mad, &r);
@@ -303,7 +295,6 @@ static void test_dropped_mads(void **state)
     uint8_t mad[PZT_MAD], path[64] = {0, 1};
     struct pzt_result r;
 
-    (void)state;
     /* A GetResp (0x81) to the SMA: nobody asked. */
     pzt_lid_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 1);
     mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
@@ -348,7 +339,6 @@ static void test_response_header_and_address(void **state)
     uint8_t mad[PZT_MAD], d[PZT_DATA];
     struct pzt_result r;
 
-    (void)state;
     pzt_assign_lid(n, 0x0011, 0x0001, 18);
 
     /* Get NodeInfo from LID 0x22 through port 5. */
@@ -396,7 +386,6 @@ static void test_dr_status(void **state)
     uint8_t mad[PZT_MAD], path[64] = {0, 4};
     struct pzt_result r;
 
-    (void)state;
     pzt_dr_smp(mad, IB_MAD_METHOD_SET, IB_ATTR_NODE_INFO, 0, 0, 77, 1, 1, path, 0xFFFF, 0xFFFF);
     pzt_process(n, 4, 0xFFFF, mad, &r);
     assert_int_equal(r.verdict, MAD_SEND);
@@ -421,7 +410,6 @@ static void test_ca_node_info(void **state)
     uint8_t d[PZT_DATA];
     uint64_t g[8];
 
-    (void)state;
     for (unsigned p = 1; p <= 2; p++) {
         assert_int_equal(pzt_get_key(n, p, 0, IB_ATTR_NODE_INFO, 0, d), ST_OK);
         assert_int_equal(mad_get_field(d, 0, IB_NODE_TYPE_F), IB_NODE_CA);
@@ -446,7 +434,6 @@ static void test_ca_ports_and_lids(void **state)
     uint8_t d[PZT_DATA], pi[PZT_DATA];
     struct pzt_result r;
 
-    (void)state;
     pzt_connect_all(n);
     for (size_t i = 0; i < sizeof(sw_attrs) / sizeof(sw_attrs[0]); i++) {
         au_request(n, 1, 1, IB_MAD_METHOD_GET, sw_attrs[i], 0, 0, NULL, &r);
@@ -509,7 +496,6 @@ static void test_ca_pkeys(void **state)
     struct pzt_node *n = pzt_ca_new(2);
     uint8_t d[PZT_DATA], in[PZT_DATA];
 
-    (void)state;
     assert_int_equal(pzt_get_key(n, 1, 0, IB_ATTR_PKEY_TBL, 0, d), ST_OK);
     assert_int_equal(au_be16(d, 0), 0xFFFF);
     for (unsigned i = 1; i < 32; i++)

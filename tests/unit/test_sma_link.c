@@ -39,7 +39,6 @@ static void test_bounce_between_scans(void **state)
     struct pzt_node *n = pzt_switch_new(4);
     struct pzt_result last;
 
-    (void)state;
     pzt_assign_lid(n, 5, 1, 18);
     board_mem_set_connected(n->bm, 2, true);
     pzt_poll_all(n, NULL);
@@ -62,7 +61,6 @@ static void test_no_change_no_psc(void **state)
 {
     struct pzt_node *n = pzt_switch_new(4);
 
-    (void)state;
     pzt_assign_lid(n, 5, 1, 18);
     pzt_poll_all(n, NULL);
     assert_int_equal(psc(n), 0);
@@ -78,7 +76,6 @@ static void test_local_get(void **state)
     struct sma_stats before, after;
     uint8_t pi[64], d[64];
 
-    (void)state;
     /* Protect the switch: level 2, key 0x55. */
     assert_int_equal(pzt_get(n, IB_ATTR_PORT_INFO, 0, pi), 0);
     mad_set_field64(pi, 0, IB_PORT_MKEY_F, 0x55);
@@ -109,7 +106,6 @@ static void test_repress_with_rewritten_high_tid(void **state)
     uint8_t mad[256];
     uint64_t tid;
 
-    (void)state;
     pzt_assign_lid(n, 5, 1, 18);
     board_mem_set_connected(n->bm, 1, true);
     assert_int_equal(pzt_poll_all(n, &trap), 1);

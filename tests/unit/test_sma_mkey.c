@@ -290,7 +290,6 @@ static void mk_row_check(const struct mk_row *row, unsigned idx)
 /* Every row of the matrix. */
 static void test_mkey_matrix(void **state)
 {
-    (void)state;
     for (unsigned i = 0; i < sizeof(mk_rows) / sizeof(mk_rows[0]); i++)
         mk_row_check(&mk_rows[i], i);
 }
@@ -314,7 +313,6 @@ static void test_lease_expires(void **state)
     uint64_t t0 = now_ns(n);
     uint8_t pi[PZT_DATA];
 
-    (void)state;
     assert_true(sma_next_deadline(n->sma) == UINT64_MAX);
     assert_int_equal(pi_get(n, BAD_KEY, pi), -1);
     assert_true(sma_next_deadline(n->sma) == t0 + 5 * SEC);
@@ -344,7 +342,6 @@ static void test_lease_expiry_without_poll(void **state)
     struct pzt_node *n = protected_switch(3, 1);
     uint8_t pi[PZT_DATA];
 
-    (void)state;
     assert_int_equal(pi_get(n, BAD_KEY, pi), -1);
     board_mem_advance_ns(n->bm, 2 * SEC);
     assert_int_equal(pi_get(n, BAD_KEY, pi), 0);
@@ -355,7 +352,6 @@ static void test_lease_expiry_without_poll(void **state)
 /* Any valid Get, Set or TrapRepress stops the timer; a level-1 bad Get does not. */
 static void test_lease_stopped_by_valid_smp(void **state)
 {
-    (void)state;
     for (int method = 0; method < 4; method++) {
         struct pzt_node *n = protected_switch(method == 3 ? 1 : 2, 5);
         uint8_t pi[PZT_DATA];
@@ -400,7 +396,6 @@ static void test_lease_zero_never_expires(void **state)
     struct pzt_node *n = protected_switch(3, 0);
     uint8_t pi[PZT_DATA];
 
-    (void)state;
     assert_int_equal(pi_get(n, BAD_KEY, pi), -1);
     assert_true(sma_next_deadline(n->sma) == UINT64_MAX);
     board_mem_advance_ns(n->bm, 1000000 * SEC);
@@ -418,7 +413,6 @@ static void test_violations_saturate(void **state)
     uint8_t mad[PZT_MAD], pi[PZT_DATA];
     struct pzt_result r;
 
-    (void)state;
     pzt_lid_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_PORT_INFO, 0, BAD_KEY, 1);
     for (unsigned i = 0; i < 0xFFFF + 2; i++)
         pzt_process(n, 1, REQ_SLID, mad, &r);
@@ -468,7 +462,6 @@ static void test_trap256_lid_routed(void **state)
     uint8_t mad[PZT_MAD];
     struct pzt_result r, t;
 
-    (void)state;
     set_mkey(n, 0, KEY, 1, 0);
     pzt_lid_smp(mad, IB_MAD_METHOD_SET, IB_ATTR_SWITCH_INFO, 0, BAD_KEY, 0x42);
     pzt_process(n, 4, REQ_SLID, mad, &r);
@@ -493,7 +486,6 @@ static void test_trap256_directed_route(void **state)
     uint8_t mad[PZT_MAD], path[64] = {0, 2, 6};
     struct pzt_result r, t;
 
-    (void)state;
     set_mkey(n, 0, KEY, 3, 0);
     pzt_dr_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_PORT_INFO, 0x80000005, BAD_KEY, 0x43, 2, 2, path,
                0xFFFF, 0xFFFF);
@@ -522,7 +514,6 @@ static void test_trap256_truncated_path(void **state)
     uint8_t mad[PZT_MAD], path[64] = {0};
     struct pzt_result r, t;
 
-    (void)state;
     set_mkey(n, 0, KEY, 2, 0);
     pzt_dr_smp(mad, IB_MAD_METHOD_SET, IB_ATTR_PORT_INFO, 0, BAD_KEY, 0x44, 40, 40, path, 0x30,
                0xFFFF);
@@ -548,7 +539,6 @@ static void test_trap256_repeated_violation(void **state)
     struct pzt_result r, t;
     uint64_t tid1;
 
-    (void)state;
     set_mkey(n, 0, KEY, 2, 0);
     pzt_lid_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, BAD_KEY, 0x46);
     pzt_process(n, 1, REQ_SLID, mad, &r);
@@ -571,7 +561,6 @@ static void test_forwarded_smp_not_checked(void **state)
     uint8_t mad[PZT_MAD], path[64] = {0, 1, 5, 2};
     struct pzt_result r;
 
-    (void)state;
     set_mkey(n, 0, KEY, 3, 0);
     pzt_connect_all(n);
     pzt_dr_smp(mad, IB_MAD_METHOD_SET, IB_ATTR_PORT_INFO, 0, BAD_KEY, 0x45, 3, 1, path, 0xFFFF,

@@ -45,7 +45,6 @@ static void test_mepi_switch_get(void **state)
     struct pzt_node *n = switch_with(0x0002c9, 3);
     uint8_t d[PZT_DATA], zero[PZT_DATA] = {0};
 
-    (void)state;
     for (unsigned p = 1; p <= 8; p++) {
         au_get_expect(n, ATTR_MEPI, p, ST_OK, d);
         assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F), 0);
@@ -74,7 +73,6 @@ static void test_mepi_switch_set(void **state)
     struct pzt_node *n = switch_with(0x0002c9, 3);
     uint8_t in[PZT_DATA], d[PZT_DATA];
 
-    (void)state;
     mepi_data(in, 1, 0);
     au_set_expect(n, ATTR_MEPI, 3, in, ST_OK, d);
     assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F), 1);
@@ -108,7 +106,6 @@ static void test_mepi_set_bad(void **state)
     struct pzt_node *n = switch_with(0x0002c9, 3);
     uint8_t in[PZT_DATA], d[PZT_DATA];
 
-    (void)state;
     mepi_data(in, 1, 0x02);
     au_set_expect(n, ATTR_MEPI, 2, in, ST_BAD_FIELD, d);
     assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F), 0);
@@ -136,7 +133,6 @@ static void test_mepi_ca(void **state)
     uint8_t in[PZT_DATA], d[PZT_DATA];
     struct pzt_result r;
 
-    (void)state;
     assert_int_equal(n->id.vendor_id, 0x0002c9);
     au_get_expect(n, ATTR_MEPI, 1, ST_OK, d);
     assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F),
@@ -161,7 +157,6 @@ static void test_mepi_other_vendor(void **state)
     uint8_t in[PZT_DATA];
     struct pzt_result r;
 
-    (void)state;
     mepi_data(in, 1, FDR10);
     for (unsigned p = 0; p <= 8; p++) {
         au_request(n, 1, 1, IB_MAD_METHOD_GET, ATTR_MEPI, p, 0, NULL, &r);

@@ -51,7 +51,6 @@ static void test_port0_get(void **state)
     uint8_t d[PZT_DATA];
     uint32_t cap;
 
-    (void)state;
     assert_int_equal(pzt_get_key(n, 7, 0, IB_ATTR_PORT_INFO, 0, d), ST_OK);
     assert_int_equal(mad_get_field(d, 0, IB_PORT_LOCAL_PORT_F), 7);
     assert_true(mad_get_field64(d, 0, IB_PORT_MKEY_F) == 0);
@@ -84,7 +83,6 @@ static void test_external_get(void **state)
     struct pzt_node *n = pzt_switch_new(36);
     uint8_t d[PZT_DATA];
 
-    (void)state;
     pzt_assign_lid(n, 0x20, 0x01, 12);
     assert_int_equal(pzt_get_key(n, 2, 0, IB_ATTR_PORT_INFO, 5, d), ST_OK);
     PZT_EXPECT_FIELDS(
@@ -122,7 +120,6 @@ static void test_attr_mod(void **state)
     uint8_t plain[PZT_DATA], ext[PZT_DATA], d[PZT_DATA];
     struct pzt_result r;
 
-    (void)state;
     pzt_connect_all(n);
     for (unsigned p = 0; p <= 36; p += 6) {
         pi_get(n, p, plain);
@@ -158,7 +155,6 @@ static void test_port0_identity(void **state)
     struct pzt_node *n;
     uint8_t d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     board_mem_default_switch_identity(&id, 0x0002c90000002000ull, 8);
     id.port0_width = 1; /* 1x */
     id.port0_speed = 1; /* SDR */
@@ -201,7 +197,6 @@ static void test_port0_set(void **state)
     uint8_t d[PZT_DATA], r[PZT_DATA], g[PZT_DATA];
     uint32_t cap;
 
-    (void)state;
     pi_template(n, 0, d);
     cap = mad_get_field(d, 0, IB_PORT_CAPMASK_F);
     mad_set_field64(d, 0, IB_PORT_MKEY_F, key);
@@ -272,7 +267,6 @@ static void test_port0_set_invalid(void **state)
         {IB_PORT_SMLID_F, 0xFFFF},
     };
 
-    (void)state;
     pzt_assign_lid(n, 0x10, 0x01, 10);
     pi_template(n, 0, before);
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -299,7 +293,6 @@ static void test_violation_counters(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     /* M_Key 0x55, ProtectBits 0: Gets pass with any key, Sets need the key. */
     pi_template(n, 0, d);
     mad_set_field64(d, 0, IB_PORT_MKEY_F, 0x55);
@@ -334,7 +327,6 @@ static void test_external_set_fields(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t d[PZT_DATA], r[PZT_DATA], g[PZT_DATA];
 
-    (void)state;
     pzt_assign_lid(n, 0x10, 0x01, 10);
     board_mem_set_connected(n->bm, 4, true);
     pi_template(n, 4, d);
@@ -388,7 +380,6 @@ static void test_external_no_enforcement(void **state)
     struct pzt_node *n;
     uint8_t d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     board_mem_default_switch_identity(&id, 0x1000, 4);
     id.enforcement_caps = false;
     n = pzt_node_new(&id);
@@ -409,7 +400,6 @@ static void test_width_speed_enabled(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t r[PZT_DATA];
 
-    (void)state;
     board_mem_set_connected(n->bm, 2, true);
     pi_set_one(n, 2, IB_PORT_LINK_WIDTH_ENABLED_F, 1, ST_OK, r);
     assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_WIDTH_ENABLED_F), 1);
@@ -451,7 +441,6 @@ static void test_speed_ext_enabled(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t r[PZT_DATA];
 
-    (void)state;
     /* Without bit 31 the SM does not know the field: ignored, even if invalid. */
     pi_set_one(n, 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 30, ST_OK, r);
     assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F), 3);
@@ -478,7 +467,6 @@ static void test_oper_vls(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t r[PZT_DATA];
 
-    (void)state;
     for (unsigned v = 1; v <= 4; v++) {
         pi_set_one(n, 6, IB_PORT_OPER_VLS_F, v, ST_OK, r);
         assert_int_equal(mad_get_field(r, 0, IB_PORT_OPER_VLS_F), v);
@@ -498,7 +486,6 @@ static void test_neighbor_mtu(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t r[PZT_DATA];
 
-    (void)state;
     for (unsigned v = 1; v <= 5; v++) {
         pi_set_one(n, 7, IB_PORT_NEIGHBOR_MTU_F, v, ST_OK, r);
         assert_int_equal(mad_get_field(r, 0, IB_PORT_NEIGHBOR_MTU_F), v);
@@ -517,7 +504,6 @@ static void test_port_state_transitions(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t r[PZT_DATA];
 
-    (void)state;
     board_mem_set_connected(n->bm, 2, true);
     assert_int_equal(pi_field(n, 2, IB_PORT_STATE_F), BOARD_PORT_INIT);
 
@@ -576,7 +562,6 @@ static void test_set_nop_keeps_link(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     board_mem_set_connected(n->bm, 4, true);
     pi_set_one(n, 4, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_OK, r);
     pi_template(n, 4, d);
@@ -616,7 +601,6 @@ static void test_phys_state(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t r[PZT_DATA];
 
-    (void)state;
     board_mem_set_connected(n->bm, 3, true);
     pi_set_one(n, 3, IB_PORT_PHYS_STATE_F, BOARD_PHYS_DISABLED, ST_OK, r);
     assert_int_equal(mad_get_field(r, 0, IB_PORT_PHYS_STATE_F), BOARD_PHYS_DISABLED);
@@ -669,7 +653,6 @@ static void test_invalid_set_untouched(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t before[PZT_DATA], d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     pzt_connect_all(n);
     pzt_poll_all(n, NULL);
     pi_get(n, 4, before);
@@ -714,7 +697,6 @@ static void test_enhanced_port0(void **state)
     struct pzt_node *n;
     uint8_t d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     board_mem_default_switch_identity(&id, 0x1000, 8);
     id.enhanced_port0 = true;
     n = pzt_node_new(&id);
@@ -743,7 +725,6 @@ static void test_ca_port_info_set(void **state)
     struct pzt_node *n = pzt_ca_new(2);
     uint8_t d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     pzt_connect_all(n);
     assert_int_equal(pzt_get_key(n, 1, 0, IB_ATTR_PORT_INFO, 0, d), ST_OK);
     mad_set_field(d, 0, IB_PORT_STATE_F, BOARD_PORT_ARMED);

@@ -39,7 +39,6 @@ static void test_switch_info_defaults(void **state)
     struct pzt_node *n = pzt_switch_new(36);
     uint8_t d[PZT_DATA];
 
-    (void)state;
     get_si(n, d);
     PZT_EXPECT_FIELDS(
         d, {IB_SW_LINEAR_FDB_CAP_F, 0xC000}, {IB_SW_RANDOM_FDB_CAP_F, 0},
@@ -60,7 +59,6 @@ static void test_switch_info_identity(void **state)
     struct pzt_node *n;
     uint8_t d[PZT_DATA];
 
-    (void)state;
     board_mem_default_switch_identity(&id, 0x1000, 12);
     id.lft_cap = 1024;
     id.mft_cap = 64;
@@ -85,7 +83,6 @@ static void test_switch_info_set(void **state)
     uint8_t d[PZT_DATA], r[PZT_DATA], g[PZT_DATA];
     struct pzt_result res;
 
-    (void)state;
     get_si(n, d);
     mad_set_field(d, 0, IB_SW_LINEAR_FDB_TOP_F, 0x1234);
     mad_set_field(d, 0, IB_SW_DEF_PORT_F, 3);
@@ -156,7 +153,6 @@ static void test_switch_info_set_invalid(void **state)
         {IB_SW_MCAST_FDB_TOP_F, 0x1234},      {IB_SW_MCAST_FDB_TOP_F, 0xFFFF},
     };
 
-    (void)state;
     board_mem_default_switch_identity(&id, 0x1000, 12);
     id.lft_cap = 1024;
     id.mft_cap = 64;
@@ -200,7 +196,6 @@ static void test_port_state_change_w1c(void **state)
     uint8_t d[PZT_DATA], r[PZT_DATA];
     struct pzt_result last;
 
-    (void)state;
     pzt_assign_lid(n, 0x10, 0x01, 10);
     assert_int_equal(pzt_poll_all(n, NULL), 0);
     assert_int_equal(psc(n), 0);
@@ -263,7 +258,6 @@ static void test_port_state_change_on_set_down(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t pi[PZT_DATA];
 
-    (void)state;
     pzt_connect_all(n);
     pzt_poll_all(n, NULL);
     assert_int_equal(psc(n), 1);
@@ -328,7 +322,6 @@ static void test_lft(void **state)
     struct pzt_node *n = pzt_switch_new(36);
     uint8_t d[PZT_DATA], r[PZT_DATA], e[64], si[PZT_DATA];
 
-    (void)state;
     au_get_expect(n, IB_ATTR_LINEARFORWTBL, 5, ST_OK, r);
     mad_get_array(r, 0, IB_LINEAR_FORW_TBL_F, e);
     for (unsigned i = 0; i < 64; i++)
@@ -374,7 +367,6 @@ static void test_lft_small_cap(void **state)
     struct pzt_node *n;
     uint8_t d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     board_mem_default_switch_identity(&id, 0x1000, 8);
     id.lft_cap = 1024;
     n = pzt_node_new(&id);
@@ -400,7 +392,6 @@ static void test_mft(void **state)
     struct pzt_node *n = pzt_switch_new(36); /* 37 ports with port 0: positions 0..2 */
     uint8_t d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     au_get_expect(n, IB_ATTR_MULTICASTFORWTBL, 0, ST_OK, r);
     for (unsigned i = 0; i < 32; i++)
         assert_int_equal(au_be16(r, i), 0);
@@ -453,7 +444,6 @@ static void test_mft_one_position(void **state)
     struct pzt_node *n = pzt_switch_new(15);
     uint8_t d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     mft_pattern(d, 7, 0);
     au_set_expect(n, IB_ATTR_MULTICASTFORWTBL, 7, d, ST_OK, r);
     assert_memory_equal(r, d, PZT_DATA);

@@ -155,7 +155,6 @@ static void test_trap128_waits_for_lid_and_sm(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     struct pzt_result t;
 
-    (void)state;
     assert_int_equal(psc(n), 0);
     board_mem_set_connected(n->bm, 3, true);
     assert_int_equal(pzt_poll_all(n, NULL), 0);
@@ -183,7 +182,6 @@ static void test_trap128_format(void **state)
     uint8_t pi[PZT_DATA];
     struct pzt_result t;
 
-    (void)state;
     /* A switch M_Key does not go into traps (o14-1). */
     assert_int_equal(pzt_get(n, IB_ATTR_PORT_INFO, 0, pi), 0);
     mad_set_field64(pi, 0, IB_PORT_MKEY_F, MKEY);
@@ -209,7 +207,6 @@ static void test_trap128_resend_until_repressed(void **state)
     struct pzt_result t;
     uint64_t t0, tid;
 
-    (void)state;
     board_mem_set_connected(n->bm, 5, true);
     t0 = board_now_ns(n->board);
     assert_int_equal(pzt_poll_all(n, &t), 1);
@@ -254,7 +251,6 @@ static void test_resend_interval(void **state)
 {
     static const unsigned timeouts[] = {0, 5, 7, 8, 10, 14, 18, 20, 31};
 
-    (void)state;
     for (size_t i = 0; i < sizeof(timeouts) / sizeof(timeouts[0]); i++) {
         struct pzt_node *n = pzt_switch_new(8);
         struct pzt_result t;
@@ -285,7 +281,6 @@ static void test_trap128_once_per_psc(void **state)
     struct pzt_result t;
     uint64_t tid1;
 
-    (void)state;
     board_mem_set_connected(n->bm, 2, true);
     assert_int_equal(pzt_poll_all(n, &t), 1);
     tid1 = tid_of(&t);
@@ -323,7 +318,6 @@ static void test_trap128_new_event_while_first_pending(void **state)
     struct pzt_result t;
     uint64_t tid1;
 
-    (void)state;
     board_mem_set_connected(n->bm, 2, true);
     assert_int_equal(pzt_poll_all(n, &t), 1);
     tid1 = tid_of(&t);
@@ -363,7 +357,6 @@ static void test_trap144_node_description(void **state)
     uint8_t nd[PZT_DATA];
     struct pzt_result t;
 
-    (void)state;
     assert_int_equal(sma_set_node_description(n->sma, "leaf-7 rack 3"), 0);
     assert_int_equal(pzt_poll_all(n, &t), 1);
     check_trap144(n, &t, 1, 0x0001);
@@ -388,7 +381,6 @@ static void test_trap144_capability_mask(void **state)
     uint32_t cap;
     uint16_t cap2;
 
-    (void)state;
     assert_int_equal(pzt_get(n, IB_ATTR_PORT_INFO, 0, pi), 0);
     cap = mad_get_field(pi, 0, IB_PORT_CAPMASK_F) | 0x00000010u;
     cap2 = (uint16_t)(mad_get_field(pi, 0, IB_PORT_CAPMASK2_F) | 0x0004u);
@@ -414,7 +406,6 @@ static void test_trap145_system_image_guid(void **state)
     uint8_t ni[PZT_DATA];
     struct pzt_result t;
 
-    (void)state;
     assert_int_equal(sma_set_system_image_guid(n->sma, guid), 0);
     assert_int_equal(pzt_poll_all(n, &t), 1);
     check_transport(&t, 145, 4 /* informational */);
@@ -436,7 +427,6 @@ static void test_unsent_notices_merge(void **state)
     struct pzt_result t;
     uint64_t tid1;
 
-    (void)state;
     assert_int_equal(sma_set_node_description(n->sma, "a"), 0);
     assert_int_equal(sma_set_node_description(n->sma, "b"), 0);
     assert_int_equal(sma_traps_pending(n->sma), 1);
@@ -459,7 +449,6 @@ static void test_queue_overflow(void **state)
     uint64_t tids[64];
     unsigned queued, sent = 0;
 
-    (void)state;
     for (unsigned i = 0; i < 1000; i++)
         assert_int_equal(sma_set_capability_mask(n->sma, 0, 0x100u + i, 0), 0);
     queued = sma_traps_pending(n->sma);

@@ -115,7 +115,6 @@ static void test_vendor_notice_resend_until_repressed(void **state)
     struct pzt_result t;
     uint64_t tid;
 
-    (void)state;
     assert_int_equal(sma_send_vendor_notice(n->sma, 0x0001, details, sizeof(details)), 0);
     assert_int_equal(sma_traps_pending(n->sma), 1);
     assert_int_equal(pzt_poll_all(n, &t), 1);
@@ -147,7 +146,6 @@ static void test_onset_and_clear_distinct(void **state)
     uint8_t mad[PZT_MAD];
     struct pzt_result r;
 
-    (void)state;
     assert_int_equal(
         sma_send_vendor_notice(n->sma, CONG_TRAP_HOTSPOT_ONSET, details, sizeof(details)), 0);
     assert_int_equal(
@@ -176,7 +174,6 @@ static void test_device_id_not_a_trap_number(void **state)
 {
     static const uint16_t ids[] = {128, 144};
 
-    (void)state;
     for (unsigned i = 0; i < 2; i++) {
         struct pzt_node *n = switch_ready(ids[i]);
         uint8_t details[CONG_NOTICE_DETAILS_LEN];
@@ -197,7 +194,6 @@ static void test_bad_input_and_full_queue(void **state)
     uint8_t details[SMA_VENDOR_DETAILS_MAX + 1] = {0};
     unsigned queued = 0;
 
-    (void)state;
     assert_int_equal(sma_send_vendor_notice(n->sma, 1, details, sizeof(details)), -EINVAL);
     assert_int_equal(sma_send_vendor_notice(n->sma, 1, NULL, 4), -EINVAL);
     assert_int_equal(sma_traps_pending(n->sma), 0);
@@ -225,7 +221,6 @@ static void test_monitor_event_end_to_end(void **state)
     struct pzt_result t;
     unsigned trap;
 
-    (void)state;
     pma = pma_create(n->board);
     assert_non_null(pma);
     board_mem_set_connected(n->bm, 4, true);

@@ -242,7 +242,6 @@ static void dr_row_check(const struct dr_row *row)
 /* Every row of the table. */
 static void test_dr_table(void **state)
 {
-    (void)state;
     for (size_t i = 0; i < sizeof(dr_rows) / sizeof(dr_rows[0]); i++)
         dr_row_check(&dr_rows[i]);
 }
@@ -254,7 +253,6 @@ static void test_dr_receive_dispatch(void **state)
     uint8_t mad[PZT_MAD], path[64] = {0, 1, 5, 7};
     unsigned port = UNTOUCHED;
 
-    (void)state;
     pzt_dr_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 1, 3, 1, path, PERM, PERM);
     assert_int_equal(smi_dr_receive(mad, 2, &sw, &port), SMI_FORWARD);
     assert_int_equal(port, 5);
@@ -440,7 +438,6 @@ static void test_e2e_pure_dr_3_hops(void **state)
     struct fabric f;
     unsigned n;
 
-    (void)state;
     fabric_line(&f);
     /* As the host sent it: its own send processing made hp 1 (C14-9:1). */
     pzt_dr_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 0x77, 3, 1, path, PERM, PERM);
@@ -478,7 +475,6 @@ static void test_e2e_short_paths(void **state)
     struct visit visits[4];
     struct fabric f;
 
-    (void)state;
     fabric_line(&f);
     pzt_dr_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 0x78, 1, 1, path, PERM, PERM);
     assert_int_equal(walk_dr(&f, 1, 1, mad, visits, 4), 1);
@@ -509,7 +505,6 @@ static void test_e2e_leading_lid_leg(void **state)
     unsigned port;
     int node;
 
-    (void)state;
     fabric_line(&f);
     pzt_assign_lid(f.node[1], 0x10, 0x01, 0);
     pzt_assign_lid(f.node[2], 0x12, 0x01, 0);
@@ -559,7 +554,6 @@ static void test_e2e_trailing_lid_leg(void **state)
     struct mad_addr out_addr;
     struct fabric f;
 
-    (void)state;
     fabric_line(&f);
     pzt_assign_lid(f.node[1], 0x10, 0x01, 0);
     pzt_assign_lid(f.node[3], 0x22, 0x01, 0);
@@ -599,7 +593,6 @@ static void test_forward_needs_link(void **state)
     struct sma_stats before, after;
     struct fabric f;
 
-    (void)state;
     fabric_line(&f);
     sma_get_stats(f.node[1]->sma, &before);
     /* S1 port 6 is not cabled. */
@@ -622,7 +615,6 @@ static void test_returning_to_sm_dropped(void **state)
     uint8_t mad[PZT_MAD];
     struct pzt_result r;
 
-    (void)state;
     pzt_dr_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 0x83, 2, 1, NULL, PERM, PERM);
     mad_set_field(mad, 0, IB_DRSMP_DIRECTION_F, 1);
     mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
