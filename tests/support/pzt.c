@@ -8,6 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
 #include <infiniband/mad.h>
 
 struct pzt_node *pzt_node_new(const struct board_identity *id)
@@ -182,4 +187,36 @@ unsigned pzt_poll_all(struct pzt_node *n, struct pzt_result *last)
     if (last)
         last->data = last->mad + 64;
     return count;
+}
+
+uint64_t pzt_be(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+
+    for (unsigned i = 0; i < n; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+struct sma_stats pzt_sma_stats(struct pzt_node *n)
+{
+    struct sma_stats s;
+
+    sma_get_stats(n->sma, &s);
+    return s;
+}
+
+uint64_t pzt_tid(const struct pzt_result *t)
+{
+    return mad_get_field64((void *)t->mad, 0, IB_MAD_TRID_F);
+}
+
+void pzt_trap_repress(struct pzt_node *n, uint16_t sm_lid, uint64_t tid)
+{
+    uint8_t mad[PZT_MAD];
+    struct pzt_result r;
+
+    pzt_lid_smp(mad, IB_MAD_METHOD_TRAP_REPRESS, 0x0002 /* Notice */, 0, 0, tid);
+    pzt_process(n, 1, sm_lid, mad, &r);
+    assert_int_equal(r.verdict, MAD_DROP);
 }

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "pcap.h"
+#include "pzt.h"
 #include "pzt_main.h"
 
 /*
@@ -32,16 +33,6 @@ static const uint8_t ref_pkt[] = {
     0xFB, 0xA4, 0x72, 0x8B, 0xC0, 0x69, 0x0E, 0xD4, 0x00, 0x00, 0x96, 0x25, 0xB7, 0x5A, /* ICRC */
 };
 #define REF_ICRC_OFF 52
-
-/* Read a big-endian field of n bytes at p. */
-static uint32_t get_be(const uint8_t *p, unsigned n)
-{
-    uint32_t v = 0;
-
-    for (unsigned i = 0; i < n; i++)
-        v = v << 8 | p[i];
-    return v;
-}
 
 /* Read a little-endian field of n bytes at p. */
 static uint32_t get_le(const uint8_t *p, unsigned n)
@@ -146,19 +137,19 @@ static void test_frame_smp(void **state)
     /* LRH: VL 15, LVer 0, SL 0, LNH 2 (IBA local), DLID, PktLen 72 words, SLID. */
     assert_int_equal(frame[0], 0xF0);
     assert_int_equal(frame[1], 0x02);
-    assert_int_equal(get_be(frame + 2, 2), 0x00AB);
-    assert_int_equal(get_be(frame + 4, 2), (8 + 12 + 8 + 256 + 4) / 4);
-    assert_int_equal(get_be(frame + 6, 2), 0x0001);
+    assert_int_equal(pzt_be(frame + 2, 2), 0x00AB);
+    assert_int_equal(pzt_be(frame + 4, 2), (8 + 12 + 8 + 256 + 4) / 4);
+    assert_int_equal(pzt_be(frame + 6, 2), 0x0001);
     /* BTH: UD SEND_ONLY, no pad, P_Key, Resv8a 0, dest QP 0, A 0, PSN 0. */
     assert_int_equal(frame[8], 0x64);
     assert_int_equal(frame[9], 0x00);
-    assert_int_equal(get_be(frame + 10, 2), 0xFFFF);
+    assert_int_equal(pzt_be(frame + 10, 2), 0xFFFF);
     assert_int_equal(frame[12], 0);
-    assert_int_equal(get_be(frame + 13, 3), 0);
-    assert_int_equal(get_be(frame + 16, 4), 0);
+    assert_int_equal(pzt_be(frame + 13, 3), 0);
+    assert_int_equal(pzt_be(frame + 16, 4), 0);
     /* DETH: Q_Key 0, reserved, source QP 0. */
-    assert_int_equal(get_be(frame + 20, 4), 0);
-    assert_int_equal(get_be(frame + 24, 4), 0);
+    assert_int_equal(pzt_be(frame + 20, 4), 0);
+    assert_int_equal(pzt_be(frame + 24, 4), 0);
     assert_memory_equal(frame + 28, mad, sizeof(mad));
     /* ICRC then VCRC, least significant byte first. */
     assert_int_equal(get_le(frame + 284, 4), pz_ib_icrc_local(frame, 284));
@@ -182,13 +173,13 @@ static void test_frame_gmp(void **state)
     assert_int_equal(pz_ib_frame_ud(&pkt, frame, sizeof(frame)), 290);
     assert_int_equal(frame[0], 0x00);
     assert_int_equal(frame[1], 0x92);
-    assert_int_equal(get_be(frame + 2, 2), 0xBEEF);
-    assert_int_equal(get_be(frame + 6, 2), 0x1234);
-    assert_int_equal(get_be(frame + 10, 2), 0x8001);
-    assert_int_equal(get_be(frame + 13, 3), 0xFEDCBA);
-    assert_int_equal(get_be(frame + 17, 3), 0xABCDEF);
-    assert_int_equal(get_be(frame + 20, 4), 0x80010000u);
-    assert_int_equal(get_be(frame + 25, 3), 0x123456);
+    assert_int_equal(pzt_be(frame + 2, 2), 0xBEEF);
+    assert_int_equal(pzt_be(frame + 6, 2), 0x1234);
+    assert_int_equal(pzt_be(frame + 10, 2), 0x8001);
+    assert_int_equal(pzt_be(frame + 13, 3), 0xFEDCBA);
+    assert_int_equal(pzt_be(frame + 17, 3), 0xABCDEF);
+    assert_int_equal(pzt_be(frame + 20, 4), 0x80010000u);
+    assert_int_equal(pzt_be(frame + 25, 3), 0x123456);
     assert_int_equal(get_le(frame + 284, 4), pz_ib_icrc_local(frame, 284));
     assert_int_equal(get_le(frame + 288, 2), pz_ib_vcrc(frame, 288));
 }
@@ -204,14 +195,14 @@ static void test_frame_pad_and_limits(void **state)
     pz_pcap_ud_mad(&pkt, (const uint8_t *)"hello, world!", 13, 5, 1, 0x123456, 2);
     assert_int_equal(pz_ib_frame_ud(&pkt, frame, sizeof(frame)), 28 + 16 + 6);
     assert_int_equal(frame[9] >> 4 & 3, 3);                    /* PadCnt */
-    assert_int_equal(get_be(frame + 4, 2), (28 + 16 + 4) / 4); /* PktLen */
+    assert_int_equal(pzt_be(frame + 4, 2), (28 + 16 + 4) / 4); /* PktLen */
     assert_memory_equal(frame + 28, "hello, world!\0\0\0", 16);
     assert_int_equal(get_le(frame + 44, 4), pz_ib_icrc_local(frame, 44));
 
     pkt.payload = NULL; /* an empty payload needs no buffer */
     pkt.len = 0;
     assert_int_equal(pz_ib_frame_ud(&pkt, frame, sizeof(frame)), 28 + 6);
-    assert_int_equal(get_be(frame + 4, 2), 8);
+    assert_int_equal(pzt_be(frame + 4, 2), 8);
 
     pkt.payload = big;
     pkt.len = PZ_IB_MAX_PAYLOAD;

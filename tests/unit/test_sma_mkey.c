@@ -34,16 +34,6 @@
 #define N256_DR 33
 #define N256_PATH 34
 
-/* Big-endian value of n bytes at p. */
-static uint64_t be(const uint8_t *p, unsigned n)
-{
-    uint64_t v = 0;
-
-    for (unsigned i = 0; i < n; i++)
-        v = v << 8 | p[i];
-    return v;
-}
-
 /* A switch with LID and master SM, so that its traps go out. */
 static struct pzt_node *switch_with_lid(void)
 {
@@ -92,15 +82,6 @@ static void trap_repress(struct pzt_node *n, uint64_t key, uint64_t tid)
     pzt_lid_smp(mad, IB_MAD_METHOD_TRAP_REPRESS, ATTR_NOTICE, 0, key, tid);
     pzt_process(n, 1, SM_LID, mad, &r);
     assert_int_equal(r.verdict, MAD_DROP);
-}
-
-/* The SMA's counters. */
-static struct sma_stats stats(struct pzt_node *n)
-{
-    struct sma_stats s;
-
-    sma_get_stats(n->sma, &s);
-    return s;
 }
 
 /* Board time of a node. */
@@ -229,7 +210,7 @@ static void mk_row_check(const struct mk_row *row, unsigned idx)
         tid = mad_get_field64(trap.mad, 0, IB_MAD_TRID_F);
     }
     viol0 = row->lease == LEASE_OFF ? 0 : 1;
-    s0 = stats(n);
+    s0 = pzt_sma_stats(n);
 
     switch (row->method) {
     case MK_GET:
@@ -246,7 +227,7 @@ static void mk_row_check(const struct mk_row *row, unsigned idx)
         pzt_process(n, 1, SM_LID, mad, &r);
         break;
     }
-    s1 = stats(n);
+    s1 = pzt_sma_stats(n);
     sent = pzt_poll_all(n, &trap);
 
     if (row->method == MK_REPRESS) {
@@ -417,12 +398,12 @@ static void test_violations_saturate(void **state)
     for (unsigned i = 0; i < 0xFFFF + 2; i++)
         pzt_process(n, 1, REQ_SLID, mad, &r);
     assert_int_equal(r.verdict, MAD_DROP);
-    assert_true(stats(n).mkey_violations == 0xFFFF + 2);
+    assert_true(pzt_sma_stats(n).mkey_violations == 0xFFFF + 2);
     assert_int_equal(pi_get(n, KEY, pi), 0);
     assert_int_equal(mad_get_field(pi, 0, IB_PORT_MKEY_VIOL_F), 0xFFFF);
     /* The identical unsent notices were merged, nothing was lost. */
     assert_int_equal(sma_traps_pending(n->sma), 1);
-    assert_true(stats(n).traps_lost == 0);
+    assert_true(pzt_sma_stats(n).traps_lost == 0);
 
     mad_set_field(pi, 0, IB_PORT_MKEY_VIOL_F, 0);
     mad_set_field(pi, 0, IB_PORT_STATE_F, 0);
@@ -452,7 +433,7 @@ static void check_trap256_header(const struct pzt_result *t)
     assert_int_equal(mad_get_field((void *)d, 0, IB_NOTICE_PRODUCER_F), 2); /* switch */
     assert_int_equal(mad_get_field((void *)d, 0, IB_NOTICE_TRAP_NUMBER_F), 256);
     assert_int_equal(mad_get_field((void *)d, 0, IB_NOTICE_ISSUER_LID_F), SW_LID);
-    assert_int_equal(be(d + N256_LID, 2), SW_LID);
+    assert_int_equal(pzt_be(d + N256_LID, 2), SW_LID);
 }
 
 /* A LID-routed Set with a bad key: Notice 256 names it; not a DR notice. */
@@ -469,11 +450,11 @@ static void test_trap256_lid_routed(void **state)
     assert_int_equal(pzt_poll_all(n, &t), 1);
     check_trap256_header(&t);
     /* For a LID-routed SMP portzero reports the LRH SLID as DRSLID (see sma_mkey.c). */
-    assert_int_equal(be(t.data + N256_DRSLID, 2), REQ_SLID);
+    assert_int_equal(pzt_be(t.data + N256_DRSLID, 2), REQ_SLID);
     assert_int_equal(t.data[N256_METHOD], IB_MAD_METHOD_SET);
-    assert_int_equal(be(t.data + N256_ATTR_ID, 2), IB_ATTR_SWITCH_INFO);
-    assert_int_equal(be(t.data + N256_ATTR_MOD, 4), 0);
-    assert_true(be(t.data + N256_MKEY, 8) == BAD_KEY);
+    assert_int_equal(pzt_be(t.data + N256_ATTR_ID, 2), IB_ATTR_SWITCH_INFO);
+    assert_int_equal(pzt_be(t.data + N256_ATTR_MOD, 4), 0);
+    assert_true(pzt_be(t.data + N256_MKEY, 8) == BAD_KEY);
     assert_int_equal(t.data[N256_DR], 0);
     assert_int_equal(t.data[N256_PATH], 0);
     pzt_node_free(n);
@@ -492,14 +473,14 @@ static void test_trap256_directed_route(void **state)
     mad[192 + 1] = 4; /* recorded by the previous hop */
     pzt_process(n, 6, 0xFFFF, mad, &r);
     assert_int_equal(r.verdict, MAD_DROP);
-    assert_true(stats(n).dr_forwarded == 0);
+    assert_true(pzt_sma_stats(n).dr_forwarded == 0);
     assert_int_equal(pzt_poll_all(n, &t), 1);
     check_trap256_header(&t);
-    assert_int_equal(be(t.data + N256_DRSLID, 2), 0xFFFF);
+    assert_int_equal(pzt_be(t.data + N256_DRSLID, 2), 0xFFFF);
     assert_int_equal(t.data[N256_METHOD], IB_MAD_METHOD_GET);
-    assert_int_equal(be(t.data + N256_ATTR_ID, 2), IB_ATTR_PORT_INFO);
-    assert_int_equal(be(t.data + N256_ATTR_MOD, 4), 0x80000005);
-    assert_true(be(t.data + N256_MKEY, 8) == BAD_KEY);
+    assert_int_equal(pzt_be(t.data + N256_ATTR_ID, 2), IB_ATTR_PORT_INFO);
+    assert_int_equal(pzt_be(t.data + N256_ATTR_MOD, 4), 0x80000005);
+    assert_true(pzt_be(t.data + N256_MKEY, 8) == BAD_KEY);
     assert_int_equal(t.data[N256_DR], 0x80 | 2);
     assert_int_equal(t.data[N256_PATH], 4);     /* ReturnPath[1] */
     assert_int_equal(t.data[N256_PATH + 1], 6); /* ReturnPath[2]: ingress port here */
@@ -523,7 +504,7 @@ static void test_trap256_truncated_path(void **state)
     assert_int_equal(r.verdict, MAD_DROP);
     assert_int_equal(pzt_poll_all(n, &t), 1);
     check_trap256_header(&t);
-    assert_int_equal(be(t.data + N256_DRSLID, 2), 0x30);
+    assert_int_equal(pzt_be(t.data + N256_DRSLID, 2), 0x30);
     /* Hop count of the 30 hops given, as qib/hfi1 bad_mkey() do. */
     assert_int_equal(t.data[N256_DR], 0x80 | 0x40 | 30);
     for (unsigned i = 1; i <= 30; i++)
@@ -568,7 +549,7 @@ static void test_forwarded_smp_not_checked(void **state)
     pzt_process(n, 1, 0xFFFF, mad, &r);
     assert_int_equal(r.verdict, MAD_SEND);
     assert_int_equal(r.addr.port, 5);
-    assert_true(stats(n).mkey_violations == 0);
+    assert_true(pzt_sma_stats(n).mkey_violations == 0);
     assert_int_equal(pi_field(n, KEY, IB_PORT_MKEY_VIOL_F), 0);
     pzt_node_free(n);
 }

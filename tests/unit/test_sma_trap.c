@@ -32,16 +32,6 @@
 #define N145_LID 12
 #define N145_GUID 16
 
-/* Big-endian value of n bytes at p. */
-static uint64_t be(const uint8_t *p, unsigned n)
-{
-    uint64_t v = 0;
-
-    for (unsigned i = 0; i < n; i++)
-        v = v << 8 | p[i];
-    return v;
-}
-
 /* The resend interval of a trap: 4.096 us x 2^SubnetTimeOut, at least 1 ms. */
 static uint64_t resend_ns(unsigned timeout)
 {
@@ -94,32 +84,6 @@ static void write_psc(struct pzt_node *n, unsigned v)
     assert_int_equal(pzt_set(n, IB_ATTR_SWITCH_INFO, 0, si, NULL), 0);
 }
 
-/* A TrapRepress for tid from the SM: never answered. */
-static void repress(struct pzt_node *n, uint64_t tid)
-{
-    uint8_t mad[PZT_MAD];
-    struct pzt_result r;
-
-    pzt_lid_smp(mad, IB_MAD_METHOD_TRAP_REPRESS, ATTR_NOTICE, 0, 0, tid);
-    pzt_process(n, 1, SM_LID, mad, &r);
-    assert_int_equal(r.verdict, MAD_DROP);
-}
-
-/* TID of a sent trap. */
-static uint64_t tid_of(const struct pzt_result *t)
-{
-    return mad_get_field64((void *)t->mad, 0, IB_MAD_TRID_F);
-}
-
-/* The SMA's counters. */
-static struct sma_stats stats(struct pzt_node *n)
-{
-    struct sma_stats s;
-
-    sma_get_stats(n->sma, &s);
-    return s;
-}
-
 /* Check that t is a Trap(Notice) SMP from the switch to the SM, M_Key 0. */
 static void check_transport(const struct pzt_result *t, unsigned trap_num, unsigned type)
 {
@@ -144,7 +108,7 @@ static void check_transport(const struct pzt_result *t, unsigned trap_num, unsig
     assert_int_equal(mad_get_field((void *)d, 0, IB_NOTICE_PRODUCER_F), 2); /* switch */
     assert_int_equal(mad_get_field((void *)d, 0, IB_NOTICE_TRAP_NUMBER_F), trap_num);
     assert_int_equal(mad_get_field((void *)d, 0, IB_NOTICE_ISSUER_LID_F), SW_LID);
-    assert_int_equal(be(d + N_TOGGLE_COUNT, 2), 0);
+    assert_int_equal(pzt_be(d + N_TOGGLE_COUNT, 2), 0);
 }
 
 /* ---- Trap 128 ---- */
@@ -194,7 +158,7 @@ static void test_trap128_format(void **state)
     check_transport(&t, 128, 1 /* urgent */);
     assert_int_equal(mad_get_field(t.data, 0, IB_NOTICE_DATA_LID_F), SW_LID);
     assert_int_equal(sma_traps_pending(n->sma), 1);
-    assert_true(stats(n).traps_sent == 1);
+    assert_true(pzt_sma_stats(n).traps_sent == 1);
     pzt_node_free(n);
 }
 
@@ -210,7 +174,7 @@ static void test_trap128_resend_until_repressed(void **state)
     board_mem_set_connected(n->bm, 5, true);
     t0 = board_now_ns(n->board);
     assert_int_equal(pzt_poll_all(n, &t), 1);
-    tid = tid_of(&t);
+    tid = pzt_tid(&t);
     assert_true(sma_next_deadline(n->sma) == t0 + iv);
 
     /* Not before the interval. */
@@ -220,21 +184,21 @@ static void test_trap128_resend_until_repressed(void **state)
     /* At the interval: the same TID again. */
     board_mem_advance_ns(n->bm, 1);
     assert_int_equal(pzt_poll_all(n, &t), 1);
-    assert_true(tid_of(&t) == tid);
+    assert_true(pzt_tid(&t) == tid);
     check_transport(&t, 128, 1);
     assert_true(sma_next_deadline(n->sma) == t0 + 2 * iv);
 
     /* A TrapRepress for another TID does not stop it. */
-    repress(n, tid + 1);
+    pzt_trap_repress(n, SM_LID, tid + 1);
     assert_int_equal(sma_traps_pending(n->sma), 1);
     board_mem_advance_ns(n->bm, iv);
     assert_int_equal(pzt_poll_all(n, &t), 1);
-    assert_true(tid_of(&t) == tid);
+    assert_true(pzt_tid(&t) == tid);
 
     /* The right one does; it is not answered and not counted as dropped. */
-    s0 = stats(n);
-    repress(n, tid);
-    s1 = stats(n);
+    s0 = pzt_sma_stats(n);
+    pzt_trap_repress(n, SM_LID, tid);
+    s1 = pzt_sma_stats(n);
     assert_int_equal(sma_traps_pending(n->sma), 0);
     assert_true(s1.traps_repressed == s0.traps_repressed + 1);
     assert_true(s1.dropped == s0.dropped);
@@ -242,7 +206,7 @@ static void test_trap128_resend_until_repressed(void **state)
     assert_true(sma_next_deadline(n->sma) == UINT64_MAX);
     board_mem_advance_ns(n->bm, 10 * iv);
     assert_int_equal(pzt_poll_all(n, NULL), 0);
-    assert_true(stats(n).traps_sent == 3);
+    assert_true(pzt_sma_stats(n).traps_sent == 3);
     pzt_node_free(n);
 }
 
@@ -283,14 +247,14 @@ static void test_trap128_once_per_psc(void **state)
 
     board_mem_set_connected(n->bm, 2, true);
     assert_int_equal(pzt_poll_all(n, &t), 1);
-    tid1 = tid_of(&t);
+    tid1 = pzt_tid(&t);
 
     /* More link changes while PSC is 1: no second trap. */
     board_mem_set_connected(n->bm, 2, false);
     board_mem_set_connected(n->bm, 4, true);
     assert_int_equal(pzt_poll_all(n, NULL), 0);
     assert_int_equal(sma_traps_pending(n->sma), 1);
-    repress(n, tid1);
+    pzt_trap_repress(n, SM_LID, tid1);
     board_mem_set_connected(n->bm, 6, true);
     assert_int_equal(pzt_poll_all(n, NULL), 0);
     assert_int_equal(sma_traps_pending(n->sma), 0);
@@ -306,7 +270,7 @@ static void test_trap128_once_per_psc(void **state)
     board_mem_set_connected(n->bm, 7, true);
     assert_int_equal(pzt_poll_all(n, &t), 1);
     check_transport(&t, 128, 1);
-    assert_true(tid_of(&t) != tid1);
+    assert_true(pzt_tid(&t) != tid1);
     assert_int_equal(psc(n), 1);
     pzt_node_free(n);
 }
@@ -320,14 +284,14 @@ static void test_trap128_new_event_while_first_pending(void **state)
 
     board_mem_set_connected(n->bm, 2, true);
     assert_int_equal(pzt_poll_all(n, &t), 1);
-    tid1 = tid_of(&t);
+    tid1 = pzt_tid(&t);
     write_psc(n, 1);
     board_mem_set_connected(n->bm, 3, true);
     assert_int_equal(pzt_poll_all(n, &t), 1);
-    assert_true(tid_of(&t) != tid1);
+    assert_true(pzt_tid(&t) != tid1);
     assert_int_equal(sma_traps_pending(n->sma), 2);
-    repress(n, tid1);
-    repress(n, tid_of(&t));
+    pzt_trap_repress(n, SM_LID, tid1);
+    pzt_trap_repress(n, SM_LID, pzt_tid(&t));
     assert_int_equal(sma_traps_pending(n->sma), 0);
     pzt_node_free(n);
 }
@@ -346,8 +310,8 @@ static void check_trap144(struct pzt_node *n, const struct pzt_result *t, unsign
     assert_int_equal(t->data[N144_LOCAL_CHANGES] & 1, local_changes);
     assert_int_equal(mad_get_field(t->data, 0, IB_NOTICE_DATA_144_CAPMASK_F),
                      mad_get_field(pi, 0, IB_PORT_CAPMASK_F));
-    assert_int_equal(be(t->data + N144_CHANGE_FLAGS, 2), change_flags);
-    assert_int_equal(be(t->data + N144_CAPMASK2, 2), mad_get_field(pi, 0, IB_PORT_CAPMASK2_F));
+    assert_int_equal(pzt_be(t->data + N144_CHANGE_FLAGS, 2), change_flags);
+    assert_int_equal(pzt_be(t->data + N144_CAPMASK2, 2), mad_get_field(pi, 0, IB_PORT_CAPMASK2_F));
 }
 
 /* A new NodeDescription: Trap 144, LocalChanges 1, ChangeFlags NodeDescription. */
@@ -365,7 +329,7 @@ static void test_trap144_node_description(void **state)
     assert_string_equal(sma_node_description(n->sma), "leaf-7 rack 3");
 
     /* Unchanged: no trap. */
-    repress(n, tid_of(&t));
+    pzt_trap_repress(n, SM_LID, pzt_tid(&t));
     assert_int_equal(sma_set_node_description(n->sma, "leaf-7 rack 3"), 0);
     assert_int_equal(sma_traps_pending(n->sma), 0);
     assert_int_equal(sma_set_node_description(n->sma, NULL), -EINVAL);
@@ -388,9 +352,9 @@ static void test_trap144_capability_mask(void **state)
     assert_int_equal(pzt_poll_all(n, &t), 1);
     check_trap144(n, &t, 0, 0);
     assert_int_equal(mad_get_field(t.data, 0, IB_NOTICE_DATA_144_CAPMASK_F), cap);
-    assert_int_equal(be(t.data + N144_CAPMASK2, 2), cap2);
+    assert_int_equal(pzt_be(t.data + N144_CAPMASK2, 2), cap2);
 
-    repress(n, tid_of(&t));
+    pzt_trap_repress(n, SM_LID, pzt_tid(&t));
     assert_int_equal(sma_set_capability_mask(n->sma, 0, cap, cap2), 0);
     assert_int_equal(sma_traps_pending(n->sma), 0);
     assert_int_equal(sma_set_capability_mask(n->sma, 1, cap, cap2), -EINVAL);
@@ -409,12 +373,12 @@ static void test_trap145_system_image_guid(void **state)
     assert_int_equal(sma_set_system_image_guid(n->sma, guid), 0);
     assert_int_equal(pzt_poll_all(n, &t), 1);
     check_transport(&t, 145, 4 /* informational */);
-    assert_int_equal(be(t.data + N145_LID, 2), SW_LID);
-    assert_true(be(t.data + N145_GUID, 8) == guid);
+    assert_int_equal(pzt_be(t.data + N145_LID, 2), SW_LID);
+    assert_true(pzt_be(t.data + N145_GUID, 8) == guid);
     assert_int_equal(pzt_get(n, IB_ATTR_NODE_INFO, 0, ni), 0);
     assert_true(mad_get_field64(ni, 0, IB_NODE_SYSTEM_GUID_F) == guid);
 
-    repress(n, tid_of(&t));
+    pzt_trap_repress(n, SM_LID, pzt_tid(&t));
     assert_int_equal(sma_set_system_image_guid(n->sma, guid), 0);
     assert_int_equal(sma_traps_pending(n->sma), 0);
     pzt_node_free(n);
@@ -432,11 +396,11 @@ static void test_unsent_notices_merge(void **state)
     assert_int_equal(sma_traps_pending(n->sma), 1);
     assign(n, SW_LID, SM_LID, SM_SL, TIMEOUT);
     assert_int_equal(pzt_poll_all(n, &t), 1);
-    tid1 = tid_of(&t);
+    tid1 = pzt_tid(&t);
     assert_int_equal(sma_set_node_description(n->sma, "c"), 0);
     assert_int_equal(sma_traps_pending(n->sma), 2);
     assert_int_equal(pzt_poll_all(n, &t), 1);
-    assert_true(tid_of(&t) != tid1);
+    assert_true(pzt_tid(&t) != tid1);
     check_trap144(n, &t, 1, 0x0001);
     pzt_node_free(n);
 }
@@ -453,26 +417,26 @@ static void test_queue_overflow(void **state)
         assert_int_equal(sma_set_capability_mask(n->sma, 0, 0x100u + i, 0), 0);
     queued = sma_traps_pending(n->sma);
     assert_true(queued >= 1 && queued < 1000);
-    assert_true(stats(n).traps_lost == 1000 - queued);
+    assert_true(pzt_sma_stats(n).traps_lost == 1000 - queued);
 
     /* Once the SM is known they all go out, each with its own TID. */
     assign(n, SW_LID, SM_LID, SM_SL, TIMEOUT);
     while (sent < 64 && sma_poll(n->sma, &t.addr, t.mad) == MAD_SEND) {
-        tids[sent] = tid_of(&t);
+        tids[sent] = pzt_tid(&t);
         for (unsigned j = 0; j < sent; j++)
             assert_true(tids[j] != tids[sent]);
         sent++;
     }
     assert_int_equal(sent, queued);
     for (unsigned i = 0; i < sent; i++)
-        repress(n, tids[i]);
+        pzt_trap_repress(n, SM_LID, tids[i]);
     assert_int_equal(sma_traps_pending(n->sma), 0);
 
     /* Room again. */
     assert_int_equal(sma_set_system_image_guid(n->sma, 0x1234), 0);
     assert_int_equal(pzt_poll_all(n, &t), 1);
     check_transport(&t, 145, 4);
-    assert_true(stats(n).traps_lost == 1000 - queued);
+    assert_true(pzt_sma_stats(n).traps_lost == 1000 - queued);
     pzt_node_free(n);
 }
 

@@ -50,31 +50,6 @@ static struct pzt_node *switch_ready(uint16_t device_id)
     return n;
 }
 
-/* TID of a sent trap. */
-static uint64_t tid_of(const struct pzt_result *t)
-{
-    return mad_get_field64((void *)t->mad, 0, IB_MAD_TRID_F);
-}
-
-/* A TrapRepress for tid from the SM: never answered. */
-static void repress(struct pzt_node *n, uint64_t tid)
-{
-    uint8_t mad[PZT_MAD];
-    struct pzt_result r;
-
-    pzt_lid_smp(mad, IB_MAD_METHOD_TRAP_REPRESS, ATTR_NOTICE, 0, 0, tid);
-    pzt_process(n, 1, SM_LID, mad, &r);
-    assert_int_equal(r.verdict, MAD_DROP);
-}
-
-static struct sma_stats stats(struct pzt_node *n)
-{
-    struct sma_stats s;
-
-    sma_get_stats(n->sma, &s);
-    return s;
-}
-
 /* Check t is a vendor Trap(Notice) from the switch to the SM carrying trap and details. */
 static void check_vendor_trap(const struct pzt_node *n, const struct pzt_result *t, unsigned trap,
                               const uint8_t *details, size_t len)
@@ -119,21 +94,21 @@ static void test_vendor_notice_resend_until_repressed(void **state)
     assert_int_equal(sma_traps_pending(n->sma), 1);
     assert_int_equal(pzt_poll_all(n, &t), 1);
     check_vendor_trap(n, &t, 0x0001, details, sizeof(details));
-    tid = tid_of(&t);
+    tid = pzt_tid(&t);
     board_mem_advance_ns(n->bm, iv - 1);
     assert_int_equal(pzt_poll_all(n, NULL), 0);
     board_mem_advance_ns(n->bm, 1);
     assert_int_equal(pzt_poll_all(n, &t), 1);
-    assert_true(tid_of(&t) == tid);
+    assert_true(pzt_tid(&t) == tid);
     check_vendor_trap(n, &t, 0x0001, details, sizeof(details));
-    repress(n, tid + 1); /* another TID: still pending */
+    pzt_trap_repress(n, SM_LID, tid + 1); /* another TID: still pending */
     assert_int_equal(sma_traps_pending(n->sma), 1);
-    repress(n, tid);
+    pzt_trap_repress(n, SM_LID, tid);
     assert_int_equal(sma_traps_pending(n->sma), 0);
-    assert_true(stats(n).traps_repressed == 1);
+    assert_true(pzt_sma_stats(n).traps_repressed == 1);
     board_mem_advance_ns(n->bm, 10 * iv);
     assert_int_equal(pzt_poll_all(n, NULL), 0);
-    assert_true(stats(n).traps_sent == 2);
+    assert_true(pzt_sma_stats(n).traps_sent == 2);
     pzt_node_free(n);
 }
 
@@ -161,10 +136,10 @@ static void test_onset_and_clear_distinct(void **state)
     assert_int_equal(sma_poll(n->sma, &r.addr, mad), MAD_DROP);
     check_vendor_trap(n, &t1, CONG_TRAP_HOTSPOT_ONSET, details, sizeof(details));
     check_vendor_trap(n, &t2, CONG_TRAP_HOTSPOT_CLEAR, details, sizeof(details));
-    assert_true(tid_of(&t1) != tid_of(&t2));
-    repress(n, tid_of(&t2));
+    assert_true(pzt_tid(&t1) != pzt_tid(&t2));
+    pzt_trap_repress(n, SM_LID, pzt_tid(&t2));
     assert_int_equal(sma_traps_pending(n->sma), 1);
-    repress(n, tid_of(&t1));
+    pzt_trap_repress(n, SM_LID, pzt_tid(&t1));
     assert_int_equal(sma_traps_pending(n->sma), 0);
     pzt_node_free(n);
 }
@@ -206,7 +181,7 @@ static void test_bad_input_and_full_queue(void **state)
             assert_int_equal(sma_send_vendor_notice(n->sma, 1, details, 1), -ENOSPC);
     }
     assert_int_equal(sma_traps_pending(n->sma), queued + 1);
-    assert_true(stats(n).traps_lost == 2 * (19 - queued));
+    assert_true(pzt_sma_stats(n).traps_lost == 2 * (19 - queued));
     pzt_node_free(n);
 }
 
