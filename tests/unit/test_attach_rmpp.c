@@ -34,15 +34,12 @@ static uint8_t *sa_table(size_t data_len)
     uint8_t *mad = calloc(1, SA_HDR + data_len);
 
     assert_non_null(mad);
-    mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 2);
-    mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, IB_SA_CLASS);
-    mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET_TABLE);
+    PZT_SET_FIELDS(mad, {IB_MAD_CLASSVER_F, 2}, {IB_MAD_MGMTCLASS_F, IB_SA_CLASS},
+                   {IB_MAD_BASEVER_F, 1}, {IB_MAD_METHOD_F, IB_MAD_METHOD_GET_TABLE});
     mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1); /* GetTableResp, 0x92 */
     mad_set_field64(mad, 0, IB_MAD_TRID_F, 0x1122334455667788ull);
-    mad_set_field(mad, 0, IB_MAD_ATTRID_F, 0x11);
-    mad_set_field(mad, 0, IB_SA_RMPP_FLAGS_F, PZR_FLAG_ACTIVE);
-    mad_set_field(mad, 0, IB_SA_ATTROFFS_F, 108 / 8);
+    PZT_SET_FIELDS(mad, {IB_MAD_ATTRID_F, 0x11}, {IB_SA_RMPP_FLAGS_F, PZR_FLAG_ACTIVE},
+                   {IB_SA_ATTROFFS_F, 108 / 8});
     for (size_t i = 0; i < data_len; i++)
         mad[SA_HDR + i] = (uint8_t)(i * 7 + i / 251);
     return mad;
@@ -61,9 +58,8 @@ static void test_header_matches_libibmad(void **state)
                         .paylen_newwin = 0xa0b0c0d0};
     struct pzr_hdr back;
 
-    mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, IB_SA_CLASS);
-    mad_set_field(mad, 0, IB_MAD_METHOD_F, 0x12);
-    mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
+    PZT_SET_FIELDS(mad, {IB_MAD_MGMTCLASS_F, IB_SA_CLASS}, {IB_MAD_METHOD_F, 0x12},
+                   {IB_MAD_RESPONSE_F, 1});
     mad_set_field64(mad, 0, IB_MAD_TRID_F, 0xfedcba9876543210ull);
     pzr_hdr_put(mad, &h);
     assert_int_equal(pzr_mad_class(mad), IB_SA_CLASS);

@@ -121,11 +121,11 @@ static void test_switch_congestion_setting(void **state)
         mask[31 - p / 8] |= (uint8_t)(1u << (p % 8));
     mad_set_field(req, 0, IB_CC_SWITCH_CONGESTION_SETTING_CONTROL_MAP_F, 0x1F);
     mad_set_array(req, 0, IB_CC_SWITCH_CONGESTION_SETTING_VICTIM_MASK_F, mask);
-    mad_set_field(req, 0, IB_CC_SWITCH_CONGESTION_SETTING_THRESHOLD_F, 0xF);
-    mad_set_field(req, 0, IB_CC_SWITCH_CONGESTION_SETTING_PACKET_SIZE_F, 8);
-    mad_set_field(req, 0, IB_CC_SWITCH_CONGESTION_SETTING_CS_THRESHOLD_F, 3);
-    mad_set_field(req, 0, IB_CC_SWITCH_CONGESTION_SETTING_CS_RETURN_DELAY_F, 0x4123);
-    mad_set_field(req, 0, IB_CC_SWITCH_CONGESTION_SETTING_MARKING_RATE_F, 0x0A0B);
+    PZT_SET_FIELDS(req, {IB_CC_SWITCH_CONGESTION_SETTING_THRESHOLD_F, 0xF},
+                   {IB_CC_SWITCH_CONGESTION_SETTING_PACKET_SIZE_F, 8},
+                   {IB_CC_SWITCH_CONGESTION_SETTING_CS_THRESHOLD_F, 3},
+                   {IB_CC_SWITCH_CONGESTION_SETTING_CS_RETURN_DELAY_F, 0x4123},
+                   {IB_CC_SWITCH_CONGESTION_SETTING_MARKING_RATE_F, 0x0A0B});
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_SET, IB_CC_ATTR_SWITCH_CONGESTION_SETTING, req, resp),
                      ST_OK);
     assert_int_equal(pt_f(resp, IB_CC_SWITCH_CONGESTION_SETTING_CONTROL_MAP_F), 0x1F);
@@ -142,9 +142,9 @@ static void test_switch_congestion_setting(void **state)
 
     /* Control_Map 0x10 applies Marking_Rate only. */
     memset(req, 0, sizeof(req));
-    mad_set_field(req, 0, IB_CC_SWITCH_CONGESTION_SETTING_CONTROL_MAP_F, 0x10);
-    mad_set_field(req, 0, IB_CC_SWITCH_CONGESTION_SETTING_MARKING_RATE_F, 7);
-    mad_set_field(req, 0, IB_CC_SWITCH_CONGESTION_SETTING_THRESHOLD_F, 1);
+    PZT_SET_FIELDS(req, {IB_CC_SWITCH_CONGESTION_SETTING_CONTROL_MAP_F, 0x10},
+                   {IB_CC_SWITCH_CONGESTION_SETTING_MARKING_RATE_F, 7},
+                   {IB_CC_SWITCH_CONGESTION_SETTING_THRESHOLD_F, 1});
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_SET, IB_CC_ATTR_SWITCH_CONGESTION_SETTING, req, resp),
                      ST_OK);
     assert_int_equal(pt_f(resp, IB_CC_SWITCH_CONGESTION_SETTING_MARKING_RATE_F), 7);
@@ -167,10 +167,10 @@ static void test_switch_port_congestion_setting(void **state)
     for (unsigned i = 0; i < 32; i++) {
         uint8_t *e = req + 4 * i;
 
-        mad_set_field(e, 0, IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_VALID_F, 1);
-        mad_set_field(e, 0, IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_CONTROL_TYPE_F, i & 1);
-        mad_set_field(e, 0, IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_THRESHOLD_F, i & 0xF);
-        mad_set_field(e, 0, IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_PACKET_SIZE_F, i + 1);
+        PZT_SET_FIELDS(e, {IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_VALID_F, 1},
+                       {IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_CONTROL_TYPE_F, i & 1},
+                       {IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_THRESHOLD_F, i & 0xF},
+                       {IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_PACKET_SIZE_F, i + 1});
         mad_set_field(e, 0, IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_CONG_PARM_MARKING_RATE_F,
                       1000 + i);
     }
@@ -302,10 +302,10 @@ static void test_ca_mode(void **state)
     for (unsigned sl = 0; sl < 16; sl++) {
         uint8_t *en = req + 4 + 8 * sl;
 
-        mad_set_field(en, 0, IB_CC_CA_CONGESTION_ENTRY_CCTI_TIMER_F, 100 + sl);
-        mad_set_field(en, 0, IB_CC_CA_CONGESTION_ENTRY_CCTI_INCREASE_F, 2);
-        mad_set_field(en, 0, IB_CC_CA_CONGESTION_ENTRY_TRIGGER_THRESHOLD_F, 3);
-        mad_set_field(en, 0, IB_CC_CA_CONGESTION_ENTRY_CCTI_MIN_F, 4);
+        PZT_SET_FIELDS(en, {IB_CC_CA_CONGESTION_ENTRY_CCTI_TIMER_F, 100 + sl},
+                       {IB_CC_CA_CONGESTION_ENTRY_CCTI_INCREASE_F, 2},
+                       {IB_CC_CA_CONGESTION_ENTRY_TRIGGER_THRESHOLD_F, 3},
+                       {IB_CC_CA_CONGESTION_ENTRY_CCTI_MIN_F, 4});
     }
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_SET, IB_CC_ATTR_CA_CONGESTION_SETTING, req, resp),
                      ST_OK);

@@ -4,6 +4,7 @@
  */
 #include "pma_test_util.h"
 #include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define KEY 0x1122334455667788ull
 #define BAD 0x0BADull
@@ -16,9 +17,9 @@ static int set_key(struct pt_node *n, uint64_t key, unsigned protect, unsigned l
     uint8_t req[IB_CC_DATA_SZ] = {0};
 
     mad_set_field64(req, 0, IB_CC_CONGESTION_KEY_INFO_CC_KEY_F, key);
-    mad_set_field(req, 0, IB_CC_CONGESTION_KEY_INFO_CC_KEY_PROTECT_BIT_F, protect);
-    mad_set_field(req, 0, IB_CC_CONGESTION_KEY_INFO_CC_KEY_LEASE_PERIOD_F, lease);
-    mad_set_field(req, 0, IB_CC_CONGESTION_KEY_INFO_CC_KEY_VIOLATIONS_F, violations);
+    PZT_SET_FIELDS(req, {IB_CC_CONGESTION_KEY_INFO_CC_KEY_PROTECT_BIT_F, protect},
+                   {IB_CC_CONGESTION_KEY_INFO_CC_KEY_LEASE_PERIOD_F, lease},
+                   {IB_CC_CONGESTION_KEY_INFO_CC_KEY_VIOLATIONS_F, violations});
     return pt_cc(n, IB_MAD_METHOD_SET, IB_CC_ATTR_CONGESTION_KEY_INFO, req, NULL);
 }
 

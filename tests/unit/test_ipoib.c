@@ -197,9 +197,8 @@ static void test_sa_path_request(void **state)
 static void make_join_answer(uint8_t *mad, unsigned status, uint32_t qkey, uint16_t mlid,
                              unsigned mtu, unsigned sl)
 {
-    mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
-    mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
-    mad_set_field(mad, 0, IB_MAD_STATUS_F, status);
+    PZT_SET_FIELDS(mad, {IB_MAD_METHOD_F, IB_MAD_METHOD_GET}, {IB_MAD_RESPONSE_F, 1},
+                   {IB_MAD_STATUS_F, status});
     mad_set_field(mad, IB_SA_DATA_OFFS, IB_SA_MCM_QKEY_F, qkey);
     mad_set_field(mad, IB_SA_DATA_OFFS, IB_SA_MCM_MLID_F, mlid);
     mad_set_field(mad, IB_SA_DATA_OFFS, IB_SA_MCM_MTU_F, mtu);
@@ -287,10 +286,8 @@ static void test_port_from_attrs(void **state)
     uint8_t pi[64] = {0}, pk[64] = {0};
     struct ipoib_port p = {.reregister = 7};
 
-    mad_set_field(pi, 0, IB_PORT_STATE_F, 4);
-    mad_set_field(pi, 0, IB_PORT_LID_F, 0x1234);
-    mad_set_field(pi, 0, IB_PORT_SMLID_F, 3);
-    mad_set_field(pi, 0, IB_PORT_SMSL_F, 5);
+    PZT_SET_FIELDS(pi, {IB_PORT_STATE_F, 4}, {IB_PORT_LID_F, 0x1234}, {IB_PORT_SMLID_F, 3},
+                   {IB_PORT_SMSL_F, 5});
     mad_set_field64(pi, 0, IB_PORT_GID_PREFIX_F, PREFIX);
     mad_put_be16(pk + 2, 0x7fff); /* limited member of the default partition */
     ipoib_port_from_attrs(pi, pk, 0x42, 0xffff, &p);

@@ -213,9 +213,8 @@ static void test_counter_select_bits(void **state)
             pt_add(n, hw_ctr(n, 3, &pc_fields[i]), 3);
         }
         /* Encoded as perfquery -R <lid> 2 <mask> does. */
-        mad_set_field(req, 0, IB_PC_PORT_SELECT_F, 2);
-        mad_set_field(req, 0, IB_PC_COUNTER_SELECT_F, mask & 0xFFFF);
-        mad_set_field(req, 0, IB_PC_COUNTER_SELECT2_F, mask >> 16);
+        PZT_SET_FIELDS(req, {IB_PC_PORT_SELECT_F, 2}, {IB_PC_COUNTER_SELECT_F, mask & 0xFFFF},
+                       {IB_PC_COUNTER_SELECT2_F, mask >> 16});
         assert_int_equal(pt_pma(n, IB_MAD_METHOD_SET, IB_GSI_PORT_COUNTERS, req, resp), ST_OK);
         pt_check_reply(n, IB_PERFORMANCE_CLASS);
         PZT_EXPECT_FIELDS(resp, {IB_PC_PORT_SELECT_F, 2}, {IB_PC_COUNTER_SELECT_F, mask & 0xFFFF},

@@ -90,9 +90,9 @@ static void test_select_bits(void **state)
 
         for (size_t i = 0; i < NPCE; i++)
             pt_add(n, hw_ctr(n, 1, &pce_fields[i]), 1000 + i);
-        mad_set_field(req, 0, IB_PC_EXT_PORT_SELECT_F, 1);
-        mad_set_field(req, 0, IB_PC_EXT_COUNTER_SELECT_F, sel < 16 ? 1u << sel : 0);
-        mad_set_field(req, 0, IB_PC_EXT_COUNTER_SELECT2_F, sel >= 16 ? 1u << (sel - 16) : 0);
+        PZT_SET_FIELDS(req, {IB_PC_EXT_PORT_SELECT_F, 1},
+                       {IB_PC_EXT_COUNTER_SELECT_F, sel < 16 ? 1u << sel : 0},
+                       {IB_PC_EXT_COUNTER_SELECT2_F, sel >= 16 ? 1u << (sel - 16) : 0});
         assert_int_equal(pt_pma(n, IB_MAD_METHOD_SET, IB_GSI_PORT_COUNTERS_EXT, req, resp), ST_OK);
         assert_int_equal(pt_f(resp, IB_PC_EXT_COUNTER_SELECT_F), sel < 16 ? 1u << sel : 0);
         assert_int_equal(pt_f(resp, IB_PC_EXT_COUNTER_SELECT2_F), sel >= 16 ? 1u << (sel - 16) : 0);

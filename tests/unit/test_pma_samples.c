@@ -22,13 +22,10 @@ static int start(struct pt_node *n, unsigned port, uint32_t start_ticks, uint32_
 {
     uint8_t req[PT_DATA] = {0};
 
-    mad_set_field(req, 0, IB_PSC_PORT_SELECT_F, port);
-    mad_set_field(req, 0, IB_PSC_SAMPLE_START_F, start_ticks);
-    mad_set_field(req, 0, IB_PSC_SAMPLE_INTVL_F, interval);
-    mad_set_field(req, 0, IB_PSC_TAG_F, tag);
-    mad_set_field(req, 0, IB_PSC_COUNTER_SEL0_F, s0);
-    mad_set_field(req, 0, IB_PSC_COUNTER_SEL1_F, s1);
-    mad_set_field(req, 0, IB_PSC_COUNTER_SEL2_F, s2);
+    PZT_SET_FIELDS(req, {IB_PSC_PORT_SELECT_F, port}, {IB_PSC_SAMPLE_START_F, start_ticks},
+                   {IB_PSC_SAMPLE_INTVL_F, interval}, {IB_PSC_TAG_F, tag},
+                   {IB_PSC_COUNTER_SEL0_F, s0}, {IB_PSC_COUNTER_SEL1_F, s1},
+                   {IB_PSC_COUNTER_SEL2_F, s2});
     return pt_pma(n, IB_MAD_METHOD_SET, IB_GSI_PORT_SAMPLES_CONTROL, req, resp);
 }
 

@@ -30,6 +30,7 @@
 #include "sa_query.h"
 #include "sma.h"
 #include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define MS 1000000ull
 #define SW_LID 0x21
@@ -143,9 +144,8 @@ static void answer_header(const struct fx *f, unsigned i, uint8_t *b, unsigned m
 {
     memset(b, 0, SA_HEADER_LEN);
     memcpy(b, f->sent[i], 24);
-    mad_set_field(b, 0, IB_MAD_METHOD_F, method & 0x7F);
-    mad_set_field(b, 0, IB_MAD_RESPONSE_F, 1);
-    mad_set_field(b, 0, IB_MAD_STATUS_F, status);
+    PZT_SET_FIELDS(b, {IB_MAD_METHOD_F, method & 0x7F}, {IB_MAD_RESPONSE_F, 1},
+                   {IB_MAD_STATUS_F, status});
     /* the MAD layer's agent number in the high TID bits */
     mad_set_field64(b, 0, IB_MAD_TRID_F,
                     mad_get_field64((void *)f->sent[i], 0, IB_MAD_TRID_F) | 0x0000000700000000ull);

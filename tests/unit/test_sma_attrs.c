@@ -447,10 +447,8 @@ static void test_ca_ports_and_lids(void **state)
     for (unsigned p = 1; p <= 2; p++) {
         assert_int_equal(pzt_get_key(n, p, 0, IB_ATTR_PORT_INFO, 0, pi), ST_OK);
         assert_int_equal(mad_get_field(pi, 0, IB_PORT_LOCAL_PORT_F), p);
-        mad_set_field(pi, 0, IB_PORT_LID_F, 4 + p);
-        mad_set_field(pi, 0, IB_PORT_SMLID_F, 0x40 + p);
-        mad_set_field(pi, 0, IB_PORT_STATE_F, 0);
-        mad_set_field(pi, 0, IB_PORT_PHYS_STATE_F, 0);
+        PZT_SET_FIELDS(pi, {IB_PORT_LID_F, 4 + p}, {IB_PORT_SMLID_F, 0x40 + p},
+                       {IB_PORT_STATE_F, 0}, {IB_PORT_PHYS_STATE_F, 0});
         assert_int_equal(pzt_set_key(n, p, 0, IB_ATTR_PORT_INFO, 0, pi, d), ST_OK);
         assert_int_equal(mad_get_field(d, 0, IB_PORT_LID_F), 4 + p);
         assert_int_equal(mad_get_field(d, 0, IB_PORT_LOCAL_PORT_F), p);

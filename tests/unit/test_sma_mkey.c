@@ -15,6 +15,7 @@
 
 #include "pzt.h"
 #include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define KEY 0x1122334455667788ull
 #define BAD_KEY 0x00000000deadbeefull
@@ -57,10 +58,8 @@ static void set_mkey(struct pzt_node *n, uint64_t cur, uint64_t key, unsigned pr
 
     assert_int_equal(pi_get(n, cur, pi), 0);
     mad_set_field64(pi, 0, IB_PORT_MKEY_F, key);
-    mad_set_field(pi, 0, IB_PORT_MKEY_PROT_BITS_F, prot);
-    mad_set_field(pi, 0, IB_PORT_MKEY_LEASE_F, lease);
-    mad_set_field(pi, 0, IB_PORT_STATE_F, 0);
-    mad_set_field(pi, 0, IB_PORT_PHYS_STATE_F, 0);
+    PZT_SET_FIELDS(pi, {IB_PORT_MKEY_PROT_BITS_F, prot}, {IB_PORT_MKEY_LEASE_F, lease},
+                   {IB_PORT_STATE_F, 0}, {IB_PORT_PHYS_STATE_F, 0});
     assert_int_equal(pzt_set_key(n, 1, cur, IB_ATTR_PORT_INFO, 0, pi, NULL), 0);
 }
 
@@ -405,9 +404,7 @@ static void test_violations_saturate(void **state)
     assert_int_equal(sma_traps_pending(n->sma), 1);
     assert_true(pzt_sma_stats(n).traps_lost == 0);
 
-    mad_set_field(pi, 0, IB_PORT_MKEY_VIOL_F, 0);
-    mad_set_field(pi, 0, IB_PORT_STATE_F, 0);
-    mad_set_field(pi, 0, IB_PORT_PHYS_STATE_F, 0);
+    PZT_SET_FIELDS(pi, {IB_PORT_MKEY_VIOL_F, 0}, {IB_PORT_STATE_F, 0}, {IB_PORT_PHYS_STATE_F, 0});
     assert_int_equal(pzt_set_key(n, 1, KEY, IB_ATTR_PORT_INFO, 0, pi, NULL), 0);
     assert_int_equal(pi_field(n, KEY, IB_PORT_MKEY_VIOL_F), 0);
     pzt_node_free(n);

@@ -165,9 +165,7 @@ static void test_port0_identity(void **state)
     assert_int_equal(pi_field(n, 0, IB_PORT_CAPMASK_F) & 0x02000000u, 0x02000000u);
     assert_int_equal(sma_client_reregister_count(n->sma, 0), 0);
     pi_template(n, 0, d);
-    mad_set_field(d, 0, IB_PORT_LID_F, 7);
-    mad_set_field(d, 0, IB_PORT_SMLID_F, 1);
-    mad_set_field(d, 0, IB_PORT_CLIENT_REREG_F, 1);
+    PZT_SET_FIELDS(d, {IB_PORT_LID_F, 7}, {IB_PORT_SMLID_F, 1}, {IB_PORT_CLIENT_REREG_F, 1});
     au_set_expect(n, IB_ATTR_PORT_INFO, 0, d, ST_OK, r);
     assert_int_equal(sma_client_reregister_count(n->sma, 0), 1);
     au_set_expect(n, IB_ATTR_PORT_INFO, 0, d, ST_OK, r);
@@ -201,14 +199,10 @@ static void test_port0_set(void **state)
     cap = mad_get_field(d, 0, IB_PORT_CAPMASK_F);
     mad_set_field64(d, 0, IB_PORT_MKEY_F, key);
     mad_set_field64(d, 0, IB_PORT_GID_PREFIX_F, 0xFE80000000000000ull);
-    mad_set_field(d, 0, IB_PORT_LID_F, 0x0102);
-    mad_set_field(d, 0, IB_PORT_SMLID_F, 0x0003);
-    mad_set_field(d, 0, IB_PORT_MKEY_LEASE_F, 60);
-    mad_set_field(d, 0, IB_PORT_MKEY_PROT_BITS_F, 1);
-    mad_set_field(d, 0, IB_PORT_SMSL_F, 5);
-    mad_set_field(d, 0, IB_PORT_SUBN_TIMEOUT_F, 18);
-    mad_set_field(d, 0, IB_PORT_RESP_TIME_VAL_F, 8);
-    mad_set_field(d, 0, IB_PORT_LINK_DOWN_DEF_F, BOARD_PHYS_POLLING);
+    PZT_SET_FIELDS(d, {IB_PORT_LID_F, 0x0102}, {IB_PORT_SMLID_F, 0x0003},
+                   {IB_PORT_MKEY_LEASE_F, 60}, {IB_PORT_MKEY_PROT_BITS_F, 1}, {IB_PORT_SMSL_F, 5},
+                   {IB_PORT_SUBN_TIMEOUT_F, 18}, {IB_PORT_RESP_TIME_VAL_F, 8},
+                   {IB_PORT_LINK_DOWN_DEF_F, BOARD_PHYS_POLLING});
     /* Not settable here: ignored. */
     mad_set_field(d, 0, IB_PORT_CAPMASK_F, 0xFFFFFFFFu);
     mad_set_field(d, 0, IB_PORT_CAPMASK2_F, 0xFFFF);
@@ -302,9 +296,7 @@ static void test_violation_counters(void **state)
     assert_int_equal(pi_field(n, 0, IB_PORT_MKEY_VIOL_F), 2);
 
     pi_template(n, 0, d);
-    mad_set_field(d, 0, IB_PORT_MKEY_VIOL_F, 1);
-    mad_set_field(d, 0, IB_PORT_QKEY_VIOL_F, 5);
-    mad_set_field(d, 0, IB_PORT_PKEY_VIOL_F, 5);
+    PZT_SET_FIELDS(d, {IB_PORT_MKEY_VIOL_F, 1}, {IB_PORT_QKEY_VIOL_F, 5}, {IB_PORT_PKEY_VIOL_F, 5});
     assert_int_equal(pzt_set_key(n, 1, 0x55, IB_ATTR_PORT_INFO, 0, d, r), ST_OK);
     assert_int_equal(mad_get_field(r, 0, IB_PORT_MKEY_VIOL_F), 2);
     assert_int_equal(mad_get_field(r, 0, IB_PORT_QKEY_VIOL_F), 0); /* not writable */
@@ -331,17 +323,11 @@ static void test_external_set_fields(void **state)
     board_mem_set_connected(n->bm, 4, true);
     pi_template(n, 4, d);
     mad_set_field(d, 0, IB_PORT_LINK_DOWN_DEF_F, 1); /* Sleep */
-    mad_set_field(d, 0, IB_PORT_VL_HIGH_LIMIT_F, 0xA5);
-    mad_set_field(d, 0, IB_PORT_HOQ_LIFE_F, 0x12);
-    mad_set_field(d, 0, IB_PORT_VL_STALL_COUNT_F, 3);
-    mad_set_field(d, 0, IB_PORT_LOCAL_PHYS_ERR_F, 4);
-    mad_set_field(d, 0, IB_PORT_OVERRUN_ERR_F, 6);
-    mad_set_field(d, 0, IB_PORT_PART_EN_INB_F, 1);
-    mad_set_field(d, 0, IB_PORT_PART_EN_OUTB_F, 1);
-    mad_set_field(d, 0, IB_PORT_FILTER_RAW_INB_F, 1);
-    mad_set_field(d, 0, IB_PORT_FILTER_RAW_OUTB_F, 1);
-    mad_set_field(d, 0, IB_PORT_NEIGHBOR_MTU_F, 4);
-    mad_set_field(d, 0, IB_PORT_OPER_VLS_F, 3);
+    PZT_SET_FIELDS(
+        d, {IB_PORT_VL_HIGH_LIMIT_F, 0xA5}, {IB_PORT_HOQ_LIFE_F, 0x12},
+        {IB_PORT_VL_STALL_COUNT_F, 3}, {IB_PORT_LOCAL_PHYS_ERR_F, 4}, {IB_PORT_OVERRUN_ERR_F, 6},
+        {IB_PORT_PART_EN_INB_F, 1}, {IB_PORT_PART_EN_OUTB_F, 1}, {IB_PORT_FILTER_RAW_INB_F, 1},
+        {IB_PORT_FILTER_RAW_OUTB_F, 1}, {IB_PORT_NEIGHBOR_MTU_F, 4}, {IB_PORT_OPER_VLS_F, 3});
     /* End-port fields of an external port: ignored. */
     mad_set_field(d, 0, IB_PORT_LID_F, 0x99);
     mad_set_field(d, 0, IB_PORT_SMLID_F, 0x98);
@@ -384,10 +370,8 @@ static void test_external_no_enforcement(void **state)
     id.enforcement_caps = false;
     n = pzt_node_new(&id);
     pi_template(n, 2, d);
-    mad_set_field(d, 0, IB_PORT_PART_EN_INB_F, 1);
-    mad_set_field(d, 0, IB_PORT_PART_EN_OUTB_F, 1);
-    mad_set_field(d, 0, IB_PORT_FILTER_RAW_INB_F, 1);
-    mad_set_field(d, 0, IB_PORT_FILTER_RAW_OUTB_F, 1);
+    PZT_SET_FIELDS(d, {IB_PORT_PART_EN_INB_F, 1}, {IB_PORT_PART_EN_OUTB_F, 1},
+                   {IB_PORT_FILTER_RAW_INB_F, 1}, {IB_PORT_FILTER_RAW_OUTB_F, 1});
     au_set_expect(n, IB_ATTR_PORT_INFO, 2, d, ST_OK, r);
     PZT_EXPECT_FIELDS(r, {IB_PORT_PART_EN_INB_F, 0}, {IB_PORT_PART_EN_OUTB_F, 0},
                       {IB_PORT_FILTER_RAW_INB_F, 0}, {IB_PORT_FILTER_RAW_OUTB_F, 0});
@@ -658,19 +642,13 @@ static void test_invalid_set_untouched(void **state)
     pi_get(n, 4, before);
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         pi_template(n, 4, d);
-        mad_set_field(d, 0, IB_PORT_LINK_WIDTH_ENABLED_F, 1);
-        mad_set_field(d, 0, IB_PORT_LINK_SPEED_ENABLED_F, 1);
-        mad_set_field(d, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 30);
-        mad_set_field(d, 0, IB_PORT_LINK_DOWN_DEF_F, 1);
-        mad_set_field(d, 0, IB_PORT_STATE_F, BOARD_PORT_ARMED);
-        mad_set_field(d, 0, IB_PORT_NEIGHBOR_MTU_F, 3);
-        mad_set_field(d, 0, IB_PORT_OPER_VLS_F, 2);
-        mad_set_field(d, 0, IB_PORT_VL_HIGH_LIMIT_F, 9);
-        mad_set_field(d, 0, IB_PORT_HOQ_LIFE_F, 5);
-        mad_set_field(d, 0, IB_PORT_VL_STALL_COUNT_F, 2);
-        mad_set_field(d, 0, IB_PORT_LOCAL_PHYS_ERR_F, 1);
-        mad_set_field(d, 0, IB_PORT_OVERRUN_ERR_F, 2);
-        mad_set_field(d, 0, IB_PORT_PART_EN_INB_F, 1);
+        PZT_SET_FIELDS(d, {IB_PORT_LINK_WIDTH_ENABLED_F, 1}, {IB_PORT_LINK_SPEED_ENABLED_F, 1},
+                       {IB_PORT_LINK_SPEED_EXT_ENABLED_F, 30}, {IB_PORT_LINK_DOWN_DEF_F, 1},
+                       {IB_PORT_STATE_F, BOARD_PORT_ARMED}, {IB_PORT_NEIGHBOR_MTU_F, 3},
+                       {IB_PORT_OPER_VLS_F, 2}, {IB_PORT_VL_HIGH_LIMIT_F, 9},
+                       {IB_PORT_HOQ_LIFE_F, 5}, {IB_PORT_VL_STALL_COUNT_F, 2},
+                       {IB_PORT_LOCAL_PHYS_ERR_F, 1}, {IB_PORT_OVERRUN_ERR_F, 2},
+                       {IB_PORT_PART_EN_INB_F, 1});
         mad_set_field(d, 0, bad[i].f, bad[i].v);
         au_set_expect(n, IB_ATTR_PORT_INFO, MOD_EXT | 4, d, ST_BAD_FIELD, r);
         assert_memory_equal(r, before, PZT_DATA);
@@ -681,9 +659,8 @@ static void test_invalid_set_untouched(void **state)
 
     /* The same Set without the bad field is accepted completely. */
     pi_template(n, 4, d);
-    mad_set_field(d, 0, IB_PORT_STATE_F, BOARD_PORT_ARMED);
-    mad_set_field(d, 0, IB_PORT_OPER_VLS_F, 2);
-    mad_set_field(d, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 30);
+    PZT_SET_FIELDS(d, {IB_PORT_STATE_F, BOARD_PORT_ARMED}, {IB_PORT_OPER_VLS_F, 2},
+                   {IB_PORT_LINK_SPEED_EXT_ENABLED_F, 30});
     au_set_expect(n, IB_ATTR_PORT_INFO, MOD_EXT | 4, d, ST_OK, r);
     PZT_EXPECT_FIELDS(r, {IB_PORT_STATE_F, BOARD_PORT_ARMED}, {IB_PORT_OPER_VLS_F, 2},
                       {IB_PORT_LINK_SPEED_EXT_ENABLED_F, 0});
@@ -701,10 +678,8 @@ static void test_enhanced_port0(void **state)
     id.enhanced_port0 = true;
     n = pzt_node_new(&id);
     pi_template(n, 0, d);
-    mad_set_field(d, 0, IB_PORT_LID_F, 0x40);
-    mad_set_field(d, 0, IB_PORT_LMC_F, 2);
-    mad_set_field(d, 0, IB_PORT_OPER_VLS_F, 3);
-    mad_set_field(d, 0, IB_PORT_VL_HIGH_LIMIT_F, 4);
+    PZT_SET_FIELDS(d, {IB_PORT_LID_F, 0x40}, {IB_PORT_LMC_F, 2}, {IB_PORT_OPER_VLS_F, 3},
+                   {IB_PORT_VL_HIGH_LIMIT_F, 4});
     au_set_expect(n, IB_ATTR_PORT_INFO, 0, d, ST_OK, r);
     PZT_EXPECT_FIELDS(r, {IB_PORT_LID_F, 0x40}, {IB_PORT_LMC_F, 2}, {IB_PORT_OPER_VLS_F, 3},
                       {IB_PORT_VL_HIGH_LIMIT_F, 4});
@@ -727,11 +702,8 @@ static void test_ca_port_info_set(void **state)
 
     pzt_connect_all(n);
     assert_int_equal(pzt_get_key(n, 1, 0, IB_ATTR_PORT_INFO, 0, d), ST_OK);
-    mad_set_field(d, 0, IB_PORT_STATE_F, BOARD_PORT_ARMED);
-    mad_set_field(d, 0, IB_PORT_PHYS_STATE_F, 0);
-    mad_set_field(d, 0, IB_PORT_LID_F, 0x30);
-    mad_set_field(d, 0, IB_PORT_LMC_F, 1);
-    mad_set_field(d, 0, IB_PORT_CLIENT_REREG_F, 0);
+    PZT_SET_FIELDS(d, {IB_PORT_STATE_F, BOARD_PORT_ARMED}, {IB_PORT_PHYS_STATE_F, 0},
+                   {IB_PORT_LID_F, 0x30}, {IB_PORT_LMC_F, 1}, {IB_PORT_CLIENT_REREG_F, 0});
     mad_set_field64(d, 0, IB_PORT_MKEY_F, 0xABC);
     assert_int_equal(pzt_set_key(n, 1, 0, IB_ATTR_PORT_INFO, 0, d, r), ST_OK);
     PZT_EXPECT_FIELDS(r, {IB_PORT_STATE_F, BOARD_PORT_ARMED}, {IB_PORT_LID_F, 0x30},

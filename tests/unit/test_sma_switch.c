@@ -84,24 +84,16 @@ static void test_switch_info_set(void **state)
     struct pzt_result res;
 
     get_si(n, d);
-    mad_set_field(d, 0, IB_SW_LINEAR_FDB_TOP_F, 0x1234);
-    mad_set_field(d, 0, IB_SW_DEF_PORT_F, 3);
-    mad_set_field(d, 0, IB_SW_DEF_MCAST_PRIM_F, 36);
-    mad_set_field(d, 0, IB_SW_DEF_MCAST_NOT_PRIM_F, 0xFF);
-    mad_set_field(d, 0, IB_SW_LIFE_TIME_F, 0x12);
-    mad_set_field(d, 0, IB_SW_MCAST_FDB_TOP_F, 0xC010);
+    PZT_SET_FIELDS(d, {IB_SW_LINEAR_FDB_TOP_F, 0x1234}, {IB_SW_DEF_PORT_F, 3},
+                   {IB_SW_DEF_MCAST_PRIM_F, 36}, {IB_SW_DEF_MCAST_NOT_PRIM_F, 0xFF},
+                   {IB_SW_LIFE_TIME_F, 0x12}, {IB_SW_MCAST_FDB_TOP_F, 0xC010});
     /* Read-only: must not change. */
-    mad_set_field(d, 0, IB_SW_LINEAR_FDB_CAP_F, 64);
-    mad_set_field(d, 0, IB_SW_RANDOM_FDB_CAP_F, 5);
-    mad_set_field(d, 0, IB_SW_MCAST_FDB_CAP_F, 32);
-    mad_set_field(d, 0, IB_SW_OPT_SLTOVL_MAPPING_F, 0);
-    mad_set_field(d, 0, IB_SW_LIDS_PER_PORT_F, 7);
-    mad_set_field(d, 0, IB_SW_PARTITION_ENFORCE_CAP_F, 1);
-    mad_set_field(d, 0, IB_SW_PARTITION_ENF_INB_F, 0);
-    mad_set_field(d, 0, IB_SW_PARTITION_ENF_OUTB_F, 0);
-    mad_set_field(d, 0, IB_SW_FILTER_RAW_INB_F, 0);
-    mad_set_field(d, 0, IB_SW_FILTER_RAW_OUTB_F, 0);
-    mad_set_field(d, 0, IB_SW_ENHANCED_PORT0_F, 1);
+    PZT_SET_FIELDS(d, {IB_SW_LINEAR_FDB_CAP_F, 64}, {IB_SW_RANDOM_FDB_CAP_F, 5},
+                   {IB_SW_MCAST_FDB_CAP_F, 32}, {IB_SW_OPT_SLTOVL_MAPPING_F, 0},
+                   {IB_SW_LIDS_PER_PORT_F, 7}, {IB_SW_PARTITION_ENFORCE_CAP_F, 1},
+                   {IB_SW_PARTITION_ENF_INB_F, 0}, {IB_SW_PARTITION_ENF_OUTB_F, 0},
+                   {IB_SW_FILTER_RAW_INB_F, 0}, {IB_SW_FILTER_RAW_OUTB_F, 0},
+                   {IB_SW_ENHANCED_PORT0_F, 1});
 
     au_request(n, 1, 1, IB_MAD_METHOD_SET, IB_ATTR_SWITCH_INFO, 0, 0, d, &res);
     au_check_resp(&res, ST_OK, IB_ATTR_SWITCH_INFO, 0);
@@ -127,9 +119,8 @@ static void test_switch_info_set(void **state)
     au_set_expect(n, IB_ATTR_SWITCH_INFO, 0, g, ST_OK, r);
     assert_int_equal(mad_get_field(r, 0, IB_SW_MCAST_FDB_TOP_F), 0);
     /* Highest valid values. */
-    mad_set_field(g, 0, IB_SW_MCAST_FDB_TOP_F, 0xC000 + 1023);
-    mad_set_field(g, 0, IB_SW_LINEAR_FDB_TOP_F, 0xBFFF);
-    mad_set_field(g, 0, IB_SW_LIFE_TIME_F, 0x1F);
+    PZT_SET_FIELDS(g, {IB_SW_MCAST_FDB_TOP_F, 0xC000 + 1023}, {IB_SW_LINEAR_FDB_TOP_F, 0xBFFF},
+                   {IB_SW_LIFE_TIME_F, 0x1F});
     au_set_expect(n, IB_ATTR_SWITCH_INFO, 0, g, ST_OK, r);
     PZT_EXPECT_FIELDS(r, {IB_SW_MCAST_FDB_TOP_F, 0xC3FF}, {IB_SW_LINEAR_FDB_TOP_F, 0xBFFF},
                       {IB_SW_LIFE_TIME_F, 0x1F});
@@ -173,9 +164,8 @@ static void test_switch_info_set_invalid(void **state)
 
     /* Boundaries that are valid. */
     memcpy(d, before, sizeof(d));
-    mad_set_field(d, 0, IB_SW_LINEAR_FDB_TOP_F, 1023);
-    mad_set_field(d, 0, IB_SW_DEF_PORT_F, 12);
-    mad_set_field(d, 0, IB_SW_MCAST_FDB_TOP_F, 0xC000 + 63);
+    PZT_SET_FIELDS(d, {IB_SW_LINEAR_FDB_TOP_F, 1023}, {IB_SW_DEF_PORT_F, 12},
+                   {IB_SW_MCAST_FDB_TOP_F, 0xC000 + 63});
     au_set_expect(n, IB_ATTR_SWITCH_INFO, 0, d, ST_OK, r);
     PZT_EXPECT_FIELDS(r, {IB_SW_LINEAR_FDB_TOP_F, 1023}, {IB_SW_DEF_PORT_F, 12},
                       {IB_SW_MCAST_FDB_TOP_F, 0xC03F});

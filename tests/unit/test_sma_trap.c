@@ -16,6 +16,7 @@
 
 #include "pzt.h"
 #include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define SW_LID 0x21
 #define SM_LID 0x05
@@ -46,12 +47,9 @@ static void assign(struct pzt_node *n, uint16_t lid, uint16_t sm_lid, unsigned s
     uint8_t pi[PZT_DATA];
 
     assert_int_equal(pzt_get(n, IB_ATTR_PORT_INFO, 0, pi), 0);
-    mad_set_field(pi, 0, IB_PORT_LID_F, lid);
-    mad_set_field(pi, 0, IB_PORT_SMLID_F, sm_lid);
-    mad_set_field(pi, 0, IB_PORT_SMSL_F, sl);
-    mad_set_field(pi, 0, IB_PORT_SUBN_TIMEOUT_F, timeout);
-    mad_set_field(pi, 0, IB_PORT_STATE_F, 0);
-    mad_set_field(pi, 0, IB_PORT_PHYS_STATE_F, 0);
+    PZT_SET_FIELDS(pi, {IB_PORT_LID_F, lid}, {IB_PORT_SMLID_F, sm_lid}, {IB_PORT_SMSL_F, sl},
+                   {IB_PORT_SUBN_TIMEOUT_F, timeout}, {IB_PORT_STATE_F, 0},
+                   {IB_PORT_PHYS_STATE_F, 0});
     assert_int_equal(pzt_set(n, IB_ATTR_PORT_INFO, 0, pi, NULL), 0);
 }
 
