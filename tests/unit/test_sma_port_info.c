@@ -35,6 +35,49 @@ static void pi_set_one(struct pzt_node *n, uint32_t mod, enum MAD_FIELDS f, unsi
     au_set_expect(n, IB_ATTR_PORT_INFO, mod, d, status, r);
 }
 
+/* One step of a PortInfo Set sequence (see pi_run). */
+struct pi_step {
+    uint32_t mod;      /* AttrMod: the port, maybe with MOD_EXT */
+    enum MAD_FIELDS f; /* the field set in a NOP template of that port */
+    unsigned v;        /* its value */
+    unsigned status;   /* the MAD status wanted */
+    long want;         /* the field in the response, or PI_ANY: not checked */
+};
+#define PI_ANY (-1L)
+
+/*
+ * Run the steps in order, each a Set through port 1 of one field of the
+ * port's NOP template; r receives each response.  A wrong status or
+ * response value fails at file:line naming the step (index and field).
+ */
+static void pi_run(struct pzt_node *n, uint8_t *r, const struct pi_step *s, size_t count,
+                   const char *file, int line)
+{
+    for (size_t i = 0; i < count; i++) {
+        uint8_t d[PZT_DATA];
+        int st;
+        unsigned got;
+
+        pi_template(n, s[i].mod & 0xFF, d);
+        mad_set_field(d, 0, s[i].f, s[i].v);
+        st = pzt_set(n, IB_ATTR_PORT_INFO, s[i].mod, d, r);
+        got = mad_get_field(r, 0, s[i].f);
+        if (st != (int)s[i].status || (s[i].want != PI_ANY && got != (unsigned long)s[i].want)) {
+            print_error("step %zu, %s = %u (AttrMod 0x%x): status 0x%x (want 0x%x), "
+                        "response %u (want %ld)\n",
+                        i, mad_field_name(s[i].f), s[i].v, s[i].mod, (unsigned)st, s[i].status, got,
+                        s[i].want);
+            _fail(file, line);
+        }
+    }
+}
+
+/* PI_RUN(n, r, {MOD, FIELD, VALUE, STATUS, WANT}, ...): pi_run on the steps given. */
+#define PI_RUN(n, r, ...)                                                                          \
+    pi_run((n), (r), (const struct pi_step[]){__VA_ARGS__},                                        \
+           sizeof((const struct pi_step[]){__VA_ARGS__}) / sizeof(struct pi_step), __FILE__,       \
+           __LINE__)
+
 /* One field of PortInfo of port as read now. */
 static unsigned pi_field(struct pzt_node *n, unsigned port, enum MAD_FIELDS f)
 {
@@ -350,12 +393,9 @@ static void test_external_set_fields(void **state)
     assert_int_equal(pi_field(n, 5, IB_PORT_OPER_VLS_F), 1);
 
     /* LinkDownDefault: 0 = NOP, 2 = Polling, 3.. invalid. */
-    pi_set_one(n, 4, IB_PORT_LINK_DOWN_DEF_F, 0, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_DOWN_DEF_F), 1);
-    pi_set_one(n, 4, IB_PORT_LINK_DOWN_DEF_F, 2, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_DOWN_DEF_F), 2);
-    pi_set_one(n, 4, IB_PORT_LINK_DOWN_DEF_F, 3, ST_BAD_FIELD, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_DOWN_DEF_F), 2);
+    PI_RUN(n, r, {4, IB_PORT_LINK_DOWN_DEF_F, 0, ST_OK, 1},
+           {4, IB_PORT_LINK_DOWN_DEF_F, 2, ST_OK, 2},
+           {4, IB_PORT_LINK_DOWN_DEF_F, 3, ST_BAD_FIELD, 2}, );
     pzt_node_free(n);
 }
 
@@ -385,36 +425,26 @@ static void test_width_speed_enabled(void **state)
     uint8_t r[PZT_DATA];
 
     board_mem_set_connected(n->bm, 2, true);
-    pi_set_one(n, 2, IB_PORT_LINK_WIDTH_ENABLED_F, 1, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_WIDTH_ENABLED_F), 1);
-    pi_set_one(n, 2, IB_PORT_LINK_WIDTH_ENABLED_F, 0, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_WIDTH_ENABLED_F), 1);
-    pi_set_one(n, 2, IB_PORT_LINK_WIDTH_ENABLED_F, 255, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_WIDTH_ENABLED_F), 3);
-    pi_set_one(n, 2, IB_PORT_LINK_WIDTH_ENABLED_F, 2, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_WIDTH_ENABLED_F), 2);
-    pi_set_one(n, 2, IB_PORT_LINK_WIDTH_ENABLED_F, 4, ST_BAD_FIELD, r); /* 8x unsupported */
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_WIDTH_ENABLED_F), 2);
-    pi_set_one(n, 2, IB_PORT_LINK_WIDTH_ENABLED_F, 8, ST_BAD_FIELD, r); /* 12x unsupported */
+    PI_RUN(n, r, {2, IB_PORT_LINK_WIDTH_ENABLED_F, 1, ST_OK, 1},
+           {2, IB_PORT_LINK_WIDTH_ENABLED_F, 0, ST_OK, 1},
+           {2, IB_PORT_LINK_WIDTH_ENABLED_F, 255, ST_OK, 3},
+           {2, IB_PORT_LINK_WIDTH_ENABLED_F, 2, ST_OK, 2},
+           {2, IB_PORT_LINK_WIDTH_ENABLED_F, 4, ST_BAD_FIELD, 2},      /* 8x unsupported */
+           {2, IB_PORT_LINK_WIDTH_ENABLED_F, 8, ST_BAD_FIELD, PI_ANY}, /* 12x unsupported */
+    );
     assert_int_equal(pi_field(n, 2, IB_PORT_LINK_WIDTH_ENABLED_F), 2);
     assert_int_equal(pi_field(n, 2, IB_PORT_LINK_WIDTH_SUPPORTED_F), 3);
 
-    pi_set_one(n, 2, IB_PORT_LINK_SPEED_ENABLED_F, 1, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_ENABLED_F), 1);
-    pi_set_one(n, 2, IB_PORT_LINK_SPEED_ENABLED_F, 0, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_ENABLED_F), 1);
-    pi_set_one(n, 2, IB_PORT_LINK_SPEED_ENABLED_F, 15, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_ENABLED_F), 7);
-    pi_set_one(n, 2, IB_PORT_LINK_SPEED_ENABLED_F, 6, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_ENABLED_F), 6);
-    pi_set_one(n, 2, IB_PORT_LINK_SPEED_ENABLED_F, 8, ST_BAD_FIELD, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_ENABLED_F), 6);
+    PI_RUN(n, r, {2, IB_PORT_LINK_SPEED_ENABLED_F, 1, ST_OK, 1},
+           {2, IB_PORT_LINK_SPEED_ENABLED_F, 0, ST_OK, 1},
+           {2, IB_PORT_LINK_SPEED_ENABLED_F, 15, ST_OK, 7},
+           {2, IB_PORT_LINK_SPEED_ENABLED_F, 6, ST_OK, 6},
+           {2, IB_PORT_LINK_SPEED_ENABLED_F, 8, ST_BAD_FIELD, 6}, );
     assert_int_equal(pi_field(n, 2, IB_PORT_LINK_SPEED_SUPPORTED_F), 7);
 
     /* The new enables apply when the link retrains (Down bounces it). */
-    pi_set_one(n, 2, IB_PORT_LINK_WIDTH_ENABLED_F, 1, ST_OK, NULL);
-    pi_set_one(n, 2, IB_PORT_STATE_F, BOARD_PORT_DOWN, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_INIT);
+    PI_RUN(n, r, {2, IB_PORT_LINK_WIDTH_ENABLED_F, 1, ST_OK, PI_ANY},
+           {2, IB_PORT_STATE_F, BOARD_PORT_DOWN, ST_OK, BOARD_PORT_INIT}, );
     assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_WIDTH_ACTIVE_F), 1);
     pzt_node_free(n);
 }
@@ -426,21 +456,14 @@ static void test_speed_ext_enabled(void **state)
     uint8_t r[PZT_DATA];
 
     /* Without bit 31 the SM does not know the field: ignored, even if invalid. */
-    pi_set_one(n, 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 30, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F), 3);
-    pi_set_one(n, 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 4, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F), 3);
+    PI_RUN(n, r, {3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 30, ST_OK, 3},
+           {3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 4, ST_OK, 3}, );
 
-    pi_set_one(n, MOD_EXT | 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 30, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F), 0);
-    pi_set_one(n, MOD_EXT | 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 31, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F), 3);
-    pi_set_one(n, MOD_EXT | 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 1, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F), 1);
-    pi_set_one(n, MOD_EXT | 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 0, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F), 1);
-    pi_set_one(n, MOD_EXT | 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 4, ST_BAD_FIELD, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F), 1);
+    PI_RUN(n, r, {MOD_EXT | 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 30, ST_OK, 0},
+           {MOD_EXT | 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 31, ST_OK, 3},
+           {MOD_EXT | 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 1, ST_OK, 1},
+           {MOD_EXT | 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 0, ST_OK, 1},
+           {MOD_EXT | 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 4, ST_BAD_FIELD, 1}, );
     assert_int_equal(pi_field(n, 3, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F), 3);
     pzt_node_free(n);
 }
@@ -455,11 +478,8 @@ static void test_oper_vls(void **state)
         pi_set_one(n, 6, IB_PORT_OPER_VLS_F, v, ST_OK, r);
         assert_int_equal(mad_get_field(r, 0, IB_PORT_OPER_VLS_F), v);
     }
-    pi_set_one(n, 6, IB_PORT_OPER_VLS_F, 0, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_OPER_VLS_F), 4);
-    pi_set_one(n, 6, IB_PORT_OPER_VLS_F, 5, ST_BAD_FIELD, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_OPER_VLS_F), 4);
-    pi_set_one(n, 6, IB_PORT_OPER_VLS_F, 15, ST_BAD_FIELD, r);
+    PI_RUN(n, r, {6, IB_PORT_OPER_VLS_F, 0, ST_OK, 4}, {6, IB_PORT_OPER_VLS_F, 5, ST_BAD_FIELD, 4},
+           {6, IB_PORT_OPER_VLS_F, 15, ST_BAD_FIELD, PI_ANY}, );
     assert_int_equal(pi_field(n, 6, IB_PORT_OPER_VLS_F), 4);
     pzt_node_free(n);
 }
@@ -474,10 +494,9 @@ static void test_neighbor_mtu(void **state)
         pi_set_one(n, 7, IB_PORT_NEIGHBOR_MTU_F, v, ST_OK, r);
         assert_int_equal(mad_get_field(r, 0, IB_PORT_NEIGHBOR_MTU_F), v);
     }
-    pi_set_one(n, 7, IB_PORT_NEIGHBOR_MTU_F, 0, ST_BAD_FIELD, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_NEIGHBOR_MTU_F), 5);
-    pi_set_one(n, 7, IB_PORT_NEIGHBOR_MTU_F, 6, ST_BAD_FIELD, r);
-    pi_set_one(n, 7, IB_PORT_NEIGHBOR_MTU_F, 15, ST_BAD_FIELD, r);
+    PI_RUN(n, r, {7, IB_PORT_NEIGHBOR_MTU_F, 0, ST_BAD_FIELD, 5},
+           {7, IB_PORT_NEIGHBOR_MTU_F, 6, ST_BAD_FIELD, PI_ANY},
+           {7, IB_PORT_NEIGHBOR_MTU_F, 15, ST_BAD_FIELD, PI_ANY}, );
     assert_int_equal(pi_field(n, 7, IB_PORT_NEIGHBOR_MTU_F), 5);
     pzt_node_free(n);
 }
@@ -491,25 +510,22 @@ static void test_port_state_transitions(void **state)
     board_mem_set_connected(n->bm, 2, true);
     assert_int_equal(pi_field(n, 2, IB_PORT_STATE_F), BOARD_PORT_INIT);
 
-    pi_set_one(n, 2, IB_PORT_STATE_F, BOARD_PORT_ACTIVE, ST_BAD_FIELD, r); /* Init -> Active */
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_INIT);
-    pi_set_one(n, 2, IB_PORT_STATE_F, BOARD_PORT_INIT, ST_BAD_FIELD, NULL);
+    PI_RUN(
+        n, r,
+        {2, IB_PORT_STATE_F, BOARD_PORT_ACTIVE, ST_BAD_FIELD, BOARD_PORT_INIT}, /* Init -> Active */
+        {2, IB_PORT_STATE_F, BOARD_PORT_INIT, ST_BAD_FIELD, PI_ANY}, );
     for (unsigned v = 5; v <= 15; v++)
         pi_set_one(n, 2, IB_PORT_STATE_F, v, ST_BAD_FIELD, NULL);
     assert_int_equal(pi_field(n, 2, IB_PORT_STATE_F), BOARD_PORT_INIT);
 
-    pi_set_one(n, 2, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ARMED);
-    pi_set_one(n, 2, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ARMED);
-    pi_set_one(n, 2, IB_PORT_STATE_F, BOARD_PORT_NOP, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ARMED);
-    pi_set_one(n, 2, IB_PORT_STATE_F, BOARD_PORT_ACTIVE, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ACTIVE);
-    pi_set_one(n, 2, IB_PORT_STATE_F, BOARD_PORT_ACTIVE, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ACTIVE);
-    pi_set_one(n, 2, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_BAD_FIELD, r); /* Active -> Armed */
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ACTIVE);
+    PI_RUN(n, r, {2, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_OK, BOARD_PORT_ARMED},
+           {2, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_OK, BOARD_PORT_ARMED},
+           {2, IB_PORT_STATE_F, BOARD_PORT_NOP, ST_OK, BOARD_PORT_ARMED},
+           {2, IB_PORT_STATE_F, BOARD_PORT_ACTIVE, ST_OK, BOARD_PORT_ACTIVE},
+           {2, IB_PORT_STATE_F, BOARD_PORT_ACTIVE, ST_OK, BOARD_PORT_ACTIVE},
+           {2, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_BAD_FIELD,
+            BOARD_PORT_ACTIVE}, /* Active -> Armed */
+    );
 
     /* Down: the cabled link drops and retrains to Init. */
     pi_set_one(n, 2, IB_PORT_STATE_F, BOARD_PORT_DOWN, ST_OK, r);
@@ -517,10 +533,9 @@ static void test_port_state_transitions(void **state)
     assert_int_equal(board_mem_link_downed(n->bm, 2), 1);
 
     /* An uncabled port stays Down; Armed/Active are refused there. */
-    pi_set_one(n, 6, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_BAD_FIELD, NULL);
-    pi_set_one(n, 6, IB_PORT_STATE_F, BOARD_PORT_ACTIVE, ST_BAD_FIELD, NULL);
-    pi_set_one(n, 6, IB_PORT_STATE_F, BOARD_PORT_DOWN, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_DOWN);
+    PI_RUN(n, r, {6, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_BAD_FIELD, PI_ANY},
+           {6, IB_PORT_STATE_F, BOARD_PORT_ACTIVE, ST_BAD_FIELD, PI_ANY},
+           {6, IB_PORT_STATE_F, BOARD_PORT_DOWN, ST_OK, BOARD_PORT_DOWN}, );
     assert_int_equal(board_mem_link_downed(n->bm, 6), 0);
     pzt_node_free(n);
 }
@@ -591,9 +606,8 @@ static void test_phys_state(void **state)
     assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_DOWN);
     assert_int_equal(board_mem_link_downed(n->bm, 3), 1);
 
-    pi_set_one(n, 3, IB_PORT_PHYS_STATE_F, BOARD_PHYS_NOP, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_PHYS_STATE_F), BOARD_PHYS_DISABLED);
-    pi_set_one(n, 3, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_BAD_FIELD, r);
+    PI_RUN(n, r, {3, IB_PORT_PHYS_STATE_F, BOARD_PHYS_NOP, ST_OK, BOARD_PHYS_DISABLED},
+           {3, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_BAD_FIELD, PI_ANY}, );
     assert_int_equal(mad_get_field(r, 0, IB_PORT_PHYS_STATE_F), BOARD_PHYS_DISABLED);
 
     pi_set_one(n, 3, IB_PORT_PHYS_STATE_F, BOARD_PHYS_POLLING, ST_OK, r);
@@ -601,10 +615,8 @@ static void test_phys_state(void **state)
     assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_INIT);
 
     /* Uncabled: Disabled, then Polling (no peer: stays Polling / Down). */
-    pi_set_one(n, 4, IB_PORT_PHYS_STATE_F, BOARD_PHYS_DISABLED, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_PHYS_STATE_F), BOARD_PHYS_DISABLED);
-    pi_set_one(n, 4, IB_PORT_PHYS_STATE_F, BOARD_PHYS_POLLING, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_PHYS_STATE_F), BOARD_PHYS_POLLING);
+    PI_RUN(n, r, {4, IB_PORT_PHYS_STATE_F, BOARD_PHYS_DISABLED, ST_OK, BOARD_PHYS_DISABLED},
+           {4, IB_PORT_PHYS_STATE_F, BOARD_PHYS_POLLING, ST_OK, BOARD_PHYS_POLLING}, );
     assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_DOWN);
 
     /* Sleep, Training, LinkUp, ... cannot be requested. */
