@@ -22,6 +22,7 @@
 #include "node.h"
 #include "pzt.h"
 #include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define MS 1000000ull
 #define SW_LID 0x21
@@ -139,18 +140,11 @@ static void check_disc_smp(const struct fx *f, unsigned i, unsigned port)
 {
     const uint8_t *s = f->sent[i];
 
-    assert_int_equal(mad_get_field((void *)s, 0, IB_MAD_BASEVER_F), 1);
-    assert_int_equal(mad_get_field((void *)s, 0, IB_MAD_MGMTCLASS_F), IB_SMI_DIRECT_CLASS);
-    assert_int_equal(mad_get_field((void *)s, 0, IB_MAD_CLASSVER_F), 1);
-    assert_int_equal(mad_get_field((void *)s, 0, IB_MAD_METHOD_F), IB_MAD_METHOD_GET);
-    assert_int_equal(mad_get_field((void *)s, 0, IB_MAD_RESPONSE_F), 0);
-    assert_int_equal(mad_get_field((void *)s, 0, IB_DRSMP_DIRECTION_F), 0);
-    assert_int_equal(mad_get_field((void *)s, 0, IB_MAD_ATTRID_F), IB_ATTR_NODE_INFO);
-    assert_int_equal(mad_get_field((void *)s, 0, IB_MAD_ATTRMOD_F), 0);
-    assert_int_equal(mad_get_field((void *)s, 0, IB_DRSMP_HOPCNT_F), 1);
-    assert_int_equal(mad_get_field((void *)s, 0, IB_DRSMP_HOPPTR_F), 0);
-    assert_int_equal(mad_get_field((void *)s, 0, IB_DRSMP_DRSLID_F), 0xFFFF);
-    assert_int_equal(mad_get_field((void *)s, 0, IB_DRSMP_DRDLID_F), 0xFFFF);
+    PZT_EXPECT_FIELDS(
+        s, {IB_MAD_BASEVER_F, 1}, {IB_MAD_MGMTCLASS_F, IB_SMI_DIRECT_CLASS}, {IB_MAD_CLASSVER_F, 1},
+        {IB_MAD_METHOD_F, IB_MAD_METHOD_GET}, {IB_MAD_RESPONSE_F, 0}, {IB_DRSMP_DIRECTION_F, 0},
+        {IB_MAD_ATTRID_F, IB_ATTR_NODE_INFO}, {IB_MAD_ATTRMOD_F, 0}, {IB_DRSMP_HOPCNT_F, 1},
+        {IB_DRSMP_HOPPTR_F, 0}, {IB_DRSMP_DRSLID_F, 0xFFFF}, {IB_DRSMP_DRDLID_F, 0xFFFF});
     assert_int_equal(s[128], 0);    /* InitialPath[0] */
     assert_int_equal(s[129], port); /* InitialPath[1] */
     assert_true(mad_get_field64((void *)s, 0, IB_MAD_TRID_F) >> 32 == 0);

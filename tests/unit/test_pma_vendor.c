@@ -198,11 +198,23 @@ static void test_port_record(void **state)
     vfx_free(&v);
 }
 
+/* The monitor has the settings test_set writes: 100 ms, 250000 ticks, 40 %, 80 %, 8. */
+static void check_set_config(const struct cong_monitor *m)
+{
+    struct cong_monitor_config cfg;
+
+    cong_monitor_get_config(m, &cfg);
+    assert_int_equal(cfg.interval_ms, 100);
+    assert_true(cfg.threshold_ticks == 250000);
+    assert_int_equal(cfg.low_util_percent, 40);
+    assert_int_equal(cfg.clear_percent, 80);
+    assert_int_equal(cfg.history, 8);
+}
+
 /* Set of the tunables: validated, applied, answered with the new summary. */
 static void test_set(void **state)
 {
     struct vfx v = vfx_new();
-    struct cong_monitor_config cfg;
     uint8_t req[PT_DATA], r[PT_DATA];
 
     assert_int_equal(vget(&v, 0, req), ST_OK);
@@ -218,12 +230,7 @@ static void test_set(void **state)
     assert_int_equal(r[PZ_CM_LOW_UTIL], 40);
     assert_int_equal(r[PZ_CM_CLEAR], 80);
     assert_int_equal(r[PZ_CM_HISTORY], 8);
-    cong_monitor_get_config(v.m, &cfg);
-    assert_int_equal(cfg.interval_ms, 100);
-    assert_true(cfg.threshold_ticks == 250000);
-    assert_int_equal(cfg.low_util_percent, 40);
-    assert_int_equal(cfg.clear_percent, 80);
-    assert_int_equal(cfg.history, 8);
+    check_set_config(v.m);
 
     /* Each bad value: 0x1C, the request echoed, nothing changed. */
     {
@@ -244,12 +251,7 @@ static void test_set(void **state)
             mad_put_be(b + bad[i].offs, bad[i].value, bad[i].len);
             assert_int_equal(pt_pma_mod(v.n, IB_MAD_METHOD_SET, ATTR, 0, b, r), ST_BAD_FIELD);
             assert_memory_equal(r, b, PT_DATA);
-            cong_monitor_get_config(v.m, &cfg);
-            assert_int_equal(cfg.interval_ms, 100);
-            assert_true(cfg.threshold_ticks == 250000);
-            assert_int_equal(cfg.low_util_percent, 40);
-            assert_int_equal(cfg.clear_percent, 80);
-            assert_int_equal(cfg.history, 8);
+            check_set_config(v.m);
         }
     }
     /* Port records are read-only. */

@@ -345,9 +345,8 @@ static void test_response_header_and_address(void **state)
     pzt_lid_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 0x0123456789ABCDEFull);
     pzt_process(n, 5, 0x22, mad, &r);
     au_check_resp(&r, ST_OK, IB_ATTR_NODE_INFO, 0);
-    assert_int_equal(mad_get_field(r.mad, 0, IB_MAD_BASEVER_F), 1);
-    assert_int_equal(mad_get_field(r.mad, 0, IB_MAD_MGMTCLASS_F), IB_SMI_CLASS);
-    assert_int_equal(mad_get_field(r.mad, 0, IB_MAD_CLASSVER_F), 1);
+    PZT_EXPECT_FIELDS(r.mad, {IB_MAD_BASEVER_F, 1}, {IB_MAD_MGMTCLASS_F, IB_SMI_CLASS},
+                      {IB_MAD_CLASSVER_F, 1});
     assert_true(mad_get_field64(r.mad, 0, IB_MAD_TRID_F) == 0x0123456789ABCDEFull);
     assert_true(r.addr.lid_routed);
     assert_int_equal(r.addr.dlid, 0x22);
@@ -390,10 +389,8 @@ static void test_dr_status(void **state)
     pzt_process(n, 4, 0xFFFF, mad, &r);
     assert_int_equal(r.verdict, MAD_SEND);
     assert_int_equal(r.status, ST_BAD_ATTR);
-    assert_int_equal(mad_get_field(r.mad, 0, IB_DRSMP_DIRECTION_F), 1);
-    assert_int_equal(mad_get_field(r.mad, 0, IB_MAD_METHOD_F), IB_MAD_METHOD_GET);
-    assert_int_equal(mad_get_field(r.mad, 0, IB_MAD_RESPONSE_F), 1);
-    assert_int_equal(mad_get_field(r.mad, 0, IB_MAD_ATTRID_F), IB_ATTR_NODE_INFO);
+    PZT_EXPECT_FIELDS(r.mad, {IB_DRSMP_DIRECTION_F, 1}, {IB_MAD_METHOD_F, IB_MAD_METHOD_GET},
+                      {IB_MAD_RESPONSE_F, 1}, {IB_MAD_ATTRID_F, IB_ATTR_NODE_INFO});
     assert_int_equal(r.addr.port, 4);
 
     pzt_dr_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_PORT_INFO, 9, 0, 78, 1, 1, path, 0xFFFF, 0xFFFF);

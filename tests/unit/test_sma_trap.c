@@ -92,14 +92,10 @@ static void check_transport(const struct pzt_result *t, unsigned trap_num, unsig
     assert_int_equal(t->addr.dlid, SM_LID);
     assert_int_equal(t->addr.slid, SW_LID);
     assert_int_equal(t->addr.sl, SM_SL);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_BASEVER_F), 1);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_MGMTCLASS_F), IB_SMI_CLASS);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_CLASSVER_F), 1);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_METHOD_F), IB_MAD_METHOD_TRAP);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_RESPONSE_F), 0);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_STATUS_F), 0);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_ATTRID_F), ATTR_NOTICE);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_ATTRMOD_F), 0);
+    PZT_EXPECT_FIELDS(t->mad, {IB_MAD_BASEVER_F, 1}, {IB_MAD_MGMTCLASS_F, IB_SMI_CLASS},
+                      {IB_MAD_CLASSVER_F, 1}, {IB_MAD_METHOD_F, IB_MAD_METHOD_TRAP},
+                      {IB_MAD_RESPONSE_F, 0}, {IB_MAD_STATUS_F, 0}, {IB_MAD_ATTRID_F, ATTR_NOTICE},
+                      {IB_MAD_ATTRMOD_F, 0});
     assert_true(mad_get_field64((void *)t->mad, 0, IB_MAD_MKEY_F) == 0);
     assert_int_equal(mad_get_field((void *)d, 0, IB_NOTICE_IS_GENERIC_F), 1);
     assert_int_equal(mad_get_field((void *)d, 0, IB_NOTICE_TYPE_F), type);

@@ -22,6 +22,7 @@
 #include "pma_vendor.h"
 #include "pzt.h"
 #include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define SW_LID 0x21
 #define SM_LID 0x05
@@ -60,11 +61,9 @@ static void check_vendor_trap(const struct pzt_node *n, const struct pzt_result 
     assert_int_equal(t->addr.port, 0);
     assert_int_equal(t->addr.dlid, SM_LID);
     assert_int_equal(t->addr.slid, SW_LID);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_MGMTCLASS_F), IB_SMI_CLASS);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_METHOD_F), IB_MAD_METHOD_TRAP);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_RESPONSE_F), 0);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_ATTRID_F), ATTR_NOTICE);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_ATTRMOD_F), 0);
+    PZT_EXPECT_FIELDS(t->mad, {IB_MAD_MGMTCLASS_F, IB_SMI_CLASS},
+                      {IB_MAD_METHOD_F, IB_MAD_METHOD_TRAP}, {IB_MAD_RESPONSE_F, 0},
+                      {IB_MAD_ATTRID_F, ATTR_NOTICE}, {IB_MAD_ATTRMOD_F, 0});
     assert_true(mad_get_field64((void *)t->mad, 0, IB_MAD_MKEY_F) == 0);
     /* IsGeneric 0 | Type 4, VendorID (24 bits), DeviceID (16 bits). */
     assert_int_equal(d[0], 0x04);

@@ -25,6 +25,7 @@
 #include "pzt.h"
 #include "smi_dr.h"
 #include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define SW_PORTS 8
 #define CA_PORTS 2
@@ -416,12 +417,10 @@ static void check_node_info_resp(const uint8_t *mad, int i, unsigned local_port,
 {
     const uint8_t *d = mad + 64;
 
-    assert_int_equal(mad_get_field((void *)mad, 0, IB_MAD_MGMTCLASS_F), IB_SMI_DIRECT_CLASS);
-    assert_int_equal(mad_get_field((void *)mad, 0, IB_MAD_METHOD_F), IB_MAD_METHOD_GET);
-    assert_int_equal(mad_get_field((void *)mad, 0, IB_MAD_RESPONSE_F), 1);
-    assert_int_equal(mad_get_field((void *)mad, 0, IB_DRSMP_DIRECTION_F), 1);
-    assert_int_equal(mad_get_field((void *)mad, 0, IB_DRSMP_STATUS_F), 0);
-    assert_int_equal(mad_get_field((void *)mad, 0, IB_MAD_ATTRID_F), IB_ATTR_NODE_INFO);
+    PZT_EXPECT_FIELDS(mad, {IB_MAD_MGMTCLASS_F, IB_SMI_DIRECT_CLASS},
+                      {IB_MAD_METHOD_F, IB_MAD_METHOD_GET}, {IB_MAD_RESPONSE_F, 1},
+                      {IB_DRSMP_DIRECTION_F, 1}, {IB_DRSMP_STATUS_F, 0},
+                      {IB_MAD_ATTRID_F, IB_ATTR_NODE_INFO});
     assert_true(mad_get_field64((void *)mad, 0, IB_MAD_TRID_F) == tid);
     assert_int_equal(mad_get_field((void *)d, 0, IB_NODE_TYPE_F), 2);
     assert_true(mad_get_field64((void *)d, 0, IB_NODE_GUID_F) == switch_guid(i));
