@@ -199,18 +199,16 @@ static inline int pt_request(struct pt_node *n, bool cc, unsigned method, unsign
     return status;
 }
 
-/* A PMA request (pt_request). */
-static inline int pt_pma_mod(struct pt_node *n, unsigned method, unsigned attr, uint32_t attr_mod,
-                             const uint8_t *payload, uint8_t *resp)
-{
-    return pt_request(n, false, method, attr, attr_mod, payload, resp);
-}
-
-static inline int pt_pma(struct pt_node *n, unsigned method, unsigned attr, const uint8_t *payload,
-                         uint8_t *resp)
-{
-    return pt_pma_mod(n, method, attr, 0, payload, resp);
-}
+/*
+ * The PMA and the CC class through pt_request; pt_pma and pt_cc with
+ * AttrMod 0.
+ */
+#define pt_pma_mod(n, method, attr, mod, payload, resp)                                            \
+    pt_request((n), false, (method), (attr), (mod), (payload), (resp))
+#define pt_pma(n, method, attr, payload, resp) pt_pma_mod(n, method, attr, 0, payload, resp)
+#define pt_cc_mod(n, method, attr, mod, payload, resp)                                             \
+    pt_request((n), true, (method), (attr), (mod), (payload), (resp))
+#define pt_cc(n, method, attr, payload, resp) pt_cc_mod(n, method, attr, 0, payload, resp)
 
 /* Get attr with PortSelect = port (pma_query_via). */
 static inline int pt_query(struct pt_node *n, unsigned attr, unsigned port, uint8_t *resp)
@@ -260,19 +258,6 @@ static inline uint64_t pt_f64(const uint8_t *data, enum MAD_FIELDS f)
 static inline unsigned pt_qp1_dropped(const uint8_t *data)
 {
     return (unsigned)data[20] << 8 | data[21];
-}
-
-/* A CC request with n->cc_key (pt_request). */
-static inline int pt_cc_mod(struct pt_node *n, unsigned method, unsigned attr, uint32_t attr_mod,
-                            const uint8_t *payload, uint8_t *resp)
-{
-    return pt_request(n, true, method, attr, attr_mod, payload, resp);
-}
-
-static inline int pt_cc(struct pt_node *n, unsigned method, unsigned attr, const uint8_t *payload,
-                        uint8_t *resp)
-{
-    return pt_cc_mod(n, method, attr, 0, payload, resp);
 }
 
 /* Check the response header and addressing of the last answered request. */
