@@ -149,6 +149,18 @@ static void test_config_duplicate_keys(void **state)
     assert_int_equal(cfg.num_ports, 4);
 }
 
+/* The monitor_* settings of cfg are those of want. */
+static void check_monitor(const struct pz_config *cfg, const struct pz_config *want)
+{
+    assert_int_equal(cfg->monitor, want->monitor);
+    assert_int_equal(cfg->monitor_interval_ms, want->monitor_interval_ms);
+    assert_true(cfg->monitor_threshold == want->monitor_threshold);
+    assert_int_equal(cfg->monitor_low_util, want->monitor_low_util);
+    assert_int_equal(cfg->monitor_clear, want->monitor_clear);
+    assert_int_equal(cfg->monitor_notices, want->monitor_notices);
+    assert_string_equal(cfg->monitor_ca_ports, want->monitor_ca_ports);
+}
+
 /* The monitor keys: defaults, every key, and the values they accept. */
 static void test_config_monitor(void **state)
 {
@@ -156,26 +168,26 @@ static void test_config_monitor(void **state)
     char err[160] = "";
 
     pz_config_defaults(&cfg);
-    assert_true(cfg.monitor);
-    assert_int_equal(cfg.monitor_interval_ms, 1000);
-    assert_true(cfg.monitor_threshold == 100000);
-    assert_int_equal(cfg.monitor_low_util, 50);
-    assert_int_equal(cfg.monitor_clear, 50);
-    assert_true(cfg.monitor_notices);
-    assert_string_equal(cfg.monitor_ca_ports, "");
+    check_monitor(&cfg, &(struct pz_config){.monitor = true,
+                                            .monitor_interval_ms = 1000,
+                                            .monitor_threshold = 100000,
+                                            .monitor_low_util = 50,
+                                            .monitor_clear = 50,
+                                            .monitor_notices = true,
+                                            .monitor_ca_ports = ""});
     assert_int_equal(parse(&cfg,
                            "monitor = off\nmonitor_interval_ms = 100\nmonitor_threshold = 0x10\n"
                            "monitor_low_util = 100\nmonitor_clear = 1\nmonitor_notices = no\n"
                            "monitor_ca_ports = 1-18,20\n",
                            err, sizeof(err)),
                      0);
-    assert_false(cfg.monitor);
-    assert_int_equal(cfg.monitor_interval_ms, 100);
-    assert_true(cfg.monitor_threshold == 16);
-    assert_int_equal(cfg.monitor_low_util, 100);
-    assert_int_equal(cfg.monitor_clear, 1);
-    assert_false(cfg.monitor_notices);
-    assert_string_equal(cfg.monitor_ca_ports, "1-18,20");
+    check_monitor(&cfg, &(struct pz_config){.monitor = false,
+                                            .monitor_interval_ms = 100,
+                                            .monitor_threshold = 16,
+                                            .monitor_low_util = 100,
+                                            .monitor_clear = 1,
+                                            .monitor_notices = false,
+                                            .monitor_ca_ports = "1-18,20"});
     /* An empty list goes back to discovery. */
     assert_int_equal(pz_config_set(&cfg, "monitor_ca_ports", "", err, sizeof(err)), 0);
     assert_string_equal(cfg.monitor_ca_ports, "");
