@@ -232,16 +232,24 @@ static void test_resend_interval(void **state)
     assert_true(resend_ns(8) == 1048576ull);
 }
 
-/* One Trap 128 while PortStateChange is set; a new one after the SM clears it. */
-static void test_trap128_once_per_psc(void **state)
+/* switch_ready() with port 2 cabled: its one Trap 128 sent, the TID in *tid. */
+static struct pzt_node *switch_first_trap128(uint64_t *tid)
 {
     struct pzt_node *n = switch_ready();
     struct pzt_result t;
-    uint64_t tid1;
 
     board_mem_set_connected(n->bm, 2, true);
     assert_int_equal(pzt_poll_all(n, &t), 1);
-    tid1 = pzt_tid(&t);
+    *tid = pzt_tid(&t);
+    return n;
+}
+
+/* One Trap 128 while PortStateChange is set; a new one after the SM clears it. */
+static void test_trap128_once_per_psc(void **state)
+{
+    struct pzt_result t;
+    uint64_t tid1;
+    struct pzt_node *n = switch_first_trap128(&tid1);
 
     /* More link changes while PSC is 1: no second trap. */
     board_mem_set_connected(n->bm, 2, false);
@@ -272,13 +280,9 @@ static void test_trap128_once_per_psc(void **state)
 /* PSC cleared while the first trap is still unrepressed: the new event gets its own trap. */
 static void test_trap128_new_event_while_first_pending(void **state)
 {
-    struct pzt_node *n = switch_ready();
     struct pzt_result t;
     uint64_t tid1;
-
-    board_mem_set_connected(n->bm, 2, true);
-    assert_int_equal(pzt_poll_all(n, &t), 1);
-    tid1 = pzt_tid(&t);
+    struct pzt_node *n = switch_first_trap128(&tid1);
     write_psc(n, 1);
     board_mem_set_connected(n->bm, 3, true);
     assert_int_equal(pzt_poll_all(n, &t), 1);
