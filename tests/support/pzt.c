@@ -106,28 +106,14 @@ void pzt_process(struct pzt_node *n, unsigned in_port, uint16_t slid, const uint
     }
 }
 
-int pzt_get_key(struct pzt_node *n, unsigned in_port, uint64_t mkey, unsigned attr_id,
-                uint32_t attr_mod, uint8_t *resp)
+/* A LID-routed Get or Set (data NULL: none) through in_port; the status, or -1 if not answered. */
+static int pzt_request(struct pzt_node *n, unsigned method, unsigned in_port, uint64_t mkey,
+                       unsigned attr_id, uint32_t attr_mod, const uint8_t *data, uint8_t *resp)
 {
     uint8_t mad[PZT_MAD];
     struct pzt_result r;
 
-    pzt_lid_smp(mad, IB_MAD_METHOD_GET, attr_id, attr_mod, mkey, n->tid++);
-    pzt_process(n, in_port, 1, mad, &r);
-    if (r.verdict != MAD_SEND)
-        return -1;
-    if (resp)
-        memcpy(resp, r.data, PZT_DATA);
-    return (int)r.status;
-}
-
-int pzt_set_key(struct pzt_node *n, unsigned in_port, uint64_t mkey, unsigned attr_id,
-                uint32_t attr_mod, const uint8_t *data, uint8_t *resp)
-{
-    uint8_t mad[PZT_MAD];
-    struct pzt_result r;
-
-    pzt_lid_smp(mad, IB_MAD_METHOD_SET, attr_id, attr_mod, mkey, n->tid++);
+    pzt_lid_smp(mad, method, attr_id, attr_mod, mkey, n->tid++);
     if (data)
         memcpy(mad + 64, data, PZT_DATA);
     pzt_process(n, in_port, 1, mad, &r);
@@ -136,6 +122,18 @@ int pzt_set_key(struct pzt_node *n, unsigned in_port, uint64_t mkey, unsigned at
     if (resp)
         memcpy(resp, r.data, PZT_DATA);
     return (int)r.status;
+}
+
+int pzt_get_key(struct pzt_node *n, unsigned in_port, uint64_t mkey, unsigned attr_id,
+                uint32_t attr_mod, uint8_t *resp)
+{
+    return pzt_request(n, IB_MAD_METHOD_GET, in_port, mkey, attr_id, attr_mod, NULL, resp);
+}
+
+int pzt_set_key(struct pzt_node *n, unsigned in_port, uint64_t mkey, unsigned attr_id,
+                uint32_t attr_mod, const uint8_t *data, uint8_t *resp)
+{
+    return pzt_request(n, IB_MAD_METHOD_SET, in_port, mkey, attr_id, attr_mod, data, resp);
 }
 
 int pzt_get(struct pzt_node *n, unsigned attr_id, uint32_t attr_mod, uint8_t *resp)
