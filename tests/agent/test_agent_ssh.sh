@@ -24,10 +24,7 @@ NS="pzt-$$-ssh"
 SW=Leaf2
 SWADDR=10.82.0.4
 HOSTADDR=10.82.0.100
-AGENT=
-HOST_PID=
-
-trap 'fl_cleanup_ns $? "$NS" "$HOST_PID" "$AGENT"' EXIT
+fl_trap_agent_host
 
 ssh-keygen -q -t ed25519 -N '' -f "$WORK/admin_key"
 ssh-keygen -q -t ed25519 -N '' -f "$WORK/other_key"

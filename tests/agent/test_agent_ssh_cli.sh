@@ -36,10 +36,7 @@ SW=leaf-1
 SWADDR=10.83.0.1
 HOSTADDR=10.83.0.100
 IVL=500
-AGENT=
-HOST_PID=
-
-trap 'fl_cleanup_ns $? "$NS" "$HOST_PID" "$AGENT"' EXIT
+fl_trap_agent_host
 
 ssh-keygen -q -t ed25519 -N '' -f "$WORK/admin_key"
 cp "$WORK/admin_key.pub" "$WORK/admin_keys"

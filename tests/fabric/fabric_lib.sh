@@ -81,6 +81,15 @@ fl_start_host() {
     check "pz-iphost ready" wait_file "$WORK/host.out" 30 '^ready$' "$HOST_PID"
 }
 
+# fl_trap_agent_host: for a test with one portzerod ($AGENT) and one
+# emulated host ($HOST_PID) in namespace $NS: both empty until started, the
+# exit trap fl_cleanup_ns (host first).
+fl_trap_agent_host() {
+    AGENT=
+    HOST_PID=
+    trap 'fl_cleanup_ns $? "$NS" "$HOST_PID" "$AGENT"' EXIT
+}
+
 fails() { ! "$@" > /dev/null 2>&1; }
 
 fl_finish() { checks_finish; }

@@ -46,10 +46,7 @@ SWADDR=10.83.0.4
 HOSTADDR=10.83.0.100
 RO=(-v3 -l authPriv -u pzro -a SHA-256 -A readauthpass1 -x AES -X readprivpass1 -t 10 -r 2)
 ROOT=$WORK/root
-AGENT=
-HOST_PID=
-
-trap 'fl_cleanup_ns $? "$NS" "$HOST_PID" "$AGENT"' EXIT
+fl_trap_agent_host
 
 check "image-check passes" bash -c "bash '$SRC/scripts/image-check.sh' '$TARBALL' '$ARM64/sysroot' > '$WORK/image-check.out' 2>&1" ||
     cat "$WORK/image-check.out"
