@@ -7,6 +7,7 @@
  */
 #include "attr_util.h"
 #include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define ATTR_MEPI IB_ATTR_MLNX_EXT_PORT_INFO
 #define FDR10 0x01
@@ -47,10 +48,10 @@ static void test_mepi_switch_get(void **state)
 
     for (unsigned p = 1; p <= 8; p++) {
         au_get_expect(n, ATTR_MEPI, p, ST_OK, d);
-        assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F), 0);
-        assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F), FDR10);
-        assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F), FDR10);
-        assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_ACTIVE_F), 0);
+        PZT_EXPECT_FIELDS(d, {IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F, 0},
+                          {IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F, FDR10},
+                          {IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F, FDR10},
+                          {IB_MLNX_EXT_PORT_LINK_SPEED_ACTIVE_F, 0});
         /* Everything else is reserved: zero. */
         mepi_data(zero, 0, 0);
         mad_set_field(zero, 0, IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F, FDR10);
@@ -59,8 +60,8 @@ static void test_mepi_switch_get(void **state)
     }
     /* Port 0 (management port, no link): answered, nothing supported. */
     au_get_expect(n, ATTR_MEPI, 0, ST_OK, d);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F), 0);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F), 0);
+    PZT_EXPECT_FIELDS(d, {IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F, 0},
+                      {IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F, 0});
     /* Port 9 of 8, and modifier bits above the port number: 0x1C. */
     au_get_expect(n, ATTR_MEPI, 9, ST_BAD_FIELD, d);
     au_get_expect(n, ATTR_MEPI, 0x100 | 1, ST_BAD_FIELD, d);
@@ -75,16 +76,16 @@ static void test_mepi_switch_set(void **state)
 
     mepi_data(in, 1, 0);
     au_set_expect(n, ATTR_MEPI, 3, in, ST_OK, d);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F), 1);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F), 0);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F), FDR10);
+    PZT_EXPECT_FIELDS(d, {IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F, 1},
+                      {IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F, 0},
+                      {IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F, FDR10});
     au_get_expect(n, ATTR_MEPI, 3, ST_OK, d);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F), 1);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F), 0);
+    PZT_EXPECT_FIELDS(d, {IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F, 1},
+                      {IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F, 0});
     /* Other ports are untouched. */
     au_get_expect(n, ATTR_MEPI, 4, ST_OK, d);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F), 0);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F), FDR10);
+    PZT_EXPECT_FIELDS(d, {IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F, 0},
+                      {IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F, FDR10});
     /* Enable FDR10 again. */
     mepi_data(in, 1, FDR10);
     au_set_expect(n, ATTR_MEPI, 3, in, ST_OK, d);
@@ -94,9 +95,9 @@ static void test_mepi_switch_set(void **state)
     mad_set_field(in, 0, IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F, 0);
     mad_set_field(in, 0, IB_MLNX_EXT_PORT_LINK_SPEED_ACTIVE_F, FDR10);
     au_set_expect(n, ATTR_MEPI, 3, in, ST_OK, d);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F), FDR10);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_ACTIVE_F), 0);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F), 0);
+    PZT_EXPECT_FIELDS(d, {IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F, FDR10},
+                      {IB_MLNX_EXT_PORT_LINK_SPEED_ACTIVE_F, 0},
+                      {IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F, 0});
     pzt_node_free(n);
 }
 
@@ -108,8 +109,8 @@ static void test_mepi_set_bad(void **state)
 
     mepi_data(in, 1, 0x02);
     au_set_expect(n, ATTR_MEPI, 2, in, ST_BAD_FIELD, d);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F), 0);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F), FDR10);
+    PZT_EXPECT_FIELDS(d, {IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F, 0},
+                      {IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F, FDR10});
     /* Port 0 supports nothing: enabling FDR10 there is refused. */
     mepi_data(in, 1, FDR10);
     au_set_expect(n, ATTR_MEPI, 0, in, ST_BAD_FIELD, d);
@@ -118,8 +119,8 @@ static void test_mepi_set_bad(void **state)
     /* A Mellanox switch without FDR (QDR-only): FDR10 unsupported, Set of it refused. */
     n = switch_with(0x0002c9, 0);
     au_get_expect(n, ATTR_MEPI, 1, ST_OK, d);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F), 0);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F), 0);
+    PZT_EXPECT_FIELDS(d, {IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F, 0},
+                      {IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F, 0});
     au_set_expect(n, ATTR_MEPI, 1, in, ST_BAD_FIELD, d);
     mepi_data(in, 1, 0);
     au_set_expect(n, ATTR_MEPI, 1, in, ST_OK, d);
