@@ -68,6 +68,13 @@ static uint64_t max_of(const struct block *b)
     return (UINT64_C(1) << b->width) - 1;
 }
 
+/* Every counter of block b in resp reads want. */
+static void expect_all(const uint8_t *resp, const struct block *b, uint64_t want)
+{
+    for (unsigned i = 0; i < b->count; i++)
+        assert_int_equal(field_of(resp, b, i), want);
+}
+
 static void test_values(void **state)
 {
     for (size_t k = 0; k < NBLOCKS; k++) {
@@ -84,8 +91,7 @@ static void test_values(void **state)
         for (unsigned i = 0; i < b->count; i++)
             assert_int_equal(field_of(resp, b, i), (i + 1) % (max_of(b) + 1));
         assert_int_equal(pt_query(n, b->attr, 3, resp), ST_OK);
-        for (unsigned i = 0; i < b->count; i++)
-            assert_int_equal(field_of(resp, b, i), 0);
+        expect_all(resp, b, 0);
         pt_node_free(n);
     }
 }
@@ -107,8 +113,7 @@ static void test_saturation(void **state)
         for (unsigned i = 0; i < b->count; i++)
             pt_add(n, hw_ctr(n, 1, b, i), 2 * max_of(b) + 2);
         assert_int_equal(pt_query(n, b->attr, 1, resp), ST_OK);
-        for (unsigned i = 0; i < b->count; i++)
-            assert_int_equal(field_of(resp, b, i), max_of(b));
+        expect_all(resp, b, max_of(b));
         pt_node_free(n);
     }
 }
@@ -133,8 +138,7 @@ static void test_select_bits(void **state)
             for (unsigned i = 0; i < b->count; i++)
                 assert_int_equal(field_of(resp, b, i), i == bit ? 0 : 2);
             assert_int_equal(pt_query(n, b->attr, 2, resp), ST_OK);
-            for (unsigned i = 0; i < b->count; i++)
-                assert_int_equal(field_of(resp, b, i), 2);
+            expect_all(resp, b, 2);
             pt_node_free(n);
         }
     }
@@ -156,8 +160,7 @@ static void test_all_ports(void **state)
         if (b->count > 1)
             assert_int_equal(field_of(resp, b, 1), 1);
         assert_int_equal(pt_reset(n, b->attr, 0xFF, 0xFFFF, resp), ST_OK);
-        for (unsigned i = 0; i < b->count; i++)
-            assert_int_equal(field_of(resp, b, i), 0);
+        expect_all(resp, b, 0);
         pt_node_free(n);
     }
 }
