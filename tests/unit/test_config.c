@@ -149,16 +149,21 @@ static void test_config_duplicate_keys(void **state)
     assert_int_equal(cfg.num_ports, 4);
 }
 
-/* The monitor_* settings of cfg are those of want. */
-static void check_monitor(const struct pz_config *cfg, const struct pz_config *want)
+/*
+ * The monitor_* settings of cfg: monitor, interval_ms, threshold, low_util,
+ * clear, notices and ca_ports, in that order.
+ */
+static void check_monitor(const struct pz_config *cfg, bool monitor, unsigned interval_ms,
+                          uint64_t threshold, unsigned low_util, unsigned clear, bool notices,
+                          const char *ca_ports)
 {
-    assert_int_equal(cfg->monitor, want->monitor);
-    assert_int_equal(cfg->monitor_interval_ms, want->monitor_interval_ms);
-    assert_true(cfg->monitor_threshold == want->monitor_threshold);
-    assert_int_equal(cfg->monitor_low_util, want->monitor_low_util);
-    assert_int_equal(cfg->monitor_clear, want->monitor_clear);
-    assert_int_equal(cfg->monitor_notices, want->monitor_notices);
-    assert_string_equal(cfg->monitor_ca_ports, want->monitor_ca_ports);
+    assert_int_equal(cfg->monitor, monitor);
+    assert_int_equal(cfg->monitor_interval_ms, interval_ms);
+    assert_true(cfg->monitor_threshold == threshold);
+    assert_int_equal(cfg->monitor_low_util, low_util);
+    assert_int_equal(cfg->monitor_clear, clear);
+    assert_int_equal(cfg->monitor_notices, notices);
+    assert_string_equal(cfg->monitor_ca_ports, ca_ports);
 }
 
 /* The monitor keys: defaults, every key, and the values they accept. */
@@ -168,26 +173,14 @@ static void test_config_monitor(void **state)
     char err[160] = "";
 
     pz_config_defaults(&cfg);
-    check_monitor(&cfg, &(struct pz_config){.monitor = true,
-                                            .monitor_interval_ms = 1000,
-                                            .monitor_threshold = 100000,
-                                            .monitor_low_util = 50,
-                                            .monitor_clear = 50,
-                                            .monitor_notices = true,
-                                            .monitor_ca_ports = ""});
+    check_monitor(&cfg, true, 1000, 100000, 50, 50, true, "");
     assert_int_equal(parse(&cfg,
                            "monitor = off\nmonitor_interval_ms = 100\nmonitor_threshold = 0x10\n"
                            "monitor_low_util = 100\nmonitor_clear = 1\nmonitor_notices = no\n"
                            "monitor_ca_ports = 1-18,20\n",
                            err, sizeof(err)),
                      0);
-    check_monitor(&cfg, &(struct pz_config){.monitor = false,
-                                            .monitor_interval_ms = 100,
-                                            .monitor_threshold = 16,
-                                            .monitor_low_util = 100,
-                                            .monitor_clear = 1,
-                                            .monitor_notices = false,
-                                            .monitor_ca_ports = "1-18,20"});
+    check_monitor(&cfg, false, 100, 16, 100, 1, false, "1-18,20");
     /* An empty list goes back to discovery. */
     assert_int_equal(pz_config_set(&cfg, "monitor_ca_ports", "", err, sizeof(err)), 0);
     assert_string_equal(cfg.monitor_ca_ports, "");
