@@ -55,6 +55,22 @@ failures=${failures:-0}
 
 abspath() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 
+# pzt_paths "SCRIPT NAME..." ARG...: the programs a test is given, one NAME
+# each: sets NAME to the absolute path of its ARG, in order (extra ARGs are
+# left to the caller); exits 1 with "usage: SCRIPT NAME..." when one is missing.
+pzt_paths() {
+    local usage=$1 name
+    shift
+    for name in ${usage#* }; do
+        if [ -z "${1:-}" ]; then
+            echo "usage: $usage" >&2
+            exit 1
+        fi
+        printf -v "$name" '%s' "$(abspath "$1")"
+        shift
+    done
+}
+
 pzt_t() { [ -z "${PZT_TIMING:-}" ] || echo " [${SECONDS}s]"; }
 
 check() { # check NAME COMMAND...
@@ -99,7 +115,7 @@ checks_finish() {
     [ "$failures" = 0 ]
 }
 
-pzt_require() { # pzt_require TOOL...
+pzt_require_tools() { # pzt_require_tools TOOL...: exit 77 (skip) unless each is installed
     local tool
     for tool in "$@"; do
         if ! command -v "$tool" > /dev/null; then
@@ -107,7 +123,20 @@ pzt_require() { # pzt_require TOOL...
             exit 77
         fi
     done
+}
+
+pzt_require() { # pzt_require TOOL...: the tools and the umad2sim preload
+    pzt_require_tools "$@"
     pzt_require_preload
+}
+
+# stop_started PID...: stop_pid each PID given, in that order, skipping the
+# empty ones (processes a test never got to start).
+stop_started() {
+    local pid
+    for pid in "$@"; do
+        [ -z "$pid" ] || stop_pid "$pid"
+    done
 }
 
 # stop_pid PID... : SIGTERM to each, wait up to $PZT_GRACE seconds (default

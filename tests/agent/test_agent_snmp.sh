@@ -33,9 +33,7 @@ set -u
 # shellcheck source=../fabric/fabric_lib.sh
 source "$(dirname "$0")/../fabric/fabric_lib.sh"
 fl_init agentsnmp "$1" "$2"
-PZIPHOST=$(abspath "$3")
-PORTZEROD=$(abspath "$4")
-PZCLI=$(abspath "$5")
+pzt_paths "test_agent_snmp.sh PZIPHOST PORTZEROD PZCLI" "${@:3}"
 pzt_require opensm ping ip snmpget snmpwalk snmpbulkwalk snmpbulkget snmpset snmptrapd perfquery smpquery python3
 pzt_require_preload
 NET=$(abspath "$(dirname "$0")/../integration/ft-36port.net")
@@ -99,10 +97,7 @@ fl_start_opensm "$SM"
 fl_wait_up 60 || { echo "OpenSM never reached SUBNET UP"; exit 1; }
 check "$SW joins the broadcast group" wait_until 30 joined
 
-"$PZIPHOST" --sockname "$SOCK" --ca "$HOSTCA" --address "$HOSTADDR/24" --netns "$NS" \
-    > "$WORK/host.out" 2> "$WORK/host.err" < /dev/null &
-HOST_PID=$!
-check "pz-iphost ready" wait_file "$WORK/host.out" 30 '^ready$' "$HOST_PID"
+fl_start_host "$HOSTCA" "$HOSTADDR/24"
 echo "disableAuthorization yes" > "$WORK/trapd.conf"
 ip netns exec "$NS" env SNMP_PERSISTENT_DIR="$WORK/trapd" snmptrapd -f -C -c "$WORK/trapd.conf" -m '' \
     -On -Lf "$WORK/trapd.log" -F '%b|%V|%v\n' "udp:$HOSTADDR:162" < /dev/null &
@@ -145,8 +140,14 @@ check "v2c rocommunity pzpublic: sysDescr" \
     grep -qi portzero <<< "$(in_ns snmpget -v2c -c pzpublic -t 2 -r 1 -Oqv "$SWADDR" .1.3.6.1.2.1.1.1.0 2>&1)"
 check_eq "v2c rocommunity pzpublic: ifName.$NPORTS" "\"IB1/$NPORTS\"" \
     "$(in_ns snmpget -v2c -c pzpublic -t 2 -r 1 -Oqv "$SWADDR" "$IFX.1.$NPORTS" 2>&1)"
-bad=$(in_ns snmpget -v2c -c public -t 1 -r 0 -Oqv "$SWADDR" .1.3.6.1.2.1.1.1.0 2>&1)
-check "v2c community 'public' (not configured) gets no value" bash -c "! grep -qi portzero <<< '$bad'"
+# no_value NAME SNMPGET-OPTION...: sysDescr.0 asked with these options gets no value.
+no_value() {
+    local name=$1 out
+    shift
+    out=$(in_ns snmpget "$@" -t 1 -r 0 -Oqv "$SWADDR" .1.3.6.1.2.1.1.1.0 2>&1)
+    check "$name gets no value" bash -c "! grep -qi portzero <<< '$out'"
+}
+no_value "v2c community 'public' (not configured)" -v2c -c public
 check "v2c wrong community: authenticationFailure trap" wait_trap 5 "$AUTHF"
 
 # SNMPv3 failures: no data, the usmStats counters rise.
@@ -155,22 +156,17 @@ WRONGDIG=.1.3.6.1.6.3.15.1.1.5.0
 u0=$(get $UNKNOWN)
 w0=$(get $WRONGDIG)
 a0=$(traps "$AUTHF")
-bad=$(in_ns snmpget -v3 -l authPriv -u nosuchuser -a SHA-256 -A readauthpass1 -x AES -X readprivpass1 \
-    -t 1 -r 0 -Oqv "$SWADDR" .1.3.6.1.2.1.1.1.0 2>&1)
-check "v3 unknown user gets no value" bash -c "! grep -qi portzero <<< '$bad'"
+no_value "v3 unknown user" -v3 -l authPriv -u nosuchuser -a SHA-256 -A readauthpass1 -x AES -X readprivpass1
 u1=$(get $UNKNOWN)
 sleep 0.5
 a1=$(traps "$AUTHF")
 check "usmStatsUnknownUserNames rose ($u0 -> $u1)" test "$u1" -gt "$u0"
-bad=$(in_ns snmpget -v3 -l authPriv -u pzro -a SHA-256 -A wrongpassword1 -x AES -X readprivpass1 \
-    -t 1 -r 0 -Oqv "$SWADDR" .1.3.6.1.2.1.1.1.0 2>&1)
-check "v3 wrong auth key gets no value" bash -c "! grep -qi portzero <<< '$bad'"
+no_value "v3 wrong auth key" -v3 -l authPriv -u pzro -a SHA-256 -A wrongpassword1 -x AES -X readprivpass1
 w1=$(get $WRONGDIG)
 sleep 0.5
 a2=$(traps "$AUTHF")
 check "usmStatsWrongDigests rose ($w0 -> $w1)" test "$w1" -gt "$w0"
-bad=$(in_ns snmpget -v3 -l noAuthNoPriv -u pzro -t 1 -r 0 -Oqv "$SWADDR" .1.3.6.1.2.1.1.1.0 2>&1)
-check "v3 noAuthNoPriv as the authPriv user gets no value" bash -c "! grep -qi portzero <<< '$bad'"
+no_value "v3 noAuthNoPriv as the authPriv user" -v3 -l noAuthNoPriv -u pzro
 sleep 0.5
 a3=$(traps "$AUTHF")
 note "authenticationFailure traps from net-snmp: unknown user $((a1 - a0)), wrong auth key $((a2 - a1)), noAuthNoPriv $((a3 - a2))"

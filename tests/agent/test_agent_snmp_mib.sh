@@ -29,10 +29,7 @@ set -u
 # shellcheck source=../fabric/fabric_lib.sh
 source "$(dirname "$0")/../fabric/fabric_lib.sh"
 fl_init agentsnmpmib "$1" "$2"
-PZIPHOST=$(abspath "$3")
-PORTZEROD=$(abspath "$4")
-PZCLI=$(abspath "$5")
-HOTSPOT=$(abspath "$6")
+pzt_paths "test_agent_snmp_mib.sh PZIPHOST PORTZEROD PZCLI HOTSPOT" "${@:3}"
 pzt_require opensm ip snmpget snmpbulkwalk snmpset snmptrapd perfquery smpquery python3
 pzt_require_preload
 NET=$(abspath "$(dirname "$0")/../integration/ft-36port.net")
@@ -102,10 +99,7 @@ check "portzerod ready" wait_file "$WORK/agent/out" 20 '^ready$' "$AGENT"
 fl_start_opensm "$SM"
 fl_wait_up 60 || { echo "OpenSM never reached SUBNET UP"; exit 1; }
 check "$SW joins the broadcast group" wait_until 30 joined
-"$PZIPHOST" --sockname "$SOCK" --ca "$HOSTCA" --address "$HOSTADDR/24" --netns "$NS" \
-    > "$WORK/host.out" 2> "$WORK/host.err" < /dev/null &
-HOST_PID=$!
-check "pz-iphost ready" wait_file "$WORK/host.out" 30 '^ready$' "$HOST_PID"
+fl_start_host "$HOSTCA" "$HOSTADDR/24"
 trapd 162 "$WORK/trapd.log"
 TRAPD_PID=$!
 trapd 1162 "$WORK/informd.log"
@@ -135,6 +129,16 @@ check_eq "pzCongInterval unchanged" "$IVL" "$(get "$SET.1.0")"
 in_ns snmpset "${RW[@]}" "$SWADDR" "$SET.2.0" u "$THR" > /dev/null 2>&1
 check_eq "pzCongThreshold restored" "$THR" "$(get "$SET.2.0")"
 
+# monitor_event TEXT: the monitor's first log line with TEXT, noted; its
+# congestion sample in ev_ticks (ticks/s) and ev_util (utilisation, per mille).
+monitor_event() {
+    local ev
+    ev=$(grep -m1 "$1" "$WORK/agent/err")
+    note "monitor: ${ev#*monitor: }"
+    ev_ticks=$(sed -n 's/.*(congestion \([0-9]*\) ticks\/s.*/\1/p' <<< "$ev")
+    ev_util=$(sed -n 's/.*utilisation \([0-9]*\)\.\([0-9]\)%.*/\1\2/p' <<< "$ev" | sed 's/^0*\([0-9]\)/\1/')
+}
+
 # --- The dFtree scenario on port $HP: onset ------------------------------------------
 check "ca-rate $HOT 25" ctl ca-rate "$HOT" 25
 FLOWS=()
@@ -150,10 +154,7 @@ trapd 1163 "$WORK/late.log"
 LATE_PID=$!
 on=$(from_sw "$WORK/trapd.log" "$ONSET" | head -1)
 note "onset: $on"
-ev=$(grep -m1 "monitor: port $HP normal -> hot-spot" "$WORK/agent/err")
-note "monitor: ${ev#*monitor: }"
-ev_ticks=$(sed -n 's/.*(congestion \([0-9]*\) ticks\/s.*/\1/p' <<< "$ev")
-ev_util=$(sed -n 's/.*utilisation \([0-9]*\)\.\([0-9]\)%.*/\1\2/p' <<< "$ev" | sed 's/^0*\([0-9]\)/\1/')
+monitor_event "monitor: port $HP normal -> hot-spot"
 check_eq "onset pzCongClass.$HP = hotSpot(1)" 1 "$(varbind "$on" "$CONGT.2.$HP")"
 check "the CLI shows port $HP hot-spot" grep -q '"class":"hot-spot"' <<< "$cls_now"
 check_eq "onset pzCongTicks.$HP = the monitor's sample (its log)" "$ev_ticks" "$(varbind "$on" "$CONGT.3.$HP")"
@@ -181,10 +182,7 @@ for id in "${FLOWS[@]}"; do ctl flow-del "$id" > /dev/null; done
 check "snmptrapd: pzHotSpotClear" wait_lines "$WORK/trapd.log" 15 "\\[$SWADDR\\].*$CLEAR"
 off=$(from_sw "$WORK/trapd.log" "$CLEAR" | head -1)
 note "clear: $off"
-ev=$(grep -m1 "monitor: port $HP hot-spot -> " "$WORK/agent/err")
-note "monitor: ${ev#*monitor: }"
-ev_ticks=$(sed -n 's/.*(congestion \([0-9]*\) ticks\/s.*/\1/p' <<< "$ev")
-ev_util=$(sed -n 's/.*utilisation \([0-9]*\)\.\([0-9]\)%.*/\1\2/p' <<< "$ev" | sed 's/^0*\([0-9]\)/\1/')
+monitor_event "monitor: port $HP hot-spot -> "
 check_eq "clear pzCongClass.$HP = normal(0)" 0 "$(varbind "$off" "$CONGT.2.$HP")"
 check_eq "clear pzCongTicks.$HP = the monitor's sample" "$ev_ticks" "$(varbind "$off" "$CONGT.3.$HP")"
 check_eq "clear pzCongUtil.$HP = the monitor's sample" "$ev_util" "$(varbind "$off" "$CONGT.4.$HP")"

@@ -16,9 +16,7 @@ set -u
 # shellcheck source=../fabric/fabric_lib.sh
 source "$(dirname "$0")/../fabric/fabric_lib.sh"
 fl_init agentssh "$1" "$2"
-PZIPHOST=$(abspath "$3")
-PORTZEROD=$(abspath "$4")
-PZCLI=$(abspath "$5")
+pzt_paths "test_agent_ssh.sh PZIPHOST PORTZEROD PZCLI" "${@:3}"
 pzt_require opensm ping ip ssh ssh-keygen ssh-keyscan mkpasswd smpquery
 pzt_require_preload
 NET=$(abspath "$(dirname "$0")/../integration/ft-2s4l.net")
@@ -26,10 +24,7 @@ NS="pzt-$$-ssh"
 SW=Leaf2
 SWADDR=10.82.0.4
 HOSTADDR=10.82.0.100
-AGENT=
-HOST_PID=
-
-trap 'fl_cleanup_ns $? "$NS" "$HOST_PID" "$AGENT"' EXIT
+fl_trap_agent_host
 
 ssh-keygen -q -t ed25519 -N '' -f "$WORK/admin_key"
 ssh-keygen -q -t ed25519 -N '' -f "$WORK/other_key"
@@ -69,10 +64,7 @@ check "host keys are stored mode 0600" bash -c "test \"\$(stat -c %a '$WORK/stat
 fl_start_opensm Hca1
 fl_wait_up 60 || { echo "OpenSM never reached SUBNET UP"; exit 1; }
 check "$SW joins the broadcast group" wait_until 30 joined
-"$PZIPHOST" --sockname "$SOCK" --ca Hca3 --address "$HOSTADDR/24" --netns "$NS" \
-    > "$WORK/host.out" 2> "$WORK/host.err" < /dev/null &
-HOST_PID=$!
-check "pz-iphost ready" wait_file "$WORK/host.out" 30 '^ready$' "$HOST_PID"
+fl_start_host Hca3 "$HOSTADDR/24"
 check "ping $SW" wait_until 20 in_ns ping -c 1 -W 1 "$SWADDR"
 
 check "admin (ed25519 key): show version names portzero" \

@@ -27,10 +27,7 @@ set -u
 # shellcheck source=../fabric/fabric_lib.sh
 source "$(dirname "$0")/../fabric/fabric_lib.sh"
 fl_init agentsshcli "$1" "$2"
-PZIPHOST=$(abspath "$3")
-PORTZEROD=$(abspath "$4")
-PZCLI=$(abspath "$5")
-GEN=$(abspath "$6")
+pzt_paths "test_agent_ssh_cli.sh PZIPHOST PORTZEROD PZCLI GEN" "${@:3}"
 PTY_DRIVE=$(abspath "$(dirname "$0")/../ssh/pty_drive.py")
 pzt_require opensm ping ip ssh ssh-keygen mkpasswd smpquery perfquery python3 sha256sum snmpget
 pzt_require_preload
@@ -39,10 +36,7 @@ SW=leaf-1
 SWADDR=10.83.0.1
 HOSTADDR=10.83.0.100
 IVL=500
-AGENT=
-HOST_PID=
-
-trap 'fl_cleanup_ns $? "$NS" "$HOST_PID" "$AGENT"' EXIT
+fl_trap_agent_host
 
 ssh-keygen -q -t ed25519 -N '' -f "$WORK/admin_key"
 cp "$WORK/admin_key.pub" "$WORK/admin_keys"
@@ -77,10 +71,7 @@ check "portzerod ready" wait_file "$WORK/agent/out" 20 '^ready$' "$AGENT"
 fl_start_opensm host-4-4
 fl_wait_up 90 || { echo "OpenSM never reached SUBNET UP"; exit 1; }
 check "$SW joins the broadcast group" wait_until 60 joined
-"$PZIPHOST" --sockname "$SOCK" --ca host-4-2 --address "$HOSTADDR/24" --netns "$NS" \
-    > "$WORK/host.out" 2> "$WORK/host.err" < /dev/null &
-HOST_PID=$!
-check "pz-iphost ready" wait_file "$WORK/host.out" 30 '^ready$' "$HOST_PID"
+fl_start_host host-4-2 "$HOSTADDR/24"
 check "ping $SW" wait_until 20 in_ns ping -c 1 -W 1 "$SWADDR"
 LEAF=$(as_admin show system 2> /dev/null | awk '/^LID/ { print $2 }')
 check "show system over ssh gives leaf-1's LID ($LEAF)" test -n "$LEAF" -a "${LEAF:-0}" -gt 0

@@ -56,12 +56,8 @@ pz=$!
 PIDS+=("$pz")
 sleep 1
 check "not ready without a fabric" test ! -s nofab.out
-kill -TERM "$pz"
-set +e
-timeout 5 tail --pid="$pz" -f /dev/null
-wait "$pz"
-rc=$?
-set -e
+PZT_GRACE=5 stop_pid "$pz"
+rc=$STOP_RC
 check "SIGTERM while starting exits 1" test "$rc" -eq 1
 check "start-up termination logged" grep -q "terminated by signal 15 while starting" nofab.err
 
@@ -75,12 +71,8 @@ pz=$!
 PIDS+=("$pz")
 check "ready within 10 s" wait_file pz.out 10 '^ready$'
 check "startup logged" grep -q 'serving SMPs as "pztest" (8 ports' pz.err
-kill -TERM "$pz"
-set +e
-timeout 5 tail --pid="$pz" -f /dev/null
-wait "$pz"
-rc=$?
-set -e
+PZT_GRACE=5 stop_pid "$pz"
+rc=$STOP_RC
 check "SIGTERM exits 0" test "$rc" -eq 0
 check "termination logged" grep -q "terminating on signal" pz.err
 

@@ -49,26 +49,45 @@ fl_init() { # fl_init NAME PZFABRIC PZCTL
 
 fl_cleanup() {
     local rc=$?
-    [ -z "$OSM_PID" ] || stop_pid "$OSM_PID"
-    [ -z "$FABRIC_PID" ] || stop_pid "$FABRIC_PID"
+    stop_started "$OSM_PID" "$FABRIC_PID"
     pzt_cleanup_work "$rc" "$WORK/fabric.err" "$WORK/sm/osm.log"
     exit "$rc"
 }
 
 # fl_cleanup_ns RC NS PID...: the exit trap of a test with its own processes
-# in a network namespace (portzerod, pz-iphost, snmptrapd, ...): stop each
-# PID given (empty ones skipped, in the order given), delete namespace NS,
+# in network namespaces (portzerod, pz-iphost, snmptrapd, ...): stop each
+# PID given (empty ones skipped, in the order given), delete the namespaces
+# NS names (one, or several separated by spaces),
 # then fl_cleanup with RC as the test's status.  Use it as
 #   trap 'fl_cleanup_ns $? "$NS" "$HOST_PID" "$AGENT"' EXIT
 fl_cleanup_ns() {
-    local rc=$1 ns=$2 p
+    local rc=$1 ns=$2 n
     shift 2
-    for p in "$@"; do
-        [ -z "$p" ] || stop_pid "$p"
+    stop_started "$@"
+    for n in $ns; do
+        ip netns delete "$n" 2> /dev/null
     done
-    ip netns delete "$ns" 2> /dev/null
     (exit "$rc")
     fl_cleanup
+}
+
+# fl_start_host CA ADDRESS: the emulated host, pz-iphost ($PZIPHOST) as CA
+# with ADDRESS (a.b.c.d/n) in namespace $NS (output $WORK/host.out, log
+# $WORK/host.err); its PID in HOST_PID; checks that it gets ready.
+fl_start_host() {
+    "$PZIPHOST" --sockname "$SOCK" --ca "$1" --address "$2" --netns "$NS" \
+        > "$WORK/host.out" 2> "$WORK/host.err" < /dev/null &
+    HOST_PID=$!
+    check "pz-iphost ready" wait_file "$WORK/host.out" 30 '^ready$' "$HOST_PID"
+}
+
+# fl_trap_agent_host: for a test with one portzerod ($AGENT) and one
+# emulated host ($HOST_PID) in namespace $NS: both empty until started, the
+# exit trap fl_cleanup_ns (host first).
+fl_trap_agent_host() {
+    AGENT=
+    HOST_PID=
+    trap 'fl_cleanup_ns $? "$NS" "$HOST_PID" "$AGENT"' EXIT
 }
 
 fails() { ! "$@" > /dev/null 2>&1; }

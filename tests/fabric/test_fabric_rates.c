@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "fabric_traffic_internal.h"
+#include "pzt_main.h"
 
 #define G 1000000000.0
 #define NODES 16
@@ -165,12 +166,4 @@ static void test_unrouted(void **state)
     assert_int_equal(fb.beta, TR_NO_BOTTLENECK);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fair_share), cmocka_unit_test(test_demand_below_share),
-        cmocka_unit_test(test_ca_rate),    cmocka_unit_test(test_head_of_line),
-        cmocka_unit_test(test_unrouted),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_fair_share, test_demand_below_share, test_ca_rate, test_head_of_line, test_unrouted)

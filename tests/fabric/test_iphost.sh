@@ -27,16 +27,7 @@ H3_PID=
 H7_PID=
 
 # Stop the hosts (and remove namespaces they may leave behind if killed).
-iphost_cleanup() {
-    local rc=$?
-    [ -z "$H3_PID" ] || stop_pid "$H3_PID"
-    [ -z "$H7_PID" ] || stop_pid "$H7_PID"
-    ip netns delete "$NS3" 2> /dev/null
-    ip netns delete "$NS7" 2> /dev/null
-    (exit "$rc")
-    fl_cleanup # exits with the test's status
-}
-trap iphost_cleanup EXIT
+trap 'fl_cleanup_ns $? "$NS3 $NS7" "$H3_PID" "$H7_PID"' EXIT
 
 # start_host CA ADDRESS NS: pz-iphost in the background; its PID in HOST_PID.
 start_host() {

@@ -46,18 +46,7 @@ SWADDR=10.83.0.4
 HOSTADDR=10.83.0.100
 RO=(-v3 -l authPriv -u pzro -a SHA-256 -A readauthpass1 -x AES -X readprivpass1 -t 10 -r 2)
 ROOT=$WORK/root
-AGENT=
-HOST_PID=
-
-image_cleanup() {
-    local rc=$?
-    [ -z "$HOST_PID" ] || stop_pid "$HOST_PID"
-    [ -z "$AGENT" ] || stop_pid "$AGENT"
-    ip netns delete "$NS" 2> /dev/null
-    (exit "$rc")
-    fl_cleanup
-}
-trap image_cleanup EXIT
+fl_trap_agent_host
 
 check "image-check passes" bash -c "bash '$SRC/scripts/image-check.sh' '$TARBALL' '$ARM64/sysroot' > '$WORK/image-check.out' 2>&1" ||
     cat "$WORK/image-check.out"
@@ -149,10 +138,7 @@ check_eq "perfquery -x: PortSelect" 1 "$(awk -F. '/^PortSelect/ { print $NF }' <
 after=$(mads)
 check "the queries arrived at the aarch64 agent (MADs $before -> $after)" test "$after" -ge $((before + 3))
 
-"$PZIPHOST" --sockname "$SOCK" --ca "$HOSTCA" --address "$HOSTADDR/24" --netns "$NS" \
-    > "$WORK/host.out" 2> "$WORK/host.err" < /dev/null &
-HOST_PID=$!
-check "pz-iphost ready" wait_file "$WORK/host.out" 30 '^ready$' "$HOST_PID"
+fl_start_host "$HOSTCA" "$HOSTADDR/24"
 check "ping $SW ($SWADDR) answers" wait_until 60 in_ns ping -c 1 -W 2 "$SWADDR"
 check_eq "ping: 5/5" 5 "$(in_ns ping -c 5 -i 0.2 -W 5 "$SWADDR" 2> /dev/null | awk '/packets transmitted/ { print $4 }')"
 descr=$(in_ns snmpget "${RO[@]}" -Oqv "$SWADDR" .1.3.6.1.2.1.1.1.0 2>&1)

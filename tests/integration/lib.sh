@@ -15,6 +15,7 @@
 #   run_diag_batch SIM HOST JOBS LIST  many of them, JOBS at a time
 #   stop ID...               stop what start_* started as ID... (by PID)
 #   pzt_finish               "N passed, M failed"; exit status 1 on any failure
+#   levels NET               "switch level" of a topology file (0: leaves)
 #
 # The checks, pzt_require, stop_pid, wait_file and the rest come from
 # tests/lib.sh.
@@ -80,36 +81,38 @@ pzt_cleanup() {
 
 pzt_finish() { checks_finish; }
 
-# start_pzfabric ID NET [OPTIONS]: pzfabric ($PZFABRIC) on NET; waits for "ready".
-start_pzfabric() {
-    local id=$1 net=$2 sock="pzt-$$-$1"
-    shift 2
-    "$PZFABRIC" --sockname "$sock" "$@" "$net" > "$WORK/$id.fabric.out" 2> "$WORK/$id.fabric.err" < /dev/null &
+# sim_started KIND ID SOCK OUT READY LOG: records the simulator just started
+# in the background (PID $!, socket SOCK, log LOG) as ID and waits until its
+# output file OUT has a line matching READY; returns 1, with LOG's tail, when
+# it does not get ready.
+sim_started() {
+    local kind=$1 id=$2 log=$6
     PZT_PID[$id]=$!
-    PZT_SOCK[$id]=$sock
-    PZT_LOG[$id]=$WORK/$id.fabric.err
-    if ! wait_file "$WORK/$id.fabric.out" 120 '^ready$' "${PZT_PID[$id]}"; then
-        echo "pzfabric $id did not get ready:" >&2
-        tail -n 5 "$WORK/$id.fabric.err" >&2
+    PZT_SOCK[$id]=$3
+    PZT_LOG[$id]=$log
+    if ! wait_file "$4" 120 "$5" "${PZT_PID[$id]}"; then
+        echo "$kind $id did not get ready:" >&2
+        tail -n 5 "$log" >&2
         return 1
     fi
 }
 
+# start_pzfabric ID NET [OPTIONS]: pzfabric ($PZFABRIC) on NET; waits for "ready".
+start_pzfabric() {
+    local id=$1 net=$2 sock="pzt-$$-$1" out="$WORK/$1.fabric.out" err="$WORK/$1.fabric.err"
+    shift 2
+    "$PZFABRIC" --sockname "$sock" "$@" "$net" > "$out" 2> "$err" < /dev/null &
+    sim_started pzfabric "$id" "$sock" "$out" '^ready$' "$err"
+}
+
 # start_ibsim ID NET [OPTIONS]: the reference simulator on NET; waits for it.
 start_ibsim() {
-    local id=$1 net=$2 sock="pzt-$$-$1"
+    local id=$1 net=$2 sock="pzt-$$-$1" out="$WORK/$1.ibsim.out"
     shift 2
     # -n: no console. With its console on stdin /dev/null, ibsim spins at 100 % CPU (EOF
     # is always readable).
-    IBSIM_SOCKNAME=$sock ibsim -s -n "$@" "$net" > "$WORK/$id.ibsim.out" 2>&1 < /dev/null &
-    PZT_PID[$id]=$!
-    PZT_SOCK[$id]=$sock
-    PZT_LOG[$id]=$WORK/$id.ibsim.out
-    if ! wait_file "$WORK/$id.ibsim.out" 120 'Network simulator ready' "${PZT_PID[$id]}"; then
-        echo "ibsim $id did not get ready:" >&2
-        tail -n 5 "$WORK/$id.ibsim.out" >&2
-        return 1
-    fi
+    IBSIM_SOCKNAME=$sock ibsim -s -n "$@" "$net" > "$out" 2>&1 < /dev/null &
+    sim_started ibsim "$id" "$sock" "$out" 'Network simulator ready' "$out"
 }
 
 # start_opensm ID SIM HOST [--guid2lid FILE] [--conf FILE] [OPENSM OPTIONS]:
@@ -223,6 +226,26 @@ net_links() {
                  rn = q[2]
                  if ($0 ~ /#/) { m = split($0, r, "\""); if (m >= 5) rn = r[4] }
                  print node, lp, rn, rp }' "$1" | sort
+}
+
+# levels NET: "switch level" -- level 0 for leaves (switches with CAs), then
+# one more per step away from them; the roots have the highest level.
+levels() {
+    awk '/^(Switch|Hca|Ca)[ \t]/ { split($0, q, "\""); node = q[2]; type[node] = $1; next }
+         /^\[/ { split($0, q, "\""); nb[node] = nb[node] " " q[2] }
+         END {
+             n = 0
+             for (s in type) if (type[s] == "Switch") {
+                 c = split(nb[s], a, " ")
+                 for (i = 1; i <= c; i++) if (type[a[i]] != "Switch") { lvl[s] = 0; queue[n++] = s; break }
+             }
+             for (h = 0; h < n; h++) {
+                 s = queue[h]; c = split(nb[s], a, " ")
+                 for (i = 1; i <= c; i++)
+                     if (type[a[i]] == "Switch" && !(a[i] in lvl)) { lvl[a[i]] = lvl[s] + 1; queue[n++] = a[i] }
+             }
+             for (s in lvl) print s, lvl[s]
+         }' "$1" | sort
 }
 
 # net_nodes FILE: sorted "type ports name" lines (type Switch or Ca).

@@ -20,33 +20,10 @@
 #     and an LFT on the way has no entry for the destination.
 set -euo pipefail
 
-PZFABRIC=${1:?usage: test_connect_roots.sh PZFABRIC GEN_FATTREE}
-GEN=${2:?usage: test_connect_roots.sh PZFABRIC GEN_FATTREE}
 source "$(dirname "$0")/lib.sh"
-PZFABRIC=$(abspath "$PZFABRIC")
-GEN=$(abspath "$GEN")
+pzt_paths "test_connect_roots.sh PZFABRIC GEN" "$@"
 pzt_require opensm ibnetdiscover ibroute ibtracert
 pzt_init connect-roots
-
-# levels NET: "switch level" -- level 0 for leaves (switches with CAs), then
-# one more per step away from them; the roots have the highest level.
-levels() {
-    awk '/^(Switch|Hca|Ca)[ \t]/ { split($0, q, "\""); node = q[2]; type[node] = $1; next }
-         /^\[/ { split($0, q, "\""); nb[node] = nb[node] " " q[2] }
-         END {
-             n = 0
-             for (s in type) if (type[s] == "Switch") {
-                 c = split(nb[s], a, " ")
-                 for (i = 1; i <= c; i++) if (type[a[i]] != "Switch") { lvl[s] = 0; queue[n++] = s; break }
-             }
-             for (h = 0; h < n; h++) {
-                 s = queue[h]; c = split(nb[s], a, " ")
-                 for (i = 1; i <= c; i++)
-                     if (type[a[i]] == "Switch" && !(a[i] in lvl)) { lvl[a[i]] = lvl[s] + 1; queue[n++] = a[i] }
-             }
-             for (s in lvl) print s, lvl[s]
-         }' "$1" | sort
-}
 
 # up_reach NET LEVELS: "switch reachable-switch" for every switch and every
 # switch it reaches going up only (itself included).

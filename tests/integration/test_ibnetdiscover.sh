@@ -16,11 +16,8 @@
 #   - equal to ibsim's output line by line after normalising (see normalise()).
 set -euo pipefail
 
-PZFABRIC=${1:?usage: test_ibnetdiscover.sh PZFABRIC GEN_FATTREE}
-GEN=${2:?usage: test_ibnetdiscover.sh PZFABRIC GEN_FATTREE}
 source "$(dirname "$0")/lib.sh"
-PZFABRIC=$(abspath "$PZFABRIC")
-GEN=$(abspath "$GEN")
+pzt_paths "test_ibnetdiscover.sh PZFABRIC GEN" "$@"
 pzt_require ibnetdiscover ibsim
 pzt_init ibnetdiscover
 

@@ -20,11 +20,8 @@
 # vendor/device IDs and the speed normalised, see test_ibnetdiscover.sh).
 set -euo pipefail
 
-PZFABRIC=${1:?usage: test_lft_diff.sh PZFABRIC GEN_FATTREE}
-GEN=${2:?usage: test_lft_diff.sh PZFABRIC GEN_FATTREE}
 source "$(dirname "$0")/lib.sh"
-PZFABRIC=$(abspath "$PZFABRIC")
-GEN=$(abspath "$GEN")
+pzt_paths "test_lft_diff.sh PZFABRIC GEN" "$@"
 pzt_require opensm ibsim ibnetdiscover ibroute
 pzt_init lft-diff
 

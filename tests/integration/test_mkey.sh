@@ -25,11 +25,8 @@
 #   - every Trap 256 is repressed (OpenSM logs each TID once).
 set -euo pipefail
 
-PZFABRIC=${1:?usage: test_mkey.sh PZFABRIC SMP_SET}
-SMP_SET=${2:?usage: test_mkey.sh PZFABRIC SMP_SET}
 source "$(dirname "$0")/lib.sh"
-PZFABRIC=$(abspath "$PZFABRIC")
-SMP_SET=$(abspath "$SMP_SET")
+pzt_paths "test_mkey.sh PZFABRIC SMP_SET" "$@"
 pzt_require opensm ibnetdiscover smpquery ibportstate
 pzt_init mkey
 

@@ -4,12 +4,9 @@
 # errors, keeps answering, and exits 0 on SIGTERM.  Stops what it starts by PID.
 set -euo pipefail
 
-PZFABRIC=${1:?usage: test_pzfabric_abuse.sh PZFABRIC SIM_ABUSE}
-SIM_ABUSE=${2:?usage: test_pzfabric_abuse.sh PZFABRIC SIM_ABUSE}
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
-PZFABRIC=$(abspath "$PZFABRIC")
-SIM_ABUSE=$(abspath "$SIM_ABUSE")
+pzt_paths "test_pzfabric_abuse.sh PZFABRIC SIM_ABUSE" "$@"
 NET=$(cd "$(dirname "$0")" && pwd)/ft-2s4l.net
 WORK=$(mktemp -d /tmp/test_pzfabric_abuse.XXXXXX)
 FABRIC=

@@ -91,25 +91,6 @@ routecheck() {
     run_diag "$sim" "$host" "$ROUTECHECK" "$@" > "$id.txt" 2>&1 || true
 }
 
-# levels NET: "switch level", 0 for the leaves, the roots highest.
-levels() {
-    awk '/^(Switch|Hca|Ca)[ \t]/ { split($0, q, "\""); node = q[2]; type[node] = $1; next }
-         /^\[/ { split($0, q, "\""); nb[node] = nb[node] " " q[2] }
-         END {
-             n = 0
-             for (s in type) if (type[s] == "Switch") {
-                 c = split(nb[s], a, " ")
-                 for (i = 1; i <= c; i++) if (type[a[i]] != "Switch") { lvl[s] = 0; queue[n++] = s; break }
-             }
-             for (h = 0; h < n; h++) {
-                 s = queue[h]; c = split(nb[s], a, " ")
-                 for (i = 1; i <= c; i++)
-                     if (type[a[i]] == "Switch" && !(a[i] in lvl)) { lvl[a[i]] = lvl[s] + 1; queue[n++] = a[i] }
-             }
-             for (s in lvl) print s, lvl[s]
-         }' "$1" | sort
-}
-
 # start ID NET SM_HOST OPENSM_OPTIONS...: pzfabric (SIM_KIND=ibsim: ibsim) and
 # OpenSM up, or a failed check.
 start() {

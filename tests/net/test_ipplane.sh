@@ -21,15 +21,7 @@ NS="pzt-$$-ipp"
 HOST_PID=
 LWIP_PID=
 
-ipplane_cleanup() {
-    local rc=$?
-    [ -z "$HOST_PID" ] || stop_pid "$HOST_PID"
-    [ -z "$LWIP_PID" ] || stop_pid "$LWIP_PID"
-    ip netns delete "$NS" 2> /dev/null
-    (exit "$rc")
-    fl_cleanup # exits with the test's status
-}
-trap ipplane_cleanup EXIT
+trap 'fl_cleanup_ns $? "$NS" "$HOST_PID" "$LWIP_PID"' EXIT
 
 in_ns() { ip netns exec "$NS" "$@"; }
 

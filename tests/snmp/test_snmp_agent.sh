@@ -34,9 +34,7 @@ EMPTY_PID=
 
 snmp_cleanup() {
     local rc=$?
-    [ -z "$AGENT_PID" ] || stop_pid "$AGENT_PID"
-    [ -z "$EMPTY_PID" ] || stop_pid "$EMPTY_PID"
-    [ -z "$TRAPD_PID" ] || stop_pid "$TRAPD_PID"
+    stop_started "$AGENT_PID" "$EMPTY_PID" "$TRAPD_PID"
     pzt_cleanup_work "$rc" "$WORK/agent.err" "$WORK/trapd.log"
     checks_finish
 }

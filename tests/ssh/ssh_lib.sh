@@ -1,7 +1,7 @@
 # shellcheck shell=bash
-# ssh_lib.sh - what the tests of tests/ssh/ share, on top of tests/lib.sh:
+# ssh_lib.sh - what the tests of tests/ssh/ share, on top of tests/lib.sh
+# (whose pzt_require_tools TOOL... skips a test when a tool is missing):
 #
-#   ssh_require TOOL...            exit 77 (skip) when a tool is missing
 #   ssh_start NAME ARGS...         ssh_testd (path in $TESTD) on an ephemeral
 #                                  port with state in $WORK/NAME.state; sets
 #                                  PORT and PID (also appended to PIDS); log
@@ -17,16 +17,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 PIDS=()
-
-ssh_require() {
-    local tool
-    for tool in "$@"; do
-        if ! command -v "$tool" > /dev/null; then
-            echo "SKIP: $tool is not installed"
-            exit 77
-        fi
-    done
-}
 
 ssh_start() {
     local name=$1

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "line_editor.h"
+#include "pzt_main.h"
 
 struct term {
     char out[8192];
@@ -161,14 +162,4 @@ static void test_long_line(void **state)
     assert_int_equal(strlen(line), LE_LINE_MAX);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_editing),
-        cmocka_unit_test(test_history),
-        cmocka_unit_test(test_completion),
-        cmocka_unit_test(test_long_line),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_editing, test_history, test_completion, test_long_line)

@@ -17,7 +17,7 @@ set -euo pipefail
 TESTD=$1
 # shellcheck source=ssh_lib.sh
 . "$(dirname "$0")/ssh_lib.sh"
-ssh_require ssh ssh-keygen ssh-keyscan python3 mkpasswd
+pzt_require_tools ssh ssh-keygen ssh-keyscan python3 mkpasswd
 RAW=$(dirname "$(abspath "$0")")/ssh_rawclient.py
 WORK=$(mktemp -d /tmp/pz_ssh_abuse.XXXXXX)
 trap ssh_finish EXIT

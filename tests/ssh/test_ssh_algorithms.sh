@@ -16,7 +16,7 @@ set -euo pipefail
 TESTD=$1
 # shellcheck source=ssh_lib.sh
 . "$(dirname "$0")/ssh_lib.sh"
-ssh_require ssh ssh-keygen ssh-keyscan
+pzt_require_tools ssh ssh-keygen ssh-keyscan
 WORK=$(mktemp -d /tmp/pz_ssh_algs.XXXXXX)
 trap ssh_finish EXIT
 cd "$WORK"

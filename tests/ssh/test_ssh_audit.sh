@@ -26,7 +26,7 @@ set -euo pipefail
 TESTD=$1
 # shellcheck source=ssh_lib.sh
 . "$(dirname "$0")/ssh_lib.sh"
-ssh_require ssh-audit ssh ssh-keygen ssh-keyscan
+pzt_require_tools ssh-audit ssh ssh-keygen ssh-keyscan
 WORK=$(mktemp -d /tmp/pz_ssh_audit.XXXXXX)
 trap ssh_finish EXIT
 cd "$WORK"

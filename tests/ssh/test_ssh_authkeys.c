@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "ssh_authkeys.h"
+#include "pzt_main.h"
 
 #define ED "AAAAC3NzaC1lZDI1NTE5AAAAIN6Em21bXmWnCf32F4FFgZffxJo+GafKwRHbc4EyOByQ"
 #define EC                                                                                         \
@@ -104,13 +105,4 @@ static void test_file_lookup(void **state)
     assert_int_equal(ssh_authkeys_file_has_key(NULL, ec, eclen), -1);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lines),
-        cmocka_unit_test(test_oversized),
-        cmocka_unit_test(test_file_lookup),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_lines, test_oversized, test_file_lookup)

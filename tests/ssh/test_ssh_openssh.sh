@@ -14,7 +14,7 @@ set -euo pipefail
 TESTD=$1
 # shellcheck source=ssh_lib.sh
 . "$(dirname "$0")/ssh_lib.sh"
-ssh_require ssh ssh-keygen ssh-keyscan sha256sum mkpasswd openssl
+pzt_require_tools ssh ssh-keygen ssh-keyscan sha256sum mkpasswd openssl
 WORK=$(mktemp -d /tmp/pz_ssh_openssh.XXXXXX)
 trap ssh_finish EXIT
 

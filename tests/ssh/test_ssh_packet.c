@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "ssh_internal.h"
+#include "pzt_main.h"
 
 /* What a connection wrote, and its last log line. */
 struct capture {
@@ -391,17 +392,5 @@ static void test_auth_delay_holds_input(void **state)
     remove_state(dir);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roundtrip_all),
-        cmocka_unit_test(test_tamper_refused),
-        cmocka_unit_test(test_first_output),
-        cmocka_unit_test(test_length_limits),
-        cmocka_unit_test(test_strict_seq_wrap),
-        cmocka_unit_test(test_nonstrict_allows_ignore_first),
-        cmocka_unit_test(test_auth_delay_holds_input),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_roundtrip_all, test_tamper_refused, test_first_output, test_length_limits,
+         test_strict_seq_wrap, test_nonstrict_allows_ignore_first, test_auth_delay_holds_input)

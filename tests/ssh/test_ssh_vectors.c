@@ -22,6 +22,7 @@
 
 #include "ssh_cipher.h"
 #include "ssh_hostkey.h"
+#include "pzt_main.h"
 
 /* Decodes hex into out; the byte count. */
 static size_t unhex(const char *hex, uint8_t *out)
@@ -214,15 +215,5 @@ static void test_ed25519_rfc8032(void **state)
     rmdir(dir);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_chachapoly),
-        cmocka_unit_test(test_aes128_gcm_two_packets),
-        cmocka_unit_test(test_aes128_ctr_hmac_sha256),
-        cmocka_unit_test(test_aes128_ctr_hmac_sha512_etm),
-        cmocka_unit_test(test_ed25519_rfc8032),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_chachapoly, test_aes128_gcm_two_packets, test_aes128_ctr_hmac_sha256,
+         test_aes128_ctr_hmac_sha512_etm, test_ed25519_rfc8032)

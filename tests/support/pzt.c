@@ -8,6 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
 #include <infiniband/mad.h>
 
 struct pzt_node *pzt_node_new(const struct board_identity *id)
@@ -101,28 +106,14 @@ void pzt_process(struct pzt_node *n, unsigned in_port, uint16_t slid, const uint
     }
 }
 
-int pzt_get_key(struct pzt_node *n, unsigned in_port, uint64_t mkey, unsigned attr_id,
-                uint32_t attr_mod, uint8_t *resp)
+/* A LID-routed Get or Set (data NULL: none) through in_port; the status, or -1 if not answered. */
+static int pzt_request(struct pzt_node *n, unsigned method, unsigned in_port, uint64_t mkey,
+                       unsigned attr_id, uint32_t attr_mod, const uint8_t *data, uint8_t *resp)
 {
     uint8_t mad[PZT_MAD];
     struct pzt_result r;
 
-    pzt_lid_smp(mad, IB_MAD_METHOD_GET, attr_id, attr_mod, mkey, n->tid++);
-    pzt_process(n, in_port, 1, mad, &r);
-    if (r.verdict != MAD_SEND)
-        return -1;
-    if (resp)
-        memcpy(resp, r.data, PZT_DATA);
-    return (int)r.status;
-}
-
-int pzt_set_key(struct pzt_node *n, unsigned in_port, uint64_t mkey, unsigned attr_id,
-                uint32_t attr_mod, const uint8_t *data, uint8_t *resp)
-{
-    uint8_t mad[PZT_MAD];
-    struct pzt_result r;
-
-    pzt_lid_smp(mad, IB_MAD_METHOD_SET, attr_id, attr_mod, mkey, n->tid++);
+    pzt_lid_smp(mad, method, attr_id, attr_mod, mkey, n->tid++);
     if (data)
         memcpy(mad + 64, data, PZT_DATA);
     pzt_process(n, in_port, 1, mad, &r);
@@ -131,6 +122,18 @@ int pzt_set_key(struct pzt_node *n, unsigned in_port, uint64_t mkey, unsigned at
     if (resp)
         memcpy(resp, r.data, PZT_DATA);
     return (int)r.status;
+}
+
+int pzt_get_key(struct pzt_node *n, unsigned in_port, uint64_t mkey, unsigned attr_id,
+                uint32_t attr_mod, uint8_t *resp)
+{
+    return pzt_request(n, IB_MAD_METHOD_GET, in_port, mkey, attr_id, attr_mod, NULL, resp);
+}
+
+int pzt_set_key(struct pzt_node *n, unsigned in_port, uint64_t mkey, unsigned attr_id,
+                uint32_t attr_mod, const uint8_t *data, uint8_t *resp)
+{
+    return pzt_request(n, IB_MAD_METHOD_SET, in_port, mkey, attr_id, attr_mod, data, resp);
 }
 
 int pzt_get(struct pzt_node *n, unsigned attr_id, uint32_t attr_mod, uint8_t *resp)
@@ -182,4 +185,36 @@ unsigned pzt_poll_all(struct pzt_node *n, struct pzt_result *last)
     if (last)
         last->data = last->mad + 64;
     return count;
+}
+
+uint64_t pzt_be(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+
+    for (unsigned i = 0; i < n; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+struct sma_stats pzt_sma_stats(struct pzt_node *n)
+{
+    struct sma_stats s;
+
+    sma_get_stats(n->sma, &s);
+    return s;
+}
+
+uint64_t pzt_tid(const struct pzt_result *t)
+{
+    return mad_get_field64((void *)t->mad, 0, IB_MAD_TRID_F);
+}
+
+void pzt_trap_repress(struct pzt_node *n, uint16_t sm_lid, uint64_t tid)
+{
+    uint8_t mad[PZT_MAD];
+    struct pzt_result r;
+
+    pzt_lid_smp(mad, IB_MAD_METHOD_TRAP_REPRESS, 0x0002 /* Notice */, 0, 0, tid);
+    pzt_process(n, 1, sm_lid, mad, &r);
+    assert_int_equal(r.verdict, MAD_DROP);
 }

@@ -81,4 +81,16 @@ void pzt_assign_lid(struct pzt_node *n, uint16_t lid, uint16_t sm_lid, uint8_t s
 /* Drain sma_poll(): number of traps sent, the last one copied to *last if not NULL. */
 unsigned pzt_poll_all(struct pzt_node *n, struct pzt_result *last);
 
+/* The SMA's counters. */
+struct sma_stats pzt_sma_stats(struct pzt_node *n);
+
+/* The TID of a MAD the node sent (a trap). */
+uint64_t pzt_tid(const struct pzt_result *t);
+
+/* A TrapRepress(Notice) for tid from the SM at sm_lid (port 1): asserts it is never answered. */
+void pzt_trap_repress(struct pzt_node *n, uint16_t sm_lid, uint64_t tid);
+
+/* The big-endian value of the n (at most 8) bytes at p. */
+uint64_t pzt_be(const uint8_t *p, unsigned n);
+
 #endif /* PZ_TEST_PZT_H */

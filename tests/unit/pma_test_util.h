@@ -162,42 +162,53 @@ static inline int pt_feed(struct pt_node *n, bool cc, const uint8_t *mad, size_t
 }
 
 /*
- * Encode a PMA request as libibmad's pma_query_via()/performance_reset_via()
- * do (mad_encode(), data at offset 64) and run it.  payload: 192 bytes or
- * NULL; resp receives the 192 response data bytes when not NULL.
+ * Encode a PMA (cc false) or CC request (cc true: CC_Key n->cc_key) as
+ * libibmad's *_via() calls do (mad_encode(), data at offset 64) and run it.
+ * payload: 192 bytes or NULL; resp receives the 192 response data bytes when
+ * not NULL.  An answer must carry the request's TID and, for the PMA, its
+ * AttributeID, for CC class version 2.
  */
-static inline int pt_pma_mod(struct pt_node *n, unsigned method, unsigned attr, uint32_t attr_mod,
-                             const uint8_t *payload, uint8_t *resp)
+static inline int pt_request(struct pt_node *n, bool cc, unsigned method, unsigned attr,
+                             uint32_t attr_mod, const uint8_t *payload, uint8_t *resp)
 {
     uint8_t mad[PT_MAD] = {0}, data[PT_DATA] = {0};
-    ib_rpc_t rpc = {0};
+    ib_rpc_cc_t rpc = {0};
     int status;
 
     if (payload)
         memcpy(data, payload, PT_DATA);
-    rpc.mgtclass = IB_PERFORMANCE_CLASS;
+    rpc.mgtclass = cc ? IB_CC_CLASS : IB_PERFORMANCE_CLASS;
     rpc.method = (int)method;
     rpc.attr.id = attr;
     rpc.attr.mod = attr_mod;
-    rpc.dataoffs = IB_PC_DATA_OFFS;
-    rpc.datasz = IB_PC_DATA_SZ;
+    rpc.dataoffs = IB_PC_DATA_OFFS; /* = IB_CC_DATA_OFFS */
+    rpc.datasz = PT_DATA;           /* = IB_PC_DATA_SZ = IB_CC_DATA_SZ */
     rpc.trid = n->tid++;
-    assert_non_null(mad_encode(mad, &rpc, NULL, data));
-    status = pt_feed(n, false, mad, sizeof(mad));
+    rpc.cckey = cc ? n->cc_key : 0;
+    assert_non_null(mad_encode(mad, (ib_rpc_t *)&rpc, NULL, data));
+    status = pt_feed(n, cc, mad, sizeof(mad));
     if (status != PT_NOANSWER) {
         assert_int_equal(mad_get_field64(n->out, 0, IB_MAD_TRID_F), rpc.trid);
-        assert_int_equal(mad_get_field(n->out, 0, IB_MAD_ATTRID_F), attr);
+        if (cc)
+            assert_int_equal(mad_get_field(n->out, 0, IB_MAD_CLASSVER_F), 2);
+        else
+            assert_int_equal(mad_get_field(n->out, 0, IB_MAD_ATTRID_F), attr);
         if (resp)
             memcpy(resp, n->out + IB_PC_DATA_OFFS, PT_DATA);
     }
     return status;
 }
 
-static inline int pt_pma(struct pt_node *n, unsigned method, unsigned attr, const uint8_t *payload,
-                         uint8_t *resp)
-{
-    return pt_pma_mod(n, method, attr, 0, payload, resp);
-}
+/*
+ * The PMA and the CC class through pt_request; pt_pma and pt_cc with
+ * AttrMod 0.
+ */
+#define pt_pma_mod(n, method, attr, mod, payload, resp)                                            \
+    pt_request((n), false, (method), (attr), (mod), (payload), (resp))
+#define pt_pma(n, method, attr, payload, resp) pt_pma_mod(n, method, attr, 0, payload, resp)
+#define pt_cc_mod(n, method, attr, mod, payload, resp)                                             \
+    pt_request((n), true, (method), (attr), (mod), (payload), (resp))
+#define pt_cc(n, method, attr, payload, resp) pt_cc_mod(n, method, attr, 0, payload, resp)
 
 /* Get attr with PortSelect = port (pma_query_via). */
 static inline int pt_query(struct pt_node *n, unsigned attr, unsigned port, uint8_t *resp)
@@ -247,41 +258,6 @@ static inline uint64_t pt_f64(const uint8_t *data, enum MAD_FIELDS f)
 static inline unsigned pt_qp1_dropped(const uint8_t *data)
 {
     return (unsigned)data[20] << 8 | data[21];
-}
-
-/* Encode and run a CC request with n->cc_key; data (192 or 224 bytes for the log) at 64. */
-static inline int pt_cc_mod(struct pt_node *n, unsigned method, unsigned attr, uint32_t attr_mod,
-                            const uint8_t *payload, uint8_t *resp)
-{
-    uint8_t mad[PT_MAD] = {0}, data[IB_CC_DATA_SZ] = {0};
-    ib_rpc_cc_t rpc = {0};
-    int status;
-
-    if (payload)
-        memcpy(data, payload, IB_CC_DATA_SZ);
-    rpc.mgtclass = IB_CC_CLASS;
-    rpc.method = (int)method;
-    rpc.attr.id = attr;
-    rpc.attr.mod = attr_mod;
-    rpc.dataoffs = IB_CC_DATA_OFFS;
-    rpc.datasz = IB_CC_DATA_SZ;
-    rpc.trid = n->tid++;
-    rpc.cckey = n->cc_key;
-    assert_non_null(mad_encode(mad, (ib_rpc_t *)&rpc, NULL, data));
-    status = pt_feed(n, true, mad, sizeof(mad));
-    if (status != PT_NOANSWER) {
-        assert_int_equal(mad_get_field64(n->out, 0, IB_MAD_TRID_F), rpc.trid);
-        assert_int_equal(mad_get_field(n->out, 0, IB_MAD_CLASSVER_F), 2);
-        if (resp)
-            memcpy(resp, n->out + IB_CC_DATA_OFFS, IB_CC_DATA_SZ);
-    }
-    return status;
-}
-
-static inline int pt_cc(struct pt_node *n, unsigned method, unsigned attr, const uint8_t *payload,
-                        uint8_t *resp)
-{
-    return pt_cc_mod(n, method, attr, 0, payload, resp);
 }
 
 /* Check the response header and addressing of the last answered request. */

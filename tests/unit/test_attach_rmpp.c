@@ -22,6 +22,8 @@
 #include <infiniband/mad.h>
 
 #include "rmpp.h"
+#include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define SA_HDR 56
 #define SA_DATA 200
@@ -32,15 +34,12 @@ static uint8_t *sa_table(size_t data_len)
     uint8_t *mad = calloc(1, SA_HDR + data_len);
 
     assert_non_null(mad);
-    mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 2);
-    mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, IB_SA_CLASS);
-    mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET_TABLE);
+    PZT_SET_FIELDS(mad, {IB_MAD_CLASSVER_F, 2}, {IB_MAD_MGMTCLASS_F, IB_SA_CLASS},
+                   {IB_MAD_BASEVER_F, 1}, {IB_MAD_METHOD_F, IB_MAD_METHOD_GET_TABLE});
     mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1); /* GetTableResp, 0x92 */
     mad_set_field64(mad, 0, IB_MAD_TRID_F, 0x1122334455667788ull);
-    mad_set_field(mad, 0, IB_MAD_ATTRID_F, 0x11);
-    mad_set_field(mad, 0, IB_SA_RMPP_FLAGS_F, PZR_FLAG_ACTIVE);
-    mad_set_field(mad, 0, IB_SA_ATTROFFS_F, 108 / 8);
+    PZT_SET_FIELDS(mad, {IB_MAD_ATTRID_F, 0x11}, {IB_SA_RMPP_FLAGS_F, PZR_FLAG_ACTIVE},
+                   {IB_SA_ATTROFFS_F, 108 / 8});
     for (size_t i = 0; i < data_len; i++)
         mad[SA_HDR + i] = (uint8_t)(i * 7 + i / 251);
     return mad;
@@ -59,22 +58,17 @@ static void test_header_matches_libibmad(void **state)
                         .paylen_newwin = 0xa0b0c0d0};
     struct pzr_hdr back;
 
-    (void)state;
-    mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, IB_SA_CLASS);
-    mad_set_field(mad, 0, IB_MAD_METHOD_F, 0x12);
-    mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
+    PZT_SET_FIELDS(mad, {IB_MAD_MGMTCLASS_F, IB_SA_CLASS}, {IB_MAD_METHOD_F, 0x12},
+                   {IB_MAD_RESPONSE_F, 1});
     mad_set_field64(mad, 0, IB_MAD_TRID_F, 0xfedcba9876543210ull);
     pzr_hdr_put(mad, &h);
     assert_int_equal(pzr_mad_class(mad), IB_SA_CLASS);
     assert_int_equal(pzr_mad_method(mad), 0x92);
     assert_true(pzr_mad_tid(mad) == 0xfedcba9876543210ull);
-    assert_int_equal(mad_get_field(mad, 0, IB_SA_RMPP_VERS_F), 1);
-    assert_int_equal(mad_get_field(mad, 0, IB_SA_RMPP_TYPE_F), PZR_TYPE_ACK);
-    assert_int_equal(mad_get_field(mad, 0, IB_SA_RMPP_FLAGS_F), PZR_FLAG_ACTIVE | PZR_FLAG_LAST);
-    assert_int_equal(mad_get_field(mad, 0, IB_SA_RMPP_RESP_F), 0x1f);
-    assert_int_equal(mad_get_field(mad, 0, IB_SA_RMPP_STATUS_F), 121);
-    assert_int_equal(mad_get_field(mad, 0, IB_SA_RMPP_D1_F), 0x01020304);
-    assert_int_equal(mad_get_field(mad, 0, IB_SA_RMPP_D2_F), 0xa0b0c0d0);
+    PZT_EXPECT_FIELDS(mad, {IB_SA_RMPP_VERS_F, 1}, {IB_SA_RMPP_TYPE_F, PZR_TYPE_ACK},
+                      {IB_SA_RMPP_FLAGS_F, PZR_FLAG_ACTIVE | PZR_FLAG_LAST},
+                      {IB_SA_RMPP_RESP_F, 0x1f}, {IB_SA_RMPP_STATUS_F, 121},
+                      {IB_SA_RMPP_D1_F, 0x01020304}, {IB_SA_RMPP_D2_F, 0xa0b0c0d0});
     pzr_hdr_get(mad, &back);
     assert_int_equal(back.version, h.version);
     assert_int_equal(back.type, h.type);
@@ -88,7 +82,6 @@ static void test_header_matches_libibmad(void **state)
 /* Classes and their data offsets as Linux's ib_is_mad_class_rmpp / ib_get_mad_data_offset. */
 static void test_classes(void **state)
 {
-    (void)state;
     assert_true(pzr_class_is_rmpp(0x03));
     assert_true(pzr_class_is_rmpp(0x06));
     assert_true(pzr_class_is_rmpp(0x10));
@@ -111,7 +104,6 @@ static void test_classify(void **state)
     uint8_t mad[PZR_MAD_SIZE] = {0};
     struct pzr_hdr h = {.version = 1, .type = PZR_TYPE_DATA, .flags = PZR_FLAG_ACTIVE};
 
-    (void)state;
     mad[1] = IB_SA_CLASS;
     assert_int_equal(pzr_classify(mad, sizeof(mad)), PZR_KIND_PLAIN); /* not active */
     pzr_hdr_put(mad, &h);
@@ -151,7 +143,6 @@ static void test_segmenting_numbers(void **state)
         {75816, 380, 184, 83416, 36}, /* 702 NodeRecords of 108 bytes */
     };
 
-    (void)state;
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
         uint8_t *mad = sa_table(rows[i].data_len);
         uint8_t seg[PZR_MAD_SIZE];
@@ -184,7 +175,6 @@ static void test_segment_contents(void **state)
     uint8_t seg[PZR_MAD_SIZE];
     struct pzr_send s;
 
-    (void)state;
     assert_int_equal(pzr_send_init(&s, mad, SA_HDR + data_len, 0), 4);
     for (uint32_t n = 1; n <= 4; n++) {
         size_t off = SA_HDR + (n - 1) * SA_DATA;
@@ -284,7 +274,6 @@ static void test_round_trip(void **state)
     struct pzr_send s;
     struct pzr_recv r;
 
-    (void)state;
     assert_int_equal(pzr_send_init(&s, mad, SA_HDR + data_len, 0), 380);
     r = run_transfer(&s, &l);
     assert_int_equal(r.len, SA_HDR + data_len);
@@ -310,7 +299,6 @@ static void test_loss_and_duplicates(void **state)
     struct link lost_last_ack = {.drop_ack_seg = 150};
     struct link *links[] = {&lost, &dup, &lost_ack, &lost_last_ack};
 
-    (void)state;
     for (size_t i = 0; i < 4; i++) {
         struct pzr_send s;
         struct pzr_recv r;
@@ -338,7 +326,6 @@ static void test_receiver_window(void **state)
     struct pzr_send s;
     struct pzr_recv r;
 
-    (void)state;
     pzr_send_init(&s, mad, SA_HDR + 100 * SA_DATA, 0);
     pzr_send_segment(&s, 1, seg);
     assert_int_equal(pzr_recv_start(&r, seg, sizeof(seg), 1u << 20, &reply), PZR_RECV_ACK);
@@ -364,7 +351,6 @@ static void test_data_check(void **state)
     uint8_t seg[PZR_MAD_SIZE];
     struct pzr_send s;
 
-    (void)state;
     pzr_send_init(&s, mad, SA_HDR + 3 * SA_DATA, 0);
     pzr_send_segment(&s, 1, seg);
     assert_int_equal(pzr_data_check(seg, sizeof(seg)), 0);
@@ -392,7 +378,6 @@ static void test_bad_length_and_too_long(void **state)
     struct pzr_send s;
     struct pzr_recv r;
 
-    (void)state;
     pzr_send_init(&s, mad, SA_HDR + 2 * SA_DATA, 0);
     pzr_send_segment(&s, 1, seg);
     assert_int_equal(pzr_recv_start(&r, seg, sizeof(seg), 1u << 20, &reply), PZR_RECV_ACK);
@@ -428,7 +413,6 @@ static void test_sender_acks(void **state)
     struct pzr_send s;
     uint8_t st = 0;
 
-    (void)state;
     pzr_send_init(&s, mad, SA_HDR + 10 * SA_DATA, 1);
     assert_int_equal(pzr_send_next(&s), 1);
     assert_int_equal(pzr_send_next(&s), 0); /* window of one until the first ACK */
@@ -459,7 +443,6 @@ static void test_reply(void **state)
     struct pzr_send s;
     struct pzr_hdr h;
 
-    (void)state;
     pzr_send_init(&s, mad, SA_HDR + SA_DATA, 0);
     pzr_send_segment(&s, 1, seg);
     pzr_build_reply(out, seg, PZR_TYPE_ACK, 0, 1, 65);
@@ -481,22 +464,6 @@ static void test_reply(void **state)
     free(mad);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_header_matches_libibmad),
-        cmocka_unit_test(test_classes),
-        cmocka_unit_test(test_classify),
-        cmocka_unit_test(test_segmenting_numbers),
-        cmocka_unit_test(test_segment_contents),
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_loss_and_duplicates),
-        cmocka_unit_test(test_receiver_window),
-        cmocka_unit_test(test_data_check),
-        cmocka_unit_test(test_bad_length_and_too_long),
-        cmocka_unit_test(test_sender_acks),
-        cmocka_unit_test(test_reply),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_header_matches_libibmad, test_classes, test_classify, test_segmenting_numbers,
+         test_segment_contents, test_round_trip, test_loss_and_duplicates, test_receiver_window,
+         test_data_check, test_bad_length_and_too_long, test_sender_acks, test_reply)

@@ -15,6 +15,7 @@
 #include <errno.h>
 
 #include "board_mem.h"
+#include "pzt_main.h"
 
 /* A fresh 36-port switch. */
 static struct board_mem *new_switch(void)
@@ -41,7 +42,6 @@ static void test_lft_unprogrammed_reads(void **state)
     unsigned last = b->id->lft_cap / BOARD_LFT_BLOCK - 1;
     uint8_t e[BOARD_LFT_BLOCK], set[BOARD_LFT_BLOCK];
 
-    (void)state;
     assert_int_equal(board_lft_get(b, 0, e), 0);
     assert_true(all_bytes(e, sizeof(e), BOARD_LFT_DROP));
     assert_int_equal(board_lft_get(b, last, e), 0);
@@ -69,7 +69,6 @@ static void test_lft_top_and_routing(void **state)
     const struct board *b = board_mem_board(bm);
     uint8_t set[BOARD_LFT_BLOCK], e[BOARD_LFT_BLOCK];
 
-    (void)state;
     assert_int_equal(board_set_lft_top(b, 700), 0); /* as OpenSM: top first, then blocks */
     memset(set, 3, sizeof(set));
     assert_int_equal(board_lft_set(b, 1, set), 0);
@@ -90,7 +89,6 @@ static void test_mft_unprogrammed_reads(void **state)
     unsigned last = b->id->mft_cap / BOARD_MFT_BLOCK - 1;
     uint16_t m[BOARD_MFT_BLOCK], set[BOARD_MFT_BLOCK];
 
-    (void)state;
     memset(m, 0xAA, sizeof(m));
     assert_int_equal(board_mft_get(b, last, 2, m), 0);
     for (unsigned i = 0; i < BOARD_MFT_BLOCK; i++)
@@ -115,13 +113,4 @@ static void test_mft_unprogrammed_reads(void **state)
     board_mem_destroy(bm);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lft_unprogrammed_reads),
-        cmocka_unit_test(test_lft_top_and_routing),
-        cmocka_unit_test(test_mft_unprogrammed_reads),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_lft_unprogrammed_reads, test_lft_top_and_routing, test_mft_unprogrammed_reads)

@@ -25,6 +25,7 @@
 #include "board_sim_mad.h"
 #include "board_sim_proto.h"
 #include "pzt.h"
+#include "pzt_main.h"
 
 /* The fabric side: an in-memory switch and the socket it serves. */
 struct server {
@@ -156,7 +157,6 @@ static void test_attach_identity(void **state)
     struct board_sim *bs = board_sim_attach_fd(server_start(&s), "spine-1", err, sizeof(err));
     const struct board_identity *id;
 
-    (void)state;
     assert_non_null(bs);
     id = board_sim_board(bs)->id;
     assert_int_equal(id->num_ports, 8);
@@ -178,7 +178,6 @@ static void test_sma_over_board_sim(void **state)
     uint8_t data[64] = {0}, resp[64];
     uint16_t keys[32];
 
-    (void)state;
     assert_non_null(bs);
     n.board = board_sim_board(bs);
     n.id = *n.board->id;
@@ -259,7 +258,6 @@ static void test_garbage_rejected(void **state)
     char err[128];
     struct board_sim *bs;
 
-    (void)state;
     memset(junk, 0xA5, sizeof(junk));
     assert_int_equal(send(fd, junk, sizeof(junk), 0), (ssize_t)sizeof(junk));
     assert_true(recv(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(resp));
@@ -301,7 +299,6 @@ static void test_lft_set_posted(void **state)
     uint8_t e[64], got[64], buf[4096];
     unsigned served, last = s.id.lft_cap / 64;
 
-    (void)state;
     assert_non_null(bs);
     b = board_sim_board(bs);
     for (unsigned i = 0; i < 64; i++)
@@ -338,7 +335,6 @@ static void test_mad_rx(void **state)
     struct board_mad_rx rx = {.port = 7, .hop_ptr = 63}, back;
     uint8_t d[BOARD_SIM_DATA];
 
-    (void)state;
     assert_non_null(bs);
     assert_int_equal(board_mad_rx(board_sim_board(bs), 0x1234567800000001ull, &back), -EOPNOTSUPP);
     assert_int_equal(board_mad_rx(board_mem_board(s.bm), 1, &back), -EOPNOTSUPP);
@@ -389,7 +385,6 @@ static void test_counters_many_fallback(void **state)
     char err[128];
     struct board_sim *bs = board_sim_attach_fd(server_start(&s), "spine-1", err, sizeof(err));
 
-    (void)state;
     assert_non_null(bs);
     set_counters(&s);
     check_counters_many(bs);
@@ -405,7 +400,6 @@ static void test_counters_many(void **state)
     struct board_sim *bs = board_sim_attach_fd_flags(server_start_opts(&s, true), "spine-1",
                                                      BOARD_SIM_ATTACH_MADS, err, sizeof(err));
 
-    (void)state;
     assert_non_null(bs);
     set_counters(&s);
     check_counters_many(bs);
@@ -432,7 +426,6 @@ static void test_mads_over_board(void **state)
     uint16_t keys[32];
     unsigned n = 0;
 
-    (void)state;
     assert_non_null(bs);
     assert_true(board_sim_carries_mads(bs));
     for (unsigned i = 0; i < 100; i++)
@@ -486,7 +479,6 @@ static void test_posted_with_mad(void **state)
     uint8_t e[64], back[64];
     int rc;
 
-    (void)state;
     assert_non_null(bs);
     for (unsigned i = 0; i < 64; i++)
         e[i] = (uint8_t)(i % 9);
@@ -532,7 +524,6 @@ static void test_mads_refused(void **state)
     struct board_sim *bs = board_sim_attach_fd_flags(server_start(&s), "spine-1",
                                                      BOARD_SIM_ATTACH_MADS, err, sizeof(err));
 
-    (void)state;
     assert_null(bs);
     assert_non_null(strstr(err, "does not carry MADs"));
     server_stop(&s);
@@ -546,7 +537,6 @@ static void test_fabric_gone(void **state)
     struct board_sim *bs = board_sim_attach_fd(server_start(&s), "spine-1", err, sizeof(err));
     uint8_t e[64];
 
-    (void)state;
     assert_non_null(bs);
     shutdown(s.fd, SHUT_RDWR);
     pthread_join(s.thread, NULL);
@@ -559,20 +549,6 @@ static void test_fabric_gone(void **state)
     board_mem_destroy(s.bm);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_attach_identity),
-        cmocka_unit_test(test_sma_over_board_sim),
-        cmocka_unit_test(test_garbage_rejected),
-        cmocka_unit_test(test_lft_set_posted),
-        cmocka_unit_test(test_fabric_gone),
-        cmocka_unit_test(test_mad_rx),
-        cmocka_unit_test(test_counters_many_fallback),
-        cmocka_unit_test(test_counters_many),
-        cmocka_unit_test(test_mads_over_board),
-        cmocka_unit_test(test_mads_refused),
-        cmocka_unit_test(test_posted_with_mad),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_attach_identity, test_sma_over_board_sim, test_garbage_rejected, test_lft_set_posted,
+         test_fabric_gone, test_mad_rx, test_counters_many_fallback, test_counters_many,
+         test_mads_over_board, test_mads_refused, test_posted_with_mad)

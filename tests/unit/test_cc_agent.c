@@ -4,6 +4,8 @@
  * SwitchPortCongestionSetting, CongestionLog, and CA mode.
  */
 #include "pma_test_util.h"
+#include "pzt_main.h"
+#include "pzt_fields.h"
 
 /* Build a raw CC MAD (Get ClassPortInfo) as libibmad encodes it. */
 static void raw_cc(uint8_t *mad, unsigned method, unsigned attr)
@@ -31,14 +33,11 @@ static void test_class_port_info(void **state)
     struct pt_node *n = pt_switch_new(8, 0, false);
     uint8_t resp[IB_CC_DATA_SZ];
 
-    (void)state;
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, CLASS_PORT_INFO, NULL, resp), ST_OK);
     pt_check_reply(n, IB_CC_CLASS);
     assert_int_equal(n->out_addr.port, 0);
-    assert_int_equal(pt_f(resp, IB_CPI_BASEVER_F), 1);
-    assert_int_equal(pt_f(resp, IB_CPI_CLASSVER_F), 2);
-    assert_int_equal(pt_f(resp, IB_CPI_CAPMASK_F), 0);
-    assert_int_equal(pt_f(resp, IB_CPI_RESP_TIME_VALUE_F), 12);
+    PZT_EXPECT_FIELDS(resp, {IB_CPI_BASEVER_F, 1}, {IB_CPI_CLASSVER_F, 2}, {IB_CPI_CAPMASK_F, 0},
+                      {IB_CPI_RESP_TIME_VALUE_F, 12});
     pt_node_free(n);
 }
 
@@ -48,7 +47,6 @@ static void test_status_codes(void **state)
     uint8_t mad[PT_MAD];
     struct cc_stats st;
 
-    (void)state;
     /* CA-only attributes on a switch; unknown attributes. */
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_CA_CONGESTION_SETTING, NULL, NULL),
                      ST_BAD_ATTR);
@@ -95,7 +93,6 @@ static void test_info_and_timestamp(void **state)
     struct pt_node *n = pt_switch_new(8, 0, false);
     uint8_t resp[IB_CC_DATA_SZ];
 
-    (void)state;
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_CONGESTION_INFO, NULL, resp), ST_OK);
     assert_int_equal(pt_f(resp, IB_CC_CONGESTION_INFO_F), 0);
     assert_int_equal(pt_f(resp, IB_CC_CONGESTION_INFO_CONTROL_TABLE_CAP_F), 0);
@@ -115,7 +112,6 @@ static void test_switch_congestion_setting(void **state)
     uint8_t req[IB_CC_DATA_SZ] = {0}, resp[IB_CC_DATA_SZ], mask[32] = {0}, got[32];
     struct cc_switch_setting s;
 
-    (void)state;
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_SWITCH_CONGESTION_SETTING, NULL, resp),
                      ST_OK);
     assert_int_equal(pt_f(resp, IB_CC_SWITCH_CONGESTION_SETTING_CONTROL_MAP_F), 0);
@@ -125,30 +121,30 @@ static void test_switch_congestion_setting(void **state)
         mask[31 - p / 8] |= (uint8_t)(1u << (p % 8));
     mad_set_field(req, 0, IB_CC_SWITCH_CONGESTION_SETTING_CONTROL_MAP_F, 0x1F);
     mad_set_array(req, 0, IB_CC_SWITCH_CONGESTION_SETTING_VICTIM_MASK_F, mask);
-    mad_set_field(req, 0, IB_CC_SWITCH_CONGESTION_SETTING_THRESHOLD_F, 0xF);
-    mad_set_field(req, 0, IB_CC_SWITCH_CONGESTION_SETTING_PACKET_SIZE_F, 8);
-    mad_set_field(req, 0, IB_CC_SWITCH_CONGESTION_SETTING_CS_THRESHOLD_F, 3);
-    mad_set_field(req, 0, IB_CC_SWITCH_CONGESTION_SETTING_CS_RETURN_DELAY_F, 0x4123);
-    mad_set_field(req, 0, IB_CC_SWITCH_CONGESTION_SETTING_MARKING_RATE_F, 0x0A0B);
+    PZT_SET_FIELDS(req, {IB_CC_SWITCH_CONGESTION_SETTING_THRESHOLD_F, 0xF},
+                   {IB_CC_SWITCH_CONGESTION_SETTING_PACKET_SIZE_F, 8},
+                   {IB_CC_SWITCH_CONGESTION_SETTING_CS_THRESHOLD_F, 3},
+                   {IB_CC_SWITCH_CONGESTION_SETTING_CS_RETURN_DELAY_F, 0x4123},
+                   {IB_CC_SWITCH_CONGESTION_SETTING_MARKING_RATE_F, 0x0A0B});
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_SET, IB_CC_ATTR_SWITCH_CONGESTION_SETTING, req, resp),
                      ST_OK);
     assert_int_equal(pt_f(resp, IB_CC_SWITCH_CONGESTION_SETTING_CONTROL_MAP_F), 0x1F);
     mad_get_array(resp, 0, IB_CC_SWITCH_CONGESTION_SETTING_VICTIM_MASK_F, got);
     assert_memory_equal(got, mask, 32);
-    assert_int_equal(pt_f(resp, IB_CC_SWITCH_CONGESTION_SETTING_THRESHOLD_F), 0xF);
-    assert_int_equal(pt_f(resp, IB_CC_SWITCH_CONGESTION_SETTING_PACKET_SIZE_F), 8);
-    assert_int_equal(pt_f(resp, IB_CC_SWITCH_CONGESTION_SETTING_CS_THRESHOLD_F), 3);
-    assert_int_equal(pt_f(resp, IB_CC_SWITCH_CONGESTION_SETTING_CS_RETURN_DELAY_F), 0x4123);
-    assert_int_equal(pt_f(resp, IB_CC_SWITCH_CONGESTION_SETTING_MARKING_RATE_F), 0x0A0B);
+    PZT_EXPECT_FIELDS(resp, {IB_CC_SWITCH_CONGESTION_SETTING_THRESHOLD_F, 0xF},
+                      {IB_CC_SWITCH_CONGESTION_SETTING_PACKET_SIZE_F, 8},
+                      {IB_CC_SWITCH_CONGESTION_SETTING_CS_THRESHOLD_F, 3},
+                      {IB_CC_SWITCH_CONGESTION_SETTING_CS_RETURN_DELAY_F, 0x4123},
+                      {IB_CC_SWITCH_CONGESTION_SETTING_MARKING_RATE_F, 0x0A0B});
     cc_get_switch_setting(n->cc, &s);
     assert_true(s.victim_mask[31] & 0x02); /* port 1 */
     assert_int_equal(s.marking_rate, 0x0A0B);
 
     /* Control_Map 0x10 applies Marking_Rate only. */
     memset(req, 0, sizeof(req));
-    mad_set_field(req, 0, IB_CC_SWITCH_CONGESTION_SETTING_CONTROL_MAP_F, 0x10);
-    mad_set_field(req, 0, IB_CC_SWITCH_CONGESTION_SETTING_MARKING_RATE_F, 7);
-    mad_set_field(req, 0, IB_CC_SWITCH_CONGESTION_SETTING_THRESHOLD_F, 1);
+    PZT_SET_FIELDS(req, {IB_CC_SWITCH_CONGESTION_SETTING_CONTROL_MAP_F, 0x10},
+                   {IB_CC_SWITCH_CONGESTION_SETTING_MARKING_RATE_F, 7},
+                   {IB_CC_SWITCH_CONGESTION_SETTING_THRESHOLD_F, 1});
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_SET, IB_CC_ATTR_SWITCH_CONGESTION_SETTING, req, resp),
                      ST_OK);
     assert_int_equal(pt_f(resp, IB_CC_SWITCH_CONGESTION_SETTING_MARKING_RATE_F), 7);
@@ -164,7 +160,6 @@ static void test_switch_port_congestion_setting(void **state)
     uint8_t req[IB_CC_DATA_SZ] = {0}, resp[IB_CC_DATA_SZ];
     struct cc_port_setting s;
 
-    (void)state;
     /* Ports 0..40: blocks 0 and 1. */
     assert_int_equal(
         pt_cc_mod(n, IB_MAD_METHOD_GET, IB_CC_ATTR_SWITCH_PORT_CONGESTION_SETTING, 2, NULL, NULL),
@@ -172,10 +167,10 @@ static void test_switch_port_congestion_setting(void **state)
     for (unsigned i = 0; i < 32; i++) {
         uint8_t *e = req + 4 * i;
 
-        mad_set_field(e, 0, IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_VALID_F, 1);
-        mad_set_field(e, 0, IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_CONTROL_TYPE_F, i & 1);
-        mad_set_field(e, 0, IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_THRESHOLD_F, i & 0xF);
-        mad_set_field(e, 0, IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_PACKET_SIZE_F, i + 1);
+        PZT_SET_FIELDS(e, {IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_VALID_F, 1},
+                       {IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_CONTROL_TYPE_F, i & 1},
+                       {IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_THRESHOLD_F, i & 0xF},
+                       {IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_PACKET_SIZE_F, i + 1});
         mad_set_field(e, 0, IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_CONG_PARM_MARKING_RATE_F,
                       1000 + i);
     }
@@ -222,13 +217,12 @@ static void test_congestion_log(void **state)
     uint8_t map[32];
     struct cc_stats st;
 
-    (void)state;
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_CONGESTION_LOG, NULL, NULL), ST_OK);
     log = log_data(n);
-    assert_int_equal(pt_f(log, IB_CC_CONGESTION_LOG_LOGTYPE_F), 1);
-    assert_int_equal(pt_f(log, IB_CC_CONGESTION_LOG_CONGESTION_FLAGS_F), 0);
-    assert_int_equal(pt_f(log, IB_CC_CONGESTION_LOG_SWITCH_LOG_EVENTS_COUNTER_F), 0);
-    assert_int_equal(pt_f(log, IB_CC_CONGESTION_LOG_SWITCH_CURRENT_TIME_STAMP_F), 976562);
+    PZT_EXPECT_FIELDS(log, {IB_CC_CONGESTION_LOG_LOGTYPE_F, 1},
+                      {IB_CC_CONGESTION_LOG_CONGESTION_FLAGS_F, 0},
+                      {IB_CC_CONGESTION_LOG_SWITCH_LOG_EVENTS_COUNTER_F, 0},
+                      {IB_CC_CONGESTION_LOG_SWITCH_CURRENT_TIME_STAMP_F, 976562});
 
     cc_log_event(n->cc, 0x11, 0x21, 3, 1000);
     cc_log_event(n->cc, 0x12, 0x22, 0x1F, 1001); /* SL is 4 bits */
@@ -290,7 +284,6 @@ static void test_ca_mode(void **state)
     struct cc_ca_entry e;
     struct cc_port_setting ps;
 
-    (void)state;
     n->in_port = 2;
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_CONGESTION_INFO, NULL, resp), ST_OK);
     pt_check_reply(n, IB_CC_CLASS);
@@ -309,10 +302,10 @@ static void test_ca_mode(void **state)
     for (unsigned sl = 0; sl < 16; sl++) {
         uint8_t *en = req + 4 + 8 * sl;
 
-        mad_set_field(en, 0, IB_CC_CA_CONGESTION_ENTRY_CCTI_TIMER_F, 100 + sl);
-        mad_set_field(en, 0, IB_CC_CA_CONGESTION_ENTRY_CCTI_INCREASE_F, 2);
-        mad_set_field(en, 0, IB_CC_CA_CONGESTION_ENTRY_TRIGGER_THRESHOLD_F, 3);
-        mad_set_field(en, 0, IB_CC_CA_CONGESTION_ENTRY_CCTI_MIN_F, 4);
+        PZT_SET_FIELDS(en, {IB_CC_CA_CONGESTION_ENTRY_CCTI_TIMER_F, 100 + sl},
+                       {IB_CC_CA_CONGESTION_ENTRY_CCTI_INCREASE_F, 2},
+                       {IB_CC_CA_CONGESTION_ENTRY_TRIGGER_THRESHOLD_F, 3},
+                       {IB_CC_CA_CONGESTION_ENTRY_CCTI_MIN_F, 4});
     }
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_SET, IB_CC_ATTR_CA_CONGESTION_SETTING, req, resp),
                      ST_OK);
@@ -370,23 +363,11 @@ static void test_create_rejects(void **state)
 {
     struct board b = {0};
 
-    (void)state;
     assert_null(cc_create(NULL));
     assert_null(cc_create(&b));
     cc_destroy(NULL);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_class_port_info),
-        cmocka_unit_test(test_status_codes),
-        cmocka_unit_test(test_info_and_timestamp),
-        cmocka_unit_test(test_switch_congestion_setting),
-        cmocka_unit_test(test_switch_port_congestion_setting),
-        cmocka_unit_test(test_congestion_log),
-        cmocka_unit_test(test_ca_mode),
-        cmocka_unit_test(test_create_rejects),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_class_port_info, test_status_codes, test_info_and_timestamp,
+         test_switch_congestion_setting, test_switch_port_congestion_setting, test_congestion_log,
+         test_ca_mode, test_create_rejects)

@@ -3,6 +3,8 @@
  * CC_KeyViolations, and the CC_KeyLeasePeriod timer.
  */
 #include "pma_test_util.h"
+#include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define KEY 0x1122334455667788ull
 #define BAD 0x0BADull
@@ -15,9 +17,9 @@ static int set_key(struct pt_node *n, uint64_t key, unsigned protect, unsigned l
     uint8_t req[IB_CC_DATA_SZ] = {0};
 
     mad_set_field64(req, 0, IB_CC_CONGESTION_KEY_INFO_CC_KEY_F, key);
-    mad_set_field(req, 0, IB_CC_CONGESTION_KEY_INFO_CC_KEY_PROTECT_BIT_F, protect);
-    mad_set_field(req, 0, IB_CC_CONGESTION_KEY_INFO_CC_KEY_LEASE_PERIOD_F, lease);
-    mad_set_field(req, 0, IB_CC_CONGESTION_KEY_INFO_CC_KEY_VIOLATIONS_F, violations);
+    PZT_SET_FIELDS(req, {IB_CC_CONGESTION_KEY_INFO_CC_KEY_PROTECT_BIT_F, protect},
+                   {IB_CC_CONGESTION_KEY_INFO_CC_KEY_LEASE_PERIOD_F, lease},
+                   {IB_CC_CONGESTION_KEY_INFO_CC_KEY_VIOLATIONS_F, violations});
     return pt_cc(n, IB_MAD_METHOD_SET, IB_CC_ATTR_CONGESTION_KEY_INFO, req, NULL);
 }
 
@@ -62,7 +64,6 @@ static void test_zero_key(void **state)
     struct pt_node *n = pt_switch_new(4, 0, false);
     uint8_t resp[IB_CC_DATA_SZ];
 
-    (void)state;
     assert_int_equal(get_key_info(n, BAD, resp), ST_OK);
     assert_int_equal(pt_f64(resp, IB_CC_CONGESTION_KEY_INFO_CC_KEY_F), 0);
     assert_int_equal(set_marking(n, BAD, 5), ST_OK);
@@ -81,7 +82,6 @@ static void test_unprotected(void **state)
     uint8_t resp[IB_CC_DATA_SZ];
     struct cc_stats st;
 
-    (void)state;
     assert_int_equal(set_key(n, KEY, 0, 0, 0), ST_OK);
     assert_int_equal(get_key_info(n, KEY, resp), ST_OK);
     assert_int_equal(pt_f64(resp, IB_CC_CONGESTION_KEY_INFO_CC_KEY_F), KEY);
@@ -118,7 +118,6 @@ static void test_protected(void **state)
                                      IB_CC_ATTR_SWITCH_CONGESTION_SETTING,
                                      IB_CC_ATTR_TIMESTAMP};
 
-    (void)state;
     assert_int_equal(set_key(n, KEY, 1, 0, 0), ST_OK);
     n->cc_key = BAD;
     for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++)
@@ -149,7 +148,6 @@ static void test_lease_expiry(void **state)
     struct pt_node *n = pt_switch_new(4, 0, false);
     uint8_t resp[IB_CC_DATA_SZ];
 
-    (void)state;
     assert_int_equal(set_key(n, KEY, 1, 2, 0), ST_OK);
     n->cc_key = BAD;
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_TIMESTAMP, NULL, NULL), PT_NOANSWER);
@@ -173,7 +171,6 @@ static void test_lease_stopped_by_key(void **state)
 {
     struct pt_node *n = pt_switch_new(4, 0, false);
 
-    (void)state;
     assert_int_equal(set_key(n, KEY, 1, 2, 0), ST_OK);
     n->cc_key = BAD;
     assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_TIMESTAMP, NULL, NULL), PT_NOANSWER);
@@ -194,7 +191,6 @@ static void test_violations_saturate(void **state)
 {
     struct pt_node *n = pt_switch_new(4, 0, false);
 
-    (void)state;
     assert_int_equal(set_key(n, KEY, 1, 0, 0xFFFE), ST_OK);
     assert_int_equal(set_marking(n, BAD, 1), PT_NOANSWER);
     assert_int_equal(set_marking(n, BAD, 1), PT_NOANSWER);
@@ -203,15 +199,5 @@ static void test_violations_saturate(void **state)
     pt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_zero_key),
-        cmocka_unit_test(test_unprotected),
-        cmocka_unit_test(test_protected),
-        cmocka_unit_test(test_lease_expiry),
-        cmocka_unit_test(test_lease_stopped_by_key),
-        cmocka_unit_test(test_violations_saturate),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_zero_key, test_unprotected, test_protected, test_lease_expiry,
+         test_lease_stopped_by_key, test_violations_saturate)

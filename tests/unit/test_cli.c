@@ -22,6 +22,7 @@
 #include "node.h"
 #include "pz_log.h"
 #include "pzt.h"
+#include "pzt_main.h"
 
 #define MS 1000000ull
 
@@ -141,7 +142,6 @@ static void test_show_interfaces(void **state)
 {
     struct fx *f = fx_new();
 
-    (void)state;
     assert_int_equal(fx_run(f, "show interfaces ib", true), CLI_OK);
     fx_expect_line(f, "Port",
                    "Port State        Phys state           Width Speed         "
@@ -169,7 +169,6 @@ static void test_show_interfaces_after_set(void **state)
     struct fx *f = fx_new();
     uint8_t pi[64];
 
-    (void)state;
     assert_int_equal(pzt_get(f->n, IB_ATTR_PORT_INFO, 2, pi), 0);
     mad_set_field(pi, 0, IB_PORT_NEIGHBOR_MTU_F, 4);
     mad_set_field(pi, 0, IB_PORT_STATE_F, 0);      /* no change */
@@ -187,7 +186,6 @@ static void test_show_interfaces_json(void **state)
 {
     struct fx *f = fx_new();
 
-    (void)state;
     assert_int_equal(fx_run(f, "show interfaces ib 1 json", true), CLI_OK);
     assert_string_equal(f->text, "{\"ports\":[{\"port\":1,\"state\":\"Initialize\","
                                  "\"phys_state\":\"LinkUp\",\"width\":\"4X\",\"speed\":"
@@ -203,7 +201,6 @@ static void test_show_counters(void **state)
     struct fx *f = fx_new();
     struct board_port_counters *c = board_mem_counters(f->n->bm, 2);
 
-    (void)state;
     board_mem_counter_add(f->n->bm, &c->xmit_data, 5000000000ull);
     board_mem_counter_add(f->n->bm, &c->symbol_errors, 7);
     board_mem_counter_add(f->n->bm, &c->xmit_wait, 42);
@@ -225,7 +222,6 @@ static void test_show_lft(void **state)
 {
     struct fx *f = fx_new();
 
-    (void)state;
     assert_int_equal(fx_run(f, "show lft", true), CLI_OK);
     assert_string_equal(f->text, "LinearFDBTop 9\nLID    Port\n3      0\n5      1\n6      1\n"
                                  "7      2\n");
@@ -259,7 +255,6 @@ static void test_show_congestion(void **state)
     struct fx *f = fx_new();
     struct board_port_counters *c = board_mem_counters(f->n->bm, 1);
 
-    (void)state;
     fx_sample(f, 1000);
     board_mem_counter_add(f->n->bm, &c->xmit_wait, 300000);
     fx_sample(f, 1000);
@@ -285,7 +280,6 @@ static void test_show_system_json(void **state)
 {
     struct fx *f = fx_new();
 
-    (void)state;
     assert_int_equal(fx_run(f, "show version json", true), CLI_OK);
     assert_memory_equal(f->text, "{\"name\":\"portzero\",\"version\":\"", 30);
     assert_int_equal(fx_run(f, "show system json", true), CLI_OK);
@@ -304,7 +298,6 @@ static void test_clear_counters(void **state)
     struct pma_counters total;
     struct pma_stats st;
 
-    (void)state;
     board_mem_counter_add(f->n->bm, &c->xmit_data, 1000);
     board_mem_counter_add(f->n->bm, &c->symbol_errors, 3);
     assert_int_equal(fx_run(f, "clear counters 2", true), CLI_DENIED);
@@ -332,7 +325,6 @@ static void test_show_log_and_help(void **state)
 {
     struct fx *f = fx_new();
 
-    (void)state;
     pz_log(PZ_LOG_ERROR, "first \"quoted\" line");
     pz_log(PZ_LOG_ERROR, "second line");
     assert_int_equal(fx_run(f, "show log 2", true), CLI_OK);
@@ -364,7 +356,6 @@ static void test_complete(void **state)
     const char *c[32];
     size_t n;
 
-    (void)state;
     n = cli_complete("sh", 2, true, c, 32);
     assert_int_equal(n, 1);
     assert_string_equal(c[0], "show");
@@ -393,7 +384,6 @@ static void test_json_escaping(void **state)
     struct cli_out out = {fx_write, f};
     struct cli_json j;
 
-    (void)state;
     cli_json_begin(&j, &out);
     cli_json_str(&j, "a\"b", "x\\y\n\t\x01z");
     cli_json_fixed(&j, "u", 249, 1);
@@ -456,7 +446,6 @@ static void test_json_utf8(void **state)
     struct fx *f = test_calloc(1, sizeof(*f));
     char want[128];
 
-    (void)state;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         snprintf(want, sizeof(want), "{\"s\":\"%s\"}\n", cases[i].out);
         if (strcmp(json_of(f, cases[i].in), want))
@@ -465,22 +454,7 @@ static void test_json_utf8(void **state)
     test_free(f);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_show_interfaces),
-        cmocka_unit_test(test_show_interfaces_after_set),
-        cmocka_unit_test(test_show_interfaces_json),
-        cmocka_unit_test(test_show_counters),
-        cmocka_unit_test(test_show_lft),
-        cmocka_unit_test(test_show_congestion),
-        cmocka_unit_test(test_show_system_json),
-        cmocka_unit_test(test_clear_counters),
-        cmocka_unit_test(test_show_log_and_help),
-        cmocka_unit_test(test_complete),
-        cmocka_unit_test(test_json_escaping),
-        cmocka_unit_test(test_json_utf8),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_show_interfaces, test_show_interfaces_after_set, test_show_interfaces_json,
+         test_show_counters, test_show_lft, test_show_congestion, test_show_system_json,
+         test_clear_counters, test_show_log_and_help, test_complete, test_json_escaping,
+         test_json_utf8)

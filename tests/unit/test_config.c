@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "pz_config.h"
+#include "pzt_main.h"
 
 /* Parse text into *cfg (starting from defaults); returns the parser's result. */
 static int parse(struct pz_config *cfg, const char *text, char *err, size_t errlen)
@@ -27,7 +28,6 @@ static void test_config_values(void **state)
     struct pz_config cfg;
     char err[160] = "";
 
-    (void)state;
     assert_int_equal(parse(&cfg,
                            "# a switch\n\n  ca = mlx5_0  \nport=1\nnode_desc = leaf 3 # rack A\n"
                            "node_guid = 0x0002c903000000ab\nnum_ports = 48\nenhanced_port0 = yes\n"
@@ -88,7 +88,6 @@ static void test_config_errors(void **state)
         {"monitor_ca_ports = -3\n", "line 1: bad value '-3' for 'monitor_ca_ports'"},
     };
 
-    (void)state;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct pz_config cfg;
         char err[160] = "";
@@ -107,7 +106,6 @@ static void test_config_node_desc_64(void **state)
     struct pz_config cfg;
     char err[160] = "", text[128];
 
-    (void)state;
     assert_int_equal(strlen(desc64), 64);
     snprintf(text, sizeof(text), "node_desc = %s\n", desc64);
     assert_int_equal(parse(&cfg, text, err, sizeof(err)), 0);
@@ -128,7 +126,6 @@ static void test_config_duplicate_keys(void **state)
     struct pz_config cfg;
     char err[160] = "";
 
-    (void)state;
     assert_int_equal(
         parse(&cfg, "num_ports = 8\n# comment\nlog_level = 1\nnum_ports = 12\n", err, sizeof(err)),
         -1);
@@ -152,34 +149,38 @@ static void test_config_duplicate_keys(void **state)
     assert_int_equal(cfg.num_ports, 4);
 }
 
+/*
+ * The monitor_* settings of cfg: monitor, interval_ms, threshold, low_util,
+ * clear, notices and ca_ports, in that order.
+ */
+static void check_monitor(const struct pz_config *cfg, bool monitor, unsigned interval_ms,
+                          uint64_t threshold, unsigned low_util, unsigned clear, bool notices,
+                          const char *ca_ports)
+{
+    assert_int_equal(cfg->monitor, monitor);
+    assert_int_equal(cfg->monitor_interval_ms, interval_ms);
+    assert_true(cfg->monitor_threshold == threshold);
+    assert_int_equal(cfg->monitor_low_util, low_util);
+    assert_int_equal(cfg->monitor_clear, clear);
+    assert_int_equal(cfg->monitor_notices, notices);
+    assert_string_equal(cfg->monitor_ca_ports, ca_ports);
+}
+
 /* The monitor keys: defaults, every key, and the values they accept. */
 static void test_config_monitor(void **state)
 {
     struct pz_config cfg;
     char err[160] = "";
 
-    (void)state;
     pz_config_defaults(&cfg);
-    assert_true(cfg.monitor);
-    assert_int_equal(cfg.monitor_interval_ms, 1000);
-    assert_true(cfg.monitor_threshold == 100000);
-    assert_int_equal(cfg.monitor_low_util, 50);
-    assert_int_equal(cfg.monitor_clear, 50);
-    assert_true(cfg.monitor_notices);
-    assert_string_equal(cfg.monitor_ca_ports, "");
+    check_monitor(&cfg, true, 1000, 100000, 50, 50, true, "");
     assert_int_equal(parse(&cfg,
                            "monitor = off\nmonitor_interval_ms = 100\nmonitor_threshold = 0x10\n"
                            "monitor_low_util = 100\nmonitor_clear = 1\nmonitor_notices = no\n"
                            "monitor_ca_ports = 1-18,20\n",
                            err, sizeof(err)),
                      0);
-    assert_false(cfg.monitor);
-    assert_int_equal(cfg.monitor_interval_ms, 100);
-    assert_true(cfg.monitor_threshold == 16);
-    assert_int_equal(cfg.monitor_low_util, 100);
-    assert_int_equal(cfg.monitor_clear, 1);
-    assert_false(cfg.monitor_notices);
-    assert_string_equal(cfg.monitor_ca_ports, "1-18,20");
+    check_monitor(&cfg, false, 100, 16, 100, 1, false, "1-18,20");
     /* An empty list goes back to discovery. */
     assert_int_equal(pz_config_set(&cfg, "monitor_ca_ports", "", err, sizeof(err)), 0);
     assert_string_equal(cfg.monitor_ca_ports, "");
@@ -194,7 +195,6 @@ static void test_config_dgram(void **state)
     struct pz_config cfg;
     char err[160] = "";
 
-    (void)state;
     pz_config_defaults(&cfg);
     assert_int_equal(cfg.dgram, -1);
     assert_int_equal(cfg.dgram_qkey, 0x505a0001);
@@ -220,7 +220,6 @@ static void test_config_port_list(void **state)
 {
     uint8_t mask[(PZ_CONFIG_MAX_PORT + 8) / 8];
 
-    (void)state;
     assert_int_equal(pz_config_port_list("1-18,20", mask), 19);
     assert_true(mask[0] == 0xFE && mask[1] == 0xFF && mask[2] == 0x17);
     for (unsigned i = 3; i < sizeof(mask); i++)
@@ -245,7 +244,6 @@ static void test_config_binary(void **state)
     struct pz_config cfg;
     char err[160] = "", big[1024];
 
-    (void)state;
     pz_config_defaults(&cfg);
     assert_int_equal(pz_config_parse(&cfg, "port = 1\0x", 10, err, sizeof(err)), -1);
     assert_string_equal(err, "line 1: NUL byte");
@@ -293,7 +291,6 @@ static void test_config_table_prints(void **state)
     char *help, *conf;
     const char *p;
 
-    (void)state;
     assert_true(count >= 21);
     assert_int_equal(parse(&cfg,
                            "num_ports = 18\nmonitor = off\ndgram = on\nboard = sim\n"
@@ -339,7 +336,6 @@ static void test_config_table_ranges(void **state)
     size_t count;
     const struct pz_config_key *keys = pz_config_keys(&count);
 
-    (void)state;
     for (size_t i = 0; i < count; i++) {
         const struct pz_config_key *k = &keys[i];
         struct pz_config cfg, def;
@@ -391,7 +387,6 @@ static void test_config_ip_plane_keys(void **state)
     char err[160], out[64];
     const struct pz_config_key *gw = pz_config_key_find("ip_gateway");
 
-    (void)state;
     pz_config_defaults(&cfg);
     assert_true(cfg.ip);
     assert_int_equal(cfg.ip_address.addr, 0);
@@ -469,7 +464,6 @@ static void test_config_table_types(void **state)
     struct ip_conf c, before;
     char buf[64];
 
-    (void)state;
     memset(&c, 0, sizeof(c));
     assert_int_equal(pz_config_key_set(&ip_keys[0], &c, "10.1.2.3/24"), 0);
     assert_int_equal(c.address.addr, 0x0A010203);
@@ -511,15 +505,7 @@ static void test_config_table_types(void **state)
     assert_string_equal(c.state_dir, "");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_config_values),       cmocka_unit_test(test_config_errors),
-        cmocka_unit_test(test_config_binary),       cmocka_unit_test(test_config_monitor),
-        cmocka_unit_test(test_config_port_list),    cmocka_unit_test(test_config_dgram),
-        cmocka_unit_test(test_config_node_desc_64), cmocka_unit_test(test_config_duplicate_keys),
-        cmocka_unit_test(test_config_table_prints), cmocka_unit_test(test_config_table_ranges),
-        cmocka_unit_test(test_config_table_types),  cmocka_unit_test(test_config_ip_plane_keys),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_config_values, test_config_errors, test_config_binary, test_config_monitor,
+         test_config_port_list, test_config_dgram, test_config_node_desc_64,
+         test_config_duplicate_keys, test_config_table_prints, test_config_table_ranges,
+         test_config_table_types, test_config_ip_plane_keys)

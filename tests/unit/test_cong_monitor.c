@@ -22,6 +22,7 @@
 #include "cong_monitor.h"
 #include "pma.h"
 #include "pma_vendor.h"
+#include "pzt_main.h"
 
 #define NPORTS 8
 #define MS 1000000ull
@@ -142,7 +143,6 @@ static void test_config_check(void **state)
     struct cong_monitor_config cfg, good;
     struct fx *f = fx_new(1000);
 
-    (void)state;
     cong_monitor_default_config(&good);
     assert_int_equal(good.interval_ms, 1000);
     assert_true(good.threshold_ticks == 100000);
@@ -204,7 +204,6 @@ static void test_schedule(void **state)
     struct cong_monitor_config cfg;
     unsigned reads;
 
-    (void)state;
     assert_true(cong_monitor_next_deadline(f->m) == 2 * SEC);
     board_mem_advance_ns(f->bm, SEC - 1);
     reads = f->reads;
@@ -241,7 +240,6 @@ static void test_threshold_edge(void **state)
     struct fx *f = fx_new(1000);
     struct cong_port_view v;
 
-    (void)state;
     assert_int_equal(cong_monitor_set_peer(f->m, 2, CONG_PEER_CA), 0);
     assert_int_equal(step(f, 2, SEC, THR - 1, 900), 0);
     assert_int_equal(cls(f, 2), CONG_PORT_NORMAL);
@@ -272,7 +270,6 @@ static void test_hysteresis(void **state)
 {
     struct fx *f = fx_new(1000);
 
-    (void)state;
     cong_monitor_set_peer(f->m, 1, CONG_PEER_CA);
     step(f, 1, SEC, 2 * THR, 100);
     expect_event(f, 1, CONG_PORT_NORMAL, CONG_PORT_HOTSPOT);
@@ -296,7 +293,6 @@ static void test_ca_vs_switch_facing(void **state)
 {
     struct fx *f = fx_new(1000);
 
-    (void)state;
     cong_monitor_set_peer(f->m, 1, CONG_PEER_CA);
     cong_monitor_set_peer(f->m, 2, CONG_PEER_SWITCH);
     /* port 3: unknown peer */
@@ -334,7 +330,6 @@ static void test_low_util_margin(void **state)
 {
     struct fx *f = fx_new(1000);
 
-    (void)state;
     cong_monitor_set_peer(f->m, 4, CONG_PEER_SWITCH);
     assert_int_equal(step(f, 4, SEC, THR, 499), 1);
     expect_event(f, 4, CONG_PORT_NORMAL, CONG_PORT_LOW_UTIL);
@@ -361,7 +356,6 @@ static void test_detection_latency(void **state)
     uint64_t start, onset = 0, clear = 0;
     struct cong_event ev;
 
-    (void)state;
     cong_monitor_set_peer(f->m, 5, CONG_PEER_CA);
     /* Congestion at 1.2 x threshold starts 70 ms into an interval. */
     for (unsigned i = 0; i < 7; i++)
@@ -391,7 +385,6 @@ static void test_actual_interval(void **state)
     struct fx *f = fx_new(1000);
     struct cong_port_view v;
 
-    (void)state;
     cong_monitor_set_peer(f->m, 6, CONG_PEER_CA);
     /* 1.5 s late-ish round with 1.5 x threshold ticks: exactly the threshold rate. */
     f->wait[6] += THR * 3 / 2;
@@ -430,7 +423,6 @@ static void test_counter_reset(void **state)
     struct fx *f = fx_new(1000);
     struct cong_port_view v;
 
-    (void)state;
     cong_monitor_set_peer(f->m, 3, CONG_PEER_CA);
     f->wait[3] = 5000000;
     f->data[3] = 1000;
@@ -471,7 +463,6 @@ static void test_saturation(void **state)
     struct fx *f = fx_new(1000);
     struct cong_port_view v;
 
-    (void)state;
     cong_monitor_set_peer(f->m, 7, CONG_PEER_CA);
     f->wait[7] = 0xFFFFFFFFull - 3 * THR;
     f->data[7] = 100;
@@ -516,7 +507,6 @@ static void test_reader_error(void **state)
 {
     struct fx *f = fx_new(1000);
 
-    (void)state;
     cong_monitor_set_peer(f->m, 8, CONG_PEER_CA);
     step(f, 8, SEC, 2 * THR, 500);
     expect_event(f, 8, CONG_PORT_NORMAL, CONG_PORT_HOTSPOT);
@@ -539,7 +529,6 @@ static void test_link_down(void **state)
     struct cong_port_view v;
     struct cong_event ev;
 
-    (void)state;
     cong_monitor_set_peer(f->m, 2, CONG_PEER_CA);
     step(f, 2, SEC, 2 * THR, 500);
     expect_event(f, 2, CONG_PORT_NORMAL, CONG_PORT_HOTSPOT);
@@ -581,7 +570,6 @@ static void test_event_queue(void **state)
     uint64_t prev = 0;
     unsigned n = 0;
 
-    (void)state;
     cong_monitor_set_peer(f->m, 1, CONG_PEER_CA);
     for (unsigned i = 0; i < total; i++)
         assert_int_equal(step(f, 1, 100 * MS, i % 2 ? 0 : 2 * THR, 500), 1);
@@ -607,7 +595,6 @@ static void test_history(void **state)
     struct cong_monitor_config cfg;
     unsigned n;
 
-    (void)state;
     assert_int_equal(cong_monitor_history(f->m, 1, h, CONG_HISTORY_MAX), 0);
     for (unsigned i = 1; i <= 20; i++)
         step(f, 1, SEC, i * 1000, 0);
@@ -646,7 +633,6 @@ static void test_event_notice(void **state)
     uint8_t d[CONG_NOTICE_DETAILS_LEN];
     struct cong_event ev;
 
-    (void)state;
     cong_monitor_set_peer(f->m, 3, CONG_PEER_CA);
     step(f, 3, SEC, 250000, 300);
     assert_true(cong_monitor_next_event(f->m, &ev));
@@ -692,7 +678,6 @@ static void test_pma_reader(void **state)
     struct cong_port_view v;
     uint64_t w, d;
 
-    (void)state;
     board_mem_default_switch_identity(&id, 0x0002c90000004000ull, 4);
     id.counter_bits = 32;
     bm = board_mem_create(&id);
@@ -724,18 +709,7 @@ static void test_pma_reader(void **state)
     board_mem_destroy(bm);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_config_check),        cmocka_unit_test(test_schedule),
-        cmocka_unit_test(test_threshold_edge),      cmocka_unit_test(test_hysteresis),
-        cmocka_unit_test(test_ca_vs_switch_facing), cmocka_unit_test(test_low_util_margin),
-        cmocka_unit_test(test_detection_latency),   cmocka_unit_test(test_actual_interval),
-        cmocka_unit_test(test_counter_reset),       cmocka_unit_test(test_saturation),
-        cmocka_unit_test(test_reader_error),        cmocka_unit_test(test_link_down),
-        cmocka_unit_test(test_event_queue),         cmocka_unit_test(test_history),
-        cmocka_unit_test(test_event_notice),        cmocka_unit_test(test_pma_reader),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_config_check, test_schedule, test_threshold_edge, test_hysteresis,
+         test_ca_vs_switch_facing, test_low_util_margin, test_detection_latency,
+         test_actual_interval, test_counter_reset, test_saturation, test_reader_error,
+         test_link_down, test_event_queue, test_history, test_event_notice, test_pma_reader)

@@ -13,6 +13,7 @@
 
 #include "iperf_format.h"
 #include "iperf_wire.h"
+#include "pzt_main.h"
 
 /* The first 40 bytes of iperf 2.1.8's UDP datagram 1 (-u -b 1M -t 2), from tshark. */
 static const uint8_t captured_udp[40] = {
@@ -25,7 +26,6 @@ static void test_udp_captured(void **state)
 {
     struct iperf_udp_hdr h;
 
-    (void)state;
     assert_true(iperf_udp_seq64(captured_udp, sizeof(captured_udp)));
     assert_int_equal(iperf_udp_parse(captured_udp, sizeof(captured_udp), true, &h), 0);
     assert_int_equal(h.seq, 1);
@@ -45,7 +45,6 @@ static void test_udp_negative(void **state)
     struct iperf_client_hdr c = {.flags = IPERF_FLAG_SEQNO64B};
     struct iperf_udp_hdr h;
 
-    (void)state;
     assert_int_equal(iperf_udp_encode(buf, sizeof(buf), -182, 1, 2, &c), 0);
     assert_int_equal(buf[0], 0xff);
     assert_int_equal(buf[3], 0x4a);
@@ -61,7 +60,6 @@ static void test_udp_short(void **state)
 {
     struct iperf_udp_hdr h;
 
-    (void)state;
     assert_int_equal(iperf_udp_parse(captured_udp, 11, false, &h), -1);
     assert_int_equal(iperf_udp_parse(captured_udp, 12, false, &h), 0);
     assert_false(h.has_client);
@@ -83,7 +81,6 @@ static void test_report_round_trip(void **state)
     uint8_t buf[IPERF_REPORT_LEN];
     struct iperf_report back;
 
-    (void)state;
     assert_int_equal(iperf_report_encode(buf, sizeof(buf), &r), IPERF_REPORT_LEN);
     assert_memory_equal(buf, (uint8_t[16]){0}, 16);
     assert_int_equal(buf[16], 0x88);
@@ -109,7 +106,6 @@ static void test_report_garbage(void **state)
     uint8_t buf[IPERF_REPORT_LEN] = {0};
     struct iperf_report r;
 
-    (void)state;
     assert_int_equal(iperf_report_parse(buf, 28, &r), -1);
     assert_int_equal(iperf_report_parse(buf, sizeof(buf), &r), -1);
 }
@@ -119,7 +115,6 @@ static void test_format(void **state)
 {
     char b[32];
 
-    (void)state;
     assert_string_equal(iperf_format_bytes(267540, b, sizeof(b)), " 261 KBytes");
     assert_string_equal(iperf_format_bytes(1.86 * 1073741824.0, b, sizeof(b)), "1.86 GBytes");
     assert_string_equal(iperf_format_rate(1.06e6, b, sizeof(b)), "1.06 Mbits/sec");
@@ -134,12 +129,5 @@ static void test_format(void **state)
     assert_true(iperf_parse_rate("") == 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_udp_captured),   cmocka_unit_test(test_udp_negative),
-        cmocka_unit_test(test_udp_short),      cmocka_unit_test(test_report_round_trip),
-        cmocka_unit_test(test_report_garbage), cmocka_unit_test(test_format),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_udp_captured, test_udp_negative, test_udp_short, test_report_round_trip,
+         test_report_garbage, test_format)

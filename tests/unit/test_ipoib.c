@@ -20,6 +20,8 @@
 #include "ipoib_arp.h"
 #include "ipoib_sa.h"
 #include "ipoib_wire.h"
+#include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define MAX_EP 4
 #define PREFIX 0xfe80000000000000ull
@@ -32,7 +34,6 @@ static void test_bcast_mgid(void **state)
     static const uint8_t want[16] = {0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0,    0,
                                      0,    0,    0,    0,    0xff, 0xff, 0xff, 0xff};
     uint8_t mgid[16];
-    (void)state;
 
     ipoib_bcast_mgid(0xffff, mgid);
     assert_memory_equal(mgid, want, 16);
@@ -47,7 +48,6 @@ static void test_bcast_mgid(void **state)
 static void test_mcast_mgid(void **state)
 {
     uint8_t mgid[16];
-    (void)state;
 
     ipoib_ipv4_mcast_mgid(0xffff, 0xEF123456u, mgid);
     assert_int_equal(mgid[1], 0x12);
@@ -63,7 +63,6 @@ static void test_lladdr(void **state)
 {
     struct ipoib_lladdr a = {.flags = 0x80, .qpn = 0x123456}, b;
     uint8_t raw[20];
-    (void)state;
 
     ipoib_gid_make(PREFIX, 0x0002c90300001234ull, a.gid);
     ipoib_lladdr_pack(&a, raw);
@@ -84,7 +83,6 @@ static void test_lladdr(void **state)
 static void test_encap_mtu(void **state)
 {
     uint8_t h[4];
-    (void)state;
 
     ipoib_encap_write(IPOIB_ETHERTYPE_ARP, h);
     assert_int_equal(h[0], 0x08);
@@ -106,7 +104,6 @@ static void test_arp_roundtrip(void **state)
 {
     struct ipoib_arp a = {.op = IPOIB_ARP_OP_REPLY, .spa = 0x0a000001, .tpa = 0x0a000002}, b;
     uint8_t raw[IPOIB_ARP_LEN + 4];
-    (void)state;
 
     a.sha.qpn = 0x48;
     ipoib_gid_make(PREFIX, 1, a.sha.gid);
@@ -131,7 +128,6 @@ static void test_arp_refusals(void **state)
 {
     struct ipoib_arp a = {.op = IPOIB_ARP_OP_REQUEST}, b;
     uint8_t raw[IPOIB_ARP_LEN], bad[IPOIB_ARP_LEN];
-    (void)state;
 
     ipoib_arp_build(&a, raw);
     assert_int_equal(ipoib_arp_parse(raw, IPOIB_ARP_LEN - 1, &b), IPOIB_ARP_SHORT);
@@ -159,16 +155,13 @@ static void test_arp_refusals(void **state)
 static void test_sa_join_request(void **state)
 {
     uint8_t mad[256], mgid[16], pgid[16], got[16];
-    (void)state;
 
     ipoib_bcast_mgid(0xffff, mgid);
     ipoib_gid_make(PREFIX, 0x1234, pgid);
     ipoib_sa_build_join(mad, 0x0000000700000001ull, mgid, pgid, 0xffff, 1);
-    assert_int_equal(mad_get_field(mad, 0, IB_MAD_BASEVER_F), 1);
-    assert_int_equal(mad_get_field(mad, 0, IB_MAD_MGMTCLASS_F), IB_SA_CLASS);
-    assert_int_equal(mad_get_field(mad, 0, IB_MAD_CLASSVER_F), 2);
-    assert_int_equal(mad_get_field(mad, 0, IB_MAD_METHOD_F), IB_MAD_METHOD_SET);
-    assert_int_equal(mad_get_field(mad, 0, IB_MAD_ATTRID_F), IB_SA_ATTR_MCRECORD);
+    PZT_EXPECT_FIELDS(mad, {IB_MAD_BASEVER_F, 1}, {IB_MAD_MGMTCLASS_F, IB_SA_CLASS},
+                      {IB_MAD_CLASSVER_F, 2}, {IB_MAD_METHOD_F, IB_MAD_METHOD_SET},
+                      {IB_MAD_ATTRID_F, IB_SA_ATTR_MCRECORD});
     assert_true(mad_get_field64(mad, 0, IB_MAD_TRID_F) == 0x0000000700000001ull);
     assert_true(mad_get_field64(mad, 0, IB_SA_COMPMASK_F) ==
                 (1u << 0 | 1u << 1 | 1u << 7 | 1u << 16));
@@ -184,7 +177,6 @@ static void test_sa_join_request(void **state)
 static void test_sa_path_request(void **state)
 {
     uint8_t mad[256], sgid[16], dgid[16], got[16];
-    (void)state;
 
     ipoib_gid_make(PREFIX, 1, sgid);
     ipoib_gid_make(PREFIX, 2, dgid);
@@ -205,9 +197,8 @@ static void test_sa_path_request(void **state)
 static void make_join_answer(uint8_t *mad, unsigned status, uint32_t qkey, uint16_t mlid,
                              unsigned mtu, unsigned sl)
 {
-    mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
-    mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
-    mad_set_field(mad, 0, IB_MAD_STATUS_F, status);
+    PZT_SET_FIELDS(mad, {IB_MAD_METHOD_F, IB_MAD_METHOD_GET}, {IB_MAD_RESPONSE_F, 1},
+                   {IB_MAD_STATUS_F, status});
     mad_set_field(mad, IB_SA_DATA_OFFS, IB_SA_MCM_QKEY_F, qkey);
     mad_set_field(mad, IB_SA_DATA_OFFS, IB_SA_MCM_MLID_F, mlid);
     mad_set_field(mad, IB_SA_DATA_OFFS, IB_SA_MCM_MTU_F, mtu);
@@ -221,7 +212,6 @@ static void test_sa_parse_join(void **state)
     uint8_t req[256], mad[256], mgid[16], pgid[16];
     struct ipoib_group g;
     unsigned status;
-    (void)state;
 
     ipoib_bcast_mgid(0xffff, mgid);
     ipoib_gid_make(PREFIX, 0x1234, pgid);
@@ -266,7 +256,6 @@ static void test_sa_parse_path(void **state)
     uint8_t mad[256], sgid[16], dgid[16];
     struct ipoib_path p;
     unsigned status;
-    (void)state;
 
     ipoib_gid_make(PREFIX, 1, sgid);
     ipoib_gid_make(PREFIX, 2, dgid);
@@ -296,12 +285,9 @@ static void test_port_from_attrs(void **state)
 {
     uint8_t pi[64] = {0}, pk[64] = {0};
     struct ipoib_port p = {.reregister = 7};
-    (void)state;
 
-    mad_set_field(pi, 0, IB_PORT_STATE_F, 4);
-    mad_set_field(pi, 0, IB_PORT_LID_F, 0x1234);
-    mad_set_field(pi, 0, IB_PORT_SMLID_F, 3);
-    mad_set_field(pi, 0, IB_PORT_SMSL_F, 5);
+    PZT_SET_FIELDS(pi, {IB_PORT_STATE_F, 4}, {IB_PORT_LID_F, 0x1234}, {IB_PORT_SMLID_F, 3},
+                   {IB_PORT_SMSL_F, 5});
     mad_set_field64(pi, 0, IB_PORT_GID_PREFIX_F, PREFIX);
     mad_put_be16(pk + 2, 0x7fff); /* limited member of the default partition */
     ipoib_port_from_attrs(pi, pk, 0x42, 0xffff, &p);
@@ -546,7 +532,6 @@ static void test_join(void **state)
     struct fake f = {0};
     struct node *a = add_node(&f, 5, 1);
     struct ipoib_port p = port_of(a);
-    (void)state;
 
     assert_int_equal(ipoib_state(a->ep), IPOIB_DOWN);
     ipoib_port_update(a->ep, &p, 0);
@@ -575,7 +560,6 @@ static void test_join_retry(void **state)
     struct node *a = add_node(&f, 5, 1);
     struct ipoib_port p = port_of(a);
     uint64_t t = 0;
-    (void)state;
 
     ipoib_port_update(a->ep, &p, t);
     assert_int_equal(ipoib_state(a->ep), IPOIB_JOINING);
@@ -602,7 +586,6 @@ static void test_join_timeout(void **state)
     struct fake f = {.sa_silent = true};
     struct node *a = add_node(&f, 5, 1);
     struct ipoib_port p = port_of(a);
-    (void)state;
 
     ipoib_port_update(a->ep, &p, 0);
     ipoib_poll(a->ep, 999);
@@ -639,7 +622,6 @@ static void test_limited_pkey(void **state)
     struct fake f = {0};
     struct node *a = add_node(&f, 5, 1);
     struct ipoib_port p = port_of(a);
-    (void)state;
 
     p.pkey_state = IPOIB_PKEY_LIMITED;
     ipoib_port_update(a->ep, &p, 0);
@@ -661,7 +643,6 @@ static void test_resolve_and_send(void **state)
     struct ipoib_port pa, pb;
     uint8_t pkt[2048];
     size_t len;
-    (void)state;
 
     joined_pair(&f, &a, &b, &pa, &pb);
     len = make_ip(pkt, a->ip, b->ip, 100);
@@ -695,7 +676,6 @@ static void test_unresolved(void **state)
     struct ipoib_port pa = port_of(a);
     uint8_t pkt[256];
     size_t len = make_ip(pkt, a->ip, 0x0a000063, 10);
-    (void)state;
 
     ipoib_port_update(a->ep, &pa, 0);
     for (int i = 0; i < 66; i++)
@@ -719,7 +699,6 @@ static void test_routing(void **state)
     struct ipoib_port pa = port_of(a), pg = port_of(gw);
     uint8_t pkt[256];
     size_t len;
-    (void)state;
 
     ipoib_port_update(a->ep, &pa, 0);
     ipoib_port_update(gw->ep, &pg, 0);
@@ -760,7 +739,6 @@ static void test_path_query_when_qp_differs(void **state)
     struct ipoib_arp arp = {.op = IPOIB_ARP_OP_REQUEST, .spa = 0x0a000009, .tpa = a->ip};
     struct board_dgram_addr rx = {.dlid = 0xc001, .slid = 33, .qkey = 0x0b1b, .src_qp = 0x777};
     uint8_t buf[60];
-    (void)state;
 
     ipoib_port_update(a->ep, &pa, 0);
     /* A peer without an endpoint, known to the fake SA only (LID 9). */
@@ -792,7 +770,6 @@ static void test_bad_input(void **state)
     struct ipoib_port pa = port_of(a);
     struct board_dgram_addr rx = {.dlid = 5, .slid = 9, .qkey = 0x0b1b, .src_qp = 0x49};
     uint8_t buf[4200];
-    (void)state;
 
     ipoib_input(a->ep, &rx, buf, 10, 0);
     assert_int_equal(ipoib_stats(a->ep)->rx_dropped_down, 1);
@@ -852,7 +829,6 @@ static void test_rejoin(void **state)
     struct ipoib_port pa, pb;
     uint8_t pkt[256];
     size_t len;
-    (void)state;
 
     joined_pair(&f, &a, &b, &pa, &pb);
     len = make_ip(pkt, a->ip, b->ip, 10);
@@ -895,7 +871,6 @@ static void test_stale_probe(void **state)
     struct ipoib_port pa, pb;
     uint8_t pkt[256];
     size_t len;
-    (void)state;
 
     joined_pair(&f, &a, &b, &pa, &pb);
     len = make_ip(pkt, a->ip, b->ip, 10);
@@ -924,7 +899,6 @@ static void test_create_refusals(void **state)
 {
     struct ipoib_config cfg = {.pkey = 0xffff, .qpn = 0x48};
     struct ipoib *ep;
-    (void)state;
 
     assert_null(ipoib_create(NULL, &fake_ops, NULL));
     cfg.pkey = 0x8000;
@@ -944,32 +918,9 @@ static void test_create_refusals(void **state)
     ipoib_destroy(NULL);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bcast_mgid),
-        cmocka_unit_test(test_mcast_mgid),
-        cmocka_unit_test(test_lladdr),
-        cmocka_unit_test(test_encap_mtu),
-        cmocka_unit_test(test_arp_roundtrip),
-        cmocka_unit_test(test_arp_refusals),
-        cmocka_unit_test(test_sa_join_request),
-        cmocka_unit_test(test_sa_path_request),
-        cmocka_unit_test(test_sa_parse_join),
-        cmocka_unit_test(test_sa_parse_path),
-        cmocka_unit_test(test_port_from_attrs),
-        cmocka_unit_test(test_join),
-        cmocka_unit_test(test_join_retry),
-        cmocka_unit_test(test_join_timeout),
-        cmocka_unit_test(test_limited_pkey),
-        cmocka_unit_test(test_resolve_and_send),
-        cmocka_unit_test(test_unresolved),
-        cmocka_unit_test(test_routing),
-        cmocka_unit_test(test_path_query_when_qp_differs),
-        cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_rejoin),
-        cmocka_unit_test(test_stale_probe),
-        cmocka_unit_test(test_create_refusals),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_bcast_mgid, test_mcast_mgid, test_lladdr, test_encap_mtu, test_arp_roundtrip,
+         test_arp_refusals, test_sa_join_request, test_sa_path_request, test_sa_parse_join,
+         test_sa_parse_path, test_port_from_attrs, test_join, test_join_retry, test_join_timeout,
+         test_limited_pkey, test_resolve_and_send, test_unresolved, test_routing,
+         test_path_query_when_qp_differs, test_bad_input, test_rejoin, test_stale_probe,
+         test_create_refusals)

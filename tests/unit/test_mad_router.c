@@ -12,6 +12,7 @@
 
 #include "mad_header.h"
 #include "mad_router.h"
+#include "pzt_main.h"
 
 /* What the fake agents and clients saw. */
 struct seen {
@@ -67,7 +68,6 @@ static void test_requests_by_class(void **state)
     uint8_t mad[IB_MAD_SIZE];
     enum mad_verdict v;
 
-    (void)state;
     mad_router_init(&r);
     assert_int_equal(mad_router_add_agent(&r, IB_SMI_DIRECT_CLASS, fake_agent, &sma), 0);
     assert_int_equal(mad_router_add_agent(&r, IB_PERFORMANCE_CLASS, fake_agent, &pma), 0);
@@ -95,7 +95,6 @@ static void test_answers_by_tid_tag(void **state)
     uint8_t mad[IB_MAD_SIZE];
     enum mad_verdict v;
 
-    (void)state;
     mad_router_init(&r);
     assert_int_equal(mad_router_add_agent(&r, IB_SMI_DIRECT_CLASS, fake_agent, &sma), 0);
     assert_int_equal(mad_router_add_client(&r, 0, 0xF0000000u, 0x50000000u, fake_client, &mon), 0);
@@ -140,7 +139,6 @@ static void test_long_answers(void **state)
     struct mad_addr from = {0}, to;
     enum mad_route how;
 
-    (void)state;
     mad_router_init(&r);
     assert_int_equal(
         mad_router_add_client_len(&r, IB_SA_CLASS, 0xFF000000u, 0x72000000u, fake_len_client, &rc),
@@ -170,7 +168,6 @@ static void test_client_refusals(void **state)
     struct mad_router r;
     struct seen s = {0};
 
-    (void)state;
     mad_router_init(&r);
     assert_int_equal(mad_router_add_client(&r, 0, 0xF0000000u, 0x50000000u, fake_client, &s), 0);
     /* Overlaps: a narrower tag inside the first, in any class. */
@@ -186,14 +183,4 @@ static void test_client_refusals(void **state)
     assert_int_equal(mad_router_add_client(&r, 3, 0xFF000000u, 0x49000000u, fake_client, &s), -1);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_requests_by_class),
-        cmocka_unit_test(test_answers_by_tid_tag),
-        cmocka_unit_test(test_client_refusals),
-        cmocka_unit_test(test_long_answers),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_requests_by_class, test_answers_by_tid_tag, test_client_refusals, test_long_answers)

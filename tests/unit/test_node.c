@@ -20,6 +20,8 @@
 #include "pma.h"
 #include "sma.h"
 #include "pzt.h"
+#include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define MS 1000000ull
 #define PORTS 4
@@ -91,7 +93,6 @@ static void test_process_by_class(void **state)
     enum mad_route how;
     struct fx *f;
 
-    (void)state;
     node_default_config(&cfg);
     f = fx_new(&cfg);
     from.dst_qp = 0;
@@ -107,17 +108,15 @@ static void test_process_by_class(void **state)
     gmp_get(in, IB_PERFORMANCE_CLASS, 1, CLASS_PORT_INFO, 0x12);
     assert_int_equal(node_process(f->node, &from, in, &to, out, &how), MAD_SEND);
     assert_int_equal(how, MAD_ROUTED_REQUEST);
-    assert_int_equal(mad_get_field(out, 0, IB_MAD_MGMTCLASS_F), IB_PERFORMANCE_CLASS);
-    assert_int_equal(mad_get_field(out, 0, IB_MAD_METHOD_F), IB_MAD_METHOD_GET);
-    assert_int_equal(mad_get_field(out, 0, IB_MAD_RESPONSE_F), 1);
-    assert_int_equal(mad_get_field(out, 0, IB_MAD_STATUS_F), 0);
+    PZT_EXPECT_FIELDS(out, {IB_MAD_MGMTCLASS_F, IB_PERFORMANCE_CLASS},
+                      {IB_MAD_METHOD_F, IB_MAD_METHOD_GET}, {IB_MAD_RESPONSE_F, 1},
+                      {IB_MAD_STATUS_F, 0});
     assert_int_equal(to.dlid, 1);
 
     gmp_get(in, IB_CC_CLASS, 2, CLASS_PORT_INFO, 0x13);
     assert_int_equal(node_process(f->node, &from, in, &to, out, NULL), MAD_SEND);
-    assert_int_equal(mad_get_field(out, 0, IB_MAD_MGMTCLASS_F), IB_CC_CLASS);
-    assert_int_equal(mad_get_field(out, 0, IB_MAD_METHOD_F), IB_MAD_METHOD_GET);
-    assert_int_equal(mad_get_field(out, 0, IB_MAD_RESPONSE_F), 1);
+    PZT_EXPECT_FIELDS(out, {IB_MAD_MGMTCLASS_F, IB_CC_CLASS}, {IB_MAD_METHOD_F, IB_MAD_METHOD_GET},
+                      {IB_MAD_RESPONSE_F, 1});
 
     /* The SA class: nobody serves it here. */
     gmp_get(in, IB_SA_CLASS, 2, CLASS_PORT_INFO, 0x14);
@@ -137,7 +136,6 @@ static void test_clients(void **state)
     uint8_t in[IB_MAD_SIZE];
     struct fx *f;
 
-    (void)state;
     node_default_config(&cfg);
     cfg.monitor = true;
     cfg.discover = true;
@@ -172,7 +170,6 @@ static void test_poll_deadline(void **state)
     uint64_t now;
     struct fx *f;
 
-    (void)state;
     node_default_config(&cfg);
     cfg.link_scan_ns = 10 * MS;
     f = fx_new(&cfg);
@@ -200,7 +197,6 @@ static void test_monitor_lifecycle(void **state)
     struct cong_monitor_config mc;
     struct fx *f;
 
-    (void)state;
     node_default_config(&cfg);
     f = fx_new(&cfg);
     assert_null(node_cong(f->node));
@@ -229,7 +225,6 @@ static void test_bad_settings(void **state)
     struct node_config cfg;
     char err[80] = "";
 
-    (void)state;
     node_default_config(&cfg);
     cfg.monitor = true;
     cfg.mon.interval_ms = 1;
@@ -246,7 +241,6 @@ static void test_rx_record_none(void **state)
     uint8_t mad[IB_MAD_SIZE], copy[IB_MAD_SIZE];
     struct fx *f;
 
-    (void)state;
     node_default_config(&cfg);
     f = fx_new(&cfg);
     pzt_dr_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 0x21, 1, 1, (const uint8_t[]){0, 3},
@@ -271,7 +265,6 @@ static void test_ca_node(void **state)
     struct node *node;
     char err[80];
 
-    (void)state;
     assert_non_null(ca);
     node_default_config(&cfg);
     node = node_create(ca->board, &cfg, NULL, err, sizeof(err));
@@ -283,13 +276,5 @@ static void test_ca_node(void **state)
     pzt_node_free(ca);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_process_by_class), cmocka_unit_test(test_clients),
-        cmocka_unit_test(test_poll_deadline),    cmocka_unit_test(test_monitor_lifecycle),
-        cmocka_unit_test(test_rx_record_none),   cmocka_unit_test(test_ca_node),
-        cmocka_unit_test(test_bad_settings),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_process_by_class, test_clients, test_poll_deadline, test_monitor_lifecycle,
+         test_rx_record_none, test_ca_node, test_bad_settings)

@@ -21,6 +21,8 @@
 #include "pma_vendor.h"
 #include "node.h"
 #include "pzt.h"
+#include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define MS 1000000ull
 #define SW_LID 0x21
@@ -138,18 +140,11 @@ static void check_disc_smp(const struct fx *f, unsigned i, unsigned port)
 {
     const uint8_t *s = f->sent[i];
 
-    assert_int_equal(mad_get_field((void *)s, 0, IB_MAD_BASEVER_F), 1);
-    assert_int_equal(mad_get_field((void *)s, 0, IB_MAD_MGMTCLASS_F), IB_SMI_DIRECT_CLASS);
-    assert_int_equal(mad_get_field((void *)s, 0, IB_MAD_CLASSVER_F), 1);
-    assert_int_equal(mad_get_field((void *)s, 0, IB_MAD_METHOD_F), IB_MAD_METHOD_GET);
-    assert_int_equal(mad_get_field((void *)s, 0, IB_MAD_RESPONSE_F), 0);
-    assert_int_equal(mad_get_field((void *)s, 0, IB_DRSMP_DIRECTION_F), 0);
-    assert_int_equal(mad_get_field((void *)s, 0, IB_MAD_ATTRID_F), IB_ATTR_NODE_INFO);
-    assert_int_equal(mad_get_field((void *)s, 0, IB_MAD_ATTRMOD_F), 0);
-    assert_int_equal(mad_get_field((void *)s, 0, IB_DRSMP_HOPCNT_F), 1);
-    assert_int_equal(mad_get_field((void *)s, 0, IB_DRSMP_HOPPTR_F), 0);
-    assert_int_equal(mad_get_field((void *)s, 0, IB_DRSMP_DRSLID_F), 0xFFFF);
-    assert_int_equal(mad_get_field((void *)s, 0, IB_DRSMP_DRDLID_F), 0xFFFF);
+    PZT_EXPECT_FIELDS(
+        s, {IB_MAD_BASEVER_F, 1}, {IB_MAD_MGMTCLASS_F, IB_SMI_DIRECT_CLASS}, {IB_MAD_CLASSVER_F, 1},
+        {IB_MAD_METHOD_F, IB_MAD_METHOD_GET}, {IB_MAD_RESPONSE_F, 0}, {IB_DRSMP_DIRECTION_F, 0},
+        {IB_MAD_ATTRID_F, IB_ATTR_NODE_INFO}, {IB_MAD_ATTRMOD_F, 0}, {IB_DRSMP_HOPCNT_F, 1},
+        {IB_DRSMP_HOPPTR_F, 0}, {IB_DRSMP_DRSLID_F, 0xFFFF}, {IB_DRSMP_DRDLID_F, 0xFFFF});
     assert_int_equal(s[128], 0);    /* InitialPath[0] */
     assert_int_equal(s[129], port); /* InitialPath[1] */
     assert_true(mad_get_field64((void *)s, 0, IB_MAD_TRID_F) >> 32 == 0);
@@ -162,7 +157,6 @@ static void test_discovery(void **state)
     struct fx *f = fx_new(100, 0, true);
     uint8_t ans[256];
 
-    (void)state;
     fx_run(f, 300);
     assert_int_equal(f->num_sent, 0); /* trained (Init), not Active */
     fx_activate(f, 1);
@@ -200,7 +194,6 @@ static void test_not_ours(void **state)
     struct fx *f = fx_new(CONG_INTERVAL_DEFAULT_MS, 0, true);
     uint8_t ans[256], mad[256];
 
-    (void)state;
     fx_activate(f, 2);
     fx_run(f, 300);
     assert_int_equal(f->num_sent, 1);
@@ -246,7 +239,6 @@ static void test_retries(void **state)
     struct fx *f = fx_new(CONG_INTERVAL_DEFAULT_MS, 0, true);
     uint64_t tid0, tid1;
 
-    (void)state;
     fx_activate(f, 1);
     fx_run(f, 300);
     assert_int_equal(f->num_sent, 1);
@@ -277,7 +269,6 @@ static void test_port_bounce(void **state)
     struct fx *f = fx_new(CONG_INTERVAL_DEFAULT_MS, 0, true);
     uint8_t ans[256];
 
-    (void)state;
     fx_activate(f, 1);
     fx_run(f, 300);
     fx_answer(f, 0, 1, ans);
@@ -304,7 +295,6 @@ static void test_ca_port_list(void **state)
 {
     struct fx *f = fx_new(CONG_INTERVAL_DEFAULT_MS, 1u << 1 | 1u << 3 | 1u << 4, true);
 
-    (void)state;
     for (unsigned p = 1; p <= PORTS; p++)
         fx_activate(f, p);
     fx_run(f, 5000);
@@ -357,7 +347,6 @@ static void test_notices(void **state)
     struct fx *f = fx_new(100, 1u << 1, true);
     unsigned traps[4];
 
-    (void)state;
     fx_block(f, 100);
     fx_run(f, 100);
     assert_int_equal(cong_monitor_samples(node_cong(f->m)), 1);
@@ -386,7 +375,6 @@ static void test_notices_off(void **state)
     struct cong_port_view v;
     unsigned traps[4];
 
-    (void)state;
     pzt_assign_lid(f->n, SW_LID, SM_LID, 18);
     pzt_poll_all(f->n, NULL);
     fx_block(f, 100);
@@ -403,7 +391,6 @@ static void test_deadline(void **state)
     struct fx *f = fx_new(5000, 1u << 1, true);
     uint64_t now = board_now_ns(f->n->board);
 
-    (void)state;
     assert_true(node_next_deadline(f->m) == now + 5000 * MS);
     fx_free(f);
     f = fx_new(5000, 0, true);
@@ -414,13 +401,5 @@ static void test_deadline(void **state)
     fx_free(f);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_discovery),    cmocka_unit_test(test_not_ours),
-        cmocka_unit_test(test_retries),      cmocka_unit_test(test_port_bounce),
-        cmocka_unit_test(test_ca_port_list), cmocka_unit_test(test_notices),
-        cmocka_unit_test(test_notices_off),  cmocka_unit_test(test_deadline),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_discovery, test_not_ours, test_retries, test_port_bounce, test_ca_port_list,
+         test_notices, test_notices_off, test_deadline)

@@ -17,6 +17,8 @@
 #include <cmocka.h>
 
 #include "pcap.h"
+#include "pzt.h"
+#include "pzt_main.h"
 
 /*
  * Reference: a local (LNH = IBA local) packet and its ICRC, from the packet
@@ -31,16 +33,6 @@ static const uint8_t ref_pkt[] = {
     0xFB, 0xA4, 0x72, 0x8B, 0xC0, 0x69, 0x0E, 0xD4, 0x00, 0x00, 0x96, 0x25, 0xB7, 0x5A, /* ICRC */
 };
 #define REF_ICRC_OFF 52
-
-/* Read a big-endian field of n bytes at p. */
-static uint32_t get_be(const uint8_t *p, unsigned n)
-{
-    uint32_t v = 0;
-
-    for (unsigned i = 0; i < n; i++)
-        v = v << 8 | p[i];
-    return v;
-}
 
 /* Read a little-endian field of n bytes at p. */
 static uint32_t get_le(const uint8_t *p, unsigned n)
@@ -76,7 +68,6 @@ static void test_icrc_reference(void **state)
 {
     uint8_t pkt[sizeof(ref_pkt)];
 
-    (void)state;
     assert_int_equal(pz_ib_icrc_local(ref_pkt, REF_ICRC_OFF), get_le(ref_pkt + REF_ICRC_OFF, 4));
     assert_int_equal(pz_ib_icrc_local(ref_pkt, REF_ICRC_OFF), 0x5AB72596u);
 
@@ -111,7 +102,6 @@ static void test_vcrc(void **state)
     uint8_t buf[sizeof(ref_pkt) + 2], buf2[sizeof(ref_pkt) + 2];
     uint16_t v;
 
-    (void)state;
     /* One byte b: ~(table[b ^ 0xFF] ^ 0x00FF) with the generator's table. */
     assert_int_equal(pz_ib_vcrc(&fe, 1), (uint16_t) ~(0x1BA1 ^ 0x00FF));
     assert_int_equal(pz_ib_vcrc(&x7f, 1), (uint16_t) ~(0xD008 ^ 0x00FF));
@@ -135,7 +125,6 @@ static void test_frame_smp(void **state)
     struct pz_pcap_ud pkt;
     long len;
 
-    (void)state;
     for (size_t i = 0; i < sizeof(mad); i++)
         mad[i] = (uint8_t)i;
     pz_pcap_ud_mad(&pkt, mad, sizeof(mad), 0x0001, 0x00AB, 0, 0);
@@ -148,19 +137,19 @@ static void test_frame_smp(void **state)
     /* LRH: VL 15, LVer 0, SL 0, LNH 2 (IBA local), DLID, PktLen 72 words, SLID. */
     assert_int_equal(frame[0], 0xF0);
     assert_int_equal(frame[1], 0x02);
-    assert_int_equal(get_be(frame + 2, 2), 0x00AB);
-    assert_int_equal(get_be(frame + 4, 2), (8 + 12 + 8 + 256 + 4) / 4);
-    assert_int_equal(get_be(frame + 6, 2), 0x0001);
+    assert_int_equal(pzt_be(frame + 2, 2), 0x00AB);
+    assert_int_equal(pzt_be(frame + 4, 2), (8 + 12 + 8 + 256 + 4) / 4);
+    assert_int_equal(pzt_be(frame + 6, 2), 0x0001);
     /* BTH: UD SEND_ONLY, no pad, P_Key, Resv8a 0, dest QP 0, A 0, PSN 0. */
     assert_int_equal(frame[8], 0x64);
     assert_int_equal(frame[9], 0x00);
-    assert_int_equal(get_be(frame + 10, 2), 0xFFFF);
+    assert_int_equal(pzt_be(frame + 10, 2), 0xFFFF);
     assert_int_equal(frame[12], 0);
-    assert_int_equal(get_be(frame + 13, 3), 0);
-    assert_int_equal(get_be(frame + 16, 4), 0);
+    assert_int_equal(pzt_be(frame + 13, 3), 0);
+    assert_int_equal(pzt_be(frame + 16, 4), 0);
     /* DETH: Q_Key 0, reserved, source QP 0. */
-    assert_int_equal(get_be(frame + 20, 4), 0);
-    assert_int_equal(get_be(frame + 24, 4), 0);
+    assert_int_equal(pzt_be(frame + 20, 4), 0);
+    assert_int_equal(pzt_be(frame + 24, 4), 0);
     assert_memory_equal(frame + 28, mad, sizeof(mad));
     /* ICRC then VCRC, least significant byte first. */
     assert_int_equal(get_le(frame + 284, 4), pz_ib_icrc_local(frame, 284));
@@ -173,7 +162,6 @@ static void test_frame_gmp(void **state)
     uint8_t mad[256] = {1, 4, 1, 1}, frame[PZ_IB_UD_MAX_FRAME];
     struct pz_pcap_ud pkt;
 
-    (void)state;
     pz_pcap_ud_mad(&pkt, mad, sizeof(mad), 0x1234, 0xBEEF, 1, 1);
     assert_int_equal(pkt.vl, 0);
     assert_int_equal(pkt.qkey, PZ_IB_QKEY_GSI);
@@ -185,13 +173,13 @@ static void test_frame_gmp(void **state)
     assert_int_equal(pz_ib_frame_ud(&pkt, frame, sizeof(frame)), 290);
     assert_int_equal(frame[0], 0x00);
     assert_int_equal(frame[1], 0x92);
-    assert_int_equal(get_be(frame + 2, 2), 0xBEEF);
-    assert_int_equal(get_be(frame + 6, 2), 0x1234);
-    assert_int_equal(get_be(frame + 10, 2), 0x8001);
-    assert_int_equal(get_be(frame + 13, 3), 0xFEDCBA);
-    assert_int_equal(get_be(frame + 17, 3), 0xABCDEF);
-    assert_int_equal(get_be(frame + 20, 4), 0x80010000u);
-    assert_int_equal(get_be(frame + 25, 3), 0x123456);
+    assert_int_equal(pzt_be(frame + 2, 2), 0xBEEF);
+    assert_int_equal(pzt_be(frame + 6, 2), 0x1234);
+    assert_int_equal(pzt_be(frame + 10, 2), 0x8001);
+    assert_int_equal(pzt_be(frame + 13, 3), 0xFEDCBA);
+    assert_int_equal(pzt_be(frame + 17, 3), 0xABCDEF);
+    assert_int_equal(pzt_be(frame + 20, 4), 0x80010000u);
+    assert_int_equal(pzt_be(frame + 25, 3), 0x123456);
     assert_int_equal(get_le(frame + 284, 4), pz_ib_icrc_local(frame, 284));
     assert_int_equal(get_le(frame + 288, 2), pz_ib_vcrc(frame, 288));
 }
@@ -203,19 +191,18 @@ static void test_frame_pad_and_limits(void **state)
     uint8_t frame[PZ_IB_UD_MAX_FRAME + 8];
     struct pz_pcap_ud pkt;
 
-    (void)state;
     memset(frame, 0xAA, sizeof(frame));
     pz_pcap_ud_mad(&pkt, (const uint8_t *)"hello, world!", 13, 5, 1, 0x123456, 2);
     assert_int_equal(pz_ib_frame_ud(&pkt, frame, sizeof(frame)), 28 + 16 + 6);
     assert_int_equal(frame[9] >> 4 & 3, 3);                    /* PadCnt */
-    assert_int_equal(get_be(frame + 4, 2), (28 + 16 + 4) / 4); /* PktLen */
+    assert_int_equal(pzt_be(frame + 4, 2), (28 + 16 + 4) / 4); /* PktLen */
     assert_memory_equal(frame + 28, "hello, world!\0\0\0", 16);
     assert_int_equal(get_le(frame + 44, 4), pz_ib_icrc_local(frame, 44));
 
     pkt.payload = NULL; /* an empty payload needs no buffer */
     pkt.len = 0;
     assert_int_equal(pz_ib_frame_ud(&pkt, frame, sizeof(frame)), 28 + 6);
-    assert_int_equal(get_be(frame + 4, 2), 8);
+    assert_int_equal(pzt_be(frame + 4, 2), 8);
 
     pkt.payload = big;
     pkt.len = PZ_IB_MAX_PAYLOAD;
@@ -255,7 +242,6 @@ static void test_file_layout(void **state)
     long flen;
     size_t n, off;
 
-    (void)state;
     temp_path(path, sizeof(path), "layout");
     p = pz_pcap_open(path, err, sizeof(err));
     assert_non_null(p);
@@ -308,7 +294,6 @@ static void test_flush_interval(void **state)
     char path[256], err[128];
     struct pz_pcap *p;
 
-    (void)state;
     temp_path(path, sizeof(path), "flush");
     pz_pcap_ud_mad(&pkt, mad, sizeof(mad), 1, 2, 0, 0);
     p = pz_pcap_open(path, err, sizeof(err));
@@ -338,7 +323,6 @@ static void test_errors(void **state)
     char path[256], err[160] = "";
     struct pz_pcap *p;
 
-    (void)state;
     assert_null(pz_pcap_open("/nonexistent-dir/x.pcap", err, sizeof(err)));
     assert_string_equal(err, "/nonexistent-dir/x.pcap: No such file or directory");
     assert_null(pz_pcap_open("/nonexistent-dir/x.pcap", NULL, 0));
@@ -364,18 +348,5 @@ static void test_errors(void **state)
     assert_int_equal(pz_pcap_close(NULL), 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_icrc_reference),
-        cmocka_unit_test(test_vcrc),
-        cmocka_unit_test(test_frame_smp),
-        cmocka_unit_test(test_frame_gmp),
-        cmocka_unit_test(test_frame_pad_and_limits),
-        cmocka_unit_test(test_file_layout),
-        cmocka_unit_test(test_flush_interval),
-        cmocka_unit_test(test_errors),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_icrc_reference, test_vcrc, test_frame_smp, test_frame_gmp, test_frame_pad_and_limits,
+         test_file_layout, test_flush_interval, test_errors)

@@ -6,6 +6,7 @@
  * CounterSelect resets, AllPortSelect, independence from PortCounters.
  */
 #include "pma_test_util.h"
+#include "pzt_main.h"
 
 #define HW(f) offsetof(struct board_port_counters, f)
 
@@ -67,9 +68,15 @@ static uint64_t max_of(const struct block *b)
     return (UINT64_C(1) << b->width) - 1;
 }
 
+/* Every counter of block b in resp reads want. */
+static void expect_all(const uint8_t *resp, const struct block *b, uint64_t want)
+{
+    for (unsigned i = 0; i < b->count; i++)
+        assert_int_equal(field_of(resp, b, i), want);
+}
+
 static void test_values(void **state)
 {
-    (void)state;
     for (size_t k = 0; k < NBLOCKS; k++) {
         const struct block *b = &blocks[k];
         struct pt_node *n = pt_switch_new(3, 0, false);
@@ -84,15 +91,13 @@ static void test_values(void **state)
         for (unsigned i = 0; i < b->count; i++)
             assert_int_equal(field_of(resp, b, i), (i + 1) % (max_of(b) + 1));
         assert_int_equal(pt_query(n, b->attr, 3, resp), ST_OK);
-        for (unsigned i = 0; i < b->count; i++)
-            assert_int_equal(field_of(resp, b, i), 0);
+        expect_all(resp, b, 0);
         pt_node_free(n);
     }
 }
 
 static void test_saturation(void **state)
 {
-    (void)state;
     for (size_t k = 0; k < NBLOCKS; k++) {
         const struct block *b = &blocks[k];
         struct pt_node *n = pt_switch_new(3, 0, false);
@@ -108,8 +113,7 @@ static void test_saturation(void **state)
         for (unsigned i = 0; i < b->count; i++)
             pt_add(n, hw_ctr(n, 1, b, i), 2 * max_of(b) + 2);
         assert_int_equal(pt_query(n, b->attr, 1, resp), ST_OK);
-        for (unsigned i = 0; i < b->count; i++)
-            assert_int_equal(field_of(resp, b, i), max_of(b));
+        expect_all(resp, b, max_of(b));
         pt_node_free(n);
     }
 }
@@ -117,7 +121,6 @@ static void test_saturation(void **state)
 /* CounterSelect bit i resets counter i of the attribute and nothing else. */
 static void test_select_bits(void **state)
 {
-    (void)state;
     for (size_t k = 0; k < NBLOCKS; k++) {
         const struct block *b = &blocks[k];
 
@@ -135,8 +138,7 @@ static void test_select_bits(void **state)
             for (unsigned i = 0; i < b->count; i++)
                 assert_int_equal(field_of(resp, b, i), i == bit ? 0 : 2);
             assert_int_equal(pt_query(n, b->attr, 2, resp), ST_OK);
-            for (unsigned i = 0; i < b->count; i++)
-                assert_int_equal(field_of(resp, b, i), 2);
+            expect_all(resp, b, 2);
             pt_node_free(n);
         }
     }
@@ -144,7 +146,6 @@ static void test_select_bits(void **state)
 
 static void test_all_ports(void **state)
 {
-    (void)state;
     for (size_t k = 0; k < NBLOCKS; k++) {
         const struct block *b = &blocks[k];
         struct pt_node *n = pt_switch_new(4, 0, false);
@@ -159,8 +160,7 @@ static void test_all_ports(void **state)
         if (b->count > 1)
             assert_int_equal(field_of(resp, b, 1), 1);
         assert_int_equal(pt_reset(n, b->attr, 0xFF, 0xFFFF, resp), ST_OK);
-        for (unsigned i = 0; i < b->count; i++)
-            assert_int_equal(field_of(resp, b, i), 0);
+        expect_all(resp, b, 0);
         pt_node_free(n);
     }
 }
@@ -171,7 +171,6 @@ static void test_independent_of_port_counters(void **state)
     struct pt_node *n = pt_switch_new(2, 32, false);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     pt_add(n, &pt_hw(n, 1)->xmit_data_sl[3], 40);
     pt_add(n, &pt_hw(n, 1)->xmit_data, 40);
     pt_add(n, &pt_hw(n, 1)->vl_xmit_wait[0], 41);
@@ -196,7 +195,6 @@ static void test_opcode_echo(void **state)
     struct pt_node *n = pt_switch_new(2, 0, false);
     uint8_t req[PT_DATA] = {0}, resp[PT_DATA];
 
-    (void)state;
     req[0] = 0x64; /* RC SEND_ONLY */
     mad_set_field(req, 0, IB_PC_PORT_SELECT_F, 1);
     for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
@@ -209,15 +207,5 @@ static void test_opcode_echo(void **state)
     pt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_values),
-        cmocka_unit_test(test_saturation),
-        cmocka_unit_test(test_select_bits),
-        cmocka_unit_test(test_all_ports),
-        cmocka_unit_test(test_independent_of_port_counters),
-        cmocka_unit_test(test_opcode_echo),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_values, test_saturation, test_select_bits, test_all_ports,
+         test_independent_of_port_counters, test_opcode_echo)

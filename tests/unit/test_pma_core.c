@@ -3,6 +3,8 @@
  * addressing, ClassPortInfo, PortSelect rules and CA mode.
  */
 #include "pma_test_util.h"
+#include "pzt_main.h"
+#include "pzt_fields.h"
 
 /* Build a raw PMA MAD: Get PortCounters, PortSelect 1. */
 static void raw_get(uint8_t *mad)
@@ -26,7 +28,6 @@ static void test_reply_addressing(void **state)
     struct pt_node *n = pt_switch_new(8, 0, false);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     assert_int_equal(pt_query(n, IB_GSI_PORT_COUNTERS, 3, resp), ST_OK);
     pt_check_reply(n, IB_PERFORMANCE_CLASS);
     assert_int_equal(n->out_addr.port, 0); /* a switch answers from port 0 */
@@ -42,7 +43,6 @@ static void test_drops(void **state)
     uint8_t mad[PT_MAD];
     struct pma_stats st;
 
-    (void)state;
     raw_get(mad);
     assert_int_equal(pt_feed(n, false, mad, PT_MAD), ST_OK);
     assert_int_equal(pt_feed(n, false, mad, PT_MAD - 1), PT_NOANSWER); /* short */
@@ -84,7 +84,6 @@ static void test_status_codes(void **state)
     struct pt_node *n = pt_switch_new(4, 0, false);
     uint8_t mad[PT_MAD], resp[PT_DATA], req[PT_DATA] = {0};
 
-    (void)state;
     /* Unknown attribute (PortExtendedSpeedsCounters is not implemented), vendor range. */
     assert_int_equal(pt_query(n, IB_GSI_PORT_EXT_SPEEDS_COUNTERS, 1, NULL), ST_BAD_ATTR);
     assert_int_equal(pt_query(n, 0x0013, 1, NULL), ST_BAD_ATTR);
@@ -146,7 +145,6 @@ static void test_port_select_switch(void **state)
     struct pt_node *n = pt_switch_new(6, 0, false);
     struct pt_node *e = pt_switch_new(6, 0, true);
 
-    (void)state;
     for (size_t i = 0; i < NATTRS; i++) {
         unsigned a = port_attrs[i];
 
@@ -172,17 +170,14 @@ static void test_class_port_info(void **state)
     struct pt_node *ca = pt_ca_new(2, 0);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     assert_int_equal(pt_pma(sw, IB_MAD_METHOD_GET, CLASS_PORT_INFO, NULL, resp), ST_OK);
     assert_int_equal(pt_f(resp, IB_CPI_BASEVER_F), 1);
     assert_int_equal(pt_f(resp, IB_CPI_CLASSVER_F), 1);
     /* AllPortSelect, IsExtendedWidthSupported, XmitWait, QP1Dropped. */
     assert_int_equal(pt_f(resp, IB_CPI_CAPMASK_F), 0x0100 | 0x0200 | 0x1000 | 0x8000);
     /* IsAdditionalPortCountersExtendedSupported. */
-    assert_int_equal(pt_f(resp, IB_CPI_CAPMASK2_F), 0x2);
-    assert_int_equal(pt_f(resp, IB_CPI_RESP_TIME_VALUE_F), 12);
-    assert_int_equal(pt_f(resp, IB_CPI_REDIRECT_LID_F), 0);
-    assert_int_equal(pt_f(resp, IB_CPI_TRAP_LID_F), 0);
+    PZT_EXPECT_FIELDS(resp, {IB_CPI_CAPMASK2_F, 0x2}, {IB_CPI_RESP_TIME_VALUE_F, 12},
+                      {IB_CPI_REDIRECT_LID_F, 0}, {IB_CPI_TRAP_LID_F, 0});
     /* As perfquery reads it: bytes 2-3 and bytes 4-7 >> 5. */
     assert_int_equal(resp[2] << 8 | resp[3], 0x9300);
     assert_int_equal(((uint32_t)resp[4] << 24 | resp[5] << 16 | resp[6] << 8 | resp[7]) >> 5, 2);
@@ -199,7 +194,6 @@ static void test_ca_mode(void **state)
     struct pt_node *n = pt_ca_new(2, 32);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     pt_hw(n, 1)->xmit_data = 100;
     pt_hw(n, 2)->xmit_data = 200;
     n->in_port = 2;
@@ -231,19 +225,10 @@ static void test_create_rejects(void **state)
 {
     struct board b = {0};
 
-    (void)state;
     assert_null(pma_create(NULL));
     assert_null(pma_create(&b));
     pma_destroy(NULL);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reply_addressing), cmocka_unit_test(test_drops),
-        cmocka_unit_test(test_status_codes),     cmocka_unit_test(test_port_select_switch),
-        cmocka_unit_test(test_class_port_info),  cmocka_unit_test(test_ca_mode),
-        cmocka_unit_test(test_create_rejects),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_reply_addressing, test_drops, test_status_codes, test_port_select_switch,
+         test_class_port_info, test_ca_mode, test_create_rejects)

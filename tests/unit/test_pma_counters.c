@@ -4,6 +4,8 @@
  * AllPortSelect sums, reset-all, the 64-bit software counters API.
  */
 #include "pma_test_util.h"
+#include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define QP1_FIELD IB_NO_FIELD /* hand-read at bytes 20-21 */
 
@@ -62,7 +64,6 @@ static void test_values(void **state)
     struct pt_node *n = pt_switch_new(4, 0, false);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     for (size_t i = 0; i < NPC; i++)
         pt_add(n, hw_ctr(n, 2, &pc_fields[i]), i + 1);
     assert_int_equal(pt_query(n, IB_GSI_PORT_COUNTERS, 2, resp), ST_OK);
@@ -85,7 +86,6 @@ static void test_start_at_hardware(void **state)
     uint8_t resp[PT_DATA];
     struct pma_counters c;
 
-    (void)state;
     pma_destroy(n->pma);
     pt_hw(n, 1)->xmit_data = 0x12345;
     pt_hw(n, 1)->symbol_errors = 7;
@@ -105,7 +105,6 @@ static void test_saturation(void **state)
     struct pt_node *n = pt_switch_new(4, 0, false);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     for (size_t i = 0; i < NPC; i++) {
         const struct pc_field *f = &pc_fields[i];
 
@@ -140,7 +139,6 @@ static void test_hw_wrap_32(void **state)
     uint8_t resp[PT_DATA];
     struct pma_counters c;
 
-    (void)state;
     pt_add(n, &pt_hw(n, 1)->xmit_data, 0xFFFFFFF0u);
     pt_add(n, &pt_hw(n, 1)->symbol_errors, 0xFFFFFFFEu);
     pma_poll(n->pma);
@@ -172,7 +170,6 @@ static void test_hw_wrap_other_widths(void **state)
     struct pt_node *n64 = pt_switch_new(2, 0, false);
     struct pma_counters c;
 
-    (void)state;
     pt_add(n12, &pt_hw(n12, 2)->rcv_pkts, 4000);
     pma_poll(n12->pma);
     pt_add(n12, &pt_hw(n12, 2)->rcv_pkts, 200); /* 4200 mod 4096 = 104 */
@@ -195,7 +192,6 @@ static void test_poll_deadline(void **state)
     struct pt_node *n = pt_switch_new(2, 32, false);
     uint64_t now = board_now_ns(n->board);
 
-    (void)state;
     assert_int_equal(pma_next_deadline(n->pma), now + 1000000000ull);
     board_mem_advance_ns(n->bm, 700000000ull);
     pma_poll(n->pma);
@@ -206,7 +202,6 @@ static void test_poll_deadline(void **state)
 /* Each CounterSelect/CounterSelect2 bit resets exactly its counter. */
 static void test_counter_select_bits(void **state)
 {
-    (void)state;
     for (size_t b = 0; b < NPC; b++) {
         struct pt_node *n = pt_switch_new(3, 0, false);
         unsigned sel = pc_fields[b].sel;
@@ -218,14 +213,12 @@ static void test_counter_select_bits(void **state)
             pt_add(n, hw_ctr(n, 3, &pc_fields[i]), 3);
         }
         /* Encoded as perfquery -R <lid> 2 <mask> does. */
-        mad_set_field(req, 0, IB_PC_PORT_SELECT_F, 2);
-        mad_set_field(req, 0, IB_PC_COUNTER_SELECT_F, mask & 0xFFFF);
-        mad_set_field(req, 0, IB_PC_COUNTER_SELECT2_F, mask >> 16);
+        PZT_SET_FIELDS(req, {IB_PC_PORT_SELECT_F, 2}, {IB_PC_COUNTER_SELECT_F, mask & 0xFFFF},
+                       {IB_PC_COUNTER_SELECT2_F, mask >> 16});
         assert_int_equal(pt_pma(n, IB_MAD_METHOD_SET, IB_GSI_PORT_COUNTERS, req, resp), ST_OK);
         pt_check_reply(n, IB_PERFORMANCE_CLASS);
-        assert_int_equal(pt_f(resp, IB_PC_PORT_SELECT_F), 2);
-        assert_int_equal(pt_f(resp, IB_PC_COUNTER_SELECT_F), mask & 0xFFFF);
-        assert_int_equal(pt_f(resp, IB_PC_COUNTER_SELECT2_F), mask >> 16);
+        PZT_EXPECT_FIELDS(resp, {IB_PC_PORT_SELECT_F, 2}, {IB_PC_COUNTER_SELECT_F, mask & 0xFFFF},
+                          {IB_PC_COUNTER_SELECT2_F, mask >> 16});
         /* The Set answers with the values after the reset... */
         for (size_t i = 0; i < NPC; i++)
             assert_int_equal(pc_value(resp, &pc_fields[i]), i == b ? 0 : 3);
@@ -250,7 +243,6 @@ static void test_perfquery_reset_all_counters(void **state)
     struct pt_node *n = pt_switch_new(3, 0, false);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     for (size_t i = 0; i < NPC; i++)
         pt_add(n, hw_ctr(n, 1, &pc_fields[i]), 9);
     assert_int_equal(pt_reset(n, IB_GSI_PORT_COUNTERS, 1, 0xFFFF | 1u << 16 | 1u << 17, resp),
@@ -274,7 +266,6 @@ static void test_all_port_select(void **state)
     struct pt_node *e = pt_switch_new(4, 32, true);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     for (unsigned p = 0; p <= 4; p++) {
         pt_add(n, &pt_hw(n, p)->xmit_pkts, 10 * p + 1);
         pt_add(e, &pt_hw(e, p)->xmit_pkts, 10 * p + 1);
@@ -283,10 +274,8 @@ static void test_all_port_select(void **state)
         pt_add(n, &pt_hw(n, p)->local_link_integrity_errors, 2 * p);
     }
     assert_int_equal(pt_query(n, IB_GSI_PORT_COUNTERS, 0xFF, resp), ST_OK);
-    assert_int_equal(pt_f(resp, IB_PC_PORT_SELECT_F), 0xFF);
-    assert_int_equal(pt_f(resp, IB_PC_XMT_PKTS_F), 11 + 21 + 31 + 41);
-    assert_int_equal(pt_f(resp, IB_PC_LINK_DOWNED_F), 0xFF);
-    assert_int_equal(pt_f(resp, IB_PC_XMT_BYTES_F), 0xFFFFFFFFu);
+    PZT_EXPECT_FIELDS(resp, {IB_PC_PORT_SELECT_F, 0xFF}, {IB_PC_XMT_PKTS_F, 11 + 21 + 31 + 41},
+                      {IB_PC_LINK_DOWNED_F, 0xFF}, {IB_PC_XMT_BYTES_F, 0xFFFFFFFFu});
     assert_int_equal(pt_f(resp, IB_PC_ERR_LOCALINTEG_F), 0xF); /* 2+4+6+8 = 20 > 15 */
     assert_int_equal(pt_query(e, IB_GSI_PORT_COUNTERS, 0xFF, resp), ST_OK);
     assert_int_equal(pt_f(resp, IB_PC_XMT_PKTS_F), 1 + 11 + 21 + 31 + 41);
@@ -315,7 +304,6 @@ static void test_counters64_api(void **state)
     struct pt_node *n = pt_switch_new(3, 32, false);
     struct pma_counters c;
 
-    (void)state;
     pt_add(n, &pt_hw(n, 3)->rcv_data, 1000);
     pt_add(n, &pt_hw(n, 3)->vl_xmit_wait[7], 44);
     assert_int_equal(pt_reset(n, IB_GSI_PORT_COUNTERS, 3, 0xFFFF, NULL), ST_OK);
@@ -330,19 +318,6 @@ static void test_counters64_api(void **state)
     pt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_values),
-        cmocka_unit_test(test_start_at_hardware),
-        cmocka_unit_test(test_saturation),
-        cmocka_unit_test(test_hw_wrap_32),
-        cmocka_unit_test(test_hw_wrap_other_widths),
-        cmocka_unit_test(test_poll_deadline),
-        cmocka_unit_test(test_counter_select_bits),
-        cmocka_unit_test(test_perfquery_reset_all_counters),
-        cmocka_unit_test(test_all_port_select),
-        cmocka_unit_test(test_counters64_api),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_values, test_start_at_hardware, test_saturation, test_hw_wrap_32,
+         test_hw_wrap_other_widths, test_poll_deadline, test_counter_select_bits,
+         test_perfquery_reset_all_counters, test_all_port_select, test_counters64_api)

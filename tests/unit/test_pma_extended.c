@@ -4,6 +4,8 @@
  * PortCounters and PortCountersExtended resets relate.
  */
 #include "pma_test_util.h"
+#include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define HW(f) offsetof(struct board_port_counters, f)
 
@@ -51,7 +53,6 @@ static void test_values_64bit(void **state)
     struct pt_node *n = pt_switch_new(4, 0, false);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     for (size_t i = 0; i < NPCE; i++)
         pt_add(n, hw_ctr(n, 4, &pce_fields[i]), 0x100000000ull * (i + 1) + i);
     assert_int_equal(pt_query(n, IB_GSI_PORT_COUNTERS_EXT, 4, resp), ST_OK);
@@ -68,7 +69,6 @@ static void test_wrap_into_64bit(void **state)
     struct pt_node *n = pt_switch_new(2, 32, false);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     for (unsigned i = 0; i < 6; i++) {
         pt_add(n, &pt_hw(n, 1)->xmit_data, 0xF0000000u);
         pt_add(n, &pt_hw(n, 1)->symbol_errors, 0xF0000000u);
@@ -83,7 +83,6 @@ static void test_wrap_into_64bit(void **state)
 /* Each CounterSelect / CounterSelect2 bit resets exactly its extended counter. */
 static void test_select_bits(void **state)
 {
-    (void)state;
     for (size_t b = 0; b < NPCE; b++) {
         struct pt_node *n = pt_switch_new(2, 0, false);
         unsigned sel = pce_fields[b].sel;
@@ -91,9 +90,9 @@ static void test_select_bits(void **state)
 
         for (size_t i = 0; i < NPCE; i++)
             pt_add(n, hw_ctr(n, 1, &pce_fields[i]), 1000 + i);
-        mad_set_field(req, 0, IB_PC_EXT_PORT_SELECT_F, 1);
-        mad_set_field(req, 0, IB_PC_EXT_COUNTER_SELECT_F, sel < 16 ? 1u << sel : 0);
-        mad_set_field(req, 0, IB_PC_EXT_COUNTER_SELECT2_F, sel >= 16 ? 1u << (sel - 16) : 0);
+        PZT_SET_FIELDS(req, {IB_PC_EXT_PORT_SELECT_F, 1},
+                       {IB_PC_EXT_COUNTER_SELECT_F, sel < 16 ? 1u << sel : 0},
+                       {IB_PC_EXT_COUNTER_SELECT2_F, sel >= 16 ? 1u << (sel - 16) : 0});
         assert_int_equal(pt_pma(n, IB_MAD_METHOD_SET, IB_GSI_PORT_COUNTERS_EXT, req, resp), ST_OK);
         assert_int_equal(pt_f(resp, IB_PC_EXT_COUNTER_SELECT_F), sel < 16 ? 1u << sel : 0);
         assert_int_equal(pt_f(resp, IB_PC_EXT_COUNTER_SELECT2_F), sel >= 16 ? 1u << (sel - 16) : 0);
@@ -112,7 +111,6 @@ static void test_perfquery_x_reset(void **state)
     struct pt_node *n = pt_switch_new(2, 0, false);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     for (size_t i = 0; i < NPCE; i++)
         pt_add(n, hw_ctr(n, 2, &pce_fields[i]), 77);
     assert_int_equal(
@@ -132,13 +130,10 @@ static void test_pc_error_reset_leaves_pce(void **state)
     struct pt_node *n = pt_switch_new(2, 32, false);
     uint8_t pc[PT_DATA], pce[PT_DATA];
 
-    (void)state;
     for (size_t i = 0; i < NPCE; i++)
         pt_add(n, hw_ctr(n, 1, &pce_fields[i]), 50);
     assert_int_equal(pt_reset(n, IB_GSI_PORT_COUNTERS, 1, 0x0FFF | 1u << 16 | 1u << 17, pc), ST_OK);
-    assert_int_equal(pt_f(pc, IB_PC_ERR_SYM_F), 0);
-    assert_int_equal(pt_f(pc, IB_PC_XMT_WAIT_F), 0);
-    assert_int_equal(pt_f(pc, IB_PC_XMT_BYTES_F), 50);
+    PZT_EXPECT_FIELDS(pc, {IB_PC_ERR_SYM_F, 0}, {IB_PC_XMT_WAIT_F, 0}, {IB_PC_XMT_BYTES_F, 50});
     assert_int_equal(pt_query(n, IB_GSI_PORT_COUNTERS_EXT, 1, pce), ST_OK);
     for (size_t i = 0; i < NPCE; i++)
         assert_int_equal(pt_f64(pce, pce_fields[i].field), 50);
@@ -151,7 +146,6 @@ static void test_pc_data_reset_clears_pce_data(void **state)
     struct pt_node *n = pt_switch_new(2, 32, false);
     uint8_t pce[PT_DATA];
 
-    (void)state;
     for (size_t i = 0; i < NPCE; i++)
         pt_add(n, hw_ctr(n, 1, &pce_fields[i]), 60);
     /* XmitData and RcvPkts only. */
@@ -182,7 +176,6 @@ static void test_pce_reset_leaves_pc(void **state)
     struct pt_node *n = pt_switch_new(2, 32, false);
     uint8_t pc[PT_DATA], pce[PT_DATA];
 
-    (void)state;
     pt_add(n, &pt_hw(n, 2)->xmit_data, 70);
     pt_add(n, &pt_hw(n, 2)->symbol_errors, 71);
     pt_add(n, &pt_hw(n, 2)->xmit_wait, 72);
@@ -190,9 +183,7 @@ static void test_pce_reset_leaves_pc(void **state)
     assert_int_equal(pt_f64(pce, IB_PC_EXT_XMT_BYTES_F), 0);
     assert_int_equal(pt_f64(pce, IB_PC_EXT_ERR_SYM_F), 0);
     assert_int_equal(pt_query(n, IB_GSI_PORT_COUNTERS, 2, pc), ST_OK);
-    assert_int_equal(pt_f(pc, IB_PC_XMT_BYTES_F), 70);
-    assert_int_equal(pt_f(pc, IB_PC_ERR_SYM_F), 71);
-    assert_int_equal(pt_f(pc, IB_PC_XMT_WAIT_F), 72);
+    PZT_EXPECT_FIELDS(pc, {IB_PC_XMT_BYTES_F, 70}, {IB_PC_ERR_SYM_F, 71}, {IB_PC_XMT_WAIT_F, 72});
     /* Both views keep counting from their own baselines. */
     pt_add(n, &pt_hw(n, 2)->xmit_data, 5);
     assert_int_equal(pt_query(n, IB_GSI_PORT_COUNTERS, 2, pc), ST_OK);
@@ -208,7 +199,6 @@ static void test_all_ports_64(void **state)
     struct pt_node *n = pt_switch_new(3, 0, false);
     uint8_t resp[PT_DATA];
 
-    (void)state;
     for (unsigned p = 1; p <= 3; p++) {
         pt_add(n, &pt_hw(n, p)->rcv_data, 0x6000000000000000ull);
         pt_add(n, &pt_hw(n, p)->multicast_rcv_pkts, p);
@@ -223,17 +213,6 @@ static void test_all_ports_64(void **state)
     pt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_values_64bit),
-        cmocka_unit_test(test_wrap_into_64bit),
-        cmocka_unit_test(test_select_bits),
-        cmocka_unit_test(test_perfquery_x_reset),
-        cmocka_unit_test(test_pc_error_reset_leaves_pce),
-        cmocka_unit_test(test_pc_data_reset_clears_pce_data),
-        cmocka_unit_test(test_pce_reset_leaves_pc),
-        cmocka_unit_test(test_all_ports_64),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_values_64bit, test_wrap_into_64bit, test_select_bits, test_perfquery_x_reset,
+         test_pc_error_reset_leaves_pce, test_pc_data_reset_clears_pce_data,
+         test_pce_reset_leaves_pc, test_all_ports_64)

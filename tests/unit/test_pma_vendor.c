@@ -9,6 +9,7 @@
 
 #include "cong_monitor.h"
 #include "pma_vendor.h"
+#include "pzt_main.h"
 
 #define NPORTS 8
 #define MS 1000000ull
@@ -83,7 +84,6 @@ static void test_no_monitor(void **state)
     struct pt_node *n = pt_switch_new(NPORTS, 64, false);
     uint8_t req[PT_DATA] = {0}, resp[PT_DATA];
 
-    (void)state;
     assert_int_equal(pt_pma_mod(n, IB_MAD_METHOD_GET, ATTR, 0, NULL, resp), ST_BAD_ATTR);
     assert_int_equal(pt_pma_mod(n, IB_MAD_METHOD_GET, ATTR, 1, NULL, resp), ST_BAD_ATTR);
     req[PZ_CM_VERSION] = 1;
@@ -101,7 +101,6 @@ static void test_summary(void **state)
     struct vfx v = vfx_new();
     uint8_t r[PT_DATA];
 
-    (void)state;
     make_classes(&v);
     assert_int_equal(vget(&v, 0, r), ST_OK);
     pt_check_reply(v.n, IB_PERFORMANCE_CLASS);
@@ -139,7 +138,6 @@ static void test_port_record(void **state)
     uint64_t wait[NPORTS + 1] = {0}, data[NPORTS + 1] = {0};
     uint8_t r[PT_DATA];
 
-    (void)state;
     make_classes(&v);
     wait[3] = 40000; /* below the clear level: back to normal */
     data[3] = LINK_BPS / 32 / 4;
@@ -200,14 +198,25 @@ static void test_port_record(void **state)
     vfx_free(&v);
 }
 
+/* The monitor has the settings test_set writes: 100 ms, 250000 ticks, 40 %, 80 %, 8. */
+static void check_set_config(const struct cong_monitor *m)
+{
+    struct cong_monitor_config cfg;
+
+    cong_monitor_get_config(m, &cfg);
+    assert_int_equal(cfg.interval_ms, 100);
+    assert_true(cfg.threshold_ticks == 250000);
+    assert_int_equal(cfg.low_util_percent, 40);
+    assert_int_equal(cfg.clear_percent, 80);
+    assert_int_equal(cfg.history, 8);
+}
+
 /* Set of the tunables: validated, applied, answered with the new summary. */
 static void test_set(void **state)
 {
     struct vfx v = vfx_new();
-    struct cong_monitor_config cfg;
     uint8_t req[PT_DATA], r[PT_DATA];
 
-    (void)state;
     assert_int_equal(vget(&v, 0, req), ST_OK);
     mad_put_be(req + PZ_CM_INTERVAL, 100, 4);
     mad_put_be(req + PZ_CM_THRESHOLD, 250000, 8);
@@ -221,12 +230,7 @@ static void test_set(void **state)
     assert_int_equal(r[PZ_CM_LOW_UTIL], 40);
     assert_int_equal(r[PZ_CM_CLEAR], 80);
     assert_int_equal(r[PZ_CM_HISTORY], 8);
-    cong_monitor_get_config(v.m, &cfg);
-    assert_int_equal(cfg.interval_ms, 100);
-    assert_true(cfg.threshold_ticks == 250000);
-    assert_int_equal(cfg.low_util_percent, 40);
-    assert_int_equal(cfg.clear_percent, 80);
-    assert_int_equal(cfg.history, 8);
+    check_set_config(v.m);
 
     /* Each bad value: 0x1C, the request echoed, nothing changed. */
     {
@@ -247,12 +251,7 @@ static void test_set(void **state)
             mad_put_be(b + bad[i].offs, bad[i].value, bad[i].len);
             assert_int_equal(pt_pma_mod(v.n, IB_MAD_METHOD_SET, ATTR, 0, b, r), ST_BAD_FIELD);
             assert_memory_equal(r, b, PT_DATA);
-            cong_monitor_get_config(v.m, &cfg);
-            assert_int_equal(cfg.interval_ms, 100);
-            assert_true(cfg.threshold_ticks == 250000);
-            assert_int_equal(cfg.low_util_percent, 40);
-            assert_int_equal(cfg.clear_percent, 80);
-            assert_int_equal(cfg.history, 8);
+            check_set_config(v.m);
         }
     }
     /* Port records are read-only. */
@@ -271,14 +270,4 @@ static void test_set(void **state)
     vfx_free(&v);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_no_monitor),
-        cmocka_unit_test(test_summary),
-        cmocka_unit_test(test_port_record),
-        cmocka_unit_test(test_set),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_no_monitor, test_summary, test_port_record, test_set)

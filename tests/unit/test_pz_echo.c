@@ -85,7 +85,6 @@ static void test_codec(void **state)
     static const uint8_t want[PZ_ECHO_HDR_LEN] = {'P',  'Z',  'E', 'C', 1, 2, 0, 0, 0xA1, 0xB2,
                                                   0xC3, 0xD4, 1,   2,   3, 4, 5, 6, 7,    8};
 
-    (void)state;
     assert_int_equal(pz_echo_encode(buf, 19, &h), 0);
     assert_int_equal(pz_echo_encode(buf, sizeof(buf), &h), PZ_ECHO_HDR_LEN);
     assert_memory_equal(buf, want, sizeof(want));
@@ -114,7 +113,6 @@ static void test_request_answered(void **state)
     struct board_dgram_addr a = from_peer(), to;
     struct pz_echo_stats st;
 
-    (void)state;
     node_init(&n, 0x1111, 1);
     make_request(req, sizeof(req), 42, 0x123456789);
     assert_int_equal(board_mem_dgram_deliver(n.bm, &a, req, sizeof(req)), 0);
@@ -148,7 +146,6 @@ static void test_grh_swapped(void **state)
     uint8_t req[PZ_ECHO_HDR_LEN], got[64];
     struct board_dgram_addr a = from_peer(), to;
 
-    (void)state;
     node_init(&n, 0x1111, 1);
     a.has_grh = true;
     for (unsigned i = 0; i < BOARD_DGRAM_GRH_LEN; i++)
@@ -171,7 +168,6 @@ static void test_malformed_dropped(void **state)
     struct board_dgram_addr a = from_peer(), to;
     struct pz_echo_stats st;
 
-    (void)state;
     node_init(&n, 0x1111, 1);
     make_request(req, sizeof(req), 5, 0);
     /* Short, empty, bad magic, bad version, bad type, and a reply nobody asked for. */
@@ -211,7 +207,6 @@ static void test_budget(void **state)
     struct board_dgram_addr a = from_peer(), to;
     int sent = 0;
 
-    (void)state;
     node_init(&n, 0x1111, 1);
     for (uint32_t i = 0; i < 10; i++) {
         make_request(req, sizeof(req), i, 0);
@@ -275,7 +270,6 @@ static void test_ping(void **state)
     struct pz_echo_stats st;
     struct seen s = {0};
 
-    (void)state;
     node_init(&a, 0x1111, 1);
     node_init(&b, 0x2222, 2);
     pz_echo_ping_result(a.e, &r);
@@ -373,7 +367,6 @@ static void test_probe(void **state)
     struct pz_echo_ping p = {
         .dlid = 2, .dst_qp = BOARD_MEM_DGRAM_QPN, .pkey = 0xFFFF, .count = 1, .len = 64};
 
-    (void)state;
     node_init(&a, 0x1111, 1);
     node_init(&b, 0x2222, 2);
     assert_int_equal(pz_echo_probe_send(a.e, 0, BOARD_MEM_DGRAM_QPN, QKEY, 7), -EINVAL);
@@ -414,7 +407,6 @@ static void test_ping_errors(void **state)
     struct pz_echo_ping bad;
     struct pz_echo_stats st;
 
-    (void)state;
     node_init(&a, 0x1111, 1);
     bad = p;
     bad.len = PZ_ECHO_HDR_LEN - 1;

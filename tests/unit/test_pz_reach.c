@@ -29,6 +29,8 @@
 #include "pzt.h"
 #include "sa_query.h"
 #include "sma.h"
+#include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define MS 1000000ull
 #define SW_LID 0x21
@@ -142,9 +144,8 @@ static void answer_header(const struct fx *f, unsigned i, uint8_t *b, unsigned m
 {
     memset(b, 0, SA_HEADER_LEN);
     memcpy(b, f->sent[i], 24);
-    mad_set_field(b, 0, IB_MAD_METHOD_F, method & 0x7F);
-    mad_set_field(b, 0, IB_MAD_RESPONSE_F, 1);
-    mad_set_field(b, 0, IB_MAD_STATUS_F, status);
+    PZT_SET_FIELDS(b, {IB_MAD_METHOD_F, method & 0x7F}, {IB_MAD_RESPONSE_F, 1},
+                   {IB_MAD_STATUS_F, status});
     /* the MAD layer's agent number in the high TID bits */
     mad_set_field64(b, 0, IB_MAD_TRID_F,
                     mad_get_field64((void *)f->sent[i], 0, IB_MAD_TRID_F) | 0x0000000700000000ull);
@@ -255,7 +256,6 @@ static void test_nothing_before_sm(void **state)
 {
     struct fx *f = fx_new();
 
-    (void)state;
     pz_reach_on_timer(f->r, mono());
     assert_int_equal(f->num_sent, 0);
     assert_false(pz_reach_discovered(f->r));
@@ -271,7 +271,6 @@ static void test_requests(void **state)
     uint64_t guid = 0;
     int set, nodes, services;
 
-    (void)state;
     pzt_assign_lid(f->n, SW_LID, SM_LID, 18);
     pz_reach_on_timer(f->r, mono());
     assert_int_equal(f->num_sent, 3);
@@ -322,7 +321,6 @@ static void test_probe_reply_and_loss(void **state)
     uint64_t t0;
     int len;
 
-    (void)state;
     fx_discover(f);
     assert_true(pz_reach_discovered(f->r));
     assert_string_equal(fx_peer(f)->name, "peer-switch");
@@ -366,7 +364,6 @@ static void test_reregister(void **state)
     uint8_t pi[64];
     unsigned before;
 
-    (void)state;
     fx_discover(f);
     before = f->num_sent;
     assert_int_equal(pzt_get(f->n, IB_ATTR_PORT_INFO, 0, pi), 0);
@@ -386,7 +383,6 @@ static void test_lost_record(void **state)
     struct fx *f = fx_new();
     unsigned before;
 
-    (void)state;
     fx_discover(f);
     before = f->num_sent;
     pz_reach_on_timer(f->r, mono() + 31000 * MS); /* the refresh */
@@ -406,7 +402,6 @@ static void test_bad_answers(void **state)
     struct fx *f = fx_new();
     uint8_t b[600];
 
-    (void)state;
     fx_discover(f);
     for (unsigned i = 0; i < sizeof(b); i++)
         b[i] = (uint8_t)(i * 37 + 11);
@@ -423,13 +418,5 @@ static void test_bad_answers(void **state)
     fx_free(f);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_nothing_before_sm),    cmocka_unit_test(test_requests),
-        cmocka_unit_test(test_probe_reply_and_loss), cmocka_unit_test(test_reregister),
-        cmocka_unit_test(test_lost_record),          cmocka_unit_test(test_bad_answers),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_nothing_before_sm, test_requests, test_probe_reply_and_loss, test_reregister,
+         test_lost_record, test_bad_answers)

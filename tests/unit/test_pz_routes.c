@@ -20,6 +20,7 @@
 #include "pz_routes.h"
 #include "pzt.h"
 #include "sa_query.h"
+#include "pzt_main.h"
 
 #define SM_LID 1
 #define SEC 1000000000ull
@@ -126,7 +127,6 @@ static void test_check_through_fake_sa(void **state)
     size_t len = 0;
     FILE *out;
 
-    (void)state;
     assert_int_equal(pz_routes_last(rt).valid, false);
     assert_int_equal(pz_routes_start(rt, false, 0), 0);
     assert_int_equal(s.count, 1);
@@ -176,7 +176,6 @@ static void test_no_sm(void **state)
     struct sent s;
     struct pz_routes *rt = setup(&n, &s, 0);
 
-    (void)state;
     assert_int_equal(pz_routes_start(rt, false, 0), -ENOENT);
     assert_int_equal(s.count, 0);
     assert_false(pz_routes_report(rt, stdout, false));
@@ -191,7 +190,6 @@ static void test_timeouts(void **state)
     struct pz_routes *rt = setup(&n, &s, SM_LID);
     uint32_t tid;
 
-    (void)state;
     assert_int_equal(pz_routes_start(rt, false, 0), 0);
     tid = mad_be32(s.mad + 12);
     assert_int_equal(pz_routes_poll(rt, 3 * SEC), PZ_ROUTES_RUNNING);
@@ -217,7 +215,6 @@ static void test_bad_answers(void **state)
     struct pz_routes *rt = setup(&n, &s, SM_LID);
     uint8_t recs[3 * 112], buf[SA_HEADER_LEN + 3 * 112];
 
-    (void)state;
     assert_int_equal(pz_routes_start(rt, false, 0), 0);
     pz_routes_take_mad(rt, buf, answer(buf, &s, SA_STATUS_REQ_INVALID << 8, 112, recs, 0));
     assert_int_equal(pz_routes_poll(rt, 0), PZ_ROUTES_FAILED);
@@ -243,14 +240,4 @@ static void test_bad_answers(void **state)
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_check_through_fake_sa),
-        cmocka_unit_test(test_no_sm),
-        cmocka_unit_test(test_timeouts),
-        cmocka_unit_test(test_bad_answers),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_check_through_fake_sa, test_no_sm, test_timeouts, test_bad_answers)

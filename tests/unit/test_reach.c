@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "reach.h"
+#include "pzt_main.h"
 
 #define MS 1000000ull
 
@@ -59,7 +60,6 @@ static void test_bad_config(void **state)
 {
     struct reach_config c = cfg;
 
-    (void)state;
     c.timeout_ns = c.interval_ns;
     assert_null(reach_create(&c, NULL, NULL));
     c = cfg;
@@ -77,7 +77,6 @@ static void test_spread_and_reply(void **state)
     const struct reach_peer *p;
     size_t n, i;
 
-    (void)state;
     for (i = 0; i < 4; i++)
         ids[i] = peer_id(0x1000 + i, (uint16_t)(10 + i), true);
     assert_int_equal(reach_set_peers(r, ids, 4, 0), 0);
@@ -111,7 +110,6 @@ static void test_loss_and_recovery(void **state)
     uint64_t t = 0;
     int k;
 
-    (void)state;
     assert_int_equal(reach_set_peers(r, &id, 1, 0), 0);
     assert_int_equal(reach_due(r, t, pr, 2), 1);
     assert_true(reach_reply(r, pr[0].seq, 20, 1000, t + MS));
@@ -148,7 +146,6 @@ static void test_rediscovery(void **state)
     const struct reach_peer *p;
     size_t n;
 
-    (void)state;
     assert_int_equal(reach_set_peers(r, ids, 2, 0), 0);
     assert_int_equal(reach_due(r, 600 * MS, pr, 4), 2);
     assert_true(reach_reply(r, pr[0].seq, 30, 1000, 601 * MS));
@@ -173,7 +170,6 @@ static void test_no_agent(void **state)
     struct reach_peer id = peer_id(0x4000, 50, false);
     struct reach_probe pr[2];
 
-    (void)state;
     assert_int_equal(reach_set_peers(r, &id, 1, 0), 0);
     assert_int_equal(reach_due(r, 5000 * MS, pr, 2), 0);
     assert_int_equal(reach_next_deadline(r), UINT64_MAX);
@@ -187,12 +183,5 @@ static void test_no_agent(void **state)
     reach_destroy(r);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bad_config),        cmocka_unit_test(test_spread_and_reply),
-        cmocka_unit_test(test_loss_and_recovery), cmocka_unit_test(test_rediscovery),
-        cmocka_unit_test(test_no_agent),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_bad_config, test_spread_and_reply, test_loss_and_recovery, test_rediscovery,
+         test_no_agent)

@@ -17,6 +17,7 @@
 
 #include "route_check.h"
 #include "route_report.h"
+#include "pzt_main.h"
 
 #define MAX_LID 4096
 
@@ -113,7 +114,6 @@ static void test_line_complete(void **state)
     struct bed b;
     struct rc_result r;
 
-    (void)state;
     line3(&b);
     bed_flush(&b);
     assert_int_equal(rc_check(b.f, NULL, &r), 0);
@@ -136,7 +136,6 @@ static void test_missing_entry(void **state)
     struct bed b;
     struct rc_result r;
 
-    (void)state;
     line3(&b);
     bed_route(&b, 2, 1, RC_NO_PORT); /* switch 2 forgets LID 1 */
     bed_flush(&b);
@@ -159,7 +158,6 @@ static void test_no_link_and_port_zero(void **state)
     struct bed b;
     struct rc_result r;
 
-    (void)state;
     line3(&b);
     bed_route(&b, 1, 3, 3); /* port 3 of switch 1 has no cable */
     bed_route(&b, 3, 1, 0); /* port 0 of switch 3 for a LID not its own */
@@ -188,7 +186,6 @@ static void test_loop(void **state)
     struct bed b;
     struct rc_result r;
 
-    (void)state;
     line3(&b);
     bed_route(&b, 2, 3, 1); /* 2 sends LID 3 back to 1, 1 sends it to 2 */
     bed_flush(&b);
@@ -238,7 +235,6 @@ static void test_ring_cycle(void **state)
     size_t len = 0;
     FILE *out;
 
-    (void)state;
     ring(&b, 4);
     assert_int_equal(rc_check(b.f, NULL, &r), 0);
     assert_int_equal(r.routed, 12);
@@ -296,7 +292,6 @@ static void test_tree_no_cycle_all_routes(void **state)
     struct rc_result r;
     struct rc_options o = {.all_routes = true};
 
-    (void)state;
     tree(&b);
     bed_flush(&b);
     assert_int_equal(rc_check(b.f, NULL, &r), 0);
@@ -320,7 +315,6 @@ static void test_wrong_ca(void **state)
     struct rc_result r;
     struct rc_options o = {.all_routes = true};
 
-    (void)state;
     tree(&b);
     bed_route(&b, 2, 10, 1); /* leaf 2 hands CA 10's packets to its own CA 11 */
     bed_flush(&b);
@@ -343,7 +337,6 @@ static void test_limits_and_errors(void **state)
     struct rc_fabric *empty = rc_fabric_new();
     bool is_switch = false;
 
-    (void)state;
     assert_int_equal(rc_check(empty, NULL, &r), -1);
     assert_int_equal(rc_fabric_add_switch(empty, 0, 1, 4, "lid0"), -1);
     assert_int_equal(rc_fabric_add_switch(empty, 0xc000, 1, 4, "mcast"), -1);
@@ -368,7 +361,6 @@ static void test_big_ring(void **state)
     struct bed b;
     struct rc_result r;
 
-    (void)state;
     ring(&b, 1000);
     assert_int_equal(rc_check(b.f, NULL, &r), 0);
     assert_int_equal(r.routed, 1000 * 999);
@@ -389,7 +381,6 @@ static void test_json(void **state)
     size_t len = 0;
     FILE *out;
 
-    (void)state;
     line3(&b);
     bed_route(&b, 2, 1, RC_NO_PORT);
     bed_flush(&b);
@@ -412,7 +403,6 @@ static void test_route_hops(void **state)
 {
     struct bed b;
 
-    (void)state;
     line3(&b);
     bed_flush(&b);
     assert_int_equal(rc_route_hops(b.f, 1, 1), 0);
@@ -431,21 +421,6 @@ static void test_route_hops(void **state)
     bed_free(&b);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_line_complete),
-        cmocka_unit_test(test_missing_entry),
-        cmocka_unit_test(test_no_link_and_port_zero),
-        cmocka_unit_test(test_loop),
-        cmocka_unit_test(test_ring_cycle),
-        cmocka_unit_test(test_tree_no_cycle_all_routes),
-        cmocka_unit_test(test_wrong_ca),
-        cmocka_unit_test(test_limits_and_errors),
-        cmocka_unit_test(test_big_ring),
-        cmocka_unit_test(test_json),
-        cmocka_unit_test(test_route_hops),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_line_complete, test_missing_entry, test_no_link_and_port_zero, test_loop,
+         test_ring_cycle, test_tree_no_cycle_all_routes, test_wrong_ca, test_limits_and_errors,
+         test_big_ring, test_json, test_route_hops)

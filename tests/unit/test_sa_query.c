@@ -18,6 +18,7 @@
 #include "route_check.h"
 #include "route_sa.h"
 #include "sa_query.h"
+#include "pzt_main.h"
 
 #define RMPP_ACTIVE 0x1
 #define RMPP_FIRST 0x2
@@ -65,7 +66,6 @@ static void test_build(void **state)
 {
     uint8_t b[IB_MAD_SIZE];
 
-    (void)state;
     assert_int_equal(sa_query_build_all(b, IB_SA_ATTR_LINKRECORD, 0xabcdef01ull), IB_MAD_SIZE);
     assert_int_equal(b[0], 1);
     assert_int_equal(b[1], IB_SA_CLASS);
@@ -94,7 +94,6 @@ static void test_node_records_reassembled(void **state)
     struct sa_node_record n;
     const char *why = NULL;
 
-    (void)state;
     answer_header(b, IB_SA_ATTR_NODERECORD, 0, 112, RMPP_ACTIVE | RMPP_FIRST, 20 + 3 * 112);
     node_record(b + SA_HEADER_LEN, 5, IB_NODE_SWITCH, 36, 0x0002c90300001000ull, 0, "spine-1");
     node_record(b + SA_HEADER_LEN + 112, 9, IB_NODE_CA, 1, 0x0002c90300002000ull, 1, "host-1-1");
@@ -129,7 +128,6 @@ static void test_rmpp_segments(void **state)
     uint8_t b[IB_MAD_SIZE] = {0};
     struct sa_answer a;
 
-    (void)state;
     /* a lone first segment of several: truncated */
     answer_header(b, IB_SA_ATTR_LINKRECORD, 0, 8, RMPP_ACTIVE | RMPP_FIRST, 20 + 800);
     assert_int_equal(sa_answer_parse(b, sizeof(b), &a, NULL), 0);
@@ -156,7 +154,6 @@ static void test_link_lft_switchinfo(void **state)
     struct sa_lft_record t;
     struct sa_switch_info_record si;
 
-    (void)state;
     mad_put_be16(rec, 0x0102);
     rec[2] = 17;
     rec[3] = 33;
@@ -199,7 +196,6 @@ static void test_bad_answers(void **state)
     struct sa_answer a;
     const char *why = NULL;
 
-    (void)state;
     answer_header(b, IB_SA_ATTR_NODERECORD, 0, 112, 0, 0);
     memset(b + SA_HEADER_LEN, 0, IB_MAD_SIZE - SA_HEADER_LEN);
     assert_int_equal(sa_answer_parse(b, 40, &a, &why), -1);
@@ -234,7 +230,6 @@ static void test_into_route_check(void **state)
     const char *why = NULL;
     bool is_switch = false;
 
-    (void)state;
     answer_header(b, IB_SA_ATTR_NODERECORD, 0, 112, 0, 0);
     node_record(b + SA_HEADER_LEN, 5, IB_NODE_SWITCH, 36, 0x1000, 0, "spine-1");
     node_record(b + SA_HEADER_LEN + 112, 9, IB_NODE_CA, 1, 0x2000, 1, "host-1-1");
@@ -281,7 +276,6 @@ static void test_service_record(void **state)
     uint8_t mad[IB_MAD_SIZE];
     size_t i;
 
-    (void)state;
     for (i = 0; i < 16; i++)
         r.gid[i] = (uint8_t)(0xA0 + i);
     snprintf(r.name, sizeof(r.name), "portzero-echo");
@@ -311,14 +305,5 @@ static void test_service_record(void **state)
     assert_int_equal(sa_service_record_decode(mad + 56, SA_SERVICE_RECORD_LEN - 1, &back), -1);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_build),          cmocka_unit_test(test_node_records_reassembled),
-        cmocka_unit_test(test_rmpp_segments),  cmocka_unit_test(test_link_lft_switchinfo),
-        cmocka_unit_test(test_bad_answers),    cmocka_unit_test(test_into_route_check),
-        cmocka_unit_test(test_service_record),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_build, test_node_records_reassembled, test_rmpp_segments, test_link_lft_switchinfo,
+         test_bad_answers, test_into_route_check, test_service_record)

@@ -5,6 +5,8 @@
  * SMA in CA mode.
  */
 #include "attr_util.h"
+#include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define SW_GUID 0x0002c90000001000ull
 
@@ -30,21 +32,16 @@ static void test_node_info_fields(void **state)
     const unsigned ports[] = {0, 1, 13, 24};
     uint8_t d[PZT_DATA];
 
-    (void)state;
     for (size_t i = 0; i < sizeof(ports) / sizeof(ports[0]); i++) {
         assert_int_equal(pzt_get_key(n, ports[i], 0, IB_ATTR_NODE_INFO, 0, d), ST_OK);
-        assert_int_equal(mad_get_field(d, 0, IB_NODE_BASE_VERS_F), 1);
-        assert_int_equal(mad_get_field(d, 0, IB_NODE_CLASS_VERS_F), 1);
-        assert_int_equal(mad_get_field(d, 0, IB_NODE_TYPE_F), IB_NODE_SWITCH);
-        assert_int_equal(mad_get_field(d, 0, IB_NODE_NPORTS_F), 24);
+        PZT_EXPECT_FIELDS(d, {IB_NODE_BASE_VERS_F, 1}, {IB_NODE_CLASS_VERS_F, 1},
+                          {IB_NODE_TYPE_F, IB_NODE_SWITCH}, {IB_NODE_NPORTS_F, 24});
         assert_true(mad_get_field64(d, 0, IB_NODE_SYSTEM_GUID_F) == 0x0011223344550000ull);
         assert_true(mad_get_field64(d, 0, IB_NODE_GUID_F) == 0x0011223344556677ull);
         assert_true(mad_get_field64(d, 0, IB_NODE_PORT_GUID_F) == 0x0011223344556678ull);
-        assert_int_equal(mad_get_field(d, 0, IB_NODE_PARTITION_CAP_F), 64);
-        assert_int_equal(mad_get_field(d, 0, IB_NODE_DEVID_F), 0xBEEF);
-        assert_int_equal(mad_get_field(d, 0, IB_NODE_REVISION_F), 0xA1B2C3D4);
-        assert_int_equal(mad_get_field(d, 0, IB_NODE_LOCAL_PORT_F), ports[i]);
-        assert_int_equal(mad_get_field(d, 0, IB_NODE_VENDORID_F), 0x123456);
+        PZT_EXPECT_FIELDS(d, {IB_NODE_PARTITION_CAP_F, 64}, {IB_NODE_DEVID_F, 0xBEEF},
+                          {IB_NODE_REVISION_F, 0xA1B2C3D4}, {IB_NODE_LOCAL_PORT_F, ports[i]},
+                          {IB_NODE_VENDORID_F, 0x123456});
     }
     /* A changed SystemImageGUID shows up in NodeInfo. */
     assert_int_equal(sma_set_system_image_guid(n->sma, 0x99), 0);
@@ -60,7 +57,6 @@ static void test_node_info_bad_mod_and_set(void **state)
     uint8_t d[PZT_DATA], before[PZT_DATA];
     struct pzt_result r;
 
-    (void)state;
     au_get_expect(n, IB_ATTR_NODE_INFO, 1, ST_BAD_FIELD, NULL);
     au_get_expect(n, IB_ATTR_NODE_INFO, 0x80000000u, ST_BAD_FIELD, NULL);
     au_get_expect(n, IB_ATTR_NODE_INFO, 0, ST_OK, before);
@@ -81,7 +77,6 @@ static void test_node_description(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t d[PZT_DATA], nd[PZT_DATA], pi[PZT_DATA];
 
-    (void)state;
     au_get_expect(n, IB_ATTR_PORT_INFO, 0, ST_OK, pi);
     assert_int_equal(mad_get_field(pi, 0, IB_PORT_CAPMASK2_F) & 0x1, 0x1);
 
@@ -139,7 +134,6 @@ static void test_guid_info_default(void **state)
     uint8_t d[PZT_DATA], in[PZT_DATA];
     uint64_t g[8];
 
-    (void)state;
     au_get_expect(n, IB_ATTR_PORT_INFO, 0, ST_OK, d);
     assert_int_equal(mad_get_field(d, 0, IB_PORT_GUID_CAP_F), 1);
     au_get_expect(n, IB_ATTR_GUID_INFO, 0, ST_OK, d);
@@ -171,7 +165,6 @@ static void test_guid_info_aliases(void **state)
     uint8_t d[PZT_DATA], in[PZT_DATA];
     uint64_t g[8];
 
-    (void)state;
     board_mem_default_switch_identity(&id, SW_GUID, 8);
     id.guid_cap = 8;
     n = pzt_node_new(&id);
@@ -225,7 +218,6 @@ static void test_unsupported_attributes(void **state)
     uint8_t data[PZT_DATA];
     struct pzt_result r;
 
-    (void)state;
     memset(data, 0xA5, sizeof(data));
     for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
         au_request(n, 1, 1, IB_MAD_METHOD_GET, attrs[i], 3, 0, NULL, &r);
@@ -251,7 +243,6 @@ static void test_unsupported_methods(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     struct pzt_result r;
 
-    (void)state;
     for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
         au_request(n, 1, 1, methods[i], IB_ATTR_NODE_INFO, 0, 0, NULL, &r);
         au_check_resp(&r, ST_BAD_METHOD, IB_ATTR_NODE_INFO, 0);
@@ -268,7 +259,6 @@ static void test_bad_class_version(void **state)
     uint8_t mad[PZT_MAD];
     struct pzt_result r;
 
-    (void)state;
     pzt_lid_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 7);
     mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 2);
     pzt_process(n, 1, 1, mad, &r);
@@ -305,7 +295,6 @@ static void test_dropped_mads(void **state)
     uint8_t mad[PZT_MAD], path[64] = {0, 1};
     struct pzt_result r;
 
-    (void)state;
     /* A GetResp (0x81) to the SMA: nobody asked. */
     pzt_lid_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 1);
     mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
@@ -350,16 +339,14 @@ static void test_response_header_and_address(void **state)
     uint8_t mad[PZT_MAD], d[PZT_DATA];
     struct pzt_result r;
 
-    (void)state;
     pzt_assign_lid(n, 0x0011, 0x0001, 18);
 
     /* Get NodeInfo from LID 0x22 through port 5. */
     pzt_lid_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 0x0123456789ABCDEFull);
     pzt_process(n, 5, 0x22, mad, &r);
     au_check_resp(&r, ST_OK, IB_ATTR_NODE_INFO, 0);
-    assert_int_equal(mad_get_field(r.mad, 0, IB_MAD_BASEVER_F), 1);
-    assert_int_equal(mad_get_field(r.mad, 0, IB_MAD_MGMTCLASS_F), IB_SMI_CLASS);
-    assert_int_equal(mad_get_field(r.mad, 0, IB_MAD_CLASSVER_F), 1);
+    PZT_EXPECT_FIELDS(r.mad, {IB_MAD_BASEVER_F, 1}, {IB_MAD_MGMTCLASS_F, IB_SMI_CLASS},
+                      {IB_MAD_CLASSVER_F, 1});
     assert_true(mad_get_field64(r.mad, 0, IB_MAD_TRID_F) == 0x0123456789ABCDEFull);
     assert_true(r.addr.lid_routed);
     assert_int_equal(r.addr.dlid, 0x22);
@@ -398,15 +385,12 @@ static void test_dr_status(void **state)
     uint8_t mad[PZT_MAD], path[64] = {0, 4};
     struct pzt_result r;
 
-    (void)state;
     pzt_dr_smp(mad, IB_MAD_METHOD_SET, IB_ATTR_NODE_INFO, 0, 0, 77, 1, 1, path, 0xFFFF, 0xFFFF);
     pzt_process(n, 4, 0xFFFF, mad, &r);
     assert_int_equal(r.verdict, MAD_SEND);
     assert_int_equal(r.status, ST_BAD_ATTR);
-    assert_int_equal(mad_get_field(r.mad, 0, IB_DRSMP_DIRECTION_F), 1);
-    assert_int_equal(mad_get_field(r.mad, 0, IB_MAD_METHOD_F), IB_MAD_METHOD_GET);
-    assert_int_equal(mad_get_field(r.mad, 0, IB_MAD_RESPONSE_F), 1);
-    assert_int_equal(mad_get_field(r.mad, 0, IB_MAD_ATTRID_F), IB_ATTR_NODE_INFO);
+    PZT_EXPECT_FIELDS(r.mad, {IB_DRSMP_DIRECTION_F, 1}, {IB_MAD_METHOD_F, IB_MAD_METHOD_GET},
+                      {IB_MAD_RESPONSE_F, 1}, {IB_MAD_ATTRID_F, IB_ATTR_NODE_INFO});
     assert_int_equal(r.addr.port, 4);
 
     pzt_dr_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_PORT_INFO, 9, 0, 78, 1, 1, path, 0xFFFF, 0xFFFF);
@@ -423,7 +407,6 @@ static void test_ca_node_info(void **state)
     uint8_t d[PZT_DATA];
     uint64_t g[8];
 
-    (void)state;
     for (unsigned p = 1; p <= 2; p++) {
         assert_int_equal(pzt_get_key(n, p, 0, IB_ATTR_NODE_INFO, 0, d), ST_OK);
         assert_int_equal(mad_get_field(d, 0, IB_NODE_TYPE_F), IB_NODE_CA);
@@ -448,7 +431,6 @@ static void test_ca_ports_and_lids(void **state)
     uint8_t d[PZT_DATA], pi[PZT_DATA];
     struct pzt_result r;
 
-    (void)state;
     pzt_connect_all(n);
     for (size_t i = 0; i < sizeof(sw_attrs) / sizeof(sw_attrs[0]); i++) {
         au_request(n, 1, 1, IB_MAD_METHOD_GET, sw_attrs[i], 0, 0, NULL, &r);
@@ -462,10 +444,8 @@ static void test_ca_ports_and_lids(void **state)
     for (unsigned p = 1; p <= 2; p++) {
         assert_int_equal(pzt_get_key(n, p, 0, IB_ATTR_PORT_INFO, 0, pi), ST_OK);
         assert_int_equal(mad_get_field(pi, 0, IB_PORT_LOCAL_PORT_F), p);
-        mad_set_field(pi, 0, IB_PORT_LID_F, 4 + p);
-        mad_set_field(pi, 0, IB_PORT_SMLID_F, 0x40 + p);
-        mad_set_field(pi, 0, IB_PORT_STATE_F, 0);
-        mad_set_field(pi, 0, IB_PORT_PHYS_STATE_F, 0);
+        PZT_SET_FIELDS(pi, {IB_PORT_LID_F, 4 + p}, {IB_PORT_SMLID_F, 0x40 + p},
+                       {IB_PORT_STATE_F, 0}, {IB_PORT_PHYS_STATE_F, 0});
         assert_int_equal(pzt_set_key(n, p, 0, IB_ATTR_PORT_INFO, 0, pi, d), ST_OK);
         assert_int_equal(mad_get_field(d, 0, IB_PORT_LID_F), 4 + p);
         assert_int_equal(mad_get_field(d, 0, IB_PORT_LOCAL_PORT_F), p);
@@ -511,7 +491,6 @@ static void test_ca_pkeys(void **state)
     struct pzt_node *n = pzt_ca_new(2);
     uint8_t d[PZT_DATA], in[PZT_DATA];
 
-    (void)state;
     assert_int_equal(pzt_get_key(n, 1, 0, IB_ATTR_PKEY_TBL, 0, d), ST_OK);
     assert_int_equal(au_be16(d, 0), 0xFFFF);
     for (unsigned i = 1; i < 32; i++)
@@ -532,23 +511,8 @@ static void test_ca_pkeys(void **state)
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_node_info_fields),
-        cmocka_unit_test(test_node_info_bad_mod_and_set),
-        cmocka_unit_test(test_node_description),
-        cmocka_unit_test(test_guid_info_default),
-        cmocka_unit_test(test_guid_info_aliases),
-        cmocka_unit_test(test_unsupported_attributes),
-        cmocka_unit_test(test_unsupported_methods),
-        cmocka_unit_test(test_bad_class_version),
-        cmocka_unit_test(test_dropped_mads),
-        cmocka_unit_test(test_response_header_and_address),
-        cmocka_unit_test(test_dr_status),
-        cmocka_unit_test(test_ca_node_info),
-        cmocka_unit_test(test_ca_ports_and_lids),
-        cmocka_unit_test(test_ca_pkeys),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_node_info_fields, test_node_info_bad_mod_and_set, test_node_description,
+         test_guid_info_default, test_guid_info_aliases, test_unsupported_attributes,
+         test_unsupported_methods, test_bad_class_version, test_dropped_mads,
+         test_response_header_and_address, test_dr_status, test_ca_node_info,
+         test_ca_ports_and_lids, test_ca_pkeys)

@@ -12,6 +12,7 @@
 #include <infiniband/mad.h>
 
 #include "pzt.h"
+#include "pzt_main.h"
 
 /* SwitchInfo.PortStateChange as the SM reads it. */
 static unsigned psc(struct pzt_node *n)
@@ -38,7 +39,6 @@ static void test_bounce_between_scans(void **state)
     struct pzt_node *n = pzt_switch_new(4);
     struct pzt_result last;
 
-    (void)state;
     pzt_assign_lid(n, 5, 1, 18);
     board_mem_set_connected(n->bm, 2, true);
     pzt_poll_all(n, NULL);
@@ -61,7 +61,6 @@ static void test_no_change_no_psc(void **state)
 {
     struct pzt_node *n = pzt_switch_new(4);
 
-    (void)state;
     pzt_assign_lid(n, 5, 1, 18);
     pzt_poll_all(n, NULL);
     assert_int_equal(psc(n), 0);
@@ -77,7 +76,6 @@ static void test_local_get(void **state)
     struct sma_stats before, after;
     uint8_t pi[64], d[64];
 
-    (void)state;
     /* Protect the switch: level 2, key 0x55. */
     assert_int_equal(pzt_get(n, IB_ATTR_PORT_INFO, 0, pi), 0);
     mad_set_field64(pi, 0, IB_PORT_MKEY_F, 0x55);
@@ -108,7 +106,6 @@ static void test_repress_with_rewritten_high_tid(void **state)
     uint8_t mad[256];
     uint64_t tid;
 
-    (void)state;
     pzt_assign_lid(n, 5, 1, 18);
     board_mem_set_connected(n->bm, 1, true);
     assert_int_equal(pzt_poll_all(n, &trap), 1);
@@ -130,13 +127,5 @@ static void test_repress_with_rewritten_high_tid(void **state)
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bounce_between_scans),
-        cmocka_unit_test(test_no_change_no_psc),
-        cmocka_unit_test(test_local_get),
-        cmocka_unit_test(test_repress_with_rewritten_high_tid),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_bounce_between_scans, test_no_change_no_psc, test_local_get,
+         test_repress_with_rewritten_high_tid)

@@ -14,6 +14,8 @@
 #include <infiniband/mad.h>
 
 #include "pzt.h"
+#include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define KEY 0x1122334455667788ull
 #define BAD_KEY 0x00000000deadbeefull
@@ -32,16 +34,6 @@
 #define N256_MKEY 24
 #define N256_DR 33
 #define N256_PATH 34
-
-/* Big-endian value of n bytes at p. */
-static uint64_t be(const uint8_t *p, unsigned n)
-{
-    uint64_t v = 0;
-
-    for (unsigned i = 0; i < n; i++)
-        v = v << 8 | p[i];
-    return v;
-}
 
 /* A switch with LID and master SM, so that its traps go out. */
 static struct pzt_node *switch_with_lid(void)
@@ -66,10 +58,8 @@ static void set_mkey(struct pzt_node *n, uint64_t cur, uint64_t key, unsigned pr
 
     assert_int_equal(pi_get(n, cur, pi), 0);
     mad_set_field64(pi, 0, IB_PORT_MKEY_F, key);
-    mad_set_field(pi, 0, IB_PORT_MKEY_PROT_BITS_F, prot);
-    mad_set_field(pi, 0, IB_PORT_MKEY_LEASE_F, lease);
-    mad_set_field(pi, 0, IB_PORT_STATE_F, 0);
-    mad_set_field(pi, 0, IB_PORT_PHYS_STATE_F, 0);
+    PZT_SET_FIELDS(pi, {IB_PORT_MKEY_PROT_BITS_F, prot}, {IB_PORT_MKEY_LEASE_F, lease},
+                   {IB_PORT_STATE_F, 0}, {IB_PORT_PHYS_STATE_F, 0});
     assert_int_equal(pzt_set_key(n, 1, cur, IB_ATTR_PORT_INFO, 0, pi, NULL), 0);
 }
 
@@ -91,15 +81,6 @@ static void trap_repress(struct pzt_node *n, uint64_t key, uint64_t tid)
     pzt_lid_smp(mad, IB_MAD_METHOD_TRAP_REPRESS, ATTR_NOTICE, 0, key, tid);
     pzt_process(n, 1, SM_LID, mad, &r);
     assert_int_equal(r.verdict, MAD_DROP);
-}
-
-/* The SMA's counters. */
-static struct sma_stats stats(struct pzt_node *n)
-{
-    struct sma_stats s;
-
-    sma_get_stats(n->sma, &s);
-    return s;
 }
 
 /* Board time of a node. */
@@ -228,7 +209,7 @@ static void mk_row_check(const struct mk_row *row, unsigned idx)
         tid = mad_get_field64(trap.mad, 0, IB_MAD_TRID_F);
     }
     viol0 = row->lease == LEASE_OFF ? 0 : 1;
-    s0 = stats(n);
+    s0 = pzt_sma_stats(n);
 
     switch (row->method) {
     case MK_GET:
@@ -245,7 +226,7 @@ static void mk_row_check(const struct mk_row *row, unsigned idx)
         pzt_process(n, 1, SM_LID, mad, &r);
         break;
     }
-    s1 = stats(n);
+    s1 = pzt_sma_stats(n);
     sent = pzt_poll_all(n, &trap);
 
     if (row->method == MK_REPRESS) {
@@ -289,7 +270,6 @@ static void mk_row_check(const struct mk_row *row, unsigned idx)
 /* Every row of the matrix. */
 static void test_mkey_matrix(void **state)
 {
-    (void)state;
     for (unsigned i = 0; i < sizeof(mk_rows) / sizeof(mk_rows[0]); i++)
         mk_row_check(&mk_rows[i], i);
 }
@@ -313,7 +293,6 @@ static void test_lease_expires(void **state)
     uint64_t t0 = now_ns(n);
     uint8_t pi[PZT_DATA];
 
-    (void)state;
     assert_true(sma_next_deadline(n->sma) == UINT64_MAX);
     assert_int_equal(pi_get(n, BAD_KEY, pi), -1);
     assert_true(sma_next_deadline(n->sma) == t0 + 5 * SEC);
@@ -343,7 +322,6 @@ static void test_lease_expiry_without_poll(void **state)
     struct pzt_node *n = protected_switch(3, 1);
     uint8_t pi[PZT_DATA];
 
-    (void)state;
     assert_int_equal(pi_get(n, BAD_KEY, pi), -1);
     board_mem_advance_ns(n->bm, 2 * SEC);
     assert_int_equal(pi_get(n, BAD_KEY, pi), 0);
@@ -354,7 +332,6 @@ static void test_lease_expiry_without_poll(void **state)
 /* Any valid Get, Set or TrapRepress stops the timer; a level-1 bad Get does not. */
 static void test_lease_stopped_by_valid_smp(void **state)
 {
-    (void)state;
     for (int method = 0; method < 4; method++) {
         struct pzt_node *n = protected_switch(method == 3 ? 1 : 2, 5);
         uint8_t pi[PZT_DATA];
@@ -399,7 +376,6 @@ static void test_lease_zero_never_expires(void **state)
     struct pzt_node *n = protected_switch(3, 0);
     uint8_t pi[PZT_DATA];
 
-    (void)state;
     assert_int_equal(pi_get(n, BAD_KEY, pi), -1);
     assert_true(sma_next_deadline(n->sma) == UINT64_MAX);
     board_mem_advance_ns(n->bm, 1000000 * SEC);
@@ -417,21 +393,18 @@ static void test_violations_saturate(void **state)
     uint8_t mad[PZT_MAD], pi[PZT_DATA];
     struct pzt_result r;
 
-    (void)state;
     pzt_lid_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_PORT_INFO, 0, BAD_KEY, 1);
     for (unsigned i = 0; i < 0xFFFF + 2; i++)
         pzt_process(n, 1, REQ_SLID, mad, &r);
     assert_int_equal(r.verdict, MAD_DROP);
-    assert_true(stats(n).mkey_violations == 0xFFFF + 2);
+    assert_true(pzt_sma_stats(n).mkey_violations == 0xFFFF + 2);
     assert_int_equal(pi_get(n, KEY, pi), 0);
     assert_int_equal(mad_get_field(pi, 0, IB_PORT_MKEY_VIOL_F), 0xFFFF);
     /* The identical unsent notices were merged, nothing was lost. */
     assert_int_equal(sma_traps_pending(n->sma), 1);
-    assert_true(stats(n).traps_lost == 0);
+    assert_true(pzt_sma_stats(n).traps_lost == 0);
 
-    mad_set_field(pi, 0, IB_PORT_MKEY_VIOL_F, 0);
-    mad_set_field(pi, 0, IB_PORT_STATE_F, 0);
-    mad_set_field(pi, 0, IB_PORT_PHYS_STATE_F, 0);
+    PZT_SET_FIELDS(pi, {IB_PORT_MKEY_VIOL_F, 0}, {IB_PORT_STATE_F, 0}, {IB_PORT_PHYS_STATE_F, 0});
     assert_int_equal(pzt_set_key(n, 1, KEY, IB_ATTR_PORT_INFO, 0, pi, NULL), 0);
     assert_int_equal(pi_field(n, KEY, IB_PORT_MKEY_VIOL_F), 0);
     pzt_node_free(n);
@@ -447,17 +420,16 @@ static void check_trap256_header(const struct pzt_result *t)
     assert_true(t->addr.lid_routed);
     assert_int_equal(t->addr.dlid, SM_LID);
     assert_int_equal(t->addr.slid, SW_LID);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_MGMTCLASS_F), IB_SMI_CLASS);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_METHOD_F), IB_MAD_METHOD_TRAP);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_RESPONSE_F), 0);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_ATTRID_F), ATTR_NOTICE);
+    PZT_EXPECT_FIELDS(t->mad, {IB_MAD_MGMTCLASS_F, IB_SMI_CLASS},
+                      {IB_MAD_METHOD_F, IB_MAD_METHOD_TRAP}, {IB_MAD_RESPONSE_F, 0},
+                      {IB_MAD_ATTRID_F, ATTR_NOTICE});
     assert_true(mad_get_field64((void *)t->mad, 0, IB_MAD_MKEY_F) == 0);
     assert_int_equal(mad_get_field((void *)d, 0, IB_NOTICE_IS_GENERIC_F), 1);
     assert_int_equal(mad_get_field((void *)d, 0, IB_NOTICE_TYPE_F), 2);     /* security */
     assert_int_equal(mad_get_field((void *)d, 0, IB_NOTICE_PRODUCER_F), 2); /* switch */
     assert_int_equal(mad_get_field((void *)d, 0, IB_NOTICE_TRAP_NUMBER_F), 256);
     assert_int_equal(mad_get_field((void *)d, 0, IB_NOTICE_ISSUER_LID_F), SW_LID);
-    assert_int_equal(be(d + N256_LID, 2), SW_LID);
+    assert_int_equal(pzt_be(d + N256_LID, 2), SW_LID);
 }
 
 /* A LID-routed Set with a bad key: Notice 256 names it; not a DR notice. */
@@ -467,7 +439,6 @@ static void test_trap256_lid_routed(void **state)
     uint8_t mad[PZT_MAD];
     struct pzt_result r, t;
 
-    (void)state;
     set_mkey(n, 0, KEY, 1, 0);
     pzt_lid_smp(mad, IB_MAD_METHOD_SET, IB_ATTR_SWITCH_INFO, 0, BAD_KEY, 0x42);
     pzt_process(n, 4, REQ_SLID, mad, &r);
@@ -475,11 +446,11 @@ static void test_trap256_lid_routed(void **state)
     assert_int_equal(pzt_poll_all(n, &t), 1);
     check_trap256_header(&t);
     /* For a LID-routed SMP portzero reports the LRH SLID as DRSLID (see sma_mkey.c). */
-    assert_int_equal(be(t.data + N256_DRSLID, 2), REQ_SLID);
+    assert_int_equal(pzt_be(t.data + N256_DRSLID, 2), REQ_SLID);
     assert_int_equal(t.data[N256_METHOD], IB_MAD_METHOD_SET);
-    assert_int_equal(be(t.data + N256_ATTR_ID, 2), IB_ATTR_SWITCH_INFO);
-    assert_int_equal(be(t.data + N256_ATTR_MOD, 4), 0);
-    assert_true(be(t.data + N256_MKEY, 8) == BAD_KEY);
+    assert_int_equal(pzt_be(t.data + N256_ATTR_ID, 2), IB_ATTR_SWITCH_INFO);
+    assert_int_equal(pzt_be(t.data + N256_ATTR_MOD, 4), 0);
+    assert_true(pzt_be(t.data + N256_MKEY, 8) == BAD_KEY);
     assert_int_equal(t.data[N256_DR], 0);
     assert_int_equal(t.data[N256_PATH], 0);
     pzt_node_free(n);
@@ -492,21 +463,20 @@ static void test_trap256_directed_route(void **state)
     uint8_t mad[PZT_MAD], path[64] = {0, 2, 6};
     struct pzt_result r, t;
 
-    (void)state;
     set_mkey(n, 0, KEY, 3, 0);
     pzt_dr_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_PORT_INFO, 0x80000005, BAD_KEY, 0x43, 2, 2, path,
                0xFFFF, 0xFFFF);
     mad[192 + 1] = 4; /* recorded by the previous hop */
     pzt_process(n, 6, 0xFFFF, mad, &r);
     assert_int_equal(r.verdict, MAD_DROP);
-    assert_true(stats(n).dr_forwarded == 0);
+    assert_true(pzt_sma_stats(n).dr_forwarded == 0);
     assert_int_equal(pzt_poll_all(n, &t), 1);
     check_trap256_header(&t);
-    assert_int_equal(be(t.data + N256_DRSLID, 2), 0xFFFF);
+    assert_int_equal(pzt_be(t.data + N256_DRSLID, 2), 0xFFFF);
     assert_int_equal(t.data[N256_METHOD], IB_MAD_METHOD_GET);
-    assert_int_equal(be(t.data + N256_ATTR_ID, 2), IB_ATTR_PORT_INFO);
-    assert_int_equal(be(t.data + N256_ATTR_MOD, 4), 0x80000005);
-    assert_true(be(t.data + N256_MKEY, 8) == BAD_KEY);
+    assert_int_equal(pzt_be(t.data + N256_ATTR_ID, 2), IB_ATTR_PORT_INFO);
+    assert_int_equal(pzt_be(t.data + N256_ATTR_MOD, 4), 0x80000005);
+    assert_true(pzt_be(t.data + N256_MKEY, 8) == BAD_KEY);
     assert_int_equal(t.data[N256_DR], 0x80 | 2);
     assert_int_equal(t.data[N256_PATH], 4);     /* ReturnPath[1] */
     assert_int_equal(t.data[N256_PATH + 1], 6); /* ReturnPath[2]: ingress port here */
@@ -521,7 +491,6 @@ static void test_trap256_truncated_path(void **state)
     uint8_t mad[PZT_MAD], path[64] = {0};
     struct pzt_result r, t;
 
-    (void)state;
     set_mkey(n, 0, KEY, 2, 0);
     pzt_dr_smp(mad, IB_MAD_METHOD_SET, IB_ATTR_PORT_INFO, 0, BAD_KEY, 0x44, 40, 40, path, 0x30,
                0xFFFF);
@@ -531,7 +500,7 @@ static void test_trap256_truncated_path(void **state)
     assert_int_equal(r.verdict, MAD_DROP);
     assert_int_equal(pzt_poll_all(n, &t), 1);
     check_trap256_header(&t);
-    assert_int_equal(be(t.data + N256_DRSLID, 2), 0x30);
+    assert_int_equal(pzt_be(t.data + N256_DRSLID, 2), 0x30);
     /* Hop count of the 30 hops given, as qib/hfi1 bad_mkey() do. */
     assert_int_equal(t.data[N256_DR], 0x80 | 0x40 | 30);
     for (unsigned i = 1; i <= 30; i++)
@@ -547,7 +516,6 @@ static void test_trap256_repeated_violation(void **state)
     struct pzt_result r, t;
     uint64_t tid1;
 
-    (void)state;
     set_mkey(n, 0, KEY, 2, 0);
     pzt_lid_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, BAD_KEY, 0x46);
     pzt_process(n, 1, REQ_SLID, mad, &r);
@@ -570,7 +538,6 @@ static void test_forwarded_smp_not_checked(void **state)
     uint8_t mad[PZT_MAD], path[64] = {0, 1, 5, 2};
     struct pzt_result r;
 
-    (void)state;
     set_mkey(n, 0, KEY, 3, 0);
     pzt_connect_all(n);
     pzt_dr_smp(mad, IB_MAD_METHOD_SET, IB_ATTR_PORT_INFO, 0, BAD_KEY, 0x45, 3, 1, path, 0xFFFF,
@@ -578,25 +545,12 @@ static void test_forwarded_smp_not_checked(void **state)
     pzt_process(n, 1, 0xFFFF, mad, &r);
     assert_int_equal(r.verdict, MAD_SEND);
     assert_int_equal(r.addr.port, 5);
-    assert_true(stats(n).mkey_violations == 0);
+    assert_true(pzt_sma_stats(n).mkey_violations == 0);
     assert_int_equal(pi_field(n, KEY, IB_PORT_MKEY_VIOL_F), 0);
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_mkey_matrix),
-        cmocka_unit_test(test_lease_expires),
-        cmocka_unit_test(test_lease_expiry_without_poll),
-        cmocka_unit_test(test_lease_stopped_by_valid_smp),
-        cmocka_unit_test(test_lease_zero_never_expires),
-        cmocka_unit_test(test_violations_saturate),
-        cmocka_unit_test(test_trap256_lid_routed),
-        cmocka_unit_test(test_trap256_directed_route),
-        cmocka_unit_test(test_trap256_truncated_path),
-        cmocka_unit_test(test_trap256_repeated_violation),
-        cmocka_unit_test(test_forwarded_smp_not_checked),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_mkey_matrix, test_lease_expires, test_lease_expiry_without_poll,
+         test_lease_stopped_by_valid_smp, test_lease_zero_never_expires, test_violations_saturate,
+         test_trap256_lid_routed, test_trap256_directed_route, test_trap256_truncated_path,
+         test_trap256_repeated_violation, test_forwarded_smp_not_checked)

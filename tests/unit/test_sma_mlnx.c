@@ -6,6 +6,8 @@
  * and 0x0C from other vendors' nodes.
  */
 #include "attr_util.h"
+#include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define ATTR_MEPI IB_ATTR_MLNX_EXT_PORT_INFO
 #define FDR10 0x01
@@ -44,13 +46,12 @@ static void test_mepi_switch_get(void **state)
     struct pzt_node *n = switch_with(0x0002c9, 3);
     uint8_t d[PZT_DATA], zero[PZT_DATA] = {0};
 
-    (void)state;
     for (unsigned p = 1; p <= 8; p++) {
         au_get_expect(n, ATTR_MEPI, p, ST_OK, d);
-        assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F), 0);
-        assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F), FDR10);
-        assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F), FDR10);
-        assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_ACTIVE_F), 0);
+        PZT_EXPECT_FIELDS(d, {IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F, 0},
+                          {IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F, FDR10},
+                          {IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F, FDR10},
+                          {IB_MLNX_EXT_PORT_LINK_SPEED_ACTIVE_F, 0});
         /* Everything else is reserved: zero. */
         mepi_data(zero, 0, 0);
         mad_set_field(zero, 0, IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F, FDR10);
@@ -59,8 +60,8 @@ static void test_mepi_switch_get(void **state)
     }
     /* Port 0 (management port, no link): answered, nothing supported. */
     au_get_expect(n, ATTR_MEPI, 0, ST_OK, d);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F), 0);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F), 0);
+    PZT_EXPECT_FIELDS(d, {IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F, 0},
+                      {IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F, 0});
     /* Port 9 of 8, and modifier bits above the port number: 0x1C. */
     au_get_expect(n, ATTR_MEPI, 9, ST_BAD_FIELD, d);
     au_get_expect(n, ATTR_MEPI, 0x100 | 1, ST_BAD_FIELD, d);
@@ -73,19 +74,18 @@ static void test_mepi_switch_set(void **state)
     struct pzt_node *n = switch_with(0x0002c9, 3);
     uint8_t in[PZT_DATA], d[PZT_DATA];
 
-    (void)state;
     mepi_data(in, 1, 0);
     au_set_expect(n, ATTR_MEPI, 3, in, ST_OK, d);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F), 1);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F), 0);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F), FDR10);
+    PZT_EXPECT_FIELDS(d, {IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F, 1},
+                      {IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F, 0},
+                      {IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F, FDR10});
     au_get_expect(n, ATTR_MEPI, 3, ST_OK, d);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F), 1);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F), 0);
+    PZT_EXPECT_FIELDS(d, {IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F, 1},
+                      {IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F, 0});
     /* Other ports are untouched. */
     au_get_expect(n, ATTR_MEPI, 4, ST_OK, d);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F), 0);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F), FDR10);
+    PZT_EXPECT_FIELDS(d, {IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F, 0},
+                      {IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F, FDR10});
     /* Enable FDR10 again. */
     mepi_data(in, 1, FDR10);
     au_set_expect(n, ATTR_MEPI, 3, in, ST_OK, d);
@@ -95,9 +95,9 @@ static void test_mepi_switch_set(void **state)
     mad_set_field(in, 0, IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F, 0);
     mad_set_field(in, 0, IB_MLNX_EXT_PORT_LINK_SPEED_ACTIVE_F, FDR10);
     au_set_expect(n, ATTR_MEPI, 3, in, ST_OK, d);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F), FDR10);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_ACTIVE_F), 0);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F), 0);
+    PZT_EXPECT_FIELDS(d, {IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F, FDR10},
+                      {IB_MLNX_EXT_PORT_LINK_SPEED_ACTIVE_F, 0},
+                      {IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F, 0});
     pzt_node_free(n);
 }
 
@@ -107,11 +107,10 @@ static void test_mepi_set_bad(void **state)
     struct pzt_node *n = switch_with(0x0002c9, 3);
     uint8_t in[PZT_DATA], d[PZT_DATA];
 
-    (void)state;
     mepi_data(in, 1, 0x02);
     au_set_expect(n, ATTR_MEPI, 2, in, ST_BAD_FIELD, d);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F), 0);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F), FDR10);
+    PZT_EXPECT_FIELDS(d, {IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F, 0},
+                      {IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F, FDR10});
     /* Port 0 supports nothing: enabling FDR10 there is refused. */
     mepi_data(in, 1, FDR10);
     au_set_expect(n, ATTR_MEPI, 0, in, ST_BAD_FIELD, d);
@@ -120,8 +119,8 @@ static void test_mepi_set_bad(void **state)
     /* A Mellanox switch without FDR (QDR-only): FDR10 unsupported, Set of it refused. */
     n = switch_with(0x0002c9, 0);
     au_get_expect(n, ATTR_MEPI, 1, ST_OK, d);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F), 0);
-    assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F), 0);
+    PZT_EXPECT_FIELDS(d, {IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F, 0},
+                      {IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F, 0});
     au_set_expect(n, ATTR_MEPI, 1, in, ST_BAD_FIELD, d);
     mepi_data(in, 1, 0);
     au_set_expect(n, ATTR_MEPI, 1, in, ST_OK, d);
@@ -135,7 +134,6 @@ static void test_mepi_ca(void **state)
     uint8_t in[PZT_DATA], d[PZT_DATA];
     struct pzt_result r;
 
-    (void)state;
     assert_int_equal(n->id.vendor_id, 0x0002c9);
     au_get_expect(n, ATTR_MEPI, 1, ST_OK, d);
     assert_int_equal(mepi(d, IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F),
@@ -160,7 +158,6 @@ static void test_mepi_other_vendor(void **state)
     uint8_t in[PZT_DATA];
     struct pzt_result r;
 
-    (void)state;
     mepi_data(in, 1, FDR10);
     for (unsigned p = 0; p <= 8; p++) {
         au_request(n, 1, 1, IB_MAD_METHOD_GET, ATTR_MEPI, p, 0, NULL, &r);
@@ -171,12 +168,5 @@ static void test_mepi_other_vendor(void **state)
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_mepi_switch_get),   cmocka_unit_test(test_mepi_switch_set),
-        cmocka_unit_test(test_mepi_set_bad),      cmocka_unit_test(test_mepi_ca),
-        cmocka_unit_test(test_mepi_other_vendor),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_mepi_switch_get, test_mepi_switch_set, test_mepi_set_bad, test_mepi_ca,
+         test_mepi_other_vendor)

@@ -5,6 +5,8 @@
  * transitions, and that a rejected Set changes nothing.
  */
 #include "attr_util.h"
+#include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define MOD_EXT 0x80000000u /* AttrMod bit 31: SMSupportsExtendedSpeeds */
 
@@ -33,6 +35,49 @@ static void pi_set_one(struct pzt_node *n, uint32_t mod, enum MAD_FIELDS f, unsi
     au_set_expect(n, IB_ATTR_PORT_INFO, mod, d, status, r);
 }
 
+/* One step of a PortInfo Set sequence (see pi_run). */
+struct pi_step {
+    uint32_t mod;      /* AttrMod: the port, maybe with MOD_EXT */
+    enum MAD_FIELDS f; /* the field set in a NOP template of that port */
+    unsigned v;        /* its value */
+    unsigned status;   /* the MAD status wanted */
+    long want;         /* the field in the response, or PI_ANY: not checked */
+};
+#define PI_ANY (-1L)
+
+/*
+ * Run the steps in order, each a Set through port 1 of one field of the
+ * port's NOP template; r receives each response.  A wrong status or
+ * response value fails at file:line naming the step (index and field).
+ */
+static void pi_run(struct pzt_node *n, uint8_t *r, const struct pi_step *s, size_t count,
+                   const char *file, int line)
+{
+    for (size_t i = 0; i < count; i++) {
+        uint8_t d[PZT_DATA];
+        int st;
+        unsigned got;
+
+        pi_template(n, s[i].mod & 0xFF, d);
+        mad_set_field(d, 0, s[i].f, s[i].v);
+        st = pzt_set(n, IB_ATTR_PORT_INFO, s[i].mod, d, r);
+        got = mad_get_field(r, 0, s[i].f);
+        if (st != (int)s[i].status || (s[i].want != PI_ANY && got != (unsigned long)s[i].want)) {
+            print_error("step %zu, %s = %u (AttrMod 0x%x): status 0x%x (want 0x%x), "
+                        "response %u (want %ld)\n",
+                        i, mad_field_name(s[i].f), s[i].v, s[i].mod, (unsigned)st, s[i].status, got,
+                        s[i].want);
+            _fail(file, line);
+        }
+    }
+}
+
+/* PI_RUN(n, r, {MOD, FIELD, VALUE, STATUS, WANT}, ...): pi_run on the steps given. */
+#define PI_RUN(n, r, ...)                                                                          \
+    pi_run((n), (r), (const struct pi_step[]){__VA_ARGS__},                                        \
+           sizeof((const struct pi_step[]){__VA_ARGS__}) / sizeof(struct pi_step), __FILE__,       \
+           __LINE__)
+
 /* One field of PortInfo of port as read now. */
 static unsigned pi_field(struct pzt_node *n, unsigned port, enum MAD_FIELDS f)
 {
@@ -49,7 +94,6 @@ static void test_port0_get(void **state)
     uint8_t d[PZT_DATA];
     uint32_t cap;
 
-    (void)state;
     assert_int_equal(pzt_get_key(n, 7, 0, IB_ATTR_PORT_INFO, 0, d), ST_OK);
     assert_int_equal(mad_get_field(d, 0, IB_PORT_LOCAL_PORT_F), 7);
     assert_true(mad_get_field64(d, 0, IB_PORT_MKEY_F) == 0);
@@ -64,22 +108,15 @@ static void test_port0_get(void **state)
     assert_int_equal(cap & 0x00008000u, 0x00008000u); /* IsCapabilityMask2Supported */
     assert_int_equal(cap & 0x02000000u, 0);           /* no ClientReregistration on a switch */
     assert_int_equal(cap & 0x40000000u, 0x40000000u); /* IsMulticastFDBTopSupported */
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_CAPMASK2_F), 0x0001);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_MKEY_LEASE_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_MKEY_PROT_BITS_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LMC_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_SMSL_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_MKEY_VIOL_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_QKEY_VIOL_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_GUID_CAP_F), 1);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_CLIENT_REREG_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_SUBN_TIMEOUT_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_RESP_TIME_VAL_F), 8);
+    PZT_EXPECT_FIELDS(d, {IB_PORT_CAPMASK2_F, 0x0001}, {IB_PORT_MKEY_LEASE_F, 0},
+                      {IB_PORT_MKEY_PROT_BITS_F, 0}, {IB_PORT_LMC_F, 0}, {IB_PORT_SMSL_F, 0},
+                      {IB_PORT_MKEY_VIOL_F, 0}, {IB_PORT_QKEY_VIOL_F, 0}, {IB_PORT_GUID_CAP_F, 1},
+                      {IB_PORT_CLIENT_REREG_F, 0}, {IB_PORT_SUBN_TIMEOUT_F, 0},
+                      {IB_PORT_RESP_TIME_VAL_F, 8});
     /* Port 0 reports itself up (OpenSM does not use PortState of BSP0). */
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_STATE_F), BOARD_PORT_ACTIVE);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_PHYS_STATE_F), BOARD_PHYS_LINKUP);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_VL_CAP_F), 4);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_MTU_CAP_F), 5);
+    PZT_EXPECT_FIELDS(d, {IB_PORT_STATE_F, BOARD_PORT_ACTIVE},
+                      {IB_PORT_PHYS_STATE_F, BOARD_PHYS_LINKUP}, {IB_PORT_VL_CAP_F, 4},
+                      {IB_PORT_MTU_CAP_F, 5});
     pzt_node_free(n);
 }
 
@@ -89,54 +126,33 @@ static void test_external_get(void **state)
     struct pzt_node *n = pzt_switch_new(36);
     uint8_t d[PZT_DATA];
 
-    (void)state;
     pzt_assign_lid(n, 0x20, 0x01, 12);
     assert_int_equal(pzt_get_key(n, 2, 0, IB_ATTR_PORT_INFO, 5, d), ST_OK);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LOCAL_PORT_F), 2);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_STATE_F), BOARD_PORT_DOWN);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_PHYS_STATE_F), BOARD_PHYS_POLLING);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_WIDTH_SUPPORTED_F), 3);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_WIDTH_ENABLED_F), 3);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_WIDTH_ACTIVE_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_SPEED_SUPPORTED_F), 7);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_SPEED_ENABLED_F), 7);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_SPEED_ACTIVE_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F), 3);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F), 3);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_DOWN_DEF_F), BOARD_PHYS_POLLING);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_NEIGHBOR_MTU_F), 5);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_MTU_CAP_F), 5);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_VL_CAP_F), 4);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_VL_ARBITRATION_HIGH_CAP_F), 8);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_VL_ARBITRATION_LOW_CAP_F), 8);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_VL_HIGH_LIMIT_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_OPER_VLS_F), 1);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_HOQ_LIFE_F), 0x10);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_VL_STALL_COUNT_F), 7);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LOCAL_PHYS_ERR_F), 8);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_OVERRUN_ERR_F), 8);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_PKEY_VIOL_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_PART_EN_INB_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_FILTER_RAW_OUTB_F), 0);
+    PZT_EXPECT_FIELDS(
+        d, {IB_PORT_LOCAL_PORT_F, 2}, {IB_PORT_STATE_F, BOARD_PORT_DOWN},
+        {IB_PORT_PHYS_STATE_F, BOARD_PHYS_POLLING}, {IB_PORT_LINK_WIDTH_SUPPORTED_F, 3},
+        {IB_PORT_LINK_WIDTH_ENABLED_F, 3}, {IB_PORT_LINK_WIDTH_ACTIVE_F, 0},
+        {IB_PORT_LINK_SPEED_SUPPORTED_F, 7}, {IB_PORT_LINK_SPEED_ENABLED_F, 7},
+        {IB_PORT_LINK_SPEED_ACTIVE_F, 0}, {IB_PORT_LINK_SPEED_EXT_SUPPORTED_F, 3},
+        {IB_PORT_LINK_SPEED_EXT_ENABLED_F, 3}, {IB_PORT_LINK_SPEED_EXT_ACTIVE_F, 0},
+        {IB_PORT_LINK_DOWN_DEF_F, BOARD_PHYS_POLLING}, {IB_PORT_NEIGHBOR_MTU_F, 5},
+        {IB_PORT_MTU_CAP_F, 5}, {IB_PORT_VL_CAP_F, 4}, {IB_PORT_VL_ARBITRATION_HIGH_CAP_F, 8},
+        {IB_PORT_VL_ARBITRATION_LOW_CAP_F, 8}, {IB_PORT_VL_HIGH_LIMIT_F, 0},
+        {IB_PORT_OPER_VLS_F, 1}, {IB_PORT_HOQ_LIFE_F, 0x10}, {IB_PORT_VL_STALL_COUNT_F, 7},
+        {IB_PORT_LOCAL_PHYS_ERR_F, 8}, {IB_PORT_OVERRUN_ERR_F, 8}, {IB_PORT_PKEY_VIOL_F, 0},
+        {IB_PORT_PART_EN_INB_F, 0}, {IB_PORT_FILTER_RAW_OUTB_F, 0});
     /* End-port fields belong to port 0. */
     assert_true(mad_get_field64(d, 0, IB_PORT_MKEY_F) == 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LID_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_SMLID_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_CAPMASK_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_CAPMASK2_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_GUID_CAP_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_SUBN_TIMEOUT_F), 0);
+    PZT_EXPECT_FIELDS(d, {IB_PORT_LID_F, 0}, {IB_PORT_SMLID_F, 0}, {IB_PORT_CAPMASK_F, 0},
+                      {IB_PORT_CAPMASK2_F, 0}, {IB_PORT_GUID_CAP_F, 0},
+                      {IB_PORT_SUBN_TIMEOUT_F, 0});
 
     /* Cabled: the link trains to Init at the fastest enabled width/speed. */
     board_mem_set_connected(n->bm, 5, true);
     assert_int_equal(pzt_get_key(n, 36, 0, IB_ATTR_PORT_INFO, 5, d), ST_OK);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LOCAL_PORT_F), 36);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_STATE_F), BOARD_PORT_INIT);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_PHYS_STATE_F), BOARD_PHYS_LINKUP);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_WIDTH_ACTIVE_F), 2);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_SPEED_ACTIVE_F), 4);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F), 2);
+    PZT_EXPECT_FIELDS(d, {IB_PORT_LOCAL_PORT_F, 36}, {IB_PORT_STATE_F, BOARD_PORT_INIT},
+                      {IB_PORT_PHYS_STATE_F, BOARD_PHYS_LINKUP}, {IB_PORT_LINK_WIDTH_ACTIVE_F, 2},
+                      {IB_PORT_LINK_SPEED_ACTIVE_F, 4}, {IB_PORT_LINK_SPEED_EXT_ACTIVE_F, 2});
     pzt_node_free(n);
 }
 
@@ -147,7 +163,6 @@ static void test_attr_mod(void **state)
     uint8_t plain[PZT_DATA], ext[PZT_DATA], d[PZT_DATA];
     struct pzt_result r;
 
-    (void)state;
     pzt_connect_all(n);
     for (unsigned p = 0; p <= 36; p += 6) {
         pi_get(n, p, plain);
@@ -183,7 +198,6 @@ static void test_port0_identity(void **state)
     struct pzt_node *n;
     uint8_t d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     board_mem_default_switch_identity(&id, 0x0002c90000002000ull, 8);
     id.port0_width = 1; /* 1x */
     id.port0_speed = 1; /* SDR */
@@ -194,9 +208,7 @@ static void test_port0_identity(void **state)
     assert_int_equal(pi_field(n, 0, IB_PORT_CAPMASK_F) & 0x02000000u, 0x02000000u);
     assert_int_equal(sma_client_reregister_count(n->sma, 0), 0);
     pi_template(n, 0, d);
-    mad_set_field(d, 0, IB_PORT_LID_F, 7);
-    mad_set_field(d, 0, IB_PORT_SMLID_F, 1);
-    mad_set_field(d, 0, IB_PORT_CLIENT_REREG_F, 1);
+    PZT_SET_FIELDS(d, {IB_PORT_LID_F, 7}, {IB_PORT_SMLID_F, 1}, {IB_PORT_CLIENT_REREG_F, 1});
     au_set_expect(n, IB_ATTR_PORT_INFO, 0, d, ST_OK, r);
     assert_int_equal(sma_client_reregister_count(n->sma, 0), 1);
     au_set_expect(n, IB_ATTR_PORT_INFO, 0, d, ST_OK, r);
@@ -226,19 +238,14 @@ static void test_port0_set(void **state)
     uint8_t d[PZT_DATA], r[PZT_DATA], g[PZT_DATA];
     uint32_t cap;
 
-    (void)state;
     pi_template(n, 0, d);
     cap = mad_get_field(d, 0, IB_PORT_CAPMASK_F);
     mad_set_field64(d, 0, IB_PORT_MKEY_F, key);
     mad_set_field64(d, 0, IB_PORT_GID_PREFIX_F, 0xFE80000000000000ull);
-    mad_set_field(d, 0, IB_PORT_LID_F, 0x0102);
-    mad_set_field(d, 0, IB_PORT_SMLID_F, 0x0003);
-    mad_set_field(d, 0, IB_PORT_MKEY_LEASE_F, 60);
-    mad_set_field(d, 0, IB_PORT_MKEY_PROT_BITS_F, 1);
-    mad_set_field(d, 0, IB_PORT_SMSL_F, 5);
-    mad_set_field(d, 0, IB_PORT_SUBN_TIMEOUT_F, 18);
-    mad_set_field(d, 0, IB_PORT_RESP_TIME_VAL_F, 8);
-    mad_set_field(d, 0, IB_PORT_LINK_DOWN_DEF_F, BOARD_PHYS_POLLING);
+    PZT_SET_FIELDS(d, {IB_PORT_LID_F, 0x0102}, {IB_PORT_SMLID_F, 0x0003},
+                   {IB_PORT_MKEY_LEASE_F, 60}, {IB_PORT_MKEY_PROT_BITS_F, 1}, {IB_PORT_SMSL_F, 5},
+                   {IB_PORT_SUBN_TIMEOUT_F, 18}, {IB_PORT_RESP_TIME_VAL_F, 8},
+                   {IB_PORT_LINK_DOWN_DEF_F, BOARD_PHYS_POLLING});
     /* Not settable here: ignored. */
     mad_set_field(d, 0, IB_PORT_CAPMASK_F, 0xFFFFFFFFu);
     mad_set_field(d, 0, IB_PORT_CAPMASK2_F, 0xFFFF);
@@ -251,19 +258,12 @@ static void test_port0_set(void **state)
 
     assert_true(mad_get_field64(r, 0, IB_PORT_MKEY_F) == key);
     assert_true(mad_get_field64(r, 0, IB_PORT_GID_PREFIX_F) == 0xFE80000000000000ull);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LID_F), 0x0102);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_SMLID_F), 0x0003);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_MKEY_LEASE_F), 60);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_MKEY_PROT_BITS_F), 1);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_SMSL_F), 5);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_SUBN_TIMEOUT_F), 18);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_CAPMASK_F), cap);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_CAPMASK2_F), 0x0001);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LMC_F), 0);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_CLIENT_REREG_F), 0);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LOCAL_PORT_F), 1);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_GUID_CAP_F), 1);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ACTIVE);
+    PZT_EXPECT_FIELDS(r, {IB_PORT_LID_F, 0x0102}, {IB_PORT_SMLID_F, 0x0003},
+                      {IB_PORT_MKEY_LEASE_F, 60}, {IB_PORT_MKEY_PROT_BITS_F, 1},
+                      {IB_PORT_SMSL_F, 5}, {IB_PORT_SUBN_TIMEOUT_F, 18}, {IB_PORT_CAPMASK_F, cap},
+                      {IB_PORT_CAPMASK2_F, 0x0001}, {IB_PORT_LMC_F, 0}, {IB_PORT_CLIENT_REREG_F, 0},
+                      {IB_PORT_LOCAL_PORT_F, 1}, {IB_PORT_GUID_CAP_F, 1},
+                      {IB_PORT_STATE_F, BOARD_PORT_ACTIVE});
 
     /* The same on a later Get (with the key: ProtectBits 1 hides it otherwise). */
     assert_int_equal(pzt_get_key(n, 1, key, IB_ATTR_PORT_INFO, 0, g), ST_OK);
@@ -304,7 +304,6 @@ static void test_port0_set_invalid(void **state)
         {IB_PORT_SMLID_F, 0xFFFF},
     };
 
-    (void)state;
     pzt_assign_lid(n, 0x10, 0x01, 10);
     pi_template(n, 0, before);
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -331,7 +330,6 @@ static void test_violation_counters(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     /* M_Key 0x55, ProtectBits 0: Gets pass with any key, Sets need the key. */
     pi_template(n, 0, d);
     mad_set_field64(d, 0, IB_PORT_MKEY_F, 0x55);
@@ -341,9 +339,7 @@ static void test_violation_counters(void **state)
     assert_int_equal(pi_field(n, 0, IB_PORT_MKEY_VIOL_F), 2);
 
     pi_template(n, 0, d);
-    mad_set_field(d, 0, IB_PORT_MKEY_VIOL_F, 1);
-    mad_set_field(d, 0, IB_PORT_QKEY_VIOL_F, 5);
-    mad_set_field(d, 0, IB_PORT_PKEY_VIOL_F, 5);
+    PZT_SET_FIELDS(d, {IB_PORT_MKEY_VIOL_F, 1}, {IB_PORT_QKEY_VIOL_F, 5}, {IB_PORT_PKEY_VIOL_F, 5});
     assert_int_equal(pzt_set_key(n, 1, 0x55, IB_ATTR_PORT_INFO, 0, d, r), ST_OK);
     assert_int_equal(mad_get_field(r, 0, IB_PORT_MKEY_VIOL_F), 2);
     assert_int_equal(mad_get_field(r, 0, IB_PORT_QKEY_VIOL_F), 0); /* not writable */
@@ -366,22 +362,15 @@ static void test_external_set_fields(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t d[PZT_DATA], r[PZT_DATA], g[PZT_DATA];
 
-    (void)state;
     pzt_assign_lid(n, 0x10, 0x01, 10);
     board_mem_set_connected(n->bm, 4, true);
     pi_template(n, 4, d);
     mad_set_field(d, 0, IB_PORT_LINK_DOWN_DEF_F, 1); /* Sleep */
-    mad_set_field(d, 0, IB_PORT_VL_HIGH_LIMIT_F, 0xA5);
-    mad_set_field(d, 0, IB_PORT_HOQ_LIFE_F, 0x12);
-    mad_set_field(d, 0, IB_PORT_VL_STALL_COUNT_F, 3);
-    mad_set_field(d, 0, IB_PORT_LOCAL_PHYS_ERR_F, 4);
-    mad_set_field(d, 0, IB_PORT_OVERRUN_ERR_F, 6);
-    mad_set_field(d, 0, IB_PORT_PART_EN_INB_F, 1);
-    mad_set_field(d, 0, IB_PORT_PART_EN_OUTB_F, 1);
-    mad_set_field(d, 0, IB_PORT_FILTER_RAW_INB_F, 1);
-    mad_set_field(d, 0, IB_PORT_FILTER_RAW_OUTB_F, 1);
-    mad_set_field(d, 0, IB_PORT_NEIGHBOR_MTU_F, 4);
-    mad_set_field(d, 0, IB_PORT_OPER_VLS_F, 3);
+    PZT_SET_FIELDS(
+        d, {IB_PORT_VL_HIGH_LIMIT_F, 0xA5}, {IB_PORT_HOQ_LIFE_F, 0x12},
+        {IB_PORT_VL_STALL_COUNT_F, 3}, {IB_PORT_LOCAL_PHYS_ERR_F, 4}, {IB_PORT_OVERRUN_ERR_F, 6},
+        {IB_PORT_PART_EN_INB_F, 1}, {IB_PORT_PART_EN_OUTB_F, 1}, {IB_PORT_FILTER_RAW_INB_F, 1},
+        {IB_PORT_FILTER_RAW_OUTB_F, 1}, {IB_PORT_NEIGHBOR_MTU_F, 4}, {IB_PORT_OPER_VLS_F, 3});
     /* End-port fields of an external port: ignored. */
     mad_set_field(d, 0, IB_PORT_LID_F, 0x99);
     mad_set_field(d, 0, IB_PORT_SMLID_F, 0x98);
@@ -389,19 +378,12 @@ static void test_external_set_fields(void **state)
     au_set_expect(n, IB_ATTR_PORT_INFO, 4, d, ST_OK, r);
     pi_get(n, 4, g);
     assert_memory_equal(r, g, PZT_DATA);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_LINK_DOWN_DEF_F), 1);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_VL_HIGH_LIMIT_F), 0xA5);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_HOQ_LIFE_F), 0x12);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_VL_STALL_COUNT_F), 3);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_LOCAL_PHYS_ERR_F), 4);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_OVERRUN_ERR_F), 6);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_PART_EN_INB_F), 1);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_PART_EN_OUTB_F), 1);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_FILTER_RAW_INB_F), 1);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_FILTER_RAW_OUTB_F), 1);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_NEIGHBOR_MTU_F), 4);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_OPER_VLS_F), 3);
-    assert_int_equal(mad_get_field(g, 0, IB_PORT_LID_F), 0);
+    PZT_EXPECT_FIELDS(g, {IB_PORT_LINK_DOWN_DEF_F, 1}, {IB_PORT_VL_HIGH_LIMIT_F, 0xA5},
+                      {IB_PORT_HOQ_LIFE_F, 0x12}, {IB_PORT_VL_STALL_COUNT_F, 3},
+                      {IB_PORT_LOCAL_PHYS_ERR_F, 4}, {IB_PORT_OVERRUN_ERR_F, 6},
+                      {IB_PORT_PART_EN_INB_F, 1}, {IB_PORT_PART_EN_OUTB_F, 1},
+                      {IB_PORT_FILTER_RAW_INB_F, 1}, {IB_PORT_FILTER_RAW_OUTB_F, 1},
+                      {IB_PORT_NEIGHBOR_MTU_F, 4}, {IB_PORT_OPER_VLS_F, 3}, {IB_PORT_LID_F, 0});
     assert_true(mad_get_field64(g, 0, IB_PORT_MKEY_F) == 0);
     assert_int_equal(mad_get_field(g, 0, IB_PORT_STATE_F), BOARD_PORT_INIT);
     /* Port 0 and another external port are untouched. */
@@ -411,12 +393,9 @@ static void test_external_set_fields(void **state)
     assert_int_equal(pi_field(n, 5, IB_PORT_OPER_VLS_F), 1);
 
     /* LinkDownDefault: 0 = NOP, 2 = Polling, 3.. invalid. */
-    pi_set_one(n, 4, IB_PORT_LINK_DOWN_DEF_F, 0, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_DOWN_DEF_F), 1);
-    pi_set_one(n, 4, IB_PORT_LINK_DOWN_DEF_F, 2, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_DOWN_DEF_F), 2);
-    pi_set_one(n, 4, IB_PORT_LINK_DOWN_DEF_F, 3, ST_BAD_FIELD, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_DOWN_DEF_F), 2);
+    PI_RUN(n, r, {4, IB_PORT_LINK_DOWN_DEF_F, 0, ST_OK, 1},
+           {4, IB_PORT_LINK_DOWN_DEF_F, 2, ST_OK, 2},
+           {4, IB_PORT_LINK_DOWN_DEF_F, 3, ST_BAD_FIELD, 2}, );
     pzt_node_free(n);
 }
 
@@ -427,20 +406,15 @@ static void test_external_no_enforcement(void **state)
     struct pzt_node *n;
     uint8_t d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     board_mem_default_switch_identity(&id, 0x1000, 4);
     id.enforcement_caps = false;
     n = pzt_node_new(&id);
     pi_template(n, 2, d);
-    mad_set_field(d, 0, IB_PORT_PART_EN_INB_F, 1);
-    mad_set_field(d, 0, IB_PORT_PART_EN_OUTB_F, 1);
-    mad_set_field(d, 0, IB_PORT_FILTER_RAW_INB_F, 1);
-    mad_set_field(d, 0, IB_PORT_FILTER_RAW_OUTB_F, 1);
+    PZT_SET_FIELDS(d, {IB_PORT_PART_EN_INB_F, 1}, {IB_PORT_PART_EN_OUTB_F, 1},
+                   {IB_PORT_FILTER_RAW_INB_F, 1}, {IB_PORT_FILTER_RAW_OUTB_F, 1});
     au_set_expect(n, IB_ATTR_PORT_INFO, 2, d, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_PART_EN_INB_F), 0);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_PART_EN_OUTB_F), 0);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_FILTER_RAW_INB_F), 0);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_FILTER_RAW_OUTB_F), 0);
+    PZT_EXPECT_FIELDS(r, {IB_PORT_PART_EN_INB_F, 0}, {IB_PORT_PART_EN_OUTB_F, 0},
+                      {IB_PORT_FILTER_RAW_INB_F, 0}, {IB_PORT_FILTER_RAW_OUTB_F, 0});
     pzt_node_free(n);
 }
 
@@ -450,38 +424,27 @@ static void test_width_speed_enabled(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t r[PZT_DATA];
 
-    (void)state;
     board_mem_set_connected(n->bm, 2, true);
-    pi_set_one(n, 2, IB_PORT_LINK_WIDTH_ENABLED_F, 1, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_WIDTH_ENABLED_F), 1);
-    pi_set_one(n, 2, IB_PORT_LINK_WIDTH_ENABLED_F, 0, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_WIDTH_ENABLED_F), 1);
-    pi_set_one(n, 2, IB_PORT_LINK_WIDTH_ENABLED_F, 255, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_WIDTH_ENABLED_F), 3);
-    pi_set_one(n, 2, IB_PORT_LINK_WIDTH_ENABLED_F, 2, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_WIDTH_ENABLED_F), 2);
-    pi_set_one(n, 2, IB_PORT_LINK_WIDTH_ENABLED_F, 4, ST_BAD_FIELD, r); /* 8x unsupported */
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_WIDTH_ENABLED_F), 2);
-    pi_set_one(n, 2, IB_PORT_LINK_WIDTH_ENABLED_F, 8, ST_BAD_FIELD, r); /* 12x unsupported */
+    PI_RUN(n, r, {2, IB_PORT_LINK_WIDTH_ENABLED_F, 1, ST_OK, 1},
+           {2, IB_PORT_LINK_WIDTH_ENABLED_F, 0, ST_OK, 1},
+           {2, IB_PORT_LINK_WIDTH_ENABLED_F, 255, ST_OK, 3},
+           {2, IB_PORT_LINK_WIDTH_ENABLED_F, 2, ST_OK, 2},
+           {2, IB_PORT_LINK_WIDTH_ENABLED_F, 4, ST_BAD_FIELD, 2},      /* 8x unsupported */
+           {2, IB_PORT_LINK_WIDTH_ENABLED_F, 8, ST_BAD_FIELD, PI_ANY}, /* 12x unsupported */
+    );
     assert_int_equal(pi_field(n, 2, IB_PORT_LINK_WIDTH_ENABLED_F), 2);
     assert_int_equal(pi_field(n, 2, IB_PORT_LINK_WIDTH_SUPPORTED_F), 3);
 
-    pi_set_one(n, 2, IB_PORT_LINK_SPEED_ENABLED_F, 1, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_ENABLED_F), 1);
-    pi_set_one(n, 2, IB_PORT_LINK_SPEED_ENABLED_F, 0, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_ENABLED_F), 1);
-    pi_set_one(n, 2, IB_PORT_LINK_SPEED_ENABLED_F, 15, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_ENABLED_F), 7);
-    pi_set_one(n, 2, IB_PORT_LINK_SPEED_ENABLED_F, 6, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_ENABLED_F), 6);
-    pi_set_one(n, 2, IB_PORT_LINK_SPEED_ENABLED_F, 8, ST_BAD_FIELD, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_ENABLED_F), 6);
+    PI_RUN(n, r, {2, IB_PORT_LINK_SPEED_ENABLED_F, 1, ST_OK, 1},
+           {2, IB_PORT_LINK_SPEED_ENABLED_F, 0, ST_OK, 1},
+           {2, IB_PORT_LINK_SPEED_ENABLED_F, 15, ST_OK, 7},
+           {2, IB_PORT_LINK_SPEED_ENABLED_F, 6, ST_OK, 6},
+           {2, IB_PORT_LINK_SPEED_ENABLED_F, 8, ST_BAD_FIELD, 6}, );
     assert_int_equal(pi_field(n, 2, IB_PORT_LINK_SPEED_SUPPORTED_F), 7);
 
     /* The new enables apply when the link retrains (Down bounces it). */
-    pi_set_one(n, 2, IB_PORT_LINK_WIDTH_ENABLED_F, 1, ST_OK, NULL);
-    pi_set_one(n, 2, IB_PORT_STATE_F, BOARD_PORT_DOWN, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_INIT);
+    PI_RUN(n, r, {2, IB_PORT_LINK_WIDTH_ENABLED_F, 1, ST_OK, PI_ANY},
+           {2, IB_PORT_STATE_F, BOARD_PORT_DOWN, ST_OK, BOARD_PORT_INIT}, );
     assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_WIDTH_ACTIVE_F), 1);
     pzt_node_free(n);
 }
@@ -492,23 +455,15 @@ static void test_speed_ext_enabled(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t r[PZT_DATA];
 
-    (void)state;
     /* Without bit 31 the SM does not know the field: ignored, even if invalid. */
-    pi_set_one(n, 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 30, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F), 3);
-    pi_set_one(n, 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 4, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F), 3);
+    PI_RUN(n, r, {3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 30, ST_OK, 3},
+           {3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 4, ST_OK, 3}, );
 
-    pi_set_one(n, MOD_EXT | 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 30, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F), 0);
-    pi_set_one(n, MOD_EXT | 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 31, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F), 3);
-    pi_set_one(n, MOD_EXT | 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 1, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F), 1);
-    pi_set_one(n, MOD_EXT | 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 0, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F), 1);
-    pi_set_one(n, MOD_EXT | 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 4, ST_BAD_FIELD, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F), 1);
+    PI_RUN(n, r, {MOD_EXT | 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 30, ST_OK, 0},
+           {MOD_EXT | 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 31, ST_OK, 3},
+           {MOD_EXT | 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 1, ST_OK, 1},
+           {MOD_EXT | 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 0, ST_OK, 1},
+           {MOD_EXT | 3, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 4, ST_BAD_FIELD, 1}, );
     assert_int_equal(pi_field(n, 3, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F), 3);
     pzt_node_free(n);
 }
@@ -519,16 +474,12 @@ static void test_oper_vls(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t r[PZT_DATA];
 
-    (void)state;
     for (unsigned v = 1; v <= 4; v++) {
         pi_set_one(n, 6, IB_PORT_OPER_VLS_F, v, ST_OK, r);
         assert_int_equal(mad_get_field(r, 0, IB_PORT_OPER_VLS_F), v);
     }
-    pi_set_one(n, 6, IB_PORT_OPER_VLS_F, 0, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_OPER_VLS_F), 4);
-    pi_set_one(n, 6, IB_PORT_OPER_VLS_F, 5, ST_BAD_FIELD, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_OPER_VLS_F), 4);
-    pi_set_one(n, 6, IB_PORT_OPER_VLS_F, 15, ST_BAD_FIELD, r);
+    PI_RUN(n, r, {6, IB_PORT_OPER_VLS_F, 0, ST_OK, 4}, {6, IB_PORT_OPER_VLS_F, 5, ST_BAD_FIELD, 4},
+           {6, IB_PORT_OPER_VLS_F, 15, ST_BAD_FIELD, PI_ANY}, );
     assert_int_equal(pi_field(n, 6, IB_PORT_OPER_VLS_F), 4);
     pzt_node_free(n);
 }
@@ -539,15 +490,13 @@ static void test_neighbor_mtu(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t r[PZT_DATA];
 
-    (void)state;
     for (unsigned v = 1; v <= 5; v++) {
         pi_set_one(n, 7, IB_PORT_NEIGHBOR_MTU_F, v, ST_OK, r);
         assert_int_equal(mad_get_field(r, 0, IB_PORT_NEIGHBOR_MTU_F), v);
     }
-    pi_set_one(n, 7, IB_PORT_NEIGHBOR_MTU_F, 0, ST_BAD_FIELD, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_NEIGHBOR_MTU_F), 5);
-    pi_set_one(n, 7, IB_PORT_NEIGHBOR_MTU_F, 6, ST_BAD_FIELD, r);
-    pi_set_one(n, 7, IB_PORT_NEIGHBOR_MTU_F, 15, ST_BAD_FIELD, r);
+    PI_RUN(n, r, {7, IB_PORT_NEIGHBOR_MTU_F, 0, ST_BAD_FIELD, 5},
+           {7, IB_PORT_NEIGHBOR_MTU_F, 6, ST_BAD_FIELD, PI_ANY},
+           {7, IB_PORT_NEIGHBOR_MTU_F, 15, ST_BAD_FIELD, PI_ANY}, );
     assert_int_equal(pi_field(n, 7, IB_PORT_NEIGHBOR_MTU_F), 5);
     pzt_node_free(n);
 }
@@ -558,29 +507,25 @@ static void test_port_state_transitions(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t r[PZT_DATA];
 
-    (void)state;
     board_mem_set_connected(n->bm, 2, true);
     assert_int_equal(pi_field(n, 2, IB_PORT_STATE_F), BOARD_PORT_INIT);
 
-    pi_set_one(n, 2, IB_PORT_STATE_F, BOARD_PORT_ACTIVE, ST_BAD_FIELD, r); /* Init -> Active */
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_INIT);
-    pi_set_one(n, 2, IB_PORT_STATE_F, BOARD_PORT_INIT, ST_BAD_FIELD, NULL);
+    PI_RUN(
+        n, r,
+        {2, IB_PORT_STATE_F, BOARD_PORT_ACTIVE, ST_BAD_FIELD, BOARD_PORT_INIT}, /* Init -> Active */
+        {2, IB_PORT_STATE_F, BOARD_PORT_INIT, ST_BAD_FIELD, PI_ANY}, );
     for (unsigned v = 5; v <= 15; v++)
         pi_set_one(n, 2, IB_PORT_STATE_F, v, ST_BAD_FIELD, NULL);
     assert_int_equal(pi_field(n, 2, IB_PORT_STATE_F), BOARD_PORT_INIT);
 
-    pi_set_one(n, 2, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ARMED);
-    pi_set_one(n, 2, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ARMED);
-    pi_set_one(n, 2, IB_PORT_STATE_F, BOARD_PORT_NOP, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ARMED);
-    pi_set_one(n, 2, IB_PORT_STATE_F, BOARD_PORT_ACTIVE, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ACTIVE);
-    pi_set_one(n, 2, IB_PORT_STATE_F, BOARD_PORT_ACTIVE, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ACTIVE);
-    pi_set_one(n, 2, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_BAD_FIELD, r); /* Active -> Armed */
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ACTIVE);
+    PI_RUN(n, r, {2, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_OK, BOARD_PORT_ARMED},
+           {2, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_OK, BOARD_PORT_ARMED},
+           {2, IB_PORT_STATE_F, BOARD_PORT_NOP, ST_OK, BOARD_PORT_ARMED},
+           {2, IB_PORT_STATE_F, BOARD_PORT_ACTIVE, ST_OK, BOARD_PORT_ACTIVE},
+           {2, IB_PORT_STATE_F, BOARD_PORT_ACTIVE, ST_OK, BOARD_PORT_ACTIVE},
+           {2, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_BAD_FIELD,
+            BOARD_PORT_ACTIVE}, /* Active -> Armed */
+    );
 
     /* Down: the cabled link drops and retrains to Init. */
     pi_set_one(n, 2, IB_PORT_STATE_F, BOARD_PORT_DOWN, ST_OK, r);
@@ -588,10 +533,9 @@ static void test_port_state_transitions(void **state)
     assert_int_equal(board_mem_link_downed(n->bm, 2), 1);
 
     /* An uncabled port stays Down; Armed/Active are refused there. */
-    pi_set_one(n, 6, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_BAD_FIELD, NULL);
-    pi_set_one(n, 6, IB_PORT_STATE_F, BOARD_PORT_ACTIVE, ST_BAD_FIELD, NULL);
-    pi_set_one(n, 6, IB_PORT_STATE_F, BOARD_PORT_DOWN, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_DOWN);
+    PI_RUN(n, r, {6, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_BAD_FIELD, PI_ANY},
+           {6, IB_PORT_STATE_F, BOARD_PORT_ACTIVE, ST_BAD_FIELD, PI_ANY},
+           {6, IB_PORT_STATE_F, BOARD_PORT_DOWN, ST_OK, BOARD_PORT_DOWN}, );
     assert_int_equal(board_mem_link_downed(n->bm, 6), 0);
     pzt_node_free(n);
 }
@@ -617,7 +561,6 @@ static void test_set_nop_keeps_link(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     board_mem_set_connected(n->bm, 4, true);
     pi_set_one(n, 4, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_OK, r);
     pi_template(n, 4, d);
@@ -627,9 +570,8 @@ static void test_set_nop_keeps_link(void **state)
     mad_set_field(d, 0, IB_PORT_PHYS_STATE_F, BOARD_PHYS_POLLING);
     mad_set_field(d, 0, IB_PORT_OPER_VLS_F, 4);
     au_set_expect(n, IB_ATTR_PORT_INFO, 4, d, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ARMED);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_PHYS_STATE_F), BOARD_PHYS_LINKUP);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_DOWN_DEF_F), 1);
+    PZT_EXPECT_FIELDS(r, {IB_PORT_STATE_F, BOARD_PORT_ARMED},
+                      {IB_PORT_PHYS_STATE_F, BOARD_PHYS_LINKUP}, {IB_PORT_LINK_DOWN_DEF_F, 1});
     pi_set_one(n, 4, IB_PORT_LINK_WIDTH_ENABLED_F, 1, ST_OK, r); /* 1x: at the next training */
     assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ARMED);
     assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_WIDTH_ACTIVE_F), 2);
@@ -658,16 +600,14 @@ static void test_phys_state(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t r[PZT_DATA];
 
-    (void)state;
     board_mem_set_connected(n->bm, 3, true);
     pi_set_one(n, 3, IB_PORT_PHYS_STATE_F, BOARD_PHYS_DISABLED, ST_OK, r);
     assert_int_equal(mad_get_field(r, 0, IB_PORT_PHYS_STATE_F), BOARD_PHYS_DISABLED);
     assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_DOWN);
     assert_int_equal(board_mem_link_downed(n->bm, 3), 1);
 
-    pi_set_one(n, 3, IB_PORT_PHYS_STATE_F, BOARD_PHYS_NOP, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_PHYS_STATE_F), BOARD_PHYS_DISABLED);
-    pi_set_one(n, 3, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_BAD_FIELD, r);
+    PI_RUN(n, r, {3, IB_PORT_PHYS_STATE_F, BOARD_PHYS_NOP, ST_OK, BOARD_PHYS_DISABLED},
+           {3, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_BAD_FIELD, PI_ANY}, );
     assert_int_equal(mad_get_field(r, 0, IB_PORT_PHYS_STATE_F), BOARD_PHYS_DISABLED);
 
     pi_set_one(n, 3, IB_PORT_PHYS_STATE_F, BOARD_PHYS_POLLING, ST_OK, r);
@@ -675,10 +615,8 @@ static void test_phys_state(void **state)
     assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_INIT);
 
     /* Uncabled: Disabled, then Polling (no peer: stays Polling / Down). */
-    pi_set_one(n, 4, IB_PORT_PHYS_STATE_F, BOARD_PHYS_DISABLED, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_PHYS_STATE_F), BOARD_PHYS_DISABLED);
-    pi_set_one(n, 4, IB_PORT_PHYS_STATE_F, BOARD_PHYS_POLLING, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_PHYS_STATE_F), BOARD_PHYS_POLLING);
+    PI_RUN(n, r, {4, IB_PORT_PHYS_STATE_F, BOARD_PHYS_DISABLED, ST_OK, BOARD_PHYS_DISABLED},
+           {4, IB_PORT_PHYS_STATE_F, BOARD_PHYS_POLLING, ST_OK, BOARD_PHYS_POLLING}, );
     assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_DOWN);
 
     /* Sleep, Training, LinkUp, ... cannot be requested. */
@@ -711,25 +649,18 @@ static void test_invalid_set_untouched(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t before[PZT_DATA], d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     pzt_connect_all(n);
     pzt_poll_all(n, NULL);
     pi_get(n, 4, before);
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         pi_template(n, 4, d);
-        mad_set_field(d, 0, IB_PORT_LINK_WIDTH_ENABLED_F, 1);
-        mad_set_field(d, 0, IB_PORT_LINK_SPEED_ENABLED_F, 1);
-        mad_set_field(d, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 30);
-        mad_set_field(d, 0, IB_PORT_LINK_DOWN_DEF_F, 1);
-        mad_set_field(d, 0, IB_PORT_STATE_F, BOARD_PORT_ARMED);
-        mad_set_field(d, 0, IB_PORT_NEIGHBOR_MTU_F, 3);
-        mad_set_field(d, 0, IB_PORT_OPER_VLS_F, 2);
-        mad_set_field(d, 0, IB_PORT_VL_HIGH_LIMIT_F, 9);
-        mad_set_field(d, 0, IB_PORT_HOQ_LIFE_F, 5);
-        mad_set_field(d, 0, IB_PORT_VL_STALL_COUNT_F, 2);
-        mad_set_field(d, 0, IB_PORT_LOCAL_PHYS_ERR_F, 1);
-        mad_set_field(d, 0, IB_PORT_OVERRUN_ERR_F, 2);
-        mad_set_field(d, 0, IB_PORT_PART_EN_INB_F, 1);
+        PZT_SET_FIELDS(d, {IB_PORT_LINK_WIDTH_ENABLED_F, 1}, {IB_PORT_LINK_SPEED_ENABLED_F, 1},
+                       {IB_PORT_LINK_SPEED_EXT_ENABLED_F, 30}, {IB_PORT_LINK_DOWN_DEF_F, 1},
+                       {IB_PORT_STATE_F, BOARD_PORT_ARMED}, {IB_PORT_NEIGHBOR_MTU_F, 3},
+                       {IB_PORT_OPER_VLS_F, 2}, {IB_PORT_VL_HIGH_LIMIT_F, 9},
+                       {IB_PORT_HOQ_LIFE_F, 5}, {IB_PORT_VL_STALL_COUNT_F, 2},
+                       {IB_PORT_LOCAL_PHYS_ERR_F, 1}, {IB_PORT_OVERRUN_ERR_F, 2},
+                       {IB_PORT_PART_EN_INB_F, 1});
         mad_set_field(d, 0, bad[i].f, bad[i].v);
         au_set_expect(n, IB_ATTR_PORT_INFO, MOD_EXT | 4, d, ST_BAD_FIELD, r);
         assert_memory_equal(r, before, PZT_DATA);
@@ -740,13 +671,11 @@ static void test_invalid_set_untouched(void **state)
 
     /* The same Set without the bad field is accepted completely. */
     pi_template(n, 4, d);
-    mad_set_field(d, 0, IB_PORT_STATE_F, BOARD_PORT_ARMED);
-    mad_set_field(d, 0, IB_PORT_OPER_VLS_F, 2);
-    mad_set_field(d, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F, 30);
+    PZT_SET_FIELDS(d, {IB_PORT_STATE_F, BOARD_PORT_ARMED}, {IB_PORT_OPER_VLS_F, 2},
+                   {IB_PORT_LINK_SPEED_EXT_ENABLED_F, 30});
     au_set_expect(n, IB_ATTR_PORT_INFO, MOD_EXT | 4, d, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ARMED);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_OPER_VLS_F), 2);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F), 0);
+    PZT_EXPECT_FIELDS(r, {IB_PORT_STATE_F, BOARD_PORT_ARMED}, {IB_PORT_OPER_VLS_F, 2},
+                      {IB_PORT_LINK_SPEED_EXT_ENABLED_F, 0});
     pzt_node_free(n);
 }
 
@@ -757,20 +686,15 @@ static void test_enhanced_port0(void **state)
     struct pzt_node *n;
     uint8_t d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     board_mem_default_switch_identity(&id, 0x1000, 8);
     id.enhanced_port0 = true;
     n = pzt_node_new(&id);
     pi_template(n, 0, d);
-    mad_set_field(d, 0, IB_PORT_LID_F, 0x40);
-    mad_set_field(d, 0, IB_PORT_LMC_F, 2);
-    mad_set_field(d, 0, IB_PORT_OPER_VLS_F, 3);
-    mad_set_field(d, 0, IB_PORT_VL_HIGH_LIMIT_F, 4);
+    PZT_SET_FIELDS(d, {IB_PORT_LID_F, 0x40}, {IB_PORT_LMC_F, 2}, {IB_PORT_OPER_VLS_F, 3},
+                   {IB_PORT_VL_HIGH_LIMIT_F, 4});
     au_set_expect(n, IB_ATTR_PORT_INFO, 0, d, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LID_F), 0x40);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LMC_F), 2);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_OPER_VLS_F), 3);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_VL_HIGH_LIMIT_F), 4);
+    PZT_EXPECT_FIELDS(r, {IB_PORT_LID_F, 0x40}, {IB_PORT_LMC_F, 2}, {IB_PORT_OPER_VLS_F, 3},
+                      {IB_PORT_VL_HIGH_LIMIT_F, 4});
     assert_int_equal(board_mem_lmc(n->bm, 0), 2);
     assert_int_equal(board_mem_lid(n->bm, 0), 0x40);
 
@@ -788,19 +712,14 @@ static void test_ca_port_info_set(void **state)
     struct pzt_node *n = pzt_ca_new(2);
     uint8_t d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     pzt_connect_all(n);
     assert_int_equal(pzt_get_key(n, 1, 0, IB_ATTR_PORT_INFO, 0, d), ST_OK);
-    mad_set_field(d, 0, IB_PORT_STATE_F, BOARD_PORT_ARMED);
-    mad_set_field(d, 0, IB_PORT_PHYS_STATE_F, 0);
-    mad_set_field(d, 0, IB_PORT_LID_F, 0x30);
-    mad_set_field(d, 0, IB_PORT_LMC_F, 1);
-    mad_set_field(d, 0, IB_PORT_CLIENT_REREG_F, 0);
+    PZT_SET_FIELDS(d, {IB_PORT_STATE_F, BOARD_PORT_ARMED}, {IB_PORT_PHYS_STATE_F, 0},
+                   {IB_PORT_LID_F, 0x30}, {IB_PORT_LMC_F, 1}, {IB_PORT_CLIENT_REREG_F, 0});
     mad_set_field64(d, 0, IB_PORT_MKEY_F, 0xABC);
     assert_int_equal(pzt_set_key(n, 1, 0, IB_ATTR_PORT_INFO, 0, d, r), ST_OK);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_ARMED);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LID_F), 0x30);
-    assert_int_equal(mad_get_field(r, 0, IB_PORT_LMC_F), 1);
+    PZT_EXPECT_FIELDS(r, {IB_PORT_STATE_F, BOARD_PORT_ARMED}, {IB_PORT_LID_F, 0x30},
+                      {IB_PORT_LMC_F, 1});
     assert_true(mad_get_field64(r, 0, IB_PORT_MKEY_F) == 0xABC);
     assert_int_equal(board_mem_lid(n->bm, 1), 0x30);
     assert_int_equal(board_mem_lmc(n->bm, 1), 1);
@@ -829,28 +748,8 @@ static void test_ca_port_info_set(void **state)
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_port0_get),
-        cmocka_unit_test(test_external_get),
-        cmocka_unit_test(test_attr_mod),
-        cmocka_unit_test(test_port0_set),
-        cmocka_unit_test(test_port0_identity),
-        cmocka_unit_test(test_port0_set_invalid),
-        cmocka_unit_test(test_violation_counters),
-        cmocka_unit_test(test_external_set_fields),
-        cmocka_unit_test(test_external_no_enforcement),
-        cmocka_unit_test(test_width_speed_enabled),
-        cmocka_unit_test(test_speed_ext_enabled),
-        cmocka_unit_test(test_oper_vls),
-        cmocka_unit_test(test_neighbor_mtu),
-        cmocka_unit_test(test_port_state_transitions),
-        cmocka_unit_test(test_set_nop_keeps_link),
-        cmocka_unit_test(test_phys_state),
-        cmocka_unit_test(test_invalid_set_untouched),
-        cmocka_unit_test(test_enhanced_port0),
-        cmocka_unit_test(test_ca_port_info_set),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_port0_get, test_external_get, test_attr_mod, test_port0_set, test_port0_identity,
+         test_port0_set_invalid, test_violation_counters, test_external_set_fields,
+         test_external_no_enforcement, test_width_speed_enabled, test_speed_ext_enabled,
+         test_oper_vls, test_neighbor_mtu, test_port_state_transitions, test_set_nop_keeps_link,
+         test_phys_state, test_invalid_set_untouched, test_enhanced_port0, test_ca_port_info_set)

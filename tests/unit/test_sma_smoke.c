@@ -11,6 +11,8 @@
 #include <infiniband/mad.h>
 
 #include "pzt.h"
+#include "pzt_main.h"
+#include "pzt_fields.h"
 
 /* NodeInfo over LID routing, decoded with libibmad. */
 static void test_node_info_lid(void **state)
@@ -18,11 +20,8 @@ static void test_node_info_lid(void **state)
     struct pzt_node *n = pzt_switch_new(36);
     uint8_t d[64];
 
-    (void)state;
     assert_int_equal(pzt_get_key(n, 7, 0, IB_ATTR_NODE_INFO, 0, d), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_NODE_TYPE_F), 2);
-    assert_int_equal(mad_get_field(d, 0, IB_NODE_NPORTS_F), 36);
-    assert_int_equal(mad_get_field(d, 0, IB_NODE_LOCAL_PORT_F), 7);
+    PZT_EXPECT_FIELDS(d, {IB_NODE_TYPE_F, 2}, {IB_NODE_NPORTS_F, 36}, {IB_NODE_LOCAL_PORT_F, 7});
     assert_true(mad_get_field64(d, 0, IB_NODE_GUID_F) == 0x0002c90000001000ull);
     pzt_node_free(n);
 }
@@ -34,7 +33,6 @@ static void test_node_info_dr(void **state)
     uint8_t mad[256], path[64] = {0, 5};
     struct pzt_result r;
 
-    (void)state;
     pzt_dr_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 42, 1, 1, path, 0xFFFF, 0xFFFF);
     pzt_process(n, 3, 0xFFFF, mad, &r);
     assert_int_equal(r.verdict, MAD_SEND);
@@ -57,7 +55,6 @@ static void test_port_info_and_unknown(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t d[64];
 
-    (void)state;
     pzt_connect_all(n);
     for (unsigned p = 0; p <= 8; p++)
         assert_int_equal(pzt_get(n, IB_ATTR_PORT_INFO, p, d), 0);
@@ -69,12 +66,4 @@ static void test_port_info_and_unknown(void **state)
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_node_info_lid),
-        cmocka_unit_test(test_node_info_dr),
-        cmocka_unit_test(test_port_info_and_unknown),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_node_info_lid, test_node_info_dr, test_port_info_and_unknown)

@@ -4,6 +4,8 @@
  * MulticastForwardingTable.
  */
 #include "attr_util.h"
+#include "pzt_main.h"
+#include "pzt_fields.h"
 
 /* Get SwitchInfo, expecting success. */
 static void get_si(struct pzt_node *n, uint8_t *d)
@@ -37,26 +39,15 @@ static void test_switch_info_defaults(void **state)
     struct pzt_node *n = pzt_switch_new(36);
     uint8_t d[PZT_DATA];
 
-    (void)state;
     get_si(n, d);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_LINEAR_FDB_CAP_F), 0xC000);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_RANDOM_FDB_CAP_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_MCAST_FDB_CAP_F), 1024);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_LINEAR_FDB_TOP_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_DEF_PORT_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_DEF_MCAST_PRIM_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_DEF_MCAST_NOT_PRIM_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_LIFE_TIME_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_STATE_CHANGE_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_OPT_SLTOVL_MAPPING_F), 1);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_LIDS_PER_PORT_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_PARTITION_ENFORCE_CAP_F), 32);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_PARTITION_ENF_INB_F), 1);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_PARTITION_ENF_OUTB_F), 1);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_FILTER_RAW_INB_F), 1);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_FILTER_RAW_OUTB_F), 1);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_ENHANCED_PORT0_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_MCAST_FDB_TOP_F), 0xBFFF);
+    PZT_EXPECT_FIELDS(
+        d, {IB_SW_LINEAR_FDB_CAP_F, 0xC000}, {IB_SW_RANDOM_FDB_CAP_F, 0},
+        {IB_SW_MCAST_FDB_CAP_F, 1024}, {IB_SW_LINEAR_FDB_TOP_F, 0}, {IB_SW_DEF_PORT_F, 0},
+        {IB_SW_DEF_MCAST_PRIM_F, 0}, {IB_SW_DEF_MCAST_NOT_PRIM_F, 0}, {IB_SW_LIFE_TIME_F, 0},
+        {IB_SW_STATE_CHANGE_F, 0}, {IB_SW_OPT_SLTOVL_MAPPING_F, 1}, {IB_SW_LIDS_PER_PORT_F, 0},
+        {IB_SW_PARTITION_ENFORCE_CAP_F, 32}, {IB_SW_PARTITION_ENF_INB_F, 1},
+        {IB_SW_PARTITION_ENF_OUTB_F, 1}, {IB_SW_FILTER_RAW_INB_F, 1}, {IB_SW_FILTER_RAW_OUTB_F, 1},
+        {IB_SW_ENHANCED_PORT0_F, 0}, {IB_SW_MCAST_FDB_TOP_F, 0xBFFF});
     au_get_expect(n, IB_ATTR_SWITCH_INFO, 1, ST_BAD_FIELD, NULL);
     pzt_node_free(n);
 }
@@ -68,7 +59,6 @@ static void test_switch_info_identity(void **state)
     struct pzt_node *n;
     uint8_t d[PZT_DATA];
 
-    (void)state;
     board_mem_default_switch_identity(&id, 0x1000, 12);
     id.lft_cap = 1024;
     id.mft_cap = 64;
@@ -78,15 +68,11 @@ static void test_switch_info_identity(void **state)
     id.enforcement_caps = false;
     n = pzt_node_new(&id);
     get_si(n, d);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_LINEAR_FDB_CAP_F), 1024);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_MCAST_FDB_CAP_F), 64);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_PARTITION_ENFORCE_CAP_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_ENHANCED_PORT0_F), 1);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_OPT_SLTOVL_MAPPING_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_PARTITION_ENF_INB_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_PARTITION_ENF_OUTB_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_FILTER_RAW_INB_F), 0);
-    assert_int_equal(mad_get_field(d, 0, IB_SW_FILTER_RAW_OUTB_F), 0);
+    PZT_EXPECT_FIELDS(d, {IB_SW_LINEAR_FDB_CAP_F, 1024}, {IB_SW_MCAST_FDB_CAP_F, 64},
+                      {IB_SW_PARTITION_ENFORCE_CAP_F, 0}, {IB_SW_ENHANCED_PORT0_F, 1},
+                      {IB_SW_OPT_SLTOVL_MAPPING_F, 0}, {IB_SW_PARTITION_ENF_INB_F, 0},
+                      {IB_SW_PARTITION_ENF_OUTB_F, 0}, {IB_SW_FILTER_RAW_INB_F, 0},
+                      {IB_SW_FILTER_RAW_OUTB_F, 0});
     pzt_node_free(n);
 }
 
@@ -97,26 +83,17 @@ static void test_switch_info_set(void **state)
     uint8_t d[PZT_DATA], r[PZT_DATA], g[PZT_DATA];
     struct pzt_result res;
 
-    (void)state;
     get_si(n, d);
-    mad_set_field(d, 0, IB_SW_LINEAR_FDB_TOP_F, 0x1234);
-    mad_set_field(d, 0, IB_SW_DEF_PORT_F, 3);
-    mad_set_field(d, 0, IB_SW_DEF_MCAST_PRIM_F, 36);
-    mad_set_field(d, 0, IB_SW_DEF_MCAST_NOT_PRIM_F, 0xFF);
-    mad_set_field(d, 0, IB_SW_LIFE_TIME_F, 0x12);
-    mad_set_field(d, 0, IB_SW_MCAST_FDB_TOP_F, 0xC010);
+    PZT_SET_FIELDS(d, {IB_SW_LINEAR_FDB_TOP_F, 0x1234}, {IB_SW_DEF_PORT_F, 3},
+                   {IB_SW_DEF_MCAST_PRIM_F, 36}, {IB_SW_DEF_MCAST_NOT_PRIM_F, 0xFF},
+                   {IB_SW_LIFE_TIME_F, 0x12}, {IB_SW_MCAST_FDB_TOP_F, 0xC010});
     /* Read-only: must not change. */
-    mad_set_field(d, 0, IB_SW_LINEAR_FDB_CAP_F, 64);
-    mad_set_field(d, 0, IB_SW_RANDOM_FDB_CAP_F, 5);
-    mad_set_field(d, 0, IB_SW_MCAST_FDB_CAP_F, 32);
-    mad_set_field(d, 0, IB_SW_OPT_SLTOVL_MAPPING_F, 0);
-    mad_set_field(d, 0, IB_SW_LIDS_PER_PORT_F, 7);
-    mad_set_field(d, 0, IB_SW_PARTITION_ENFORCE_CAP_F, 1);
-    mad_set_field(d, 0, IB_SW_PARTITION_ENF_INB_F, 0);
-    mad_set_field(d, 0, IB_SW_PARTITION_ENF_OUTB_F, 0);
-    mad_set_field(d, 0, IB_SW_FILTER_RAW_INB_F, 0);
-    mad_set_field(d, 0, IB_SW_FILTER_RAW_OUTB_F, 0);
-    mad_set_field(d, 0, IB_SW_ENHANCED_PORT0_F, 1);
+    PZT_SET_FIELDS(d, {IB_SW_LINEAR_FDB_CAP_F, 64}, {IB_SW_RANDOM_FDB_CAP_F, 5},
+                   {IB_SW_MCAST_FDB_CAP_F, 32}, {IB_SW_OPT_SLTOVL_MAPPING_F, 0},
+                   {IB_SW_LIDS_PER_PORT_F, 7}, {IB_SW_PARTITION_ENFORCE_CAP_F, 1},
+                   {IB_SW_PARTITION_ENF_INB_F, 0}, {IB_SW_PARTITION_ENF_OUTB_F, 0},
+                   {IB_SW_FILTER_RAW_INB_F, 0}, {IB_SW_FILTER_RAW_OUTB_F, 0},
+                   {IB_SW_ENHANCED_PORT0_F, 1});
 
     au_request(n, 1, 1, IB_MAD_METHOD_SET, IB_ATTR_SWITCH_INFO, 0, 0, d, &res);
     au_check_resp(&res, ST_OK, IB_ATTR_SWITCH_INFO, 0);
@@ -124,23 +101,14 @@ static void test_switch_info_set(void **state)
     get_si(n, g);
     assert_memory_equal(r, g, PZT_DATA); /* the response is the value after the Set */
 
-    assert_int_equal(mad_get_field(g, 0, IB_SW_LINEAR_FDB_TOP_F), 0x1234);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_DEF_PORT_F), 3);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_DEF_MCAST_PRIM_F), 36);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_DEF_MCAST_NOT_PRIM_F), 0xFF);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_LIFE_TIME_F), 0x12);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_MCAST_FDB_TOP_F), 0xC010);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_LINEAR_FDB_CAP_F), 0xC000);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_RANDOM_FDB_CAP_F), 0);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_MCAST_FDB_CAP_F), 1024);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_OPT_SLTOVL_MAPPING_F), 1);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_LIDS_PER_PORT_F), 0);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_PARTITION_ENFORCE_CAP_F), 32);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_PARTITION_ENF_INB_F), 1);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_PARTITION_ENF_OUTB_F), 1);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_FILTER_RAW_INB_F), 1);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_FILTER_RAW_OUTB_F), 1);
-    assert_int_equal(mad_get_field(g, 0, IB_SW_ENHANCED_PORT0_F), 0);
+    PZT_EXPECT_FIELDS(
+        g, {IB_SW_LINEAR_FDB_TOP_F, 0x1234}, {IB_SW_DEF_PORT_F, 3}, {IB_SW_DEF_MCAST_PRIM_F, 36},
+        {IB_SW_DEF_MCAST_NOT_PRIM_F, 0xFF}, {IB_SW_LIFE_TIME_F, 0x12},
+        {IB_SW_MCAST_FDB_TOP_F, 0xC010}, {IB_SW_LINEAR_FDB_CAP_F, 0xC000},
+        {IB_SW_RANDOM_FDB_CAP_F, 0}, {IB_SW_MCAST_FDB_CAP_F, 1024}, {IB_SW_OPT_SLTOVL_MAPPING_F, 1},
+        {IB_SW_LIDS_PER_PORT_F, 0}, {IB_SW_PARTITION_ENFORCE_CAP_F, 32},
+        {IB_SW_PARTITION_ENF_INB_F, 1}, {IB_SW_PARTITION_ENF_OUTB_F, 1},
+        {IB_SW_FILTER_RAW_INB_F, 1}, {IB_SW_FILTER_RAW_OUTB_F, 1}, {IB_SW_ENHANCED_PORT0_F, 0});
     assert_int_equal(board_mem_lft_top(n->bm), 0x1234);
 
     /* MulticastFDBTop back to "none" and to 0 (what a Get of a switch without it returns). */
@@ -151,13 +119,11 @@ static void test_switch_info_set(void **state)
     au_set_expect(n, IB_ATTR_SWITCH_INFO, 0, g, ST_OK, r);
     assert_int_equal(mad_get_field(r, 0, IB_SW_MCAST_FDB_TOP_F), 0);
     /* Highest valid values. */
-    mad_set_field(g, 0, IB_SW_MCAST_FDB_TOP_F, 0xC000 + 1023);
-    mad_set_field(g, 0, IB_SW_LINEAR_FDB_TOP_F, 0xBFFF);
-    mad_set_field(g, 0, IB_SW_LIFE_TIME_F, 0x1F);
+    PZT_SET_FIELDS(g, {IB_SW_MCAST_FDB_TOP_F, 0xC000 + 1023}, {IB_SW_LINEAR_FDB_TOP_F, 0xBFFF},
+                   {IB_SW_LIFE_TIME_F, 0x1F});
     au_set_expect(n, IB_ATTR_SWITCH_INFO, 0, g, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_SW_MCAST_FDB_TOP_F), 0xC3FF);
-    assert_int_equal(mad_get_field(r, 0, IB_SW_LINEAR_FDB_TOP_F), 0xBFFF);
-    assert_int_equal(mad_get_field(r, 0, IB_SW_LIFE_TIME_F), 0x1F);
+    PZT_EXPECT_FIELDS(r, {IB_SW_MCAST_FDB_TOP_F, 0xC3FF}, {IB_SW_LINEAR_FDB_TOP_F, 0xBFFF},
+                      {IB_SW_LIFE_TIME_F, 0x1F});
     pzt_node_free(n);
 }
 
@@ -178,7 +144,6 @@ static void test_switch_info_set_invalid(void **state)
         {IB_SW_MCAST_FDB_TOP_F, 0x1234},      {IB_SW_MCAST_FDB_TOP_F, 0xFFFF},
     };
 
-    (void)state;
     board_mem_default_switch_identity(&id, 0x1000, 12);
     id.lft_cap = 1024;
     id.mft_cap = 64;
@@ -199,13 +164,11 @@ static void test_switch_info_set_invalid(void **state)
 
     /* Boundaries that are valid. */
     memcpy(d, before, sizeof(d));
-    mad_set_field(d, 0, IB_SW_LINEAR_FDB_TOP_F, 1023);
-    mad_set_field(d, 0, IB_SW_DEF_PORT_F, 12);
-    mad_set_field(d, 0, IB_SW_MCAST_FDB_TOP_F, 0xC000 + 63);
+    PZT_SET_FIELDS(d, {IB_SW_LINEAR_FDB_TOP_F, 1023}, {IB_SW_DEF_PORT_F, 12},
+                   {IB_SW_MCAST_FDB_TOP_F, 0xC000 + 63});
     au_set_expect(n, IB_ATTR_SWITCH_INFO, 0, d, ST_OK, r);
-    assert_int_equal(mad_get_field(r, 0, IB_SW_LINEAR_FDB_TOP_F), 1023);
-    assert_int_equal(mad_get_field(r, 0, IB_SW_DEF_PORT_F), 12);
-    assert_int_equal(mad_get_field(r, 0, IB_SW_MCAST_FDB_TOP_F), 0xC03F);
+    PZT_EXPECT_FIELDS(r, {IB_SW_LINEAR_FDB_TOP_F, 1023}, {IB_SW_DEF_PORT_F, 12},
+                      {IB_SW_MCAST_FDB_TOP_F, 0xC03F});
 
     /* Non-zero modifier. */
     get_si(n, before);
@@ -223,7 +186,6 @@ static void test_port_state_change_w1c(void **state)
     uint8_t d[PZT_DATA], r[PZT_DATA];
     struct pzt_result last;
 
-    (void)state;
     pzt_assign_lid(n, 0x10, 0x01, 10);
     assert_int_equal(pzt_poll_all(n, NULL), 0);
     assert_int_equal(psc(n), 0);
@@ -286,7 +248,6 @@ static void test_port_state_change_on_set_down(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t pi[PZT_DATA];
 
-    (void)state;
     pzt_connect_all(n);
     pzt_poll_all(n, NULL);
     assert_int_equal(psc(n), 1);
@@ -351,7 +312,6 @@ static void test_lft(void **state)
     struct pzt_node *n = pzt_switch_new(36);
     uint8_t d[PZT_DATA], r[PZT_DATA], e[64], si[PZT_DATA];
 
-    (void)state;
     au_get_expect(n, IB_ATTR_LINEARFORWTBL, 5, ST_OK, r);
     mad_get_array(r, 0, IB_LINEAR_FORW_TBL_F, e);
     for (unsigned i = 0; i < 64; i++)
@@ -397,7 +357,6 @@ static void test_lft_small_cap(void **state)
     struct pzt_node *n;
     uint8_t d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     board_mem_default_switch_identity(&id, 0x1000, 8);
     id.lft_cap = 1024;
     n = pzt_node_new(&id);
@@ -423,7 +382,6 @@ static void test_mft(void **state)
     struct pzt_node *n = pzt_switch_new(36); /* 37 ports with port 0: positions 0..2 */
     uint8_t d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     au_get_expect(n, IB_ATTR_MULTICASTFORWTBL, 0, ST_OK, r);
     for (unsigned i = 0; i < 32; i++)
         assert_int_equal(au_be16(r, i), 0);
@@ -476,7 +434,6 @@ static void test_mft_one_position(void **state)
     struct pzt_node *n = pzt_switch_new(15);
     uint8_t d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     mft_pattern(d, 7, 0);
     au_set_expect(n, IB_ATTR_MULTICASTFORWTBL, 7, d, ST_OK, r);
     assert_memory_equal(r, d, PZT_DATA);
@@ -485,19 +442,7 @@ static void test_mft_one_position(void **state)
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_switch_info_defaults),
-        cmocka_unit_test(test_switch_info_identity),
-        cmocka_unit_test(test_switch_info_set),
-        cmocka_unit_test(test_switch_info_set_invalid),
-        cmocka_unit_test(test_port_state_change_w1c),
-        cmocka_unit_test(test_port_state_change_on_set_down),
-        cmocka_unit_test(test_lft),
-        cmocka_unit_test(test_lft_small_cap),
-        cmocka_unit_test(test_mft),
-        cmocka_unit_test(test_mft_one_position),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_switch_info_defaults, test_switch_info_identity, test_switch_info_set,
+         test_switch_info_set_invalid, test_port_state_change_w1c,
+         test_port_state_change_on_set_down, test_lft, test_lft_small_cap, test_mft,
+         test_mft_one_position)

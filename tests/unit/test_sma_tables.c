@@ -4,6 +4,7 @@
  * round trips and every out-of-range modifier.
  */
 #include "attr_util.h"
+#include "pzt_main.h"
 
 #define SL2VL_ALL_OUT 0x10000u
 #define SL2VL_ALL_IN 0x20000u
@@ -28,7 +29,6 @@ static void test_pkey_default_sizes(void **state)
     struct pzt_node *n = pzt_switch_new(36);
     uint8_t d[PZT_DATA];
 
-    (void)state;
     for (unsigned p = 0; p <= 36; p += 9) {
         au_get_expect(n, IB_ATTR_PKEY_TBL, pkey_mod(p, 0), ST_OK, d);
         assert_int_equal(au_be16(d, 0), 0xFFFF);
@@ -52,7 +52,6 @@ static void test_pkey_custom_sizes(void **state)
     struct pzt_node *n;
     uint8_t d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     board_mem_default_switch_identity(&id, 0x1000, 4);
     id.partition_cap = 128;
     id.partition_enforcement_cap = 0;
@@ -98,7 +97,6 @@ static void test_pkey_round_trip(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     pkey_pattern(d, 3);
     au_put_be16(d, 0, 0xFFFF);
     au_put_be16(d, 1, 0x7FFF); /* limited member */
@@ -163,7 +161,6 @@ static void test_sl2vl_round_trip(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t d[PZT_DATA], r[PZT_DATA], zero[PZT_DATA] = {0};
 
-    (void)state;
     sl2vl_pattern(d, 1);
     au_set_expect(n, IB_ATTR_SLVL_TABLE, sl2vl_mod(2, 5), d, ST_OK, r);
     assert_memory_equal(r, d, PZT_DATA);
@@ -200,7 +197,6 @@ static void test_sl2vl_optimized(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     au_get_expect(n, IB_ATTR_SWITCH_INFO, 0, ST_OK, d);
     assert_int_equal(mad_get_field(d, 0, IB_SW_OPT_SLTOVL_MAPPING_F), 1);
 
@@ -245,7 +241,6 @@ static void test_sl2vl_not_optimized(void **state)
     struct pzt_node *n;
     uint8_t d[PZT_DATA], r[PZT_DATA], zero[PZT_DATA] = {0};
 
-    (void)state;
     board_mem_default_switch_identity(&id, 0x1000, 4);
     id.optimized_sl2vl = false;
     n = pzt_node_new(&id);
@@ -267,7 +262,6 @@ static void test_tables_enhanced_port0(void **state)
     struct pzt_node *n;
     uint8_t d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     board_mem_default_switch_identity(&id, 0x1000, 4);
     id.enhanced_port0 = true;
     n = pzt_node_new(&id);
@@ -313,7 +307,6 @@ static void test_vlarb(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     uint8_t d[PZT_DATA], clean[PZT_DATA], r[PZT_DATA], zero[PZT_DATA] = {0};
 
-    (void)state;
     vlarb_pattern(d, 1, true);
     vlarb_pattern(clean, 1, false);
     au_set_expect(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(1, 3), d, ST_OK, r);
@@ -357,7 +350,6 @@ static void test_vlarb_caps(void **state)
     struct pzt_node *n;
     uint8_t d[PZT_DATA], r[PZT_DATA];
 
-    (void)state;
     board_mem_default_switch_identity(&id, 0x1000, 4);
     id.vlarb_low_cap = 64;
     id.vlarb_high_cap = 0;
@@ -384,7 +376,6 @@ static void test_ca_tables(void **state)
     struct pzt_node *n = pzt_ca_new(2);
     uint8_t d[PZT_DATA], r[PZT_DATA], zero[PZT_DATA] = {0};
 
-    (void)state;
     sl2vl_pattern(d, 8);
     assert_int_equal(pzt_set_key(n, 2, 0, IB_ATTR_SLVL_TABLE, 0, d, r), ST_OK);
     assert_memory_equal(r, d, PZT_DATA);
@@ -404,19 +395,6 @@ static void test_ca_tables(void **state)
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pkey_default_sizes),
-        cmocka_unit_test(test_pkey_custom_sizes),
-        cmocka_unit_test(test_pkey_round_trip),
-        cmocka_unit_test(test_sl2vl_round_trip),
-        cmocka_unit_test(test_sl2vl_optimized),
-        cmocka_unit_test(test_sl2vl_not_optimized),
-        cmocka_unit_test(test_tables_enhanced_port0),
-        cmocka_unit_test(test_vlarb),
-        cmocka_unit_test(test_vlarb_caps),
-        cmocka_unit_test(test_ca_tables),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_pkey_default_sizes, test_pkey_custom_sizes, test_pkey_round_trip,
+         test_sl2vl_round_trip, test_sl2vl_optimized, test_sl2vl_not_optimized,
+         test_tables_enhanced_port0, test_vlarb, test_vlarb_caps, test_ca_tables)

@@ -15,6 +15,8 @@
 #include <infiniband/mad.h>
 
 #include "pzt.h"
+#include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define SW_LID 0x21
 #define SM_LID 0x05
@@ -31,16 +33,6 @@
 #define N145_LID 12
 #define N145_GUID 16
 
-/* Big-endian value of n bytes at p. */
-static uint64_t be(const uint8_t *p, unsigned n)
-{
-    uint64_t v = 0;
-
-    for (unsigned i = 0; i < n; i++)
-        v = v << 8 | p[i];
-    return v;
-}
-
 /* The resend interval of a trap: 4.096 us x 2^SubnetTimeOut, at least 1 ms. */
 static uint64_t resend_ns(unsigned timeout)
 {
@@ -55,12 +47,9 @@ static void assign(struct pzt_node *n, uint16_t lid, uint16_t sm_lid, unsigned s
     uint8_t pi[PZT_DATA];
 
     assert_int_equal(pzt_get(n, IB_ATTR_PORT_INFO, 0, pi), 0);
-    mad_set_field(pi, 0, IB_PORT_LID_F, lid);
-    mad_set_field(pi, 0, IB_PORT_SMLID_F, sm_lid);
-    mad_set_field(pi, 0, IB_PORT_SMSL_F, sl);
-    mad_set_field(pi, 0, IB_PORT_SUBN_TIMEOUT_F, timeout);
-    mad_set_field(pi, 0, IB_PORT_STATE_F, 0);
-    mad_set_field(pi, 0, IB_PORT_PHYS_STATE_F, 0);
+    PZT_SET_FIELDS(pi, {IB_PORT_LID_F, lid}, {IB_PORT_SMLID_F, sm_lid}, {IB_PORT_SMSL_F, sl},
+                   {IB_PORT_SUBN_TIMEOUT_F, timeout}, {IB_PORT_STATE_F, 0},
+                   {IB_PORT_PHYS_STATE_F, 0});
     assert_int_equal(pzt_set(n, IB_ATTR_PORT_INFO, 0, pi, NULL), 0);
 }
 
@@ -93,32 +82,6 @@ static void write_psc(struct pzt_node *n, unsigned v)
     assert_int_equal(pzt_set(n, IB_ATTR_SWITCH_INFO, 0, si, NULL), 0);
 }
 
-/* A TrapRepress for tid from the SM: never answered. */
-static void repress(struct pzt_node *n, uint64_t tid)
-{
-    uint8_t mad[PZT_MAD];
-    struct pzt_result r;
-
-    pzt_lid_smp(mad, IB_MAD_METHOD_TRAP_REPRESS, ATTR_NOTICE, 0, 0, tid);
-    pzt_process(n, 1, SM_LID, mad, &r);
-    assert_int_equal(r.verdict, MAD_DROP);
-}
-
-/* TID of a sent trap. */
-static uint64_t tid_of(const struct pzt_result *t)
-{
-    return mad_get_field64((void *)t->mad, 0, IB_MAD_TRID_F);
-}
-
-/* The SMA's counters. */
-static struct sma_stats stats(struct pzt_node *n)
-{
-    struct sma_stats s;
-
-    sma_get_stats(n->sma, &s);
-    return s;
-}
-
 /* Check that t is a Trap(Notice) SMP from the switch to the SM, M_Key 0. */
 static void check_transport(const struct pzt_result *t, unsigned trap_num, unsigned type)
 {
@@ -129,21 +92,17 @@ static void check_transport(const struct pzt_result *t, unsigned trap_num, unsig
     assert_int_equal(t->addr.dlid, SM_LID);
     assert_int_equal(t->addr.slid, SW_LID);
     assert_int_equal(t->addr.sl, SM_SL);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_BASEVER_F), 1);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_MGMTCLASS_F), IB_SMI_CLASS);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_CLASSVER_F), 1);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_METHOD_F), IB_MAD_METHOD_TRAP);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_RESPONSE_F), 0);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_STATUS_F), 0);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_ATTRID_F), ATTR_NOTICE);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_ATTRMOD_F), 0);
+    PZT_EXPECT_FIELDS(t->mad, {IB_MAD_BASEVER_F, 1}, {IB_MAD_MGMTCLASS_F, IB_SMI_CLASS},
+                      {IB_MAD_CLASSVER_F, 1}, {IB_MAD_METHOD_F, IB_MAD_METHOD_TRAP},
+                      {IB_MAD_RESPONSE_F, 0}, {IB_MAD_STATUS_F, 0}, {IB_MAD_ATTRID_F, ATTR_NOTICE},
+                      {IB_MAD_ATTRMOD_F, 0});
     assert_true(mad_get_field64((void *)t->mad, 0, IB_MAD_MKEY_F) == 0);
     assert_int_equal(mad_get_field((void *)d, 0, IB_NOTICE_IS_GENERIC_F), 1);
     assert_int_equal(mad_get_field((void *)d, 0, IB_NOTICE_TYPE_F), type);
     assert_int_equal(mad_get_field((void *)d, 0, IB_NOTICE_PRODUCER_F), 2); /* switch */
     assert_int_equal(mad_get_field((void *)d, 0, IB_NOTICE_TRAP_NUMBER_F), trap_num);
     assert_int_equal(mad_get_field((void *)d, 0, IB_NOTICE_ISSUER_LID_F), SW_LID);
-    assert_int_equal(be(d + N_TOGGLE_COUNT, 2), 0);
+    assert_int_equal(pzt_be(d + N_TOGGLE_COUNT, 2), 0);
 }
 
 /* ---- Trap 128 ---- */
@@ -154,7 +113,6 @@ static void test_trap128_waits_for_lid_and_sm(void **state)
     struct pzt_node *n = pzt_switch_new(8);
     struct pzt_result t;
 
-    (void)state;
     assert_int_equal(psc(n), 0);
     board_mem_set_connected(n->bm, 3, true);
     assert_int_equal(pzt_poll_all(n, NULL), 0);
@@ -182,7 +140,6 @@ static void test_trap128_format(void **state)
     uint8_t pi[PZT_DATA];
     struct pzt_result t;
 
-    (void)state;
     /* A switch M_Key does not go into traps (o14-1). */
     assert_int_equal(pzt_get(n, IB_ATTR_PORT_INFO, 0, pi), 0);
     mad_set_field64(pi, 0, IB_PORT_MKEY_F, MKEY);
@@ -195,7 +152,7 @@ static void test_trap128_format(void **state)
     check_transport(&t, 128, 1 /* urgent */);
     assert_int_equal(mad_get_field(t.data, 0, IB_NOTICE_DATA_LID_F), SW_LID);
     assert_int_equal(sma_traps_pending(n->sma), 1);
-    assert_true(stats(n).traps_sent == 1);
+    assert_true(pzt_sma_stats(n).traps_sent == 1);
     pzt_node_free(n);
 }
 
@@ -208,11 +165,10 @@ static void test_trap128_resend_until_repressed(void **state)
     struct pzt_result t;
     uint64_t t0, tid;
 
-    (void)state;
     board_mem_set_connected(n->bm, 5, true);
     t0 = board_now_ns(n->board);
     assert_int_equal(pzt_poll_all(n, &t), 1);
-    tid = tid_of(&t);
+    tid = pzt_tid(&t);
     assert_true(sma_next_deadline(n->sma) == t0 + iv);
 
     /* Not before the interval. */
@@ -222,21 +178,21 @@ static void test_trap128_resend_until_repressed(void **state)
     /* At the interval: the same TID again. */
     board_mem_advance_ns(n->bm, 1);
     assert_int_equal(pzt_poll_all(n, &t), 1);
-    assert_true(tid_of(&t) == tid);
+    assert_true(pzt_tid(&t) == tid);
     check_transport(&t, 128, 1);
     assert_true(sma_next_deadline(n->sma) == t0 + 2 * iv);
 
     /* A TrapRepress for another TID does not stop it. */
-    repress(n, tid + 1);
+    pzt_trap_repress(n, SM_LID, tid + 1);
     assert_int_equal(sma_traps_pending(n->sma), 1);
     board_mem_advance_ns(n->bm, iv);
     assert_int_equal(pzt_poll_all(n, &t), 1);
-    assert_true(tid_of(&t) == tid);
+    assert_true(pzt_tid(&t) == tid);
 
     /* The right one does; it is not answered and not counted as dropped. */
-    s0 = stats(n);
-    repress(n, tid);
-    s1 = stats(n);
+    s0 = pzt_sma_stats(n);
+    pzt_trap_repress(n, SM_LID, tid);
+    s1 = pzt_sma_stats(n);
     assert_int_equal(sma_traps_pending(n->sma), 0);
     assert_true(s1.traps_repressed == s0.traps_repressed + 1);
     assert_true(s1.dropped == s0.dropped);
@@ -244,7 +200,7 @@ static void test_trap128_resend_until_repressed(void **state)
     assert_true(sma_next_deadline(n->sma) == UINT64_MAX);
     board_mem_advance_ns(n->bm, 10 * iv);
     assert_int_equal(pzt_poll_all(n, NULL), 0);
-    assert_true(stats(n).traps_sent == 3);
+    assert_true(pzt_sma_stats(n).traps_sent == 3);
     pzt_node_free(n);
 }
 
@@ -253,7 +209,6 @@ static void test_resend_interval(void **state)
 {
     static const unsigned timeouts[] = {0, 5, 7, 8, 10, 14, 18, 20, 31};
 
-    (void)state;
     for (size_t i = 0; i < sizeof(timeouts) / sizeof(timeouts[0]); i++) {
         struct pzt_node *n = pzt_switch_new(8);
         struct pzt_result t;
@@ -277,24 +232,31 @@ static void test_resend_interval(void **state)
     assert_true(resend_ns(8) == 1048576ull);
 }
 
-/* One Trap 128 while PortStateChange is set; a new one after the SM clears it. */
-static void test_trap128_once_per_psc(void **state)
+/* switch_ready() with port 2 cabled: its one Trap 128 sent, the TID in *tid. */
+static struct pzt_node *switch_first_trap128(uint64_t *tid)
 {
     struct pzt_node *n = switch_ready();
     struct pzt_result t;
-    uint64_t tid1;
 
-    (void)state;
     board_mem_set_connected(n->bm, 2, true);
     assert_int_equal(pzt_poll_all(n, &t), 1);
-    tid1 = tid_of(&t);
+    *tid = pzt_tid(&t);
+    return n;
+}
+
+/* One Trap 128 while PortStateChange is set; a new one after the SM clears it. */
+static void test_trap128_once_per_psc(void **state)
+{
+    struct pzt_result t;
+    uint64_t tid1;
+    struct pzt_node *n = switch_first_trap128(&tid1);
 
     /* More link changes while PSC is 1: no second trap. */
     board_mem_set_connected(n->bm, 2, false);
     board_mem_set_connected(n->bm, 4, true);
     assert_int_equal(pzt_poll_all(n, NULL), 0);
     assert_int_equal(sma_traps_pending(n->sma), 1);
-    repress(n, tid1);
+    pzt_trap_repress(n, SM_LID, tid1);
     board_mem_set_connected(n->bm, 6, true);
     assert_int_equal(pzt_poll_all(n, NULL), 0);
     assert_int_equal(sma_traps_pending(n->sma), 0);
@@ -310,7 +272,7 @@ static void test_trap128_once_per_psc(void **state)
     board_mem_set_connected(n->bm, 7, true);
     assert_int_equal(pzt_poll_all(n, &t), 1);
     check_transport(&t, 128, 1);
-    assert_true(tid_of(&t) != tid1);
+    assert_true(pzt_tid(&t) != tid1);
     assert_int_equal(psc(n), 1);
     pzt_node_free(n);
 }
@@ -318,21 +280,16 @@ static void test_trap128_once_per_psc(void **state)
 /* PSC cleared while the first trap is still unrepressed: the new event gets its own trap. */
 static void test_trap128_new_event_while_first_pending(void **state)
 {
-    struct pzt_node *n = switch_ready();
     struct pzt_result t;
     uint64_t tid1;
-
-    (void)state;
-    board_mem_set_connected(n->bm, 2, true);
-    assert_int_equal(pzt_poll_all(n, &t), 1);
-    tid1 = tid_of(&t);
+    struct pzt_node *n = switch_first_trap128(&tid1);
     write_psc(n, 1);
     board_mem_set_connected(n->bm, 3, true);
     assert_int_equal(pzt_poll_all(n, &t), 1);
-    assert_true(tid_of(&t) != tid1);
+    assert_true(pzt_tid(&t) != tid1);
     assert_int_equal(sma_traps_pending(n->sma), 2);
-    repress(n, tid1);
-    repress(n, tid_of(&t));
+    pzt_trap_repress(n, SM_LID, tid1);
+    pzt_trap_repress(n, SM_LID, pzt_tid(&t));
     assert_int_equal(sma_traps_pending(n->sma), 0);
     pzt_node_free(n);
 }
@@ -351,8 +308,8 @@ static void check_trap144(struct pzt_node *n, const struct pzt_result *t, unsign
     assert_int_equal(t->data[N144_LOCAL_CHANGES] & 1, local_changes);
     assert_int_equal(mad_get_field(t->data, 0, IB_NOTICE_DATA_144_CAPMASK_F),
                      mad_get_field(pi, 0, IB_PORT_CAPMASK_F));
-    assert_int_equal(be(t->data + N144_CHANGE_FLAGS, 2), change_flags);
-    assert_int_equal(be(t->data + N144_CAPMASK2, 2), mad_get_field(pi, 0, IB_PORT_CAPMASK2_F));
+    assert_int_equal(pzt_be(t->data + N144_CHANGE_FLAGS, 2), change_flags);
+    assert_int_equal(pzt_be(t->data + N144_CAPMASK2, 2), mad_get_field(pi, 0, IB_PORT_CAPMASK2_F));
 }
 
 /* A new NodeDescription: Trap 144, LocalChanges 1, ChangeFlags NodeDescription. */
@@ -362,7 +319,6 @@ static void test_trap144_node_description(void **state)
     uint8_t nd[PZT_DATA];
     struct pzt_result t;
 
-    (void)state;
     assert_int_equal(sma_set_node_description(n->sma, "leaf-7 rack 3"), 0);
     assert_int_equal(pzt_poll_all(n, &t), 1);
     check_trap144(n, &t, 1, 0x0001);
@@ -371,7 +327,7 @@ static void test_trap144_node_description(void **state)
     assert_string_equal(sma_node_description(n->sma), "leaf-7 rack 3");
 
     /* Unchanged: no trap. */
-    repress(n, tid_of(&t));
+    pzt_trap_repress(n, SM_LID, pzt_tid(&t));
     assert_int_equal(sma_set_node_description(n->sma, "leaf-7 rack 3"), 0);
     assert_int_equal(sma_traps_pending(n->sma), 0);
     assert_int_equal(sma_set_node_description(n->sma, NULL), -EINVAL);
@@ -387,7 +343,6 @@ static void test_trap144_capability_mask(void **state)
     uint32_t cap;
     uint16_t cap2;
 
-    (void)state;
     assert_int_equal(pzt_get(n, IB_ATTR_PORT_INFO, 0, pi), 0);
     cap = mad_get_field(pi, 0, IB_PORT_CAPMASK_F) | 0x00000010u;
     cap2 = (uint16_t)(mad_get_field(pi, 0, IB_PORT_CAPMASK2_F) | 0x0004u);
@@ -395,9 +350,9 @@ static void test_trap144_capability_mask(void **state)
     assert_int_equal(pzt_poll_all(n, &t), 1);
     check_trap144(n, &t, 0, 0);
     assert_int_equal(mad_get_field(t.data, 0, IB_NOTICE_DATA_144_CAPMASK_F), cap);
-    assert_int_equal(be(t.data + N144_CAPMASK2, 2), cap2);
+    assert_int_equal(pzt_be(t.data + N144_CAPMASK2, 2), cap2);
 
-    repress(n, tid_of(&t));
+    pzt_trap_repress(n, SM_LID, pzt_tid(&t));
     assert_int_equal(sma_set_capability_mask(n->sma, 0, cap, cap2), 0);
     assert_int_equal(sma_traps_pending(n->sma), 0);
     assert_int_equal(sma_set_capability_mask(n->sma, 1, cap, cap2), -EINVAL);
@@ -413,16 +368,15 @@ static void test_trap145_system_image_guid(void **state)
     uint8_t ni[PZT_DATA];
     struct pzt_result t;
 
-    (void)state;
     assert_int_equal(sma_set_system_image_guid(n->sma, guid), 0);
     assert_int_equal(pzt_poll_all(n, &t), 1);
     check_transport(&t, 145, 4 /* informational */);
-    assert_int_equal(be(t.data + N145_LID, 2), SW_LID);
-    assert_true(be(t.data + N145_GUID, 8) == guid);
+    assert_int_equal(pzt_be(t.data + N145_LID, 2), SW_LID);
+    assert_true(pzt_be(t.data + N145_GUID, 8) == guid);
     assert_int_equal(pzt_get(n, IB_ATTR_NODE_INFO, 0, ni), 0);
     assert_true(mad_get_field64(ni, 0, IB_NODE_SYSTEM_GUID_F) == guid);
 
-    repress(n, tid_of(&t));
+    pzt_trap_repress(n, SM_LID, pzt_tid(&t));
     assert_int_equal(sma_set_system_image_guid(n->sma, guid), 0);
     assert_int_equal(sma_traps_pending(n->sma), 0);
     pzt_node_free(n);
@@ -435,17 +389,16 @@ static void test_unsent_notices_merge(void **state)
     struct pzt_result t;
     uint64_t tid1;
 
-    (void)state;
     assert_int_equal(sma_set_node_description(n->sma, "a"), 0);
     assert_int_equal(sma_set_node_description(n->sma, "b"), 0);
     assert_int_equal(sma_traps_pending(n->sma), 1);
     assign(n, SW_LID, SM_LID, SM_SL, TIMEOUT);
     assert_int_equal(pzt_poll_all(n, &t), 1);
-    tid1 = tid_of(&t);
+    tid1 = pzt_tid(&t);
     assert_int_equal(sma_set_node_description(n->sma, "c"), 0);
     assert_int_equal(sma_traps_pending(n->sma), 2);
     assert_int_equal(pzt_poll_all(n, &t), 1);
-    assert_true(tid_of(&t) != tid1);
+    assert_true(pzt_tid(&t) != tid1);
     check_trap144(n, &t, 1, 0x0001);
     pzt_node_free(n);
 }
@@ -458,48 +411,35 @@ static void test_queue_overflow(void **state)
     uint64_t tids[64];
     unsigned queued, sent = 0;
 
-    (void)state;
     for (unsigned i = 0; i < 1000; i++)
         assert_int_equal(sma_set_capability_mask(n->sma, 0, 0x100u + i, 0), 0);
     queued = sma_traps_pending(n->sma);
     assert_true(queued >= 1 && queued < 1000);
-    assert_true(stats(n).traps_lost == 1000 - queued);
+    assert_true(pzt_sma_stats(n).traps_lost == 1000 - queued);
 
     /* Once the SM is known they all go out, each with its own TID. */
     assign(n, SW_LID, SM_LID, SM_SL, TIMEOUT);
     while (sent < 64 && sma_poll(n->sma, &t.addr, t.mad) == MAD_SEND) {
-        tids[sent] = tid_of(&t);
+        tids[sent] = pzt_tid(&t);
         for (unsigned j = 0; j < sent; j++)
             assert_true(tids[j] != tids[sent]);
         sent++;
     }
     assert_int_equal(sent, queued);
     for (unsigned i = 0; i < sent; i++)
-        repress(n, tids[i]);
+        pzt_trap_repress(n, SM_LID, tids[i]);
     assert_int_equal(sma_traps_pending(n->sma), 0);
 
     /* Room again. */
     assert_int_equal(sma_set_system_image_guid(n->sma, 0x1234), 0);
     assert_int_equal(pzt_poll_all(n, &t), 1);
     check_transport(&t, 145, 4);
-    assert_true(stats(n).traps_lost == 1000 - queued);
+    assert_true(pzt_sma_stats(n).traps_lost == 1000 - queued);
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_trap128_waits_for_lid_and_sm),
-        cmocka_unit_test(test_trap128_format),
-        cmocka_unit_test(test_trap128_resend_until_repressed),
-        cmocka_unit_test(test_resend_interval),
-        cmocka_unit_test(test_trap128_once_per_psc),
-        cmocka_unit_test(test_trap128_new_event_while_first_pending),
-        cmocka_unit_test(test_trap144_node_description),
-        cmocka_unit_test(test_trap144_capability_mask),
-        cmocka_unit_test(test_trap145_system_image_guid),
-        cmocka_unit_test(test_unsent_notices_merge),
-        cmocka_unit_test(test_queue_overflow),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_trap128_waits_for_lid_and_sm, test_trap128_format,
+         test_trap128_resend_until_repressed, test_resend_interval, test_trap128_once_per_psc,
+         test_trap128_new_event_while_first_pending, test_trap144_node_description,
+         test_trap144_capability_mask, test_trap145_system_image_guid, test_unsent_notices_merge,
+         test_queue_overflow)

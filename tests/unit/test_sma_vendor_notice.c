@@ -21,6 +21,8 @@
 #include "pma.h"
 #include "pma_vendor.h"
 #include "pzt.h"
+#include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define SW_LID 0x21
 #define SM_LID 0x05
@@ -49,31 +51,6 @@ static struct pzt_node *switch_ready(uint16_t device_id)
     return n;
 }
 
-/* TID of a sent trap. */
-static uint64_t tid_of(const struct pzt_result *t)
-{
-    return mad_get_field64((void *)t->mad, 0, IB_MAD_TRID_F);
-}
-
-/* A TrapRepress for tid from the SM: never answered. */
-static void repress(struct pzt_node *n, uint64_t tid)
-{
-    uint8_t mad[PZT_MAD];
-    struct pzt_result r;
-
-    pzt_lid_smp(mad, IB_MAD_METHOD_TRAP_REPRESS, ATTR_NOTICE, 0, 0, tid);
-    pzt_process(n, 1, SM_LID, mad, &r);
-    assert_int_equal(r.verdict, MAD_DROP);
-}
-
-static struct sma_stats stats(struct pzt_node *n)
-{
-    struct sma_stats s;
-
-    sma_get_stats(n->sma, &s);
-    return s;
-}
-
 /* Check t is a vendor Trap(Notice) from the switch to the SM carrying trap and details. */
 static void check_vendor_trap(const struct pzt_node *n, const struct pzt_result *t, unsigned trap,
                               const uint8_t *details, size_t len)
@@ -84,11 +61,9 @@ static void check_vendor_trap(const struct pzt_node *n, const struct pzt_result 
     assert_int_equal(t->addr.port, 0);
     assert_int_equal(t->addr.dlid, SM_LID);
     assert_int_equal(t->addr.slid, SW_LID);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_MGMTCLASS_F), IB_SMI_CLASS);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_METHOD_F), IB_MAD_METHOD_TRAP);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_RESPONSE_F), 0);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_ATTRID_F), ATTR_NOTICE);
-    assert_int_equal(mad_get_field((void *)t->mad, 0, IB_MAD_ATTRMOD_F), 0);
+    PZT_EXPECT_FIELDS(t->mad, {IB_MAD_MGMTCLASS_F, IB_SMI_CLASS},
+                      {IB_MAD_METHOD_F, IB_MAD_METHOD_TRAP}, {IB_MAD_RESPONSE_F, 0},
+                      {IB_MAD_ATTRID_F, ATTR_NOTICE}, {IB_MAD_ATTRMOD_F, 0});
     assert_true(mad_get_field64((void *)t->mad, 0, IB_MAD_MKEY_F) == 0);
     /* IsGeneric 0 | Type 4, VendorID (24 bits), DeviceID (16 bits). */
     assert_int_equal(d[0], 0x04);
@@ -114,26 +89,25 @@ static void test_vendor_notice_resend_until_repressed(void **state)
     struct pzt_result t;
     uint64_t tid;
 
-    (void)state;
     assert_int_equal(sma_send_vendor_notice(n->sma, 0x0001, details, sizeof(details)), 0);
     assert_int_equal(sma_traps_pending(n->sma), 1);
     assert_int_equal(pzt_poll_all(n, &t), 1);
     check_vendor_trap(n, &t, 0x0001, details, sizeof(details));
-    tid = tid_of(&t);
+    tid = pzt_tid(&t);
     board_mem_advance_ns(n->bm, iv - 1);
     assert_int_equal(pzt_poll_all(n, NULL), 0);
     board_mem_advance_ns(n->bm, 1);
     assert_int_equal(pzt_poll_all(n, &t), 1);
-    assert_true(tid_of(&t) == tid);
+    assert_true(pzt_tid(&t) == tid);
     check_vendor_trap(n, &t, 0x0001, details, sizeof(details));
-    repress(n, tid + 1); /* another TID: still pending */
+    pzt_trap_repress(n, SM_LID, tid + 1); /* another TID: still pending */
     assert_int_equal(sma_traps_pending(n->sma), 1);
-    repress(n, tid);
+    pzt_trap_repress(n, SM_LID, tid);
     assert_int_equal(sma_traps_pending(n->sma), 0);
-    assert_true(stats(n).traps_repressed == 1);
+    assert_true(pzt_sma_stats(n).traps_repressed == 1);
     board_mem_advance_ns(n->bm, 10 * iv);
     assert_int_equal(pzt_poll_all(n, NULL), 0);
-    assert_true(stats(n).traps_sent == 2);
+    assert_true(pzt_sma_stats(n).traps_sent == 2);
     pzt_node_free(n);
 }
 
@@ -146,7 +120,6 @@ static void test_onset_and_clear_distinct(void **state)
     uint8_t mad[PZT_MAD];
     struct pzt_result r;
 
-    (void)state;
     assert_int_equal(
         sma_send_vendor_notice(n->sma, CONG_TRAP_HOTSPOT_ONSET, details, sizeof(details)), 0);
     assert_int_equal(
@@ -162,10 +135,10 @@ static void test_onset_and_clear_distinct(void **state)
     assert_int_equal(sma_poll(n->sma, &r.addr, mad), MAD_DROP);
     check_vendor_trap(n, &t1, CONG_TRAP_HOTSPOT_ONSET, details, sizeof(details));
     check_vendor_trap(n, &t2, CONG_TRAP_HOTSPOT_CLEAR, details, sizeof(details));
-    assert_true(tid_of(&t1) != tid_of(&t2));
-    repress(n, tid_of(&t2));
+    assert_true(pzt_tid(&t1) != pzt_tid(&t2));
+    pzt_trap_repress(n, SM_LID, pzt_tid(&t2));
     assert_int_equal(sma_traps_pending(n->sma), 1);
-    repress(n, tid_of(&t1));
+    pzt_trap_repress(n, SM_LID, pzt_tid(&t1));
     assert_int_equal(sma_traps_pending(n->sma), 0);
     pzt_node_free(n);
 }
@@ -175,7 +148,6 @@ static void test_device_id_not_a_trap_number(void **state)
 {
     static const uint16_t ids[] = {128, 144};
 
-    (void)state;
     for (unsigned i = 0; i < 2; i++) {
         struct pzt_node *n = switch_ready(ids[i]);
         uint8_t details[CONG_NOTICE_DETAILS_LEN];
@@ -196,7 +168,6 @@ static void test_bad_input_and_full_queue(void **state)
     uint8_t details[SMA_VENDOR_DETAILS_MAX + 1] = {0};
     unsigned queued = 0;
 
-    (void)state;
     assert_int_equal(sma_send_vendor_notice(n->sma, 1, details, sizeof(details)), -EINVAL);
     assert_int_equal(sma_send_vendor_notice(n->sma, 1, NULL, 4), -EINVAL);
     assert_int_equal(sma_traps_pending(n->sma), 0);
@@ -209,7 +180,7 @@ static void test_bad_input_and_full_queue(void **state)
             assert_int_equal(sma_send_vendor_notice(n->sma, 1, details, 1), -ENOSPC);
     }
     assert_int_equal(sma_traps_pending(n->sma), queued + 1);
-    assert_true(stats(n).traps_lost == 2 * (19 - queued));
+    assert_true(pzt_sma_stats(n).traps_lost == 2 * (19 - queued));
     pzt_node_free(n);
 }
 
@@ -224,7 +195,6 @@ static void test_monitor_event_end_to_end(void **state)
     struct pzt_result t;
     unsigned trap;
 
-    (void)state;
     pma = pma_create(n->board);
     assert_non_null(pma);
     board_mem_set_connected(n->bm, 4, true);
@@ -248,15 +218,6 @@ static void test_monitor_event_end_to_end(void **state)
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_vendor_notice_resend_until_repressed),
-        cmocka_unit_test(test_onset_and_clear_distinct),
-        cmocka_unit_test(test_device_id_not_a_trap_number),
-        cmocka_unit_test(test_bad_input_and_full_queue),
-        cmocka_unit_test(test_monitor_event_end_to_end),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_vendor_notice_resend_until_repressed, test_onset_and_clear_distinct,
+         test_device_id_not_a_trap_number, test_bad_input_and_full_queue,
+         test_monitor_event_end_to_end)

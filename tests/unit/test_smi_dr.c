@@ -24,6 +24,8 @@
 
 #include "pzt.h"
 #include "smi_dr.h"
+#include "pzt_main.h"
+#include "pzt_fields.h"
 
 #define SW_PORTS 8
 #define CA_PORTS 2
@@ -241,7 +243,6 @@ static void dr_row_check(const struct dr_row *row)
 /* Every row of the table. */
 static void test_dr_table(void **state)
 {
-    (void)state;
     for (size_t i = 0; i < sizeof(dr_rows) / sizeof(dr_rows[0]); i++)
         dr_row_check(&dr_rows[i]);
 }
@@ -253,7 +254,6 @@ static void test_dr_receive_dispatch(void **state)
     uint8_t mad[PZT_MAD], path[64] = {0, 1, 5, 7};
     unsigned port = UNTOUCHED;
 
-    (void)state;
     pzt_dr_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 1, 3, 1, path, PERM, PERM);
     assert_int_equal(smi_dr_receive(mad, 2, &sw, &port), SMI_FORWARD);
     assert_int_equal(port, 5);
@@ -417,12 +417,10 @@ static void check_node_info_resp(const uint8_t *mad, int i, unsigned local_port,
 {
     const uint8_t *d = mad + 64;
 
-    assert_int_equal(mad_get_field((void *)mad, 0, IB_MAD_MGMTCLASS_F), IB_SMI_DIRECT_CLASS);
-    assert_int_equal(mad_get_field((void *)mad, 0, IB_MAD_METHOD_F), IB_MAD_METHOD_GET);
-    assert_int_equal(mad_get_field((void *)mad, 0, IB_MAD_RESPONSE_F), 1);
-    assert_int_equal(mad_get_field((void *)mad, 0, IB_DRSMP_DIRECTION_F), 1);
-    assert_int_equal(mad_get_field((void *)mad, 0, IB_DRSMP_STATUS_F), 0);
-    assert_int_equal(mad_get_field((void *)mad, 0, IB_MAD_ATTRID_F), IB_ATTR_NODE_INFO);
+    PZT_EXPECT_FIELDS(mad, {IB_MAD_MGMTCLASS_F, IB_SMI_DIRECT_CLASS},
+                      {IB_MAD_METHOD_F, IB_MAD_METHOD_GET}, {IB_MAD_RESPONSE_F, 1},
+                      {IB_DRSMP_DIRECTION_F, 1}, {IB_DRSMP_STATUS_F, 0},
+                      {IB_MAD_ATTRID_F, IB_ATTR_NODE_INFO});
     assert_true(mad_get_field64((void *)mad, 0, IB_MAD_TRID_F) == tid);
     assert_int_equal(mad_get_field((void *)d, 0, IB_NODE_TYPE_F), 2);
     assert_true(mad_get_field64((void *)d, 0, IB_NODE_GUID_F) == switch_guid(i));
@@ -439,7 +437,6 @@ static void test_e2e_pure_dr_3_hops(void **state)
     struct fabric f;
     unsigned n;
 
-    (void)state;
     fabric_line(&f);
     /* As the host sent it: its own send processing made hp 1 (C14-9:1). */
     pzt_dr_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 0x77, 3, 1, path, PERM, PERM);
@@ -477,7 +474,6 @@ static void test_e2e_short_paths(void **state)
     struct visit visits[4];
     struct fabric f;
 
-    (void)state;
     fabric_line(&f);
     pzt_dr_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 0x78, 1, 1, path, PERM, PERM);
     assert_int_equal(walk_dr(&f, 1, 1, mad, visits, 4), 1);
@@ -508,7 +504,6 @@ static void test_e2e_leading_lid_leg(void **state)
     unsigned port;
     int node;
 
-    (void)state;
     fabric_line(&f);
     pzt_assign_lid(f.node[1], 0x10, 0x01, 0);
     pzt_assign_lid(f.node[2], 0x12, 0x01, 0);
@@ -558,7 +553,6 @@ static void test_e2e_trailing_lid_leg(void **state)
     struct mad_addr out_addr;
     struct fabric f;
 
-    (void)state;
     fabric_line(&f);
     pzt_assign_lid(f.node[1], 0x10, 0x01, 0);
     pzt_assign_lid(f.node[3], 0x22, 0x01, 0);
@@ -598,7 +592,6 @@ static void test_forward_needs_link(void **state)
     struct sma_stats before, after;
     struct fabric f;
 
-    (void)state;
     fabric_line(&f);
     sma_get_stats(f.node[1]->sma, &before);
     /* S1 port 6 is not cabled. */
@@ -621,7 +614,6 @@ static void test_returning_to_sm_dropped(void **state)
     uint8_t mad[PZT_MAD];
     struct pzt_result r;
 
-    (void)state;
     pzt_dr_smp(mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 0x83, 2, 1, NULL, PERM, PERM);
     mad_set_field(mad, 0, IB_DRSMP_DIRECTION_F, 1);
     mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
@@ -630,17 +622,6 @@ static void test_returning_to_sm_dropped(void **state)
     pzt_node_free(n);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dr_table),
-        cmocka_unit_test(test_dr_receive_dispatch),
-        cmocka_unit_test(test_e2e_pure_dr_3_hops),
-        cmocka_unit_test(test_e2e_short_paths),
-        cmocka_unit_test(test_e2e_leading_lid_leg),
-        cmocka_unit_test(test_e2e_trailing_lid_leg),
-        cmocka_unit_test(test_forward_needs_link),
-        cmocka_unit_test(test_returning_to_sm_dropped),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_dr_table, test_dr_receive_dispatch, test_e2e_pure_dr_3_hops, test_e2e_short_paths,
+         test_e2e_leading_lid_leg, test_e2e_trailing_lid_leg, test_forward_needs_link,
+         test_returning_to_sm_dropped)

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "topo.h"
+#include "pzt_main.h"
 
 /* ibsim's net-examples/net.2sw2path4hca, comments shortened. */
 static const char net_2sw2path4hca[] = "# Net configuration file example\n"
@@ -133,7 +134,6 @@ static void test_net_example(void **state)
     char err[TOPO_ERR_MAX];
     struct topo *t = parse(net_2sw2path4hca, err);
 
-    (void)state;
     assert_non_null(t);
     assert_int_equal(t->num_nodes, 6);
     assert_int_equal(topo_count(t, TOPO_SWITCH), 2);
@@ -169,7 +169,6 @@ static void test_ibnetdiscover_format(void **state)
     struct topo *t = parse(ibnetdiscover_out, err);
     const struct topo_node *sw1, *sw2, *h1, *h2;
 
-    (void)state;
     if (!t)
         fail_msg("%s", err);
     sw1 = node(t, "S-0000000000200000");
@@ -244,7 +243,6 @@ static void test_link_annotations(void **state)
     struct topo *t = parse(text, err);
     const struct topo_node *sw;
 
-    (void)state;
     if (!t)
         fail_msg("%s", err);
     sw = node(t, "S-1");
@@ -281,7 +279,6 @@ static void test_guid_settings(void **state)
     char err[TOPO_ERR_MAX];
     struct topo *t = parse(text, err);
 
-    (void)state;
     if (!t)
         fail_msg("%s", err);
     assert_int_equal(node(t, "a")->node_guid, 0x1000);
@@ -313,7 +310,6 @@ static void test_port0_mode(void **state)
     char err[TOPO_ERR_MAX];
     struct topo *t = parse(text, err);
 
-    (void)state;
     if (!t)
         fail_msg("%s", err);
     assert_int_equal(node(t, "a")->port0_width, 0);
@@ -344,7 +340,6 @@ static void test_layout_tolerance(void **state)
     struct topo *t = parse(text, err);
     const struct topo_node *s;
 
-    (void)state;
     if (!t)
         fail_msg("%s", err);
     s = node(t, "s");
@@ -365,7 +360,6 @@ static void test_unquoted_description(void **state)
     char err[TOPO_ERR_MAX];
     struct topo *t = parse(text, err);
 
-    (void)state;
     if (!t)
         fail_msg("%s", err);
     assert_string_equal(t->nodes[0].desc, "big switch");
@@ -377,7 +371,6 @@ static void test_unquoted_description(void **state)
 /* Bad records: every error names the line. */
 static void test_errors(void **state)
 {
-    (void)state;
     assert_parse_error("", 0, "no Switch or Hca records");
     assert_parse_error("# only\n# comments\n", 0, "no Switch or Hca records");
     assert_parse_error("Switch 8 \"a\"\nfoo bar\n", 2, "unrecognised line");
@@ -433,7 +426,6 @@ static void test_binary_input(void **state)
     static const char text[] = "Switch 8 \"a\"\n\0garbage\n";
     char err[TOPO_ERR_MAX];
 
-    (void)state;
     assert_null(topo_parse(text, sizeof(text) - 1, "t.net", err));
     assert_non_null(strstr(err, "t.net:2: NUL byte"));
 }
@@ -443,7 +435,6 @@ static void test_missing_file(void **state)
 {
     char err[TOPO_ERR_MAX];
 
-    (void)state;
     assert_null(topo_load("/nonexistent/dir/t.net", err));
     assert_non_null(strstr(err, "/nonexistent/dir/t.net: No such file"));
 }
@@ -462,7 +453,6 @@ static void test_garbage(void **state)
     uint32_t seed = 12345;
     char buf[600], err[TOPO_ERR_MAX];
 
-    (void)state;
     for (int round = 0; round < 4000; round++) {
         size_t len;
 
@@ -494,21 +484,6 @@ static void test_garbage(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_net_example),
-        cmocka_unit_test(test_ibnetdiscover_format),
-        cmocka_unit_test(test_link_annotations),
-        cmocka_unit_test(test_guid_settings),
-        cmocka_unit_test(test_port0_mode),
-        cmocka_unit_test(test_layout_tolerance),
-        cmocka_unit_test(test_unquoted_description),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_binary_input),
-        cmocka_unit_test(test_missing_file),
-        cmocka_unit_test(test_garbage),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN(test_net_example, test_ibnetdiscover_format, test_link_annotations, test_guid_settings,
+         test_port0_mode, test_layout_tolerance, test_unquoted_description, test_errors,
+         test_binary_input, test_missing_file, test_garbage)
