@@ -73,3 +73,66 @@ bench_start_iphost() {
     wait_file "$WORK/host.out" 30 '^ready$' "$HOST_PID" || { echo "$1: pz-iphost not ready"; return 1; }
     wait_until 30 ip netns exec "$NS" ping -c 1 -W 1 "$SWADDR" || { echo "$1: $SWADDR unreachable"; return 1; }
 }
+
+# --- The end-to-end MAD benches (bench_lft_e2e.sh, bench_pce.sh): their own
+# processes in PIDS, their files in WORK, clients on Hca1 through umad2sim.
+
+UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
+
+# bench_stop_all: the EXIT trap: SIGKILL every PID in PIDS, remove WORK.
+bench_stop_all() {
+    local pid
+    for pid in "${PIDS[@]}"; do kill -KILL "$pid" 2> /dev/null; wait "$pid" 2> /dev/null; done
+    rm -rf "$WORK"
+}
+
+# wait_for FILE SECONDS REGEX: 0 once a line of FILE matches, 1 after SECONDS.
+wait_for() {
+    local deadline=$((SECONDS + $2))
+    while ((SECONDS < deadline)); do grep -qE "$3" "$1" 2> /dev/null && return 0; sleep 0.1; done
+    return 1
+}
+
+# at_hca1 SOCK COMMAND...: run COMMAND as a umad2sim client on Hca1 of the
+# simulator at SOCK, in a directory of its own.
+at_hca1() {
+    local sock=$1 dir
+    shift
+    dir=$(mktemp -d -p "$WORK")
+    (cd "$dir" && LD_PRELOAD=$UMAD2SIM SIM_HOST=Hca1 IBSIM_SOCKNAME=$sock "$@")
+}
+
+# bench_three_sims A B C: in WORK, the three simulators compared, on $NET
+# (Spine1 the switch measured), at sockets A, B, C: A pzfabric with Spine1
+# served by an external portzerod (board/sim), B pzfabric (in-process SMA
+# and PMA), C ibsim (the reference).  Returns 1 with a message if A or B
+# does not start.
+bench_three_sims() {
+    "$BIN/pzfabric" --sockname "$1" --agent Spine1 "$NET" > a.out 2> a.err &
+    PIDS+=($!)
+    wait_for a.out 10 '^ready$' || { echo "pzfabric did not start"; return 1; }
+    mkdir agent
+    (cd agent && LD_PRELOAD=$UMAD2SIM SIM_HOST=Spine1 IBSIM_SOCKNAME="$1" \
+        exec "$BIN/portzerod" -o board=sim > ../agent.out 2> ../agent.err) &
+    PIDS+=($!)
+    wait_for agent.out 10 '^ready$' || { echo "portzerod did not start"; return 1; }
+    "$BIN/pzfabric" --sockname "$2" "$NET" > b.out 2> b.err &
+    PIDS+=($!)
+    wait_for b.out 10 '^ready$' || { echo "pzfabric did not start"; return 1; }
+    IBSIM_SOCKNAME="$3" ibsim -s -n "$NET" > c.out 2>&1 < /dev/null &
+    PIDS+=($!)
+    sleep 0.5
+}
+
+# bench_three_rates WHAT A_RATE A_N A_ERR B_RATE B_N B_ERR C_RATE C_N C_ERR:
+# the rates of bench_three_sims' A, B and C (WHAT: the in-process agent, SMA
+# or PMA) and their ratios.
+bench_three_rates() {
+    printf '  A. external portzerod (board/sim)   %8s/s  (%s answered, %s errors)\n' "${2:-0}" "${3:-0}" "${4:-?}"
+    printf '  B. pzfabric in-process %-13s%8s/s  (%s answered, %s errors)\n' "$1" "${5:-0}" "${6:-0}" "${7:-?}"
+    printf '  C. ibsim (reference)                %8s/s  (%s answered, %s errors)\n' "${8:-0}" "${9:-0}" "${10:-?}"
+    awk -v a="${2:-0}" -v b="${5:-0}" -v c="${8:-0}" 'BEGIN {
+        if (c > 0) printf "  ratio A/C %.2f   B/C %.2f\n", a / c, b / c;
+        if (b > 0) printf "  ratio A/B %.2f  (cost of the external agent)\n", a / b;
+    }'
+}
