@@ -78,8 +78,6 @@ HOSTADDR=10.84.0.100
 AGENT=''
 HOST_PID=''
 SSH_PID=''
-V3=(-v3 -l authPriv -u pzro -a SHA-256 -A readauthpass1 -x AES -X readprivpass1 -t 3 -r 2)
-IFX=.1.3.6.1.2.1.31.1.1.1
 
 bench_cleanup() {
     local rc=$?
@@ -91,10 +89,7 @@ bench_cleanup() {
 }
 trap bench_cleanup EXIT
 
-cat > "$WORK/snmp.conf" << EOF
-createUser pzro SHA-256 "readauthpass1" AES "readprivpass1"
-rouser pzro priv
-EOF
+bench_snmp_user > "$WORK/snmp.conf"
 ssh-keygen -q -t ed25519 -N '' -f "$WORK/admin_key"
 cp "$WORK/admin_key.pub" "$WORK/admin_keys"
 

@@ -37,8 +37,6 @@ HOSTADDR=10.81.0.100
 AGENT=''
 HOST_PID=''
 SNMPD_PID=''
-V3=(-v3 -l authPriv -u pzro -a SHA-256 -A readauthpass1 -x AES -X readprivpass1 -t 3 -r 2)
-IFX=.1.3.6.1.2.1.31.1.1.1
 
 bench_cleanup() {
     local rc=$?
@@ -50,11 +48,7 @@ bench_cleanup() {
 }
 trap bench_cleanup EXIT
 
-cat > "$WORK/snmp.conf" << EOF
-createUser pzro SHA-256 "readauthpass1" AES "readprivpass1"
-rouser pzro priv
-rocommunity pzpublic 10.81.0.0/24
-EOF
+{ bench_snmp_user; echo "rocommunity pzpublic 10.81.0.0/24"; } > "$WORK/snmp.conf"
 
 # walk NS ADDR: one bulkwalk of ifXTable into walk.out.
 walk() { ip netns exec "$1" snmpbulkwalk "${V3[@]}" -On "$2" "$IFX" > "$WORK/walk.out" 2>&1; }
@@ -95,11 +89,7 @@ if [ "$(ip -n "$NSD" -o link | wc -l)" -lt 37 ]; then
 fi
 for l in $(ip -n "$NSD" -o link | awk -F': ' '{ print $2 }' | cut -d@ -f1); do ip -n "$NSD" link set "$l" up; done
 mkdir -p "$WORK/snmpd"
-cat > "$WORK/snmpd/snmpd.conf" << EOF
-createUser pzro SHA-256 "readauthpass1" AES "readprivpass1"
-rouser pzro priv
-rocommunity pzpublic 127.0.0.1
-EOF
+{ bench_snmp_user; echo "rocommunity pzpublic 127.0.0.1"; } > "$WORK/snmpd/snmpd.conf"
 ip netns exec "$NSD" env SNMP_PERSISTENT_DIR="$WORK/snmpd" MIBS= "$SNMPD" -f -Lf "$WORK/snmpd/log" -C \
     -c "$WORK/snmpd/snmpd.conf" udp:127.0.0.1:161 < /dev/null > /dev/null 2>&1 &
 SNMPD_PID=$!

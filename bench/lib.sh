@@ -44,6 +44,16 @@ bench_need() {
     [ -x "$BIN/portzerod" ] || { echo "$name: $BIN/portzerod missing, skipped"; return 1; }
 }
 
+# The SNMPv3 user the IP benches poll as (authPriv, SHA-256/AES): the
+# snmpcmd options (V3), its agent configuration lines (bench_snmp_user), and
+# the table they walk (ifXTable).
+V3=(-v3 -l authPriv -u pzro -a SHA-256 -A readauthpass1 -x AES -X readprivpass1 -t 3 -r 2)
+IFX=.1.3.6.1.2.1.31.1.1.1
+bench_snmp_user() {
+    echo 'createUser pzro SHA-256 "readauthpass1" AES "readprivpass1"'
+    echo 'rouser pzro priv'
+}
+
 # bench_start_ip_switch NAME SM_CA [OPENSM_OPTION...] -- [PORTZEROD_OPTION...]:
 # after fl_start_fabric --agent "$SW": portzerod on $SW with the IP plane at
 # $SWADDR/24 (ctl socket, state dir and output in $WORK/agent; AGENT is its
