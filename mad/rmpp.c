@@ -30,7 +30,6 @@
 
 #define PZR_OFF_CLASS 1
 #define PZR_OFF_METHOD 3
-#define PZR_OFF_TID 8
 #define PZR_OFF_RMPP 24
 #define PZR_METHOD_RESP 0x80
 
@@ -49,7 +48,7 @@ uint8_t pzr_mad_method(const uint8_t *mad)
 /* TransactionID of mad; returns it. */
 uint64_t pzr_mad_tid(const uint8_t *mad)
 {
-    return mad_be64(mad + PZR_OFF_TID);
+    return mad_tid(mad);
 }
 
 /* Whether mgmt_class carries RMPP (Linux's ib_is_mad_class_rmpp); returns it. */
