@@ -78,16 +78,8 @@ HOSTADDR=10.84.0.100
 AGENT=''
 HOST_PID=''
 SSH_PID=''
-
-bench_cleanup() {
-    local rc=$?
-    exec 3>&- 2> /dev/null
-    for p in $SSH_PID $HOST_PID $AGENT; do stop_pid "$p"; done
-    ip netns delete "$NS" 2> /dev/null
-    (exit "$rc")
-    fl_cleanup
-}
-trap bench_cleanup EXIT
+# The SSH session's FIFO (fd 3) is closed first, then the processes stopped.
+trap 'rc=$?; exec 3>&- 2> /dev/null; fl_cleanup_ns $rc "$NS" "$SSH_PID" "$HOST_PID" "$AGENT"' EXIT
 
 bench_snmp_user > "$WORK/snmp.conf"
 ssh-keygen -q -t ed25519 -N '' -f "$WORK/admin_key"

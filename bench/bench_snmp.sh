@@ -37,16 +37,7 @@ HOSTADDR=10.81.0.100
 AGENT=''
 HOST_PID=''
 SNMPD_PID=''
-
-bench_cleanup() {
-    local rc=$?
-    for p in $SNMPD_PID $HOST_PID $AGENT; do stop_pid "$p"; done
-    ip netns delete "$NS" 2> /dev/null
-    ip netns delete "$NSD" 2> /dev/null
-    (exit "$rc")
-    fl_cleanup
-}
-trap bench_cleanup EXIT
+trap 'rc=$?; ip netns delete "$NSD" 2> /dev/null; fl_cleanup_ns $rc "$NS" "$SNMPD_PID" "$HOST_PID" "$AGENT"' EXIT
 
 { bench_snmp_user; echo "rocommunity pzpublic 10.81.0.0/24"; } > "$WORK/snmp.conf"
 

@@ -39,15 +39,7 @@ HOSTADDR=10.84.0.100
 AGENT=''
 HOST_PID=''
 SSHD_PID=''
-
-bench_cleanup() {
-    local rc=$?
-    for p in $SSHD_PID $HOST_PID $AGENT; do stop_pid "$p"; done
-    ip netns delete "$NS" 2> /dev/null
-    (exit "$rc")
-    fl_cleanup
-}
-trap bench_cleanup EXIT
+trap 'fl_cleanup_ns $? "$NS" "$SSHD_PID" "$HOST_PID" "$AGENT"' EXIT
 
 ssh-keygen -q -t ed25519 -N '' -f "$WORK/key"
 cp "$WORK/key.pub" "$WORK/authorized_keys"
