@@ -29,9 +29,9 @@ client() { # SOCK -> prints the client's result line
 
 cd "$WORK" || exit 1
 bench_three_sims "pzbA$$" "pzbB$$" "pzbC$$" || exit 1
-read -r a_n a_s a_rate a_err < <(client "pzbA$$")
-read -r b_n b_s b_rate b_err < <(client "pzbB$$")
-read -r c_n c_s c_rate c_err < <(client "pzbC$$")
+read -r a_n _ a_rate a_err < <(client "pzbA$$")
+read -r b_n _ b_rate b_err < <(client "pzbB$$")
+read -r c_n _ c_rate c_err < <(client "pzbC$$")
 
 printf 'bench_lft_e2e: LFT block Sets/s end to end, window %s, %s s per run\n' "$WINDOW" "$SECONDS_PER_RUN"
 bench_three_rates SMA "$a_rate" "$a_n" "$a_err" "$b_rate" "$b_n" "$b_err" "$c_rate" "$c_n" "$c_err"

@@ -47,7 +47,9 @@ bench_need() {
 # The SNMPv3 user the IP benches poll as (authPriv, SHA-256/AES): the
 # snmpcmd options (V3), its agent configuration lines (bench_snmp_user), and
 # the table they walk (ifXTable).
+# shellcheck disable=SC2034 # used by the scripts that source this file
 V3=(-v3 -l authPriv -u pzro -a SHA-256 -A readauthpass1 -x AES -X readprivpass1 -t 3 -r 2)
+# shellcheck disable=SC2034
 IFX=.1.3.6.1.2.1.31.1.1.1
 bench_snmp_user() {
     echo 'createUser pzro SHA-256 "readauthpass1" AES "readprivpass1"'
