@@ -34,7 +34,7 @@ struct pz_config {
     char sim_node[64];     /* switch to take over; empty = $SIM_HOST */
     char sim_sockname[64]; /* pzfabric socket name; empty = $IBSIM_SOCKNAME or "sim" */
     int mad_transport;     /* auto|umad|board: -1, 0, 1 (auto: board for board = sim) */
-    /* Port-0 datagrams and the echo service (agent/pz_echo.h). */
+    /* Port-0 datagrams and the echo service (traffic/pz_echo.h). */
     int dgram;           /* dgram = on|off|auto: 1, 0, -1 (auto: on for board = sim) */
     uint32_t dgram_qkey; /* the datagram QP's Q_Key; high bit clear */
     /* Switch-to-switch reachability (agent/pz_reach.c, traffic/reach.h). */

@@ -48,6 +48,13 @@ static void pz_on_echo(void *arg, int fd)
     d->fd = -1;
 }
 
+/* The echo service's debug lines into the agent's log. */
+static void pz_echo_log_line(void *arg, const char *msg)
+{
+    (void)arg;
+    pz_log(PZ_LOG_DEBUG, "%s", msg);
+}
+
 /*
  * board = sim: attach as the node's port-0 datagram stack over
  * "<sockname>:dgram" and give the board its dgram operations.  Returns 0,
@@ -118,6 +125,7 @@ int pz_dgram_start(const struct pz_config *cfg, struct pz_switch *sw, struct pz_
         pz_dgram_stop(d);
         return -1;
     }
+    pz_echo_set_log(d->echo, pz_echo_log_line, NULL);
     /*
      * A board without a datagram descriptor (board_mem) has nothing to poll;
      * its echo service has no fabric behind it either.

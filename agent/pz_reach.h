@@ -2,7 +2,7 @@
  * pz_reach.h - switch-to-switch reachability in portzerod: the echo
  * service's registration at the SA, the discovery of the subnet's other
  * switches and their echo services, the probes (traffic/reach.h's table,
- * agent/pz_echo's probes) and what a change of a peer's status sets off
+ * traffic/pz_echo's probes) and what a change of a peer's status sets off
  * (a log line, the SNMP notification, a vendor notice to the SM).
  *
  * SA side (requests through the agent's umad port, answers back through the

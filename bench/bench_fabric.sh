@@ -34,6 +34,7 @@ BIN=$(cd "$BIN" && pwd)
 # shellcheck disable=SC2034 # start_pzfabric (lib.sh) runs it
 PZFABRIC=$BIN/pzfabric
 source "$(cd "$(dirname "$0")" && pwd)/../tests/integration/lib.sh"
+source "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 pzt_require opensm ibsim
 pzt_init bench-fabric
 failed=0
@@ -43,14 +44,7 @@ proc_cpu() { awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f\n
 # proc_rss PID: resident set of PID in kB.
 proc_rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 # log_seconds LOG: seconds from OpenSM's first log line to its first SUBNET UP.
-log_seconds() {
-    awk 'function t(line,   f) { split(line, f, " "); split(f[3], c, ":")
-             return c[1] * 3600 + c[2] * 60 + c[3] + f[4] / 1e6 }
-         NR == 1 { t0 = t($0) }
-         /SUBNET UP/ { d = t($0) - t0; if (d < 0) d += 86400; printf "%.3f\n", d; exit }' "$1"
-}
 # median X...: the median of its arguments.
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # at SIM HOST COMMAND...: a umad2sim client of simulator SIM at HOST, in its own directory.
 at() {
     local sim=$1 host=$2 dir

@@ -63,11 +63,9 @@ else
 fi
 
 # 2. RSS of the native build, serving the 36-port switch.
-for t in opensm ip snmpbulkwalk ssh ssh-keygen; do
-    command -v "$t" > /dev/null || { echo "bench_image: $t missing, RSS skipped"; exit 0; }
-done
-[ -f "${PZ_UMAD2SIM_FIX:-}" ] || { echo "bench_image: PZ_UMAD2SIM_FIX unset (run through make bench), RSS skipped"; exit 0; }
-[ -x "$BIN/portzerod" ] || { echo "bench_image: $BIN/portzerod missing, RSS skipped"; exit 0; }
+# shellcheck source=lib.sh
+source "$ROOT/bench/lib.sh"
+bench_need "bench_image (RSS)" opensm ip snmpbulkwalk ssh ssh-keygen || exit 0
 
 # shellcheck source=../tests/fabric/fabric_lib.sh
 source "$ROOT/tests/fabric/fabric_lib.sh"
@@ -80,23 +78,10 @@ HOSTADDR=10.84.0.100
 AGENT=''
 HOST_PID=''
 SSH_PID=''
-V3=(-v3 -l authPriv -u pzro -a SHA-256 -A readauthpass1 -x AES -X readprivpass1 -t 3 -r 2)
-IFX=.1.3.6.1.2.1.31.1.1.1
+# The SSH session's FIFO (fd 3) is closed first, then the processes stopped.
+trap 'rc=$?; exec 3>&- 2> /dev/null; fl_cleanup_ns $rc "$NS" "$SSH_PID" "$HOST_PID" "$AGENT"' EXIT
 
-bench_cleanup() {
-    local rc=$?
-    exec 3>&- 2> /dev/null
-    for p in $SSH_PID $HOST_PID $AGENT; do stop_pid "$p"; done
-    ip netns delete "$NS" 2> /dev/null
-    (exit "$rc")
-    fl_cleanup
-}
-trap bench_cleanup EXIT
-
-cat > "$WORK/snmp.conf" << EOF
-createUser pzro SHA-256 "readauthpass1" AES "readprivpass1"
-rouser pzro priv
-EOF
+bench_snmp_user > "$WORK/snmp.conf"
 ssh-keygen -q -t ed25519 -N '' -f "$WORK/admin_key"
 cp "$WORK/admin_key.pub" "$WORK/admin_keys"
 
@@ -121,21 +106,10 @@ own_kib() { # own_kib LABEL: resident KiB of portzerod's own image, heap, stacks
 }
 
 fl_start_fabric --agent "$SW" "$NET" || exit 0
-mkdir -p "$WORK/agent"
-(cd "$WORK/agent" && LD_PRELOAD=$PZT_PRELOAD SIM_HOST=$SW IBSIM_SOCKNAME=$SOCK exec "$BIN/portzerod" \
-    -o board=sim -o "ip_address=$SWADDR/24" -o "ctl_socket=$WORK/agent/ctl" \
-    -o "state_dir=$WORK/state" -o "snmp_config=$WORK/snmp.conf" \
-    -o "ssh_authorized_keys=$WORK/admin_keys" \
-    > "$WORK/agent/out" 2> "$WORK/agent/err" < /dev/null) &
-AGENT=$!
-wait_file "$WORK/agent/out" 20 '^ready$' "$AGENT" || { echo "bench_image: portzerod not ready"; exit 0; }
-fl_start_opensm host-1-1 -s 1 # sweeps every second while we measure
-fl_wait_up 60 || { echo "bench_image: no SUBNET UP"; exit 0; }
-"$BIN/pz-iphost" --sockname "$SOCK" --ca host-2-1 --address "$HOSTADDR/24" --netns "$NS" \
-    > "$WORK/host.out" 2> "$WORK/host.err" < /dev/null &
-HOST_PID=$!
-wait_file "$WORK/host.out" 30 '^ready$' "$HOST_PID" || { echo "bench_image: pz-iphost not ready"; exit 0; }
-wait_until 30 ip netns exec "$NS" ping -c 1 -W 1 "$SWADDR" || { echo "bench_image: $SWADDR unreachable"; exit 0; }
+# OpenSM sweeps every second while we measure.
+bench_start_ip_switch bench_image host-1-1 -s 1 -- -o "snmp_config=$WORK/snmp.conf" \
+    -o "ssh_authorized_keys=$WORK/admin_keys" || exit 0
+bench_start_iphost bench_image host-2-1 || exit 0
 sleep 5
 by_object() { # by_object PID: resident KiB per mapped file (largest first), anonymous memory as [anon]
     awk '/^[0-9a-f]+-[0-9a-f]+ / { n = ($6 == "" ? "[anon]" : $6); sub(/.*\//, "", n) }

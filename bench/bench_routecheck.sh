@@ -21,13 +21,13 @@ BIN=$(cd "$BIN" && pwd)
 # shellcheck disable=SC2034 # start_pzfabric (lib.sh) runs it
 PZFABRIC=$BIN/pzfabric
 source "$(cd "$(dirname "$0")" && pwd)/../tests/integration/lib.sh"
+source "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 pzt_require opensm saquery python3
 pzt_require_preload
 pzt_init bench-routecheck
 PZT_DIAG_TIMEOUT=120
 
 # median X...: the median of its arguments.
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # json_get FILE KEY...: top-level values of pz-routecheck's JSON report.
 json_get() {

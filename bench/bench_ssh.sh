@@ -24,11 +24,9 @@ BIN=$(cd "${1:?usage: bench_ssh.sh BINDIR [NETFILE]}" && pwd)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=${RUNS:-15}
 LINES=${LINES:-20000}
-for t in opensm ip ssh ssh-keygen python3; do
-    command -v "$t" > /dev/null || { echo "bench_ssh: $t missing, skipped"; exit 0; }
-done
-[ -f "${PZ_UMAD2SIM_FIX:-}" ] || { echo "bench_ssh: PZ_UMAD2SIM_FIX unset (run through make bench), skipped"; exit 0; }
-[ -x "$BIN/portzerod" ] || { echo "bench_ssh: $BIN/portzerod missing, skipped"; exit 0; }
+# shellcheck source=lib.sh
+source "$ROOT/bench/lib.sh"
+bench_need bench_ssh opensm ip ssh ssh-keygen python3 || exit 0
 
 # shellcheck source=../tests/fabric/fabric_lib.sh
 source "$ROOT/tests/fabric/fabric_lib.sh"
@@ -41,49 +39,19 @@ HOSTADDR=10.84.0.100
 AGENT=''
 HOST_PID=''
 SSHD_PID=''
-
-bench_cleanup() {
-    local rc=$?
-    for p in $SSHD_PID $HOST_PID $AGENT; do stop_pid "$p"; done
-    ip netns delete "$NS" 2> /dev/null
-    (exit "$rc")
-    fl_cleanup
-}
-trap bench_cleanup EXIT
+trap 'fl_cleanup_ns $? "$NS" "$SSHD_PID" "$HOST_PID" "$AGENT"' EXIT
 
 ssh-keygen -q -t ed25519 -N '' -f "$WORK/key"
 cp "$WORK/key.pub" "$WORK/authorized_keys"
 SSHOPT=(-F /dev/null -o UserKnownHostsFile=/dev/null -o StrictHostKeyChecking=no -o LogLevel=ERROR
     -o BatchMode=yes -o IdentitiesOnly=yes -i "$WORK/key")
 
-# median_ms COMMAND...: median wall time (ms, one decimal) of RUNS runs of COMMAND.
-median_ms() {
-    local i t0 t1
-    for ((i = 0; i < RUNS; i++)); do
-        t0=$(date +%s%N)
-        "$@" > /dev/null 2>&1
-        t1=$(date +%s%N)
-        echo $(((t1 - t0) / 1000))
-    done | sort -n | awk '{ v[NR] = $1 } END { printf "%.1f\n", v[int((NR + 1) / 2)] / 1000 }'
-}
 STREAM=$ROOT/bench/bench_stream.py
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
 fl_start_fabric --agent "$SW" "$NET" || exit 0
-mkdir -p "$WORK/agent"
-(cd "$WORK/agent" && LD_PRELOAD=$PZT_PRELOAD SIM_HOST=$SW IBSIM_SOCKNAME=$SOCK exec "$BIN/portzerod" \
-    -o board=sim -o "ip_address=$SWADDR/24" -o "ctl_socket=$WORK/agent/ctl" \
-    -o "state_dir=$WORK/state" -o "ssh_authorized_keys=$WORK/authorized_keys" \
-    > "$WORK/agent/out" 2> "$WORK/agent/err" < /dev/null) &
-AGENT=$!
-wait_file "$WORK/agent/out" 20 '^ready$' "$AGENT" || { echo "bench_ssh: portzerod not ready"; exit 0; }
-fl_start_opensm Hca1
-fl_wait_up 60 || { echo "bench_ssh: no SUBNET UP"; exit 0; }
-"$BIN/pz-iphost" --sockname "$SOCK" --ca Hca3 --address "$HOSTADDR/24" --netns "$NS" \
-    > "$WORK/host.out" 2> "$WORK/host.err" < /dev/null &
-HOST_PID=$!
-wait_file "$WORK/host.out" 30 '^ready$' "$HOST_PID" || { echo "bench_ssh: pz-iphost not ready"; exit 0; }
-wait_until 30 ip netns exec "$NS" ping -c 1 -W 1 "$SWADDR" || { echo "bench_ssh: $SWADDR unreachable"; exit 0; }
+bench_start_ip_switch bench_ssh Hca1 -- -o "ssh_authorized_keys=$WORK/authorized_keys" || exit 0
+bench_start_iphost bench_ssh Hca3 || exit 0
 
 pz_login() { ip netns exec "$NS" ssh "${SSHOPT[@]}" "admin@$SWADDR" show version; }
 pz_login > "$WORK/version.txt" 2>&1

@@ -22,6 +22,7 @@ BIN=$(cd "$BIN" && pwd)
 # shellcheck disable=SC2034 # start_pzfabric (lib.sh) runs it
 PZFABRIC=$BIN/pzfabric
 source "$(cd "$(dirname "$0")" && pwd)/../tests/integration/lib.sh"
+source "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 pzt_require opensm ibsim
 pzt_init bench-subnet-up
 
@@ -29,15 +30,8 @@ pzt_init bench-subnet-up
 
 # log_seconds LOG: seconds from the first line of OpenSM's log to its first
 # SUBNET UP ("Nov 22 03:52:46 531098 [...] ..." lines).
-log_seconds() {
-    awk 'function t(line,   f) { split(line, f, " "); split(f[3], c, ":")
-             return c[1] * 3600 + c[2] * 60 + c[3] + f[4] / 1e6 }
-         NR == 1 { t0 = t($0) }
-         /SUBNET UP/ { d = t($0) - t0; if (d < 0) d += 86400; printf "%.3f\n", d; exit }' "$1"
-}
 
 # median X...: the median of its arguments.
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 pz_times=() ib_times=() failed=0
 for ((run = 1; run <= RUNS; run++)); do

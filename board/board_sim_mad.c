@@ -20,7 +20,6 @@
 #define MAD_CLASS_OFFS 1
 #define MAD_METHOD_OFFS 3
 #define MAD_HOP_PTR_OFFS 6
-#define MAD_TID_OFFS 8
 #define MAD_CLASS_SMI 0x01
 #define MAD_CLASS_SMI_DR 0x81
 #define MAD_METHOD_RESPONSE 0x80
@@ -58,16 +57,6 @@ void board_sim_madq_push(struct board_sim_madq *q, const struct board_sim_msg *m
         q->count++;
 }
 
-/* The TID of a MAD (big-endian at byte 8). */
-static uint64_t madq_tid(const uint8_t *mad)
-{
-    uint64_t tid = 0;
-
-    for (unsigned i = 0; i < 8; i++)
-        tid = tid << 8 | mad[MAD_TID_OFFS + i];
-    return tid;
-}
-
 /* Remember what the fabric said of an SMP request being taken: its receive record. */
 static void madq_note_rx(struct board_sim_madq *q, const struct board_sim_mad *m)
 {
@@ -77,7 +66,7 @@ static void madq_note_rx(struct board_sim_madq *q, const struct board_sim_mad *m
         (m->mad[MAD_METHOD_OFFS] & MAD_METHOD_RESPONSE))
         return;
     q->have_last = true;
-    q->last_tid = madq_tid(m->mad);
+    q->last_tid = mad_tid(m->mad);
     q->last_rx.port = m->port;
     q->last_rx.hop_ptr = m->mad[MAD_HOP_PTR_OFFS];
     memcpy(q->last_rx.tail, m->mad + BOARD_MAD_TAIL_OFFS, BOARD_MAD_TAIL);

@@ -86,9 +86,7 @@ static int parse_args(int argc, char **argv, struct options *o)
     char *end;
     int opt;
 
-    o->sockname = getenv("IBSIM_SOCKNAME");
-    if (!o->sockname || !*o->sockname)
-        o->sockname = SIM_PROTO_DEFAULT_NAME;
+    o->sockname = sim_proto_default_sockname();
     while ((opt = getopt_long(argc, argv, "s:vh", longopts, NULL)) != -1) {
         switch (opt) {
         case 's':

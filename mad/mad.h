@@ -110,4 +110,24 @@ static inline void mad_put_be64(uint8_t *p, uint64_t v)
     mad_put_be32(p + 4, (uint32_t)v);
 }
 
+/* The TransactionID of a MAD (its common header, big-endian at byte 8). */
+static inline uint64_t mad_tid(const uint8_t *mad)
+{
+    return mad_be64(mad + 8);
+}
+
+/* Write the n 16-bit values of v big-endian at p (2n bytes): a P_Key or MFT block. */
+static inline void mad_put_be16_array(uint8_t *p, const uint16_t *v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        mad_put_be16(p + 2 * i, v[i]);
+}
+
+/* Read n big-endian 16-bit values at p (2n bytes) into v. */
+static inline void mad_be16_array(const uint8_t *p, uint16_t *v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        v[i] = mad_be16(p + 2 * i);
+}
+
 #endif

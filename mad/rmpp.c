@@ -26,26 +26,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mad.h"
+
 #define PZR_OFF_CLASS 1
 #define PZR_OFF_METHOD 3
-#define PZR_OFF_TID 8
 #define PZR_OFF_RMPP 24
 #define PZR_METHOD_RESP 0x80
-
-/* Big-endian 32-bit value at p; returns it. */
-static uint32_t pzr_get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-/* Store v big-endian at p. */
-static void pzr_put32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
 
 /* MgmtClass of mad; returns it. */
 uint8_t pzr_mad_class(const uint8_t *mad)
@@ -62,7 +48,7 @@ uint8_t pzr_mad_method(const uint8_t *mad)
 /* TransactionID of mad; returns it. */
 uint64_t pzr_mad_tid(const uint8_t *mad)
 {
-    return (uint64_t)pzr_get32(mad + PZR_OFF_TID) << 32 | pzr_get32(mad + PZR_OFF_TID + 4);
+    return mad_tid(mad);
 }
 
 /* Whether mgmt_class carries RMPP (Linux's ib_is_mad_class_rmpp); returns it. */
@@ -94,8 +80,8 @@ void pzr_hdr_get(const uint8_t *mad, struct pzr_hdr *h)
     h->flags = p[2] & 0x07;
     h->rtime = p[2] >> 3;
     h->status = p[3];
-    h->seg_num = pzr_get32(p + 4);
-    h->paylen_newwin = pzr_get32(p + 8);
+    h->seg_num = mad_be32(p + 4);
+    h->paylen_newwin = mad_be32(p + 8);
 }
 
 /* Write h into mad's RMPP header. */
@@ -107,8 +93,8 @@ void pzr_hdr_put(uint8_t *mad, const struct pzr_hdr *h)
     p[1] = h->type;
     p[2] = (uint8_t)(h->rtime << 3 | (h->flags & 0x07));
     p[3] = h->status;
-    pzr_put32(p + 4, h->seg_num);
-    pzr_put32(p + 8, h->paylen_newwin);
+    mad_put_be32(p + 4, h->seg_num);
+    mad_put_be32(p + 8, h->paylen_newwin);
 }
 
 /* Classify a received MAD for an RMPP agent; returns its kind. */

@@ -192,13 +192,25 @@ uint16_t pma_psc_set(struct pma *pma, struct pma_req *req)
     return MAD_STATUS_OK;
 }
 
-uint16_t pma_psr_get(struct pma *pma, struct pma_req *req)
+/*
+ * The head both PortSamplesResult attributes share: the sampler brought up
+ * to now, its Tag and SampleStatus written (the same place in both).
+ * Returns the sampler.
+ */
+static const struct pma_sampler *pma_psr_head(struct pma *pma, struct pma_req *req)
 {
     const struct pma_sampler *s = &pma->sampler;
 
     pma_sampler_advance(pma, board_now_ns(pma->board));
     mad_set_field(req->out, 0, IB_PSR_TAG_F, s->tag);
     mad_set_field(req->out, 0, IB_PSR_SAMPLE_STATUS_F, s->status);
+    return s;
+}
+
+uint16_t pma_psr_get(struct pma *pma, struct pma_req *req)
+{
+    const struct pma_sampler *s = pma_psr_head(pma, req);
+
     if (s->status != PMA_SAMPLE_DONE)
         return MAD_STATUS_OK; /* counters are valid only when Done */
     for (unsigned i = 0; i < PMA_SAMPLE_COUNTERS; i++)
@@ -215,11 +227,8 @@ uint16_t pma_psr_get(struct pma *pma, struct pma_req *req)
  */
 uint16_t pma_psr_ext_get(struct pma *pma, struct pma_req *req)
 {
-    const struct pma_sampler *s = &pma->sampler;
+    const struct pma_sampler *s = pma_psr_head(pma, req);
 
-    pma_sampler_advance(pma, board_now_ns(pma->board));
-    mad_set_field(req->out, 0, IB_PSR_TAG_F, s->tag);
-    mad_set_field(req->out, 0, IB_PSR_SAMPLE_STATUS_F, s->status);
     req->out[PMA_PSRE_WIDTH_OFFS] = PMA_PSRE_WIDTH_64;
     if (s->status != PMA_SAMPLE_DONE)
         return MAD_STATUS_OK;

@@ -127,6 +127,13 @@ typedef uint16_t (*sma_attr_fn)(struct sma *sma, struct sma_req *req);
 /* The end port that owns M_Key, LID and SM fields for SMPs entering on port. */
 struct sma_port *sma_end_port(struct sma *sma, unsigned in_port);
 
+/*
+ * GUIDCap of an end port: the GUIDInfo entries the SMA really keeps (GUID 0
+ * always exists; at most SMA_MAX_GUIDS), so GUIDInfo answers every block
+ * PortInfo.GUIDCap promises (sma_node.c).
+ */
+unsigned sma_guid_cap(const struct sma *sma);
+
 /* Attribute handlers (sma_node.c). */
 uint16_t sma_node_info_get(struct sma *sma, struct sma_req *req);
 uint16_t sma_node_desc_get(struct sma *sma, struct sma_req *req);

@@ -68,8 +68,7 @@ uint16_t sma_node_desc_set(struct sma *sma, struct sma_req *req)
     return sma_node_desc_get(sma, req);
 }
 
-/* Number of GUIDInfo entries of the end port (PortInfo.GUIDCap reports the same). */
-static unsigned sma_guid_cap(const struct sma *sma)
+unsigned sma_guid_cap(const struct sma *sma)
 {
     unsigned cap = sma->board->id->guid_cap;
 
@@ -78,12 +77,18 @@ static unsigned sma_guid_cap(const struct sma *sma)
     return cap > SMA_MAX_GUIDS ? SMA_MAX_GUIDS : cap;
 }
 
+/* Whether GUIDInfo block exists for an end port of cap GUIDs. */
+static bool sma_guid_block_ok(unsigned cap, unsigned block)
+{
+    return block < (cap + SMA_GUIDS_PER_BLOCK - 1) / SMA_GUIDS_PER_BLOCK;
+}
+
 /* GUIDInfo Get: block of 8 GUIDs; GUID 0 is the port GUID. */
 uint16_t sma_guid_info_get(struct sma *sma, struct sma_req *req)
 {
     unsigned cap = sma_guid_cap(sma), block = req->attr_mod;
 
-    if (block >= (cap + SMA_GUIDS_PER_BLOCK - 1) / SMA_GUIDS_PER_BLOCK)
+    if (!sma_guid_block_ok(cap, block))
         return MAD_STATUS_BAD_FIELD;
     for (unsigned i = 0; i < SMA_GUIDS_PER_BLOCK; i++) {
         unsigned idx = block * SMA_GUIDS_PER_BLOCK + i;
@@ -103,7 +108,7 @@ uint16_t sma_guid_info_set(struct sma *sma, struct sma_req *req)
 {
     unsigned cap = sma_guid_cap(sma), block = req->attr_mod;
 
-    if (block >= (cap + SMA_GUIDS_PER_BLOCK - 1) / SMA_GUIDS_PER_BLOCK)
+    if (!sma_guid_block_ok(cap, block))
         return MAD_STATUS_BAD_FIELD;
     for (unsigned i = 0; i < SMA_GUIDS_PER_BLOCK; i++) {
         unsigned idx = block * SMA_GUIDS_PER_BLOCK + i;

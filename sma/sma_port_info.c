@@ -126,20 +126,6 @@ static void sma_pi_fill_link(const struct sma *sma, unsigned p, uint8_t *d)
     mad_set_field(d, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F, cfg.speed_ext_enabled);
 }
 
-/*
- * GUIDCap of an end port: the GUIDInfo entries the SMA really keeps (GUID 0
- * always exists; at most SMA_MAX_GUIDS), so that GUIDInfo answers every block
- * GUIDCap promises.  Must match sma_guid_cap() in sma_node.c.
- */
-static unsigned sma_pi_guid_cap(const struct sma *sma)
-{
-    unsigned cap = sma->board->id->guid_cap;
-
-    if (cap == 0)
-        cap = 1;
-    return cap > SMA_MAX_GUIDS ? SMA_MAX_GUIDS : cap;
-}
-
 /* PortInfo Get. */
 uint16_t sma_port_info_get(struct sma *sma, struct sma_req *req)
 {
@@ -152,7 +138,7 @@ uint16_t sma_port_info_get(struct sma *sma, struct sma_req *req)
         sma_pi_fill_end_port(&sma->ports[p], req->hide_mkey, req->out);
     mad_set_field(req->out, 0, IB_PORT_LOCAL_PORT_F, req->in_port);
     mad_set_field(req->out, 0, IB_PORT_GUID_CAP_F,
-                  sma_pi_is_end_port(sma, p) ? sma_pi_guid_cap(sma) : 0);
+                  sma_pi_is_end_port(sma, p) ? sma_guid_cap(sma) : 0);
     return MAD_STATUS_OK;
 }
 

@@ -138,10 +138,7 @@ uint16_t sma_mft_get(struct sma *sma, struct sma_req *req)
     if (!sma_mft_mod(sma, req->attr_mod, &block, &pos) ||
         board_mft_get(sma->board, block, pos, masks))
         return MAD_STATUS_BAD_FIELD;
-    for (unsigned i = 0; i < BOARD_MFT_BLOCK; i++) {
-        req->out[2 * i] = (uint8_t)(masks[i] >> 8);
-        req->out[2 * i + 1] = (uint8_t)masks[i];
-    }
+    mad_put_be16_array(req->out, masks, BOARD_MFT_BLOCK);
     return MAD_STATUS_OK;
 }
 
@@ -153,8 +150,7 @@ uint16_t sma_mft_set(struct sma *sma, struct sma_req *req)
 
     if (!sma_mft_mod(sma, req->attr_mod, &block, &pos))
         return MAD_STATUS_BAD_FIELD;
-    for (unsigned i = 0; i < BOARD_MFT_BLOCK; i++)
-        masks[i] = (uint16_t)(req->in[2 * i] << 8 | req->in[2 * i + 1]);
+    mad_be16_array(req->in, masks, BOARD_MFT_BLOCK);
     if (board_mft_set(sma->board, block, pos, masks))
         return MAD_STATUS_BAD_FIELD;
     return sma_mft_get(sma, req);

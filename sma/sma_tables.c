@@ -48,10 +48,7 @@ uint16_t sma_pkey_get(struct sma *sma, struct sma_req *req)
 
     if (!sma_pkey_target(sma, req, &port, &block) || board_pkey_get(sma->board, port, block, keys))
         return MAD_STATUS_BAD_FIELD;
-    for (unsigned i = 0; i < BOARD_PKEY_BLOCK; i++) {
-        req->out[2 * i] = (uint8_t)(keys[i] >> 8);
-        req->out[2 * i + 1] = (uint8_t)keys[i];
-    }
+    mad_put_be16_array(req->out, keys, BOARD_PKEY_BLOCK);
     return MAD_STATUS_OK;
 }
 
@@ -63,8 +60,7 @@ uint16_t sma_pkey_set(struct sma *sma, struct sma_req *req)
 
     if (!sma_pkey_target(sma, req, &port, &block))
         return MAD_STATUS_BAD_FIELD;
-    for (unsigned i = 0; i < BOARD_PKEY_BLOCK; i++)
-        keys[i] = (uint16_t)(req->in[2 * i] << 8 | req->in[2 * i + 1]);
+    mad_be16_array(req->in, keys, BOARD_PKEY_BLOCK);
     if (board_pkey_set(sma->board, port, block, keys))
         return MAD_STATUS_BAD_FIELD;
     return sma_pkey_get(sma, req);

@@ -40,6 +40,7 @@
 
 #include <arpa/inet.h>
 
+#include "mad.h" /* byte order */
 #include "snmp_internal.h"
 
 /*
@@ -193,12 +194,8 @@ static void pzudp_get_taddr(netsnmp_transport *t, void **addr, size_t *len)
     *len = b ? 6 : 0;
     if (!b)
         return;
-    b[0] = (uint8_t)(td->to.addr >> 24);
-    b[1] = (uint8_t)(td->to.addr >> 16);
-    b[2] = (uint8_t)(td->to.addr >> 8);
-    b[3] = (uint8_t)td->to.addr;
-    b[4] = (uint8_t)(td->to.port >> 8);
-    b[5] = (uint8_t)td->to.port;
+    mad_put_be32(b, td->to.addr);
+    mad_put_be16(b + 4, td->to.port);
 }
 
 /* A transport of ours with the callbacks and domain set; NULL on OOM. */
@@ -318,8 +315,8 @@ static netsnmp_transport *pzudp_create_ostring(const void *o, size_t len, int lo
 
     if (local || len != 6 || !pzudp_agent)
         return NULL;
-    to.addr = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
-    to.port = (uint16_t)(b[4] << 8 | b[5]);
+    to.addr = mad_be32(b);
+    to.port = mad_be16(b + 4);
     return pzudp_new_sender(&to);
 }
 

@@ -21,10 +21,10 @@
 #include <unistd.h>
 
 #include "pzctl_proto.h"
+#include "sim_proto.h"
 
 #define EXIT_ERROR_REPLY 1
 #define EXIT_USAGE 2
-#define DEFAULT_SOCKNAME "sim"
 #define DEFAULT_TIMEOUT_S 10
 
 /* What the command line asks for. */
@@ -68,7 +68,7 @@ static void usage(FILE *out)
             "                            neighbor-mtu-discard, sw-lifetime-discard, hoq-discard\n"
             "  help                      the commands pzfabric knows, from pzfabric\n"
             "NODE is a node name of the topology file (as SIM_HOST takes it).\n",
-            DEFAULT_SOCKNAME, DEFAULT_TIMEOUT_S);
+            SIM_PROTO_DEFAULT_NAME, DEFAULT_TIMEOUT_S);
 }
 
 /* Parse the command line; returns 0, 1 after --help, or -1 on an error (reported). */
@@ -84,9 +84,7 @@ static int parse_args(int argc, char **argv, struct options *o)
     long v;
     int opt;
 
-    o->sockname = getenv("IBSIM_SOCKNAME");
-    if (!o->sockname || !*o->sockname)
-        o->sockname = DEFAULT_SOCKNAME;
+    o->sockname = sim_proto_default_sockname();
     o->timeout_ms = DEFAULT_TIMEOUT_S * 1000;
     while ((opt = getopt_long(argc, argv, "+s:t:h", longopts, NULL)) != -1) {
         switch (opt) {

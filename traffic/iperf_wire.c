@@ -5,47 +5,35 @@
 
 #include <string.h>
 
-/* The big-endian word at buf. */
-static uint32_t get32(const uint8_t *buf)
-{
-    return (uint32_t)buf[0] << 24 | (uint32_t)buf[1] << 16 | (uint32_t)buf[2] << 8 | buf[3];
-}
-
-/* Store v big-endian at buf. */
-static void put32(uint8_t *buf, uint32_t v)
-{
-    buf[0] = (uint8_t)(v >> 24);
-    buf[1] = (uint8_t)(v >> 16);
-    buf[2] = (uint8_t)(v >> 8);
-    buf[3] = (uint8_t)v;
-}
+#include "mad.h" /* byte order */
 
 int iperf_client_hdr_parse(const uint8_t *buf, size_t len, struct iperf_client_hdr *out)
 {
     if (len < IPERF_CLIENT_HDR_LEN)
         return -1;
-    out->flags = get32(buf);
-    out->threads = (int32_t)get32(buf + 4);
-    out->port = (int32_t)get32(buf + 8);
-    out->buflen = (int32_t)get32(buf + 12);
-    out->winband = (int32_t)get32(buf + 16);
-    out->amount = (int32_t)get32(buf + 20);
+    out->flags = mad_be32(buf);
+    out->threads = (int32_t)mad_be32(buf + 4);
+    out->port = (int32_t)mad_be32(buf + 8);
+    out->buflen = (int32_t)mad_be32(buf + 12);
+    out->winband = (int32_t)mad_be32(buf + 16);
+    out->amount = (int32_t)mad_be32(buf + 20);
     return 0;
 }
 
 void iperf_client_hdr_encode(uint8_t *buf, const struct iperf_client_hdr *c)
 {
-    put32(buf, c->flags);
-    put32(buf + 4, (uint32_t)c->threads);
-    put32(buf + 8, (uint32_t)c->port);
-    put32(buf + 12, (uint32_t)c->buflen);
-    put32(buf + 16, (uint32_t)c->winband);
-    put32(buf + 20, (uint32_t)c->amount);
+    mad_put_be32(buf, c->flags);
+    mad_put_be32(buf + 4, (uint32_t)c->threads);
+    mad_put_be32(buf + 8, (uint32_t)c->port);
+    mad_put_be32(buf + 12, (uint32_t)c->buflen);
+    mad_put_be32(buf + 16, (uint32_t)c->winband);
+    mad_put_be32(buf + 20, (uint32_t)c->amount);
 }
 
 bool iperf_udp_seq64(const uint8_t *buf, size_t len)
 {
-    return len >= IPERF_UDP_HDR_LEN + 4 && (get32(buf + IPERF_UDP_HDR_LEN) & IPERF_FLAG_SEQNO64B);
+    return len >= IPERF_UDP_HDR_LEN + 4 &&
+           (mad_be32(buf + IPERF_UDP_HDR_LEN) & IPERF_FLAG_SEQNO64B);
 }
 
 int iperf_udp_parse(const uint8_t *buf, size_t len, bool seq64, struct iperf_udp_hdr *out)
@@ -54,13 +42,13 @@ int iperf_udp_parse(const uint8_t *buf, size_t len, bool seq64, struct iperf_udp
 
     if (len < IPERF_UDP_HDR_MIN || (seq64 && len < IPERF_UDP_HDR_LEN))
         return -1;
-    id = get32(buf);
+    id = mad_be32(buf);
     if (seq64)
-        out->seq = (int64_t)((uint64_t)get32(buf + 12) << 32 | id);
+        out->seq = (int64_t)((uint64_t)mad_be32(buf + 12) << 32 | id);
     else
         out->seq = (int32_t)id;
-    out->tv_sec = get32(buf + 4);
-    out->tv_usec = get32(buf + 8);
+    out->tv_sec = mad_be32(buf + 4);
+    out->tv_usec = mad_be32(buf + 8);
     out->has_client = iperf_client_hdr_parse(buf + IPERF_UDP_HDR_LEN,
                                              len > IPERF_UDP_HDR_LEN ? len - IPERF_UDP_HDR_LEN : 0,
                                              &out->client) == 0;
@@ -72,10 +60,10 @@ int iperf_udp_encode(uint8_t *buf, size_t len, int64_t seq, uint32_t tv_sec, uin
 {
     if (len < IPERF_UDP_LEN_MIN)
         return -1;
-    put32(buf, (uint32_t)(uint64_t)seq);
-    put32(buf + 4, tv_sec);
-    put32(buf + 8, tv_usec);
-    put32(buf + 12, (uint32_t)((uint64_t)seq >> 32));
+    mad_put_be32(buf, (uint32_t)(uint64_t)seq);
+    mad_put_be32(buf + 4, tv_sec);
+    mad_put_be32(buf + 8, tv_usec);
+    mad_put_be32(buf + 12, (uint32_t)((uint64_t)seq >> 32));
     iperf_client_hdr_encode(buf + IPERF_UDP_HDR_LEN, c);
     return 0;
 }
@@ -88,19 +76,19 @@ size_t iperf_report_encode(uint8_t *buf, size_t len, const struct iperf_report *
     if (len < IPERF_REPORT_LEN)
         return 0;
     memset(buf, 0, IPERF_REPORT_LEN);
-    put32(s, r->flags);
-    put32(s + 4, (uint32_t)(r->bytes >> 32));
-    put32(s + 8, (uint32_t)r->bytes);
-    put32(s + 12, r->stop_sec);
-    put32(s + 16, r->stop_usec);
-    put32(s + 20, (uint32_t)r->lost);
-    put32(s + 24, (uint32_t)r->outorder);
-    put32(s + 28, (uint32_t)r->datagrams);
-    put32(s + 32, r->jitter_sec);
-    put32(s + 36, r->jitter_usec);
-    put32(ext2, (uint32_t)(r->lost >> 32));
-    put32(ext2 + 4, (uint32_t)(r->outorder >> 32));
-    put32(ext2 + 8, (uint32_t)(r->datagrams >> 32));
+    mad_put_be32(s, r->flags);
+    mad_put_be32(s + 4, (uint32_t)(r->bytes >> 32));
+    mad_put_be32(s + 8, (uint32_t)r->bytes);
+    mad_put_be32(s + 12, r->stop_sec);
+    mad_put_be32(s + 16, r->stop_usec);
+    mad_put_be32(s + 20, (uint32_t)r->lost);
+    mad_put_be32(s + 24, (uint32_t)r->outorder);
+    mad_put_be32(s + 28, (uint32_t)r->datagrams);
+    mad_put_be32(s + 32, r->jitter_sec);
+    mad_put_be32(s + 36, r->jitter_usec);
+    mad_put_be32(ext2, (uint32_t)(r->lost >> 32));
+    mad_put_be32(ext2 + 4, (uint32_t)(r->outorder >> 32));
+    mad_put_be32(ext2 + 8, (uint32_t)(r->datagrams >> 32));
     return IPERF_REPORT_LEN;
 }
 
@@ -112,17 +100,17 @@ int iperf_report_parse(const uint8_t *buf, size_t len, struct iperf_report *out)
 
     if (len < IPERF_UDP_HDR_LEN + IPERF_REPORT_BASE_LEN)
         return -1;
-    out->flags = get32(s);
+    out->flags = mad_be32(s);
     if (!(out->flags & IPERF_FLAG_VERSION1))
         return -1;
     wide = (out->flags & IPERF_FLAG_SEQNO64B) && len >= IPERF_REPORT_LEN;
-    out->bytes = (uint64_t)get32(s + 4) << 32 | get32(s + 8);
-    out->stop_sec = get32(s + 12);
-    out->stop_usec = get32(s + 16);
-    out->lost = (wide ? (uint64_t)get32(ext2) << 32 : 0) | get32(s + 20);
-    out->outorder = (wide ? (uint64_t)get32(ext2 + 4) << 32 : 0) | get32(s + 24);
-    out->datagrams = (wide ? (uint64_t)get32(ext2 + 8) << 32 : 0) | get32(s + 28);
-    out->jitter_sec = get32(s + 32);
-    out->jitter_usec = get32(s + 36);
+    out->bytes = (uint64_t)mad_be32(s + 4) << 32 | mad_be32(s + 8);
+    out->stop_sec = mad_be32(s + 12);
+    out->stop_usec = mad_be32(s + 16);
+    out->lost = (wide ? (uint64_t)mad_be32(ext2) << 32 : 0) | mad_be32(s + 20);
+    out->outorder = (wide ? (uint64_t)mad_be32(ext2 + 4) << 32 : 0) | mad_be32(s + 24);
+    out->datagrams = (wide ? (uint64_t)mad_be32(ext2 + 8) << 32 : 0) | mad_be32(s + 28);
+    out->jitter_sec = mad_be32(s + 32);
+    out->jitter_usec = mad_be32(s + 36);
     return 0;
 }

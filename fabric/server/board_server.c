@@ -256,16 +256,6 @@ static void board_server_mad_in(struct sim_server *s, const struct sim_agent *a,
     fabric_client_send(s->f, (unsigned)a->client, &m);
 }
 
-/* A MAD's TID (big-endian at byte 8). */
-static uint64_t board_server_tid(const uint8_t *mad)
-{
-    uint64_t tid = 0;
-
-    for (unsigned k = 0; k < 8; k++)
-        tid = tid << 8 | mad[8 + k];
-    return tid;
-}
-
 /* Whether a MAD is an SMP request (for which the fabric keeps a receive record). */
 static bool board_server_is_smp_request(const uint8_t *mad)
 {
@@ -344,7 +334,7 @@ void board_server_deliver(struct sim_server *s, size_t i, const struct fabric_ma
     memcpy(bm.mad, m->mad, sizeof(bm.mad));
     /* The ingress port the switch recorded: the MAD itself travels whole. */
     if (board_server_is_smp_request(m->mad) &&
-        fabric_agent_mad_rx(s->f, (size_t)a->node, board_server_tid(m->mad), &rx) == 0)
+        fabric_agent_mad_rx(s->f, (size_t)a->node, mad_tid(m->mad), &rx) == 0)
         bm.port = rx.port;
     board_sim_pack_mad(&msg, 0, &bm);
     lost = a->tx_lost;

@@ -23,10 +23,22 @@
 #define PZ_SIM_PROTO_H
 
 #include <stdint.h>
+#include <stdlib.h>
 
 #define SIM_PROTO_MAGIC 0xdeadbeefu
 #define SIM_PROTO_CTL_DATA 64
 #define SIM_PROTO_DEFAULT_NAME "sim"
+
+/*
+ * The simulator's socket name when the command line gives none: as ibsim
+ * and umad2sim take it, $IBSIM_SOCKNAME unless unset or empty, else "sim".
+ */
+static inline const char *sim_proto_default_sockname(void)
+{
+    const char *name = getenv("IBSIM_SOCKNAME");
+
+    return name && *name ? name : SIM_PROTO_DEFAULT_NAME;
+}
 
 /* Control message types (struct sim_ctl.type). */
 enum sim_ctl_type {

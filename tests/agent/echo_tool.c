@@ -1,6 +1,6 @@
 /*
  * echo_tool.c - the requester side of the switch-to-switch echo service
- * (agent/pz_echo.h) for the tests: attaches as a pzfabric node's port-0
+ * (traffic/pz_echo.h) for the tests: attaches as a pzfabric node's port-0
  * stack (board/board_sim_dgram.h) and runs the agent's own echo code on it.
  *
  *   echo_tool --sockname NAME --node NODE [--qkey Q] ping DLID QPN COUNT [SIZE [TIMEOUT_MS]]

@@ -1,7 +1,7 @@
 #!/bin/bash
 # test_agent_dgram.sh PZFABRIC PZFABRIC_CTL PORTZEROD ECHO_TOOL NETFILE - portzerod's
 # port-0 datagram stack over board/sim and its switch-to-switch echo service
-# (agent/pz_echo.h), on tests/integration/ft-2s4l.net with pzfabric
+# (traffic/pz_echo.h), on tests/integration/ft-2s4l.net with pzfabric
 # --agent Spine1 --agent Leaf3 and two portzerods (board = sim, monitor off
 # so that the agents send nothing of their own).
 #

@@ -1,6 +1,6 @@
 /*
  * fuzz_echo.c - libFuzzer target: datagrams from a hostile peer to the echo
- * service (agent/pz_echo.c) on board_mem's in-memory datagram QP, mixed
+ * service (traffic/pz_echo.c) on board_mem's in-memory datagram QP, mixed
  * with ping runs and clock steps.
  *
  * Input: records of a 1-byte op, a 2-byte big-endian length and that many

@@ -1,5 +1,5 @@
 /*
- * test_pz_echo.c - the switch-to-switch echo service (agent/pz_echo.c) on
+ * test_pz_echo.c - the switch-to-switch echo service (traffic/pz_echo.c) on
  * board_mem's in-memory datagram QP: the header codec and its errors, a
  * request answered byte for byte to its sender (SL, P_Key, QP, Q_Key, a GRH
  * with its GIDs swapped), malformed datagrams counted and never answered,

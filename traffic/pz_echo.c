@@ -9,10 +9,10 @@
 #include "pz_echo.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "pz_log.h"
 
 /* The service's state. */
 struct pz_echo {
@@ -27,6 +27,8 @@ struct pz_echo {
     void *fn_arg;
     pz_echo_probe_fn probe_fn;
     void *probe_arg;
+    pz_echo_log_fn log_fn; /* debug lines, or NULL */
+    void *log_arg;
     uint8_t seen[PZ_ECHO_MAX_PINGS]; /* seen[i]: reply to first_seq + i matched */
     uint8_t buf[BOARD_DGRAM_MAX_PAYLOAD];
 };
@@ -80,6 +82,28 @@ void pz_echo_destroy(struct pz_echo *e)
     free(e);
 }
 
+void pz_echo_set_log(struct pz_echo *e, pz_echo_log_fn fn, void *arg)
+{
+    e->log_fn = fn;
+    e->log_arg = arg;
+}
+
+/* Format one debug line and hand it to the log hook, if there is one. */
+static void echo_log(const struct pz_echo *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void echo_log(const struct pz_echo *e, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+
+    if (!e->log_fn)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    e->log_fn(e->log_arg, msg);
+}
+
 /* The name of a decode error, for the log. */
 static const char *echo_error_name(int err)
 {
@@ -111,8 +135,7 @@ static void echo_reply(struct pz_echo *e, const struct board_dgram_addr *from, c
     e->buf[5] = PZ_ECHO_REPLY;
     if (board_dgram_send(e->b, &to, e->buf, len)) {
         e->st.send_errors++;
-        pz_log(PZ_LOG_DEBUG, "echo: reply to lid %u qp 0x%06x refused", to.dlid,
-               (unsigned)to.dst_qp);
+        echo_log(e, "echo: reply to lid %u qp 0x%06x refused", to.dlid, (unsigned)to.dst_qp);
         return;
     }
     e->st.replies_sent++;
@@ -175,8 +198,8 @@ void pz_echo_input(struct pz_echo *e, const struct board_dgram_addr *from, const
     e->st.received++;
     if (err != PZ_ECHO_OK) {
         e->st.malformed++;
-        pz_log(PZ_LOG_DEBUG, "echo: dropped a malformed datagram (%s, %zu bytes) from lid %u",
-               echo_error_name(err), len, from->slid);
+        echo_log(e, "echo: dropped a malformed datagram (%s, %zu bytes) from lid %u",
+                 echo_error_name(err), len, from->slid);
         return;
     }
     if (h.type == PZ_ECHO_REQUEST) {
@@ -209,12 +232,12 @@ int pz_echo_poll(struct pz_echo *e, unsigned budget)
         pz_echo_input(e, &from, e->buf, (size_t)n);
     }
     if (taken)
-        pz_log(PZ_LOG_DEBUG,
-               "echo: requests %llu replies-sent %llu malformed %llu replies %llu stray %llu "
-               "send-errors %llu",
-               (unsigned long long)e->st.requests, (unsigned long long)e->st.replies_sent,
-               (unsigned long long)e->st.malformed, (unsigned long long)e->st.replies,
-               (unsigned long long)e->st.stray_replies, (unsigned long long)e->st.send_errors);
+        echo_log(e,
+                 "echo: requests %llu replies-sent %llu malformed %llu replies %llu stray %llu "
+                 "send-errors %llu",
+                 (unsigned long long)e->st.requests, (unsigned long long)e->st.replies_sent,
+                 (unsigned long long)e->st.malformed, (unsigned long long)e->st.replies,
+                 (unsigned long long)e->st.stray_replies, (unsigned long long)e->st.send_errors);
     return (int)taken;
 }
 

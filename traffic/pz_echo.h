@@ -169,6 +169,16 @@ void pz_echo_set_probe_handler(struct pz_echo *e, pz_echo_probe_fn fn, void *arg
 int pz_echo_probe_send(struct pz_echo *e, uint16_t dlid, uint32_t dst_qp, uint32_t qkey,
                        uint32_t seq);
 
+/* Called with each debug line of the service (no newline). */
+typedef void (*pz_echo_log_fn)(void *arg, const char *msg);
+
+/*
+ * Set (or with NULL clear) where the service's debug lines go: a malformed
+ * datagram, a refused reply, the counters after each poll that took any.
+ * Without one the service logs nothing.
+ */
+void pz_echo_set_log(struct pz_echo *e, pz_echo_log_fn fn, void *arg);
+
 /* Progress of the current run (zeros before any). */
 void pz_echo_ping_result(const struct pz_echo *e, struct pz_echo_ping_result *r);
 
