@@ -20,6 +20,7 @@
 #include "board_mem.h"
 #include "cc_agent.h"
 #include "cong_monitor.h"
+#include "fuzz_input.h"
 #include "pma.h"
 
 /* Operation codes of the input stream (low 3 bits of the op byte). */
@@ -34,12 +35,6 @@ enum fuzz_op {
     FUZZ_PMA_MAD2 = 7,
 };
 
-/* A cursor over the fuzzer's input. */
-struct fuzz_in {
-    const uint8_t *p;
-    size_t left;
-};
-
 /* The node under test. */
 struct fuzz_node {
     struct board_identity id;
@@ -49,36 +44,10 @@ struct fuzz_node {
     struct cong_monitor *mon;
 };
 
-/* Take one byte (0 when exhausted). */
-static uint8_t fuzz_byte(struct fuzz_in *in)
-{
-    if (!in->left)
-        return 0;
-    in->left--;
-    return *in->p++;
-}
-
-/* Take a little-endian 64-bit value (missing bytes are 0). */
-static uint64_t fuzz_u64(struct fuzz_in *in)
-{
-    uint64_t v = 0;
-
-    for (unsigned i = 0; i < 8; i++)
-        v |= (uint64_t)fuzz_byte(in) << (8 * i);
-    return v;
-}
-
 /* Build the node's identity from the input header. */
 static void fuzz_identity(struct fuzz_in *in, struct board_identity *id)
 {
-    uint8_t shape = fuzz_byte(in);
-    unsigned ports = 1 + fuzz_byte(in) % 64;
-
-    if (shape & 1)
-        board_mem_default_ca_identity(id, 0x1000, ports > 4 ? 2 : ports);
-    else
-        board_mem_default_switch_identity(id, 0x2000, ports);
-    id->enhanced_port0 = shape & 2;
+    fuzz_identity_base(in, id);
     id->counter_bits = (uint8_t)(fuzz_byte(in) % 65);
 }
 

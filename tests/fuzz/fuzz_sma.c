@@ -14,37 +14,17 @@
 #include <infiniband/mad.h>
 
 #include "board_mem.h"
+#include "fuzz_input.h"
 #include "sma.h"
 
 /* Operation codes of the input stream (low 2 bits of the op byte). */
 enum fuzz_op { FUZZ_MAD = 0, FUZZ_CABLE = 1, FUZZ_CLOCK = 2, FUZZ_POLL = 3 };
 
-/* A cursor over the fuzzer's input. */
-struct fuzz_in {
-    const uint8_t *p;
-    size_t left;
-};
-
-/* Take one byte (0 when exhausted). */
-static uint8_t fuzz_byte(struct fuzz_in *in)
-{
-    if (!in->left)
-        return 0;
-    in->left--;
-    return *in->p++;
-}
-
 /* Build the node under test from the input header. */
 static void fuzz_identity(struct fuzz_in *in, struct board_identity *id)
 {
-    uint8_t shape = fuzz_byte(in);
-    unsigned ports = 1 + fuzz_byte(in) % 64;
+    uint8_t shape = fuzz_identity_base(in, id);
 
-    if (shape & 1)
-        board_mem_default_ca_identity(id, 0x1000, ports > 4 ? 2 : ports);
-    else
-        board_mem_default_switch_identity(id, 0x2000, ports);
-    id->enhanced_port0 = shape & 2;
     id->optimized_sl2vl = shape & 4;
     id->speed_ext_supported = shape & 8 ? 3 : 0;
     id->guid_cap = (uint8_t)(1 + (shape >> 4) % 12);
