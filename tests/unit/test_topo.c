@@ -86,6 +86,17 @@ static struct topo *parse(const char *text, char err[TOPO_ERR_MAX])
     return topo_parse(text, strlen(text), "t.net", err);
 }
 
+/* Parse text that must parse; fails the test with the parser's message if it does not. */
+static struct topo *parse_ok(const char *text)
+{
+    char err[TOPO_ERR_MAX];
+    struct topo *t = parse(text, err);
+
+    if (!t)
+        fail_msg("%s", err);
+    return t;
+}
+
 /* The node called name; fails the test if there is none. */
 static const struct topo_node *node(const struct topo *t, const char *name)
 {
@@ -165,12 +176,9 @@ static void test_net_example(void **state)
 /* ibnetdiscover output: GUID lines, descriptions, port GUID groups, LIDs, port 0 kind. */
 static void test_ibnetdiscover_format(void **state)
 {
-    char err[TOPO_ERR_MAX];
-    struct topo *t = parse(ibnetdiscover_out, err);
+    struct topo *t = parse_ok(ibnetdiscover_out);
     const struct topo_node *sw1, *sw2, *h1, *h2;
 
-    if (!t)
-        fail_msg("%s", err);
     sw1 = node(t, "S-0000000000200000");
     sw2 = node(t, "S-0000000000200001");
     h1 = node(t, "H-0000000000100000");
@@ -239,12 +247,9 @@ static void test_link_annotations(void **state)
         {7, 0x01, 0x1, 0x3, true}, /* 3x, XDR: unknown, the defaults stay */
         {8, 0x03, 0x7, 0x0, true}, /* FDR10: QDR enables (FDR10 is a vendor speed) */
     };
-    char err[TOPO_ERR_MAX];
-    struct topo *t = parse(text, err);
+    struct topo *t = parse_ok(text);
     const struct topo_node *sw;
 
-    if (!t)
-        fail_msg("%s", err);
     sw = node(t, "S-1");
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
         const struct topo_port *p = &sw->ports[want[i].port];
@@ -276,11 +281,8 @@ static void test_guid_settings(void **state)
                                "hcaguids=0x500\n"
                                "Ca 2 \"h1\"\n"
                                "Ca 1 \"h2\"\n";
-    char err[TOPO_ERR_MAX];
-    struct topo *t = parse(text, err);
+    struct topo *t = parse_ok(text);
 
-    if (!t)
-        fail_msg("%s", err);
     assert_int_equal(node(t, "a")->node_guid, 0x1000);
     assert_int_equal(node(t, "b")->node_guid, 0x1001);
     assert_int_equal(node(t, "c")->node_guid, 0x1010);
@@ -307,11 +309,8 @@ static void test_port0_mode(void **state)
                                "port0 = 12xQDR\n"
                                "Switch 4 \"c\"\n"
                                "Ca 1 \"h\"\n";
-    char err[TOPO_ERR_MAX];
-    struct topo *t = parse(text, err);
+    struct topo *t = parse_ok(text);
 
-    if (!t)
-        fail_msg("%s", err);
     assert_int_equal(node(t, "a")->port0_width, 0);
     assert_int_equal(node(t, "a")->port0_speed, 0);
     assert_int_equal(node(t, "b")->port0_width, 1);
@@ -336,12 +335,9 @@ static void test_layout_tolerance(void **state)
                                "[3] \"s\"[2]\r\n"
                                "Hca 1 \"h\"\r\n"
                                "[1] \"s\"\r\n";
-    char err[TOPO_ERR_MAX];
-    struct topo *t = parse(text, err);
+    struct topo *t = parse_ok(text);
     const struct topo_node *s;
 
-    if (!t)
-        fail_msg("%s", err);
     s = node(t, "s");
     assert_string_equal(s->desc, "the switch");
     assert_int_equal(s->enhanced_port0, 1);
@@ -357,11 +353,8 @@ static void test_layout_tolerance(void **state)
 static void test_unquoted_description(void **state)
 {
     static const char text[] = "Switch 2 \"s\" # big switch lid 7 lmc 1\n";
-    char err[TOPO_ERR_MAX];
-    struct topo *t = parse(text, err);
+    struct topo *t = parse_ok(text);
 
-    if (!t)
-        fail_msg("%s", err);
     assert_string_equal(t->nodes[0].desc, "big switch");
     assert_int_equal(t->nodes[0].lid, 7);
     assert_int_equal(t->nodes[0].lmc, 1);
