@@ -256,6 +256,22 @@ static int abuse_more_qps(const struct opts *o, uint32_t first)
     return fails;
 }
 
+/* On a new connection, send one message (op, payload text) as the first; returns the
+ * status of the ATTACHED answer (attached_status() of what came back). */
+static int first_answer_status(const struct opts *o, enum board_sim_dgram_op op, const char *text)
+{
+    static uint8_t buf[BOARD_SIM_DGRAM_MAX + 64];
+    struct board_dgram_addr a = {.qkey = 1};
+    int fd = raw_connect(o->sockname);
+    size_t len = board_sim_dgram_encode(buf, sizeof(buf), op, 0, &a, text, strlen(text));
+    long n;
+
+    send(fd, buf, len, 0);
+    n = raw_wait(fd, buf, sizeof(buf));
+    close(fd);
+    return attached_status(buf, n);
+}
+
 /* abuse: malformed and refused messages. */
 static int cmd_abuse(const struct opts *o)
 {
@@ -274,21 +290,10 @@ static int cmd_abuse(const struct opts *o)
     fails += expect("then closed", raw_wait(fd, buf, sizeof(buf)) == 0);
     close(fd);
 
-    /* An unknown node. */
-    fd = raw_connect(o->sockname);
-    len = board_sim_dgram_encode(buf, sizeof(buf), BOARD_SIM_DGRAM_ATTACH, 0, &a, "NoSuchNode", 10);
-    send(fd, buf, len, 0);
-    n = raw_wait(fd, buf, sizeof(buf));
-    fails += expect("unknown node refused", attached_status(buf, n) == -ENOENT);
-    close(fd);
-
-    /* A SEND before ATTACH. */
-    fd = raw_connect(o->sockname);
-    len = board_sim_dgram_encode(buf, sizeof(buf), BOARD_SIM_DGRAM_SEND, 0, &a, "x", 1);
-    send(fd, buf, len, 0);
-    n = raw_wait(fd, buf, sizeof(buf));
-    fails += expect("send before attach refused", attached_status(buf, n) == -EPROTO);
-    close(fd);
+    fails += expect("unknown node refused",
+                    first_answer_status(o, BOARD_SIM_DGRAM_ATTACH, "NoSuchNode") == -ENOENT);
+    fails += expect("send before attach refused",
+                    first_answer_status(o, BOARD_SIM_DGRAM_SEND, "x") == -EPROTO);
 
     /* Attached: garbage, truncated, oversized, unknown ops, bad addresses: no answer, no harm. */
     fd = raw_connect(o->sockname);
