@@ -34,6 +34,7 @@
 #include "fabric_dgram.h"
 #include "fabric_internal.h"
 #include "pcap.h"
+#include "pzf_array.h"
 #include "pzf_log.h"
 
 #define DG_MAX_COPIES FABRIC_QUEUE_MAX /* link arrivals per datagram, at most */
@@ -234,13 +235,11 @@ static bool dg_push(struct fabric_dgram_state *g, uint32_t node, uint8_t port, u
     if (g->copies >= DG_MAX_COPIES)
         return false;
     if (g->pending_count == g->pending_cap) {
-        size_t cap = g->pending_cap ? 2 * g->pending_cap : 16;
-        struct dg_arrival *grown = realloc(g->pending, cap * sizeof(*grown));
+        struct dg_arrival *grown = pzf_array_grow(g->pending, &g->pending_cap, sizeof(*grown), 16);
 
         if (!grown)
             return false;
         g->pending = grown;
-        g->pending_cap = cap;
     }
     g->pending[g->pending_count++] = (struct dg_arrival){.node = node, .port = port, .hops = hops};
     g->copies++;

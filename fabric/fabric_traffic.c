@@ -13,6 +13,7 @@
 
 #include "fabric_internal.h"
 #include "fabric_traffic_internal.h"
+#include "pzf_array.h"
 #include "pzf_log.h"
 
 /* ---- creation, lookup ---- */
@@ -65,13 +66,11 @@ static struct tr_wait *tr_wait_slot(struct fabric_traffic *t, size_t *cap, uint3
         if (t->waits[i].node == node && t->waits[i].port == port)
             return &t->waits[i];
     if (t->num_waits == *cap) {
-        size_t ncap = *cap ? 2 * *cap : 16;
-        struct tr_wait *w = realloc(t->waits, ncap * sizeof(*w));
+        struct tr_wait *w = pzf_array_grow(t->waits, cap, sizeof(*w), 16);
 
         if (!w)
             return NULL;
         t->waits = w;
-        *cap = ncap;
     }
     memset(&t->waits[t->num_waits], 0, sizeof(t->waits[0]));
     t->waits[t->num_waits].node = node;
@@ -378,13 +377,11 @@ int fabric_flow_add(struct fabric *f, size_t src, size_t dst, uint64_t demand_bp
     if (t->num_flows == FABRIC_FLOWS_MAX)
         return -ENOSPC;
     if (t->num_flows == t->cap_flows) {
-        size_t ncap = t->cap_flows ? 2 * t->cap_flows : 8;
-        struct tr_flow **nf = realloc(t->flows, ncap * sizeof(*nf));
+        struct tr_flow **nf = pzf_array_grow(t->flows, &t->cap_flows, sizeof(*nf), 8);
 
         if (!nf)
             return -ENOMEM;
         t->flows = nf;
-        t->cap_flows = ncap;
     }
     fl = calloc(1, sizeof(*fl));
     if (!fl)

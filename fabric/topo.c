@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pzf_array.h"
 #include "topo_internal.h"
 
 struct topo_node *topo_add_node(struct topo *t, enum topo_node_type type, unsigned num_ports)
@@ -13,13 +14,11 @@ struct topo_node *topo_add_node(struct topo *t, enum topo_node_type type, unsign
     struct topo_node *n;
 
     if (t->num_nodes == t->cap_nodes) {
-        size_t cap = t->cap_nodes ? 2 * t->cap_nodes : 16;
-        struct topo_node *nodes = realloc(t->nodes, cap * sizeof(*nodes));
+        struct topo_node *nodes = pzf_array_grow(t->nodes, &t->cap_nodes, sizeof(*nodes), 16);
 
         if (!nodes)
             return NULL;
         t->nodes = nodes;
-        t->cap_nodes = cap;
     }
     n = &t->nodes[t->num_nodes];
     memset(n, 0, sizeof(*n));

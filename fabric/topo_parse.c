@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pzf_array.h"
 #include "topo_internal.h"
 
 /* What the parser knows between lines. */
@@ -318,13 +319,11 @@ static int add_cable(struct topo_parser *p, unsigned port, const char *remote, u
     struct topo_cable *c;
 
     if (p->num_cables == p->cap_cables) {
-        size_t cap = p->cap_cables ? 2 * p->cap_cables : 64;
-        struct topo_cable *cables = realloc(p->cables, cap * sizeof(*cables));
+        struct topo_cable *cables = pzf_array_grow(p->cables, &p->cap_cables, sizeof(*cables), 64);
 
         if (!cables)
             return topo_error(p, "out of memory");
         p->cables = cables;
-        p->cap_cables = cap;
     }
     c = &p->cables[p->num_cables++];
     c->node = (uint32_t)p->node;
