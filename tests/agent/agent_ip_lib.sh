@@ -94,6 +94,40 @@ ai_start_all() { # ai_start_all: fabric, agents, OpenSM, joins
     done
 }
 
+# ai_peer_addrs SWITCH: PEERS = the addresses of every other switch.
+ai_peer_addrs() {
+    local p
+    PEERS=()
+    for p in "${SWITCHES[@]}"; do [ "$p" = "$1" ] || PEERS+=("${ADDR[$p]}"); done
+}
+
+# ai_matrix_start NAME ARG...: `traffic matrix ARG... PEERS` on every switch at once, each to
+# all the others; a switch's output in $WORK/NAME.SWITCH, the pz-cli PIDs in MPIDS.
+ai_matrix_start() {
+    local name=$1 s
+    shift
+    MPIDS=()
+    for s in "${SWITCHES[@]}"; do
+        ai_peer_addrs "$s"
+        cli "$s" traffic matrix "$@" "${PEERS[@]}" > "$WORK/$name.$s" 2>&1 &
+        MPIDS+=($!)
+    done
+}
+
+# ai_stop_agents: stop every agent still running; each must exit 0 on SIGTERM and leave no
+# sanitizer report (shown if it does).
+ai_stop_agents() {
+    local s
+    for s in "${SWITCHES[@]}"; do
+        [ -n "${AGENT[$s]:-}" ] || continue
+        stop_pid "${AGENT[$s]}"
+        AGENT[$s]=
+        check_eq "$s: portzerod exits 0 on SIGTERM" 0 "$STOP_RC"
+        check "$s: no sanitizer report" bash -c "! grep -q 'Sanitizer' '$WORK/$s/err'" ||
+            grep -A 30 'Sanitizer' "$WORK/$s/err" | head -n 60
+    done
+}
+
 ai_start_host() { # ai_start_host ADDRESS/LEN [CA]
     "$PZIPHOST" --sockname "$SOCK" --ca "${2:-Hca3}" --address "$1" --netns "$NS" -v \
         > "$WORK/host.out" 2> "$WORK/host.err" < /dev/null &

@@ -195,11 +195,5 @@ check "... within its timeout, not hung ($((SECONDS - start)) s)" test $((SECOND
 check_eq "no connect_roots: Spine2 -> Spine1 fails too" 1 \
     "$(cli Spine2 ping "${ADDR[Spine1]}" count 2 interval 100 timeout 1000 > /dev/null 2>&1; echo $?)"
 
-for s in "${SWITCHES[@]}"; do
-    stop_pid "${AGENT[$s]}"
-    AGENT[$s]=
-    check_eq "$s: portzerod exits 0 on SIGTERM" 0 "$STOP_RC"
-    check "$s: no sanitizer report" bash -c "! grep -q 'Sanitizer' '$WORK/$s/err'" ||
-        grep -A 30 'Sanitizer' "$WORK/$s/err" | head -n 60
-done
+ai_stop_agents
 fl_finish

@@ -118,13 +118,7 @@ check_eq "Leaf3 -> Leaf4 UDP -P 2: 0 lost in both" 2 "$(grep -c ' 0/[0-9]* (0%)'
 for s in "${SWITCHES[@]}"; do
     for p in "${SWITCHES[@]}"; do [ "$p" = "$s" ] || resolve "$s" "${ADDR[$p]}"; done
 done
-MPIDS=()
-for s in "${SWITCHES[@]}"; do
-    peers=()
-    for p in "${SWITCHES[@]}"; do [ "$p" = "$s" ] || peers+=("${ADDR[$p]}"); done
-    cli "$s" traffic matrix 2M 4 "${peers[@]}" > "$WORK/matrix.$s" 2>&1 &
-    MPIDS+=($!)
-done
+ai_matrix_start matrix 2M 4
 for p in "${MPIDS[@]}"; do wait "$p"; done
 for s in "${SWITCHES[@]}"; do
     check "matrix on $s: 5 of 5 peers reported" grep -q '^5 of 5 peers reported' "$WORK/matrix.$s"
@@ -168,10 +162,5 @@ check "after all that, Spine1 still answers SMPs and pings" in_ns ping -c 2 -W 1
 check_eq "OpenSM logged no new MAD timeouts during the traffic" "$TIMEOUTS_BEFORE" \
     "$(grep -ci 'timeout' "$WORK/sm/osm.log")"
 
-for s in "${SWITCHES[@]}"; do
-    stop_pid "${AGENT[$s]}"
-    AGENT[$s]=
-    check_eq "$s: portzerod exits 0 on SIGTERM" 0 "$STOP_RC"
-    check "$s: no sanitizer report" bash -c "! grep -q 'Sanitizer' '$WORK/$s/err'"
-done
+ai_stop_agents
 fl_finish

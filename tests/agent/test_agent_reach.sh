@@ -209,12 +209,5 @@ check "saquery -S lists 5 portzero-echo records" wait_until 20 five
 no_agent() { ! matrix | grep -qE '^Leaf1 Leaf4 (reachable|unreachable|unknown)$'; }
 check "Leaf1 no longer probes Leaf4 (no-agent or gone) within 3 refreshes" wait_until 30 no_agent
 
-for s in "${SWITCHES[@]}"; do
-    [ -n "${AGENT[$s]:-}" ] || continue
-    stop_pid "${AGENT[$s]}"
-    AGENT[$s]=
-    check_eq "$s: portzerod exits 0 on SIGTERM" 0 "$STOP_RC"
-    check "$s: no sanitizer report" bash -c "! grep -q 'Sanitizer' '$WORK/$s/err'" ||
-        grep -A 30 'Sanitizer' "$WORK/$s/err" | head -n 60
-done
+ai_stop_agents
 fl_finish

@@ -172,13 +172,7 @@ check_path "Leaf1 -> Leaf4 TCP" "${bytes:-0}" "${secs:-1}" "${rate:-0}" "$WORK/q
 # no ping first, the IPoIB endpoint holds a stream's first datagrams while it
 # resolves the peer.  Port 0 of every receiver counts every datagram.
 for s in "${SWITCHES[@]}"; do pq "${LID[$s]}" 0 > "$WORK/p0.$s"; done
-MPIDS=()
-for s in "${SWITCHES[@]}"; do
-    peers=()
-    for p in "${SWITCHES[@]}"; do [ "$p" = "$s" ] || peers+=("${ADDR[$p]}"); done
-    cli "$s" traffic matrix 2M 4 "${peers[@]}" > "$WORK/matrix.$s" 2>&1 &
-    MPIDS+=($!)
-done
+ai_matrix_start matrix 2M 4
 for p in "${MPIDS[@]}"; do wait "$p"; done
 sleep 0.5
 declare -A GOT_DGRAMS GOT_BYTES
@@ -212,13 +206,7 @@ for p in "${SWITCHES[@]}"; do
 done
 
 # --- 4b. the TCP matrix on all six switches at once. ---
-MPIDS=()
-for s in "${SWITCHES[@]}"; do
-    peers=()
-    for p in "${SWITCHES[@]}"; do [ "$p" = "$s" ] || peers+=("${ADDR[$p]}"); done
-    cli "$s" traffic matrix tcp 3 "${peers[@]}" > "$WORK/tmatrix.$s" 2>&1 &
-    MPIDS+=($!)
-done
+ai_matrix_start tmatrix tcp 3
 rcs=()
 for p in "${MPIDS[@]}"; do
     wait "$p"
@@ -313,9 +301,8 @@ check "smpquery to Spine1 during -P 50 both ways: every query answered ($(smp_su
 smp_watch 10 "${LID[Leaf1]}" "$WORK/smp.link" &
 WATCH=$!
 AI_PIDS+=("$WATCH")
-peers=()
-for p in "${SWITCHES[@]}"; do [ "$p" = Leaf1 ] || peers+=("${ADDR[$p]}"); done
-cli Leaf1 traffic matrix 2M 6 "${peers[@]}" > "$WORK/matrix.down" 2>&1 &
+ai_peer_addrs Leaf1
+cli Leaf1 traffic matrix 2M 6 "${PEERS[@]}" > "$WORK/matrix.down" 2>&1 &
 CLI=$!
 sleep 2
 ctl link-down Leaf1 1 > /dev/null
@@ -341,10 +328,5 @@ check "after the link is back: Leaf1 reaches Spine1" wait_until 40 \
 check_eq "OpenSM (sweeping every 2 s) logged no MAD timeouts during the test" "$TIMEOUTS_BEFORE" "$(timeouts)"
 grep -E 'ERR [0-9A-F]{4}' "$WORK/sm/osm.log" | grep -vi 'link.*down\|reroute' | head -n 5 | sed 's/^/note OpenSM: /'
 
-for s in "${SWITCHES[@]}"; do
-    stop_pid "${AGENT[$s]}"
-    AGENT[$s]=
-    check_eq "$s: portzerod exits 0 on SIGTERM" 0 "$STOP_RC"
-    check "$s: no sanitizer report" bash -c "! grep -q 'Sanitizer' '$WORK/$s/err'"
-done
+ai_stop_agents
 fl_finish
