@@ -218,3 +218,12 @@ void pzt_trap_repress(struct pzt_node *n, uint16_t sm_lid, uint64_t tid)
     pzt_process(n, 1, sm_lid, mad, &r);
     assert_int_equal(r.verdict, MAD_DROP);
 }
+
+void pzt_sent_add(struct pzt_sent *s, const uint8_t *mad, const struct mad_addr *to)
+{
+    if (s->num < PZT_SENT_MAX) {
+        memcpy(s->mad[s->num], mad, PZT_MAD);
+        s->to[s->num] = *to;
+    }
+    s->num++;
+}

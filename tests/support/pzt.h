@@ -32,6 +32,17 @@ struct pzt_result {
     uint8_t *data;        /* = mad + 64 */
 };
 
+/* The MADs a test's send callback was handed (the first PZT_SENT_MAX of them kept). */
+#define PZT_SENT_MAX 64
+struct pzt_sent {
+    uint8_t mad[PZT_SENT_MAX][PZT_MAD];
+    struct mad_addr to[PZT_SENT_MAX];
+    unsigned num; /* every MAD sent, also those not kept */
+};
+
+/* Record one sent MAD and where it goes. */
+void pzt_sent_add(struct pzt_sent *s, const uint8_t *mad, const struct mad_addr *to);
+
 /* A switch with num_ports ports and a manual clock at 1 s; customise id first via hook. */
 struct pzt_node *pzt_switch_new(unsigned num_ports);
 

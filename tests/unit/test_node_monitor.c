@@ -28,7 +28,6 @@
 #define SW_LID 0x21
 #define SM_LID 0x05
 #define PORTS 4
-#define MAX_SENT 64
 #define N_TRAP 10 /* vendor trap number, Notice byte 10 (sma/README.md) */
 
 /* A switch: the node on a pzt board, with the discovery SMPs it sent. */
@@ -37,10 +36,8 @@ struct fx {
     struct node *m;
     struct pzt_result polled[16]; /* what node_poll() sent, for fx_traps() */
     unsigned num_polled, next_polled;
-    uint8_t sent[MAX_SENT][256];
-    struct mad_addr to[MAX_SENT];
-    unsigned num_sent;
-    int send_rc; /* what the send callback returns */
+    struct pzt_sent sent; /* what the send callback was handed */
+    int send_rc;          /* what the send callback returns */
 };
 
 /* The send callback: record the MAD. */
@@ -48,11 +45,7 @@ static int fx_send(void *arg, const uint8_t *mad, const struct mad_addr *to)
 {
     struct fx *f = arg;
 
-    if (f->num_sent < MAX_SENT) {
-        memcpy(f->sent[f->num_sent], mad, 256);
-        f->to[f->num_sent] = *to;
-    }
-    f->num_sent++;
+    pzt_sent_add(&f->sent, mad, to);
     return f->send_rc;
 }
 
@@ -126,9 +119,9 @@ static uint8_t fx_peer(struct fx *f, unsigned port)
  */
 static void fx_answer(const struct fx *f, unsigned i, unsigned type, uint8_t *out)
 {
-    uint64_t tid = mad_get_field64((void *)f->sent[i], 0, IB_MAD_TRID_F);
+    uint64_t tid = mad_get_field64((void *)f->sent.mad[i], 0, IB_MAD_TRID_F);
 
-    memcpy(out, f->sent[i], 256);
+    memcpy(out, f->sent.mad[i], 256);
     mad_set_field(out, 0, IB_MAD_RESPONSE_F, 1);
     mad_set_field(out, 0, IB_DRSMP_DIRECTION_F, 1);
     mad_set_field64(out, 0, IB_MAD_TRID_F, tid | 0x0000123400000000ull);
@@ -138,7 +131,7 @@ static void fx_answer(const struct fx *f, unsigned i, unsigned type, uint8_t *ou
 /* Check sent SMP i is a DR SubnGet(NodeInfo) out of port, HopCount 1. */
 static void check_disc_smp(const struct fx *f, unsigned i, unsigned port)
 {
-    const uint8_t *s = f->sent[i];
+    const uint8_t *s = f->sent.mad[i];
 
     PZT_EXPECT_FIELDS(
         s, {IB_MAD_BASEVER_F, 1}, {IB_MAD_MGMTCLASS_F, IB_SMI_DIRECT_CLASS}, {IB_MAD_CLASSVER_F, 1},
@@ -148,7 +141,7 @@ static void check_disc_smp(const struct fx *f, unsigned i, unsigned port)
     assert_int_equal(s[128], 0);    /* InitialPath[0] */
     assert_int_equal(s[129], port); /* InitialPath[1] */
     assert_true(mad_get_field64((void *)s, 0, IB_MAD_TRID_F) >> 32 == 0);
-    assert_false(f->to[i].lid_routed);
+    assert_false(f->sent.to[i].lid_routed);
 }
 
 /* Nothing before a port is Active; then one SMP per Active port; answers set the peers. */
@@ -158,12 +151,12 @@ static void test_discovery(void **state)
     uint8_t ans[256];
 
     fx_run(f, 300);
-    assert_int_equal(f->num_sent, 0); /* trained (Init), not Active */
+    assert_int_equal(f->sent.num, 0); /* trained (Init), not Active */
     fx_activate(f, 1);
     fx_activate(f, 3);
     fx_activate(f, 4);
     fx_run(f, 300);
-    assert_int_equal(f->num_sent, 3);
+    assert_int_equal(f->sent.num, 3);
     check_disc_smp(f, 0, 1);
     check_disc_smp(f, 1, 3);
     check_disc_smp(f, 2, 4);
@@ -184,7 +177,7 @@ static void test_discovery(void **state)
     /* Nothing more to ask: no SMP for minutes. */
     for (int i = 0; i < 10; i++)
         fx_run(f, 30000);
-    assert_int_equal(f->num_sent, 3);
+    assert_int_equal(f->sent.num, 3);
     fx_free(f);
 }
 
@@ -196,7 +189,7 @@ static void test_not_ours(void **state)
 
     fx_activate(f, 2);
     fx_run(f, 300);
-    assert_int_equal(f->num_sent, 1);
+    assert_int_equal(f->sent.num, 1);
     fx_answer(f, 0, 1, ans);
     /* A request with the same TID (the SM's Get) is not an answer. */
     memcpy(mad, ans, sizeof(mad));
@@ -222,7 +215,7 @@ static void test_not_ours(void **state)
     assert_true(node_discovery_take(f->m, mad));
     assert_int_equal(fx_peer(f, 2), CONG_PEER_UNKNOWN);
     fx_run(f, 1000);
-    assert_int_equal(f->num_sent, 2);
+    assert_int_equal(f->sent.num, 2);
     check_disc_smp(f, 1, 2);
     /* The answer to the first SMP is now stale: ignored. */
     assert_true(node_discovery_take(f->m, ans));
@@ -241,24 +234,24 @@ static void test_retries(void **state)
 
     fx_activate(f, 1);
     fx_run(f, 300);
-    assert_int_equal(f->num_sent, 1);
+    assert_int_equal(f->sent.num, 1);
     fx_run(f, 999);
-    assert_int_equal(f->num_sent, 1);
+    assert_int_equal(f->sent.num, 1);
     fx_run(f, 1);
-    assert_int_equal(f->num_sent, 2);
-    tid0 = mad_get_field64((void *)f->sent[0], 0, IB_MAD_TRID_F);
-    tid1 = mad_get_field64((void *)f->sent[1], 0, IB_MAD_TRID_F);
+    assert_int_equal(f->sent.num, 2);
+    tid0 = mad_get_field64((void *)f->sent.mad[0], 0, IB_MAD_TRID_F);
+    tid1 = mad_get_field64((void *)f->sent.mad[1], 0, IB_MAD_TRID_F);
     assert_true(tid0 != tid1); /* a resend is a new request */
     f->send_rc = -1;
     fx_run(f, 1000);
-    assert_int_equal(f->num_sent, 3);
+    assert_int_equal(f->sent.num, 3);
     f->send_rc = 0;
     fx_run(f, 1000); /* third try timed out: give up for 10 s */
-    assert_int_equal(f->num_sent, 3);
+    assert_int_equal(f->sent.num, 3);
     fx_run(f, 9000);
-    assert_int_equal(f->num_sent, 3);
+    assert_int_equal(f->sent.num, 3);
     fx_run(f, 1000);
-    assert_int_equal(f->num_sent, 4);
+    assert_int_equal(f->sent.num, 4);
     check_disc_smp(f, 3, 1);
     fx_free(f);
 }
@@ -279,10 +272,10 @@ static void test_port_bounce(void **state)
     assert_int_equal(fx_peer(f, 1), CONG_PEER_UNKNOWN);
     board_mem_set_connected(f->n->bm, 1, true);
     fx_run(f, 300);
-    assert_int_equal(f->num_sent, 1); /* Init again: not yet */
+    assert_int_equal(f->sent.num, 1); /* Init again: not yet */
     fx_activate(f, 1);
     fx_run(f, 300);
-    assert_int_equal(f->num_sent, 2);
+    assert_int_equal(f->sent.num, 2);
     check_disc_smp(f, 1, 1);
     fx_answer(f, 1, 2, ans); /* recabled to a switch */
     assert_true(node_discovery_take(f->m, ans));
@@ -298,7 +291,7 @@ static void test_ca_port_list(void **state)
     for (unsigned p = 1; p <= PORTS; p++)
         fx_activate(f, p);
     fx_run(f, 5000);
-    assert_int_equal(f->num_sent, 0);
+    assert_int_equal(f->sent.num, 0);
     assert_int_equal(fx_peer(f, 1), CONG_PEER_CA);
     assert_int_equal(fx_peer(f, 2), CONG_PEER_SWITCH);
     assert_int_equal(fx_peer(f, 3), CONG_PEER_CA);

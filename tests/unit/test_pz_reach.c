@@ -38,7 +38,6 @@
 #define PEER_LID 0x30
 #define PEER_GUID 0x0002c90300aa0000ull
 #define PEER_QPN 0x000207u
-#define MAX_SENT 16
 #define N_TRAP 10 /* vendor trap number, Notice byte 10 (sma/README.md) */
 
 /* A switch with the echo service and the reachability glue, and what it sent to the SA. */
@@ -47,10 +46,8 @@ struct fx {
     struct pz_echo *echo;
     struct pz_reach *r;
     uint32_t qpn;
-    uint8_t sent[MAX_SENT][256];
-    struct mad_addr to[MAX_SENT];
-    unsigned num_sent;
-    unsigned published; /* publisher calls */
+    struct pzt_sent sent; /* what the send callback was handed */
+    unsigned published;   /* publisher calls */
     size_t last_published;
 };
 
@@ -68,11 +65,7 @@ static int fx_send(void *arg, const uint8_t *mad, const struct mad_addr *to)
 {
     struct fx *f = arg;
 
-    if (f->num_sent < MAX_SENT) {
-        memcpy(f->sent[f->num_sent], mad, 256);
-        f->to[f->num_sent] = *to;
-    }
-    f->num_sent++;
+    pzt_sent_add(&f->sent, mad, to);
     return 0;
 }
 
@@ -131,9 +124,9 @@ static void fx_free(struct fx *f)
 /* The sent MAD of (method, attribute), searching from index from; its index or -1. */
 static int fx_find(const struct fx *f, unsigned from, unsigned method, unsigned attr)
 {
-    for (unsigned i = from; i < f->num_sent && i < MAX_SENT; i++)
-        if (mad_get_field((void *)f->sent[i], 0, IB_MAD_METHOD_F) == method &&
-            mad_get_field((void *)f->sent[i], 0, IB_MAD_ATTRID_F) == attr)
+    for (unsigned i = from; i < f->sent.num && i < PZT_SENT_MAX; i++)
+        if (mad_get_field((void *)f->sent.mad[i], 0, IB_MAD_METHOD_F) == method &&
+            mad_get_field((void *)f->sent.mad[i], 0, IB_MAD_ATTRID_F) == attr)
             return (int)i;
     return -1;
 }
@@ -143,12 +136,13 @@ static void answer_header(const struct fx *f, unsigned i, uint8_t *b, unsigned m
                           uint16_t status, size_t stride)
 {
     memset(b, 0, SA_HEADER_LEN);
-    memcpy(b, f->sent[i], 24);
+    memcpy(b, f->sent.mad[i], 24);
     PZT_SET_FIELDS(b, {IB_MAD_METHOD_F, method & 0x7F}, {IB_MAD_RESPONSE_F, 1},
                    {IB_MAD_STATUS_F, status});
     /* the MAD layer's agent number in the high TID bits */
     mad_set_field64(b, 0, IB_MAD_TRID_F,
-                    mad_get_field64((void *)f->sent[i], 0, IB_MAD_TRID_F) | 0x0000000700000000ull);
+                    mad_get_field64((void *)f->sent.mad[i], 0, IB_MAD_TRID_F) |
+                        0x0000000700000000ull);
     mad_set_field(b, 0, IB_SA_ATTROFFS_F, (uint32_t)(stride / 8));
 }
 
@@ -208,7 +202,7 @@ static void fx_answer_set(struct fx *f, unsigned i, uint16_t status)
 {
     uint8_t b[256];
 
-    memcpy(b, f->sent[i], 256);
+    memcpy(b, f->sent.mad[i], 256);
     answer_header(f, i, b, IB_MAD_METHOD_GET_RESPONSE, status, 176);
     pz_reach_take_mad(f->r, b, sizeof(b));
 }
@@ -244,7 +238,7 @@ static void fx_discover(struct fx *f)
 {
     pzt_assign_lid(f->n, SW_LID, SM_LID, 18);
     pz_reach_on_timer(f->r, mono());
-    assert_int_equal(f->num_sent, 3);
+    assert_int_equal(f->sent.num, 3);
     fx_answer_set(f, (unsigned)fx_find(f, 0, IB_MAD_METHOD_SET, IB_SA_ATTR_SERVICERECORD), 0);
     fx_answer_nodes(f, (unsigned)fx_find(f, 0, IB_MAD_METHOD_GET_TABLE, IB_SA_ATTR_NODERECORD));
     fx_answer_services(
@@ -257,7 +251,7 @@ static void test_nothing_before_sm(void **state)
     struct fx *f = fx_new();
 
     pz_reach_on_timer(f->r, mono());
-    assert_int_equal(f->num_sent, 0);
+    assert_int_equal(f->sent.num, 0);
     assert_false(pz_reach_discovered(f->r));
     assert_int_equal(pz_reach_probe_all(f->r, mono()), -ENOENT);
     fx_free(f);
@@ -273,25 +267,25 @@ static void test_requests(void **state)
 
     pzt_assign_lid(f->n, SW_LID, SM_LID, 18);
     pz_reach_on_timer(f->r, mono());
-    assert_int_equal(f->num_sent, 3);
+    assert_int_equal(f->sent.num, 3);
     set = fx_find(f, 0, IB_MAD_METHOD_SET, IB_SA_ATTR_SERVICERECORD);
     nodes = fx_find(f, 0, IB_MAD_METHOD_GET_TABLE, IB_SA_ATTR_NODERECORD);
     services = fx_find(f, 0, IB_MAD_METHOD_GET_TABLE, IB_SA_ATTR_SERVICERECORD);
     assert_true(set >= 0 && nodes >= 0 && services >= 0);
     for (unsigned i = 0; i < 3; i++) {
-        assert_int_equal(f->to[i].dlid, SM_LID);
-        assert_int_equal(f->to[i].dst_qp, 1);
-        assert_true(f->to[i].lid_routed);
-        assert_int_equal(mad_get_field((void *)f->sent[i], 0, IB_MAD_MGMTCLASS_F), IB_SA_CLASS);
-        assert_int_equal(mad_get_field((void *)f->sent[i], 0, IB_MAD_CLASSVER_F), 2);
-        assert_int_equal((uint32_t)mad_get_field64((void *)f->sent[i], 0, IB_MAD_TRID_F) &
+        assert_int_equal(f->sent.to[i].dlid, SM_LID);
+        assert_int_equal(f->sent.to[i].dst_qp, 1);
+        assert_true(f->sent.to[i].lid_routed);
+        assert_int_equal(mad_get_field((void *)f->sent.mad[i], 0, IB_MAD_MGMTCLASS_F), IB_SA_CLASS);
+        assert_int_equal(mad_get_field((void *)f->sent.mad[i], 0, IB_MAD_CLASSVER_F), 2);
+        assert_int_equal((uint32_t)mad_get_field64((void *)f->sent.mad[i], 0, IB_MAD_TRID_F) &
                              PZ_REACH_TID_MASK,
                          PZ_REACH_TID_TAG);
     }
-    assert_int_equal(mad_get_field64((void *)f->sent[set], 0, IB_SA_COMPMASK_F),
+    assert_int_equal(mad_get_field64((void *)f->sent.mad[set], 0, IB_SA_COMPMASK_F),
                      SA_SR_COMP_ID | SA_SR_COMP_GID | SA_SR_COMP_PKEY | SA_SR_COMP_LEASE |
                          SA_SR_COMP_NAME | SA_SR_COMP_DATA32(0) | SA_SR_COMP_DATA32(1));
-    assert_int_equal(sa_service_record_decode(f->sent[set] + SA_HEADER_LEN, 176, &sr), 0);
+    assert_int_equal(sa_service_record_decode(f->sent.mad[set] + SA_HEADER_LEN, 176, &sr), 0);
     assert_true(sr.id == PZ_REACH_SERVICE_ID);
     mad_decode_field(sr.gid, IB_GID_GUID_F, &guid);
     assert_true(guid == f->n->board->id->port_guid[0]);
@@ -301,11 +295,11 @@ static void test_requests(void **state)
     assert_int_equal(sr.data32[0], f->qpn);
     assert_int_equal(sr.data32[1], PZ_ECHO_QKEY_DEFAULT);
     /* NodeRecords of switches only: NodeType, component mask bit 4 */
-    assert_int_equal(mad_get_field64((void *)f->sent[nodes], 0, IB_SA_COMPMASK_F), 1u << 4);
-    assert_int_equal(f->sent[nodes][SA_HEADER_LEN + 6], IB_NODE_SWITCH);
-    assert_int_equal(mad_get_field64((void *)f->sent[services], 0, IB_SA_COMPMASK_F),
+    assert_int_equal(mad_get_field64((void *)f->sent.mad[nodes], 0, IB_SA_COMPMASK_F), 1u << 4);
+    assert_int_equal(f->sent.mad[nodes][SA_HEADER_LEN + 6], IB_NODE_SWITCH);
+    assert_int_equal(mad_get_field64((void *)f->sent.mad[services], 0, IB_SA_COMPMASK_F),
                      SA_SR_COMP_ID);
-    assert_int_equal(sa_service_record_decode(f->sent[services] + SA_HEADER_LEN, 176, &sr), 0);
+    assert_int_equal(sa_service_record_decode(f->sent.mad[services] + SA_HEADER_LEN, 176, &sr), 0);
     assert_true(sr.id == PZ_REACH_SERVICE_ID);
     fx_free(f);
 }
@@ -365,7 +359,7 @@ static void test_reregister(void **state)
     unsigned before;
 
     fx_discover(f);
-    before = f->num_sent;
+    before = f->sent.num;
     assert_int_equal(pzt_get(f->n, IB_ATTR_PORT_INFO, 0, pi), 0);
     mad_set_field(pi, 0, IB_PORT_CLIENT_REREG_F, 1);
     pzt_set(f->n, IB_ATTR_PORT_INFO, 0, pi, NULL);
@@ -384,7 +378,7 @@ static void test_lost_record(void **state)
     unsigned before;
 
     fx_discover(f);
-    before = f->num_sent;
+    before = f->sent.num;
     pz_reach_on_timer(f->r, mono() + 31000 * MS); /* the refresh */
     int services = fx_find(f, before, IB_MAD_METHOD_GET_TABLE, IB_SA_ATTR_SERVICERECORD);
 
