@@ -51,21 +51,14 @@ void ipoib_arp_build(const struct ipoib_arp *arp, uint8_t out[IPOIB_ARP_LEN])
 /* Names for logs: the reason as one word. */
 const char *ipoib_arp_parse_result_name(enum ipoib_arp_parse_result r)
 {
-    switch (r) {
-    case IPOIB_ARP_OK:
-        return "ok";
-    case IPOIB_ARP_SHORT:
-        return "short";
-    case IPOIB_ARP_BAD_HTYPE:
-        return "htype";
-    case IPOIB_ARP_BAD_PTYPE:
-        return "ptype";
-    case IPOIB_ARP_BAD_HLEN:
-        return "hlen";
-    case IPOIB_ARP_BAD_PLEN:
-        return "plen";
-    case IPOIB_ARP_BAD_OP:
-        return "op";
-    }
-    return "?";
+    static const char *const names[] = {
+        [IPOIB_ARP_OK] = "ok",           [IPOIB_ARP_SHORT] = "short",
+        [IPOIB_ARP_BAD_HTYPE] = "htype", [IPOIB_ARP_BAD_PTYPE] = "ptype",
+        [IPOIB_ARP_BAD_HLEN] = "hlen",   [IPOIB_ARP_BAD_PLEN] = "plen",
+        [IPOIB_ARP_BAD_OP] = "op",
+    };
+
+    if ((unsigned)r >= sizeof(names) / sizeof(names[0]) || !names[r])
+        return "?";
+    return names[r];
 }

@@ -499,15 +499,14 @@ unsigned cong_event_notice(const struct cong_monitor *m, const struct cong_event
 
 const char *cong_port_class_name(enum cong_port_class cls)
 {
-    switch (cls) {
-    case CONG_PORT_NORMAL:
-        return "normal";
-    case CONG_PORT_HOTSPOT:
-        return "hot-spot";
-    case CONG_PORT_LOW_UTIL:
-        return "low-util";
-    case CONG_PORT_CONGESTED:
-        return "congested";
-    }
-    return "unknown";
+    static const char *const names[] = {
+        [CONG_PORT_NORMAL] = "normal",
+        [CONG_PORT_HOTSPOT] = "hot-spot",
+        [CONG_PORT_LOW_UTIL] = "low-util",
+        [CONG_PORT_CONGESTED] = "congested",
+    };
+
+    if ((unsigned)cls >= sizeof(names) / sizeof(names[0]) || !names[cls])
+        return "unknown";
+    return names[cls];
 }

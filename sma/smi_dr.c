@@ -78,23 +78,19 @@ static enum smi_action smi_forward(const struct smi_node *node, unsigned exit, u
 
 const char *smi_action_name(enum smi_action action)
 {
-    switch (action) {
-    case SMI_DISCARD:
-        return "discard";
-    case SMI_LOCAL:
-        return "local";
-    case SMI_TO_SM:
-        return "to-sm";
-    case SMI_FORWARD:
-        return "forward";
-    case SMI_LID_DRDLID:
-        return "lid-to-drdlid";
-    case SMI_LID_DRSLID:
-        return "lid-to-drslid";
-    case SMI_LID_SOURCE:
-        return "lid-to-source";
-    }
-    return "?";
+    static const char *const names[] = {
+        [SMI_DISCARD] = "discard",
+        [SMI_LOCAL] = "local",
+        [SMI_TO_SM] = "to-sm",
+        [SMI_FORWARD] = "forward",
+        [SMI_LID_DRDLID] = "lid-to-drdlid",
+        [SMI_LID_DRSLID] = "lid-to-drslid",
+        [SMI_LID_SOURCE] = "lid-to-source",
+    };
+
+    if ((unsigned)action >= sizeof(names) / sizeof(names[0]) || !names[action])
+        return "?";
+    return names[action];
 }
 
 enum smi_action smi_dr_outgoing(uint8_t *smp, unsigned in_port, const struct smi_node *node,

@@ -19,17 +19,16 @@ struct reach {
 /* Name of a status. */
 const char *reach_status_name(enum reach_status s)
 {
-    switch (s) {
-    case REACH_REACHABLE:
-        return "reachable";
-    case REACH_UNREACHABLE:
-        return "unreachable";
-    case REACH_NO_AGENT:
-        return "no-agent";
-    case REACH_UNKNOWN:
-        break;
-    }
-    return "unknown";
+    static const char *const names[] = {
+        [REACH_UNKNOWN] = "unknown",
+        [REACH_REACHABLE] = "reachable",
+        [REACH_UNREACHABLE] = "unreachable",
+        [REACH_NO_AGENT] = "no-agent",
+    };
+
+    if ((unsigned)s >= sizeof(names) / sizeof(names[0]) || !names[s])
+        return "unknown";
+    return names[s];
 }
 
 /* A table with no peers; NULL on OOM or a bad configuration. */

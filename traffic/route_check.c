@@ -240,21 +240,18 @@ size_t rc_fabric_lft_blocks(const struct rc_fabric *f)
 
 const char *rc_reason_name(enum rc_reason why)
 {
-    switch (why) {
-    case RC_ROUTED:
-        return "routed";
-    case RC_NO_ENTRY:
-        return "no LFT entry";
-    case RC_PORT_ZERO:
-        return "LFT port 0 at a transit switch";
-    case RC_NO_LINK:
-        return "LFT port not linked";
-    case RC_WRONG_CA:
-        return "delivered to another CA";
-    case RC_LOOP:
-        return "forwarding loop";
-    }
-    return "unknown";
+    static const char *const names[] = {
+        [RC_ROUTED] = "routed",
+        [RC_NO_ENTRY] = "no LFT entry",
+        [RC_PORT_ZERO] = "LFT port 0 at a transit switch",
+        [RC_NO_LINK] = "LFT port not linked",
+        [RC_WRONG_CA] = "delivered to another CA",
+        [RC_LOOP] = "forwarding loop",
+    };
+
+    if ((unsigned)why >= sizeof(names) / sizeof(names[0]) || !names[why])
+        return "unknown";
+    return names[why];
 }
 
 /* --- tables ---------------------------------------------------------------- */
