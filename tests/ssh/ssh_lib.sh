@@ -12,6 +12,11 @@
 #                                  strict host key checking, BatchMode, port
 #                                  $PORT
 #   ssh_keyscan                    refreshes $WORK/known_hosts for $PORT
+#   ssh_askpass PASSWORD USER PROMPTS CMD...
+#                                  the OpenSSH client with password
+#                                  authentication only, PASSWORD given through
+#                                  SSH_ASKPASS (no sshpass), at most PROMPTS
+#                                  tries, as USER on port $PORT
 #   ssh_finish                     stops PIDS, cleans up, exits with the checks
 # shellcheck source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -40,6 +45,18 @@ sshc() {
     timeout 60 ssh -F /dev/null -o UserKnownHostsFile="$WORK/known_hosts" \
         -o StrictHostKeyChecking=yes -o BatchMode=yes -o IdentitiesOnly=yes \
         -o ConnectTimeout=10 -p "$PORT" "$@"
+}
+
+ssh_askpass() {
+    local pw=$1 user=$2 prompts=$3
+    shift 3
+    printf '#!/bin/sh\necho "%s"\n' "$pw" > "$WORK/askpass.sh"
+    chmod +x "$WORK/askpass.sh"
+    SSH_ASKPASS="$WORK/askpass.sh" SSH_ASKPASS_REQUIRE=force DISPLAY=none \
+        timeout 60 ssh -F /dev/null -o UserKnownHostsFile="$WORK/known_hosts" \
+        -o StrictHostKeyChecking=yes -o PubkeyAuthentication=no \
+        -o PreferredAuthentications=password -o NumberOfPasswordPrompts="$prompts" \
+        -p "$PORT" "$user@127.0.0.1" "$@" < /dev/null
 }
 
 # shellcheck disable=SC2317 # called through trap

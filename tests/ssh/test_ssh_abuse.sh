@@ -59,17 +59,7 @@ got=$(timeout 20 python3 "$RAW" "$PORT" grace) || true
 check_eq "silent client: disconnected at the login grace time (BY_APPLICATION)" "disconnect 11" "$got"
 check "grace time: within 5 s" test $((SECONDS - start)) -le 5
 
-askpass() { # askpass PASSWORD PROMPTS CMD...
-    local pw=$1 prompts=$2
-    shift 2
-    printf '#!/bin/sh\necho "%s"\n' "$pw" > askpass.sh
-    chmod +x askpass.sh
-    SSH_ASKPASS="$WORK/askpass.sh" SSH_ASKPASS_REQUIRE=force DISPLAY=none \
-        timeout 60 ssh -F /dev/null -o UserKnownHostsFile="$WORK/known_hosts" \
-        -o StrictHostKeyChecking=yes -o PubkeyAuthentication=no \
-        -o PreferredAuthentications=password -o NumberOfPasswordPrompts="$prompts" \
-        -p "$PORT" admin@127.0.0.1 "$@" < /dev/null
-}
+askpass() { local pw=$1; shift; ssh_askpass "$pw" admin "$@"; } # askpass PASSWORD PROMPTS CMD...
 rc=0
 askpass wrong 5 true > /dev/null 2> maxauth.err || rc=$?
 check "3 wrong passwords: disconnected (too many authentication failures)" \

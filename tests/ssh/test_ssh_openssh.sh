@@ -92,17 +92,7 @@ out=$(sshc -i admin_ecdsa admin@127.0.0.1 configure) || true
 check_eq "admin: configure allowed" configured "$out"
 
 # Password authentication through SSH_ASKPASS (no sshpass).
-askpass() { # askpass PASSWORD USER CMD...: ssh with password auth only
-    local pw=$1 user=$2
-    shift 2
-    printf '#!/bin/sh\necho "%s"\n' "$pw" > askpass.sh
-    chmod +x askpass.sh
-    SSH_ASKPASS="$WORK/askpass.sh" SSH_ASKPASS_REQUIRE=force DISPLAY=none \
-        timeout 60 ssh -F /dev/null -o UserKnownHostsFile="$WORK/known_hosts" \
-        -o StrictHostKeyChecking=yes -o PubkeyAuthentication=no \
-        -o PreferredAuthentications=password -o NumberOfPasswordPrompts=1 \
-        -p "$PORT" "$user@127.0.0.1" "$@" < /dev/null
-}
+askpass() { local pw=$1 user=$2; shift 2; ssh_askpass "$pw" "$user" 1 "$@"; } # askpass PASSWORD USER CMD...
 out=$(askpass 'adm1n pass' admin whoami 2> /dev/null) || true
 check_eq "password (yescrypt hash): admin" admin "$out"
 out=$(askpass 'mon-pass' monitor whoami 2> /dev/null) || true
