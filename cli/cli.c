@@ -325,6 +325,28 @@ int cli_parse_ipv4(const char *s, uint32_t *out)
     return 0;
 }
 
+struct cli_args cli_strip_json(const struct cli_args *a, bool *json)
+{
+    struct cli_args r = *a;
+
+    *json = r.argc && !strcmp(r.argv[r.argc - 1], "json");
+    if (*json)
+        r.argc--;
+    return r;
+}
+
+int cli_json_only(const struct cli_args *a, const char *usage, bool *json,
+                  const struct cli_out *out)
+{
+    struct cli_args rest = cli_strip_json(a, json);
+
+    if (!rest.argc)
+        return CLI_OK;
+    *json = false;
+    cli_printf(out, "%% usage: %s\n", usage);
+    return CLI_USAGE;
+}
+
 int cli_parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
 {
     char *end;

@@ -70,17 +70,6 @@ static const struct cli_counter cli_counters[] = {
 
 #define CLI_NCOUNTERS (sizeof(cli_counters) / sizeof(cli_counters[0]))
 
-/* The words of a show command without a trailing "json"; sets *json. */
-static struct cli_args cli_strip_json(const struct cli_args *a, bool *json)
-{
-    struct cli_args r = *a;
-
-    *json = r.argc && !strcmp(r.argv[r.argc - 1], "json");
-    if (*json)
-        r.argc--;
-    return r;
-}
-
 /* Parse a port number of this switch (1..num_ports); prints why not. */
 static int cli_parse_port(const struct cli_env *env, const char *s, const struct cli_out *out,
                           unsigned *port)

@@ -67,6 +67,16 @@ int cli_cmd_show_reachability(const struct cli_env *env, const struct cli_args *
 int cli_cmd_reachability_check(const struct cli_env *env, const struct cli_args *a,
                                const struct cli_out *out, struct cli_job **job);
 
+/* The words of a command without a trailing "json"; sets *json. */
+struct cli_args cli_strip_json(const struct cli_args *a, bool *json);
+
+/*
+ * Take an optional "json" as a command's only argument: CLI_OK with *json set, or
+ * CLI_USAGE with "% usage: USAGE" printed.
+ */
+int cli_json_only(const struct cli_args *a, const char *usage, bool *json,
+                  const struct cli_out *out);
+
 /* Parse a dotted IPv4 address (host order); returns 0 or -1. */
 int cli_parse_ipv4(const char *s, uint32_t *out);
 

@@ -548,13 +548,12 @@ int cli_cmd_show_iperf(const struct cli_env *env, const struct cli_args *a,
     struct iperf_server_test t[IPERF_SERVER_HISTORY];
     struct iperf_server_stats st;
     unsigned n;
+    bool json;
 
     (void)job;
-    if (a->argc > 1 || (a->argc == 1 && strcmp(a->argv[0], "json"))) {
-        cli_printf(out, "%% usage: show iperf [json]\n");
+    if (cli_json_only(a, "show iperf [json]", &json, out))
         return CLI_USAGE;
-    }
-    if (a->argc == 1) {
+    if (json) {
         cli_show_iperf_json(srv, out);
         return CLI_OK;
     }

@@ -29,15 +29,15 @@ int cli_cmd_show_log(const struct cli_env *env, const struct cli_args *a, const 
 {
     struct pz_log_entry *lines;
     unsigned want = PZ_LOG_RING_LINES;
-    bool json = a->argc && !strcmp(a->argv[a->argc - 1], "json");
-    unsigned argc = a->argc - json;
+    bool json;
+    struct cli_args r = cli_strip_json(a, &json);
     struct cli_json j;
     char when[32];
     size_t n;
 
     (void)env;
     (void)job;
-    if (argc > 1 || (argc == 1 && cli_parse_uint(a->argv[0], 1, PZ_LOG_RING_LINES, &want))) {
+    if (r.argc > 1 || (r.argc == 1 && cli_parse_uint(r.argv[0], 1, PZ_LOG_RING_LINES, &want))) {
         cli_printf(out, "%% usage: show log [LINES (1..%u)] [json]\n", PZ_LOG_RING_LINES);
         return CLI_USAGE;
     }

@@ -119,15 +119,6 @@ static void cli_reach_json(const struct cli_reach_row *rows, size_t n, uint64_t 
     cli_json_end(&j);
 }
 
-/* Whether the last word is "json" (then it is not an argument). */
-static bool cli_reach_wants_json(const struct cli_args *a, const struct cli_out *out, bool *bad)
-{
-    *bad = a->argc > 1 || (a->argc == 1 && strcmp(a->argv[0], "json"));
-    if (*bad)
-        cli_printf(out, "%% usage: ... [json]\n");
-    return a->argc == 1 && !*bad;
-}
-
 /* The agent's reachability, or NULL with a message printed. */
 static struct pz_reach *cli_reach_of(const struct cli_env *env, const struct cli_out *out)
 {
@@ -143,10 +134,10 @@ int cli_cmd_show_reachability(const struct cli_env *env, const struct cli_args *
     struct cli_reach_row *rows;
     const struct reach_peer *p;
     size_t n = 0;
-    bool bad, json = cli_reach_wants_json(a, out, &bad);
+    bool json;
 
     (void)job;
-    if (bad)
+    if (cli_json_only(a, "show reachability [json]", &json, out))
         return CLI_USAGE;
     if (!r)
         return CLI_FAILED;
@@ -288,10 +279,10 @@ int cli_cmd_reachability_check(const struct cli_env *env, const struct cli_args 
 {
     struct pz_reach *r = cli_reach_of(env, out);
     struct cli_reach_job *rj;
-    bool bad, json = cli_reach_wants_json(a, out, &bad);
     uint64_t now = cli_reach_now_ns();
+    bool json;
 
-    if (bad)
+    if (cli_json_only(a, "reachability check [json]", &json, out))
         return CLI_USAGE;
     if (!r)
         return CLI_FAILED;

@@ -28,24 +28,6 @@ static uint64_t cli_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Refuse arguments to a command that takes none; returns CLI_OK or CLI_USAGE. */
-static int cli_no_args(const struct cli_args *a, const struct cli_out *out)
-{
-    if (!a->argc)
-        return CLI_OK;
-    cli_printf(out, "%% unexpected argument: %s\n", a->argv[0]);
-    return CLI_USAGE;
-}
-
-/* Take an optional "json" as a show command's only argument; CLI_OK or CLI_USAGE. */
-static int cli_only_json(const struct cli_args *a, bool *json, const struct cli_out *out)
-{
-    *json = a->argc == 1 && !strcmp(a->argv[0], "json");
-    if (*json)
-        return CLI_OK;
-    return cli_no_args(a, out);
-}
-
 /* A 64-bit GUID as 0x%016llx text into buf[19]; returns buf. */
 static const char *cli_guid_str(uint64_t guid, char buf[19])
 {
@@ -61,7 +43,7 @@ int cli_cmd_show_version(const struct cli_env *env, const struct cli_args *a,
 
     (void)env;
     (void)job;
-    if (cli_only_json(a, &json, out))
+    if (cli_json_only(a, "show version [json]", &json, out))
         return CLI_USAGE;
     if (!json) {
         cli_printf(out, "portzero %s (portzerod, the switch management agent)\n", PZ_VERSION);
@@ -84,7 +66,7 @@ int cli_cmd_show_system(const struct cli_env *env, const struct cli_args *a,
     bool json;
 
     (void)job;
-    if (cli_only_json(a, &json, out))
+    if (cli_json_only(a, "show system [json]", &json, out))
         return CLI_USAGE;
     memcpy(desc, sma_node_description(env->sma), 64);
     desc[64] = '\0';
@@ -202,7 +184,7 @@ int cli_cmd_show_ip(const struct cli_env *env, const struct cli_args *a, const s
     bool json;
 
     (void)job;
-    if (cli_only_json(a, &json, out))
+    if (cli_json_only(a, "show ip [json]", &json, out))
         return CLI_USAGE;
     if (!env->plane && json) {
         cli_json_begin(&j, out);

@@ -88,16 +88,14 @@ int cli_cmd_show_snmp(const struct cli_env *env, const struct cli_args *a,
 {
     struct pz_snmp_conf_item items[CLI_SNMP_ITEMS];
     struct pz_snmp_info in;
-    bool json = a->argc == 1 && !strcmp(a->argv[0], "json");
     struct cli_json j;
     char hex[80];
     size_t n;
+    bool json;
 
     (void)job;
-    if (a->argc > (unsigned)json) {
-        cli_printf(out, "%% usage: show snmp [json]\n");
+    if (cli_json_only(a, "show snmp [json]", &json, out))
         return CLI_USAGE;
-    }
     if (!env->snmp) {
         if (json) {
             cli_json_begin(&j, out);
