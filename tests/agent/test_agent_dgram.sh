@@ -65,19 +65,6 @@ et() { "$ECHO_TOOL" --sockname "$SOCK" --node "$@"; }
 # pq FIELD LID PORT: a PortCountersExtended field, asked from Hca1 (Leaf1 port 3).
 pq() { diag Hca1 perfquery -x "$2" "$3" | sed -n "s/^$1:\.*\([0-9]*\)\$/\1/p" | head -1; }
 
-# quiet: until no packet crosses a link for 2 s (traps are resent for a while).
-quiet() {
-    local deadline=$((SECONDS + 30)) last now still=0
-    last=$(status_value hops)
-    while ((SECONDS < deadline && still < 4)); do
-        sleep 0.5
-        now=$(status_value hops)
-        if [ "$now" = "$last" ]; then still=$((still + 1)); else still=0; fi
-        last=$now
-    done
-    ((still >= 4))
-}
-
 # check_replies FILE COUNT SLID SRC_QP FIRST_SEQ: COUNT reply lines, in
 # sequence order from FIRST_SEQ, with the right SLID, QP, Q_Key and length.
 check_replies() {
@@ -109,7 +96,7 @@ check "pzfabric: Spine1's stack attached with the agent's Q_Key" \
 fl_start_opensm Hca1
 check "OpenSM: SUBNET UP" fl_wait_up 60
 diag Hca1 ibnetdiscover > disc.txt 2>&1
-lid_of() { sed -n "s/^Switch.*\"$1\".* lid \([0-9]*\) .*/\1/p" disc.txt; }
+lid_of() { fl_switch_lid "$1" disc.txt; }
 SPINE=$(lid_of Spine1)
 LEAF1=$(lid_of Leaf1)
 LEAF3=$(lid_of Leaf3)
@@ -117,7 +104,7 @@ check "switch LIDs (Spine1 $SPINE, Leaf1 $LEAF1, Leaf3 $LEAF3)" test -n "$SPINE"
 # Let OpenSM take the switches' Trap 128s (no new notice for 2 s) before it goes.
 fl_settle_notices
 fl_stop_opensm
-check "fabric quiet after OpenSM stopped" quiet
+check "fabric quiet after OpenSM stopped" fl_quiet
 
 # --- (a) + (b): N echoes Leaf1 -> Spine1, counted on the cable between them.
 XP0=$(pq PortXmitPkts "$LEAF1" 1)

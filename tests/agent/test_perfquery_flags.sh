@@ -63,26 +63,11 @@ smps() {
 
 has_ctl() { ctl help 2> /dev/null | grep -q "$1"; }
 
-# quiet: wait until no packet crosses a link for 2 s (after OpenSM stops,
-# the switches resend their unrepressed traps for a while).
-quiet() {
-    local deadline=$((SECONDS + 30)) last now still=0 trail=
-    last=$(status_value hops)
-    while ((SECONDS < deadline && still < 4)); do
-        sleep 0.5
-        now=$(status_value hops)
-        if [ "$now" = "$last" ]; then still=$((still + 1)); else still=0; fi
-        last=$now
-        trail="$trail $now"
-    done
-    ((still >= 4)) || echo "     hops kept moving:$trail"
-}
-
 fl_start_fabric "$NET" || exit 1
 fl_start_opensm Hca1
 check "OpenSM: SUBNET UP" fl_wait_up 60
 diag Hca2 ibnetdiscover > disc.txt 2>&1
-lid_of() { sed -n "s/^Switch.*\"$1\".* lid \([0-9]*\) .*/\1/p" disc.txt; }
+lid_of() { fl_switch_lid "$1" disc.txt; }
 LEAF=$(lid_of Leaf1)
 SPINE=$(lid_of Spine1)
 LEAF2=$(lid_of Leaf2)
@@ -90,7 +75,7 @@ check "switch LIDs found" test -n "$LEAF" -a -n "$SPINE" -a -n "$LEAF2"
 # Let OpenSM take the switches' Trap 128s before it goes.
 fl_settle_notices
 fl_stop_opensm # quiet fabric from here on
-check "fabric quiet after OpenSM stopped" quiet
+check "fabric quiet after OpenSM stopped" fl_quiet
 
 # --- 1. Counted MADs, exact: Leaf1 port 4 (client side), Leaf1 port 1 and
 # Spine1 port 1 (the path Hca2 -> Leaf1 -> Spine1; Leaf1's only cable to

@@ -10,6 +10,8 @@
 #                                 dirs, log $WORK/sm/osm.log), -R ftree --connect_roots
 #   fl_wait_up [SECONDS]          until OpenSM logs SUBNET UP
 #   fl_wait_log SECONDS REGEX [COUNT]  until OpenSM's log has COUNT such lines
+#   fl_quiet                      until no packet crosses a link for 2 s
+#   fl_switch_lid NAME FILE       a switch's LID in ibnetdiscover output
 #   diag HOST COMMAND...          a umad2sim client at HOST in a private directory
 #   ctl ARG...                    pzfabric-ctl on $SOCK
 #   ctl_fails NAME REGEX ARG...   checks that pzfabric-ctl ARG... exits 1 saying REGEX
@@ -141,6 +143,25 @@ fl_settle_notices() {
         prev=$now
     done
 }
+
+# fl_quiet: wait until no packet crosses a link for 2 s (30 s at most; after OpenSM
+# stops, the switches resend their unrepressed traps for a while); says how the hop
+# count kept moving if it did.
+fl_quiet() {
+    local deadline=$((SECONDS + 30)) last now still=0 trail=
+    last=$(status_value hops)
+    while ((SECONDS < deadline && still < 4)); do
+        sleep 0.5
+        now=$(status_value hops)
+        if [ "$now" = "$last" ]; then still=$((still + 1)); else still=0; fi
+        last=$now
+        trail="$trail $now"
+    done
+    ((still >= 4)) || echo "     hops kept moving:$trail"
+}
+
+# fl_switch_lid NAME FILE: the LID of switch NAME in ibnetdiscover output FILE.
+fl_switch_lid() { sed -n "s/^Switch.*\"$1\".* lid \([0-9]*\) .*/\1/p" "$2"; }
 
 diag() { # diag HOST COMMAND...  (infiniband-diags get -t 3000: loaded CI machines are slow)
     pzt_diag "$SOCK" "$1" 3000 "$FL_DIAG_TIMEOUT" "${@:2}"
