@@ -210,18 +210,19 @@ check "ifHCInOctets.$HP did not step back either" test "$(get "$IFX.6.$HP")" -ge
 # Traps: host-2-2's cable pulled and plugged, within 2 s.
 LDOWN='\.1\.3\.6\.1\.6\.3\.1\.1\.5\.3\|.*\.1\.3\.6\.1\.2\.1\.2\.2\.1\.1\.'$OP' '
 LUP='\.1\.3\.6\.1\.6\.3\.1\.1\.5\.4\|.*\.1\.3\.6\.1\.2\.1\.2\.2\.1\.1\.'$OP' '
-n=$(traps "$LDOWN")
-t0=$(ts)
-ctl link-down "$SW" "$OP" > /dev/null
-wait_trap 15 "$LDOWN" $((n + 1))
-dt=$(awk -v a="$t0" -v b="$(ts)" 'BEGIN { printf "%.2f", b - a }')
-check "snmptrapd: linkDown of ifIndex $OP from $SWADDR in ${dt}s (<= 2 s)" awk -v d="$dt" 'BEGIN { exit !(d <= 2.0) }'
-n=$(traps "$LUP")
-t0=$(ts)
-ctl link-up "$SW" "$OP" > /dev/null
-wait_trap 15 "$LUP" $((n + 1))
-dt=$(awk -v a="$t0" -v b="$(ts)" 'BEGIN { printf "%.2f", b - a }')
-check "snmptrapd: linkUp of ifIndex $OP from $SWADDR in ${dt}s (<= 2 s)" awk -v d="$dt" 'BEGIN { exit !(d <= 2.0) }'
+# link_trap NAME REGEX CTL-ACTION: pzfabric-ctl CTL-ACTION on port $OP; its trap NAME
+# (REGEX) reaches snmptrapd within 2 s.
+link_trap() {
+    local name=$1 re=$2 action=$3 n t0 dt
+    n=$(traps "$re")
+    t0=$(ts)
+    ctl "$action" "$SW" "$OP" > /dev/null
+    wait_trap 15 "$re" $((n + 1))
+    dt=$(awk -v a="$t0" -v b="$(ts)" 'BEGIN { printf "%.2f", b - a }')
+    check "snmptrapd: $name of ifIndex $OP from $SWADDR in ${dt}s (<= 2 s)" awk -v d="$dt" 'BEGIN { exit !(d <= 2.0) }'
+}
+link_trap linkDown "$LDOWN" link-down
+link_trap linkUp "$LUP" link-up
 
 # ifAdminStatus: the read-only user is refused, the admin takes port $OP down and up.
 ro_set=$(in_ns snmpset "${RO[@]}" "$SWADDR" "$IFT.7.$OP" i 2 2>&1)
