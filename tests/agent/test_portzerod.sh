@@ -12,13 +12,16 @@ NET=/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca
 cd "$WORK"
 export IBSIM_SOCKNAME="pztest$$"
 
+# config_rc FILE: the exit status of --check-config on FILE (stdout out.txt, stderr err.txt).
+config_rc() {
+    local rc=0
+    "$PORTZEROD" -c "$1" --check-config > out.txt 2> err.txt || rc=$?
+    echo "$rc"
+}
+
 # 1. Configuration errors: exit 2 with the offending line named.
 printf 'num_ports = 8\nnum_ports = 999\n' > bad.conf
-set +e
-"$PORTZEROD" -c bad.conf --check-config > out.txt 2> err.txt
-rc=$?
-set -e
-check "bad config exits 2" test "$rc" -eq 2
+check "bad config exits 2" test "$(config_rc bad.conf)" -eq 2
 check "bad config names line 2" grep -q "line 2: bad value '999' for 'num_ports'" err.txt
 "$PORTZEROD" -o node_desc="spine 1" -o num_ports=18 --check-config > out.txt
 check "check-config echoes overrides" grep -qx "node_desc = spine 1" out.txt
@@ -27,11 +30,7 @@ D64=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
 "$PORTZEROD" -o node_desc="$D64" --check-config > out.txt
 check "check-config: a 64-byte node_desc is accepted whole" grep -qx "node_desc = $D64" out.txt
 printf 'num_ports = 8\nnode_desc = a\nnum_ports = 8\n' > dup.conf
-set +e
-"$PORTZEROD" -c dup.conf --check-config > out.txt 2> err.txt
-rc=$?
-set -e
-check "duplicate key exits 2" test "$rc" -eq 2
+check "duplicate key exits 2" test "$(config_rc dup.conf)" -eq 2
 check "duplicate key names both lines" \
     grep -q "line 3: duplicate key 'num_ports' (line 1 sets it too)" err.txt
 "$PORTZEROD" -o dgram_qkey=0x1234 --check-config > out.txt
