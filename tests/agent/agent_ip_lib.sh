@@ -25,6 +25,11 @@
 #                         background copy of a function is a subshell that
 #                         stop_pid cannot stop; use `ip netns exec "$NS"`)
 #   joined SWITCH         SWITCH's `show ip` says IPoIB state up
+#   ai_peer_addrs SWITCH  PEERS=(the addresses of every other switch)
+#   ai_matrix_start NAME ARG...  `traffic matrix ARG... PEERS` on every switch
+#                         at once; outputs $WORK/NAME.SWITCH, pz-cli PIDs in MPIDS
+#   ai_stop_agents        stops every running agent: exit 0 on SIGTERM, no
+#                         sanitizer report (checks)
 
 # shellcheck source=../fabric/fabric_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../fabric/fabric_lib.sh"
