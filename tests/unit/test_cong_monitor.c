@@ -129,6 +129,14 @@ static void expect_event(struct fx *f, unsigned port, unsigned from, unsigned to
     assert_int_equal(ev.sample.cls, to);
 }
 
+/* Port p faces a CA and turns hot-spot: a second at twice the threshold, util_pm per mille. */
+static void make_hotspot(struct fx *f, unsigned p, unsigned util_pm)
+{
+    cong_monitor_set_peer(f->m, p, CONG_PEER_CA);
+    step(f, p, SEC, 2 * THR, util_pm);
+    expect_event(f, p, CONG_PORT_NORMAL, CONG_PORT_HOTSPOT);
+}
+
 static void expect_no_event(struct fx *f)
 {
     struct cong_event ev;
@@ -270,9 +278,7 @@ static void test_hysteresis(void **state)
 {
     struct fx *f = fx_new(1000);
 
-    cong_monitor_set_peer(f->m, 1, CONG_PEER_CA);
-    step(f, 1, SEC, 2 * THR, 100);
-    expect_event(f, 1, CONG_PORT_NORMAL, CONG_PORT_HOTSPOT);
+    make_hotspot(f, 1, 100);
     assert_int_equal(step(f, 1, SEC, THR * 60 / 100, 100), 0);
     assert_int_equal(cls(f, 1), CONG_PORT_HOTSPOT);
     assert_int_equal(step(f, 1, SEC, THR / 2, 100), 0); /* exactly the clear level */
@@ -507,9 +513,7 @@ static void test_reader_error(void **state)
 {
     struct fx *f = fx_new(1000);
 
-    cong_monitor_set_peer(f->m, 8, CONG_PEER_CA);
-    step(f, 8, SEC, 2 * THR, 500);
-    expect_event(f, 8, CONG_PORT_NORMAL, CONG_PORT_HOTSPOT);
+    make_hotspot(f, 8, 500);
     f->fail[8] = 1;
     assert_int_equal(step(f, 8, SEC, 0, 0), 0);
     assert_int_equal(cls(f, 8), CONG_PORT_HOTSPOT);
@@ -529,9 +533,7 @@ static void test_link_down(void **state)
     struct cong_port_view v;
     struct cong_event ev;
 
-    cong_monitor_set_peer(f->m, 2, CONG_PEER_CA);
-    step(f, 2, SEC, 2 * THR, 500);
-    expect_event(f, 2, CONG_PORT_NORMAL, CONG_PORT_HOTSPOT);
+    make_hotspot(f, 2, 500);
     board_mem_set_connected(f->bm, 2, false);
     assert_int_equal(step(f, 2, SEC, 2 * THR, 0), 1);
     assert_true(cong_monitor_next_event(f->m, &ev));
