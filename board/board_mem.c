@@ -64,9 +64,10 @@ struct board_mem {
     uint16_t *mft; /* mft_blocks x 32 entries x positions */
     unsigned mft_blocks;
     unsigned mft_positions;
-    uint8_t *sl2vl; /* (n+1) x (n+1) x 16 */
+    uint8_t *sl2vl; /* (n+1) x (n+1) x 16, or NULL until the first Set (reads as zeros) */
     bool manual_clock;
     uint64_t clock_ns;
+    uint64_t status_gen; /* moves at every port change (bm_notify) */
     board_mem_port_hook hook;
     void *hook_arg;
     board_mem_counters_hook counters_hook;
@@ -95,6 +96,7 @@ static bool bm_port_ok(const struct board_mem *bm, unsigned port)
 /* Tell the hook, if any, that a port changed. */
 static void bm_notify(struct board_mem *bm, unsigned port)
 {
+    bm->status_gen++; /* every change of a port's status ends here */
     if (bm->hook)
         bm->hook(bm->hook_arg, port);
 }
@@ -164,6 +166,14 @@ static int bm_port_status(void *ctx, unsigned port, struct board_port_status *st
     *st = bm->ports[port].st;
     st->link_down_events = bm->ports[port].link_downed;
     return 0;
+}
+
+/* The port status generation: moves with every bm_notify(). */
+static uint64_t bm_port_status_gen(void *ctx)
+{
+    const struct board_mem *bm = ctx;
+
+    return bm->status_gen;
 }
 
 static int bm_port_config_get(void *ctx, unsigned port, struct board_port_config *cfg)
@@ -389,33 +399,45 @@ static int bm_pkey_set(void *ctx, unsigned port, unsigned block, const uint16_t 
     return 0;
 }
 
-/* Pointer to the 16 VLs of (in, out), or NULL if out of range. */
-static uint8_t *bm_sl2vl(struct board_mem *bm, unsigned in, unsigned out)
+/* Offset of the 16 VLs of (in, out) in the SL-to-VL table, or -1 if out of range. */
+static long bm_sl2vl_offset(const struct board_mem *bm, unsigned in, unsigned out)
 {
     unsigned n = bm_nports(bm);
 
     if (in >= n || out >= n)
-        return NULL;
-    return bm->sl2vl + ((size_t)in * n + out) * 16;
+        return -1;
+    return ((long)in * n + out) * 16;
 }
 
 static int bm_sl2vl_get(void *ctx, unsigned in, unsigned out, uint8_t *vl)
 {
-    uint8_t *t = bm_sl2vl(ctx, in, out);
+    struct board_mem *bm = ctx;
+    long at = bm_sl2vl_offset(bm, in, out);
 
-    if (!t)
+    if (at < 0)
         return -EINVAL;
-    memcpy(vl, t, 16);
+    if (bm->sl2vl)
+        memcpy(vl, bm->sl2vl + at, 16);
+    else
+        memset(vl, 0, 16); /* never programmed: every SL to VL0 */
     return 0;
 }
 
+/*
+ * The table is allocated with its first Set: (n+1)^2 x 16 bytes (22 kB on a
+ * 36-port switch) that an SM without QoS never writes.
+ */
 static int bm_sl2vl_set(void *ctx, unsigned in, unsigned out, const uint8_t *vl)
 {
-    uint8_t *t = bm_sl2vl(ctx, in, out);
+    struct board_mem *bm = ctx;
+    long at = bm_sl2vl_offset(bm, in, out);
+    size_t n = bm_nports(bm);
 
-    if (!t)
+    if (at < 0)
         return -EINVAL;
-    memcpy(t, vl, 16);
+    if (!bm->sl2vl && !(bm->sl2vl = calloc(n * n, 16)))
+        return -ENOMEM;
+    memcpy(bm->sl2vl + at, vl, 16);
     return 0;
 }
 
@@ -711,6 +733,7 @@ static const struct board_ops bm_ops = {
     .qp_recv = bm_qp_recv,
     .qp_fd = bm_qp_fd,
     .qp_close = bm_qp_close,
+    .port_status_gen = bm_port_status_gen,
 };
 
 void board_mem_default_switch_identity(struct board_identity *id, uint64_t node_guid,
@@ -817,8 +840,8 @@ struct board_mem *board_mem_create(const struct board_identity *id)
     n = bm_nports(bm);
     bm->mft_positions = (n + 15) / 16;
     bm->ports = calloc(n, sizeof(*bm->ports));
-    bm->sl2vl = calloc((size_t)n * n, 16); /* the LFT and MFT grow as they are programmed */
-    if (!bm->ports || !bm->sl2vl)
+    /* The LFT and MFT grow as they are programmed, the SL-to-VL table comes with its first Set. */
+    if (!bm->ports)
         goto fail;
     for (unsigned p = 0; p < n; p++)
         if (bm_init_port(bm, p))
