@@ -16,7 +16,11 @@ struct board_mem_port {
     uint8_t lmc;
     uint32_t link_downed;
     struct board_port_config peer; /* the far end's enables (board_mem_set_peer_enables) */
-    struct board_port_counters counters;
+    /*
+     * NULL until something counts on the port (reads as zeros): a CA's port
+     * 0 and an uncabled port never do (1.6 kB each).
+     */
+    struct board_port_counters *counters;
     uint16_t *pkeys; /* pkey_cap entries */
     uint8_t *vlarb;  /* 4 blocks x 64 bytes, or NULL until the first Set (reads as zeros) */
 };
@@ -117,8 +121,11 @@ static void bm_note_link_down(struct board_mem_port *p)
  */
 static void bm_count_link_downed(struct board_mem *bm, struct board_mem_port *p)
 {
+    struct board_port_counters *c = board_mem_counters(bm, (unsigned)(p - bm->ports));
+
     bm_note_link_down(p);
-    board_mem_counter_add(bm, &p->counters.link_downed, 1);
+    if (c)
+        board_mem_counter_add(bm, &c->link_downed, 1);
 }
 
 /* The highest set bit of v (the fastest/widest mode both allow), or 0. */
@@ -504,7 +511,10 @@ static int bm_port_counters(void *ctx, unsigned port, struct board_port_counters
         return -EINVAL;
     if (bm->counters_hook)
         bm->counters_hook(bm->counters_hook_arg, port); /* bring them up to date first */
-    *c = bm->ports[port].counters;
+    if (bm->ports[port].counters)
+        *c = *bm->ports[port].counters;
+    else
+        memset(c, 0, sizeof(*c)); /* nothing counted yet */
     return 0;
 }
 
@@ -860,6 +870,7 @@ void board_mem_destroy(struct board_mem *bm)
         for (unsigned p = 0; p < bm_nports(bm); p++) {
             free(bm->ports[p].pkeys);
             free(bm->ports[p].vlarb);
+            free(bm->ports[p].counters);
         }
     }
     for (int qp = 0; qp < BOARD_QP_MAX; qp++)
@@ -982,7 +993,29 @@ uint32_t board_mem_link_downed(const struct board_mem *bm, unsigned port)
 
 struct board_port_counters *board_mem_counters(struct board_mem *bm, unsigned port)
 {
-    return port < bm_nports(bm) ? &bm->ports[port].counters : NULL;
+    struct board_mem_port *p;
+
+    if (port >= bm_nports(bm))
+        return NULL;
+    p = &bm->ports[port];
+    if (!p->counters)
+        p->counters = calloc(1, sizeof(*p->counters)); /* the port's first count */
+    return p->counters;
+}
+
+int board_mem_xmit_counters(struct board_mem *bm, unsigned port, uint64_t *xmit_wait,
+                            uint64_t *xmit_data)
+{
+    const struct board_port_counters *c;
+
+    if (port >= bm_nports(bm))
+        return -EINVAL;
+    if (bm->counters_hook)
+        bm->counters_hook(bm->counters_hook_arg, port); /* bring them up to date first */
+    c = bm->ports[port].counters;
+    *xmit_wait = c ? c->xmit_wait : 0;
+    *xmit_data = c ? c->xmit_data : 0;
+    return 0;
 }
 
 void board_mem_counter_add(const struct board_mem *bm, uint64_t *counter, uint64_t delta)
