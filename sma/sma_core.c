@@ -457,9 +457,5 @@ void sma_get_stats(const struct sma *sma, struct sma_stats *stats)
 
 unsigned sma_traps_pending(const struct sma *sma)
 {
-    unsigned n = 0;
-
-    for (unsigned i = 0; i < SMA_TRAP_QUEUE; i++)
-        n += sma->traps[i].used;
-    return n;
+    return sma->traps_queued;
 }

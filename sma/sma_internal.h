@@ -109,6 +109,7 @@ struct sma {
     uint64_t next_tid;
 
     struct sma_trap traps[SMA_TRAP_QUEUE];
+    unsigned traps_queued; /* traps[] in use: with none, the trap timers are not walked */
     struct sma_stats stats;
 };
 
