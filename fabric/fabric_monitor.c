@@ -29,8 +29,7 @@ static void fabric_node_log(void *arg, enum node_log_level level, const char *ms
  * PMA.  Counters narrower than 64 bits are the PMA's to widen: read
  * through it.  0 or -EINVAL.
  */
-static int fabric_node_read_xmit(void *arg, unsigned port, uint64_t *xmit_wait,
-                                 uint64_t *xmit_data)
+static int fabric_node_read_xmit(void *arg, unsigned port, uint64_t *xmit_wait, uint64_t *xmit_data)
 {
     struct fabric_node *n = arg;
     unsigned bits = n->board->id->counter_bits;
@@ -44,7 +43,8 @@ static int fabric_node_read_xmit(void *arg, unsigned port, uint64_t *xmit_wait,
 
 struct node_hooks fabric_node_hooks(struct fabric_node *n)
 {
-    return (struct node_hooks){.log = fabric_node_log, .read_xmit = fabric_node_read_xmit, .arg = n};
+    return (struct node_hooks){
+        .log = fabric_node_log, .read_xmit = fabric_node_read_xmit, .arg = n};
 }
 
 /* Tell each cabled port of n's monitor what the topology says is at its far end. */
