@@ -20,7 +20,9 @@
 # BENCH_LARGE=1 adds the 3-level tree of 2,916 CAs (gen-fattree 3 --pods 9,
 # core-1 at 0,1,19,19) for the same measurements, and the growth series
 # (648 -> 2,916 -> 5,832 CAs; B and C only) of simulator CPU per SUBNET UP
-# and RSS per node.  Several minutes.
+# and RSS per node.  Several minutes.  BENCH_HUGE=1 (with BENCH_LARGE) adds
+# the full 3-level tree of 36-port switches (gen-fattree 3: 1,620 switches,
+# 11,664 CAs) to the growth series: about 5 minutes more, 1 GiB of OpenSM.
 # BENCH_SECONDS (default 2) per rate run, RUNS (default 1) alternating rounds
 # (medians).  NETFILE (what `make bench` passes the other scripts) is ignored.
 # Goals printed next to the figures, never pass/fail.  Exit status 0 when
@@ -166,16 +168,18 @@ bench_tree() {
         "port-0 datagrams ${spine} -> ${spine%-1}-2" "$r" "$n" "$lost"
 }
 
-# growth LABEL NET HOST NODES: SUBNET UP on ibsim and pzfabric; CPU and RSS per node.
+# growth LABEL NET HOST NODES: SUBNET UP on ibsim and pzfabric; CPU per node and
+# per cabled port (both ends of every cable), RSS per node.
 growth() {
-    local label=$1 net=$2 host=$3 nodes=$4 k
+    local label=$1 net=$2 host=$3 nodes=$4 k ports
+    ports=$(grep -c '^\[' "$net")
     for k in ib pz; do
         start_sim "$k" "g-$label-$k" "$net" "" || { failed=1; continue; }
         subnet_up "g-$label-$k" "$host" 900
         stop "g-$label-$k"
-        awk -v k="$k" -v l="$label" -v n="$nodes" -v w="${UP_WALL:-0}" -v c="${UP_CPU:-0}" -v r="${UP_RSS:-0}" 'BEGIN {
-            printf "  %-8s %-9s %6d nodes  SUBNET UP %8.2fs  CPU %8.2fs (%6.0f us/node)  RSS %8.1fMiB (%5.1f kB/node)\n",
-                l, (k == "ib" ? "ibsim" : "pzfabric"), n, w, c, c * 1e6 / n, r / 1024, r / n }'
+        awk -v k="$k" -v l="$label" -v n="$nodes" -v p="$ports" -v w="${UP_WALL:-0}" -v c="${UP_CPU:-0}" -v r="${UP_RSS:-0}" 'BEGIN {
+            printf "  %-8s %-9s %6d nodes %6d ports  SUBNET UP %8.2fs  CPU %8.2fs (%6.0f us/node, %5.0f us/port)  RSS %8.1fMiB (%5.1f kB/node)\n",
+                l, (k == "ib" ? "ibsim" : "pzfabric"), n, p, w, c, c * 1e6 / n, c * 1e6 / p, r / 1024, r / n }'
     done
 }
 
@@ -189,5 +193,9 @@ if [ -n "${BENCH_LARGE:-}" ]; then
     growth 648 ft648.net host-1-1 702
     growth 2916 ft2916.net host-1-1 3564
     growth 5832 ft5832.net host-1-1 7128
+    if [ -n "${BENCH_HUGE:-}" ]; then
+        "$BIN/gen-fattree" 3 > ft11664.net
+        growth 11664 ft11664.net host-1-1 13284
+    fi
 fi
 exit "$failed"

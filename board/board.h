@@ -332,6 +332,14 @@ struct board_ops {
      */
     int (*port_counters_many)(void *ctx, unsigned first, unsigned count,
                               struct board_port_counters *c);
+
+    /*
+     * A number that moves whenever any port's status (port state, physical
+     * state, link-down events) may have changed (optional: NULL = not
+     * known), so that a watcher of every port's status (the SMA's scan)
+     * reads them only when it moved.
+     */
+    uint64_t (*port_status_gen)(void *ctx);
 };
 
 /* A board instance: identity, operations and their context. */
@@ -463,6 +471,18 @@ static inline int board_port_counters_many(const struct board *b, unsigned first
     for (unsigned i = 0; i < count && rc == 0; i++)
         rc = b->ops->port_counters(b->ctx, first + i, &c[i]);
     return rc;
+}
+
+/*
+ * The board's port status generation into *gen (see port_status_gen);
+ * false if the board keeps none (then read the statuses every time).
+ */
+static inline bool board_port_status_gen(const struct board *b, uint64_t *gen)
+{
+    if (!b->ops->port_status_gen)
+        return false;
+    *gen = b->ops->port_status_gen(b->ctx);
+    return true;
 }
 
 /* Whether the board does port-0 datagrams. */

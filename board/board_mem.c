@@ -16,7 +16,11 @@ struct board_mem_port {
     uint8_t lmc;
     uint32_t link_downed;
     struct board_port_config peer; /* the far end's enables (board_mem_set_peer_enables) */
-    struct board_port_counters counters;
+    /*
+     * NULL until something counts on the port (reads as zeros): a CA's port
+     * 0 and an uncabled port never do (1.6 kB each).
+     */
+    struct board_port_counters *counters;
     uint16_t *pkeys; /* pkey_cap entries */
     uint8_t *vlarb;  /* 4 blocks x 64 bytes, or NULL until the first Set (reads as zeros) */
 };
@@ -64,9 +68,10 @@ struct board_mem {
     uint16_t *mft; /* mft_blocks x 32 entries x positions */
     unsigned mft_blocks;
     unsigned mft_positions;
-    uint8_t *sl2vl; /* (n+1) x (n+1) x 16 */
+    uint8_t *sl2vl; /* (n+1) x (n+1) x 16, or NULL until the first Set (reads as zeros) */
     bool manual_clock;
     uint64_t clock_ns;
+    uint64_t status_gen; /* moves at every port change (bm_notify) */
     board_mem_port_hook hook;
     void *hook_arg;
     board_mem_counters_hook counters_hook;
@@ -95,6 +100,7 @@ static bool bm_port_ok(const struct board_mem *bm, unsigned port)
 /* Tell the hook, if any, that a port changed. */
 static void bm_notify(struct board_mem *bm, unsigned port)
 {
+    bm->status_gen++; /* every change of a port's status ends here */
     if (bm->hook)
         bm->hook(bm->hook_arg, port);
 }
@@ -115,8 +121,11 @@ static void bm_note_link_down(struct board_mem_port *p)
  */
 static void bm_count_link_downed(struct board_mem *bm, struct board_mem_port *p)
 {
+    struct board_port_counters *c = board_mem_counters(bm, (unsigned)(p - bm->ports));
+
     bm_note_link_down(p);
-    board_mem_counter_add(bm, &p->counters.link_downed, 1);
+    if (c)
+        board_mem_counter_add(bm, &c->link_downed, 1);
 }
 
 /* The highest set bit of v (the fastest/widest mode both allow), or 0. */
@@ -164,6 +173,14 @@ static int bm_port_status(void *ctx, unsigned port, struct board_port_status *st
     *st = bm->ports[port].st;
     st->link_down_events = bm->ports[port].link_downed;
     return 0;
+}
+
+/* The port status generation: moves with every bm_notify(). */
+static uint64_t bm_port_status_gen(void *ctx)
+{
+    const struct board_mem *bm = ctx;
+
+    return bm->status_gen;
 }
 
 static int bm_port_config_get(void *ctx, unsigned port, struct board_port_config *cfg)
@@ -389,33 +406,45 @@ static int bm_pkey_set(void *ctx, unsigned port, unsigned block, const uint16_t 
     return 0;
 }
 
-/* Pointer to the 16 VLs of (in, out), or NULL if out of range. */
-static uint8_t *bm_sl2vl(struct board_mem *bm, unsigned in, unsigned out)
+/* Offset of the 16 VLs of (in, out) in the SL-to-VL table, or -1 if out of range. */
+static long bm_sl2vl_offset(const struct board_mem *bm, unsigned in, unsigned out)
 {
     unsigned n = bm_nports(bm);
 
     if (in >= n || out >= n)
-        return NULL;
-    return bm->sl2vl + ((size_t)in * n + out) * 16;
+        return -1;
+    return ((long)in * n + out) * 16;
 }
 
 static int bm_sl2vl_get(void *ctx, unsigned in, unsigned out, uint8_t *vl)
 {
-    uint8_t *t = bm_sl2vl(ctx, in, out);
+    struct board_mem *bm = ctx;
+    long at = bm_sl2vl_offset(bm, in, out);
 
-    if (!t)
+    if (at < 0)
         return -EINVAL;
-    memcpy(vl, t, 16);
+    if (bm->sl2vl)
+        memcpy(vl, bm->sl2vl + at, 16);
+    else
+        memset(vl, 0, 16); /* never programmed: every SL to VL0 */
     return 0;
 }
 
+/*
+ * The table is allocated with its first Set: (n+1)^2 x 16 bytes (22 kB on a
+ * 36-port switch) that an SM without QoS never writes.
+ */
 static int bm_sl2vl_set(void *ctx, unsigned in, unsigned out, const uint8_t *vl)
 {
-    uint8_t *t = bm_sl2vl(ctx, in, out);
+    struct board_mem *bm = ctx;
+    long at = bm_sl2vl_offset(bm, in, out);
+    size_t n = bm_nports(bm);
 
-    if (!t)
+    if (at < 0)
         return -EINVAL;
-    memcpy(t, vl, 16);
+    if (!bm->sl2vl && !(bm->sl2vl = calloc(n * n, 16)))
+        return -ENOMEM;
+    memcpy(bm->sl2vl + at, vl, 16);
     return 0;
 }
 
@@ -482,7 +511,10 @@ static int bm_port_counters(void *ctx, unsigned port, struct board_port_counters
         return -EINVAL;
     if (bm->counters_hook)
         bm->counters_hook(bm->counters_hook_arg, port); /* bring them up to date first */
-    *c = bm->ports[port].counters;
+    if (bm->ports[port].counters)
+        *c = *bm->ports[port].counters;
+    else
+        memset(c, 0, sizeof(*c)); /* nothing counted yet */
     return 0;
 }
 
@@ -711,6 +743,7 @@ static const struct board_ops bm_ops = {
     .qp_recv = bm_qp_recv,
     .qp_fd = bm_qp_fd,
     .qp_close = bm_qp_close,
+    .port_status_gen = bm_port_status_gen,
 };
 
 void board_mem_default_switch_identity(struct board_identity *id, uint64_t node_guid,
@@ -817,8 +850,8 @@ struct board_mem *board_mem_create(const struct board_identity *id)
     n = bm_nports(bm);
     bm->mft_positions = (n + 15) / 16;
     bm->ports = calloc(n, sizeof(*bm->ports));
-    bm->sl2vl = calloc((size_t)n * n, 16); /* the LFT and MFT grow as they are programmed */
-    if (!bm->ports || !bm->sl2vl)
+    /* The LFT and MFT grow as they are programmed, the SL-to-VL table comes with its first Set. */
+    if (!bm->ports)
         goto fail;
     for (unsigned p = 0; p < n; p++)
         if (bm_init_port(bm, p))
@@ -837,6 +870,7 @@ void board_mem_destroy(struct board_mem *bm)
         for (unsigned p = 0; p < bm_nports(bm); p++) {
             free(bm->ports[p].pkeys);
             free(bm->ports[p].vlarb);
+            free(bm->ports[p].counters);
         }
     }
     for (int qp = 0; qp < BOARD_QP_MAX; qp++)
@@ -959,7 +993,29 @@ uint32_t board_mem_link_downed(const struct board_mem *bm, unsigned port)
 
 struct board_port_counters *board_mem_counters(struct board_mem *bm, unsigned port)
 {
-    return port < bm_nports(bm) ? &bm->ports[port].counters : NULL;
+    struct board_mem_port *p;
+
+    if (port >= bm_nports(bm))
+        return NULL;
+    p = &bm->ports[port];
+    if (!p->counters)
+        p->counters = calloc(1, sizeof(*p->counters)); /* the port's first count */
+    return p->counters;
+}
+
+int board_mem_xmit_counters(struct board_mem *bm, unsigned port, uint64_t *xmit_wait,
+                            uint64_t *xmit_data)
+{
+    const struct board_port_counters *c;
+
+    if (port >= bm_nports(bm))
+        return -EINVAL;
+    if (bm->counters_hook)
+        bm->counters_hook(bm->counters_hook_arg, port); /* bring them up to date first */
+    c = bm->ports[port].counters;
+    *xmit_wait = c ? c->xmit_wait : 0;
+    *xmit_data = c ? c->xmit_data : 0;
+    return 0;
 }
 
 void board_mem_counter_add(const struct board_mem *bm, uint64_t *counter, uint64_t delta)

@@ -90,10 +90,21 @@ uint32_t board_mem_link_downed(const struct board_mem *bm, unsigned port);
 
 /*
  * The hardware counters of a port, for the emulator's datapath and tests to
- * advance (NULL if port is out of range).  Values wrap at the identity's
- * counter_bits like real hardware; board_mem_counter_add() does that.
+ * advance (NULL if port is out of range or out of memory: a port's counters
+ * are allocated at its first count, all zero until then).  Values wrap at
+ * the identity's counter_bits like real hardware; board_mem_counter_add()
+ * does that.
  */
 struct board_port_counters *board_mem_counters(struct board_mem *bm, unsigned port);
+
+/*
+ * PortXmitWait and PortXmitData of a port as board_port_counters() would
+ * read them (the counters hook first), without copying the port's other
+ * counters: what a congestion monitor samples.  0, or -EINVAL (port out of
+ * range).
+ */
+int board_mem_xmit_counters(struct board_mem *bm, unsigned port, uint64_t *xmit_wait,
+                            uint64_t *xmit_data);
 
 /* Add delta to one counter of the board, wrapping at counter_bits. */
 void board_mem_counter_add(const struct board_mem *bm, uint64_t *counter, uint64_t delta);

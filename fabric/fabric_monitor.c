@@ -22,9 +22,29 @@ static void fabric_node_log(void *arg, enum node_log_level level, const char *ms
             n->name, msg);
 }
 
+/*
+ * The monitor's sample of one port: PortXmitWait and PortXmitData straight
+ * from the switch's board (its 64-bit hardware counters are the PMA's
+ * 64-bit counters), not a copy of all 200 counters of the port through the
+ * PMA.  Counters narrower than 64 bits are the PMA's to widen: read
+ * through it.  0 or -EINVAL.
+ */
+static int fabric_node_read_xmit(void *arg, unsigned port, uint64_t *xmit_wait, uint64_t *xmit_data)
+{
+    struct fabric_node *n = arg;
+    unsigned bits = n->board->id->counter_bits;
+
+    if (bits && bits < 64)
+        return cong_monitor_read_pma(node_pma(n->node), port, xmit_wait, xmit_data);
+    if (port == 0 || port > n->num_ports)
+        return -EINVAL;
+    return board_mem_xmit_counters(n->bm, port, xmit_wait, xmit_data);
+}
+
 struct node_hooks fabric_node_hooks(struct fabric_node *n)
 {
-    return (struct node_hooks){.log = fabric_node_log, .arg = n};
+    return (struct node_hooks){
+        .log = fabric_node_log, .read_xmit = fabric_node_read_xmit, .arg = n};
 }
 
 /* Tell each cabled port of n's monitor what the topology says is at its far end. */

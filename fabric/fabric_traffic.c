@@ -161,6 +161,8 @@ static void tr_count(struct fabric *f, const struct tr_flow *fl, unsigned k, uin
     struct board_port_counters *c = board_mem_counters(tx->bm, h->tx_port);
     struct board_port_counters *d = board_mem_counters(rx->bm, h->rx_port);
 
+    if (!c || !d)
+        return; /* a counter block could not be allocated: nothing to count in */
     board_mem_counter_add(tx->bm, &c->xmit_data, words);
     board_mem_counter_add(tx->bm, &c->xmit_pkts, pkts);
     board_mem_counter_add(tx->bm, &c->unicast_xmit_pkts, pkts);
@@ -210,8 +212,8 @@ static void tr_wait_advance(struct fabric *f, struct tr_wait *w, uint64_t now_ns
     struct board_port_counters *c = board_mem_counters(n->bm, w->port);
     uint64_t dt_ns;
 
-    if (now_ns <= w->last_ns)
-        return;
+    if (now_ns <= w->last_ns || !c)
+        return; /* no time passed, or no counter block (out of memory) */
     dt_ns = now_ns - w->last_ns;
     w->last_ns = now_ns;
     w->acc += (tr_u128)w->per_s * dt_ns;

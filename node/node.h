@@ -52,6 +52,13 @@ typedef void (*node_log_fn)(void *arg, enum node_log_level level, const char *ms
 struct node_hooks {
     node_send_fn send;
     node_log_fn log;
+    /*
+     * What the congestion monitor samples a port with (PortXmitWait,
+     * PortXmitData as the PMA's 64-bit counters have them); NULL: through
+     * the PMA (cong_monitor_read_pma).  A board whose hardware counters
+     * are 64 bits wide can be read directly (pzfabric's board_mem).
+     */
+    cong_read_fn read_xmit;
     void *arg;
 };
 

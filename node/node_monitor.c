@@ -16,7 +16,10 @@ int node_monitor_start(struct node *n, const struct cong_monitor_config *cfg)
         return -EINVAL;
     if (n->mon)
         return cong_monitor_set_config(n->mon, cfg) ? -EINVAL : 0;
-    n->mon = cong_monitor_create(n->board, cong_monitor_read_pma, n->pma, cfg);
+    if (n->hooks.read_xmit)
+        n->mon = cong_monitor_create(n->board, n->hooks.read_xmit, n->hooks.arg, cfg);
+    else
+        n->mon = cong_monitor_create(n->board, cong_monitor_read_pma, n->pma, cfg);
     if (!n->mon)
         return -ENOMEM;
     node_discovery_reset(n); /* a new monitor knows no peer and has told the SM nothing */

@@ -68,6 +68,10 @@ static void pma_take_hw(struct pma *pma, unsigned port, const uint64_t *hw)
     /* 64-bit hardware: a port's first read gives its arrays (starting at 0 = the hardware's 0). */
     if (!p->present || (!p->total && pma_port_alloc(pma, p)))
         return;
+    if (pma_hw_is_64(pma)) {
+        memcpy(p->total, hw, PMA_NCTR * sizeof(*hw)); /* total == hardware: no wrap to add */
+        return;
+    }
     for (size_t i = 0; i < PMA_NCTR; i++) {
         p->total[i] += (hw[i] - p->hw_last[i]) & pma->hw_mask;
         p->hw_last[i] = hw[i];
@@ -209,15 +213,35 @@ void pma_counters_free(struct pma *pma)
     }
 }
 
-int pma_port_counters64_many(struct pma *pma, unsigned first, unsigned count,
-                             struct pma_counters *c)
+/*
+ * 64-bit hardware: the software counters are the hardware's, so readers
+ * outside the counter attributes (the congestion monitor every interval,
+ * SNMP) take them from the board and give a port no array of its own
+ * (the array appears with the port's first counter attribute).  A port
+ * that has one is brought up to date, as a poll would.  Returns 0, or the
+ * board's error.
+ */
+static int pma_read_hw64(struct pma *pma, unsigned first, unsigned count, struct pma_counters *c)
 {
-    if (count == 0 || first + count > pma->num_ports + 1)
-        return -EINVAL;
+    struct board_port_counters *hw = &c[0].total;
+    int rc;
+
+    _Static_assert(sizeof(struct pma_counters) == sizeof(struct board_port_counters),
+                   "pma_counters must be the board's counters alone");
+    rc = count == 1 ? board_port_counters(pma->board, first, hw)
+                    : board_port_counters_many(pma->board, first, count, hw);
+    if (rc != 0)
+        return rc;
     for (unsigned i = 0; i < count; i++)
-        if (!pma->ports[first + i].present)
-            return -EINVAL;
-    pma_poll_range(pma, first, count);
+        if (pma->ports[first + i].total)
+            pma_take_hw(pma, first + i, (const uint64_t *)&c[i].total);
+    return 0;
+}
+
+/* Copy the software counters of count ports from first into c; -ENOMEM if one has none. */
+static int pma_copy_totals(const struct pma *pma, unsigned first, unsigned count,
+                           struct pma_counters *c)
+{
     for (unsigned i = 0; i < count; i++) {
         if (!pma->ports[first + i].total)
             return -ENOMEM;
@@ -226,13 +250,26 @@ int pma_port_counters64_many(struct pma *pma, unsigned first, unsigned count,
     return 0;
 }
 
+int pma_port_counters64_many(struct pma *pma, unsigned first, unsigned count,
+                             struct pma_counters *c)
+{
+    if (count == 0 || first + count > pma->num_ports + 1)
+        return -EINVAL;
+    for (unsigned i = 0; i < count; i++)
+        if (!pma->ports[first + i].present)
+            return -EINVAL;
+    if (pma_hw_is_64(pma) && pma_read_hw64(pma, first, count, c) == 0)
+        return 0;
+    pma_poll_range(pma, first, count);
+    return pma_copy_totals(pma, first, count, c);
+}
+
 int pma_port_counters64(struct pma *pma, unsigned port, struct pma_counters *c)
 {
     if (port > pma->num_ports || !pma->ports[port].present)
         return -EINVAL;
+    if (pma_hw_is_64(pma) && pma_read_hw64(pma, port, 1, c) == 0)
+        return 0;
     pma_poll_port(pma, port);
-    if (!pma->ports[port].total)
-        return -ENOMEM;
-    memcpy(&c->total, pma->ports[port].total, sizeof(c->total));
-    return 0;
+    return pma_copy_totals(pma, port, 1, c);
 }

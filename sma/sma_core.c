@@ -342,7 +342,8 @@ uint64_t sma_next_deadline(const struct sma *sma)
 {
     uint64_t next = sma_trap_next_deadline(sma);
 
-    for (unsigned p = 0; p <= sma->num_ports; p++) {
+    /* M_Key lease timers run on end ports only (sma_end_port): a switch's port 0. */
+    for (unsigned p = sma->is_switch ? 0 : 1; p <= (sma->is_switch ? 0 : sma->num_ports); p++) {
         uint64_t d = sma->ports[p].lease_deadline_ns;
         if (d && d < next)
             next = d;
@@ -456,9 +457,5 @@ void sma_get_stats(const struct sma *sma, struct sma_stats *stats)
 
 unsigned sma_traps_pending(const struct sma *sma)
 {
-    unsigned n = 0;
-
-    for (unsigned i = 0; i < SMA_TRAP_QUEUE; i++)
-        n += sma->traps[i].used;
-    return n;
+    return sma->traps_queued;
 }

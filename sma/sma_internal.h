@@ -100,12 +100,16 @@ struct sma {
     uint8_t life_time;
     bool port_state_change;
     bool port_state_change_pending; /* an SMA-requested Down bounced a link */
+    /* The board's port status generation at the last scan (if it keeps one). */
+    bool scanned_gen_valid;
+    uint64_t scanned_gen;
 
     char node_desc[64];
     uint64_t system_image_guid;
     uint64_t next_tid;
 
     struct sma_trap traps[SMA_TRAP_QUEUE];
+    unsigned traps_queued; /* traps[] in use: with none, the trap timers are not walked */
     struct sma_stats stats;
 };
 

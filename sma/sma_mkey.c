@@ -113,6 +113,7 @@ enum sma_mkey_verdict sma_mkey_check(struct sma *sma, struct sma_port *ep, const
 
 void sma_mkey_lease_poll(struct sma *sma, uint64_t now)
 {
-    for (unsigned p = 0; p <= sma->num_ports; p++)
+    /* Lease timers run on end ports only (sma_end_port): a switch's port 0. */
+    for (unsigned p = sma->is_switch ? 0 : 1; p <= (sma->is_switch ? 0 : sma->num_ports); p++)
         sma_mkey_lease_expire(&sma->ports[p], now);
 }

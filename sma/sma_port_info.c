@@ -350,11 +350,31 @@ static void sma_port_state_changed(struct sma *sma)
     sma_trap_link_state_change(sma);
 }
 
+/*
+ * Whether the ports' statuses may have moved since the last scan (the
+ * board's status generation, where it keeps one); notes the generation
+ * this scan sees.
+ */
+static bool sma_ports_moved(struct sma *sma)
+{
+    uint64_t gen;
+
+    if (!board_port_status_gen(sma->board, &gen)) {
+        sma->scanned_gen_valid = false;
+        return true;
+    }
+    if (sma->scanned_gen_valid && gen == sma->scanned_gen)
+        return false;
+    sma->scanned_gen_valid = true;
+    sma->scanned_gen = gen;
+    return true;
+}
+
 void sma_scan_port_states(struct sma *sma)
 {
     bool changed = sma->port_state_change_pending;
 
-    if (!sma->is_switch)
+    if (!sma->is_switch || (!sma_ports_moved(sma) && !changed))
         return;
     sma->port_state_change_pending = false;
     for (unsigned p = 1; p <= sma->num_ports; p++) {

@@ -75,6 +75,7 @@ int sma_trap_queue_notice(struct sma *sma, unsigned port, const uint8_t notice[S
         return -ENOSPC;
     }
     free_slot->used = true;
+    sma->traps_queued++;
     free_slot->port = (uint8_t)port;
     free_slot->tid = sma->next_tid++;
     memcpy(free_slot->notice, notice, SMA_DATA_SIZE);
@@ -146,6 +147,7 @@ void sma_trap_repress(struct sma *sma, const uint8_t *mad)
     for (unsigned i = 0; i < SMA_TRAP_QUEUE; i++) {
         if (sma->traps[i].used && (uint32_t)sma->traps[i].tid == (uint32_t)tid) {
             sma->traps[i].used = false;
+            sma->traps_queued--;
             sma->stats.traps_repressed++;
             return;
         }
@@ -197,6 +199,8 @@ static void sma_trap_build(const struct sma *sma, struct sma_trap *t, uint8_t *o
 enum mad_verdict sma_trap_poll(struct sma *sma, uint64_t now, struct mad_addr *out_addr,
                                uint8_t *out)
 {
+    if (!sma->traps_queued)
+        return MAD_DROP;
     for (unsigned i = 0; i < SMA_TRAP_QUEUE; i++) {
         struct sma_trap *t = &sma->traps[i];
         const struct sma_port *ep;
@@ -218,7 +222,7 @@ uint64_t sma_trap_next_deadline(const struct sma *sma)
 {
     uint64_t next = UINT64_MAX;
 
-    for (unsigned i = 0; i < SMA_TRAP_QUEUE; i++) {
+    for (unsigned i = 0; sma->traps_queued && i < SMA_TRAP_QUEUE; i++) {
         const struct sma_trap *t = &sma->traps[i];
 
         if (t->used && sma_trap_sendable(sma_trap_port(sma, t)) && t->next_send_ns < next)

@@ -3,7 +3,9 @@
  * programmed, and that changes no answer: unprogrammed LFT blocks read 0xFF
  * (below and above the programmed ones, up to LinearFDBCap), unprogrammed MFT
  * blocks read 0, blocks beyond the capacity are refused as before, and the
- * LFT the fabric routes by agrees with the blocks read back.
+ * LFT the fabric routes by agrees with the blocks read back.  The SL-to-VL
+ * table and a port's counters, allocated at first use, read as zeros
+ * before; the port status generation moves with every port change.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -113,4 +115,71 @@ static void test_mft_unprogrammed_reads(void **state)
     board_mem_destroy(bm);
 }
 
-PZT_MAIN(test_lft_unprogrammed_reads, test_lft_top_and_routing, test_mft_unprogrammed_reads)
+static void test_sl2vl_unprogrammed_reads(void **state)
+{
+    struct board_mem *bm = new_switch();
+    const struct board *b = board_mem_board(bm);
+    uint8_t vl[16], set[16];
+
+    assert_int_equal(board_sl2vl_get(b, 3, 36, vl), 0);
+    assert_true(all_bytes(vl, sizeof(vl), 0));
+    assert_int_equal(board_sl2vl_get(b, 37, 0, vl), -EINVAL);
+    assert_int_equal(board_sl2vl_set(b, 0, 37, vl), -EINVAL);
+    for (unsigned i = 0; i < sizeof(set); i++)
+        set[i] = (uint8_t)(i % 8);
+    assert_int_equal(board_sl2vl_set(b, 3, 36, set), 0);
+    assert_int_equal(board_sl2vl_get(b, 3, 36, vl), 0);
+    assert_memory_equal(vl, set, sizeof(vl));
+    assert_int_equal(board_sl2vl_get(b, 36, 3, vl), 0); /* another pair: never set */
+    assert_true(all_bytes(vl, sizeof(vl), 0));
+    board_mem_destroy(bm);
+}
+
+static void test_counters_first_count(void **state)
+{
+    struct board_mem *bm = new_switch();
+    const struct board *b = board_mem_board(bm);
+    struct board_port_counters c, zero;
+    uint64_t wait = 1, data = 1;
+
+    memset(&zero, 0, sizeof(zero));
+    memset(&c, 0xAA, sizeof(c));
+    assert_int_equal(board_port_counters(b, 5, &c), 0); /* never counted */
+    assert_memory_equal(&c, &zero, sizeof(c));
+    assert_int_equal(board_mem_xmit_counters(bm, 5, &wait, &data), 0);
+    assert_true(wait == 0 && data == 0);
+    board_mem_counter_add(bm, &board_mem_counters(bm, 5)->xmit_data, 100);
+    board_mem_counter_add(bm, &board_mem_counters(bm, 5)->xmit_wait, 7);
+    board_mem_counter_add(bm, &board_mem_counters(bm, 5)->vl_op_packets[15], 1);
+    assert_int_equal(board_port_counters(b, 5, &c), 0);
+    assert_true(c.xmit_data == 100 && c.xmit_wait == 7 && c.vl_op_packets[15] == 1);
+    assert_int_equal(board_mem_xmit_counters(bm, 5, &wait, &data), 0);
+    assert_true(wait == 7 && data == 100);
+    assert_int_equal(board_mem_xmit_counters(bm, 37, &wait, &data), -EINVAL);
+    assert_null(board_mem_counters(bm, 37));
+    board_mem_destroy(bm);
+}
+
+static void test_port_status_gen(void **state)
+{
+    struct board_mem *bm = new_switch();
+    const struct board *b = board_mem_board(bm);
+    uint64_t g0, g1, g2;
+
+    assert_true(board_port_status_gen(b, &g0));
+    assert_true(board_port_status_gen(b, &g1));
+    assert_true(g0 == g1);                /* nothing changed */
+    board_mem_set_connected(bm, 4, true); /* trains to Init */
+    assert_true(board_port_status_gen(b, &g1));
+    assert_true(g1 != g0);
+    assert_int_equal(board_port_state_set(b, 4, BOARD_PORT_ARMED), 0);
+    assert_true(board_port_status_gen(b, &g2));
+    assert_true(g2 != g1);
+    assert_int_equal(board_phys_state_set(b, 4, BOARD_PHYS_DISABLED), 0);
+    assert_true(board_port_status_gen(b, &g1));
+    assert_true(g1 != g2);
+    board_mem_destroy(bm);
+}
+
+PZT_MAIN(test_lft_unprogrammed_reads, test_lft_top_and_routing, test_mft_unprogrammed_reads,
+         test_sl2vl_unprogrammed_reads, test_counters_first_count, test_port_status_gen)
