@@ -79,6 +79,24 @@ static void unwatch(struct watched *w)
     close(w->fds[1]);
 }
 
+/* Watch a, b and m (in that order) and make all three readable. */
+static void watch_three(struct watched *a, struct watched *b, struct watched *m)
+{
+    watch(a, 'A');
+    watch(b, 'B');
+    watch(m, 'M');
+    for (struct watched *w = a; w; w = w == a ? b : w == b ? m : NULL)
+        assert_int_equal(write(w->fds[1], "x", 1), 1);
+}
+
+/* Close the three pipes of watch_three. */
+static void unwatch_three(struct watched *a, struct watched *b, struct watched *m)
+{
+    unwatch(a);
+    unwatch(b);
+    unwatch(m);
+}
+
 /* A fresh loop and record. */
 static int setup(void **state)
 {
@@ -106,20 +124,14 @@ static void test_urgent_first_and_between(void **state)
     struct watched a = {0}, b = {0}, m = {0};
 
     (void)state;
-    watch(&a, 'A');
-    watch(&b, 'B');
-    watch(&m, 'M');
+    watch_three(&a, &b, &m);
     assert_int_equal(pz_loop_set_urgent(rec.loop, m.fds[0]), 0);
     assert_int_equal(pz_loop_set_urgent(rec.loop, 1000), -1); /* not watched */
     a.wakes = &m;
     b.stops = true;
-    for (struct watched *w = &a; w; w = w == &a ? &b : w == &b ? &m : NULL)
-        assert_int_equal(write(w->fds[1], "x", 1), 1);
     assert_int_equal(pz_loop_run(rec.loop), 0);
     assert_string_equal(rec.log, "MAMB");
-    unwatch(&a);
-    unwatch(&b);
-    unwatch(&m);
+    unwatch_three(&a, &b, &m);
 }
 
 /* Without urgent descriptors the order is the registration order. */
@@ -128,18 +140,12 @@ static void test_plain_order(void **state)
     struct watched a = {0}, b = {0}, m = {0};
 
     (void)state;
-    watch(&a, 'A');
-    watch(&b, 'B');
-    watch(&m, 'M');
+    watch_three(&a, &b, &m);
     a.wakes = &m;
     m.stops = true;
-    for (struct watched *w = &a; w; w = w == &a ? &b : w == &b ? &m : NULL)
-        assert_int_equal(write(w->fds[1], "x", 1), 1);
     assert_int_equal(pz_loop_run(rec.loop), 0);
     assert_string_equal(rec.log, "ABM");
-    unwatch(&a);
-    unwatch(&b);
-    unwatch(&m);
+    unwatch_three(&a, &b, &m);
 }
 
 /*
