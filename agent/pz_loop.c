@@ -16,6 +16,7 @@ struct pz_loop_fd {
     pz_loop_fd_fn fn;
     void *arg;
     pz_loop_pending_fn pending; /* or NULL */
+    bool urgent;                /* pz_loop_set_urgent: served first and between the others */
 };
 
 struct pz_loop_timer {
@@ -71,6 +72,17 @@ int pz_loop_set_pending(struct pz_loop *l, int fd, pz_loop_pending_fn pending)
     for (unsigned i = 0; i < l->nfds; i++) {
         if (l->fds[i].fd == fd && fd >= 0) {
             l->fds[i].pending = pending;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int pz_loop_set_urgent(struct pz_loop *l, int fd)
+{
+    for (unsigned i = 0; i < l->nfds; i++) {
+        if (l->fds[i].fd == fd && fd >= 0) {
+            l->fds[i].urgent = true;
             return 0;
         }
     }
@@ -142,14 +154,63 @@ static void pz_loop_run_timers(struct pz_loop *l)
             l->timers[i].run(l->timers[i].arg, now);
 }
 
-/* Call the callback of every descriptor poll() marked; pfd[i] mirrors fds[i]. */
+/* Whether slot i is an urgent descriptor whose owner holds input of its own. */
+static bool pz_loop_urgent_held(const struct pz_loop *l, unsigned i)
+{
+    return l->fds[i].fd >= 0 && l->fds[i].urgent && l->fds[i].pending &&
+           l->fds[i].pending(l->fds[i].arg);
+}
+
+/*
+ * Between two other callbacks: look at the urgent descriptors again (poll()
+ * without waiting, and their owners' buffers) and call those with input.
+ */
+static void pz_loop_serve_urgent(struct pz_loop *l)
+{
+    struct pollfd pfd[PZ_LOOP_MAX_FDS];
+    unsigned slot[PZ_LOOP_MAX_FDS], n = 0;
+
+    for (unsigned i = 0; i < l->nfds; i++) {
+        if (l->fds[i].fd < 0 || !l->fds[i].urgent)
+            continue;
+        pfd[n] = (struct pollfd){.fd = l->fds[i].fd, .events = POLLIN};
+        slot[n++] = i;
+    }
+    if (!n)
+        return;
+    poll(pfd, n, 0);
+    for (unsigned k = 0; k < n && !l->stop; k++) {
+        unsigned i = slot[k];
+
+        if (l->fds[i].fd != pfd[k].fd)
+            continue; /* removed by an earlier callback */
+        if (pfd[k].revents || pz_loop_urgent_held(l, i))
+            l->fds[i].fn(l->fds[i].arg, pfd[k].fd);
+    }
+}
+
+/* Whether poll() marked slot i (pfd[i] mirrors fds[i]) and it still holds that descriptor. */
+static bool pz_loop_marked(const struct pz_loop *l, const struct pollfd *pfd, unsigned i)
+{
+    /* A callback may have removed (or replaced) a later slot's descriptor. */
+    return pfd[i].fd >= 0 && pfd[i].revents && l->fds[i].fd == pfd[i].fd;
+}
+
+/*
+ * Call the callback of every descriptor poll() marked: the urgent ones (the
+ * MADs) first, then the others, with the urgent ones looked at again after
+ * each, so a MAD waits behind one batch of datagrams at most.
+ */
 static void pz_loop_run_fds(struct pz_loop *l, const struct pollfd *pfd, unsigned n)
 {
+    for (unsigned i = 0; i < n && !l->stop; i++)
+        if (l->fds[i].urgent && pz_loop_marked(l, pfd, i))
+            l->fds[i].fn(l->fds[i].arg, pfd[i].fd);
     for (unsigned i = 0; i < n && !l->stop; i++) {
-        /* A callback may have removed (or replaced) a later slot's descriptor. */
-        if (pfd[i].fd < 0 || !pfd[i].revents || l->fds[i].fd != pfd[i].fd)
+        if (l->fds[i].urgent || !pz_loop_marked(l, pfd, i))
             continue;
         l->fds[i].fn(l->fds[i].arg, pfd[i].fd);
+        pz_loop_serve_urgent(l);
     }
 }
 

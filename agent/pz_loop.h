@@ -48,6 +48,15 @@ typedef bool (*pz_loop_pending_fn)(void *arg);
  */
 int pz_loop_set_pending(struct pz_loop *l, int fd, pz_loop_pending_fn pending);
 
+/*
+ * Make fd urgent (the MADs: VL15 is never stuck behind data): in each pass
+ * its callback runs before the others', and after each other callback the
+ * loop looks at it again without sleeping (and asks its pending function),
+ * so its input waits behind one other callback's batch at most.  Returns 0,
+ * or -1 when fd is not watched.
+ */
+int pz_loop_set_urgent(struct pz_loop *l, int fd);
+
 /* Stop watching fd (safe from inside a callback). */
 void pz_loop_remove_fd(struct pz_loop *l, int fd);
 

@@ -23,6 +23,7 @@
 # idle and while it runs a full-rate iperf TCP test (1 and 4 streams),
 # against an in-fabric leaf in the same intervals and a fabric-only load;
 # SMP_ROUNDS alternating rounds, medians. Goal: loaded <= 1.5x idle.
+# SMP_ONLY=1 measures that and the switch-to-switch iperf only.
 # TREE=648 runs the same on the 648-port fat tree (gen-fattree 2: the SM on
 # host-1-1, the hosts on leaves 1, 18 and 36, paths through a spine).
 set -uo pipefail
@@ -214,17 +215,24 @@ smp_load1_ref=$(median <<< "${s1r[*]}")
 smp_load4=$(median <<< "${s4[*]}")
 smp_load4_ref=$(median <<< "${s4r[*]}")
 smp_fabric=$(median <<< "${sf[*]}")
-rtt_agent=$(rtt "$NSA" 10.79.0.21)
-rtt_s2s=$(s2s_rtt)
-tp_s2s=$(s2s_iperf 1)
-tp_s2s4=$(s2s_iperf 4)
-tp_agent=$(echo_mbs "$NSA" 10.79.0.21 7)
-rtt_plane=$(rtt "$NSA" 10.79.0.7)
-rtt_hosts=$(rtt "$NSA" 10.79.0.5)
-rtt_veth=$(rtt "$NSV1" 10.80.0.2)
-tp_plane=$(echo_mbs "$NSA" 10.79.0.7 7)
-tp_hosts=$(echo_mbs "$NSA" 10.79.0.5 7)
-tp_veth=$(echo_mbs "$NSV1" 10.80.0.2 7)
+# SMP_ONLY=1: the MAD service part alone (and the switch-to-switch iperf).
+if [ -n "${SMP_ONLY:-}" ]; then
+    rtt_agent=- rtt_s2s=- tp_agent=- rtt_plane=- rtt_hosts=- rtt_veth=- tp_plane=- tp_hosts=- tp_veth=-
+    tp_s2s=$(s2s_iperf 1)
+    tp_s2s4=$(s2s_iperf 4)
+else
+    rtt_agent=$(rtt "$NSA" 10.79.0.21)
+    rtt_s2s=$(s2s_rtt)
+    tp_s2s=$(s2s_iperf 1)
+    tp_s2s4=$(s2s_iperf 4)
+    tp_agent=$(echo_mbs "$NSA" 10.79.0.21 7)
+    rtt_plane=$(rtt "$NSA" 10.79.0.7)
+    rtt_hosts=$(rtt "$NSA" 10.79.0.5)
+    rtt_veth=$(rtt "$NSV1" 10.80.0.2)
+    tp_plane=$(echo_mbs "$NSA" 10.79.0.7 7)
+    tp_hosts=$(echo_mbs "$NSA" 10.79.0.5 7)
+    tp_veth=$(echo_mbs "$NSV1" 10.80.0.2 7)
+fi
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0 && a + 0 > 0) printf "%.2f", a / b; else print "n/a" }'; }
 echo "IPoIB through pzfabric ($TREE_NAME, OpenSM ftree --connect_roots), MTU 2044, ${SIZE} MiB echoed"

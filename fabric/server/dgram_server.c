@@ -27,6 +27,12 @@
 #include "server_internal.h"
 
 #define DGRAM_SERVER_CONNS_MAX 1024 /* connections (QPs) at once */
+/*
+ * Datagrams taken from one connection before the MAD sockets are looked at
+ * again: an SMP waits behind at most this many per datagram connection, as
+ * VL15 has buffers of its own in a switch and is never stuck behind data.
+ */
+#define DGRAM_SERVER_BATCH 8
 
 /* One connection on the datagram socket: one QP of a node's port-0 stack. */
 struct dgram_server_conn {
@@ -34,6 +40,7 @@ struct dgram_server_conn {
     int fd;
     long node;    /* attached node, or -1 before ATTACH */
     uint32_t qpn; /* its QP once attached */
+    bool ready;   /* poll() marked it readable this round */
 };
 
 struct dgram_server {
@@ -261,30 +268,74 @@ static int dgram_server_serve_one(struct sim_server *s, size_t i)
     return 1;
 }
 
-void dgram_server_handle(struct sim_server *s, uint32_t tag, short revents)
+void dgram_server_mark(struct sim_server *s, size_t n)
 {
-    size_t i;
+    struct dgram_server *g = s->dgram;
 
-    if (!s->dgram)
+    if (!g)
         return;
-    if (tag == SIM_PFD_DGRAM_LISTEN) {
-        if (revents & POLLIN)
-            dgram_server_accept(s);
-        return;
+    for (size_t i = 0; i < g->num_conns; i++)
+        if (g->conns[i])
+            g->conns[i]->ready = false;
+    for (size_t k = 1; k < n; k++) {
+        uint32_t tag = s->pfd_conn[k];
+        short revents = s->pfds[k].revents;
+        size_t i = tag & ~SIM_PFD_DGRAM_MASK;
+
+        if (!revents || !dgram_server_tag(tag))
+            continue;
+        if (tag == SIM_PFD_DGRAM_LISTEN) {
+            if (revents & POLLIN)
+                dgram_server_accept(s);
+            continue;
+        }
+        if (i >= g->num_conns || !g->conns[i])
+            continue;
+        if ((revents & (POLLERR | POLLHUP)) && !(revents & POLLIN))
+            dgram_server_conn_close(s, i);
+        else
+            g->conns[i]->ready = true;
     }
-    i = tag & ~SIM_PFD_DGRAM_MASK;
-    if (i >= s->dgram->num_conns || !s->dgram->conns[i])
-        return;
-    if ((revents & (POLLERR | POLLHUP)) && !(revents & POLLIN)) {
-        dgram_server_conn_close(s, i);
-        return;
-    }
-    for (unsigned k = 0; k < SIM_READ_BURST; k++) {
+}
+
+/*
+ * Serve up to DGRAM_SERVER_BATCH messages of connection i; returns how many,
+ * with *more set when the batch was full (more may wait).
+ */
+static unsigned dgram_server_batch(struct sim_server *s, size_t i, bool *more)
+{
+    unsigned k;
+
+    *more = false;
+    for (k = 0; k < DGRAM_SERVER_BATCH; k++) {
         int rc = dgram_server_serve_one(s, i);
 
         if (rc < 0)
             dgram_server_conn_close(s, i);
         if (rc <= 0)
-            return;
+            return k;
+    }
+    *more = true;
+    return k;
+}
+
+void dgram_server_drain(struct sim_server *s)
+{
+    struct dgram_server *g = s->dgram;
+    bool pending = true;
+
+    for (unsigned pass = 0; g && pending && pass * DGRAM_SERVER_BATCH < SIM_READ_BURST; pass++) {
+        pending = false;
+        for (size_t i = 0; i < g->num_conns; i++) {
+            bool more;
+
+            if (!g->conns[i] || !g->conns[i]->ready)
+                continue;
+            if (dgram_server_batch(s, i, &more) && sim_server_serve_mads(s) < 0)
+                return;
+            if (g->conns[i])
+                g->conns[i]->ready = more;
+            pending |= more;
+        }
     }
 }

@@ -89,7 +89,8 @@ struct sim_server {
     struct pollfd *pfds;
     uint32_t *pfd_conn; /* client id of pfds[i], i >= 1 */
     size_t cap_pfds;
-    int board_fd; /* NAME:board listening socket */
+    size_t mad_pfds; /* pfds[0..mad_pfds): control, clients, board (the MAD sockets) */
+    int board_fd;    /* NAME:board listening socket */
     struct sim_agent *agents;
     size_t num_agents;
     int pzctl_fd; /* NAME:pzctl listening socket */
@@ -112,6 +113,12 @@ int sim_conn_open(struct sim_server *s, uint32_t pid, unsigned *id);
 /* A client without a socket whose MADs agent connection i carries; 0 or -errno. */
 int sim_conn_open_board(struct sim_server *s, uint32_t pid, size_t agent, unsigned *id);
 void sim_conn_close(struct sim_server *s, unsigned id);
+/*
+ * Serve whatever waits on the MAD sockets now (poll() without waiting):
+ * called between batches of datagrams.  Returns how many sockets were
+ * ready, or -1 when poll() failed.
+ */
+int sim_server_serve_mads(struct sim_server *s);
 
 /* board_server.c */
 int board_server_open(struct sim_server *s);
@@ -139,7 +146,14 @@ void dgram_server_close(struct sim_server *s);
 size_t dgram_server_pfds(struct sim_server *s, size_t n);
 size_t dgram_server_num_pfds(const struct sim_server *s);
 bool dgram_server_tag(uint32_t tag);
-void dgram_server_handle(struct sim_server *s, uint32_t tag, short revents);
+/* Take poll()'s verdict on the datagram sockets among pfds[1..n): accept, close, mark readable. */
+void dgram_server_mark(struct sim_server *s, size_t n);
+/*
+ * Serve the marked connections round-robin, DGRAM_SERVER_BATCH datagrams at
+ * a time, with the MAD sockets served between batches; up to
+ * SIM_READ_BURST datagrams a connection.
+ */
+void dgram_server_drain(struct sim_server *s);
 
 /* sim_ctl.c */
 void sim_ctl_handle(struct sim_server *s, struct sim_ctl *ctl);

@@ -493,7 +493,11 @@ static int sim_pfds_reserve(struct sim_server *s)
     return 0;
 }
 
-/* Fill the poll array: the control socket, every live connection, board and pzctl sockets. */
+/*
+ * Fill the poll array: the control socket, every live connection, board,
+ * datagram and pzctl sockets.  The MAD sockets (control, clients, board)
+ * come first: s->mad_pfds of them.
+ */
 static size_t sim_pfds_fill(struct sim_server *s)
 {
     size_t n = 1;
@@ -511,6 +515,7 @@ static size_t sim_pfds_fill(struct sim_server *s)
         n++;
     }
     n = board_server_pfds(s, n);
+    s->mad_pfds = n;
     n = dgram_server_pfds(s, n);
     return pzctl_server_pfds(s, n);
 }
@@ -523,23 +528,15 @@ static void sim_reap(struct sim_server *s)
             sim_conn_close(s, (unsigned)i);
 }
 
-int sim_server_run_once(struct sim_server *s, int timeout_ms)
+/* Serve what poll() marked among pfds[1..n) that is not a datagram socket. */
+static void sim_serve_marked(struct sim_server *s, size_t n)
 {
-    size_t n;
-    int ready;
-
-    if (sim_pfds_reserve(s))
-        return -1;
-    n = sim_pfds_fill(s);
-    ready = poll(s->pfds, n, timeout_ms);
-    if (ready < 0)
-        return errno == EINTR ? 0 : -1;
     /*
      * External agents first: an agent waiting for a board answer gets it
      * before the MADs that came meanwhile from clients, so it wakes once for
      * both rather than once for each.
      */
-    for (size_t i = 1; i < n && ready > 0; i++) {
+    for (size_t i = 1; i < n; i++) {
         if ((s->pfd_conn[i] & SIM_PFD_AGENT) && s->pfd_conn[i] != SIM_PFD_BOARD_LISTEN &&
             !dgram_server_tag(s->pfd_conn[i]) && !pzctl_server_tag(s->pfd_conn[i]) &&
             s->pfds[i].revents) {
@@ -547,14 +544,11 @@ int sim_server_run_once(struct sim_server *s, int timeout_ms)
             s->pfds[i].revents = 0;
         }
     }
-    for (size_t i = 1; i < n && ready > 0; i++) {
+    for (size_t i = 1; i < n; i++) {
         unsigned id = s->pfd_conn[i];
 
-        if (dgram_server_tag(id)) {
-            if (s->pfds[i].revents)
-                dgram_server_handle(s, id, s->pfds[i].revents);
-            continue;
-        }
+        if (dgram_server_tag(id))
+            continue; /* after every MAD socket: dgram_server_drain() */
         if (pzctl_server_tag(id)) {
             if (s->pfds[i].revents)
                 pzctl_server_handle(s, id, s->pfds[i].revents);
@@ -574,6 +568,39 @@ int sim_server_run_once(struct sim_server *s, int timeout_ms)
     }
     if (s->pfds[0].revents & POLLIN)
         sim_read_ctl(s);
+}
+
+int sim_server_serve_mads(struct sim_server *s)
+{
+    int ready;
+
+    if (sim_pfds_reserve(s))
+        return -1;
+    sim_pfds_fill(s);
+    ready = poll(s->pfds, s->mad_pfds, 0);
+    if (ready <= 0)
+        return ready < 0 && errno != EINTR ? -1 : 0;
+    sim_serve_marked(s, s->mad_pfds);
+    return ready;
+}
+
+int sim_server_run_once(struct sim_server *s, int timeout_ms)
+{
+    size_t n;
+    int ready;
+
+    if (sim_pfds_reserve(s))
+        return -1;
+    n = sim_pfds_fill(s);
+    ready = poll(s->pfds, n, timeout_ms);
+    if (ready < 0)
+        return errno == EINTR ? 0 : -1;
+    if (ready > 0) {
+        /* VL15 first: every MAD socket, then the datagrams in bounded batches. */
+        dgram_server_mark(s, n);
+        sim_serve_marked(s, n);
+        dgram_server_drain(s);
+    }
     sim_reap(s);
     return 0;
 }

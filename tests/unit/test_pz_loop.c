@@ -1,0 +1,183 @@
+/*
+ * test_pz_loop.c - portzerod's event loop (agent/pz_loop.c): an urgent
+ * descriptor (the MADs) is served before the other descriptors of a pass,
+ * and looked at again after each of them, so input that arrives while
+ * another callback runs (a MAD during a batch of datagrams) is served before
+ * the next callback; an urgent descriptor with nothing waiting is not
+ * called; its owner's buffered input (pending) counts as input.
+ */
+#define _GNU_SOURCE /* pipe2 */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "pz_loop.h"
+
+/* One watched pipe: its name in the log, and what its callback does. */
+struct watched {
+    char name;
+    int fds[2];            /* read end, write end */
+    struct watched *wakes; /* written to by the callback (or NULL) */
+    bool stops;            /* the callback stops the loop (once nothing is held) */
+    int held;              /* pending() says yes this many times */
+};
+
+/* What the callbacks did, in order. */
+struct record {
+    struct pz_loop *loop;
+    char log[16];
+    size_t n;
+};
+
+static struct record rec;
+
+/* pz_loop_fd_fn: log the call, drain the pipe, do what w says. */
+static void on_fd(void *arg, int fd)
+{
+    struct watched *w = arg;
+    char buf[16];
+
+    if (rec.n < sizeof(rec.log) - 1)
+        rec.log[rec.n++] = w->name;
+    while (read(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf))
+        ;
+    if (w->held > 0)
+        w->held--;
+    if (w->wakes)
+        assert_int_equal(write(w->wakes->fds[1], "x", 1), 1);
+    if (w->stops && !w->held)
+        pz_loop_stop(rec.loop);
+}
+
+/* pz_loop_pending_fn: whether w's owner still holds input. */
+static bool held(void *arg)
+{
+    const struct watched *w = arg;
+
+    return w->held > 0;
+}
+
+/* Open w's pipe (non-blocking) and watch it. */
+static void watch(struct watched *w, char name)
+{
+    w->name = name;
+    assert_int_equal(pipe2(w->fds, O_NONBLOCK), 0);
+    assert_int_equal(pz_loop_add_fd(rec.loop, w->fds[0], on_fd, w), 0);
+}
+
+/* Close w's pipe. */
+static void unwatch(struct watched *w)
+{
+    close(w->fds[0]);
+    close(w->fds[1]);
+}
+
+/* Watch a, b and m (in that order) and make all three readable. */
+static void watch_three(struct watched *a, struct watched *b, struct watched *m)
+{
+    watch(a, 'A');
+    watch(b, 'B');
+    watch(m, 'M');
+    for (struct watched *w = a; w; w = w == a ? b : w == b ? m : NULL)
+        assert_int_equal(write(w->fds[1], "x", 1), 1);
+}
+
+/* Close the three pipes of watch_three. */
+static void unwatch_three(struct watched *a, struct watched *b, struct watched *m)
+{
+    unwatch(a);
+    unwatch(b);
+    unwatch(m);
+}
+
+/* A fresh loop and record. */
+static int setup(void **state)
+{
+    (void)state;
+    memset(&rec, 0, sizeof(rec));
+    rec.loop = pz_loop_create();
+    return rec.loop ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    pz_loop_destroy(rec.loop);
+    return 0;
+}
+
+/*
+ * Two data pipes and an urgent one, all readable: the urgent one first; the
+ * first data callback makes the urgent one readable again (a MAD during a
+ * batch), so it is served before the second data callback; after that
+ * nothing waits on it and it is not called again.
+ */
+static void test_urgent_first_and_between(void **state)
+{
+    struct watched a = {0}, b = {0}, m = {0};
+
+    (void)state;
+    watch_three(&a, &b, &m);
+    assert_int_equal(pz_loop_set_urgent(rec.loop, m.fds[0]), 0);
+    assert_int_equal(pz_loop_set_urgent(rec.loop, 1000), -1); /* not watched */
+    a.wakes = &m;
+    b.stops = true;
+    assert_int_equal(pz_loop_run(rec.loop), 0);
+    assert_string_equal(rec.log, "MAMB");
+    unwatch_three(&a, &b, &m);
+}
+
+/* Without urgent descriptors the order is the registration order. */
+static void test_plain_order(void **state)
+{
+    struct watched a = {0}, b = {0}, m = {0};
+
+    (void)state;
+    watch_three(&a, &b, &m);
+    a.wakes = &m;
+    m.stops = true;
+    assert_int_equal(pz_loop_run(rec.loop), 0);
+    assert_string_equal(rec.log, "ABM");
+    unwatch_three(&a, &b, &m);
+}
+
+/*
+ * An urgent descriptor whose owner holds input (pending) but whose pipe is
+ * empty is called first and again after the data callback while it holds.
+ */
+static void test_urgent_pending(void **state)
+{
+    struct watched a = {0}, m = {0};
+
+    (void)state;
+    watch(&a, 'A');
+    watch(&m, 'M');
+    assert_int_equal(pz_loop_set_pending(rec.loop, m.fds[0], held), 0);
+    assert_int_equal(pz_loop_set_urgent(rec.loop, m.fds[0]), 0);
+    m.held = 2; /* two callbacks' worth buffered */
+    m.stops = true;
+    assert_int_equal(write(a.fds[1], "x", 1), 1);
+    assert_int_equal(pz_loop_run(rec.loop), 0);
+    assert_string_equal(rec.log, "MAM");
+    assert_int_equal(m.held, 0);
+    unwatch(&a);
+    unwatch(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_urgent_first_and_between, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_plain_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_urgent_pending, setup, teardown),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
