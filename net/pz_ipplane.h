@@ -15,6 +15,7 @@
 
 #include "board.h"
 #include "ipoib.h"
+#include "pz_netif.h"
 
 struct iperf_server;
 
@@ -57,6 +58,9 @@ uint64_t pz_ipplane_next_deadline(const struct pz_ipplane *p);
 
 /* The endpoint, for state and counters. */
 struct ipoib *pz_ipplane_endpoint(const struct pz_ipplane *p);
+
+/* The lwIP interface's counters (sent at once, queued by lwIP's thread, received). */
+struct pz_netif_stats pz_ipplane_netif_stats(const struct pz_ipplane *p);
 
 /*
  * Start (on) or stop (off) the iperf server on port 5001; a no-op when it

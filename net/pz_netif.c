@@ -3,9 +3,16 @@
  *
  * Debian's lwIP: NO_SYS=0 with core locking.  The netif carries no link
  * layer of its own (neither NETIF_FLAG_ETHARP nor NETIF_FLAG_ETHERNET), so
- * tcpip_input hands packets straight to ip_input, and output receives each
+ * received packets go straight to ip_input, and output receives each
  * packet's final destination: next-hop choice and IPoIB ARP are the
  * endpoint's.  IPv6 is not carried (no output_ip6).
+ *
+ * With core locking any thread holding the lock may run the stack (lwIP's
+ * rawapi.txt, "multithreading"): the owner's loop feeds ip_input under
+ * LOCK_TCPIP_CORE itself, so the callbacks of what it received, and the
+ * answers they send, run on the loop's thread, and output on that thread
+ * goes to the owner's sender at once.  Only what lwIP's own thread sends
+ * (timers: TCP retransmits, delayed ACKs; loopback) crosses by the queue.
  */
 #include "pz_netif.h"
 
@@ -17,6 +24,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <lwip/ip.h>
 #include <lwip/ip4_addr.h>
 #include <lwip/netif.h>
 #include <lwip/pbuf.h>
@@ -35,6 +43,10 @@ struct queued_pkt {
 
 struct pz_netif {
     struct netif netif;
+    pthread_t owner;       /* the thread that created it: the owner's loop */
+    pz_netif_send_fn send; /* the owner's sender, or NULL: everything queues */
+    void *send_ctx;
+    uint8_t *flat; /* owner's thread: a chained packet made contiguous */
     int event_fd;
     pthread_mutex_t lock; /* guards the queue and the tx counters */
     struct queued_pkt *head, *tail;
@@ -58,9 +70,56 @@ static void signal_loop(struct pz_netif *n)
         perror("pz_netif: eventfd");
 }
 
+/* Take the whole queue at once; returns its head. */
+static struct queued_pkt *take_queue(struct pz_netif *n);
+
+/* Owner's thread: hand what lwIP's thread queued to the sender, in order. */
+static void send_queued(struct pz_netif *n)
+{
+    struct queued_pkt *q;
+    bool waiting;
+
+    pthread_mutex_lock(&n->lock);
+    waiting = n->head != NULL;
+    pthread_mutex_unlock(&n->lock);
+    if (!waiting)
+        return;
+    q = take_queue(n);
+    while (q) {
+        struct queued_pkt *next = q->next;
+        n->send(n->send_ctx, q->data, q->len);
+        free(q);
+        q = next;
+    }
+}
+
 /*
- * netif->output, in lwIP's thread: copy the packet (a pbuf chain) into the
- * queue.  Returns ERR_OK, or ERR_MEM when the queue is full (dropped).
+ * Owner's thread, core lock held: send the packet through the owner's
+ * sender at once, after anything lwIP's thread queued before it.  Returns
+ * ERR_OK (the endpoint counts its own drops).
+ */
+static err_t output_direct(struct pz_netif *n, struct pbuf *p)
+{
+    const void *pkt = p->payload;
+
+    send_queued(n);
+    if (p->len != p->tot_len) {
+        /* LWIP_NETIF_TX_SINGLE_PBUF makes this rare: flatten into our buffer. */
+        pbuf_copy_partial(p, n->flat, p->tot_len, 0);
+        pkt = n->flat;
+    }
+    n->send(n->send_ctx, pkt, p->tot_len);
+    pthread_mutex_lock(&n->lock);
+    n->stats.tx_direct++;
+    pthread_mutex_unlock(&n->lock);
+    return ERR_OK;
+}
+
+/*
+ * netif->output, in whichever thread holds the core lock: the owner's
+ * thread sends at once (output_direct); lwIP's thread copies the packet (a
+ * pbuf chain) into the queue.  Returns ERR_OK, or ERR_MEM when the queue is
+ * full (dropped).
  */
 static err_t netif_output_ip4(struct netif *netif, struct pbuf *p, const ip4_addr_t *dest)
 {
@@ -69,6 +128,8 @@ static err_t netif_output_ip4(struct netif *netif, struct pbuf *p, const ip4_add
     bool wake;
     (void)dest; /* the endpoint reads the destination from the header */
 
+    if (n->send && pthread_equal(pthread_self(), n->owner) && p->tot_len <= PZ_NETIF_PKT_MAX)
+        return output_direct(n, p);
     pthread_mutex_lock(&n->lock);
     if (n->queued >= n->queue_max) {
         n->stats.tx_dropped++;
@@ -131,9 +192,14 @@ struct pz_netif *pz_netif_create(const struct pz_netif_config *cfg, char *err, s
         return NULL;
     }
     n->queue_max = cfg->queue_max ? cfg->queue_max : 1024;
+    n->owner = pthread_self();
+    n->flat = malloc(PZ_NETIF_PKT_MAX);
     n->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (n->event_fd < 0) {
-        snprintf(err, errlen, "eventfd: %s", strerror(errno));
+    if (n->event_fd < 0 || !n->flat) {
+        snprintf(err, errlen, "eventfd: %s", n->flat ? strerror(errno) : "out of memory");
+        if (n->event_fd >= 0)
+            close(n->event_fd);
+        free(n->flat);
         free(n);
         return NULL;
     }
@@ -153,10 +219,19 @@ struct pz_netif *pz_netif_create(const struct pz_netif_config *cfg, char *err, s
         snprintf(err, errlen, "lwIP refused the interface");
         close(n->event_fd);
         pthread_mutex_destroy(&n->lock);
+        free(n->flat);
         free(n);
         return NULL;
     }
     return n;
+}
+
+void pz_netif_set_sender(struct pz_netif *n, pz_netif_send_fn send, void *ctx)
+{
+    LOCK_TCPIP_CORE();
+    n->send = send;
+    n->send_ctx = ctx;
+    UNLOCK_TCPIP_CORE();
 }
 
 int pz_netif_fd(const struct pz_netif *n)
@@ -164,7 +239,6 @@ int pz_netif_fd(const struct pz_netif *n)
     return n->event_fd;
 }
 
-/* Take the whole queue at once; returns its head. */
 static struct queued_pkt *take_queue(struct pz_netif *n)
 {
     struct queued_pkt *q;
@@ -192,6 +266,22 @@ void pz_netif_drain(struct pz_netif *n, struct ipoib *ep, uint64_t now)
     }
 }
 
+/* Count one received packet delivered (or dropped). */
+static void count_rx(struct pz_netif *n, bool delivered)
+{
+    pthread_mutex_lock(&n->lock);
+    if (delivered)
+        n->stats.rx_delivered++;
+    else
+        n->stats.rx_dropped++;
+    pthread_mutex_unlock(&n->lock);
+}
+
+/*
+ * The packet into the stack on this thread: ip_input under the core lock
+ * (it takes the pbuf in every case), so the callbacks run here and what
+ * they send leaves through output_direct.
+ */
 void pz_netif_deliver(struct pz_netif *n, const void *pkt, size_t len)
 {
     struct pbuf *p = len <= 0xFFFF ? pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_RAM) : NULL;
@@ -199,15 +289,13 @@ void pz_netif_deliver(struct pz_netif *n, const void *pkt, size_t len)
     if (!p || pbuf_take(p, pkt, (u16_t)len) != ERR_OK) {
         if (p)
             pbuf_free(p);
-        n->stats.rx_dropped++;
+        count_rx(n, false);
         return;
     }
-    if (n->netif.input(p, &n->netif) != ERR_OK) {
-        pbuf_free(p);
-        n->stats.rx_dropped++;
-        return;
-    }
-    n->stats.rx_delivered++;
+    LOCK_TCPIP_CORE();
+    ip_input(p, &n->netif);
+    UNLOCK_TCPIP_CORE();
+    count_rx(n, true);
 }
 
 void pz_netif_link(struct pz_netif *n, bool up, unsigned mtu)
@@ -285,5 +373,6 @@ void pz_netif_destroy(struct pz_netif *n)
     }
     close(n->event_fd);
     pthread_mutex_destroy(&n->lock);
+    free(n->flat);
     free(n);
 }

@@ -295,6 +295,10 @@ out:;
     printf("rx_packets %llu\ntx_packets %llu\nrx_dropped_ip %llu\n",
            (unsigned long long)s->rx_packets, (unsigned long long)s->tx_packets,
            (unsigned long long)s->rx_dropped_ip);
+    struct pz_netif_stats ns = pz_ipplane_netif_stats(h.plane);
+    printf("netif_rx_delivered %llu\nnetif_tx_direct %llu\nnetif_tx_queued %llu\n",
+           (unsigned long long)ns.rx_delivered, (unsigned long long)ns.tx_direct,
+           (unsigned long long)ns.tx_queued);
     for (unsigned i = 0; i < LOOP_ECHO_CONNS; i++)
         pz_tcp_abort(h.conns[i].c);
     pz_tcp_unlisten(h.tcp);

@@ -71,5 +71,12 @@ LWIP_PID=
 check_eq "lwip_host exits 0 on SIGTERM" 0 "$STOP_RC"
 check_eq "no malformed IPv4 counted" 0 "$(awk '$1 == "rx_dropped_ip" { print $2 }' "$WORK/lwip.out")"
 check "lwIP received packets" test "$(awk '$1 == "rx_packets" { print $2 }' "$WORK/lwip.out")" -gt 8000
+# Received packets run through lwIP on the owner's loop (ip_input under the
+# core lock), so the echoes and ACKs they cause leave from that loop at once;
+# only lwIP's timers (delayed ACKs, retransmits) use the queue.
+direct=$(awk '$1 == "netif_tx_direct" { print $2 }' "$WORK/lwip.out")
+queued=$(awk '$1 == "netif_tx_queued" { print $2 }' "$WORK/lwip.out")
+check "answers sent on the owner's loop at once (direct $direct, queued $queued)" \
+    test "${direct:-0}" -gt 8000 -a "${direct:-0}" -gt "$((4 * ${queued:-0}))"
 
 fl_finish
