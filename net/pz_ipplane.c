@@ -22,6 +22,11 @@ struct pz_ipplane {
     struct ip_echo *echo;
     struct iperf_server *iperf;
     uint64_t now; /* ms: the latest time the owner gave, for sends between its calls */
+    struct {
+        void (*fn)(void *arg);
+        void *arg;
+    } hooks[PZ_IPPLANE_MAX_HOOKS];
+    unsigned nhooks;
 };
 
 /* Note the owner's time (ms); returns it. */
@@ -148,6 +153,28 @@ void pz_ipplane_input(struct pz_ipplane *p, const struct board_dgram_addr *a,
                       const uint8_t *payload, size_t len, uint64_t now)
 {
     ipoib_input(p->ep, a, payload, len, plane_clock(p, now));
+    for (unsigned i = 0; i < p->nhooks; i++)
+        p->hooks[i].fn(p->hooks[i].arg);
+}
+
+int pz_ipplane_add_input_hook(struct pz_ipplane *p, void (*fn)(void *arg), void *arg)
+{
+    if (p->nhooks >= PZ_IPPLANE_MAX_HOOKS)
+        return -1;
+    p->hooks[p->nhooks].fn = fn;
+    p->hooks[p->nhooks].arg = arg;
+    p->nhooks++;
+    return 0;
+}
+
+void pz_ipplane_remove_input_hooks(struct pz_ipplane *p, void *arg)
+{
+    unsigned kept = 0;
+
+    for (unsigned i = 0; i < p->nhooks; i++)
+        if (p->hooks[i].arg != arg)
+            p->hooks[kept++] = p->hooks[i];
+    p->nhooks = kept;
 }
 
 bool pz_ipplane_input_sa(struct pz_ipplane *p, const uint8_t *mad, size_t len, uint64_t now)

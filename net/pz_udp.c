@@ -36,7 +36,7 @@ struct pz_udp {
     struct pz_udp_stats stats;
 };
 
-/* lwIP's thread: queue one datagram for the loop (or count it dropped). */
+/* lwIP's receive callback (core lock held): queue one datagram for the loop (or count it dropped). */
 static void pz_udp_input(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,
                          u16_t port)
 {
@@ -107,6 +107,16 @@ struct pz_udp *pz_udp_open(uint16_t port, unsigned queue_max, char *err, size_t 
 int pz_udp_fd(const struct pz_udp *u)
 {
     return u->efd;
+}
+
+bool pz_udp_pending(struct pz_udp *u)
+{
+    bool waiting;
+
+    pthread_mutex_lock(&u->lock);
+    waiting = u->head != NULL;
+    pthread_mutex_unlock(&u->lock);
+    return waiting;
 }
 
 int pz_udp_recv(struct pz_udp *u, uint32_t *addr, uint16_t *port, void *buf, size_t cap)

@@ -78,5 +78,9 @@ direct=$(awk '$1 == "netif_tx_direct" { print $2 }' "$WORK/lwip.out")
 queued=$(awk '$1 == "netif_tx_queued" { print $2 }' "$WORK/lwip.out")
 check "answers sent on the owner's loop at once (direct $direct, queued $queued)" \
     test "${direct:-0}" -gt 8000 -a "${direct:-0}" -gt "$((4 * ${queued:-0}))"
+# The loop's UDP echo ran from the plane's input hook, right after lwIP
+# queued the datagram (not a poll round later).
+check "UDP echo on 4007 answered from the input hook" \
+    test "$(awk '$1 == "udp_hook_echoes" { print $2 }' "$WORK/lwip.out")" -ge 1
 
 fl_finish
