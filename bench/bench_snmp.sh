@@ -12,6 +12,7 @@
 #          outstanding per poller: tests/agent/snmp_raw.py poll), SECS
 #          (default 5) seconds, against both; portzerod's CPU (% of one
 #          core over the interval, OpenSM sweeping) and RSS.
+# PERF_OUT=FILE records portzerod (perf record -g) while the pollers run.
 # NETFILE is ignored (the 36-port file is this bench's). Prints ratios;
 # exit 0 whatever the figures.  Without snmpd: says so, skips the ratios.
 set -uo pipefail
@@ -91,11 +92,20 @@ wait_until 30 ip netns exec "$NS" ping -c 1 -W 1 "$SWADDR" || { echo "bench_snmp
 
 pz_walk=$(walk_ms "$NS" "$SWADDR")
 pz_rows=$(rows)
+PERF_PID=''
+if [ -n "${PERF_OUT:-}" ]; then
+    perf record -q -g -o "$PERF_OUT" -p "$AGENT" 2> /dev/null &
+    PERF_PID=$!
+fi
 c0=$(cpu_ticks "$AGENT")
 t0=$(date +%s.%N)
 pz_gets=$(ip netns exec "$NS" python3 "$SPI" poll "$SWADDR" 161 pzpublic "$SECS" 4)
 t1=$(date +%s.%N)
 c1=$(cpu_ticks "$AGENT")
+if [ -n "$PERF_PID" ]; then
+    kill -INT "$PERF_PID"
+    wait "$PERF_PID"
+fi
 cpu=$(awk -v c=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v a="$t0" -v b="$t1" \
     'BEGIN { printf "%.0f", 100 * c / hz / (b - a) }')
 rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$AGENT/status")

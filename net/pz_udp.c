@@ -36,7 +36,8 @@ struct pz_udp {
     struct pz_udp_stats stats;
 };
 
-/* lwIP's receive callback (core lock held): queue one datagram for the loop (or count it dropped). */
+/* lwIP's receive callback (core lock held): queue one datagram for the loop (or count it dropped).
+ */
 static void pz_udp_input(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,
                          u16_t port)
 {
