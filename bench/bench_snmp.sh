@@ -9,12 +9,13 @@
 #          on loopback, same user and tool; median of RUNS (default 9)
 #          wall times, one snmpbulkwalk process each (includes its start);
 #          the two agents' walks alternate, so both see the same load.
-#   gets:  GETs/s of sysUpTime.0 from 4 parallel pollers (v2c, one request
+#   gets:  GETs/s of sysUpTime.0 from POLLERS (default 4) parallel pollers (v2c, one request
 #          outstanding per poller: tests/agent/snmp_raw.py poll), SECS
 #          (default 5) seconds, against both; portzerod's CPU (% of one
 #          core over the interval, OpenSM sweeping), its CPU per GET,
 #          and RSS.
-# PERF_OUT=FILE records portzerod (perf record -g) while the pollers run.
+# PERF_OUT=FILE records portzerod (perf record -g) while the pollers run,
+# PERF_WALK_OUT=FILE while the walks run.
 # NETFILE is ignored (the 36-port file is this bench's). Prints ratios;
 # exit 0 whatever the figures.  Without snmpd: says so, skips the ratios.
 set -uo pipefail
@@ -23,6 +24,7 @@ BIN=$(cd "${1:?usage: bench_snmp.sh BINDIR [NETFILE]}" && pwd)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=${RUNS:-9}
 SECS=${SECS:-5}
+POLLERS=${POLLERS:-4}
 for t in opensm ip snmpbulkwalk python3; do
     command -v "$t" > /dev/null || { echo "bench_snmp: $t missing, skipped"; exit 0; }
 done
@@ -126,12 +128,25 @@ else
 fi
 : > "$WORK/pz.us"
 : > "$WORK/d.us"
+PERF_PID=''
+if [ -n "${PERF_WALK_OUT:-}" ]; then
+    perf record -q -g -o "$PERF_WALK_OUT" -p "$AGENT" 2> /dev/null &
+    PERF_PID=$!
+fi
+wc0=$(cpu_ticks "$AGENT")
 for ((i = 0; i < RUNS; i++)); do
     walk_us "$NS" "$SWADDR" "$WORK/pz.walk" >> "$WORK/pz.us"
     [ $have_snmpd = 1 ] && walk_us "$NSD" 127.0.0.1 "$WORK/d.walk" >> "$WORK/d.us"
 done
+wc1=$(cpu_ticks "$AGENT")
+if [ -n "$PERF_PID" ]; then
+    kill -INT "$PERF_PID"
+    wait "$PERF_PID"
+fi
 pz_walk=$(median_ms "$WORK/pz.us")
 pz_rows=$(rows "$WORK/pz.walk")
+walk_cpu=$(awk -v c=$((wc1 - wc0)) -v hz="$(getconf CLK_TCK)" -v n="$RUNS" \
+    'BEGIN { printf "%.1f", 1000 * c / hz / n }')
 PERF_PID=''
 if [ -n "${PERF_OUT:-}" ]; then
     perf record -q -g -o "$PERF_OUT" -p "$AGENT" 2> /dev/null &
@@ -139,7 +154,7 @@ if [ -n "${PERF_OUT:-}" ]; then
 fi
 c0=$(cpu_ticks "$AGENT")
 t0=$(date +%s.%N)
-pz_gets=$(ip netns exec "$NS" python3 "$SPI" poll "$SWADDR" 161 pzpublic "$SECS" 4)
+pz_gets=$(ip netns exec "$NS" python3 "$SPI" poll "$SWADDR" 161 pzpublic "$SECS" "$POLLERS")
 t1=$(date +%s.%N)
 c1=$(cpu_ticks "$AGENT")
 if [ -n "$PERF_PID" ]; then
@@ -153,15 +168,15 @@ per_get=$(awk -v c=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v a="$t0" -v b="$t1"
     'BEGIN { if (r > 0) printf "%.1f", 1e6 * c / hz / (r * (b - a)); else print "-" }')
 rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$AGENT/status")
 echo "portzerod (IPoIB, across pzfabric):"
-echo "  snmpbulkwalk ifXTable v3 authPriv: $pz_walk ms (median of $RUNS, $pz_rows rows)"
-echo "  4 pollers: $pz_gets; portzerod CPU ${cpu}% of a core (${per_get} us per GET), RSS ${rss} kB (OpenSM -s 1)"
+echo "  snmpbulkwalk ifXTable v3 authPriv: $pz_walk ms (median of $RUNS, $pz_rows rows), portzerod CPU $walk_cpu ms per walk"
+echo "  $POLLERS pollers: $pz_gets; portzerod CPU ${cpu}% of a core (${per_get} us per GET), RSS ${rss} kB (OpenSM -s 1)"
 [ $have_snmpd = 1 ] || exit 0
 d_walk=$(median_ms "$WORK/d.us")
 d_rows=$(rows "$WORK/d.walk")
-d_gets=$(ip netns exec "$NSD" python3 "$SPI" poll 127.0.0.1 161 pzpublic "$SECS" 4)
+d_gets=$(ip netns exec "$NSD" python3 "$SPI" poll 127.0.0.1 161 pzpublic "$SECS" "$POLLERS")
 echo "Debian snmpd (loopback, lo + 36 more interfaces; walks alternating with portzerod's):"
 echo "  snmpbulkwalk ifXTable v3 authPriv: $d_walk ms (median of $RUNS, $d_rows rows; issue: 17.5 ms)"
-echo "  4 pollers: $d_gets"
+echo "  $POLLERS pollers: $d_gets"
 awk -v a="$pz_walk" -v b="$d_walk" 'BEGIN { printf "ratio walk portzerod/snmpd: %.2fx (goal <= 1.0x)\n", a / b }'
 dr=$(sed 's/.* rate \([0-9]*\).*/\1/' <<< "$d_gets")
 awk -v a="$pr" -v b="$dr" 'BEGIN { if (b > 0) printf "ratio GETs/s portzerod/snmpd: %.2fx\n", a / b }'
