@@ -91,7 +91,9 @@ else
     read -r CA_SM CA_A CA_B CA_L <<< "Hca1 Hca3 Hca5 Hca7"
     read -r SW_1 SW_2 <<< "Leaf4 Spine2"
 fi
-PRELOAD=${PZ_UMAD2SIM_FIX:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
+# What the agents preload, as tests/lib.sh's PZT_PRELOAD: Debian's
+# libumad2sim.so, then the repair (libpzumad2sim.so) make bench names.
+PRELOAD="${PZ_UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so} ${PZ_UMAD2SIM_FIX:-}"
 
 # The fabric (two switches served by portzerods), OpenSM, the two pz-iphost
 # namespaces and the lwIP plane.
