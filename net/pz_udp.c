@@ -33,6 +33,7 @@ struct pz_udp {
     pthread_mutex_t lock; /* guards the queue and the counters */
     struct pz_udp_msg *head, *tail;
     unsigned queued, queue_max;
+    bool signalled; /* the eventfd was written and not yet read */
     struct pz_udp_stats stats;
 };
 
@@ -66,8 +67,9 @@ static void pz_udp_input(void *arg, struct udp_pcb *pcb, struct pbuf *p, const i
     u->tail = m;
     u->queued++;
     u->stats.rx++;
-    if (write(u->efd, &one, sizeof(one)) < 0)
-        (void)0; /* the counter cannot overflow here */
+    /* One write until the loop empties the queue: a system call less per datagram. */
+    if (!u->signalled && write(u->efd, &one, sizeof(one)) == (ssize_t)sizeof(one))
+        u->signalled = true;
     pthread_mutex_unlock(&u->lock);
     pbuf_free(p);
 }
@@ -134,8 +136,11 @@ int pz_udp_recv(struct pz_udp *u, uint32_t *addr, uint16_t *port, void *buf, siz
             u->tail = NULL;
         u->queued--;
     }
-    if (!u->head && read(u->efd, &n, sizeof(n)) < 0)
-        (void)0; /* already clear */
+    if (!u->head && u->signalled) {
+        if (read(u->efd, &n, sizeof(n)) < 0)
+            (void)0; /* already clear */
+        u->signalled = false;
+    }
     pthread_mutex_unlock(&u->lock);
     if (!m)
         return -EAGAIN;
