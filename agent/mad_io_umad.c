@@ -17,7 +17,7 @@
  * then polls only real descriptors.  With the kernel's umad the descriptor
  * is real and no thread runs.
  */
-#include "mad_io.h"
+#include "mad_io_internal.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -41,10 +41,21 @@
 /* umad2sim hands out descriptors from here up (its poll() treats them specially). */
 #define MAD_IO_UMAD2SIM_FD_BASE 1024
 
+/* The longest MAD taken (a reassembled RMPP answer: an SA table). */
+#define MAD_IO_MAX_LEN (16u << 20)
+
 /* One received MAD and where it came from. */
 struct mad_io_rx {
     uint8_t mad[IB_MAD_SIZE];
     struct mad_addr addr;
+    uint8_t *whole; /* a MAD longer than IB_MAD_SIZE: all of it (malloc'd), else NULL */
+    size_t len;     /* its length */
+};
+
+/* A umad receive buffer that grows for reassembled RMPP answers. */
+struct mad_io_buf {
+    void *umad;
+    size_t cap; /* MAD bytes it holds after the umad header */
 };
 
 /* The reader thread's queue (umad2sim only). */
@@ -57,17 +68,18 @@ struct mad_io_reader {
     bool failed; /* umad_recv failed: reported once through mad_io_recv */
     unsigned head, count;
     struct mad_io_rx q[MAD_IO_QUEUE];
-    void *umad; /* the thread's receive buffer */
+    struct mad_io_buf buf; /* the thread's receive buffer */
 };
 
-struct mad_io {
+struct mad_io_umad {
     int portid;
     int agent_lid;                /* agent id for class 0x01 */
     int agent_dr;                 /* agent id for class 0x81 */
     int agent_pma;                /* agent id for class 0x04 (PMA), or -1 */
     int agent_cc;                 /* agent id for class 0x21 (Congestion Control), or -1 */
-    int agent_sa;                 /* agent id for class 0x03 (SA client), or -1 */
-    void *rx_umad;                /* receive buffer: umad header + 256-byte MAD */
+    int agent_sa;                 /* agent id for class 0x03 (SA client, RMPP), or -1 */
+    struct mad_io_buf rx;         /* receive buffer: umad header + a MAD (or more) */
+    struct mad_io_rx last;        /* the MAD mad_io_recv returned last (its whole copy) */
     void *tx_umad;                /* send buffer */
     struct mad_io_reader *reader; /* umad2sim: the reader thread, else NULL */
 };
@@ -142,31 +154,84 @@ static bool mad_io_length_ok(const uint8_t *mad, int len)
     return true;
 }
 
-/*
- * Receive one MAD from umad into buf (a umad buffer).  Returns 1 with mad[]
- * and *addr filled, 0 if none is waiting within timeout_ms (or it was a send
- * completion or truncated), -1 on error.
- */
-static int mad_io_umad_recv(int portid, void *buf, int timeout_ms, uint8_t *mad,
-                            struct mad_addr *addr)
+/* Make b hold len MAD bytes; 0 or -1 (too long, no memory). */
+static int mad_io_buf_reserve(struct mad_io_buf *b, size_t len)
 {
-    int len = (int)(mad_io_umad_bytes() - umad_size()); /* the whole buffer */
-    int rc = umad_recv(portid, buf, &len, timeout_ms);
-    ib_mad_addr_t *ma;
+    size_t hdr = mad_io_umad_bytes() - IB_MAD_SIZE;
+    void *p;
 
+    if (len <= b->cap)
+        return 0;
+    if (len > MAD_IO_MAX_LEN)
+        return -1;
+    p = realloc(b->umad, hdr + len);
+    if (!p)
+        return -1;
+    b->umad = p;
+    b->cap = len;
+    return 0;
+}
+
+static void mad_io_buf_free(struct mad_io_buf *b)
+{
+    free(b->umad);
+    b->umad = NULL;
+    b->cap = 0;
+}
+
+/*
+ * umad_recv into b, growing it when the MAD layer says a reassembled MAD
+ * is longer (-ENOSPC, the MAD kept for the next read).  Returns umad_recv's
+ * result, *len the MAD's length.
+ */
+static int mad_io_buf_recv(int portid, struct mad_io_buf *b, int timeout_ms, int *len)
+{
+    for (;;) {
+        int rc;
+
+        *len = (int)b->cap;
+        rc = umad_recv(portid, b->umad, len, timeout_ms);
+        if (rc != -ENOSPC || *len <= (int)b->cap)
+            return rc;
+        if (mad_io_buf_reserve(b, (size_t)*len))
+            return -ENOMEM;
+    }
+}
+
+/*
+ * Receive one MAD from umad into b.  Returns 1 with rx filled (rx->whole
+ * set for a MAD longer than IB_MAD_SIZE), 0 if none is waiting within
+ * timeout_ms (or it was a send completion or truncated), -1 on error.
+ */
+static int mad_io_umad_recv(int portid, struct mad_io_buf *b, int timeout_ms, struct mad_io_rx *rx)
+{
+    int len;
+    int rc = mad_io_buf_recv(portid, b, timeout_ms, &len);
+    ib_mad_addr_t *ma;
+    struct mad_addr *addr = &rx->addr;
+
+    rx->whole = NULL;
+    rx->len = 0;
     if (rc < 0)
         return rc == -ETIMEDOUT || rc == -EAGAIN ? 0 : -1;
-    if (umad_status(buf) || !mad_io_length_ok(umad_get_mad(buf), len))
+    if (umad_status(b->umad) || !mad_io_length_ok(umad_get_mad(b->umad), len))
         return 0; /* a send completion, or a truncated MAD: nothing to serve */
-    memset(mad, 0, IB_MAD_SIZE);
-    memcpy(mad, umad_get_mad(buf), (size_t)(len < IB_MAD_SIZE ? len : IB_MAD_SIZE));
-    ma = umad_get_mad_addr(buf);
+    memset(rx->mad, 0, IB_MAD_SIZE);
+    memcpy(rx->mad, umad_get_mad(b->umad), (size_t)(len < IB_MAD_SIZE ? len : IB_MAD_SIZE));
+    rx->len = (size_t)len;
+    if (len > IB_MAD_SIZE) {
+        rx->whole = malloc((size_t)len);
+        if (!rx->whole)
+            return 0; /* dropped: its requester times out */
+        memcpy(rx->whole, umad_get_mad(b->umad), (size_t)len);
+    }
+    ma = umad_get_mad_addr(b->umad);
     memset(addr, 0, sizeof(*addr));
     addr->slid = ntohs(ma->lid);
     addr->sl = ma->sl;
     addr->src_qp = ntohl(ma->qpn);
     addr->lid_routed = addr->slid != 0xFFFF;
-    addr->port = mad_io_ingress_port(mad);
+    addr->port = mad_io_ingress_port(rx->mad);
     return 1;
 }
 
@@ -188,6 +253,7 @@ static bool mad_io_reader_push(struct mad_io_reader *r, const struct mad_io_rx *
         pthread_cond_wait(&r->room, &r->lock);
     if (atomic_load(&r->stop)) {
         pthread_mutex_unlock(&r->lock);
+        free(rx->whole);
         return false;
     }
     r->q[(r->head + r->count) % MAD_IO_QUEUE] = *rx;
@@ -212,7 +278,7 @@ static void mad_io_reader_fail(struct mad_io_reader *r)
 /* Reader thread: move MADs from umad to the queue until told to stop. */
 static void *mad_io_reader_main(void *arg)
 {
-    struct mad_io *io = arg;
+    struct mad_io_umad *io = arg;
     struct mad_io_reader *r = io->reader;
     int fd = umad_get_fd(io->portid);
     struct mad_io_rx rx;
@@ -220,7 +286,7 @@ static void *mad_io_reader_main(void *arg)
     while (!atomic_load(&r->stop)) {
         if (!mad_io_reader_wait(fd))
             continue;
-        int rc = mad_io_umad_recv(io->portid, r->umad, 0, rx.mad, &rx.addr);
+        int rc = mad_io_umad_recv(io->portid, &r->buf, 0, &rx);
 
         if (rc < 0) {
             mad_io_reader_fail(r);
@@ -233,11 +299,11 @@ static void *mad_io_reader_main(void *arg)
 }
 
 /* Start the reader thread (umad2sim); returns 0 or -1 with a message in err. */
-static int mad_io_reader_start(struct mad_io *io, char *err, size_t errlen)
+static int mad_io_reader_start(struct mad_io_umad *io, char *err, size_t errlen)
 {
     struct mad_io_reader *r = calloc(1, sizeof(*r));
 
-    if (!r || !(r->umad = calloc(1, mad_io_umad_bytes()))) {
+    if (!r || mad_io_buf_reserve(&r->buf, IB_MAD_SIZE)) {
         free(r);
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -251,7 +317,7 @@ static int mad_io_reader_start(struct mad_io *io, char *err, size_t errlen)
         snprintf(err, errlen, "cannot start the MAD reader thread");
         if (r->efd >= 0)
             close(r->efd);
-        free(r->umad);
+        mad_io_buf_free(&r->buf);
         free(r);
         io->reader = NULL;
         return -1;
@@ -260,7 +326,7 @@ static int mad_io_reader_start(struct mad_io *io, char *err, size_t errlen)
 }
 
 /* Stop the reader thread (within MAD_IO_READER_POLL_MS) and free its queue. */
-static void mad_io_reader_stop(struct mad_io *io)
+static void mad_io_reader_stop(struct mad_io_umad *io)
 {
     struct mad_io_reader *r = io->reader;
 
@@ -274,21 +340,25 @@ static void mad_io_reader_stop(struct mad_io *io)
     pthread_mutex_destroy(&r->lock);
     pthread_cond_destroy(&r->room);
     close(r->efd);
-    free(r->umad);
+    while (r->count) {
+        free(r->q[r->head].whole);
+        r->head = (r->head + 1) % MAD_IO_QUEUE;
+        r->count--;
+    }
+    mad_io_buf_free(&r->buf);
     free(r);
     io->reader = NULL;
 }
 
 /* Take one MAD from the reader's queue: 1, 0 (empty; the eventfd is cleared) or -1. */
-static int mad_io_reader_take(struct mad_io_reader *r, uint8_t *mad, struct mad_addr *addr)
+static int mad_io_reader_take(struct mad_io_reader *r, struct mad_io_rx *rx)
 {
     uint64_t n;
     int rc = 0;
 
     pthread_mutex_lock(&r->lock);
     if (r->count) {
-        memcpy(mad, r->q[r->head].mad, IB_MAD_SIZE);
-        *addr = r->q[r->head].addr;
+        *rx = r->q[r->head]; /* the whole copy's ownership moves too */
         r->head = (r->head + 1) % MAD_IO_QUEUE;
         r->count--;
         pthread_cond_signal(&r->room);
@@ -303,9 +373,9 @@ static int mad_io_reader_take(struct mad_io_reader *r, uint8_t *mad, struct mad_
     return rc;
 }
 
-struct mad_io *mad_io_open(const char *ca, unsigned port, char *err, size_t errlen)
+struct mad_io_umad *mad_io_umad_open(const char *ca, unsigned port, char *err, size_t errlen)
 {
-    struct mad_io *io;
+    struct mad_io_umad *io;
 
     if (umad_init() < 0) {
         snprintf(err, errlen, "umad_init failed");
@@ -322,9 +392,8 @@ struct mad_io *mad_io_open(const char *ca, unsigned port, char *err, size_t errl
                  strerror(-io->portid));
         goto fail;
     }
-    io->rx_umad = calloc(1, mad_io_umad_bytes());
     io->tx_umad = calloc(1, mad_io_umad_bytes());
-    if (!io->rx_umad || !io->tx_umad) {
+    if (mad_io_buf_reserve(&io->rx, IB_MAD_SIZE) || !io->tx_umad) {
         snprintf(err, errlen, "out of memory");
         umad_close_port(io->portid);
         goto fail;
@@ -334,8 +403,10 @@ struct mad_io *mad_io_open(const char *ca, unsigned port, char *err, size_t errl
     /* The GSI agents are optional: without them the switch still has its SMA. */
     io->agent_pma = mad_io_register(io->portid, IB_PERFORMANCE_CLASS, 1);
     io->agent_cc = mad_io_register(io->portid, MAD_IO_CC_CLASS, 2);
-    /* A client of the SA: no methods, only the answers to its own requests. */
-    io->agent_sa = umad_register(io->portid, IB_SA_CLASS, 2, 0, NULL);
+    /* A client of the SA: no methods, only the answers to its own requests;
+     * with RMPP, so that GetTable answers (the route check's tables) arrive
+     * reassembled (the kernel's umad; libpzumad2sim.so under umad2sim). */
+    io->agent_sa = umad_register(io->portid, IB_SA_CLASS, 2, 1, NULL);
     if (io->agent_lid < 0 || io->agent_dr < 0) {
         snprintf(err, errlen, "cannot register the SMI classes (is another SMA running?)");
         umad_close_port(io->portid);
@@ -348,13 +419,13 @@ struct mad_io *mad_io_open(const char *ca, unsigned port, char *err, size_t errl
     }
     return io;
 fail:
-    free(io->rx_umad);
+    mad_io_buf_free(&io->rx);
     free(io->tx_umad);
     free(io);
     return NULL;
 }
 
-void mad_io_close(struct mad_io *io)
+void mad_io_umad_close(struct mad_io_umad *io)
 {
     if (!io)
         return;
@@ -369,7 +440,8 @@ void mad_io_close(struct mad_io *io)
          * sweeping at that moment, that crashed the agent on SIGTERM.
          */
         mad_io_reader_stop(io);
-        free(io->rx_umad);
+        mad_io_buf_free(&io->rx);
+        free(io->last.whole);
         free(io->tx_umad);
         free(io);
         return;
@@ -383,24 +455,41 @@ void mad_io_close(struct mad_io *io)
     if (io->agent_cc >= 0)
         umad_unregister(io->portid, io->agent_cc);
     umad_close_port(io->portid);
-    free(io->rx_umad);
+    mad_io_buf_free(&io->rx);
+    free(io->last.whole);
     free(io->tx_umad);
     free(io);
 }
 
-int mad_io_fd(const struct mad_io *io)
+int mad_io_umad_fd(const struct mad_io_umad *io)
 {
     return io->reader ? io->reader->efd : umad_get_fd(io->portid);
 }
 
-int mad_io_recv(struct mad_io *io, uint8_t mad[IB_MAD_SIZE], struct mad_addr *addr)
+int mad_io_umad_take(struct mad_io_umad *io, uint8_t mad[IB_MAD_SIZE], struct mad_addr *addr)
 {
-    if (io->reader)
-        return mad_io_reader_take(io->reader, mad, addr);
-    return mad_io_umad_recv(io->portid, io->rx_umad, 0, mad, addr);
+    int rc;
+
+    free(io->last.whole);
+    io->last.whole = NULL;
+    io->last.len = 0;
+    rc = io->reader ? mad_io_reader_take(io->reader, &io->last)
+                    : mad_io_umad_recv(io->portid, &io->rx, 0, &io->last);
+    if (rc > 0) {
+        memcpy(mad, io->last.mad, IB_MAD_SIZE);
+        *addr = io->last.addr;
+    }
+    return rc;
 }
 
-int mad_io_send(struct mad_io *io, const uint8_t mad[IB_MAD_SIZE], const struct mad_addr *addr)
+size_t mad_io_umad_whole(const struct mad_io_umad *io, const uint8_t **whole)
+{
+    *whole = io->last.whole;
+    return io->last.whole ? io->last.len : 0;
+}
+
+int mad_io_umad_send(struct mad_io_umad *io, const uint8_t mad[IB_MAD_SIZE],
+                     const struct mad_addr *addr)
 {
     unsigned mgmt_class = mad_get_field((void *)mad, 0, IB_MAD_MGMTCLASS_F);
     int dlid = addr->lid_routed ? addr->dlid : 0xFFFF;

@@ -35,6 +35,14 @@ static const struct pz_config_choice pz_config_board[] = {
     {NULL, 0},
 };
 
+/* mad_transport = auto|umad|board: -1, 0, 1. */
+static const struct pz_config_choice pz_config_mad_transport[] = {
+    {"auto", -1},
+    {"umad", 0},
+    {"board", 1},
+    {NULL, 0},
+};
+
 /* dgram = auto|off|on (and the other boolean words): -1, 0, 1. */
 static const struct pz_config_choice pz_config_dgram[] = {
     {"auto", -1}, {"off", 0},  {"on", 1}, {"no", 0}, {"yes", 1},
@@ -75,6 +83,9 @@ static const struct pz_config_key pz_config_table[] = {
            .help = "board = sim: the switch to take over; empty = $SIM_HOST"),
     PZ_KEY(sim_sockname, .type = PZ_CONFIG_STRING, .def_text = "",
            .help = "board = sim: pzfabric's socket; empty = $IBSIM_SOCKNAME or sim"),
+    PZ_KEY(mad_transport, .type = PZ_CONFIG_CHOICE, .choices = pz_config_mad_transport, .def = -1,
+           .help = "umad: MADs through libibumad; board: over board = sim's connection "
+                   "(no umad); auto = board for board = sim"),
     PZ_KEY(monitor, .type = PZ_CONFIG_CHOICE, .choices = pz_config_on_off, .def = 1,
            .help = "the congestion monitor"),
     PZ_KEY(monitor_interval_ms, .type = PZ_CONFIG_UINT, .min = CONG_INTERVAL_MIN_MS, .max = 3600000,
@@ -127,6 +138,11 @@ static const struct pz_config_key pz_config_table[] = {
            .help = "the monitor user's crypt(3) hash; empty = no password"),
     PZ_KEY(ssh_max_sessions, .type = PZ_CONFIG_UINT, .min = 1, .max = 16, .def = 4,
            .help = "SSH logins at once"),
+    /* Off by default: ssh-audit fails the NIST curve and warns on encrypt-and-MAC. */
+    PZ_KEY(ssh_compat_algorithms, .type = PZ_CONFIG_CHOICE, .choices = pz_config_on_off, .def = 0,
+           .help = "also offer ecdh-sha2-nistp256, the ecdsa-sha2-nistp256 host key and the "
+                   "non-etm hmac-sha2-256/512 (ssh-audit fails or warns on them; off offers "
+                   "curve25519, ssh-ed25519, chacha20/AES-GCM/AES-CTR with -etm MACs)"),
     PZ_KEY(snmp_config, .type = PZ_CONFIG_PATH, .def_text = "",
            .help = "net-snmp snmpd.conf tokens (createUser, rouser, trap2sink...); empty = none"),
 };
@@ -638,4 +654,14 @@ int pz_config_load(struct pz_config *cfg, const char *path, char *err, size_t er
     free(buf);
     fclose(f);
     return rc;
+}
+
+bool pz_config_mads_over_board(const struct pz_config *cfg)
+{
+    return cfg->board_sim && cfg->mad_transport != 0;
+}
+
+bool pz_config_wants_ip(const struct pz_config *cfg)
+{
+    return cfg->ip && cfg->ip_address.addr;
 }

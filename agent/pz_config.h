@@ -33,10 +33,11 @@ struct pz_config {
     bool board_sim;        /* board = sim: the switch is one of pzfabric's */
     char sim_node[64];     /* switch to take over; empty = $SIM_HOST */
     char sim_sockname[64]; /* pzfabric socket name; empty = $IBSIM_SOCKNAME or "sim" */
+    int mad_transport;     /* auto|umad|board: -1, 0, 1 (auto: board for board = sim) */
     /* Port-0 datagrams and the echo service (agent/pz_echo.h). */
     int dgram;           /* dgram = on|off|auto: 1, 0, -1 (auto: on for board = sim) */
     uint32_t dgram_qkey; /* the datagram QP's Q_Key; high bit clear */
-    /* Congestion monitor (pma/cong_monitor.h, agent/pz_monitor.c). */
+    /* Congestion monitor (pma/cong_monitor.h, node/node_monitor.c). */
     bool monitor;                 /* monitor = on|off */
     unsigned monitor_interval_ms; /* sampling interval, >= 100 */
     uint64_t monitor_threshold;   /* congestion threshold, XmitWait ticks per second */
@@ -59,7 +60,8 @@ struct pz_config {
     char ssh_password_hash[160];      /* admin's crypt(3) hash; empty = no password login */
     char ssh_monitor_authorized_keys[128]; /* the read-only monitor user's */
     char ssh_monitor_password_hash[160];
-    unsigned ssh_max_sessions; /* logged-in connections at once */
+    unsigned ssh_max_sessions;  /* logged-in connections at once */
+    bool ssh_compat_algorithms; /* also offer NIST P-256 and the non-etm MACs */
 };
 
 /*
@@ -178,6 +180,13 @@ int pz_config_set(struct pz_config *cfg, const char *key, const char *value, cha
  * number of ports named, or -1 for bad syntax or a port out of range.
  */
 int pz_config_port_list(const char *s, uint8_t mask[(PZ_CONFIG_MAX_PORT + 8) / 8]);
+
+/* Whether cfg asks for the IP plane: an address, and ip not off. */
+bool pz_config_wants_ip(const struct pz_config *cfg);
+
+/* Whether the switch's MADs travel over the board/sim connection (board = sim, mad_transport not
+ * umad). */
+bool pz_config_mads_over_board(const struct pz_config *cfg);
 
 /* Read and parse a file.  Returns 0 or -1 with a message in err. */
 int pz_config_load(struct pz_config *cfg, const char *path, char *err, size_t errlen);

@@ -54,12 +54,28 @@ static void pz_ctl_write(void *arg, const char *text, size_t len)
     }
 }
 
+/*
+ * Log how a command ended when it is news: a command that ran as a job
+ * (ping, iperf, the matrix: what happened is in its output, the log says
+ * when and how it ended) or any command that failed.
+ */
+static void pz_ctl_log_end(const struct pz_ctl_session *s, int status)
+{
+    if (status < 0 && s->job)
+        pz_log(PZ_LOG_WARN, "ctl: '%s' stopped: the client left", s->line);
+    else if (status > 0)
+        pz_log(PZ_LOG_WARN, "ctl: '%s' ended with exit status %d", s->line, status);
+    else if (status == 0 && s->job)
+        pz_log(PZ_LOG_INFO, "ctl: '%s' ended with exit status 0", s->line);
+}
+
 /* End a session: the trailer with the exit status (when status >= 0), then close. */
 static void pz_ctl_end(struct pz_ctl *ctl, struct pz_ctl_session *s, int status)
 {
     char trailer[16];
     int n;
 
+    pz_ctl_log_end(s, status);
     if (status >= 0) {
         n = snprintf(trailer, sizeof(trailer), "%c%d\n", 0, status);
         pz_ctl_write(s, trailer, (size_t)n);
@@ -258,6 +274,8 @@ struct pz_ctl *pz_ctl_open(const char *path, const struct pz_ctl_env *env, char 
                                 .pma = env->pma,
                                 .mon = env->mon,
                                 .plane = env->plane,
+                                .snmp = env->snmp,
+                                .routes = env->routes,
                                 .cfg = env->cfg,
                                 .start_ns = pz_loop_now_ns()};
     for (int i = 0; i < PZ_CTL_MAX_SESSIONS; i++)

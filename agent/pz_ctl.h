@@ -24,8 +24,10 @@ struct pz_ctl_env {
     const struct board *board;
     struct sma *sma;
     struct pma *pma;
-    struct pz_monitor *mon;
+    struct cong_monitor *mon;
     struct pz_ipplane *plane;
+    struct pz_snmp *snmp;     /* NULL: no SNMP agent */
+    struct pz_routes *routes; /* the route check (NULL: none) */
     const struct pz_config *cfg;
 };
 

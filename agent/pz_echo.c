@@ -29,36 +29,19 @@ struct pz_echo {
     uint8_t buf[BOARD_DGRAM_MAX_PAYLOAD];
 };
 
-/* Store v big-endian in the n bytes at p. */
-static void echo_put(uint8_t *p, uint64_t v, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++)
-        p[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
-}
-
-/* Read n big-endian bytes at p. */
-static uint64_t echo_get(const uint8_t *p, unsigned n)
-{
-    uint64_t v = 0;
-
-    for (unsigned i = 0; i < n; i++)
-        v = v << 8 | p[i];
-    return v;
-}
-
 int pz_echo_decode(const uint8_t *p, size_t len, struct pz_echo_hdr *h)
 {
     if (!p || len < PZ_ECHO_HDR_LEN)
         return PZ_ECHO_SHORT;
-    if (echo_get(p, 4) != PZ_ECHO_MAGIC)
+    if (mad_get_be(p, 4) != PZ_ECHO_MAGIC)
         return PZ_ECHO_BAD_MAGIC;
     if (p[4] != PZ_ECHO_VERSION)
         return PZ_ECHO_BAD_VERSION;
     if (p[5] != PZ_ECHO_REQUEST && p[5] != PZ_ECHO_REPLY)
         return PZ_ECHO_BAD_TYPE;
     h->type = p[5];
-    h->seq = (uint32_t)echo_get(p + 8, 4);
-    h->ts_ns = echo_get(p + 12, 8);
+    h->seq = (uint32_t)mad_get_be(p + 8, 4);
+    h->ts_ns = mad_get_be(p + 12, 8);
     return PZ_ECHO_OK;
 }
 
@@ -66,12 +49,12 @@ size_t pz_echo_encode(uint8_t *buf, size_t cap, const struct pz_echo_hdr *h)
 {
     if (!buf || cap < PZ_ECHO_HDR_LEN)
         return 0;
-    echo_put(buf, PZ_ECHO_MAGIC, 4);
+    mad_put_be(buf, PZ_ECHO_MAGIC, 4);
     buf[4] = PZ_ECHO_VERSION;
     buf[5] = h->type;
-    echo_put(buf + 6, 0, 2);
-    echo_put(buf + 8, h->seq, 4);
-    echo_put(buf + 12, h->ts_ns, 8);
+    mad_put_be(buf + 6, 0, 2);
+    mad_put_be(buf + 8, h->seq, 4);
+    mad_put_be(buf + 12, h->ts_ns, 8);
     return PZ_ECHO_HDR_LEN;
 }
 

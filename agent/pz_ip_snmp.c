@@ -19,7 +19,7 @@
 #include "ipoib.h"
 #include "pz_ipplane.h"
 #include "pz_log.h"
-#include "pz_monitor.h"
+#include "pz_routes.h"
 #include "pz_snmp.h"
 #include "pz_udp.h"
 
@@ -47,6 +47,23 @@ static int pz_ip_snmp_send(void *arg, const struct pz_snmp_peer *to, const void 
 /* The IPoIB interface's row from the endpoint's state and counters. */
 static void pz_ip_snmp_mgmt_if(struct pz_ip_snmp *s);
 
+/* The last route check into the MIB (pzRouteCheck): a copy of a few numbers. */
+static void pz_ip_snmp_route_check(struct pz_ip_snmp *s)
+{
+    struct pz_routes_summary r;
+
+    if (!s->env.routes)
+        return;
+    r = pz_routes_last(s->env.routes);
+    pz_snmp_set_route_check(s->snmp, &(struct pz_snmp_route_check){.valid = r.valid,
+                                                                   .when = r.when,
+                                                                   .switches = r.switches,
+                                                                   .pairs = r.pairs,
+                                                                   .unrouted = r.unrouted,
+                                                                   .cycle = r.cycle,
+                                                                   .check_us = r.check_us});
+}
+
 /* Loop: datagrams arrived on UDP 161: into the agent's queue, then answered. */
 static void pz_ip_snmp_on_udp(void *arg, int fd)
 {
@@ -65,6 +82,7 @@ static void pz_ip_snmp_on_udp(void *arg, int fd)
         return; /* an input hook answered them already */
     /* Answer at once (this is the agent's thread), not a poll round later. */
     pz_ip_snmp_mgmt_if(s);
+    pz_ip_snmp_route_check(s);
     pz_snmp_process(s->snmp);
 }
 
@@ -84,6 +102,7 @@ static void pz_ip_snmp_on_queue(void *arg, int fd)
 
     (void)fd;
     pz_ip_snmp_mgmt_if(s);
+    pz_ip_snmp_route_check(s);
     pz_snmp_process(s->snmp);
 }
 
@@ -154,7 +173,7 @@ static int pz_ip_snmp_start(struct pz_ip_snmp *s, const struct pz_config *cfg, c
         .sma = s->env.sma,
         .pma = s->env.pma,
         /* The handlers only read it; the monitor stays the agent loop's. */
-        .cong = s->env.mon ? (struct cong_monitor *)pz_monitor_cong(s->env.mon) : NULL,
+        .cong = s->env.mon,
         .mgmt_port = 0, /* management through port 0: no external port is the path */
         /* The IPoIB link comes up after the SM's sweep: coldStart waits for it. */
         .defer_cold_start = s->env.plane != NULL,
@@ -208,4 +227,9 @@ void pz_ip_snmp_destroy(struct pz_ip_snmp *s)
     pz_snmp_destroy(s->snmp);
     pz_udp_close(s->udp);
     free(s);
+}
+
+struct pz_snmp *pz_ip_snmp_agent(struct pz_ip_snmp *s)
+{
+    return s ? s->snmp : NULL;
 }

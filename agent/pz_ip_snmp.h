@@ -13,8 +13,9 @@
 
 struct sma;
 struct pma;
-struct pz_monitor;
+struct cong_monitor;
 struct pz_ipplane;
+struct pz_routes;
 struct pz_ip_snmp;
 
 /* What the SNMP agent reads and where it runs. */
@@ -23,13 +24,17 @@ struct pz_ip_snmp_env {
     const struct board *board;
     struct sma *sma;
     struct pma *pma;
-    struct pz_monitor *mon;   /* NULL: monitor off */
+    struct cong_monitor *mon; /* NULL: monitor off */
     struct pz_ipplane *plane; /* the IPoIB interface row */
+    struct pz_routes *routes; /* the route check (pzRouteCheck), or NULL */
 };
 
 /* Start the agent as cfg says (snmp_config, state_dir); NULL with a message in err. */
 struct pz_ip_snmp *pz_ip_snmp_create(const struct pz_config *cfg, const struct pz_ip_snmp_env *env,
                                      char *err, size_t errlen);
+
+/* The agent inside (for the CLI's show snmp); NULL for NULL. */
+struct pz_snmp *pz_ip_snmp_agent(struct pz_ip_snmp *s);
 
 /* Stop it (state stored), unregister, free (NULL is fine). */
 void pz_ip_snmp_destroy(struct pz_ip_snmp *s);

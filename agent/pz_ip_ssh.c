@@ -8,6 +8,13 @@
  * line.  The monitor user gets the CLI's read-only rights.  Commands that
  * take time (ping, iperf) are CLI jobs: polled on their descriptor and
  * deadline, their output written as it comes.
+ *
+ * Flow control: a command's whole output is kept (up to PZ_SSH_OUT_MAX) and
+ * leaves as the channel window allows; a shell takes its next typed line
+ * only once the previous command finished and its output is out.  Bytes
+ * typed ahead stay in the session and are acknowledged to the library (so
+ * they reopen the client's window) only when the line editor took them:
+ * a client pasting many commands is slowed, never truncated.
  */
 #include "pz_ip_ssh.h"
 
@@ -21,8 +28,14 @@
 #include "ssh.h"
 
 #define PZ_SSH_PORT 22
-#define PZ_SSH_MAX_CONNS 16      /* TCP connections at once (logins: ssh_max_sessions) */
-#define PZ_SSH_OUT_MAX (1 << 20) /* a session's output not yet taken by its channel */
+#define PZ_SSH_MAX_CONNS 16        /* TCP connections at once (logins: ssh_max_sessions) */
+#define PZ_SSH_OUT_MAX (32u << 20) /* a session's output not yet taken by its channel */
+#define PZ_SSH_OUT_INITIAL (64u << 10)
+/* Output is handed to the channel at the end of each event (or once this much is
+ * waiting), so echo, output and prompt share packets; a shell reads its next line
+ * while less than this is waiting. */
+#define PZ_SSH_OUT_BATCH (32u << 10)
+#define PZ_SSH_IN_MAX (2u << 20) /* typed ahead (the client's window is 1 MiB) */
 #define PZ_SSH_PROMPT "switch> "
 
 struct pz_ip_ssh;
@@ -40,7 +53,11 @@ struct pz_ssh_session {
     bool exiting; /* exit once the output is out */
     uint32_t status;
     uint8_t *out; /* output waiting for the channel */
-    size_t out_len;
+    size_t out_len, out_cap;
+    bool out_cut; /* output beyond PZ_SSH_OUT_MAX was dropped (said once) */
+    uint8_t *in;  /* shell input typed ahead, not yet acknowledged */
+    size_t in_len, in_cap;
+    bool eof;                    /* the client sent EOF: the shell ends once what it typed ran */
     struct pz_ssh_session *next; /* the server's list */
 };
 
@@ -120,17 +137,48 @@ static void pz_ssh_pump(struct pz_ssh_session *ss)
     }
 }
 
-/* CLI sink: append to the session's output ("\n" as "\r\n" in a shell), then pump. */
+/* Make room for need more output bytes (doubling up to PZ_SSH_OUT_MAX); false when full. */
+static bool pz_ssh_out_room(struct pz_ssh_session *ss, size_t need)
+{
+    size_t cap = ss->out_cap ? ss->out_cap : PZ_SSH_OUT_INITIAL;
+    uint8_t *p;
+
+    if (ss->out_len + need <= ss->out_cap)
+        return true;
+    while (cap < ss->out_len + need && cap < PZ_SSH_OUT_MAX)
+        cap *= 2;
+    if (cap > PZ_SSH_OUT_MAX)
+        cap = PZ_SSH_OUT_MAX;
+    if (ss->out_len + need > cap || !(p = realloc(ss->out, cap)))
+        return false;
+    ss->out = p;
+    ss->out_cap = cap;
+    return true;
+}
+
+/* CLI sink: append to the session's output ("\n" as "\r\n" in a shell); pumped at the
+ * end of the event, or now when a batch is waiting. */
 static void pz_ssh_out(void *arg, const char *text, size_t len)
 {
+    static const char cut[] = "\n% output cut (too much at once)\n";
     struct pz_ssh_session *ss = arg;
 
-    for (size_t i = 0; i < len && ss->out_len + 2 <= PZ_SSH_OUT_MAX; i++) {
+    if (!pz_ssh_out_room(ss, 2 * len)) {
+        if (!ss->out_cut && pz_ssh_out_room(ss, 0) && ss->out_len + sizeof(cut) <= ss->out_cap) {
+            memcpy(ss->out + ss->out_len, cut, sizeof(cut) - 1);
+            ss->out_len += sizeof(cut) - 1;
+        }
+        ss->out_cut = true;
+        pz_ssh_pump(ss);
+        return;
+    }
+    for (size_t i = 0; i < len; i++) {
         if (text[i] == '\n' && ss->shell)
             ss->out[ss->out_len++] = '\r';
         ss->out[ss->out_len++] = (uint8_t)text[i];
     }
-    pz_ssh_pump(ss);
+    if (ss->out_len >= PZ_SSH_OUT_BATCH)
+        pz_ssh_pump(ss);
 }
 
 /* Line editor: terminal output as is. */
@@ -144,7 +192,17 @@ static void pz_ssh_le_output(void *ctx, const char *buf, size_t len)
     ss->shell = shell;
 }
 
-static const struct le_ops pz_ssh_le_ops = {.output = pz_ssh_le_output, .complete = NULL};
+/* Line editor: tab completion of the command words this user may run. */
+static size_t pz_ssh_le_complete(void *ctx, const char *line, size_t len, const char **cands,
+                                 size_t max)
+{
+    struct pz_ssh_session *ss = ctx;
+
+    return cli_complete(line, len, ss->read_only, cands, max);
+}
+
+static const struct le_ops pz_ssh_le_ops = {.output = pz_ssh_le_output,
+                                            .complete = pz_ssh_le_complete};
 
 /* End the session with status once its output is out. */
 static void pz_ssh_finish(struct pz_ssh_session *ss, uint32_t status)
@@ -164,13 +222,16 @@ static void pz_ssh_drop_job(struct pz_ssh_session *ss)
     ss->job = NULL;
 }
 
-/* A command finished with status: exec ends, a shell prompts again. */
+static void pz_ssh_drain_input(struct pz_ssh_session *ss);
+
+/* A command finished with status: exec ends, a shell prompts again and reads on. */
 static void pz_ssh_command_done(struct pz_ssh_session *ss, int status)
 {
     if (!ss->shell) {
         pz_ssh_finish(ss, (uint32_t)status);
         return;
     }
+    ss->out_cut = false;
     le_prompt(&ss->le);
 }
 
@@ -180,10 +241,15 @@ static void pz_ssh_poll_job(struct pz_ssh_session *ss, uint64_t now)
     struct cli_out out = {.write = pz_ssh_out, .arg = ss};
     int status = cli_job_poll(ss->job, now, &out);
 
-    if (status == CLI_RUNNING)
+    if (status == CLI_RUNNING) {
+        pz_ssh_pump(ss); /* what the job printed so far */
         return;
+    }
     pz_ssh_drop_job(ss);
     pz_ssh_command_done(ss, status);
+    if (ss->shell)
+        pz_ssh_drain_input(ss);
+    pz_ssh_pump(ss);
 }
 
 /* Loop: a job's descriptor: find its session (over every connection) and poll it. */
@@ -211,10 +277,8 @@ static int pz_ssh_session_start(void *app, struct ssh_session *s, enum ssh_sessi
 {
     struct pz_ssh_session *ss = calloc(1, sizeof(*ss));
 
-    if (!ss || !(ss->out = malloc(PZ_SSH_OUT_MAX))) {
-        free(ss);
+    if (!ss)
         return -1;
-    }
     ss->conn = app;
     ss->s = s;
     ss->job_fd = -1;
@@ -227,24 +291,28 @@ static int pz_ssh_session_start(void *app, struct ssh_session *s, enum ssh_sessi
         le_init(&ss->le, &pz_ssh_le_ops, ss, PZ_SSH_PROMPT);
         pz_ssh_out(ss, "portzero switch CLI (help lists the commands, exit leaves)\n", 59);
         le_prompt(&ss->le);
+        pz_ssh_pump(ss);
         return 0;
     }
     pz_ssh_run(ss, command ? command : "");
+    pz_ssh_pump(ss);
     return 0;
 }
 
-/* Shell input: through the line editor, one command per line. */
-static size_t pz_ssh_session_input(void *app, struct ssh_session *s, const uint8_t *data,
-                                   size_t len)
+/* Whether the shell takes its next line now: no command running, its output (nearly) out. */
+static bool pz_ssh_shell_ready(const struct pz_ssh_session *ss)
 {
-    struct pz_ssh_session *ss = ssh_session_data(s);
+    return !ss->job && !ss->exiting && ss->out_len < PZ_SSH_OUT_BATCH;
+}
+
+/* Typed bytes through the line editor while the shell is ready, one command per line;
+ * returns how many it took (all of them once the shell ends). */
+static size_t pz_ssh_shell_feed(struct pz_ssh_session *ss, const uint8_t *data, size_t len)
+{
     size_t used = 0;
     char line[LE_LINE_MAX + 1];
 
-    (void)app;
-    if (!ss || !ss->shell || ss->job || ss->exiting)
-        return len; /* exec takes no input; a shell drops what is typed while a command runs */
-    while (used < len && !ss->job && !ss->exiting) {
+    while (used < len && pz_ssh_shell_ready(ss)) {
         size_t u = 0;
         enum le_result r = le_input(&ss->le, data + used, len - used, &u, line, sizeof(line));
 
@@ -258,17 +326,90 @@ static size_t pz_ssh_session_input(void *app, struct ssh_session *s, const uint8
         if (!u)
             break;
     }
-    return len;
+    return ss->exiting ? len : used;
 }
 
-/* The client sent EOF: a shell ends. */
+/* The shell is ready again: take what was typed ahead, acknowledge it to the library. */
+static void pz_ssh_drain_input(struct pz_ssh_session *ss)
+{
+    size_t used;
+
+    if (!pz_ssh_shell_ready(ss))
+        return;
+    while (ss->in_len && pz_ssh_shell_ready(ss)) {
+        used = pz_ssh_shell_feed(ss, ss->in, ss->in_len);
+        memmove(ss->in, ss->in + used, ss->in_len - used);
+        ss->in_len -= used;
+        ssh_session_input_done(ss->s, used);
+        pz_ssh_pump(ss); /* the channel may take it all: then read on */
+        if (!used)
+            break;
+    }
+    if (ss->eof && !ss->in_len && pz_ssh_shell_ready(ss))
+        pz_ssh_finish(ss, 0);
+    pz_ssh_pump(ss);
+}
+
+/* Keep len typed-ahead bytes; returns how many could not be kept (dropped). */
+static size_t pz_ssh_keep_input(struct pz_ssh_session *ss, const uint8_t *data, size_t len)
+{
+    size_t keep = len;
+
+    if (ss->in_len + keep > ss->in_cap) {
+        size_t cap = ss->in_len + keep < 4096 ? 4096 : (ss->in_len + keep) * 2;
+        uint8_t *p;
+
+        if (cap > PZ_SSH_IN_MAX)
+            cap = PZ_SSH_IN_MAX;
+        p = cap > ss->in_cap ? realloc(ss->in, cap) : NULL;
+        if (p) {
+            ss->in = p;
+            ss->in_cap = cap;
+        }
+        if (ss->in_len + keep > ss->in_cap)
+            keep = ss->in_cap - ss->in_len;
+    }
+    memcpy(ss->in + ss->in_len, data, keep);
+    ss->in_len += keep;
+    return len - keep;
+}
+
+/* Shell input: through the line editor when the shell is ready, else kept for later. */
+static size_t pz_ssh_session_input(void *app, struct ssh_session *s, const uint8_t *data,
+                                   size_t len)
+{
+    struct pz_ssh_session *ss = ssh_session_data(s);
+    size_t used = 0;
+
+    (void)app;
+    if (!ss || !ss->shell || ss->exiting)
+        return len; /* exec takes no input */
+    /* Not pz_ssh_drain_input here: bytes of this call are acknowledged by the return value
+     * (ssh_session_input_done only counts bytes the library already saw held). */
+    while (!ss->in_len && used < len && pz_ssh_shell_ready(ss)) {
+        size_t u = pz_ssh_shell_feed(ss, data + used, len - used);
+
+        used += u;
+        pz_ssh_pump(ss);
+        if (!u)
+            break;
+    }
+    if (used == len)
+        return len;
+    /* Acknowledged now: what was taken, and what could not be kept (dropped). */
+    return used + pz_ssh_keep_input(ss, data + used, len - used);
+}
+
+/* The client sent EOF: a shell ends, after the lines it typed ahead ran. */
 static void pz_ssh_session_eof(void *app, struct ssh_session *s)
 {
     struct pz_ssh_session *ss = ssh_session_data(s);
 
     (void)app;
-    if (ss && ss->shell && !ss->exiting)
-        pz_ssh_finish(ss, 0);
+    if (!ss || !ss->shell || ss->exiting)
+        return;
+    ss->eof = true;
+    pz_ssh_drain_input(ss);
 }
 
 /* The channel has room again. */
@@ -277,8 +418,10 @@ static void pz_ssh_session_writable(void *app, struct ssh_session *s)
     struct pz_ssh_session *ss = ssh_session_data(s);
 
     (void)app;
-    if (ss)
-        pz_ssh_pump(ss);
+    if (!ss)
+        return;
+    pz_ssh_pump(ss);
+    pz_ssh_drain_input(ss);
 }
 
 /* The session is gone. */
@@ -297,6 +440,7 @@ static void pz_ssh_session_closed(void *app, struct ssh_session *s)
         }
     }
     free(ss->out);
+    free(ss->in);
     free(ss);
     ssh_session_set_data(s, NULL);
 }
@@ -463,7 +607,8 @@ static void pz_ssh_on_timer(void *arg, uint64_t now)
 static int pz_ssh_server_start(struct pz_ip_ssh *s, const struct pz_config *cfg, char *err,
                                size_t errlen)
 {
-    struct ssh_server_config sc = {.state_dir = cfg->state_dir};
+    struct ssh_server_config sc = {.state_dir = cfg->state_dir,
+                                   .compat_algorithms = cfg->ssh_compat_algorithms};
 
     sc.users[SSH_USER_ADMIN] = (struct ssh_user_config){
         .name = "admin",

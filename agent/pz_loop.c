@@ -15,6 +15,7 @@ struct pz_loop_fd {
     int fd; /* -1: free slot */
     pz_loop_fd_fn fn;
     void *arg;
+    pz_loop_pending_fn pending; /* or NULL */
 };
 
 struct pz_loop_timer {
@@ -63,6 +64,17 @@ int pz_loop_add_fd(struct pz_loop *l, int fd, pz_loop_fd_fn fn, void *arg)
     if (i == l->nfds)
         l->nfds++;
     return 0;
+}
+
+int pz_loop_set_pending(struct pz_loop *l, int fd, pz_loop_pending_fn pending)
+{
+    for (unsigned i = 0; i < l->nfds; i++) {
+        if (l->fds[i].fd == fd && fd >= 0) {
+            l->fds[i].pending = pending;
+            return 0;
+        }
+    }
+    return -1;
 }
 
 void pz_loop_remove_fd(struct pz_loop *l, int fd)
@@ -144,18 +156,26 @@ static void pz_loop_run_fds(struct pz_loop *l, const struct pollfd *pfd, unsigne
 int pz_loop_run(struct pz_loop *l)
 {
     struct pollfd pfd[PZ_LOOP_MAX_FDS];
+    bool held[PZ_LOOP_MAX_FDS]; /* the owner holds input (pz_loop_set_pending) */
 
     l->stop = false;
     while (!l->stop) {
         unsigned n = l->nfds;
+        bool pending = false;
 
-        for (unsigned i = 0; i < n; i++)
+        for (unsigned i = 0; i < n; i++) {
             pfd[i] = (struct pollfd){.fd = l->fds[i].fd, .events = POLLIN};
-        int rc = poll(pfd, n, pz_loop_wait_ms(pz_loop_earliest(l), pz_loop_now_ns()));
+            held[i] = l->fds[i].fd >= 0 && l->fds[i].pending && l->fds[i].pending(l->fds[i].arg);
+            pending |= held[i];
+        }
+        int rc = poll(pfd, n, pending ? 0 : pz_loop_wait_ms(pz_loop_earliest(l), pz_loop_now_ns()));
 
         if (rc < 0 && errno != EINTR)
             return -1;
-        if (rc > 0)
+        for (unsigned i = 0; i < n && pending; i++)
+            if (held[i] && pfd[i].fd >= 0)
+                pfd[i].revents |= POLLIN; /* buffered input: as if readable */
+        if (rc > 0 || pending)
             pz_loop_run_fds(l, pfd, n);
         pz_loop_run_timers(l);
     }

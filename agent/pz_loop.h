@@ -36,6 +36,18 @@ void pz_loop_destroy(struct pz_loop *l);
 /* Watch fd for input; returns 0, or -1 when the table is full or fd < 0. */
 int pz_loop_add_fd(struct pz_loop *l, int fd, pz_loop_fd_fn fn, void *arg);
 
+/* Whether input waits in a buffer of the descriptor's owner (readable or not). */
+typedef bool (*pz_loop_pending_fn)(void *arg);
+
+/*
+ * Say that fd's owner may hold input of its own (MADs received while it
+ * waited for something else): before each sleep the loop asks pending(arg)
+ * (arg: the one fd was added with), and when it says yes the loop does not
+ * sleep and calls fd's callback as if fd were readable.  Returns 0, or -1
+ * when fd is not watched.
+ */
+int pz_loop_set_pending(struct pz_loop *l, int fd, pz_loop_pending_fn pending);
+
 /* Stop watching fd (safe from inside a callback). */
 void pz_loop_remove_fd(struct pz_loop *l, int fd);
 

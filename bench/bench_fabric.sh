@@ -5,7 +5,9 @@
 #   C. ibsim (the reference: every ratio is against it),
 #   B. pzfabric, every switch answered in-process,
 #   A. pzfabric --agent <spine> with one external portzerod serving it over
-#      board/sim.
+#      board/sim, its MADs on the board/sim connection (mad_transport = auto),
+#   U. the same with mad_transport = umad: its MADs through umad2sim (the
+#      path of hardware and ibsim; before the board transport, A's).
 # On the 648-port tree (gen-fattree 2: 18 spines, 36 leaves, 648 CAs), from
 # host-1-1 to spine-1 (directed route 0,1,19; LID-routed for the PMA):
 #   sync NodeInfo Gets/s (window 1), pipelined PortInfo Gets/s (window 16),
@@ -61,17 +63,19 @@ ibsim_sizes() {
     awk '/^Switch/ { s++; p += $2 + 1 } /^Hca/ { c++; p += $2 + 1 }
          END { printf "-N %d -S %d -P %d\n", s + c + 16, s + 16, p + 64 }' "$1"
 }
-# start_sim KIND ID NET SPINE: KIND ib, pz or agent (pzfabric --agent SPINE + portzerod).
+# start_sim KIND ID NET SPINE: KIND ib, pz, agent or umad (pzfabric --agent SPINE +
+# portzerod, its MADs over board/sim or through umad2sim).
 start_sim() {
-    local kind=$1 id=$2 net=$3 spine=$4
+    local kind=$1 id=$2 net=$3 spine=$4 transport=auto
     case $kind in
     ib) start_ibsim "$id" "$net" $(ibsim_sizes "$net") ;;
     pz) start_pzfabric "$id" "$net" ;;
-    agent)
+    agent | umad)
+        [ "$kind" = umad ] && transport=umad
         start_pzfabric "$id" "$net" --agent "$spine" || return 1
         mkdir -p "$WORK/$id.agent"
         (cd "$WORK/$id.agent" && LD_PRELOAD=$PZT_UMAD2SIM SIM_HOST=$spine IBSIM_SOCKNAME=${PZT_SOCK[$id]} \
-            exec "$BIN/portzerod" -o board=sim > out 2> err < /dev/null) &
+            exec "$BIN/portzerod" -o board=sim -o mad_transport=$transport > out 2> err < /dev/null) &
         PZT_PID[$id.agent]=$!
         wait_file "$WORK/$id.agent/out" 30 '^ready$' "${PZT_PID[$id.agent]}"
         ;;
@@ -103,18 +107,19 @@ rate_of() {
     mapfile -t r < <(awk '{ print $3 }' "$1" 2> /dev/null)
     [ ${#r[@]} -gt 0 ] && median "${r[@]}" || echo 0
 }
-# row NAME C B A [GOALTEXT]: one table line: rates and ratios to C.
+# row NAME C B A U [GOALTEXT]: one table line: rates and ratios to C.
 row() {
-    awk -v n="$1" -v c="$2" -v b="$3" -v a="$4" -v g="${5:-}" 'BEGIN {
+    awk -v n="$1" -v c="$2" -v b="$3" -v a="$4" -v u="$5" -v g="${6:-}" 'BEGIN {
         rb = c > 0 ? sprintf("%.2fx", b / c) : "-"; ra = c > 0 ? sprintf("%.3fx", a / c) : "-"
-        printf "  %-34s %10.0f  %10.0f %6s  %10.0f %7s  %s\n", n, c, b, rb, a, ra, g }'
+        ru = c > 0 ? sprintf("%.3fx", u / c) : "-"
+        printf "  %-34s %10.0f  %10.0f %6s  %10.0f %7s  %10.0f %7s  %s\n", n, c, b, rb, a, ra, u, ru, g }'
 }
 
 # bench_tree LABEL NET HOST PATH SPINE: the MAD rates and SUBNET UP on NET.
 bench_tree() {
     local label=$1 net=$2 host=$3 path=$4 spine=$5 k id run
     declare -A wall cpu rss lid
-    for k in ib pz agent; do
+    for k in ib pz agent umad; do
         id=$label-$k
         start_sim "$k" "$id" "$net" "$spine" || { failed=1; return; }
         subnet_up "$id" "$host" 600
@@ -122,7 +127,7 @@ bench_tree() {
         lid[$k]=$(lid_of "$id" "$host" "$path")
     done
     for ((run = 0; run < RUNS; run++)); do
-        for k in ib pz agent; do
+        for k in ib pz agent umad; do
             id=$label-$k
             at "$id" "$host" "$BIN/pz-smp-client" nodeinfo "$path" "$SECS" 1 >> "$id.ni"
             at "$id" "$host" "$BIN/pz-smp-client" portinfo "$path" "$SECS" 16 >> "$id.pi"
@@ -132,30 +137,35 @@ bench_tree() {
     "$BIN/pz-dgram-client" "${PZT_SOCK[$label-pz]}" "$spine" "${spine%-1}-2" "$SECS" 64 256 > "$label.dgram"
     # LFT Sets last: they overwrite the spine's routes, which LID-routed PMA Gets need.
     for ((run = 0; run < RUNS; run++)); do
-        for k in ib pz agent; do
+        for k in ib pz agent umad; do
             at "$label-$k" "$host" "$BIN/pz-lft-client" "$path" "$SECS" 4 >> "$label-$k.lft"
         done
     done
-    for k in agent pz ib; do
+    for k in umad agent pz ib; do
         stop "$label-$k.agent"
         stop "$label-$k"
     done
 
     echo "$label: host $host -> $spine (DR $path), $SECS s per run, median of $RUNS"
-    printf '  %-34s %10s  %10s %6s  %10s %7s\n' "" "ibsim" "pzfabric" "ratio" "ext.agent" "ratio"
+    printf '  %-34s %10s  %10s %6s  %10s %7s  %10s %7s\n' "" "ibsim" "pzfabric" "ratio" "ext.agent" "ratio" \
+        "ext.umad" "ratio"
     row "sync NodeInfo Gets/s" "$(rate_of "$label-ib.ni")" "$(rate_of "$label-pz.ni")" \
-        "$(rate_of "$label-agent.ni")" "goal: both >= 1.0x"
+        "$(rate_of "$label-agent.ni")" \
+        "$(rate_of "$label-umad.ni")" "goal: both >= 1.0x"
     row "pipelined PortInfo Gets/s (16)" "$(rate_of "$label-ib.pi")" "$(rate_of "$label-pz.pi")" \
-        "$(rate_of "$label-agent.pi")" "goal: in-process >= 1.0x"
+        "$(rate_of "$label-agent.pi")" \
+        "$(rate_of "$label-umad.pi")" "goal: in-process >= 1.0x"
     row "PortCountersExt Gets/s (16)" "$(rate_of "$label-ib.pce")" "$(rate_of "$label-pz.pce")" \
-        "$(rate_of "$label-agent.pce")"
+        "$(rate_of "$label-agent.pce")" \
+        "$(rate_of "$label-umad.pce")"
     row "LFT block Sets/s (4)" "$(rate_of "$label-ib.lft")" "$(rate_of "$label-pz.lft")" \
-        "$(rate_of "$label-agent.lft")" "goal: ext.agent >= 25000/s"
-    awk -v c="${wall[ib]}" -v b="${wall[pz]}" -v a="${wall[agent]}" \
-        -v cc="${cpu[ib]}" -v cb="${cpu[pz]}" -v ca="${cpu[agent]}" \
+        "$(rate_of "$label-agent.lft")" \
+        "$(rate_of "$label-umad.lft")" "goal: ext.agent >= 25000/s"
+    awk -v c="${wall[ib]}" -v b="${wall[pz]}" -v a="${wall[agent]}" -v u="${wall[umad]}" \
+        -v cc="${cpu[ib]}" -v cb="${cpu[pz]}" -v ca="${cpu[agent]}" -v cu="${cpu[umad]}" \
         -v rc="${rss[ib]}" -v rb="${rss[pz]}" 'BEGIN {
-        printf "  %-34s %9.3fs  %9.3fs %5.2fx  %9.3fs          goal: in-process <= 1.0x ibsim\n", "SUBNET UP wall", c, b, (c > 0 ? b / c : 0), a
-        printf "  %-34s %9.2fs  %9.2fs %5.2fx  %9.2fs\n", "simulator CPU during SUBNET UP", cc, cb, (cc > 0 ? cb / cc : 0), ca
+        printf "  %-34s %9.3fs  %9.3fs %5.2fx  %9.3fs          %9.3fs          goal: in-process <= 1.0x ibsim\n", "SUBNET UP wall", c, b, (c > 0 ? b / c : 0), a, u
+        printf "  %-34s %9.2fs  %9.2fs %5.2fx  %9.2fs          %9.2fs\n", "simulator CPU during SUBNET UP", cc, cb, (cc > 0 ? cb / cc : 0), ca, cu
         printf "  %-34s %8.1fMiB  %8.1fMiB %5.2fx\n", "simulator RSS after SUBNET UP", rc / 1024, rb / 1024, (rc > 0 ? rb / rc : 0) }'
     read -r n _ r lost < "$label.dgram" || { n=0 r=0 lost=0; }
     printf '  %-34s %10s/s on pzfabric (%s received, %s lost; window 64, 256 B)\n' \

@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench_image.sh BINDIR [NETFILE] - portzerod's footprint next to the switch
-# image's goals (issue 15): <= 512 KiB of our own text, <= 8 MiB RSS serving
+# image's goals: <= 512 KiB of our own text, <= 8 MiB RSS serving
 # a 36-port switch with SNMP polling and an SSH session.
 #
 #   size:  text/data/bss of the image's aarch64 portzerod (size -A and -B of

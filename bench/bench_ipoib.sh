@@ -18,7 +18,11 @@
 # Measured: ICMP RTT (ping, 200 x 56 bytes, 10 ms apart: median of the
 # per-packet times) and TCP throughput through an echo service (SIZE MiB,
 # default 64, sent and echoed back; MB/s = bytes one way / wall time).
-# Goal (issue): >= 100 MB/s switch to switch. Exit 0 whatever the figures.
+# Goal: >= 100 MB/s switch to switch. Exit 0 whatever the figures.
+# MAD service under load: the SMP round trip to SW_1's portzerod
+# idle and while it runs a full-rate iperf TCP test (1 and 4 streams),
+# against an in-fabric leaf in the same intervals and a fabric-only load;
+# SMP_ROUNDS alternating rounds, medians. Goal: loaded <= 1.5x idle.
 # TREE=648 runs the same on the 648-port fat tree (gen-fattree 2: the SM on
 # host-1-1, the hosts on leaves 1, 18 and 36, paths through a spine).
 set -uo pipefail
@@ -86,14 +90,17 @@ if [ "${TREE:-}" = 648 ]; then
     NET=$WORK/tree.net TREE_NAME=sftree648
     read -r CA_SM CA_A CA_B CA_L <<< "host-1-1 host-1-2 host-18-1 host-36-1"
     read -r SW_1 SW_2 <<< "leaf-36 spine-2"
+    CA_SMP=host-36-2 # SMPs to SW_1 (DR 0,1)
+    CA_REF=host-18-2 # SMPs to leaf-18, served in pzfabric (DR 0,1)
 else
     NET=$ROOT/tests/integration/ft-2s4l.net TREE_NAME=ft-2s4l
     read -r CA_SM CA_A CA_B CA_L <<< "Hca1 Hca3 Hca5 Hca7"
     read -r SW_1 SW_2 <<< "Leaf4 Spine2"
+    CA_SMP=Hca8
+    CA_REF=Hca6
 fi
-# What the agents preload, as tests/lib.sh's PZT_PRELOAD: Debian's
-# libumad2sim.so, then the repair (libpzumad2sim.so) make bench names.
-PRELOAD="${PZ_UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so} ${PZ_UMAD2SIM_FIX:-}"
+# Debian's umad2sim, then the product's repair (attach/), as every client does.
+PRELOAD="/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so ${PZ_UMAD2SIM_FIX:-}"
 
 # The fabric (two switches served by portzerods), OpenSM, the two pz-iphost
 # namespaces and the lwIP plane.
@@ -156,6 +163,57 @@ s2s_iperf() {
             END { m = 1; if (u ~ /^K/) m = 1e3; if (u ~ /^M/) m = 1e6; if (u ~ /^G/) m = 1e9;
                   if (u == "") print "nan"; else printf "%.1f\n", v * m / 8 / 1e6 }'
 }
+# smp_rtt SECONDS CA: mean round trip (us) of synchronous NodeInfo Gets (one
+# outstanding, DR 0,1 from CA: CA_SMP reaches SW_1's SMA in portzerod,
+# CA_REF a leaf served by pzfabric's own SMA) over SECONDS.
+smp_rtt() {
+    mkdir -p "smp.$2"
+    (cd "smp.$2" && LD_PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so SIM_HOST=$2 \
+        IBSIM_SOCKNAME=$SOCK timeout 60 "$BIN/pz-smp-client" nodeinfo 0,1 "$1" 1 2> /dev/null) |
+        awk '{ if ($3 + 0 > 0) printf "%.0f\n", 1e6 / $3; else print "nan" }'
+}
+# smp_rtt_loaded STREAMS: "SW_1 REF" round trips (smp_rtt 2 each) while SW_1
+# runs a full-rate iperf TCP test to SW_2 (7 s, STREAMS streams), from 1 s in.
+smp_rtt_loaded() {
+    "$BIN/pz-cli" -s "$WORK/sw1/ctl" -t 60 iperf -c 10.79.0.22 -t 7 -P "$1" > "iperf_load.$1" 2>&1 &
+    local load=$! a b
+    sleep 1
+    a=$(smp_rtt 2 "$CA_SMP")
+    b=$(smp_rtt 2 "$CA_REF")
+    wait "$load"
+    echo "$a $b"
+}
+# smp_rtt_fabric_loaded: smp_rtt 2 to SW_1 while two Linux hosts (pz-iphost
+# A -> B, not through SW_1) push TCP through pzfabric: the fabric and the
+# machine loaded, SW_1's agent idle (the control of the loaded case).
+smp_rtt_fabric_loaded() {
+    ip netns exec "$NSA" timeout 4 socat -u /dev/zero TCP:10.79.0.5:7 > /dev/null 2>&1 &
+    local load=$! a
+    sleep 1
+    a=$(smp_rtt 2 "$CA_SMP")
+    wait "$load"
+    echo "$a"
+}
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'; }
+# SMP_ROUNDS (default 3) alternating rounds of idle, 1-stream and 4-stream
+# load, so the machine's own load (other jobs) hits each alike; medians.
+si=() sir=() s1=() s1r=() s4=() s4r=() sf=()
+for ((r = 0; r < ${SMP_ROUNDS:-3}; r++)); do
+    si+=("$(smp_rtt 2 "$CA_SMP")")
+    sir+=("$(smp_rtt 2 "$CA_REF")")
+    read -r a b <<< "$(smp_rtt_loaded 1)"
+    s1+=("$a") s1r+=("$b")
+    read -r a b <<< "$(smp_rtt_loaded 4)"
+    s4+=("$a") s4r+=("$b")
+    sf+=("$(smp_rtt_fabric_loaded)")
+done
+smp_idle=$(median <<< "${si[*]}")
+smp_idle_ref=$(median <<< "${sir[*]}")
+smp_load1=$(median <<< "${s1[*]}")
+smp_load1_ref=$(median <<< "${s1r[*]}")
+smp_load4=$(median <<< "${s4[*]}")
+smp_load4_ref=$(median <<< "${s4r[*]}")
+smp_fabric=$(median <<< "${sf[*]}")
 rtt_agent=$(rtt "$NSA" 10.79.0.21)
 rtt_s2s=$(s2s_rtt)
 tp_s2s=$(s2s_iperf 1)
@@ -185,3 +243,6 @@ printf '%-34s %10s %10s %14s %14s\n' "Linux -> Linux (veth, reference)" "$rtt_ve
 echo "IP plane vs Sun DCS 36 port 0 (~25 MB/s, sFtree paper): $(ratio "$tp_plane" 25)x; goal >= 100 MB/s: $(awk -v t="$tp_plane" 'BEGIN { print (t + 0 >= 100) ? "met" : "not met" }')"
 echo "switch to switch (agents' iperf TCP) vs Sun DCS 36 port 0 (~25 MB/s): $(ratio "$tp_s2s" 25)x (1 stream), $(ratio "$tp_s2s4" 25)x (4 streams); goal >= 100 MB/s: $(awk -v t="$tp_s2s" 'BEGIN { print (t + 0 >= 100) ? "met" : "not met" }')"
 echo "portzerod's plane vs Sun DCS 36 port 0: $(ratio "$tp_agent" 25)x; vs the bare plane (lwip_host): $(ratio "$tp_agent" "$tp_plane")x"
+echo "MAD service of $SW_1 (portzerod) while it runs a full-rate iperf TCP test to $SW_2 (medians of ${SMP_ROUNDS:-3} alternating rounds): SMP round trip idle ${smp_idle} us, loaded ${smp_load1} us (1 stream, $(ratio "$smp_load1" "$smp_idle")x idle), ${smp_load4} us (4 streams, $(ratio "$smp_load4" "$smp_idle")x idle); goal <= 1.5x: $(awk -v a="$smp_load1" -v b="$smp_load4" -v i="$smp_idle" 'BEGIN { print (i + 0 > 0 && a + 0 <= 1.5 * i && b + 0 <= 1.5 * i) ? "met" : "not met" }')"
+echo "  reference, a leaf served in pzfabric (no IP load of its own) in the same intervals: idle ${smp_idle_ref} us, loaded ${smp_load1_ref} us ($(ratio "$smp_load1_ref" "$smp_idle_ref")x, 1 stream), ${smp_load4_ref} us ($(ratio "$smp_load4_ref" "$smp_idle_ref")x, 4 streams): what the machine's CPU contention alone costs"
+echo "  control, $SW_1's agent idle while two Linux hosts push TCP through pzfabric (not through $SW_1): ${smp_fabric} us ($(ratio "$smp_fabric" "$smp_idle")x idle)"

@@ -19,22 +19,14 @@
 #include <infiniband/umad.h>
 
 #include "bench_window.h"
+#include "mad_header.h"
 
 /* Build one DR Set LinearForwardingTable for block into mad. */
 static void build_set(uint8_t *mad, uint64_t tid, unsigned block, int hops, const uint8_t *path)
 {
-    memset(mad, 0, BENCH_MAD);
-    mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, IB_SMI_DIRECT_CLASS);
-    mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_SET);
-    mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
-    mad_set_field(mad, 0, IB_MAD_ATTRID_F, IB_ATTR_LINEARFORWTBL);
-    mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, block);
-    mad_set_field(mad, 0, IB_DRSMP_HOPCNT_F, (unsigned)hops);
-    mad_set_field(mad, 0, IB_DRSMP_DRSLID_F, 0xFFFF);
-    mad_set_field(mad, 0, IB_DRSMP_DRDLID_F, 0xFFFF);
-    memcpy(mad + 128, path, 64); /* InitialPath: libibmad has it only as a whole */
+    mad_header_init(mad, IB_SMI_DIRECT_CLASS, 1, IB_MAD_METHOD_SET, tid, IB_ATTR_LINEARFORWTBL,
+                    block);
+    mad_dr_init(mad, (unsigned)hops, 0, 0xFFFF, 0xFFFF, path);
     memset(mad + 64, (int)(block % 8) + 1, 64);
 }
 

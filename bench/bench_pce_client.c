@@ -18,17 +18,13 @@
 #include <infiniband/umad.h>
 
 #include "bench_window.h"
+#include "mad_header.h"
 
 /* Build one Get(PortCountersExtended) of port into mad. */
 static void build_get(uint8_t *mad, uint64_t tid, unsigned port)
 {
-    memset(mad, 0, BENCH_MAD);
-    mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, IB_PERFORMANCE_CLASS);
-    mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
-    mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
-    mad_set_field(mad, 0, IB_MAD_ATTRID_F, IB_GSI_PORT_COUNTERS_EXT);
+    mad_header_init(mad, IB_PERFORMANCE_CLASS, 1, IB_MAD_METHOD_GET, tid, IB_GSI_PORT_COUNTERS_EXT,
+                    0);
     mad_set_field(mad + IB_PC_DATA_OFFS, 0, IB_PC_EXT_PORT_SELECT_F, port);
 }
 

@@ -17,6 +17,7 @@
 #include <infiniband/mad.h>
 
 #include "board_mem.h"
+#include "mad_header.h"
 #include "sma.h"
 
 #define BENCH_SECONDS 1.0
@@ -35,20 +36,11 @@ static double bench_now(void)
 static void bench_smp(uint8_t *mad, unsigned mgmt_class, unsigned method, unsigned attr,
                       uint32_t mod)
 {
-    memset(mad, 0, 256);
-    mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, mgmt_class);
-    mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_METHOD_F, method);
-    mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr);
-    mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, mod);
-    if (mgmt_class == IB_SMI_DIRECT_CLASS) {
-        mad_set_field(mad, 0, IB_DRSMP_HOPCNT_F, 1);
-        mad_set_field(mad, 0, IB_DRSMP_HOPPTR_F, 1);
-        mad_set_field(mad, 0, IB_DRSMP_DRSLID_F, 0xFFFF);
-        mad_set_field(mad, 0, IB_DRSMP_DRDLID_F, 0xFFFF);
-        mad[129] = 1;
-    }
+    static const uint8_t path[2] = {0, 1};
+
+    mad_header_init(mad, mgmt_class, 1, method, 0, attr, mod);
+    if (mgmt_class == IB_SMI_DIRECT_CLASS)
+        mad_dr_init(mad, 1, 1, 0xFFFF, 0xFFFF, path);
 }
 
 /* The reference: copy the request and make it a response. */

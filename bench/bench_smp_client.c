@@ -20,6 +20,7 @@
 #include <infiniband/umad.h>
 
 #include "bench_window.h"
+#include "mad_header.h"
 
 /* What every request asks, and the route it takes. */
 struct smp_request {
@@ -34,18 +35,8 @@ static void smp_build(void *arg, uint8_t *mad, uint64_t tid, unsigned long seq)
     const struct smp_request *r = arg;
     unsigned mod = r->attr == IB_ATTR_PORT_INFO ? 1 + (unsigned)(seq % 8) : 0;
 
-    memset(mad, 0, BENCH_MAD);
-    mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, IB_SMI_DIRECT_CLASS);
-    mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
-    mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
-    mad_set_field(mad, 0, IB_MAD_ATTRID_F, r->attr);
-    mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, mod);
-    mad_set_field(mad, 0, IB_DRSMP_HOPCNT_F, (unsigned)r->hops);
-    mad_set_field(mad, 0, IB_DRSMP_DRSLID_F, 0xFFFF);
-    mad_set_field(mad, 0, IB_DRSMP_DRDLID_F, 0xFFFF);
-    memcpy(mad + 128, r->path, 64); /* InitialPath: libibmad has it only as a whole */
+    mad_header_init(mad, IB_SMI_DIRECT_CLASS, 1, IB_MAD_METHOD_GET, tid, r->attr, mod);
+    mad_dr_init(mad, (unsigned)r->hops, 0, 0xFFFF, 0xFFFF, r->path);
 }
 
 /* bench_window_client.good: status 0, a GetResp for the attribute asked. */

@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench_snmp.sh BINDIR [NETFILE] - portzerod's SNMP agent over IPoIB against
-# Debian's snmpd on loopback, measured in the same run (issue 12, Benchmarks).
+# Debian's snmpd on loopback, measured in the same run.
 #
 #   walk:  snmpbulkwalk -v3 authPriv (SHA-256/AES) of ifXTable on a 36-port
 #          switch (tests/integration/ft-36port.net, leaf-2: 37 rows) from
@@ -175,7 +175,7 @@ d_walk=$(median_ms "$WORK/d.us")
 d_rows=$(rows "$WORK/d.walk")
 d_gets=$(ip netns exec "$NSD" python3 "$SPI" poll 127.0.0.1 161 pzpublic "$SECS" "$POLLERS")
 echo "Debian snmpd (loopback, lo + 36 more interfaces; walks alternating with portzerod's):"
-echo "  snmpbulkwalk ifXTable v3 authPriv: $d_walk ms (median of $RUNS, $d_rows rows; issue: 17.5 ms)"
+echo "  snmpbulkwalk ifXTable v3 authPriv: $d_walk ms (median of $RUNS, $d_rows rows; goal: 17.5 ms)"
 echo "  $POLLERS pollers: $d_gets"
 awk -v a="$pz_walk" -v b="$d_walk" 'BEGIN { printf "ratio walk portzerod/snmpd: %.2fx (goal <= 1.0x)\n", a / b }'
 dr=$(sed 's/.* rate \([0-9]*\).*/\1/' <<< "$d_gets")

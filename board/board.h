@@ -324,6 +324,14 @@ struct board_ops {
      * ones.  0, or -ENOENT if the switch knows no such MAD.
      */
     int (*mad_rx)(void *ctx, uint64_t tid, struct board_mad_rx *rx);
+
+    /*
+     * The counters of count ports from first at once (optional: NULL = one
+     * port_counters call each), for boards where every read is a round trip
+     * (board/sim: one request, count answers).  0, or the first error.
+     */
+    int (*port_counters_many)(void *ctx, unsigned first, unsigned count,
+                              struct board_port_counters *c);
 };
 
 /* A board instance: identity, operations and their context. */
@@ -437,6 +445,24 @@ static inline int board_port_counters(const struct board *b, unsigned port,
                                       struct board_port_counters *c)
 {
     return b->ops->port_counters(b->ctx, port, c);
+}
+
+/*
+ * The counters of ports first .. first + count - 1 into c[0 .. count - 1]:
+ * what board_port_counters() reads port by port, in one board access where
+ * the board has one (over board/sim one round trip instead of count).
+ * Returns 0, or the first port's error (the ports before it are filled).
+ */
+static inline int board_port_counters_many(const struct board *b, unsigned first, unsigned count,
+                                           struct board_port_counters *c)
+{
+    int rc = 0;
+
+    if (b->ops->port_counters_many)
+        return b->ops->port_counters_many(b->ctx, first, count, c);
+    for (unsigned i = 0; i < count && rc == 0; i++)
+        rc = b->ops->port_counters(b->ctx, first + i, &c[i]);
+    return rc;
 }
 
 /* Whether the board does port-0 datagrams. */

@@ -18,7 +18,7 @@ struct board_mem_port {
     struct board_port_config peer; /* the far end's enables (board_mem_set_peer_enables) */
     struct board_port_counters counters;
     uint16_t *pkeys; /* pkey_cap entries */
-    uint8_t *vlarb;  /* 4 blocks x 64 bytes */
+    uint8_t *vlarb;  /* 4 blocks x 64 bytes, or NULL until the first Set (reads as zeros) */
 };
 
 /* One queued datagram. */
@@ -28,9 +28,13 @@ struct bm_dgram {
     uint8_t payload[]; /* len bytes */
 };
 
-/* A ring of BOARD_MEM_DGRAM_QUEUE datagrams. */
+/*
+ * A ring of BOARD_MEM_DGRAM_QUEUE datagrams; its slots are allocated with
+ * the first datagram (a fabric's 700 boards have 9 queues each, nearly all
+ * of them never used: 4.6 kB a board).
+ */
 struct bm_dgram_queue {
-    struct bm_dgram *items[BOARD_MEM_DGRAM_QUEUE];
+    struct bm_dgram **items; /* BOARD_MEM_DGRAM_QUEUE slots, or NULL */
     unsigned head;
     unsigned count;
 };
@@ -345,19 +349,27 @@ static int bm_mft_set(void *ctx, unsigned block, unsigned position, const uint16
     return 0;
 }
 
-static int bm_pkey_get(void *ctx, unsigned port, unsigned block, uint16_t *keys)
+/* The P_Key table size of port if block is within it, else -EINVAL. */
+static int bm_pkey_block_cap(struct board_mem *bm, unsigned port, unsigned block)
 {
-    struct board_mem *bm = ctx;
     unsigned cap;
 
     if (!bm_port_ok(bm, port))
         return -EINVAL;
     cap = board_pkey_cap(&bm->board, port);
-    if ((uint64_t)block * BOARD_PKEY_BLOCK >= cap)
-        return -EINVAL;
+    return (uint64_t)block * BOARD_PKEY_BLOCK < cap ? (int)cap : -EINVAL;
+}
+
+static int bm_pkey_get(void *ctx, unsigned port, unsigned block, uint16_t *keys)
+{
+    struct board_mem *bm = ctx;
+    int cap = bm_pkey_block_cap(bm, port, block);
+
+    if (cap < 0)
+        return cap;
     for (unsigned i = 0; i < BOARD_PKEY_BLOCK; i++) {
         unsigned idx = block * BOARD_PKEY_BLOCK + i;
-        keys[i] = idx < cap ? bm->ports[port].pkeys[idx] : 0;
+        keys[i] = idx < (unsigned)cap ? bm->ports[port].pkeys[idx] : 0;
     }
     return 0;
 }
@@ -365,16 +377,13 @@ static int bm_pkey_get(void *ctx, unsigned port, unsigned block, uint16_t *keys)
 static int bm_pkey_set(void *ctx, unsigned port, unsigned block, const uint16_t *keys)
 {
     struct board_mem *bm = ctx;
-    unsigned cap;
+    int cap = bm_pkey_block_cap(bm, port, block);
 
-    if (!bm_port_ok(bm, port))
-        return -EINVAL;
-    cap = board_pkey_cap(&bm->board, port);
-    if ((uint64_t)block * BOARD_PKEY_BLOCK >= cap)
-        return -EINVAL;
+    if (cap < 0)
+        return cap;
     for (unsigned i = 0; i < BOARD_PKEY_BLOCK; i++) {
         unsigned idx = block * BOARD_PKEY_BLOCK + i;
-        if (idx < cap)
+        if (idx < (unsigned)cap)
             bm->ports[port].pkeys[idx] = keys[i];
     }
     return 0;
@@ -416,7 +425,10 @@ static int bm_vlarb_get(void *ctx, unsigned port, unsigned block, uint8_t *entri
 
     if (port >= bm_nports(bm) || block > 3)
         return -EINVAL;
-    memcpy(entries, bm->ports[port].vlarb + block * 64, 64);
+    if (bm->ports[port].vlarb)
+        memcpy(entries, bm->ports[port].vlarb + block * 64, 64);
+    else
+        memset(entries, 0, 64); /* never programmed */
     return 0;
 }
 
@@ -426,6 +438,8 @@ static int bm_vlarb_set(void *ctx, unsigned port, unsigned block, const uint8_t 
 
     if (port >= bm_nports(bm) || block > 3)
         return -EINVAL;
+    if (!bm->ports[port].vlarb && !(bm->ports[port].vlarb = calloc(4 * 64, 1)))
+        return -ENOMEM;
     memcpy(bm->ports[port].vlarb + block * 64, entries, 64);
     return 0;
 }
@@ -482,6 +496,8 @@ static int bm_dgram_push(struct board_mem *bm, struct bm_dgram_queue *q,
         bm->dgram_overflows++;
         return -ENOBUFS;
     }
+    if (!q->items && !(q->items = calloc(BOARD_MEM_DGRAM_QUEUE, sizeof(*q->items))))
+        return -ENOMEM;
     d = malloc(sizeof(*d) + len);
     if (!d)
         return -ENOMEM;
@@ -526,6 +542,14 @@ static void bm_dgram_flush(struct bm_dgram_queue *q)
         q->head = (q->head + 1) % BOARD_MEM_DGRAM_QUEUE;
         q->count--;
     }
+}
+
+/* Free every datagram of q and its slots. */
+static void bm_dgram_free(struct bm_dgram_queue *q)
+{
+    bm_dgram_flush(q);
+    free(q->items);
+    q->items = NULL;
 }
 
 /* QP handle qp if it is open, else NULL. */
@@ -745,8 +769,7 @@ static int bm_init_port(struct board_mem *bm, unsigned port)
     unsigned cap = board_pkey_cap(&bm->board, port);
 
     p->pkeys = calloc(cap ? cap : 1, sizeof(uint16_t));
-    p->vlarb = calloc(4 * 64, 1);
-    if (!p->pkeys || !p->vlarb)
+    if (!p->pkeys)
         return -ENOMEM;
     if (cap)
         p->pkeys[0] = 0xFFFF; /* default partition, full member */
@@ -817,8 +840,8 @@ void board_mem_destroy(struct board_mem *bm)
         }
     }
     for (int qp = 0; qp < BOARD_QP_MAX; qp++)
-        bm_dgram_flush(&bm->qps[qp].rx);
-    bm_dgram_flush(&bm->dgram_tx);
+        bm_dgram_free(&bm->qps[qp].rx);
+    bm_dgram_free(&bm->dgram_tx);
     free(bm->ports);
     free(bm->lft);
     free(bm->mft);

@@ -3,6 +3,7 @@
  * and one response on a SOCK_SEQPACKET socket to pzfabric, except the LFT
  * block Set, which is posted (see bs_lft_set).
  */
+#define _GNU_SOURCE /* sendmmsg() */
 #include "board_sim.h"
 
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "board_sim_dgram.h"
+#include "board_sim_mad.h"
 #include "board_sim_proto.h"
 
 struct board_sim {
@@ -51,7 +53,47 @@ struct board_sim {
     struct board_sim_dgram *dgram;
     /* Port-0 QPs (board_qp_*): the socket name and node they connect to, the connections. */
     struct board_sim_qps qps;
+    /* The switch's MADs, when the connection carries them (board_sim_mad.h). */
+    struct board_sim_madq madq;
+    /*
+     * Posted writes not sent yet (MADs on this connection only): they go
+     * out in one sendmmsg() with the next message, in order before it.
+     */
+    struct board_sim_msg posted[BOARD_SIM_POSTED_MAX];
+    unsigned nposted;
 };
+
+/*
+ * Send the held posted writes followed by msg (NULL: none) in one
+ * sendmmsg(); 0, or -1 when the fabric did not take them all.
+ */
+static int bs_send_with_posted(struct board_sim *bs, const struct board_sim_msg *msg)
+{
+    struct mmsghdr mm[BOARD_SIM_POSTED_MAX + 1];
+    struct iovec iov[BOARD_SIM_POSTED_MAX + 1];
+    unsigned n = 0, sent = 0;
+
+    for (; n < bs->nposted; n++)
+        iov[n] = (struct iovec){.iov_base = &bs->posted[n], .iov_len = sizeof(bs->posted[n])};
+    if (msg)
+        iov[n++] = (struct iovec){.iov_base = (void *)msg, .iov_len = sizeof(*msg)};
+    bs->nposted = 0;
+    if (n == 1)
+        return send(bs->fd, iov[0].iov_base, iov[0].iov_len, MSG_NOSIGNAL) ==
+                       (ssize_t)iov[0].iov_len
+                   ? 0
+                   : -1;
+    for (unsigned k = 0; k < n; k++)
+        mm[k] = (struct mmsghdr){.msg_hdr = {.msg_iov = &iov[k], .msg_iovlen = 1}};
+    while (sent < n) {
+        int rc = sendmmsg(bs->fd, mm + sent, n - sent, MSG_NOSIGNAL);
+
+        if (rc <= 0)
+            return -1;
+        sent += (unsigned)rc;
+    }
+    return 0;
+}
 
 /* Forget the kept status of port (BOARD_SIM_PORT_ALL: of every port). */
 static void bs_port_changed(struct board_sim *bs, uint32_t port)
@@ -65,6 +107,45 @@ static void bs_port_changed(struct board_sim *bs, uint32_t port)
 }
 
 /*
+ * Wait for the answers to the request just sent (seq bs->seq, op), each
+ * given to answer(arg, m) until it says it was the last; port events and
+ * MADs that come between are taken, older answers (after a timeout)
+ * skipped.  0, or -1 (timeout, lost fabric, a malformed message).
+ */
+static int bs_collect(struct board_sim *bs, enum board_sim_op op, board_sim_answer_fn answer,
+                      void *arg)
+{
+    uint8_t buf[sizeof(struct board_sim_msg) + 1];
+    struct pollfd pfd = {.fd = bs->fd, .events = POLLIN};
+    struct board_sim_msg m;
+    bool done = false;
+    ssize_t n;
+
+    /* MADs come on this connection too: take them in batches while waiting. */
+    if (bs->madq.ring)
+        return board_sim_madq_await(bs, bs->seq, (uint16_t)op, BOARD_SIM_TIMEOUT_MS, answer, arg);
+    while (!done) {
+        if (poll(&pfd, 1, BOARD_SIM_TIMEOUT_MS) != 1)
+            return -1;
+        n = recv(bs->fd, buf, sizeof(buf), 0);
+        if (n <= 0 || board_sim_msg_decode(buf, (size_t)n, &m))
+            return -1;
+        if (m.seq == bs->seq && m.op == op)
+            done = answer(arg, &m);
+        else
+            board_sim_take_msg(bs, &m);
+    }
+    return 0;
+}
+
+/* board_sim_answer_fn of a single round trip: keep the answer in *arg (the only one). */
+static bool bs_keep_answer(void *arg, const struct board_sim_msg *m)
+{
+    *(struct board_sim_msg *)arg = *m;
+    return true;
+}
+
+/*
  * One round trip: send the request, wait for the response with the same
  * sequence number.  Returns the remote status (0 or negative errno), or a
  * local negative errno; out (BOARD_SIM_DATA bytes) receives the data.
@@ -73,28 +154,12 @@ static int bs_rpc(struct board_sim *bs, enum board_sim_op op, uint32_t a, uint32
                   const void *in, size_t in_len, void *out, size_t out_len)
 {
     struct board_sim_msg req, resp;
-    uint8_t buf[sizeof(struct board_sim_msg) + 1];
-    struct pollfd pfd = {.fd = bs->fd, .events = POLLIN};
-    ssize_t n;
 
     board_sim_msg_request(&req, ++bs->seq, op, a, b, c);
     if (in_len)
         memcpy(req.data, in, in_len < BOARD_SIM_DATA ? in_len : BOARD_SIM_DATA);
-    if (send(bs->fd, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req))
+    if (bs_send_with_posted(bs, &req) || bs_collect(bs, op, bs_keep_answer, &resp))
         goto fail;
-    for (;;) {
-        if (poll(&pfd, 1, BOARD_SIM_TIMEOUT_MS) != 1)
-            goto fail;
-        n = recv(bs->fd, buf, sizeof(buf), 0);
-        if (n <= 0 || board_sim_msg_decode(buf, (size_t)n, &resp))
-            goto fail;
-        if (resp.op == BOARD_SIM_PORT_EVENT) {
-            bs_port_changed(bs, resp.a);
-            continue;
-        }
-        if (resp.seq == bs->seq && resp.op == op)
-            break; /* older answers (after a timeout) are skipped */
-    }
     if (out_len)
         memcpy(out, resp.data, out_len < BOARD_SIM_DATA ? out_len : BOARD_SIM_DATA);
     bs->last_c = resp.c;
@@ -112,7 +177,8 @@ static int bs_port_status(void *ctx, unsigned port, struct board_port_status *st
     bool keep = bs->st && port <= bs->id.num_ports;
     int rc;
 
-    if (keep && bs->pump_due) {
+    /* Events that came with the MADs of this wake were taken with them. */
+    if (keep && bs->pump_due && !(bs->madq.ring && bs->madq.drained)) {
         bs->pump_due = false;
         board_sim_pump(bs); /* a lost connection shows in the request below */
     }
@@ -235,7 +301,16 @@ static int bs_lft_set(void *ctx, unsigned block, const uint8_t *e)
         return -EINVAL;
     board_sim_msg_request(&req, ++bs->seq, BOARD_SIM_LFT_SET_POSTED, block, 0, 0);
     memcpy(req.data, e, BOARD_LFT_BLOCK);
-    if (send(bs->fd, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req)) {
+    /*
+     * With the MADs on this connection, held for the SetResp that follows
+     * (one system call for both; the fabric reads the write first).
+     */
+    if (bs->madq.ring && bs->nposted < BOARD_SIM_POSTED_MAX) {
+        bs->posted[bs->nposted++] = req;
+        bs_lft_store(bs, block, e);
+        return 0;
+    }
+    if (bs_send_with_posted(bs, &req)) {
         bs->errors++;
         return -EIO;
     }
@@ -334,11 +409,84 @@ static int bs_port_counters(void *ctx, unsigned port, struct board_port_counters
     return rc;
 }
 
+/* What bs_port_counters_many collects: the ports' counters and the first error. */
+struct bs_counters_run {
+    struct board_port_counters *c;
+    unsigned count;
+    unsigned got;  /* answers so far */
+    int first_err; /* status of the first failed port (0: none) */
+    unsigned first_err_at;
+    bool unsupported; /* the server answered -EOPNOTSUPP: one answer only */
+};
+
+/* board_sim_answer_fn of COUNTERS_MANY: one port's counters (c = its index); last at count. */
+static bool bs_counters_answer(void *arg, const struct board_sim_msg *m)
+{
+    struct bs_counters_run *r = arg;
+
+    if (m->c == 0 && m->status == -EOPNOTSUPP) {
+        r->unsupported = true;
+        return true;
+    }
+    if (m->c < r->count && m->status == 0)
+        board_sim_unpack_counters(m->data, &r->c[m->c]);
+    else if (!r->first_err || m->c < r->first_err_at) {
+        r->first_err = m->status ? m->status : -EPROTO;
+        r->first_err_at = m->c;
+    }
+    return ++r->got >= r->count; /* the count is 1 .. BOARD_SIM_COUNTERS_MAX: one each */
+}
+
+/*
+ * The counters of count ports from first: one COUNTERS_MANY request (per
+ * BOARD_SIM_COUNTERS_MAX ports) and its answers instead of a round trip per
+ * port.  A fabric that does not take it (-EOPNOTSUPP) is asked port by port.
+ */
+static int bs_port_counters_many(void *ctx, unsigned first, unsigned count,
+                                 struct board_port_counters *c)
+{
+    struct board_sim *bs = ctx;
+    struct board_sim_msg req;
+
+    while (count) {
+        unsigned n = count < BOARD_SIM_COUNTERS_MAX ? count : BOARD_SIM_COUNTERS_MAX;
+        struct bs_counters_run r = {.c = c, .count = n};
+
+        board_sim_msg_request(&req, ++bs->seq, BOARD_SIM_COUNTERS_MANY, first, n, 0);
+        if (bs_send_with_posted(bs, &req) ||
+            bs_collect(bs, BOARD_SIM_COUNTERS_MANY, bs_counters_answer, &r)) {
+            bs->errors++;
+            return -EIO;
+        }
+        if (r.unsupported) {
+            for (unsigned i = 0; i < count; i++) {
+                int rc = bs_port_counters(ctx, first + i, &c[i]);
+
+                if (rc)
+                    return rc;
+            }
+            return 0;
+        }
+        if (r.first_err)
+            return r.first_err;
+        first += n;
+        count -= n;
+        c += n;
+    }
+    return 0;
+}
+
 static int bs_mad_rx(void *ctx, uint64_t tid, struct board_mad_rx *rx)
 {
+    struct board_sim *bs = ctx;
     uint8_t d[BOARD_SIM_DATA];
-    int rc = bs_rpc(ctx, BOARD_SIM_MAD_RX, (uint32_t)(tid >> 32), (uint32_t)tid, 0, NULL, 0, d,
-                    2 + BOARD_MAD_TAIL);
+    int rc;
+
+    /* MADs over this connection came whole, with their ingress port: no round trip. */
+    if (bs->madq.ring)
+        return board_sim_madq_rx(&bs->madq, tid, rx);
+    rc = bs_rpc(ctx, BOARD_SIM_MAD_RX, (uint32_t)(tid >> 32), (uint32_t)tid, 0, NULL, 0, d,
+                2 + BOARD_MAD_TAIL);
 
     if (rc == 0)
         board_sim_unpack_mad_rx(d, rx);
@@ -376,9 +524,16 @@ static const struct board_ops bs_ops = {
     .now_ns = bs_now_ns,
     .port_counters = bs_port_counters,
     .mad_rx = bs_mad_rx,
+    .port_counters_many = bs_port_counters_many,
 };
 
 struct board_sim *board_sim_attach_fd(int fd, const char *node, char *err, size_t errlen)
+{
+    return board_sim_attach_fd_flags(fd, node, 0, err, errlen);
+}
+
+struct board_sim *board_sim_attach_fd_flags(int fd, const char *node, unsigned flags, char *err,
+                                            size_t errlen)
 {
     struct board_sim *bs = calloc(1, sizeof(*bs));
     uint8_t name[BOARD_SIM_DATA] = {0}, d[BOARD_SIM_DATA];
@@ -401,11 +556,24 @@ struct board_sim *board_sim_attach_fd(int fd, const char *node, char *err, size_
     }
     memcpy(name, node, strlen(node));
     memcpy(bs->qps.node, node, strlen(node));
-    /* The pid lets the fabric find this process's umad client on that switch. */
-    rc = bs_rpc(bs, BOARD_SIM_ATTACH, BOARD_SIM_VERSION, (uint32_t)getpid(), 0, name, sizeof(name),
-                d, sizeof(d));
+    /*
+     * The pid lets the fabric find this process's umad client on that switch
+     * (unless the MADs come over this connection).  The queue exists before
+     * the answer: the fabric may send MADs right after it.
+     */
+    if ((flags & BOARD_SIM_ATTACH_MADS) && board_sim_madq_init(&bs->madq)) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    rc = bs_rpc(bs, BOARD_SIM_ATTACH, BOARD_SIM_VERSION, (uint32_t)getpid(), flags, name,
+                sizeof(name), d, sizeof(d));
     if (rc) {
         snprintf(err, errlen, "attach to switch '%s' refused: %s", node, strerror(-rc));
+        goto fail;
+    }
+    if ((bs->last_c & flags) != flags) {
+        snprintf(err, errlen, "switch '%s': the fabric does not carry MADs on the board connection",
+                 node);
         goto fail;
     }
     if (board_sim_unpack_identity(d, &bs->id)) {
@@ -466,8 +634,14 @@ int board_sim_socket_connect(const char *sockname, const char *suffix, const cha
 struct board_sim *board_sim_connect(const char *sockname, const char *node, char *err,
                                     size_t errlen)
 {
+    return board_sim_connect_flags(sockname, node, 0, err, errlen);
+}
+
+struct board_sim *board_sim_connect_flags(const char *sockname, const char *node, unsigned flags,
+                                          char *err, size_t errlen)
+{
     int fd = board_sim_socket_connect(sockname, "board", "board", err, errlen);
-    struct board_sim *bs = fd < 0 ? NULL : board_sim_attach_fd(fd, node, err, errlen);
+    struct board_sim *bs = fd < 0 ? NULL : board_sim_attach_fd_flags(fd, node, flags, err, errlen);
 
     if (bs && strlen(sockname) <= BOARD_SIM_SOCKNAME_MAX)
         strcpy(bs->qps.sockname, sockname); /* board_qp_open connects its QPs there */
@@ -493,6 +667,7 @@ void board_sim_close(struct board_sim *bs)
 {
     if (!bs)
         return;
+    board_sim_flush(bs);
     board_sim_qps_close(&bs->qps);
     close(bs->fd);
     free(bs->st);
@@ -501,12 +676,56 @@ void board_sim_close(struct board_sim *bs)
     free(bs->cfg_valid);
     free(bs->lft);
     free(bs->lft_valid);
+    board_sim_madq_free(&bs->madq);
     free(bs);
 }
 
 void board_sim_wake(struct board_sim *bs)
 {
     bs->pump_due = true;
+    bs->madq.drained = false; /* MADs may have come since the last receive */
+}
+
+struct board_sim_madq *board_sim_madq_of(struct board_sim *bs)
+{
+    return &bs->madq;
+}
+
+void board_sim_take_msg(struct board_sim *bs, const struct board_sim_msg *m)
+{
+    if (m->op == BOARD_SIM_PORT_EVENT)
+        bs_port_changed(bs, m->a);
+    else if (m->op == BOARD_SIM_MAD)
+        board_sim_madq_push(&bs->madq, m);
+    /* anything else is an answer to a request that timed out: skipped */
+}
+
+bool board_sim_carries_mads(const struct board_sim *bs)
+{
+    return bs->madq.ring != NULL;
+}
+
+int board_sim_mad_send(struct board_sim *bs, const struct board_sim_mad *m)
+{
+    struct board_sim_msg msg;
+
+    board_sim_pack_mad(&msg, ++bs->seq, m);
+    if (bs_send_with_posted(bs, &msg)) {
+        bs->errors++;
+        return -EIO;
+    }
+    return 0;
+}
+
+int board_sim_flush(struct board_sim *bs)
+{
+    if (!bs->nposted)
+        return 0;
+    if (bs_send_with_posted(bs, NULL)) {
+        bs->errors++;
+        return -EIO;
+    }
+    return 0;
 }
 
 int board_sim_pump(struct board_sim *bs)
@@ -521,9 +740,8 @@ int board_sim_pump(struct board_sim *bs)
             return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -ENOTCONN;
         if (n == 0)
             return -ENOTCONN;
-        if (board_sim_msg_decode(buf, (size_t)n, &m) == 0 && m.op == BOARD_SIM_PORT_EVENT)
-            bs_port_changed(bs, m.a);
-        /* anything else is an answer to a request that timed out: skipped */
+        if (board_sim_msg_decode(buf, (size_t)n, &m) == 0)
+            board_sim_take_msg(bs, &m);
     }
 }
 

@@ -291,6 +291,61 @@ void board_sim_unpack_mad_rx(const uint8_t *d, struct board_mad_rx *rx)
     memcpy(rx->tail, d + 2, BOARD_MAD_TAIL);
 }
 
+void board_sim_serve_counters_many(const struct board *target, const struct board_sim_msg *m,
+                                   void (*emit)(void *arg, const struct board_sim_msg *resp),
+                                   void *arg)
+{
+    struct board_sim_msg resp;
+    struct board_port_counters c;
+    uint32_t count = m->b;
+    int rc;
+
+    if (count == 0 || count > BOARD_SIM_COUNTERS_MAX) {
+        board_sim_msg_request(&resp, m->seq, BOARD_SIM_COUNTERS_MANY, m->a, m->b, 0);
+        resp.status = (int32_t)htonl((uint32_t)-EINVAL);
+        emit(arg, &resp);
+        return;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        board_sim_msg_request(&resp, m->seq, BOARD_SIM_COUNTERS_MANY, m->a, m->b, i);
+        rc = m->a + i > 0xFF ? -EINVAL : board_port_counters(target, m->a + i, &c);
+        resp.status = (int32_t)htonl((uint32_t)rc);
+        if (rc == 0)
+            board_sim_pack_counters(resp.data, &c);
+        emit(arg, &resp);
+    }
+}
+
+void board_sim_pack_mad(struct board_sim_msg *m, uint32_t seq, const struct board_sim_mad *mad)
+{
+    uint16_t len = mad->len <= BOARD_SIM_MAD_BYTES ? mad->len : BOARD_SIM_MAD_BYTES;
+
+    board_sim_msg_request(m, seq, BOARD_SIM_MAD, (uint32_t)mad->slid << 16 | mad->dlid, mad->sqp,
+                          mad->dqp);
+    m->status = (int32_t)htonl(mad->status);
+    put_be(m->data, len, 2);
+    m->data[2] = mad->port;
+    memcpy(m->data + BOARD_SIM_MAD_HDR, mad->mad, len);
+}
+
+int board_sim_unpack_mad(const struct board_sim_msg *m, struct board_sim_mad *mad)
+{
+    uint16_t len = (uint16_t)get_be(m->data, 2);
+
+    if (m->op != BOARD_SIM_MAD || len < BOARD_SIM_MAD_MIN || len > BOARD_SIM_MAD_BYTES)
+        return -1;
+    mad->slid = (uint16_t)(m->a >> 16);
+    mad->dlid = (uint16_t)m->a;
+    mad->sqp = m->b;
+    mad->dqp = m->c;
+    mad->status = (uint32_t)m->status;
+    mad->len = len;
+    mad->port = m->data[2];
+    memset(mad->mad + len, 0, BOARD_SIM_MAD_BYTES - len);
+    memcpy(mad->mad, m->data + BOARD_SIM_MAD_HDR, len);
+    return 0;
+}
+
 /* Execute a decoded request on b; returns the board operation's result. */
 static int board_sim_exec(const struct board *b, struct board_sim_msg *m, uint8_t *out)
 {
@@ -345,6 +400,8 @@ static int board_sim_exec(const struct board *b, struct board_sim_msg *m, uint8_
             board_sim_pack_counters(out, &c);
         return rc;
     }
+    case BOARD_SIM_COUNTERS_MANY:
+        return -EOPNOTSUPP; /* several answers: board_sim_serve_counters_many */
     default:
         return board_sim_exec_table(b, m, out);
     }
@@ -363,7 +420,9 @@ int board_sim_serve(const struct board *target, const void *req, size_t len,
         return -1;
     }
     rc = board_sim_exec(target, &m, out);
-    board_sim_msg_request(resp, m.seq, (enum board_sim_op)m.op, m.a, m.b, m.c);
+    /* ATTACH's c carries what the agent asks for: this server grants none of it. */
+    board_sim_msg_request(resp, m.seq, (enum board_sim_op)m.op, m.a, m.b,
+                          m.op == BOARD_SIM_ATTACH ? 0 : m.c);
     resp->status = (int32_t)htonl((uint32_t)rc);
     memcpy(resp->data, out, sizeof(out));
     return 0;
@@ -371,5 +430,5 @@ int board_sim_serve(const struct board *target, const void *req, size_t len,
 
 bool board_sim_reply_wanted(const struct board_sim_msg *resp)
 {
-    return ntohs(resp->op) != BOARD_SIM_LFT_SET_POSTED;
+    return ntohs(resp->op) != BOARD_SIM_LFT_SET_POSTED && ntohs(resp->op) != BOARD_SIM_MAD;
 }

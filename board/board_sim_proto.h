@@ -25,7 +25,7 @@
 #include "board.h"
 
 #define BOARD_SIM_MAGIC 0x505a4253u /* "PZBS" */
-#define BOARD_SIM_VERSION 3         /* 2: LFT_SET_POSTED; 3: MAD_RX */
+#define BOARD_SIM_VERSION 4         /* 2: LFT_SET_POSTED; 3: MAD_RX; 4: MAD, COUNTERS_MANY */
 #define BOARD_SIM_DATA 1600         /* holds struct board_port_counters */
 
 /* Operations; each maps to one board operation (ATTACH: identity). */
@@ -52,6 +52,8 @@ enum board_sim_op {
     BOARD_SIM_LFT_SET_POSTED,  /* a: block; data: 64 entries; never answered */
     BOARD_SIM_MAD_RX,          /* a, b: TID high, low 32 bits -> receive record */
     BOARD_SIM_PORT_EVENT,      /* fabric -> agent, unsolicited: a: port (ALL: every port) */
+    BOARD_SIM_MAD,             /* a MAD of the switch's port 0, either way; never answered */
+    BOARD_SIM_COUNTERS_MANY,   /* a: first port, b: count -> count answers, c: index */
     BOARD_SIM_OP_MAX,
 };
 
@@ -65,6 +67,38 @@ enum board_sim_op {
  */
 #define BOARD_SIM_ATTACH_EVENTS 0x1u
 #define BOARD_SIM_PORT_ALL 0xFFFFFFFFu
+
+/*
+ * MADs over the board connection (version 4).  An agent that sets
+ * BOARD_SIM_ATTACH_MADS in field c of its ATTACH request asks the fabric to
+ * carry the switch's port-0 MADs on this connection instead of an ibsim
+ * client socket (it then needs no umad port at all); the fabric says yes by
+ * setting the same bit in its answer's c.  From then on both sides send
+ * BOARD_SIM_MAD messages (fabric -> agent with seq 0, agent -> fabric with
+ * its next seq; never answered): a = SLID << 16 | DLID, b = source QP,
+ * c = destination QP, status = the fabric's status for the MAD (0, or 110
+ * for a request of the agent's own that timed out), data = the MAD's length
+ * (2 bytes), the ingress port of a request for the switch (1 byte, 0 when
+ * the fabric knows none), a reserved byte, then the 256 MAD bytes (all of
+ * them: unlike umad2sim's, nothing of the MAD is lost).  The agent's own
+ * MADs use SLID 0 ("the switch's LID") or 0xFFFF for directed route, as
+ * umad2sim's do.  Requests of one connection still run in order: a posted
+ * LFT write sent before a SetResp takes effect before the SetResp is routed.
+ */
+#define BOARD_SIM_ATTACH_MADS 0x2u
+#define BOARD_SIM_MAD_HDR 4     /* length, port, reserved: before the MAD in data[] */
+#define BOARD_SIM_MAD_BYTES 256 /* the MAD's room in data[] */
+#define BOARD_SIM_MAD_MIN 24    /* the common MAD header: a shorter MAD is none */
+
+/* One MAD as it travels over the board connection (host order). */
+struct board_sim_mad {
+    uint16_t slid, dlid;
+    uint32_t sqp, dqp;
+    uint32_t status; /* 0, or the fabric's 110 (ETIMEDOUT) for an unanswered request */
+    uint16_t len;    /* bytes of mad[] the sender filled, 24..256; the rest is zero */
+    uint8_t port;    /* ingress port of a request for the switch (fabric -> agent), else 0 */
+    uint8_t mad[BOARD_SIM_MAD_BYTES];
+};
 
 /* One request or response as it travels (all integers big-endian). */
 struct board_sim_msg {
@@ -94,6 +128,26 @@ void board_sim_unpack_counters(const uint8_t *d, struct board_port_counters *c);
 /* A MAD's receive record: port, hop pointer, MAD bytes 192-255 (66 bytes). */
 void board_sim_pack_mad_rx(uint8_t *d, const struct board_mad_rx *rx);
 void board_sim_unpack_mad_rx(const uint8_t *d, struct board_mad_rx *rx);
+/*
+ * COUNTERS_MANY (version 4): the counters of b ports from port a, answered
+ * by b messages with the request's seq and op, c = the index (0 .. b - 1),
+ * status and data as PORT_COUNTERS's, in order.  b is 1 ..
+ * BOARD_SIM_COUNTERS_MAX; a bad count gets one answer (index 0, -EINVAL).
+ * board_sim_serve() answers it with -EOPNOTSUPP (one answer): only a server
+ * that sends several answers per request (board_sim_serve_counters_many)
+ * takes it.
+ */
+#define BOARD_SIM_COUNTERS_MAX 64
+
+/* Serve COUNTERS_MANY request m (decoded) on target: emit(arg, answer) once per answer. */
+void board_sim_serve_counters_many(const struct board *target, const struct board_sim_msg *m,
+                                   void (*emit)(void *arg, const struct board_sim_msg *resp),
+                                   void *arg);
+
+/* Fill m as the BOARD_SIM_MAD message carrying mad (seq: the sender's). */
+void board_sim_pack_mad(struct board_sim_msg *m, uint32_t seq, const struct board_sim_mad *mad);
+/* Read a decoded BOARD_SIM_MAD message into *mad; 0, or -1 if its length is out of range. */
+int board_sim_unpack_mad(const struct board_sim_msg *m, struct board_sim_mad *mad);
 /* The identity of a switch (port GUID 0 only) fits in data[]. */
 void board_sim_pack_identity(uint8_t *d, const struct board_identity *id);
 int board_sim_unpack_identity(const uint8_t *d, struct board_identity *id);

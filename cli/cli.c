@@ -27,7 +27,7 @@ static const struct cli_command cli_table[] = {
      true,
      cli_cmd_show_system},
     {{"show", "ip", NULL},
-     "",
+     "[json]",
      "the IP plane: address, IPoIB group, counters, neighbours",
      true,
      cli_cmd_show_ip},
@@ -36,6 +36,11 @@ static const struct cli_command cli_table[] = {
      "ports: state, width, speed, peer, MTU; or a port's counters",
      true,
      cli_cmd_show_interfaces_ib},
+    {{"clear", "counters", NULL},
+     "[PORT]",
+     "reset the PortCounters/PortCountersExtended counters (perfquery -R)",
+     false,
+     cli_cmd_clear_counters},
     {{"show", "congestion", NULL},
      "[PORT] [json]",
      "the dFtree monitor: class, ticks/s, utilisation per port",
@@ -46,13 +51,23 @@ static const struct cli_command cli_table[] = {
      "the LinearForwardingTable up to LinearFDBTop, or one LID",
      true,
      cli_cmd_show_lft},
+    {{"show", "log", NULL},
+     "[LINES] [json]",
+     "the agent's most recent log lines",
+     true,
+     cli_cmd_show_log},
+    {{"show", "snmp", NULL},
+     "[json]",
+     "the SNMP engine, users/communities/sinks (no secrets), counters",
+     true,
+     cli_cmd_show_snmp},
     {{"ping", NULL},
      "ADDRESS [count N] [interval MS] [timeout MS] [size BYTES]",
      "ICMP echo from the switch's IP stack",
      true,
      cli_cmd_ping},
     {{"show", "iperf", NULL},
-     "",
+     "[json]",
      "the iperf server: on/off, counters, recent tests",
      true,
      cli_cmd_show_iperf},
@@ -66,9 +81,19 @@ static const struct cli_command cli_table[] = {
      "the iperf 2 server on port 5001",
      false,
      cli_cmd_iperf_server},
+    {{"route", "check", NULL},
+     "[all] [json]",
+     "check the live routes: unrouted switch pairs, loops, a dependency cycle",
+     true,
+     cli_cmd_route_check},
+    {{"show", "route", "check", NULL},
+     "[json]",
+     "the last route check's report",
+     true,
+     cli_cmd_show_route_check},
     {{"traffic", "matrix", NULL},
-     "RATE SECONDS ADDRESS...",
-     "UDP at RATE to every peer at once; each peer's report",
+     "RATE|tcp SECONDS ADDRESS...",
+     "UDP at RATE (or TCP) to every peer at once; per peer bytes",
      false,
      cli_cmd_traffic_matrix},
 };
@@ -94,7 +119,6 @@ static int cli_cmd_help(const struct cli_env *env, const struct cli_args *a,
                         const struct cli_out *out, struct cli_job **job)
 {
     (void)env;
-    (void)a;
     (void)job;
     for (size_t i = 0; i < CLI_NCOMMANDS; i++) {
         char name[64] = "";
@@ -103,7 +127,7 @@ static int cli_cmd_help(const struct cli_env *env, const struct cli_args *a,
         for (int w = 0; cli_table[i].words[w]; w++)
             len += (size_t)snprintf(name + len, sizeof(name) - len, "%s%s", w ? " " : "",
                                     cli_table[i].words[w]);
-        if (!strcmp(name, "?"))
+        if (!strcmp(name, "?") || (a->read_only && !cli_table[i].read_only))
             continue;
         cli_printf(out, "  %-18s %-40s %s\n", name, cli_table[i].usage, cli_table[i].help);
     }
@@ -205,9 +229,55 @@ int cli_run(const struct cli_env *env, const char *line, bool read_only, const s
         return CLI_DENIED;
     }
     args.argc = (unsigned)(n - used);
+    args.read_only = read_only;
     for (unsigned i = 0; i < args.argc; i++)
         args.argv[i] = words[used + (int)i];
     return cmd->run(env, &args, out, job);
+}
+
+/* Whether word is already in cands[0..n). */
+static bool cli_has_word(const char **cands, size_t n, const char *word)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(cands[i], word))
+            return true;
+    return false;
+}
+
+size_t cli_complete(const char *line, size_t len, bool read_only, const char **cands, size_t max)
+{
+    char buf[CLI_MAX_LINE];
+    const char *words[CLI_MAX_WORDS];
+    const char *prefix = "";
+    size_t found = 0;
+    int n;
+
+    if (len >= sizeof(buf))
+        return 0;
+    memcpy(buf, line, len);
+    buf[len] = '\0';
+    n = cli_split(buf, words);
+    if (n < 0)
+        return 0;
+    if (n > 0 && len && !isspace((unsigned char)line[len - 1]))
+        prefix = words[--n]; /* the word being typed */
+    if (n >= CLI_MAX_CMD_WORDS - 1)
+        return 0;
+    for (size_t i = 0; i < CLI_NCOMMANDS && found < max; i++) {
+        const struct cli_command *cmd = &cli_table[i];
+        int w;
+
+        if (read_only && !cmd->read_only)
+            continue;
+        for (w = 0; w < n && cmd->words[w] && !strncmp(cmd->words[w], words[w], strlen(words[w]));
+             w++)
+            ;
+        if (w < n || !cmd->words[n] || strncmp(cmd->words[n], prefix, strlen(prefix)) ||
+            cli_has_word(cands, found, cmd->words[n]) || !strcmp(cmd->words[n], "?"))
+            continue;
+        cands[found++] = cmd->words[n];
+    }
+    return found;
 }
 
 int cli_job_poll(struct cli_job *job, uint64_t now, const struct cli_out *out)

@@ -19,19 +19,23 @@
 struct board;
 struct sma;
 struct pma;
-struct pz_monitor;
+struct cong_monitor;
 struct pz_ipplane;
+struct pz_routes;
 struct pz_config;
+struct pz_snmp;
 
 /* What the commands read. */
 struct cli_env {
     const struct board *board;
     struct sma *sma;
     struct pma *pma;
-    struct pz_monitor *mon;   /* NULL: monitor off */
+    struct cong_monitor *mon; /* the congestion monitor (node_cong()), NULL: off */
     struct pz_ipplane *plane; /* NULL: no IP plane */
+    struct pz_routes *routes; /* the route check (agent/pz_routes.h); NULL: none */
     const struct pz_config *cfg;
-    uint64_t start_ns; /* when the agent started (CLOCK_MONOTONIC) */
+    struct pz_snmp *snmp; /* NULL: no SNMP agent */
+    uint64_t start_ns;    /* when the agent started (CLOCK_MONOTONIC) */
 };
 
 /* Where output goes. */
@@ -56,6 +60,14 @@ struct cli_job;
  */
 int cli_run(const struct cli_env *env, const char *line, bool read_only, const struct cli_out *out,
             struct cli_job **job);
+
+/*
+ * Tab completion: the command words that may follow line[0..len) (the text up
+ * to the cursor; its last word, if not ended by a space, is the prefix to
+ * complete), for a user with read_only's rights.  Fills up to max distinct
+ * words into cands (static strings) and returns how many.
+ */
+size_t cli_complete(const char *line, size_t len, bool read_only, const char **cands, size_t max);
 
 /* Let a job progress at now (ns); returns CLI_RUNNING or its exit status (then free it). */
 int cli_job_poll(struct cli_job *job, uint64_t now, const struct cli_out *out);

@@ -18,7 +18,6 @@
 #include "cli_json.h"
 #include "cong_monitor.h"
 #include "pma.h"
-#include "pz_monitor.h"
 #include "sma.h"
 
 /* A port's PortInfo fields as the CLI shows them. */
@@ -132,8 +131,7 @@ static bool cli_faces_ca(const struct cli_env *env, unsigned port)
 {
     struct cong_port_view v;
 
-    return env->mon && !cong_monitor_port(pz_monitor_cong(env->mon), port, &v) &&
-           v.peer == CONG_PEER_CA;
+    return env->mon && !cong_monitor_port(env->mon, port, &v) && v.peer == CONG_PEER_CA;
 }
 
 /*
@@ -243,14 +241,14 @@ static int cli_show_ports(const struct cli_env *env, unsigned first, unsigned la
     return CLI_OK;
 }
 
-/* `show interfaces ib PORT counters [json]`: the PMA's 64-bit counters of port. */
+/* `show interfaces ib PORT counters [json]`: port's counters since their last reset. */
 static int cli_show_counters(const struct cli_env *env, unsigned port, bool json,
                              const struct cli_out *out)
 {
     struct pma_counters c;
     struct cli_json j;
 
-    if (!env->pma || pma_port_counters64(env->pma, port, &c)) {
+    if (!env->pma || pma_port_counters_since_reset(env->pma, port, &c)) {
         cli_printf(out, "%% port %u: no counters\n", port);
         return CLI_FAILED;
     }
@@ -259,7 +257,7 @@ static int cli_show_counters(const struct cli_env *env, unsigned port, bool json
         cli_json_uint(&j, "port", port);
         cli_json_object(&j, "counters");
     } else {
-        cli_printf(out, "Port %u counters (64-bit, since the agent started)\n", port);
+        cli_printf(out, "Port %u counters (since the last clear)\n", port);
     }
     for (size_t i = 0; i < CLI_NCOUNTERS; i++) {
         const char *name = mad_field_name(cli_counters[i].field);
@@ -297,6 +295,31 @@ int cli_cmd_show_interfaces_ib(const struct cli_env *env, const struct cli_args 
     if (r.argc == 2)
         return cli_show_counters(env, port, json, out);
     return cli_show_ports(env, port, port, json, out);
+}
+
+/* `clear counters [PORT]`: a PortCounters and PortCountersExtended reset of every counter
+ * of PORT (every port without one), as perfquery -R does. */
+int cli_cmd_clear_counters(const struct cli_env *env, const struct cli_args *a,
+                           const struct cli_out *out, struct cli_job **job)
+{
+    unsigned port = PMA_ALL_PORTS;
+
+    (void)job;
+    if (a->argc > 1) {
+        cli_printf(out, "%% usage: clear counters [PORT]\n");
+        return CLI_USAGE;
+    }
+    if (a->argc == 1 && cli_parse_port(env, a->argv[0], out, &port))
+        return CLI_USAGE;
+    if (!env->pma || pma_clear_counters(env->pma, port)) {
+        cli_printf(out, "%% no counters to clear\n");
+        return CLI_FAILED;
+    }
+    if (port == PMA_ALL_PORTS)
+        cli_printf(out, "Counters cleared on every port\n");
+    else
+        cli_printf(out, "Counters cleared on port %u\n", port);
+    return CLI_OK;
 }
 
 /* Seconds since board time t (0 when t is in the future). */
@@ -364,7 +387,7 @@ int cli_cmd_show_congestion(const struct cli_env *env, const struct cli_args *a,
             cli_printf(out, "Congestion monitor: off\n");
         return CLI_OK;
     }
-    m = pz_monitor_cong(env->mon);
+    m = env->mon;
     last = r.argc ? first : cong_monitor_num_ports(m);
     if (json) {
         cli_json_begin(&j, out);

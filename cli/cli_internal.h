@@ -14,6 +14,7 @@
 struct cli_args {
     unsigned argc;
     const char *argv[CLI_MAX_WORDS]; /* the words after the command's own */
+    bool read_only;                  /* the user's rights (help lists only theirs) */
 };
 
 /* One command of the table. */
@@ -35,12 +36,22 @@ int cli_cmd_show_ip(const struct cli_env *env, const struct cli_args *a, const s
                     struct cli_job **job);
 int cli_cmd_show_interfaces_ib(const struct cli_env *env, const struct cli_args *a,
                                const struct cli_out *out, struct cli_job **job);
+int cli_cmd_clear_counters(const struct cli_env *env, const struct cli_args *a,
+                           const struct cli_out *out, struct cli_job **job);
 int cli_cmd_show_congestion(const struct cli_env *env, const struct cli_args *a,
                             const struct cli_out *out, struct cli_job **job);
 int cli_cmd_show_lft(const struct cli_env *env, const struct cli_args *a, const struct cli_out *out,
                      struct cli_job **job);
+int cli_cmd_show_log(const struct cli_env *env, const struct cli_args *a, const struct cli_out *out,
+                     struct cli_job **job);
+int cli_cmd_show_snmp(const struct cli_env *env, const struct cli_args *a,
+                      const struct cli_out *out, struct cli_job **job);
 int cli_cmd_ping(const struct cli_env *env, const struct cli_args *a, const struct cli_out *out,
                  struct cli_job **job);
+int cli_cmd_route_check(const struct cli_env *env, const struct cli_args *a,
+                        const struct cli_out *out, struct cli_job **job);
+int cli_cmd_show_route_check(const struct cli_env *env, const struct cli_args *a,
+                             const struct cli_out *out, struct cli_job **job);
 
 int cli_cmd_iperf(const struct cli_env *env, const struct cli_args *a, const struct cli_out *out,
                   struct cli_job **job);

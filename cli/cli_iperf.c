@@ -4,12 +4,15 @@
  * traffic/iperf_client, printed as iperf 2.1.8 prints it), `iperf server
  * on|off` (also `iperf -s on|off`), `show iperf` (the server's counters
  * and recent tests) and `traffic matrix RATE SECONDS ADDRESS...` (one UDP
- * stream to every peer at once, each peer's server report in a table).
+ * stream to every peer at once, each peer's server report in a table) or
+ * `traffic matrix tcp SECONDS ADDRESS...` (one TCP stream to every peer,
+ * the bytes each acknowledged and the rate).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli_internal.h"
+#include "cli_json.h"
 #ifdef PZ_HAVE_IP
 #include "iperf_client.h"
 #include "iperf_format.h"
@@ -212,6 +215,43 @@ static int cli_matrix_summary(struct cli_iperf_job *j, const struct cli_out *out
     return reported == j->cfg.nstreams ? CLI_OK : CLI_FAILED;
 }
 
+/* What a TCP matrix stream's end says ("done", "no connection", "closed early"). */
+static const char *cli_matrix_tcp_state(const struct iperf_stream_result *r)
+{
+    if (r->state != IPERF_STREAM_FAILED)
+        return "done";
+    return r->start_ns ? "closed early" : "no connection";
+}
+
+/*
+ * Print the TCP matrix table (bytes the peer acknowledged, so what it
+ * received, and the rate over the stream's time); returns the exit status
+ * (1 when a stream did not connect or was closed early).
+ */
+static int cli_matrix_tcp_summary(struct cli_iperf_job *j, const struct cli_out *out)
+{
+    unsigned completed = 0;
+    uint64_t sum = 0;
+    char rate[32];
+
+    cli_printf(out, "%-15s %12s %10s %14s  %s\n", "Peer", "Received", "Seconds", "Rate", "State");
+    for (unsigned i = 0; i < j->cfg.nstreams; i++) {
+        struct iperf_stream_result r = iperf_client_stream(j->run, i);
+        double secs = cli_iperf_secs(&r);
+        char ip[16];
+
+        completed += r.state != IPERF_STREAM_FAILED;
+        sum += r.bytes;
+        cli_printf(out, "%-15s %12llu %10.4f %14s  %s\n", cli_ipv4_str(r.dst, ip),
+                   (unsigned long long)r.bytes, secs,
+                   iperf_format_rate(secs > 0 ? r.bytes * 8.0 / secs : 0, rate, sizeof(rate)),
+                   cli_matrix_tcp_state(&r));
+    }
+    cli_printf(out, "%-15s %12llu\n", "Total", (unsigned long long)sum);
+    cli_printf(out, "%u of %u peers completed\n", completed, j->cfg.nstreams);
+    return completed == j->cfg.nstreams ? CLI_OK : CLI_FAILED;
+}
+
 /* Job: connect lines, interval lines; at the end the summary. */
 static int cli_iperf_poll(struct cli_job *job, uint64_t now, const struct cli_out *out)
 {
@@ -224,7 +264,9 @@ static int cli_iperf_poll(struct cli_job *job, uint64_t now, const struct cli_ou
     }
     if (!iperf_client_done(j->run))
         return CLI_RUNNING;
-    return j->matrix ? cli_matrix_summary(j, out) : cli_iperf_summary(j, out);
+    if (!j->matrix)
+        return cli_iperf_summary(j, out);
+    return j->cfg.udp ? cli_matrix_summary(j, out) : cli_matrix_tcp_summary(j, out);
 }
 
 /* The job's next work: the next interval line, or a look at the streams. */
@@ -291,6 +333,10 @@ static int cli_iperf_server_switch(const struct cli_env *env, const char *word,
     if (!word || (!on && strcmp(word, "off"))) {
         cli_printf(out, "%% usage: iperf server on|off\n");
         return CLI_USAGE;
+    }
+    if (!env->plane) { /* an agent without ip_address */
+        cli_printf(out, "%% no IP plane (ip_address is not set)\n");
+        return CLI_FAILED;
     }
     if (pz_ipplane_iperf_server(env->plane, on)) {
         cli_printf(out, "%% cannot start the iperf server on port %d\n", IPERF_PORT);
@@ -390,6 +436,35 @@ int cli_cmd_iperf_server(const struct cli_env *env, const struct cli_args *a,
     return cli_iperf_server_switch(env, a->argc == 1 ? a->argv[0] : NULL, out);
 }
 
+/*
+ * Parse the matrix's arguments into j: `RATE SECONDS ADDRESS...` (UDP) or
+ * `tcp SECONDS ADDRESS...`; returns 0 or -1 (printed).
+ */
+static int cli_matrix_options(const struct cli_args *a, const struct cli_out *out,
+                              struct cli_iperf_job *j, double *rate)
+{
+    bool tcp = a->argc && !strcmp(a->argv[0], "tcp");
+    unsigned first = 2; /* the first address's word */
+
+    j->cfg = (struct iperf_client_config){
+        .udp = !tcp, .len = tcp ? 128 * 1024 : 1470, .port = IPERF_PORT};
+    j->cfg.nstreams = a->argc > first ? a->argc - first : 0;
+    if (a->argc <= first || (!tcp && !(*rate = iperf_parse_rate(a->argv[0]))) ||
+        cli_parse_uint(a->argv[1], 1, IPERF_CLIENT_MAX_SECONDS, &j->cfg.seconds) ||
+        j->cfg.nstreams > CLI_MATRIX_MAX_PEERS) {
+        cli_printf(out, "%% usage: traffic matrix RATE SECONDS ADDRESS...\n"
+                        "%%        traffic matrix tcp SECONDS ADDRESS...\n");
+        return -1;
+    }
+    for (unsigned i = 0; i < j->cfg.nstreams; i++) {
+        if (cli_parse_ipv4(a->argv[i + first], &j->dst[i])) {
+            cli_printf(out, "%% not an address: %s\n", a->argv[i + first]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int cli_cmd_traffic_matrix(const struct cli_env *env, const struct cli_args *a,
                            const struct cli_out *out, struct cli_job **job)
 {
@@ -404,27 +479,66 @@ int cli_cmd_traffic_matrix(const struct cli_env *env, const struct cli_args *a,
     j = calloc(1, sizeof(*j));
     if (!j)
         return CLI_FAILED;
-    j->cfg = (struct iperf_client_config){
-        .udp = true, .len = 1470, .port = IPERF_PORT, .nstreams = a->argc > 2 ? a->argc - 2 : 0};
-    if (a->argc < 3 || !(rate = iperf_parse_rate(a->argv[0])) ||
-        cli_parse_uint(a->argv[1], 1, IPERF_CLIENT_MAX_SECONDS, &j->cfg.seconds) ||
-        j->cfg.nstreams > CLI_MATRIX_MAX_PEERS) {
-        cli_printf(out, "%% usage: traffic matrix RATE SECONDS ADDRESS...\n");
+    if (cli_matrix_options(a, out, j, &rate)) {
         free(j);
         return CLI_USAGE;
     }
-    for (unsigned i = 0; i < j->cfg.nstreams; i++) {
-        if (cli_parse_ipv4(a->argv[i + 2], &j->dst[i])) {
-            cli_printf(out, "%% not an address: %s\n", a->argv[i + 2]);
-            free(j);
-            return CLI_USAGE;
-        }
-    }
     j->cfg.rate_bps = (uint64_t)rate;
     j->matrix = true;
-    cli_printf(out, "Traffic matrix: UDP %s to each of %u peers for %u s, %u-byte datagrams\n",
-               iperf_format_rate(rate, r, sizeof(r)), j->cfg.nstreams, j->cfg.seconds, j->cfg.len);
+    if (j->cfg.udp)
+        cli_printf(out, "Traffic matrix: UDP %s to each of %u peers for %u s, %u-byte datagrams\n",
+                   iperf_format_rate(rate, r, sizeof(r)), j->cfg.nstreams, j->cfg.seconds,
+                   j->cfg.len);
+    else
+        cli_printf(out, "Traffic matrix: TCP to each of %u peers for %u s, %u-byte writes\n",
+                   j->cfg.nstreams, j->cfg.seconds, j->cfg.len);
     return cli_iperf_launch(env, j, out, job);
+}
+
+/* `show iperf json`: the server's counters and recent tests as one JSON object. */
+static void cli_show_iperf_json(struct iperf_server *srv, const struct cli_out *out)
+{
+    struct iperf_server_test t[IPERF_SERVER_HISTORY];
+    struct iperf_server_stats st;
+    struct cli_json j;
+    unsigned n;
+    char ip[16];
+
+    cli_json_begin(&j, out);
+    cli_json_bool(&j, "server", srv != NULL);
+    if (!srv) {
+        cli_json_end(&j);
+        return;
+    }
+    st = iperf_server_stats(srv);
+    cli_json_uint(&j, "port", IPERF_PORT);
+    cli_json_uint(&j, "tcp_tests", st.tcp_tests);
+    cli_json_uint(&j, "tcp_bytes", st.tcp_bytes);
+    cli_json_uint(&j, "udp_tests", st.udp_tests);
+    cli_json_uint(&j, "udp_datagrams", st.udp_datagrams);
+    cli_json_uint(&j, "udp_bytes", st.udp_bytes);
+    cli_json_uint(&j, "reports_sent", st.reports_sent);
+    cli_json_uint(&j, "refused", st.refused);
+    cli_json_uint(&j, "malformed", st.malformed);
+    n = iperf_server_history(srv, t, IPERF_SERVER_HISTORY);
+    cli_json_array(&j, "recent_tests");
+    for (unsigned i = 0; i < n; i++) {
+        cli_json_object(&j, NULL);
+        cli_json_str(&j, "proto", t[i].udp ? "UDP" : "TCP");
+        cli_json_str(&j, "peer", cli_ipv4_str(t[i].peer, ip));
+        cli_json_uint(&j, "peer_port", t[i].peer_port);
+        cli_json_uint(&j, "bytes", t[i].bytes);
+        cli_json_fixed(&j, "seconds", t[i].duration_us, 6);
+        if (t[i].udp) {
+            cli_json_uint(&j, "datagrams", t[i].datagrams);
+            cli_json_uint(&j, "lost", t[i].lost);
+            cli_json_bool(&j, "ended", t[i].ended);
+            cli_json_fixed(&j, "jitter_ms", (uint64_t)(t[i].jitter_ms * 1000.0 + 0.5), 3);
+        }
+        cli_json_close_object(&j);
+    }
+    cli_json_close_array(&j);
+    cli_json_end(&j);
 }
 
 int cli_cmd_show_iperf(const struct cli_env *env, const struct cli_args *a,
@@ -435,8 +549,15 @@ int cli_cmd_show_iperf(const struct cli_env *env, const struct cli_args *a,
     struct iperf_server_stats st;
     unsigned n;
 
-    (void)a;
     (void)job;
+    if (a->argc > 1 || (a->argc == 1 && strcmp(a->argv[0], "json"))) {
+        cli_printf(out, "%% usage: show iperf [json]\n");
+        return CLI_USAGE;
+    }
+    if (a->argc == 1) {
+        cli_show_iperf_json(srv, out);
+        return CLI_OK;
+    }
     if (!srv) {
         cli_printf(out, "iperf server    off\n");
         return CLI_OK;

@@ -141,23 +141,86 @@ static void cli_show_neighbours(const struct ipoib *ep, const struct cli_out *ou
         cli_printf(out, "(%u more)\n", n - 64);
 }
 
+/* `show ip json`: what `show ip` prints, as one JSON object. */
+static void cli_show_ip_json(const struct cli_env *env, const struct cli_out *out)
+{
+    const struct pz_config *cfg = env->cfg;
+    const struct ipoib *ep = pz_ipplane_endpoint(env->plane);
+    const struct ipoib_stats *st = ipoib_stats(ep);
+    struct ipoib_neigh_info nb[64];
+    unsigned n = ipoib_neighbours(ep, nb, 64);
+    struct cli_json j;
+    char ip[16];
+
+    cli_json_begin(&j, out);
+    cli_json_str(&j, "address", cli_ipv4_str(cfg->ip_address.addr, ip));
+    cli_json_uint(&j, "prefix_len", cfg->ip_address.prefix_len);
+    if (cfg->ip_gateway.addr)
+        cli_json_str(&j, "gateway", cli_ipv4_str(cfg->ip_gateway.addr, ip));
+    else
+        cli_json_null(&j, "gateway");
+    cli_json_str(&j, "ipoib_state", cli_ipoib_state(ipoib_state(ep)));
+    cli_json_uint(&j, "pkey", cfg->ipoib_pkey | 0x8000);
+    if (ipoib_state(ep) == IPOIB_UP) {
+        const struct ipoib_group *g = ipoib_group(ep);
+
+        cli_json_uint(&j, "mtu", ipoib_mtu(ep));
+        cli_json_uint(&j, "broadcast_mlid", g->mlid);
+        cli_json_uint(&j, "qkey", g->qkey);
+        cli_json_uint(&j, "sl", g->sl);
+    }
+    cli_json_uint(&j, "rx_packets", st->rx_packets);
+    cli_json_uint(&j, "rx_bytes", st->rx_bytes);
+    cli_json_uint(&j, "tx_packets", st->tx_packets);
+    cli_json_uint(&j, "tx_bytes", st->tx_bytes);
+    cli_json_uint(&j, "joins", st->joins);
+    cli_json_uint(&j, "join_failures", st->join_failures);
+    cli_json_uint(&j, "rejoins", st->flushes);
+    cli_json_array(&j, "neighbours");
+    for (unsigned i = 0; i < n && i < 64; i++) {
+        cli_json_object(&j, NULL);
+        cli_json_str(&j, "ip", cli_ipv4_str(nb[i].ip, ip));
+        cli_json_uint(&j, "lid", nb[i].lid);
+        cli_json_uint(&j, "sl", nb[i].sl);
+        cli_json_uint(&j, "qpn", nb[i].lladdr.qpn);
+        cli_json_bool(&j, "resolved", nb[i].resolved);
+        cli_json_close_object(&j);
+    }
+    cli_json_close_array(&j);
+    cli_json_end(&j);
+}
+
 int cli_cmd_show_ip(const struct cli_env *env, const struct cli_args *a, const struct cli_out *out,
                     struct cli_job **job)
 {
     const struct pz_config *cfg = env->cfg;
     const struct ipoib *ep;
     const struct ipoib_stats *st;
+    struct pz_netif_stats ns;
     char ip[16], gw[16];
+    struct cli_json j;
+    bool json;
 
     (void)job;
-    if (cli_no_args(a, out))
+    if (cli_only_json(a, &json, out))
         return CLI_USAGE;
+    if (!env->plane && json) {
+        cli_json_begin(&j, out);
+        cli_json_str(&j, "ipoib_state", "off");
+        cli_json_end(&j);
+        return CLI_OK;
+    }
     if (!env->plane) {
         cli_printf(out, "IP plane: off (no ip_address configured)\n");
         return CLI_OK;
     }
+    if (json) {
+        cli_show_ip_json(env, out);
+        return CLI_OK;
+    }
     ep = pz_ipplane_endpoint(env->plane);
     st = ipoib_stats(ep);
+    ns = pz_ipplane_netif_stats(env->plane);
     cli_printf(out, "%-20s %s/%u\n", "Address", cli_ipv4_str(cfg->ip_address.addr, ip),
                cfg->ip_address.prefix_len);
     cli_printf(out, "%-20s %s\n", "Gateway",
@@ -175,6 +238,10 @@ int cli_cmd_show_ip(const struct cli_env *env, const struct cli_args *a, const s
                (unsigned long long)st->rx_packets, (unsigned long long)st->rx_bytes);
     cli_printf(out, "%-20s %llu packets, %llu bytes\n", "Sent", (unsigned long long)st->tx_packets,
                (unsigned long long)st->tx_bytes);
+    cli_printf(out, "%-20s %llu unresolved, %llu not joined, lwIP in %llu, out %llu\n", "Dropped",
+               (unsigned long long)st->tx_dropped_unresolved,
+               (unsigned long long)(st->tx_dropped_down + st->rx_dropped_down),
+               (unsigned long long)ns.rx_dropped, (unsigned long long)ns.tx_dropped);
     cli_printf(out, "%-20s %llu joins, %llu failures, %llu rejoins\n", "Group",
                (unsigned long long)st->joins, (unsigned long long)st->join_failures,
                (unsigned long long)st->flushes);

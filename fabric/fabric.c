@@ -146,6 +146,20 @@ void fabric_tell_peers(struct fabric *f, struct fabric_node *n, unsigned port)
     board_mem_set_peer_enables(r->bm, peer->port, &near);
 }
 
+/* Create the node/ object of n (SMA, PMA, CC agent; no monitor yet); returns 0 or -1. */
+static int fabric_node_agents(struct fabric *f, struct fabric_node *n)
+{
+    struct node_hooks hooks = fabric_node_hooks(n);
+    struct node_config cfg;
+    char err[160];
+
+    node_default_config(&cfg);
+    n->node = node_create(n->board, &cfg, &hooks, err, sizeof(err));
+    if (!n->node)
+        pzf_log(f->verbose, PZF_LOG_ERROR, "node \"%s\": %s", n->name, err);
+    return n->node ? 0 : -1;
+}
+
 /* Plug in every cable, then create the SMAs and install the hooks; returns 0 or -1. */
 static int fabric_power_on(struct fabric *f)
 {
@@ -160,10 +174,7 @@ static int fabric_power_on(struct fabric *f)
     for (size_t i = 0; i < f->num_nodes; i++) {
         struct fabric_node *n = &f->nodes[i];
 
-        n->sma = sma_create(n->board);
-        n->pma = pma_create(n->board);
-        n->cc = cc_create(n->board);
-        if (!n->sma || !n->pma || !n->cc)
+        if (fabric_node_agents(f, n))
             return -1;
         for (unsigned p = 1; p <= n->num_ports; p++)
             n->downed_seen[p] = board_mem_link_downed(n->bm, p);
@@ -218,10 +229,7 @@ void fabric_destroy(struct fabric *f)
     for (size_t i = 0; f->nodes && i < f->num_nodes; i++) {
         struct fabric_node *n = &f->nodes[i];
 
-        fabric_monitor_free(n); /* before the PMA it is attached to */
-        sma_destroy(n->sma);
-        pma_destroy(n->pma);
-        cc_destroy(n->cc);
+        node_destroy(n->node); /* before its board */
         board_mem_destroy(n->bm);
         free(n->peers);
         free(n->downed_seen);
@@ -340,7 +348,10 @@ static void fabric_port_hook(void *arg, unsigned port)
     f->coupling = false;
 }
 
-/* Poll one node's SMA until it has nothing more to send; queue what it sends. */
+/*
+ * Poll one node until it has nothing more to send (its due work runs
+ * first: monitor sample, notices, PMA poll); queue what its SMA sends.
+ */
 static void fabric_poll_node(struct fabric *f, struct fabric_node *n)
 {
     struct mad_addr addr;
@@ -349,7 +360,7 @@ static void fabric_poll_node(struct fabric *f, struct fabric_node *n)
 
     if (n->external)
         return; /* its agent runs its own timers */
-    while (limit-- && sma_poll(n->sma, &addr, out) == MAD_SEND) {
+    while (limit-- && node_poll(n->node, &addr, out) == MAD_SEND) {
         f->stats.traps++;
         fabric_sma_output(f, n, fabric_end_port(n, addr.port), &addr, out, 0);
     }
@@ -381,16 +392,14 @@ void fabric_settle(struct fabric *f)
         fabric_poll_dirty(f);
 }
 
-/* A node's timed work whose deadline has passed: monitor sample, SMA poll, PMA poll. */
+/*
+ * A node whose deadline has passed (monitor sample, SMA timers, PMA poll):
+ * fabric_poll_dirty() runs its work through node_poll().
+ */
 static void fabric_node_timers(struct fabric *f, struct fabric_node *n)
 {
-    uint64_t now = board_now_ns(n->board);
-
-    fabric_monitor_tick(f, n, now); /* a sample when one is due */
-    if (!n->dirty && sma_next_deadline(n->sma) <= now)
+    if (!n->external)
         fabric_mark_dirty(f, n);
-    if (!n->external && pma_next_deadline(n->pma) <= now)
-        pma_poll(n->pma); /* counter accumulation, sampling sessions */
     fabric_timer_update(f, n);
 }
 

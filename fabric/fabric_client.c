@@ -119,7 +119,7 @@ static int fabric_update_issm(struct fabric *f, struct fabric_node *n, unsigned 
     wanted = want ? capmask | FABRIC_CAP_IS_SM : capmask & ~FABRIC_CAP_IS_SM;
     if (wanted == capmask)
         return 0;
-    if (sma_set_capability_mask(n->sma, port, wanted,
+    if (sma_set_capability_mask(node_sma(n->node), port, wanted,
                                 (uint16_t)mad_get_field(pi, 0, IB_PORT_CAPMASK2_F)))
         return -EIO;
     fabric_mark_dirty(f, n); /* the SMA queued Trap 144 */

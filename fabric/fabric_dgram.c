@@ -171,6 +171,23 @@ static void dg_deliver_mcast(struct fabric *f, struct fabric_node *n, unsigned e
     }
 }
 
+/*
+ * Count a datagram at a switch's port 0 (the management port), as a switch
+ * ASIC with enhanced port 0 counts its management traffic: received when the
+ * switch delivers it to its own stack, sent when that stack sends it.  MADs
+ * to the switch's own agents are not counted there (a simplification).
+ */
+static void dg_count_port0(struct fabric_node *n, const struct dg_pkt *d, bool xmit)
+{
+    struct fabric_wire_pkt w = {.words = d->words,
+                                .sl = d->a.sl,
+                                .vl = (uint8_t)fabric_wire_vl(n, 0, 0, d->a.sl),
+                                .mcast = d->mcast};
+
+    if (n->is_switch)
+        fabric_wire_count(n, 0, &w, xmit);
+}
+
 /* Hand a copy to the stacks of (n, end port of port) after the receiving QPs' checks. */
 static void dg_deliver(struct fabric *f, struct fabric_node *n, unsigned port,
                        const struct dg_pkt *d)
@@ -181,6 +198,8 @@ static void dg_deliver(struct fabric *f, struct fabric_node *n, unsigned port,
     size_t k = dg_stacks_at(f, n, ep, false, s);
     size_t i;
 
+    if (ep == 0)
+        dg_count_port0(n, d, false);
     if (!k) {
         st->no_stack++;
         dg_drop(f, n, ep, d, "no port-0 stack");
@@ -402,9 +421,10 @@ static void dg_carry(struct fabric *f, struct fabric_node *n, unsigned ep, const
 
     g->pending_count = 0;
     g->copies = 0;
-    if (n->is_switch)
+    if (n->is_switch) {
+        dg_count_port0(n, d, true);
         dg_switch(f, n, 0, false, 0, d);
-    else if (!d->mcast && dg_lid_is_mine(n, ep, d->a.dlid))
+    } else if (!d->mcast && dg_lid_is_mine(n, ep, d->a.dlid))
         dg_deliver(f, n, ep, d); /* to itself: the HCA loops it back */
     else
         dg_cross(f, n, ep, fabric_wire_vl(n, ep, ep, d->a.sl), 0, d);

@@ -1,8 +1,10 @@
 /*
- * fabric_gmp.c - General Services MADs that end at a node: the Performance
- * Management agent (class 0x04) and the Congestion Control agent (class
- * 0x21).  In-process nodes answer from their own pma/cc instances (the same
- * libraries portzerod runs); an external switch's requests go to its agent.
+ * fabric_gmp.c - MADs that end at a node's agents: fabric_node_process()
+ * hands one to the node/ object (the SMA, PMA and CC agent portzerod runs
+ * too), and the General Services MADs of the Performance Management agent
+ * (class 0x04) and the Congestion Control agent (class 0x21) are served
+ * here: in-process nodes answer themselves, an external switch's requests
+ * go to its agent.
  */
 #include <string.h>
 
@@ -36,18 +38,27 @@ static void fabric_gmp_answer(struct fabric *f, struct fabric_node *n, unsigned 
     fabric_enqueue(f, &q);
 }
 
-bool fabric_gmp_local(struct fabric *f, struct fabric_node *n, unsigned in_port,
-                      const struct fabric_pkt *p)
+enum mad_verdict fabric_node_process(struct fabric *f, struct fabric_node *n, unsigned in_port,
+                                     const struct fabric_pkt *p, struct mad_addr *to, uint8_t *out)
 {
-    unsigned mgmt_class = mad_get_field((void *)p->mad, 0, IB_MAD_MGMTCLASS_F);
     struct mad_addr in = {
         .port = (uint8_t)in_port,
-        .lid_routed = true,
+        .lid_routed = p->dlid != FABRIC_PERMISSIVE_LID,
         .slid = p->slid,
         .dlid = p->dlid,
         .src_qp = p->sqp,
         .dst_qp = p->dqp,
     };
+    enum mad_verdict v = node_process(n->node, &in, p->mad, to, out, NULL);
+
+    fabric_timer_update(f, n); /* a sampling session or monitor setting may have moved it */
+    return v;
+}
+
+bool fabric_gmp_local(struct fabric *f, struct fabric_node *n, unsigned in_port,
+                      const struct fabric_pkt *p)
+{
+    unsigned mgmt_class = mad_get_field((void *)p->mad, 0, IB_MAD_MGMTCLASS_F);
     struct mad_addr to;
     uint8_t out[FABRIC_MAD_SIZE];
     bool send;
@@ -59,13 +70,9 @@ bool fabric_gmp_local(struct fabric *f, struct fabric_node *n, unsigned in_port,
             fabric_drop(f, p, "switch agent not running");
         return true;
     }
-    if (!n->pma || !n->cc)
+    if (!n->node)
         return false;
-    if (mgmt_class == IB_PERFORMANCE_CLASS)
-        send = pma_process(n->pma, &in, p->mad, FABRIC_MAD_SIZE, &to, out) == MAD_SEND;
-    else
-        send = cc_process(n->cc, &in, p->mad, FABRIC_MAD_SIZE, &to, out) == MAD_SEND;
-    fabric_timer_update(f, n); /* a sampling session or monitor setting may have moved it */
+    send = fabric_node_process(f, n, in_port, p, &to, out) == MAD_SEND;
     if (send)
         fabric_gmp_answer(f, n, in_port, &to, out, p->hops);
     else

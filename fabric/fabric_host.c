@@ -128,7 +128,7 @@ int fabric_host_get_attr(struct fabric *f, struct fabric_node *n, unsigned port,
      * so clients still attach to ports an SM protects at level 2, and no
      * M_KeyViolations count or Trap 256.
      */
-    unsigned status = sma_local_get(n->sma, port, attr_id, attr_mod, data);
+    unsigned status = sma_local_get(node_sma(n->node), port, attr_id, attr_mod, data);
 
     if (status) {
         pzf_log(f->verbose, PZF_LOG_INFO,

@@ -6,21 +6,19 @@
  *   fabric_mcast.c   multicast: replication through the MFTs
  *   fabric_pkey.c    the P_Key of a packet, partition enforcement at switch ports
  *   fabric_ctl.c     operator controls: cables, loss rate, capture, counters
- *   fabric_traffic.c flows, their rates and counters (fabric_traffic.h)
+ *   fabric_traffic*.c flows: paths, rates, counters (fabric_traffic_internal.h)
  *   fabric_errors.c  error injection into port counters
  *   fabric_host.c    what a node's own management stack does with a client's MAD
  *   fabric_client.c  attached clients: which one gets a MAD, timeouts, IsSM
- *   fabric_monitor.c the in-process switches' congestion monitors
+ *   fabric_monitor.c the in-process switches' congestion monitors (node/'s), on or off
  *   fabric_dgram.c   port-0 UD datagrams (fabric_dgram.h)
  */
 #ifndef PZ_FABRIC_INTERNAL_H
 #define PZ_FABRIC_INTERNAL_H
 
 #include "board_mem.h"
-#include "cc_agent.h"
-#include "cong_monitor.h"
 #include "fabric.h"
-#include "pma.h"
+#include "node.h"
 #include "sma.h"
 
 #define FABRIC_MAX_HOPS 128     /* link traversals before a packet counts as looping */
@@ -51,7 +49,10 @@ struct fabric_agent_rx {
     struct board_mad_rx rx;
 };
 
-/* One emulated node: an in-memory board answered by an SMA. */
+/*
+ * One emulated node: an in-memory board and the node/ object on it (SMA,
+ * PMA, CC agent; on a switch the congestion monitor and its notices).
+ */
 struct fabric_node {
     struct fabric *f;
     uint32_t index;
@@ -61,11 +62,7 @@ struct fabric_node {
     unsigned num_ports;
     struct board_mem *bm;
     struct board *board;
-    struct sma *sma;
-    struct pma *pma;            /* Performance Management agent (in-process nodes) */
-    struct cc_agent *cc;        /* Congestion Control agent */
-    struct cong_monitor *mon;   /* dFtree congestion monitor (in-process switches), or NULL */
-    uint8_t *mon_notified;      /* [0..num_ports]: the SM was last told "hot-spot" */
+    struct node *node;          /* its SMA, PMA, CC agent and monitor (in-process nodes) */
     struct fabric_peer *peers;  /* [0..num_ports] */
     uint32_t *downed_seen;      /* [0..num_ports]: LinkDowned counts already coupled */
     bool dirty;                 /* its SMA must be polled soon */
@@ -300,12 +297,17 @@ int fabric_host_get_attr(struct fabric *f, struct fabric_node *n, unsigned port,
                          uint32_t attr_mod, uint8_t data[64]);
 
 /* fabric_gmp.c */
+/*
+ * Hand a MAD that ends at n (entering at in_port) to its node/ object;
+ * returns the verdict, out and *to filled when MAD_SEND.
+ */
+enum mad_verdict fabric_node_process(struct fabric *f, struct fabric_node *n, unsigned in_port,
+                                     const struct fabric_pkt *p, struct mad_addr *to, uint8_t *out);
 bool fabric_gmp_local(struct fabric *f, struct fabric_node *n, unsigned in_port,
                       const struct fabric_pkt *p);
 
-/* fabric_monitor.c */
-void fabric_monitor_tick(struct fabric *f, struct fabric_node *n, uint64_t now);
-void fabric_monitor_free(struct fabric_node *n);
+/* fabric_monitor.c: the hooks of node n's node/ object (its monitor's log lines). */
+struct node_hooks fabric_node_hooks(struct fabric_node *n);
 
 /* fabric_agent.c */
 bool fabric_agent_deliver(struct fabric *f, struct fabric_node *n, const struct fabric_pkt *p);

@@ -117,14 +117,6 @@ static void fabric_client_or_drop(struct fabric *f, struct fabric_node *n, unsig
 static void fabric_sma_call(struct fabric *f, struct fabric_node *n, unsigned in_port,
                             const struct fabric_pkt *p)
 {
-    struct mad_addr in = {
-        .port = (uint8_t)in_port,
-        .lid_routed = p->dlid != FABRIC_PERMISSIVE_LID,
-        .slid = p->slid,
-        .dlid = p->dlid,
-        .src_qp = p->sqp,
-        .dst_qp = p->dqp,
-    };
     struct mad_addr out_addr;
     uint8_t out[IB_MAD_SIZE];
 
@@ -134,7 +126,7 @@ static void fabric_sma_call(struct fabric *f, struct fabric_node *n, unsigned in
     }
     f->stats.sma_calls++;
     fabric_mark_dirty(f, n);
-    if (sma_process(n->sma, &in, p->mad, FABRIC_MAD_SIZE, &out_addr, out) == MAD_SEND)
+    if (fabric_node_process(f, n, in_port, p, &out_addr, out) == MAD_SEND)
         fabric_sma_output(f, n, in_port, &out_addr, out, p->hops);
     else
         fabric_drop(f, p, "SMA did not answer");

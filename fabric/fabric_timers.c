@@ -20,17 +20,9 @@
 /* The earliest time at which node n has timed work; UINT64_MAX if none. */
 static uint64_t timer_deadline(const struct fabric_node *n)
 {
-    uint64_t d = UINT64_MAX, t;
-
-    if (n->external)
+    if (n->external || !n->node)
         return UINT64_MAX; /* its agent runs its own timers */
-    if (n->sma && (t = sma_next_deadline(n->sma)) < d)
-        d = t;
-    if (n->pma && (t = pma_next_deadline(n->pma)) < d)
-        d = t;
-    if (n->mon && (t = cong_monitor_next_deadline(n->mon)) < d)
-        d = t;
-    return d;
+    return node_next_deadline(n->node);
 }
 
 /* Put node index v at heap slot i. */

@@ -4,6 +4,8 @@
  */
 #include "pcap.h"
 
+#include "mad.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -37,13 +39,6 @@ struct pz_pcap {
     struct timespec last_flush; /* CLOCK_MONOTONIC */
     int error;                  /* errno of the first failed write, 0 if none */
 };
-
-/* Store v big-endian in the n bytes at p (network order for IB headers). */
-static void put_be(uint8_t *p, uint32_t v, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++)
-        p[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
-}
 
 /* Store v little-endian in the n bytes at p (pcap headers, the CRCs). */
 static void put_le(uint8_t *p, uint32_t v, unsigned n)
@@ -154,23 +149,23 @@ static void put_ud_headers(const struct pz_pcap_ud *pkt, uint8_t *buf, unsigned 
     lrh[1] = (uint8_t)(pkt->sl << 4 | (pkt->grh ? IB_LNH_IBA_GLOBAL : IB_LNH_IBA_LOCAL));
     if (pkt->grh) {
         memcpy(lrh + PZ_IB_LRH_LEN, pkt->grh, PZ_IB_GRH_LEN);
-        put_be(lrh + PZ_IB_LRH_LEN + 4, paylen, 2);
+        mad_put_be(lrh + PZ_IB_LRH_LEN + 4, paylen, 2);
     }
-    put_be(lrh + 2, pkt->dlid, 2);
-    put_be(lrh + 4, words & IB_PKTLEN_MAX, 2); /* reserved 5 bits 0 */
-    put_be(lrh + 6, pkt->slid, 2);
+    mad_put_be(lrh + 2, pkt->dlid, 2);
+    mad_put_be(lrh + 4, words & IB_PKTLEN_MAX, 2); /* reserved 5 bits 0 */
+    mad_put_be(lrh + 6, pkt->slid, 2);
 
     bth[0] = PZ_IB_OPCODE_UD_SEND_ONLY;
     bth[1] = (uint8_t)(pad << 4); /* SE 0, MigReq 0, TVer 0 */
-    put_be(bth + 2, pkt->pkey, 2);
+    mad_put_be(bth + 2, pkt->pkey, 2);
     bth[4] = 0; /* Resv8a */
-    put_be(bth + 5, pkt->dest_qp, 3);
+    mad_put_be(bth + 5, pkt->dest_qp, 3);
     bth[8] = 0; /* AckReq 0, reserved 7 bits */
-    put_be(bth + 9, pkt->psn, 3);
+    mad_put_be(bth + 9, pkt->psn, 3);
 
-    put_be(deth, pkt->qkey, 4);
+    mad_put_be(deth, pkt->qkey, 4);
     deth[4] = 0;
-    put_be(deth + 5, pkt->src_qp, 3);
+    mad_put_be(deth + 5, pkt->src_qp, 3);
 }
 
 /* Frame pkt into buf; returns the frame length or -1 with errno. */
@@ -359,9 +354,9 @@ static int write_erf_record(struct pz_pcap *p, const uint8_t *frame, size_t len,
     put_le(rec + 4, (uint32_t)(stamp >> 32), 4);
     rec[8] = PZ_ERF_TYPE_INFINIBAND;
     rec[9] = ERF_FLAG_VARLEN;
-    put_be(rec + 10, (uint32_t)(PZ_ERF_HDR_LEN + len + pad), 2); /* rlen */
-    put_be(rec + 12, 0, 2);                                      /* lctr: nothing lost */
-    put_be(rec + 14, (uint32_t)len, 2);                          /* wlen */
+    mad_put_be(rec + 10, (uint32_t)(PZ_ERF_HDR_LEN + len + pad), 2); /* rlen */
+    mad_put_be(rec + 12, 0, 2);                                      /* lctr: nothing lost */
+    mad_put_be(rec + 14, (uint32_t)len, 2);                          /* wlen */
     if (fwrite(rec, sizeof(rec), 1, p->f) != 1 || fwrite(frame, 1, len, p->f) != len ||
         (pad && fwrite(zeros, 1, pad, p->f) != pad))
         return -1;

@@ -9,7 +9,7 @@
  * where to deliver the switch's SMPs.  When the connection closes the
  * switch loses its agent and answers no SMP until one attaches again.
  */
-#define _GNU_SOURCE /* accept4 */
+#define _GNU_SOURCE /* accept4, recvmmsg */
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -79,7 +79,7 @@ int sim_board_open(struct sim_server *s)
     return 0;
 }
 
-/* Close one agent connection; its switch loses its agent. */
+/* Close one agent connection; its switch loses its agent (and the client its MADs had). */
 static void sim_agent_close(struct sim_server *s, size_t i)
 {
     struct sim_agent *a = &s->agents[i];
@@ -91,7 +91,10 @@ static void sim_agent_close(struct sim_server *s, size_t i)
                 fabric_node_name(s->f, (size_t)a->node));
         fabric_agent_detach(s->f, (size_t)a->node);
     }
+    if (a->client >= 0)
+        sim_conn_close(s, (unsigned)a->client);
     close(a->fd);
+    free(a->txq);
     memset(a, 0, sizeof(*a));
 }
 
@@ -122,7 +125,7 @@ size_t sim_board_pfds(struct sim_server *s, size_t n)
         if (!s->agents[i].used)
             continue;
         s->pfds[n].fd = s->agents[i].fd;
-        s->pfds[n].events = POLLIN;
+        s->pfds[n].events = (short)(POLLIN | (s->agents[i].tx_count ? POLLOUT : 0));
         s->pfd_conn[n++] = SIM_PFD_AGENT | (uint32_t)i;
     }
     return n;
@@ -148,7 +151,7 @@ static void sim_board_accept(struct sim_server *s)
         s->agents = grown;
         s->num_agents++;
     }
-    s->agents[i] = (struct sim_agent){.used = true, .fd = fd, .node = -1};
+    s->agents[i] = (struct sim_agent){.used = true, .fd = fd, .node = -1, .client = -1};
 }
 
 /* The client id of the umad client with this pid attached at node, or -1. */
@@ -158,17 +161,38 @@ static long sim_board_client_of(const struct sim_server *s, uint32_t pid, size_t
         size_t where;
         unsigned port;
 
-        if (s->conns[i].used && !s->conns[i].dead && s->conns[i].pid == pid &&
-            fabric_client_where(s->f, (unsigned)i, &where, &port) == 0 && where == node)
+        if (s->conns[i].used && !s->conns[i].dead && !s->conns[i].board_agent &&
+            s->conns[i].pid == pid && fabric_client_where(s->f, (unsigned)i, &where, &port) == 0 &&
+            where == node)
             return (long)i;
     }
     return -1;
+}
+
+/*
+ * A client at node for the agent of connection a, whose MADs a carries
+ * (BOARD_SIM_ATTACH_MADS); returns its id, or -1.
+ */
+static long sim_board_mad_client(struct sim_server *s, struct sim_agent *a, uint32_t pid,
+                                 size_t node)
+{
+    unsigned id;
+
+    if (sim_conn_open_board(s, pid, (size_t)(a - s->agents), &id))
+        return -1;
+    if (fabric_client_attach(s->f, id, node, false)) {
+        sim_conn_close(s, id);
+        return -1;
+    }
+    a->client = id;
+    return id;
 }
 
 /* Handle ATTACH: bind the connection to a switch; returns the errno to answer. */
 static int sim_board_attach(struct sim_server *s, struct sim_agent *a,
                             const struct board_sim_msg *m)
 {
+    bool mads = m->c & BOARD_SIM_ATTACH_MADS;
     char name[64];
     long node, client;
     int rc;
@@ -178,15 +202,22 @@ static int sim_board_attach(struct sim_server *s, struct sim_agent *a,
     node = fabric_find_node(s->f, name);
     if (node < 0 || !fabric_node_is_switch(s->f, (size_t)node))
         return ENOENT;
-    client = sim_board_client_of(s, m->b, (size_t)node);
+    client = mads ? sim_board_mad_client(s, a, m->b, (size_t)node)
+                  : sim_board_client_of(s, m->b, (size_t)node);
     if (client < 0) {
         pzf_log(s->verbose, PZF_LOG_ERROR,
-                "board attach to %s: pid %u has no umad client attached there", name, m->b);
+                mads ? "board attach to %s (pid %u): no room for its MADs"
+                     : "board attach to %s: pid %u has no umad client attached there",
+                name, m->b);
         return ENOENT;
     }
     rc = fabric_agent_attach(s->f, (size_t)node, (unsigned)client);
-    if (rc)
+    if (rc) {
+        if (mads)
+            sim_conn_close(s, (unsigned)client);
+        a->client = -1;
         return -rc;
+    }
     a->node = node;
     pzf_log(s->verbose, PZF_LOG_INFO, "agent pid %u attached to switch %s", m->b, name);
     return 0;
@@ -216,22 +247,145 @@ static void sim_board_mad_rx(struct sim_server *s, const struct sim_agent *a,
 }
 
 /*
- * Read and serve one request of agent connection i: 1 served, 0 nothing
- * waiting, -1 the connection must close.  A posted request (an LFT block
+ * A MAD the agent sent on its board connection: into the fabric as its
+ * client's, as a umad client's packet would go (the requests it sent
+ * before have run: one connection, in order).  Malformed ones and MADs of
+ * an agent that did not ask to carry them are logged and dropped.
+ */
+static void sim_board_mad_in(struct sim_server *s, const struct sim_agent *a,
+                             const struct board_sim_msg *msg)
+{
+    struct board_sim_mad bm;
+    struct fabric_mad m;
+
+    if (a->client < 0 || board_sim_unpack_mad(msg, &bm)) {
+        pzf_log(s->verbose, PZF_LOG_ERROR, "agent of %s: %s MAD dropped",
+                fabric_node_name(s->f, (size_t)a->node),
+                a->client < 0 ? "unexpected" : "malformed");
+        return;
+    }
+    memset(&m, 0, sizeof(m));
+    memcpy(m.mad, bm.mad, sizeof(m.mad));
+    m.slid = bm.slid;
+    m.dlid = bm.dlid;
+    m.sqp = bm.sqp;
+    m.dqp = bm.dqp;
+    m.len = bm.len;
+    fabric_client_send(s->f, (unsigned)a->client, &m);
+}
+
+/* A MAD's TID (big-endian at byte 8). */
+static uint64_t sim_board_tid(const uint8_t *mad)
+{
+    uint64_t tid = 0;
+
+    for (unsigned k = 0; k < 8; k++)
+        tid = tid << 8 | mad[8 + k];
+    return tid;
+}
+
+/* Whether a MAD is an SMP request (for which the fabric keeps a receive record). */
+static bool sim_board_is_smp_request(const uint8_t *mad)
+{
+    return (mad[1] == 0x01 || mad[1] == 0x81) && !(mad[3] & 0x80);
+}
+
+/* Send agent a's queued MADs while its socket takes them; false on a broken socket. */
+static bool sim_board_flush(struct sim_agent *a)
+{
+    while (a->tx_count) {
+        ssize_t n = send(a->fd, &a->txq[a->tx_head], sizeof(*a->txq), MSG_NOSIGNAL | MSG_DONTWAIT);
+
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return true;
+        if (n != (ssize_t)sizeof(*a->txq))
+            return false;
+        a->tx_head = (a->tx_head + 1) % a->tx_cap;
+        a->tx_count--;
+    }
+    return true;
+}
+
+/* Queue a MAD message for agent a (its socket is full); false when the queue is at its limit. */
+static bool sim_board_queue(struct sim_agent *a, const struct board_sim_msg *msg)
+{
+    if (a->tx_count == a->tx_cap) {
+        size_t cap = a->tx_cap ? 2 * a->tx_cap : 64;
+        struct board_sim_msg *q;
+
+        if (cap > SIM_TX_QUEUE_MAX || !(q = malloc(cap * sizeof(*q))))
+            return false;
+        for (size_t k = 0; k < a->tx_count; k++)
+            q[k] = a->txq[(a->tx_head + k) % a->tx_cap];
+        free(a->txq);
+        a->txq = q;
+        a->tx_head = 0;
+        a->tx_cap = cap;
+    }
+    a->txq[(a->tx_head + a->tx_count++) % a->tx_cap] = *msg;
+    return true;
+}
+
+/*
+ * Send a message to agent a in order with what is queued for it (queued
+ * while its socket is full; a full queue loses it, and the agent times the
+ * request out).  Also a board_sim_serve_counters_many emitter.
+ */
+static void sim_board_emit(void *arg, const struct board_sim_msg *msg)
+{
+    struct sim_agent *a = arg;
+
+    if (a->tx_count == 0 &&
+        send(a->fd, msg, sizeof(*msg), MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(*msg))
+        return;
+    if (!sim_board_queue(a, msg))
+        a->tx_lost++;
+}
+
+void sim_board_deliver(struct sim_server *s, size_t i, const struct fabric_mad *m)
+{
+    struct sim_agent *a = i < s->num_agents ? &s->agents[i] : NULL;
+    struct board_sim_mad bm;
+    struct board_sim_msg msg;
+    struct board_mad_rx rx;
+    unsigned long lost;
+
+    if (!a || !a->used || a->node < 0)
+        return;
+    memset(&bm, 0, sizeof(bm));
+    bm.slid = m->slid;
+    bm.dlid = m->dlid;
+    bm.sqp = m->sqp;
+    bm.dqp = m->dqp;
+    bm.status = m->status;
+    bm.len = m->len && m->len <= sizeof(bm.mad) ? m->len : sizeof(bm.mad);
+    memcpy(bm.mad, m->mad, sizeof(bm.mad));
+    /* The ingress port the switch recorded: the MAD itself travels whole. */
+    if (sim_board_is_smp_request(m->mad) &&
+        fabric_agent_mad_rx(s->f, (size_t)a->node, sim_board_tid(m->mad), &rx) == 0)
+        bm.port = rx.port;
+    board_sim_pack_mad(&msg, 0, &bm);
+    lost = a->tx_lost;
+    sim_board_emit(a, &msg);
+    if (a->tx_lost != lost)
+        pzf_log(s->verbose, PZF_LOG_ERROR, "agent of %s: MAD lost (its queue is full)",
+                fabric_node_name(s->f, (size_t)a->node));
+}
+
+/*
+ * Serve one message (n bytes in buf) of agent connection i: 1 served, -1
+ * the connection must close (it ended, or garbage came before ATTACH).  A
+ * MAD goes into the fabric as the agent's client's.  A posted request (an LFT block
  * Set) gets no answer; a failure, which the agent ruled out before posting,
  * is logged.  No timer runs here: only the SMAs of nodes whose ports the
  * request changed are polled (fabric_settle), the rest waits for its deadline.
  */
-static int sim_board_serve_one(struct sim_server *s, size_t i)
+static int sim_board_serve_msg(struct sim_server *s, size_t i, const uint8_t *buf, ssize_t n)
 {
     struct sim_agent *a = &s->agents[i];
-    uint8_t buf[sizeof(struct board_sim_msg) + 1];
     struct board_sim_msg m, resp;
-    ssize_t n = recv(a->fd, buf, sizeof(buf), MSG_DONTWAIT);
     int err;
 
-    if (n < 0)
-        return errno == EAGAIN || errno == EINTR ? 0 : -1;
     if (n == 0)
         return -1;
     if (board_sim_msg_decode(buf, (size_t)n, &m)) {
@@ -248,6 +402,16 @@ static int sim_board_serve_one(struct sim_server *s, size_t i)
             return -1;
         }
     }
+    if (m.op == BOARD_SIM_MAD) {
+        sim_board_mad_in(s, a, &m);
+        return 1;
+    }
+    if (m.op == BOARD_SIM_COUNTERS_MANY) {
+        /* Many answers for one request: in order behind what waits for the agent. */
+        board_sim_serve_counters_many(fabric_node_board(s->f, (size_t)a->node), &m, sim_board_emit,
+                                      a);
+        return 1;
+    }
     if (m.op == BOARD_SIM_MAD_RX) {
         /* The fabric's knowledge, not the board's; it changes nothing: no tick. */
         sim_board_mad_rx(s, a, &m, &resp);
@@ -255,8 +419,8 @@ static int sim_board_serve_one(struct sim_server *s, size_t i)
         return 1;
     }
     board_sim_serve(fabric_node_board(s->f, (size_t)a->node), buf, (size_t)n, &resp);
-    if (m.op == BOARD_SIM_ATTACH && !resp.status)
-        resp.c = htonl(BOARD_SIM_ATTACH_EVENTS); /* port changes are pushed */
+    if (m.op == BOARD_SIM_ATTACH && !resp.status) /* port changes are pushed; MADs if asked */
+        resp.c = htonl(BOARD_SIM_ATTACH_EVENTS | (a->client >= 0 ? BOARD_SIM_ATTACH_MADS : 0));
     if (a->events_lost && !sim_board_send_event(a, BOARD_SIM_PORT_ALL))
         a->events_lost = false;
     if (!board_sim_reply_wanted(&resp)) {
@@ -269,6 +433,34 @@ static int sim_board_serve_one(struct sim_server *s, size_t i)
     send(a->fd, &resp, sizeof(resp), MSG_NOSIGNAL | MSG_DONTWAIT);
     fabric_settle(s->f); /* a port change may make SMAs talk */
     return 1;
+}
+
+/*
+ * Read what agent connection i sent, up to SIM_RECV_BATCH messages in one
+ * recvmmsg(), and serve each in order.  Returns how many were read (fewer
+ * than SIM_RECV_BATCH: the socket is empty now), or -1 when the connection
+ * must close.
+ */
+static int sim_board_serve_batch(struct sim_server *s, size_t i)
+{
+    uint8_t bufs[SIM_RECV_BATCH][sizeof(struct board_sim_msg) + 1];
+    struct mmsghdr msgs[SIM_RECV_BATCH];
+    struct iovec iov[SIM_RECV_BATCH];
+    int got;
+
+    for (unsigned k = 0; k < SIM_RECV_BATCH; k++) {
+        iov[k] = (struct iovec){.iov_base = bufs[k], .iov_len = sizeof(bufs[k])};
+        msgs[k] = (struct mmsghdr){.msg_hdr = {.msg_iov = &iov[k], .msg_iovlen = 1}};
+    }
+    got = recvmmsg(s->agents[i].fd, msgs, SIM_RECV_BATCH, MSG_DONTWAIT, NULL);
+    if (got < 0)
+        return errno == EAGAIN || errno == EINTR ? 0 : -1;
+    if (got == 0)
+        return -1;
+    for (int k = 0; k < got; k++)
+        if (sim_board_serve_msg(s, i, bufs[k], (ssize_t)msgs[k].msg_len) < 0)
+            return -1;
+    return got;
 }
 
 void sim_board_sync(struct sim_server *s, unsigned client)
@@ -288,7 +480,9 @@ void sim_board_sync(struct sim_server *s, unsigned client)
          * buffer (some 100 messages); the bound only stops an agent that
          * keeps writing from holding the fabric here.
          */
-        for (unsigned k = 0; (rc = sim_board_serve_one(s, i)) > 0 && k < SIM_BOARD_SYNC_MAX; k++)
+        for (unsigned k = 0;
+             (rc = sim_board_serve_batch(s, i)) == SIM_RECV_BATCH && k < SIM_BOARD_SYNC_MAX;
+             k += SIM_RECV_BATCH)
             ;
         if (rc < 0)
             sim_agent_close(s, i);
@@ -307,17 +501,18 @@ void sim_board_handle(struct sim_server *s, uint32_t tag, short revents)
     i = tag & ~SIM_PFD_AGENT;
     if (i >= s->num_agents || !s->agents[i].used)
         return;
-    if ((revents & (POLLERR | POLLHUP)) && !(revents & POLLIN)) {
+    if (((revents & (POLLERR | POLLHUP)) && !(revents & POLLIN)) ||
+        ((revents & POLLOUT) && !sim_board_flush(&s->agents[i]))) {
         sim_agent_close(s, i);
         return;
     }
     /* A burst at a time: posted requests come many per MAD round. */
-    for (unsigned k = 0; k < SIM_READ_BURST; k++) {
-        int rc = sim_board_serve_one(s, i);
+    for (unsigned k = 0; k < SIM_READ_BURST; k += SIM_RECV_BATCH) {
+        int rc = sim_board_serve_batch(s, i);
 
         if (rc < 0)
             sim_agent_close(s, i);
-        if (rc <= 0)
-            return;
+        if (rc < SIM_RECV_BATCH)
+            return; /* closed, or the socket is empty */
     }
 }

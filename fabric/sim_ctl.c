@@ -16,8 +16,9 @@
 /* Whether the message names an attached client. */
 static bool sim_ctl_client_ok(const struct sim_server *s, const struct sim_ctl *ctl)
 {
+    /* A client whose MADs travel on a board connection has no control channel. */
     return ctl->clientid < s->num_conns && s->conns[ctl->clientid].used &&
-           fabric_client_attached(s->f, ctl->clientid);
+           !s->conns[ctl->clientid].board_agent && fabric_client_attached(s->f, ctl->clientid);
 }
 
 /* Read an attribute of the client's node into buf; returns 0 or -1. */

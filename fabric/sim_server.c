@@ -147,7 +147,8 @@ void sim_conn_close(struct sim_server *s, unsigned id)
         return;
     c = &s->conns[id];
     fabric_client_detach(s->f, id);
-    close(c->fd);
+    if (c->fd >= 0)
+        close(c->fd);
     sim_tx_clear(&c->tx);
     memset(c, 0, sizeof(*c));
 }
@@ -199,7 +200,7 @@ int sim_conn_open(struct sim_server *s, uint32_t pid, unsigned *id)
 
     /* A stale connection of a dead process with the same pid would get its packets. */
     for (size_t i = 0; i < s->num_conns; i++)
-        if (s->conns[i].used && s->conns[i].pid == pid)
+        if (s->conns[i].used && s->conns[i].pid == pid && !s->conns[i].board_agent)
             sim_conn_close(s, (unsigned)i);
     if (sim_conn_slot(s, id))
         return -ENOMEM;
@@ -217,6 +218,21 @@ int sim_conn_open(struct sim_server *s, uint32_t pid, unsigned *id)
     c->used = true;
     c->fd = fd;
     c->pid = pid;
+    return 0;
+}
+
+int sim_conn_open_board(struct sim_server *s, uint32_t pid, size_t agent, unsigned *id)
+{
+    struct sim_conn *c;
+
+    if (sim_conn_slot(s, id))
+        return -ENOMEM;
+    c = &s->conns[*id];
+    memset(c, 0, sizeof(*c));
+    c->used = true;
+    c->fd = -1;
+    c->pid = pid;
+    c->board_agent = agent + 1;
     return 0;
 }
 
@@ -320,6 +336,10 @@ static void sim_deliver(void *arg, unsigned client, const struct fabric_mad *m)
 
     if (client >= s->num_conns || !s->conns[client].used)
         return;
+    if (s->conns[client].board_agent) {
+        sim_board_deliver(s, s->conns[client].board_agent - 1, m);
+        return;
+    }
     memset(&r, 0, sizeof(r));
     r.dlid = htons(m->dlid);
     r.slid = htons(m->slid);
@@ -458,7 +478,7 @@ static size_t sim_pfds_fill(struct sim_server *s)
     for (size_t i = 0; i < s->num_conns; i++) {
         struct sim_conn *c = &s->conns[i];
 
-        if (!c->used || c->dead)
+        if (!c->used || c->dead || c->fd < 0)
             continue;
         s->pfds[n].fd = c->fd;
         s->pfds[n].events = (short)(POLLIN | (c->tx.count ? POLLOUT : 0));
@@ -489,6 +509,19 @@ int sim_server_run_once(struct sim_server *s, int timeout_ms)
     ready = poll(s->pfds, n, timeout_ms);
     if (ready < 0)
         return errno == EINTR ? 0 : -1;
+    /*
+     * External agents first: an agent waiting for a board answer gets it
+     * before the MADs that came meanwhile from clients, so it wakes once for
+     * both rather than once for each.
+     */
+    for (size_t i = 1; i < n && ready > 0; i++) {
+        if ((s->pfd_conn[i] & SIM_PFD_AGENT) && s->pfd_conn[i] != SIM_PFD_BOARD_LISTEN &&
+            !sim_dgram_tag(s->pfd_conn[i]) && !sim_pzctl_tag(s->pfd_conn[i]) &&
+            s->pfds[i].revents) {
+            sim_board_handle(s, s->pfd_conn[i], s->pfds[i].revents);
+            s->pfds[i].revents = 0;
+        }
+    }
     for (size_t i = 1; i < n && ready > 0; i++) {
         unsigned id = s->pfd_conn[i];
 

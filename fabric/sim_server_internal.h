@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include "board_sim_proto.h"
 #include "fabric.h"
 #include "sim_proto.h"
 #include "sim_server.h"
@@ -36,6 +37,12 @@ struct sim_conn {
     int fd;
     uint32_t pid;
     struct sim_tx_queue tx;
+    /*
+     * 0: an ibsim client with its own packet socket (fd).  Else the agent
+     * connection (index + 1) on "<name>:board" that carries this client's
+     * MADs (BOARD_SIM_ATTACH_MADS); fd is then -1.
+     */
+    size_t board_agent;
 };
 
 /* A board/sim connection from an external agent (portzerod). */
@@ -44,6 +51,11 @@ struct sim_agent {
     int fd;
     long node;        /* attached switch, or -1 before ATTACH */
     bool events_lost; /* a PORT_EVENT did not fit the socket: send an ALL one */
+    long client;      /* the client whose MADs this connection carries, or -1 */
+    /* MAD messages waiting until the socket has room (in order). */
+    struct board_sim_msg *txq;
+    size_t tx_head, tx_count, tx_cap;
+    unsigned long tx_lost; /* messages lost with the queue full */
 };
 
 /* An operator connection on NAME:pzctl (pzfabric-ctl). */
@@ -91,6 +103,8 @@ struct sim_server {
 int sim_socket_bind(const struct sim_server *s, const char *suffix, unsigned num);
 int sim_socket_connect(int fd, const struct sim_server *s, const char *suffix, unsigned num);
 int sim_conn_open(struct sim_server *s, uint32_t pid, unsigned *id);
+/* A client without a socket whose MADs agent connection i carries; 0 or -errno. */
+int sim_conn_open_board(struct sim_server *s, uint32_t pid, size_t agent, unsigned *id);
 void sim_conn_close(struct sim_server *s, unsigned id);
 
 /* sim_board.c */
@@ -102,6 +116,8 @@ void sim_board_handle(struct sim_server *s, uint32_t tag, short revents);
 /* Serve every board request waiting from the agents of client's switch
  * (before routing a MAD from client: its posted LFT writes come first). */
 void sim_board_sync(struct sim_server *s, unsigned client);
+/* Hand a MAD for client to agent connection i, which carries its MADs. */
+void sim_board_deliver(struct sim_server *s, size_t i, const struct fabric_mad *m);
 
 /* sim_pzctl.c */
 int sim_pzctl_open(struct sim_server *s);

@@ -6,6 +6,8 @@
  */
 #include "ipoib_sa.h"
 
+#include "mad_header.h"
+
 #include <infiniband/mad.h>
 #include <infiniband/umad_sa.h>
 #include <infiniband/umad_sa_mcm.h>
@@ -22,13 +24,7 @@
 /* Fill the common MAD header and SA header of a request. */
 static void sa_header(uint8_t *mad, unsigned method, unsigned attr, uint64_t tid, uint64_t mask)
 {
-    memset(mad, 0, IPOIB_SA_MAD_LEN);
-    mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, IB_SA_CLASS);
-    mad_set_field(mad, 0, IB_MAD_CLASSVER_F, SA_CLASS_VERSION);
-    mad_set_field(mad, 0, IB_MAD_METHOD_F, method);
-    mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
-    mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr);
+    mad_header_init(mad, IB_SA_CLASS, SA_CLASS_VERSION, method, tid, attr, 0);
     mad_set_field64(mad, 0, IB_SA_COMPMASK_F, mask);
 }
 

@@ -53,6 +53,24 @@ enum mad_verdict {
 /* The well-known Q_Key of QP1 (GSI): IBA 9.6.1.1. */
 #define MAD_GSI_QKEY 0x80010000u
 
+/* Write v as n (1..8) big-endian bytes at p: the fields of odd widths (24-bit QPNs, 48-bit times).
+ */
+static inline void mad_put_be(uint8_t *p, uint64_t v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+}
+
+/* Read the n (1..8) big-endian bytes at p. */
+static inline uint64_t mad_get_be(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+
+    for (unsigned i = 0; i < n; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
 /* Read a big-endian 16-bit value at p. */
 static inline uint16_t mad_be16(const uint8_t *p)
 {

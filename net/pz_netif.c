@@ -17,11 +17,14 @@
 #include "pz_netif.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <lwip/ip.h>
@@ -33,6 +36,14 @@
 #include "ipoib.h"
 
 #define NETIF_MTU_BEFORE_JOIN 2044
+/*
+ * Packets one drain sends at most: the agent loop then looks at its other
+ * descriptors (MADs wait behind at most this many sends, not a full queue
+ * of 1024) and comes back for the rest.
+ */
+#define PZ_NETIF_DRAIN_BUDGET 64
+/* lwIP's thread's nice value: below the agent loop's (0). */
+#define PZ_NETIF_TCPIP_NICE 10
 
 /* One packet on its way from lwIP to the agent loop. */
 struct queued_pkt {
@@ -56,10 +67,23 @@ struct pz_netif {
 
 static pthread_once_t tcpip_once = PTHREAD_ONCE_INIT;
 
+/*
+ * In lwIP's thread at its start: lower its scheduling priority (nice), so
+ * that on a busy CPU the agent loop, which serves the MADs, runs first
+ * and a full-rate iperf test in lwIP does not delay the SMA's answers
+ * (bench/bench_ipoib.sh measures it).  A failure leaves the default.
+ */
+static void lower_tcpip_priority(void *arg)
+{
+    (void)arg;
+    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), PZ_NETIF_TCPIP_NICE) != 0)
+        (void)0; /* not allowed: the same priority as the loop, as before */
+}
+
 /* Start lwIP's tcpip thread (once per process). */
 static void start_tcpip(void)
 {
-    tcpip_init(NULL, NULL);
+    tcpip_init(lower_tcpip_priority, NULL);
 }
 
 /* Wake the agent loop. */
@@ -70,8 +94,8 @@ static void signal_loop(struct pz_netif *n)
         perror("pz_netif: eventfd");
 }
 
-/* Take the whole queue at once; returns its head. */
-static struct queued_pkt *take_queue(struct pz_netif *n);
+/* The first `budget` packets of the queue (defined below). */
+static struct queued_pkt *take_queue(struct pz_netif *n, unsigned budget);
 
 /* Owner's thread: hand what lwIP's thread queued to the sender, in order. */
 static void send_queued(struct pz_netif *n)
@@ -84,7 +108,7 @@ static void send_queued(struct pz_netif *n)
     pthread_mutex_unlock(&n->lock);
     if (!waiting)
         return;
-    q = take_queue(n);
+    q = take_queue(n, UINT_MAX); /* all of them: they were output before this one */
     while (q) {
         struct queued_pkt *next = q->next;
         n->send(n->send_ctx, q->data, q->len);
@@ -239,24 +263,40 @@ int pz_netif_fd(const struct pz_netif *n)
     return n->event_fd;
 }
 
-static struct queued_pkt *take_queue(struct pz_netif *n)
+/*
+ * Take the first `budget` packets of the queue; returns their list.  When
+ * more wait, the eventfd is signalled again, so the loop comes back after
+ * it has looked at its other descriptors (the MADs).
+ */
+static struct queued_pkt *take_queue(struct pz_netif *n, unsigned budget)
 {
-    struct queued_pkt *q;
-    uint64_t count;
+    struct queued_pkt *q, *last = NULL;
+    uint64_t count, one = 1;
+    unsigned taken = 0;
+    bool more;
 
     if (read(n->event_fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
         perror("pz_netif: eventfd");
     pthread_mutex_lock(&n->lock);
     q = n->head;
-    n->head = n->tail = NULL;
-    n->queued = 0;
+    for (struct queued_pkt *p = q; p && taken < budget; p = p->next, taken++)
+        last = p;
+    n->head = last ? last->next : n->head;
+    if (last)
+        last->next = NULL;
+    if (!n->head)
+        n->tail = NULL;
+    n->queued -= taken;
+    more = n->head != NULL;
     pthread_mutex_unlock(&n->lock);
-    return q;
+    if (more && write(n->event_fd, &one, sizeof(one)) < 0)
+        perror("pz_netif: eventfd");
+    return taken ? q : NULL;
 }
 
 void pz_netif_drain(struct pz_netif *n, struct ipoib *ep, uint64_t now)
 {
-    struct queued_pkt *q = take_queue(n);
+    struct queued_pkt *q = take_queue(n, PZ_NETIF_DRAIN_BUDGET);
 
     while (q) {
         struct queued_pkt *next = q->next;
@@ -365,7 +405,7 @@ void pz_netif_destroy(struct pz_netif *n)
     netif_remove(&n->netif);
     UNLOCK_TCPIP_CORE();
     drain_mailbox();
-    q = take_queue(n);
+    q = take_queue(n, UINT_MAX);
     while (q) {
         struct queued_pkt *next = q->next;
         free(q);

@@ -66,7 +66,10 @@ void pz_netif_set_sender(struct pz_netif *n, pz_netif_send_fn send, void *ctx);
 /* The eventfd that polls readable while packets wait in the queue. */
 int pz_netif_fd(const struct pz_netif *n);
 
-/* Agent loop: send every queued packet through ep at time now (ms). */
+/*
+ * Agent loop: send the queued packets through ep at time now (ms), at most
+ * 64 per call; the eventfd stays readable while more wait.
+ */
 void pz_netif_drain(struct pz_netif *n, struct ipoib *ep, uint64_t now);
 
 /*

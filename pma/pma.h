@@ -75,6 +75,37 @@ uint64_t pma_next_deadline(const struct pma *pma);
  */
 int pma_port_counters64(struct pma *pma, unsigned port, struct pma_counters *c);
 
+/*
+ * The same for count ports from first into c[0 .. count - 1], read from the
+ * hardware in one board access (board_port_counters_many: over board/sim
+ * one round trip instead of count).  For whoever shows every port at once
+ * (an SNMP ifTable walk, a CLI table).  Returns 0, or -EINVAL when a port
+ * in the range has no counters.
+ */
+int pma_port_counters64_many(struct pma *pma, unsigned first, unsigned count,
+                             struct pma_counters *c);
+
+/*
+ * Clear the counters of port_select (a port, or PMA_ALL_PORTS) as a
+ * PortCounters Set and a PortCountersExtended Set with every counter
+ * selected would (perfquery -R and -x -R): both views' baselines move to
+ * the totals.  The 64-bit software counters (pma_port_counters64) are not
+ * touched, so SNMP's counters stay monotonic.  Counted once in
+ * pma_stats.counter_resets.  Returns 0, or -EINVAL for a selection without
+ * counters.
+ */
+int pma_clear_counters(struct pma *pma, unsigned port_select);
+
+/*
+ * port's counters as the counter attributes show them since their last
+ * reset (a clear, perfquery -R or an SM's reset), 64-bit and unsaturated:
+ * the PortCounters error counters, XmitWait and QP1Dropped from the
+ * PortCounters view, the data and packet counters from the
+ * PortCountersExtended view (perfquery -x).  Returns 0, or -EINVAL for a
+ * port without counters.
+ */
+int pma_port_counters_since_reset(struct pma *pma, unsigned port, struct pma_counters *c);
+
 struct cong_monitor;
 
 /*

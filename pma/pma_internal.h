@@ -52,9 +52,16 @@ enum pma_view {
 
 /* PMA state of one port. */
 struct pma_port {
-    bool present;               /* has hardware counters */
-    uint64_t hw_last[PMA_NCTR]; /* last raw hardware value */
-    uint64_t total[PMA_NCTR];   /* 64-bit software counters */
+    bool present; /* has hardware counters */
+    /*
+     * Last raw hardware value and 64-bit software counters (PMA_NCTR each),
+     * or NULL until the port's counters are first read.  With 64-bit
+     * hardware counters (pzfabric's) the software counter is the hardware
+     * counter: both point at one array, allocated at the first read (a
+     * fabric's CA ports are seldom read), which halves the PMA's memory.
+     */
+    uint64_t *hw_last;
+    uint64_t *total;
     /*
      * Per view: total at the view's last reset, or NULL while the view was
      * never reset (every baseline 0): most ports are never reset, and the

@@ -10,6 +10,9 @@
  * QP1Dropped (OpenSM's CounterSelect 0x0FFF reset) stay separate, and a
  * PortCountersExtended reset never touches PortCounters.
  */
+#include <errno.h>
+#include <string.h>
+
 #include <infiniband/mad.h>
 
 #include "pma_internal.h"
@@ -213,4 +216,36 @@ uint16_t pma_pce_set(struct pma *pma, struct pma_req *req)
     if (pma_reset_view(pma, ps, PMA_VIEW_PCE, pma_pce_entries, PMA_NELEM(pma_pce_entries), select))
         pma->stats.counter_resets++;
     return pma_pce_get(pma, req);
+}
+
+int pma_clear_counters(struct pma *pma, unsigned port_select)
+{
+    if (pma_check_port_select(pma, port_select))
+        return -EINVAL;
+    pma_refresh(pma, port_select);
+    /* Every select bit: CounterSelect 0xFFFF and CounterSelect2 0xFFFF. */
+    pma_reset_view(pma, port_select, PMA_VIEW_PC, pma_pc_entries, PMA_NELEM(pma_pc_entries),
+                   0xFFFFFFFFull);
+    pma_reset_view(pma, port_select, PMA_VIEW_PCE, pma_pce_entries, PMA_NELEM(pma_pce_entries),
+                   0xFFFFFFFFull);
+    pma->stats.counter_resets++;
+    return 0;
+}
+
+int pma_port_counters_since_reset(struct pma *pma, unsigned port, struct pma_counters *c)
+{
+    uint64_t v[PMA_NCTR];
+
+    if (port > pma->num_ports || pma_check_port_select(pma, port))
+        return -EINVAL;
+    pma_refresh(pma, port);
+    memset(v, 0, sizeof(v));
+    for (size_t i = 0; i < PMA_NELEM(pma_pce_entries); i++)
+        v[pma_pce_entries[i].ctr] = pma_view_value(pma, port, PMA_VIEW_PCE, pma_pce_entries[i].ctr);
+    for (size_t i = 0; i < PMA_NELEM(pma_pc_entries); i++)
+        if (!pma_pc_entries[i].data)
+            v[pma_pc_entries[i].ctr] =
+                pma_view_value(pma, port, PMA_VIEW_PC, pma_pc_entries[i].ctr);
+    memcpy(&c->total, v, sizeof(c->total));
+    return 0;
 }

@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+#include "mad.h"
+
 /* The attribute and its layout version (byte 0 of every record). */
 #define PZ_ATTR_CONG_MONITOR 0xFF30
 #define PZ_CM_LAYOUT_VERSION 1
@@ -90,23 +92,6 @@
 #define PZ_CMN_CHANGES 40   /* u32 */
 #define PZ_CMN_INTERVAL 44  /* u32, sampling interval, ms */
 #define PZ_CMN_LEN 50
-
-/* Store v as n big-endian bytes at p. */
-static inline void pz_put_be(uint8_t *p, uint64_t v, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++)
-        p[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
-}
-
-/* The n-byte big-endian value at p. */
-static inline uint64_t pz_get_be(const uint8_t *p, unsigned n)
-{
-    uint64_t v = 0;
-
-    for (unsigned i = 0; i < n; i++)
-        v = v << 8 | p[i];
-    return v;
-}
 
 /* Set port's bit in a 32-byte IBA-order port mask. */
 static inline void pz_mask_set(uint8_t *mask, unsigned port)

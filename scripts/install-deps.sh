@@ -14,7 +14,7 @@ PACKAGES=(
     tshark iproute2 valgrind
     iputils-ping socat python3 liblwip-dev
     libsnmp-dev snmp snmptrapd smitools
-    libmbedtls-dev libsodium-dev libcrypt-dev openssh-client ssh-audit whois openssl
+    libmbedtls-dev libsodium-dev libcrypt-dev openssh-client openssh-server ssh-audit whois openssl
 )
 
 missing=()

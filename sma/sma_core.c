@@ -53,19 +53,6 @@ struct sma_port *sma_end_port(struct sma *sma, unsigned in_port)
     return &sma->ports[in_port];
 }
 
-void sma_build_smp_header(uint8_t *mad, unsigned mgmt_class, unsigned method, uint64_t tid,
-                          unsigned attr_id, uint32_t attr_mod)
-{
-    memset(mad, 0, IB_MAD_SIZE);
-    mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, mgmt_class);
-    mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_METHOD_F, method);
-    mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
-    mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr_id);
-    mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, attr_mod);
-}
-
 /* Default PortInfo.CapabilityMask of an end port, from what the board can do. */
 static uint32_t sma_default_capmask(const struct sma *sma)
 {

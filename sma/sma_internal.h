@@ -127,10 +127,6 @@ typedef uint16_t (*sma_attr_fn)(struct sma *sma, struct sma_req *req);
 /* The end port that owns M_Key, LID and SM fields for SMPs entering on port. */
 struct sma_port *sma_end_port(struct sma *sma, unsigned in_port);
 
-/* Build an SMP: class, method, attribute into a zeroed 256-byte buffer. */
-void sma_build_smp_header(uint8_t *mad, unsigned mgmt_class, unsigned method, uint64_t tid,
-                          unsigned attr_id, uint32_t attr_mod);
-
 /* Attribute handlers (sma_node.c). */
 uint16_t sma_node_info_get(struct sma *sma, struct sma_req *req);
 uint16_t sma_node_desc_get(struct sma *sma, struct sma_req *req);

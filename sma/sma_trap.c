@@ -7,6 +7,7 @@
 
 #include <infiniband/mad.h>
 
+#include "mad_header.h"
 #include "sma_internal.h"
 
 /* Notice byte offsets (IBA Notice attribute). */
@@ -26,13 +27,6 @@
 
 /* Resends never come faster than this, whatever SubnetTimeOut says. */
 #define SMA_TRAP_MIN_INTERVAL_NS 1000000u
-
-/* Store a big-endian value of n bytes at p. */
-static void put_be(uint8_t *p, uint64_t v, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++)
-        p[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
-}
 
 uint64_t sma_trap_resend_interval_ns(uint8_t subnet_timeout)
 {
@@ -104,8 +98,8 @@ void sma_trap_local_changes(struct sma *sma, unsigned port, uint16_t change_flag
     sma_notice_init(sma, notice, 4 /* informational */, 144);
     notice[NTC144_LOCAL_CHANGES] = change_flags ? 1 : 0;
     mad_set_field(notice, 0, IB_NOTICE_DATA_144_CAPMASK_F, ep->capmask);
-    put_be(notice + NTC144_CHANGE_FLAGS, change_flags, 2);
-    put_be(notice + NTC144_CAPMASK2, ep->capmask2, 2);
+    mad_put_be(notice + NTC144_CHANGE_FLAGS, change_flags, 2);
+    mad_put_be(notice + NTC144_CAPMASK2, ep->capmask2, 2);
     sma_trap_queue_notice(sma, port, notice);
 }
 
@@ -114,7 +108,7 @@ void sma_trap_sys_image_guid(struct sma *sma)
     uint8_t notice[SMA_DATA_SIZE];
 
     sma_notice_init(sma, notice, 4 /* informational */, 145);
-    put_be(notice + NTC145_SYS_GUID, sma->system_image_guid, 8);
+    mad_put_be(notice + NTC145_SYS_GUID, sma->system_image_guid, 8);
     sma_trap_queue_notice(sma, sma->is_switch ? 0 : 1, notice);
 }
 
@@ -133,7 +127,7 @@ int sma_send_vendor_notice(struct sma *sma, uint16_t trap_number, const uint8_t 
     mad_set_field(notice, 0, IB_NOTICE_TYPE_F, SMA_VENDOR_NOTICE_TYPE);
     mad_set_field(notice, 0, IB_NOTICE_PRODUCER_F, sma->board->id->vendor_id & 0xFFFFFF);
     mad_set_field(notice, 0, IB_NOTICE_TRAP_NUMBER_F, sma->board->id->device_id);
-    put_be(notice + NTC_VENDOR_TRAP, trap_number, 2);
+    mad_put_be(notice + NTC_VENDOR_TRAP, trap_number, 2);
     if (len)
         memcpy(notice + NTC_VENDOR_DETAILS, details, len);
     return sma_trap_queue_notice(sma, sma->is_switch ? 0 : 1, notice);
@@ -187,9 +181,9 @@ static void sma_trap_build(const struct sma *sma, struct sma_trap *t, uint8_t *o
     else if (trap_num == 144)
         mad_set_field(t->notice, 0, IB_NOTICE_DATA_144_LID_F, ep->lid);
     else
-        put_be(t->notice + NTC_DETAILS_LID, ep->lid, 2);
+        mad_put_be(t->notice + NTC_DETAILS_LID, ep->lid, 2);
 
-    sma_build_smp_header(out, IB_SMI_CLASS, IB_MAD_METHOD_TRAP, t->tid, SMA_ATTR_NOTICE, 0);
+    mad_header_init(out, IB_SMI_CLASS, 1, IB_MAD_METHOD_TRAP, t->tid, SMA_ATTR_NOTICE, 0);
     /* M_Key of a trap is always 0 (o14-1): left zero by the header builder. */
     memcpy(out + SMA_DATA_OFFS, t->notice, SMA_DATA_SIZE);
     memset(addr, 0, sizeof(*addr));

@@ -135,6 +135,20 @@ void pz_snmp_set_mgmt_if(struct pz_snmp *s, const struct pz_snmp_mgmt_if *mif);
  */
 int pz_snmp_set_reach(struct pz_snmp *s, const struct pz_snmp_reach *peers, size_t n);
 
+/* The last route check the agent ran (PORTZERO-MIB pzRouteCheck). */
+struct pz_snmp_route_check {
+    bool valid;        /* one has run */
+    int64_t when;      /* its end, seconds since 1970 UTC */
+    uint32_t switches; /* switches in the SA's NodeRecords */
+    uint32_t pairs;    /* switch-to-switch pairs */
+    uint32_t unrouted; /* of them without a route */
+    bool cycle;        /* a cycle in the channel dependency graph */
+    uint32_t check_us; /* the check itself, microseconds */
+};
+
+/* Hand over the last route check (copied; the caller's thread = agent thread). */
+void pz_snmp_set_route_check(struct pz_snmp *s, const struct pz_snmp_route_check *rc);
+
 /* Counters of the agent itself (for the CLI and the tests). */
 struct pz_snmp_stats {
     uint64_t datagrams_in;
@@ -146,5 +160,28 @@ struct pz_snmp_stats {
 
 /* A snapshot of the agent's counters. */
 void pz_snmp_get_stats(const struct pz_snmp *s, struct pz_snmp_stats *st);
+
+/* The engine and the SNMPv2-MIB snmp group (RFC 3418), for `show snmp`. */
+struct pz_snmp_info {
+    uint8_t engine_id[32];
+    size_t engine_id_len;
+    uint32_t engine_boots, engine_time;
+    uint32_t in_pkts, out_pkts, in_bad_versions, in_bad_community_names;
+    uint32_t in_bad_community_uses, in_asn_parse_errs, silent_drops, proxy_drops;
+    struct pz_snmp_stats agent;
+};
+
+/* A snapshot of the engine and its counters (agent thread). */
+void pz_snmp_get_info(const struct pz_snmp *s, struct pz_snmp_info *info);
+
+/* One configured user, community or sink, without its secrets. */
+struct pz_snmp_conf_item {
+    char kind[16];   /* the token: createUser, rouser, rocommunity, trap2sink... */
+    char name[64];   /* user name, sink host; "(hidden)" for a community string */
+    char detail[96]; /* protocols, security level and view, source, port */
+};
+
+/* The configured access and sinks, from the configuration file (at most max); the count. */
+size_t pz_snmp_conf_items(const struct pz_snmp *s, struct pz_snmp_conf_item *items, size_t max);
 
 #endif /* PZ_SNMP_H */

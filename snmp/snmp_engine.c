@@ -134,7 +134,8 @@ static void snmp_engine_modules(void)
 /* Our own MIBs; 0 or -1 with err set. */
 static int snmp_engine_own_mibs(struct pz_snmp *s, char *err, size_t errlen)
 {
-    if (snmp_mib_if_register(s) != 0 || snmp_mib_portzero_register(s) != 0) {
+    if (snmp_mib_if_register(s) != 0 || snmp_mib_portzero_register(s) != 0 ||
+        snmp_mib_routes_register(s) != 0) {
         snprintf(err, errlen, "snmp: registering the MIB handlers failed");
         return -1;
     }

@@ -65,6 +65,8 @@ struct pz_snmp {
     struct pz_snmp_reach *reach;
     size_t num_reach;
 
+    struct pz_snmp_route_check route_check; /* the last route check (mib_routes.c) */
+
     struct snmp_port_snap *snaps; /* [port], snmp_port.c */
     uint64_t gen;                 /* request generation of the snapshots */
     bool cold_sent;               /* coldStart went out */
@@ -106,8 +108,9 @@ int snmp_mib_if_register(struct pz_snmp *s);
 unsigned snmp_if_oper_status(struct pz_snmp *s, unsigned ifindex);
 unsigned snmp_if_admin_status(struct pz_snmp *s, unsigned ifindex);
 
-/* PORTZERO-MIB (mib_portzero.c). */
+/* PORTZERO-MIB (mib_portzero.c; the pzRouteCheck scalars: mib_routes.c). */
 int snmp_mib_portzero_register(struct pz_snmp *s);
+int snmp_mib_routes_register(struct pz_snmp *s);
 
 /* ifAlias persistence (snmp_persist.c). */
 void snmp_persist_register(struct pz_snmp *s);

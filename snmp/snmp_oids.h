@@ -20,6 +20,7 @@
 #define PZ_OID_CONG_ENTRY PZ_OID_ROOT, 1, 3, 1
 #define PZ_OID_CONG_SETTINGS PZ_OID_ROOT, 1, 4
 #define PZ_OID_REACH_ENTRY PZ_OID_ROOT, 1, 5, 1
+#define PZ_OID_ROUTE_CHECK PZ_OID_ROOT, 1, 7 /* pzRouteCheck scalars (mib_routes.c) */
 
 /* Notifications of PORTZERO-MIB. */
 enum {

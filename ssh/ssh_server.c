@@ -16,6 +16,20 @@
 static const char *const kex_names[] = {"curve25519-sha256", "curve25519-sha256@libssh.org",
                                         "ecdh-sha2-nistp256", NULL};
 
+/* Implemented but offered only with compat_algorithms: ssh-audit fails the NIST curve
+ * (its policy distrusts the NIST curves' provenance) and warns on encrypt-and-MAC. */
+static const char *const compat_names[] = {"ecdh-sha2-nistp256", "ecdsa-sha2-nistp256",
+                                           "hmac-sha2-256", "hmac-sha2-512", NULL};
+
+/* Whether name is in the NULL-terminated list. */
+static bool in_list(const char *const *list, const char *name)
+{
+    for (; *list; list++)
+        if (!strcmp(*list, name))
+            return true;
+    return false;
+}
+
 /* Random bytes for every use in the library (mbedtls f_rng signature). */
 int ssh_random(void *srv, unsigned char *out, size_t len)
 {
@@ -33,19 +47,17 @@ int ssh_random(void *srv, unsigned char *out, size_t len)
 }
 
 /* Fills out (cap entries, NULL-terminated) with the names of supported that the
- * configuration's subset wants (all when want is NULL); the count. */
+ * configuration's subset wants (all when want is NULL), without the compat-only ones
+ * unless compat; the count. */
 static unsigned pick_list(const char **out, unsigned cap, const char *const *supported,
-                          const char *const *want)
+                          const char *const *want, bool compat)
 {
-    unsigned n = 0, i, k;
+    unsigned n = 0, i;
 
     for (i = 0; supported[i] && n + 1 < cap; i++) {
-        if (want) {
-            for (k = 0; want[k] && strcmp(want[k], supported[i]) != 0; k++)
-                ;
-            if (!want[k])
-                continue;
-        }
+        if ((want && !in_list(want, supported[i])) ||
+            (!compat && in_list(compat_names, supported[i])))
+            continue;
         out[n++] = supported[i];
     }
     out[n] = NULL;
@@ -95,10 +107,12 @@ struct ssh_server *ssh_server_new(const struct ssh_server_config *config, char *
         ssh_server_free(s);
         return NULL;
     }
-    if (!pick_list(s->kex_algs, 8, kex_names, s->cfg.kex_algs) ||
-        !pick_list(s->ciphers, 8, ssh_cipher_names(), s->cfg.ciphers) ||
-        !pick_list(s->macs, 8, ssh_mac_names(), s->cfg.macs) ||
-        !pick_list(s->host_algs, 4, ssh_hostkey_names(), s->cfg.host_algs)) {
+    bool compat = s->cfg.compat_algorithms;
+
+    if (!pick_list(s->kex_algs, 8, kex_names, s->cfg.kex_algs, compat) ||
+        !pick_list(s->ciphers, 8, ssh_cipher_names(), s->cfg.ciphers, compat) ||
+        !pick_list(s->macs, 8, ssh_mac_names(), s->cfg.macs, compat) ||
+        !pick_list(s->host_algs, 4, ssh_hostkey_names(), s->cfg.host_algs, compat)) {
         snprintf(err, errlen, "no supported algorithm left in a configured list");
         ssh_server_free(s);
         return NULL;

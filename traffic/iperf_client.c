@@ -104,6 +104,18 @@ static void stream_started(struct stream *s, uint64_t now, uint16_t local_port)
     pthread_mutex_unlock(&s->run->lock);
 }
 
+/*
+ * Record when a TCP stream stopped writing (tcpip thread): its test time
+ * ends there, as iperf's interval does, not when the last ack came (the
+ * peer's delayed ack, up to lwIP's 250 ms fast timer, would lower the rate).
+ */
+static void stream_stopped_writing(struct stream *s, uint64_t now)
+{
+    pthread_mutex_lock(&s->run->lock);
+    s->res.end_ns = now;
+    pthread_mutex_unlock(&s->run->lock);
+}
+
 /* --- TCP --- */
 
 /*
@@ -260,6 +272,7 @@ static void tcp_stream_tick(struct stream *s, uint64_t now)
             break;
         }
         s->wait_until_ns = now + IPERF_CLIENT_TCP_WAIT_NS;
+        stream_stopped_writing(s, now);
         stream_set_state(s, IPERF_STREAM_FINISHING);
         (void)tcp_stream_drain(s, now);
         break;

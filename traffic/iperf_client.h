@@ -58,7 +58,8 @@ struct iperf_stream_result {
     uint64_t bytes;     /* TCP: acknowledged; UDP: sent */
     uint64_t datagrams; /* UDP: sent, the first final one included (not its repeats) */
     uint64_t start_ns;  /* connected / first datagram (CLOCK_MONOTONIC) */
-    uint64_t end_ns;    /* last ack / final datagram; 0 while running */
+    uint64_t
+        end_ns; /* TCP: writing stopped (or the stream failed); UDP: final datagram; 0 before */
     bool have_report;
     struct iperf_report report; /* UDP: the server's */
 };

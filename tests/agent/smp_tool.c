@@ -27,6 +27,8 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
+#include "mad_header.h"
+
 #define SMP_SIZE 256
 #define SMP_PATH_OFFS 128 /* InitialPath; libibmad has it only as a whole */
 #define SMP_TIMEOUT_STATUS 110
@@ -118,21 +120,11 @@ static int smp_open(struct smp_port *p)
 static void smp_build(const struct smp_port *p, const struct smp_route *r, uint8_t *mad,
                       unsigned method, unsigned attr, uint32_t mod, uint64_t mkey, uint64_t tid)
 {
-    memset(mad, 0, SMP_SIZE);
-    mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, r->directed ? IB_SMI_DIRECT_CLASS : IB_SMI_CLASS);
-    mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_METHOD_F, method);
-    mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
-    mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr);
-    mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, mod);
+    mad_header_init(mad, r->directed ? IB_SMI_DIRECT_CLASS : IB_SMI_CLASS, 1, method, tid, attr,
+                    mod);
     mad_set_field64(mad, 0, IB_MAD_MKEY_F, mkey);
-    if (!r->directed)
-        return;
-    mad_set_field(mad, 0, IB_DRSMP_HOPCNT_F, r->hops);
-    mad_set_field(mad, 0, IB_DRSMP_DRSLID_F, r->lid ? p->lid : 0xFFFF);
-    mad_set_field(mad, 0, IB_DRSMP_DRDLID_F, 0xFFFF);
-    memcpy(mad + SMP_PATH_OFFS, r->path, r->hops + 1);
+    if (r->directed)
+        mad_dr_init(mad, r->hops, 0, r->lid ? p->lid : 0xFFFF, 0xFFFF, r->path);
 }
 
 /* Send the SMP in p->umad along r; returns 0 or -1. */

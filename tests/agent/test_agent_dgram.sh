@@ -114,17 +114,7 @@ LEAF1=$(lid_of Leaf1)
 LEAF3=$(lid_of Leaf3)
 check "switch LIDs (Spine1 $SPINE, Leaf1 $LEAF1, Leaf3 $LEAF3)" test -n "$SPINE" -a -n "$LEAF1" -a -n "$LEAF3"
 # Let OpenSM take the switches' Trap 128s (no new notice for 2 s) before it goes.
-notices() { grep -c 'Received Generic Notice' "$WORK/sm/osm.log" || true; }
-settle_end=$((SECONDS + 20))
-sleep 1
-prev=$(notices)
-stable=0
-while ((SECONDS < settle_end && stable < 2)); do
-    sleep 1
-    now=$(notices)
-    if [ "$now" = "$prev" ]; then stable=$((stable + 1)); else stable=0; fi
-    prev=$now
-done
+fl_settle_notices
 fl_stop_opensm
 check "fabric quiet after OpenSM stopped" quiet
 

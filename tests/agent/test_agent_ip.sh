@@ -15,46 +15,13 @@
 #     unreachable within their timeout, leaf-to-spine still answers.
 # Usage: test_agent_ip.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST PORTZEROD PZ_CLI
 set -u
-# shellcheck source=../fabric/fabric_lib.sh
-source "$(dirname "$0")/../fabric/fabric_lib.sh"
-fl_init agentip "$1" "$2"
-PZIPHOST=$(abspath "$3")
-PORTZEROD=$(abspath "$4")
-PZCLI=$(abspath "$5")
+# shellcheck source=agent_ip_lib.sh
+source "$(dirname "$0")/agent_ip_lib.sh"
+AI_AGENT_FLAGS=-vvv
+ai_init agentip 10.79.0 "$@"
 pzt_require opensm saquery ping socat sha256sum ip
 pzt_require_preload
-NET=$(abspath "$(dirname "$0")/../integration/ft-2s4l.net")
-SWITCHES=(Spine1 Spine2 Leaf1 Leaf2 Leaf3 Leaf4)
-declare -A ADDR AGENT
-for i in "${!SWITCHES[@]}"; do ADDR[${SWITCHES[$i]}]="10.79.0.$((i + 1))"; done
-NS="pzt-$$-ip"
-HOST_PID=
 
-ip_cleanup() {
-    local rc=$? s
-    [ -z "$HOST_PID" ] || stop_pid "$HOST_PID"
-    for s in "${SWITCHES[@]}"; do
-        [ -z "${AGENT[$s]:-}" ] || stop_pid "${AGENT[$s]}"
-    done
-    ip netns delete "$NS" 2> /dev/null
-    (exit "$rc")
-    fl_cleanup
-}
-trap ip_cleanup EXIT
-
-# start_agent SWITCH: portzerod serving SWITCH with its address and control socket.
-start_agent() {
-    local s=$1
-    mkdir -p "$WORK/$s"
-    (cd "$WORK/$s" && LD_PRELOAD=$PZT_PRELOAD SIM_HOST=$s IBSIM_SOCKNAME=$SOCK exec "$PORTZEROD" \
-        -o board=sim -o "ip_address=${ADDR[$s]}/24" -o "ctl_socket=$WORK/$s/ctl" -vvv \
-        >> "$WORK/$s/out" 2>> "$WORK/$s/err" < /dev/null) &
-    AGENT[$s]=$!
-}
-
-cli() { local s=$1; shift; "$PZCLI" -s "$WORK/$s/ctl" -t 60 "$@"; } # cli SWITCH COMMAND...
-in_ns() { ip netns exec "$NS" "$@"; }
-joined() { cli "$1" show ip 2> /dev/null | grep -q '^IPoIB state *up'; }
 received() { # received COUNT ADDRESS: host pings; prints the received count
     in_ns ping -c "$1" -i 0.05 -W 2 "$2" 2> /dev/null | awk '/packets transmitted/ { print $4 }'
 }
@@ -62,19 +29,8 @@ echo_back() { # echo_back FILE ADDRESS: FILE through ADDRESS's TCP echo port, in
     in_ns timeout "${ECHO_TIMEOUT:-180}" socat -t 30 - "TCP:$2:7" < "$1" > "$WORK/back.bin"
 }
 
-ALL=()
-for s in "${SWITCHES[@]}"; do ALL+=(--agent "$s"); done
-fl_start_fabric "${ALL[@]}" "$NET" || exit 1
-for s in "${SWITCHES[@]}"; do start_agent "$s"; done
-for s in "${SWITCHES[@]}"; do
-    check "$s: portzerod ready" wait_file "$WORK/$s/out" 20 '^ready$' "${AGENT[$s]}"
-done
-fl_start_opensm Hca1
-fl_wait_up 60 || { echo "OpenSM never reached SUBNET UP"; exit 1; }
+ai_start_all || exit 1
 
-for s in "${SWITCHES[@]}"; do
-    check "$s joins the broadcast group (show ip: up)" wait_until 30 joined "$s"
-done
 check "Spine1: show ip names the group" bash -c \
     "'$PZCLI' -s '$WORK/Spine1/ctl' show ip | grep -q 'Broadcast MLID *0xc0.. (Q_Key 0x00000b1b'"
 check_eq "Spine1: show ip reports the IP MTU 2044" 2044 \
@@ -145,10 +101,7 @@ check "show lft: Leaf1 routes its own LID $leaf1 to port 0" \
     bash -c "'$PZCLI' -s '$WORK/Leaf1/ctl' show lft $leaf1 | grep -q '^$leaf1 *0\$'"
 
 # The emulated host on Hca3 (below Leaf2).
-"$PZIPHOST" --sockname "$SOCK" --ca Hca3 --address 10.79.0.100/24 --netns "$NS" -v \
-    > "$WORK/host.out" 2> "$WORK/host.err" < /dev/null &
-HOST_PID=$!
-check "pz-iphost joins (ready)" wait_file "$WORK/host.out" 30 '^ready$' "$HOST_PID"
+ai_start_host 10.79.0.100/24
 
 for s in "${SWITCHES[@]}"; do
     check_eq "host -> $s (${ADDR[$s]}): ping 20/20" 20 "$(received 20 "${ADDR[$s]}")"

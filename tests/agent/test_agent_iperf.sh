@@ -12,49 +12,14 @@
 #     a host client killed mid-test, 50 parallel streams.
 # Usage: test_agent_iperf.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST PORTZEROD PZ_CLI
 set -u
-# shellcheck source=../fabric/fabric_lib.sh
-source "$(dirname "$0")/../fabric/fabric_lib.sh"
-fl_init agentiperf "$1" "$2"
-PZIPHOST=$(abspath "$3")
-PORTZEROD=$(abspath "$4")
-PZCLI=$(abspath "$5")
+# shellcheck source=agent_ip_lib.sh
+source "$(dirname "$0")/agent_ip_lib.sh"
+AI_CLI_TIMEOUT=120
+ai_init agentiperf 10.78.0 "$@"
 pzt_require opensm iperf ip awk
 pzt_require_preload
-NET=$(abspath "$(dirname "$0")/../integration/ft-2s4l.net")
-SWITCHES=(Spine1 Spine2 Leaf1 Leaf2 Leaf3 Leaf4)
-declare -A ADDR AGENT
-for i in "${!SWITCHES[@]}"; do ADDR[${SWITCHES[$i]}]="10.78.0.$((i + 1))"; done
 HOST=10.78.0.100
-NS="pzt-$$-iperf"
-HOST_PID=
-SRV_PIDS=()
 
-iperf_cleanup() {
-    local rc=$? s p
-    for p in "${SRV_PIDS[@]}"; do stop_pid "$p"; done
-    [ -z "$HOST_PID" ] || stop_pid "$HOST_PID"
-    for s in "${SWITCHES[@]}"; do
-        [ -z "${AGENT[$s]:-}" ] || stop_pid "${AGENT[$s]}"
-    done
-    ip netns delete "$NS" 2> /dev/null
-    (exit "$rc")
-    fl_cleanup
-}
-trap iperf_cleanup EXIT
-
-# start_agent SWITCH: portzerod serving SWITCH with its address and control socket.
-start_agent() {
-    local s=$1
-    mkdir -p "$WORK/$s"
-    (cd "$WORK/$s" && LD_PRELOAD=$PZT_PRELOAD SIM_HOST=$s IBSIM_SOCKNAME=$SOCK exec "$PORTZEROD" \
-        -o board=sim -o "ip_address=${ADDR[$s]}/24" -o "ctl_socket=$WORK/$s/ctl" -v \
-        >> "$WORK/$s/out" 2>> "$WORK/$s/err" < /dev/null) &
-    AGENT[$s]=$!
-}
-
-cli() { local s=$1; shift; "$PZCLI" -s "$WORK/$s/ctl" -t 120 "$@"; } # cli SWITCH COMMAND...
-in_ns() { ip netns exec "$NS" "$@"; }
-joined() { cli "$1" show ip 2> /dev/null | grep -q '^IPoIB state *up'; }
 # recent FIELD SWITCH PROTO PEER: FIELD (bytes, total, lost) of SWITCH's newest test from PEER
 recent() {
     cli "$2" show iperf | awk -v proto="$3" -v peer="$4:" -v f="$1" '
@@ -67,25 +32,15 @@ to_bytes() {
     awk -v v="$1" -v u="$2" 'BEGIN { m = 1; if (u ~ /^K/) m = 1024; if (u ~ /^M/) m = 1048576;
         if (u ~ /^G/) m = 1073741824; printf "%.0f\n", v * m }'
 }
+# resolve SWITCH ADDRESS: a ping resolves the neighbour first, as an operator's
+# test would (the IPoIB endpoint also holds 64 packets per neighbour while it
+# resolves one; test_agent_traffic starts UDP on unresolved pairs)
+resolve() { cli "$1" ping "$2" count 1 timeout 2000 > /dev/null 2>&1; }
 # near A B PERCENT: A within PERCENT % of B
 near() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d * 100 <= b * p) }'; }
 
-ALL=()
-for s in "${SWITCHES[@]}"; do ALL+=(--agent "$s"); done
-fl_start_fabric "${ALL[@]}" "$NET" || exit 1
-for s in "${SWITCHES[@]}"; do start_agent "$s"; done
-for s in "${SWITCHES[@]}"; do
-    check "$s: portzerod ready" wait_file "$WORK/$s/out" 20 '^ready$' "${AGENT[$s]}"
-done
-fl_start_opensm Hca1
-fl_wait_up 60 || { echo "OpenSM never reached SUBNET UP"; exit 1; }
-for s in "${SWITCHES[@]}"; do
-    check "$s joins the broadcast group" wait_until 30 joined "$s"
-done
-"$PZIPHOST" --sockname "$SOCK" --ca Hca3 --address "$HOST/24" --netns "$NS" -v \
-    > "$WORK/host.out" 2> "$WORK/host.err" < /dev/null &
-HOST_PID=$!
-check "pz-iphost joins (ready)" wait_file "$WORK/host.out" 30 '^ready$' "$HOST_PID"
+ai_start_all || exit 1
+ai_start_host "$HOST/24"
 check "host reaches Spine1" wait_until 30 in_ns ping -c 1 -W 1 "${ADDR[Spine1]}"
 check "show iperf: the server is on by default" bash -c \
     "'$PZCLI' -s '$WORK/Spine1/ctl' show iperf | grep -q '^iperf server *on'"
@@ -121,9 +76,9 @@ check_eq "host -> Leaf2 UDP: ... and total x 1470 bytes" "$((${total:-0} * 1470)
 # `ip netns exec` directly (not the in_ns function, whose background copy
 # is a subshell): $! is then iperf itself, which stop_pid can stop.
 ip netns exec "$NS" iperf -s -y C > "$WORK/hs_tcp.csv" 2> "$WORK/hs_tcp.err" &
-SRV_PIDS+=($!)
+AI_PIDS+=($!)
 ip netns exec "$NS" iperf -s -u > "$WORK/hs_udp.txt" 2>&1 &
-SRV_PIDS+=($!)
+AI_PIDS+=($!)
 sleep 1
 cli Leaf1 iperf -c "$HOST" -t 3 -i 1 > "$WORK/s2h_tcp.txt" 2>&1
 check_eq "Leaf1 -> host TCP: pz-cli exits 0" 0 $?
@@ -153,10 +108,6 @@ rb=$(recent bytes Spine2 TCP "${ADDR[Leaf1]}")
 # shellcheck disable=SC2086
 check "Leaf1 -> Spine2 TCP: Spine2 counted what Leaf1 reports ($sw, $rb bytes)" \
     near "$(to_bytes $sw)" "${rb:-0}" 1
-# UDP starts at once: the IPoIB endpoint holds only 3 packets per neighbour
-# while it resolves one (ARP + PathRecord, as Linux's unresolved queue), so
-# the pairs are resolved first by a ping, as an operator's test would be.
-resolve() { cli "$1" ping "$2" count 1 timeout 2000 > /dev/null 2>&1; } # resolve SWITCH ADDRESS
 resolve Leaf3 "${ADDR[Leaf4]}"
 cli Leaf3 iperf -c "${ADDR[Leaf4]}" -u -b 5M -t 3 -P 2 > "$WORK/s2s_udp.txt" 2>&1
 check_eq "Leaf3 -> Leaf4 UDP -P 2: exit 0" 0 $?

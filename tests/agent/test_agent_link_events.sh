@@ -36,14 +36,7 @@ wait_value() {
 }
 
 cd "$WORK"
-"$PZFABRIC" --sockname "$SOCK" --agent Spine1 "$NET" > fabric.out 2> fabric.err &
-PIDS+=($!)
-check "pzfabric ready" wait_file fabric.out 10 '^ready$'
-mkdir agent
-(cd agent && LD_PRELOAD=$UMAD2SIM SIM_HOST=Spine1 IBSIM_SOCKNAME=$SOCK \
-    exec "$PORTZEROD" -o board=sim > ../agent.out 2> ../agent.err) &
-PIDS+=($!)
-check "portzerod ready" wait_file agent.out 10 '^ready$'
+agent_start_spine1 "$NET"
 agent_start_opensm "$SOCK" "$WORK/sm"
 check "OpenSM: SUBNET UP" wait_file sm/osm.log 40 'SUBNET UP'
 

@@ -9,6 +9,7 @@
 #   - ifHCOutOctets of the host's port = 4 x perfquery's PortXmitData, read
 #     between two SNMP reads (the counters move: the SNMP answers cross it);
 #   - PORTZERO-MIB: the switch's LID and master SM LID as smpquery has them;
+#     pzRouteCheck: 0 before, then the CLI's `route check` numbers;
 #   - snmptrapd in the namespace receives linkDown/linkUp when a cable is
 #     pulled and plugged (pzfabric-ctl);
 #   - ifAdminStatus down (rwuser) disables the port (smpquery sees
@@ -196,6 +197,16 @@ check_eq "PORTZERO-MIB pzSwitchLid = smpquery's LID" "$LID" "$(get "$PZ.1.1.1.0"
 check_eq "PORTZERO-MIB pzMasterSmLid = smpquery's SMLid" \
     "$(diag "$SM" smpquery -D portinfo "$DR" 0 | awk -F. '/^SMLid/ { print $NF }')" \
     "$(get "$PZ.1.1.2.0")"
+# PORTZERO-MIB pzRouteCheck: nothing before a check, then what
+# the CLI's `route check` (the agent's SA client) found.
+check_eq "pzRouteCheckTime is 0 before any route check" 0 "$(get "$PZ.1.7.1.0")"
+"$PZCLI" -s "$WORK/agent/ctl" route check json > "$WORK/routes.json" 2>&1 || true
+rc_cli=$(python3 -c 'import json,sys; d = json.load(open(sys.argv[1]))
+print(d["switches"], d["pairs"], d["unrouted"], 1 if d["cycle"] else 2)' "$WORK/routes.json" 2>&1)
+check_eq "pzRouteCheck switches, pairs, unrouted, cycle = the CLI's route check ($rc_cli)" \
+    "$rc_cli" "$(get "$PZ.1.7.2.0" "$PZ.1.7.3.0" "$PZ.1.7.4.0" "$PZ.1.7.5.0" | paste -sd' ')"
+rc_age=$(($(date +%s) - $(get "$PZ.1.7.1.0")))
+check "pzRouteCheckTime is the check's time ($rc_age s ago)" test "$rc_age" -ge 0 -a "$rc_age" -le 30
 
 # perfquery -R clears the PMA's PortCounters of the host's port: ifHC* never step back.
 hc0=$(get "$IFX.10.$HP")

@@ -1,7 +1,7 @@
 #!/bin/bash
 # test_agent_snmp_mib.sh - PORTZERO-MIB of portzerod over IPoIB, its
 # hot-spot notifications and informs, with real net-snmp tools in pz-iphost's
-# namespace (issue 12, acceptance 1 and 3; test_agent_snmp.sh covers IF-MIB,
+# namespace (test_agent_snmp.sh covers IF-MIB,
 # security, link traps and bad input):
 #   - snmpbulkwalk -v3 authPriv of pzIbPortTable and pzCongTable on a 36-port
 #     switch (tests/integration/ft-36port.net, leaf-2): every port 1..36 in

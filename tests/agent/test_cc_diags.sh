@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_cc_diags.sh - issue 4, acceptance 4: the Congestion Control agent
+# test_cc_diags.sh - the Congestion Control agent
 # (pma/cc_*) of pzfabric's switches against ibccquery, ibccconfig and
 # OpenSM's --congestion_control, values checked.
 #

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_dftree.sh - the dFtree scenarios of issue 4 (acceptance 3): a hot-spot
+# test_dftree.sh - the dFtree scenarios: a hot-spot
 # CA in a small fat tree, three contributors and one victim, checked through
 # the switches' congestion monitors (the vendor PMA attribute read by
 # pz-hotspot) and through the hot-spot notices OpenSM receives (its log).

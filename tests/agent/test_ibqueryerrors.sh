@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_ibqueryerrors.sh - issue 4, acceptance 2: OpenSM's PerfMgr with a
+# test_ibqueryerrors.sh - OpenSM's PerfMgr with a
 # 1-second sweep collects every switch port's counters from pzfabric's PMAs
 # without errors, and both PerfMgr and ibqueryerrors report exactly the
 # errors injected with `pzfabric-ctl error-inject`, nothing else.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_perfquery_flags.sh - issue 4, acceptance 1: every perfquery flag against
+# test_perfquery_flags.sh - every perfquery flag against
 # the switches of pzfabric (tests/integration/ft-2s4l.net), values checked.
 #
 #   test_perfquery_flags.sh PZFABRIC PZFABRIC-CTL NETFILE
@@ -87,20 +87,8 @@ LEAF=$(lid_of Leaf1)
 SPINE=$(lid_of Spine1)
 LEAF2=$(lid_of Leaf2)
 check "switch LIDs found" test -n "$LEAF" -a -n "$SPINE" -a -n "$LEAF2"
-# The switches send Trap 128 when OpenSM activates their ports and resend it
-# until OpenSM represses it: let OpenSM take them (at least 3 s, and no new
-# notice in its log for 2 s) before it goes.
-notices() { grep -c 'Received Generic Notice' sm/osm.log; }
-settle_end=$((SECONDS + 20))
-sleep 1
-prev=$(notices)
-stable=0
-while ((SECONDS < settle_end && stable < 2)); do
-    sleep 1
-    now=$(notices)
-    if [ "$now" = "$prev" ]; then stable=$((stable + 1)); else stable=0; fi
-    prev=$now
-done
+# Let OpenSM take the switches' Trap 128s before it goes.
+fl_settle_notices
 fl_stop_opensm # quiet fabric from here on
 check "fabric quiet after OpenSM stopped" quiet
 

@@ -16,14 +16,7 @@ field() { # field NAME FILE: the value of "NAME:....value"
 }
 
 cd "$WORK"
-"$PZFABRIC" --sockname "$SOCK" --agent Spine1 "$NET" > fabric.out 2> fabric.err &
-PIDS+=($!)
-check "pzfabric ready" wait_file fabric.out 10 '^ready$'
-mkdir agent
-(cd agent && LD_PRELOAD=$UMAD2SIM SIM_HOST=Spine1 IBSIM_SOCKNAME=$SOCK \
-    exec "$PORTZEROD" -o board=sim > ../agent.out 2> ../agent.err) &
-PIDS+=($!)
-check "portzerod ready" wait_file agent.out 10 '^ready$'
+agent_start_spine1 "$NET"
 agent_start_opensm "$SOCK" "$WORK/sm" --perfmgr --perfmgr_sweep_time_s 1
 check "OpenSM: SUBNET UP" wait_file sm/osm.log 40 'SUBNET UP'
 
@@ -60,6 +53,10 @@ done
 
 # PerfMgr failures are ERR 54xx lines; its error-counter reports (ERR 54xx
 # from perfmgr_log_errors) may show the LinkDowned counts of link training
-# when a sweep straddles it, so they are not failures.
-check "perfmgr swept without errors" bash -c "! grep 'ERR 54' sm/osm.log | grep -v perfmgr_log_errors"
+# when a sweep straddles it, so they are not failures.  Neither is ERR 540B
+# ("out of band data counter clear") on port 1: the perfquery -R above
+# clears port 1 behind perfmgr's back, and a sweep that falls after it
+# (1 s apart; under ASan often) reports exactly that.
+check "perfmgr swept without errors" bash -c "! grep 'ERR 54' sm/osm.log | grep -v perfmgr_log_errors |
+    grep -v 'ERR 540B: Detected an out of band data counter clear on node .* port 1$'"
 agent_finish

@@ -1,13 +1,17 @@
 #!/bin/bash
 # test_pzfabric_agent.sh - one external portzerod serves a spine switch of
-# pzfabric (issue 3, item 8): OpenSM reaches SUBNET UP, smpquery of that
+# pzfabric: OpenSM reaches SUBNET UP, smpquery of that
 # switch is answered by the process (and only by it), killing it makes the
 # switch unreachable without hurting pzfabric, restarting it restores it.
+# TRANSPORT (mad_transport: auto, the default, carries the MADs over the
+# board/sim connection; umad through umad2sim, the path of hardware and
+# ibsim) says how the agent's MADs travel; both must give the same answers.
 set -uo pipefail
 
-PZFABRIC=${1:?usage: test_pzfabric_agent.sh PZFABRIC PORTZEROD NETFILE}
+PZFABRIC=${1:?usage: test_pzfabric_agent.sh PZFABRIC PORTZEROD NETFILE [TRANSPORT]}
 PORTZEROD=${2:?}
 NET=${3:?}
+TRANSPORT=${4:-auto}
 source "$(dirname "$0")/agent_lib.sh"
 SOCK="pzagent$$"
 
@@ -15,7 +19,7 @@ SOCK="pzagent$$"
 start_agent() {
     mkdir -p "$WORK/agent"
     (cd "$WORK/agent" && LD_PRELOAD=$UMAD2SIM SIM_HOST=Spine1 IBSIM_SOCKNAME=$SOCK \
-        exec "$PORTZEROD" -o board=sim -vvv > "$1" 2> "$2") &
+        exec "$PORTZEROD" -o board=sim -o mad_transport="$TRANSPORT" -vvv > "$1" 2> "$2") &
     AGENT=$!
     PIDS+=("$AGENT")
 }
@@ -33,6 +37,11 @@ check "no agent: spine does not answer" bash -c "! grep -q 'Node Description' pr
 start_agent "$WORK/agent1.out" "$WORK/agent1.err"
 check "portzerod ready" wait_file agent1.out 10 '^ready$'
 check "portzerod took the fabric's identity" grep -q 'serving SMPs as "Spine1" (8 ports' agent1.err
+if [ "$TRANSPORT" = umad ]; then
+    check "MADs through umad" bash -c "! grep -q 'MADs over the board/sim connection' agent1.err"
+else
+    check "MADs over the board/sim connection" grep -q 'MADs over the board/sim connection' agent1.err
+fi
 check "pzfabric: agent attached" wait_file fabric.err 5 'agent pid [0-9]+ attached to switch Spine1'
 
 agent_start_opensm "$SOCK" "$WORK/sm"

@@ -11,6 +11,57 @@
 
 #include "board.h"
 #include "fabric_bed.h"
+#include "topo.h"
+
+const char fbed_net_2s4h[] = "Switch 8 \"S1\"\n"
+                             "[1] \"H1\"[1]\n"
+                             "[2] \"H2\"[1]\n"
+                             "[3] \"S2\"[3]\n"
+                             "\n"
+                             "Switch 8 \"S2\"\n"
+                             "[1] \"H3\"[1]\n"
+                             "[2] \"H4\"[1]\n"
+                             "[3] \"S1\"[3]\n"
+                             "\n"
+                             "Hca 1 \"H1\"\n"
+                             "[1] \"S1\"[1]\n"
+                             "\n"
+                             "Hca 1 \"H2\"\n"
+                             "[1] \"S1\"[2]\n"
+                             "\n"
+                             "Hca 1 \"H3\"\n"
+                             "[1] \"S2\"[1]\n"
+                             "\n"
+                             "Hca 1 \"H4\"\n"
+                             "[1] \"S2\"[2]\n";
+
+void fbed_2s4h_up(const struct fabric *f)
+{
+    static const char *const cas[4] = {"H1", "H2", "H3", "H4"};
+
+    board_set_lid(fbed_board(f, "S1"), 0, 1, 0);
+    board_set_lid(fbed_board(f, "S2"), 0, 2, 0);
+    for (unsigned i = 0; i < 4; i++) {
+        board_set_lid(fbed_board(f, cas[i]), 1, (uint16_t)(11 + i), 0);
+        fbed_activate(f, cas[i], 1);
+        fbed_activate(f, i < 2 ? "S1" : "S2", i % 2 + 1);
+    }
+    fbed_activate(f, "S1", 3);
+    fbed_activate(f, "S2", 3);
+}
+
+struct fabric *fbed_fabric(const char *net)
+{
+    char err[TOPO_ERR_MAX];
+    struct topo *t = topo_parse(net, strlen(net), "test", err);
+    struct fabric *f;
+
+    assert_non_null(t);
+    f = fabric_create(t, 0);
+    topo_free(t);
+    assert_non_null(f);
+    return f;
+}
 
 size_t fbed_node(const struct fabric *f, const char *name)
 {

@@ -12,6 +12,21 @@
 
 #include "fabric.h"
 
+/*
+ * Two 8-port switches S1 and S2 cabled port 3 to port 3, H1 and H2 on S1's
+ * ports 1 and 2, H3 and H4 on S2's: the fabric tests' small topology.
+ */
+extern const char fbed_net_2s4h[];
+
+/*
+ * fbed_net_2s4h's fabric brought up as an SM would (no LFTs): LIDs S1 1,
+ * S2 2, H1..H4 11..14, every link Active.
+ */
+void fbed_2s4h_up(const struct fabric *f);
+
+/* The fabric of the topology text net (asserts that it parses and builds). */
+struct fabric *fbed_fabric(const char *net);
+
 /* The index of the node named name (asserts it exists). */
 size_t fbed_node(const struct fabric *f, const char *name);
 

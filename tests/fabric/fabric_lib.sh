@@ -92,6 +92,21 @@ fl_wait_up() { wait_file "$WORK/sm/osm.log" "${1:-60}" 'SUBNET UP' "$OSM_PID"; }
 
 fl_wait_log() { wait_lines "$WORK/sm/osm.log" "$@"; } # fl_wait_log SECONDS REGEX [COUNT]
 
+# fl_settle_notices: the switches send Trap 128 when OpenSM activates their
+# ports and resend it until OpenSM represses it; wait until OpenSM has taken
+# them (at least 3 s, and no new notice in its log for 2 s; 20 s at most).
+fl_settle_notices() {
+    local end=$((SECONDS + 20)) prev now stable=0
+    sleep 1
+    prev=$(grep -c 'Received Generic Notice' "$WORK/sm/osm.log" || true)
+    while ((SECONDS < end && stable < 2)); do
+        sleep 1
+        now=$(grep -c 'Received Generic Notice' "$WORK/sm/osm.log" || true)
+        if [ "$now" = "$prev" ]; then stable=$((stable + 1)); else stable=0; fi
+        prev=$now
+    done
+}
+
 diag() { # diag HOST COMMAND...  (infiniband-diags get -t 3000: loaded CI machines are slow)
     pzt_diag "$SOCK" "$1" 3000 "$FL_DIAG_TIMEOUT" "${@:2}"
 }

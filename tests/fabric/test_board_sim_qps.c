@@ -111,15 +111,11 @@ static int setup(void **state)
 {
     static const uint16_t lids[2] = {1, 2};
     static const uint8_t s1[2] = {0, 1}, s2[2] = {1, 0};
-    char err[TOPO_ERR_MAX];
-    struct topo *t = topo_parse(net, sizeof(net) - 1, "test", err);
+    char err[256];
     struct bed *b = calloc(1, sizeof(*b));
 
-    assert_non_null(t);
     assert_non_null(b);
-    b->f = fabric_create(t, 0);
-    topo_free(t);
-    assert_non_null(b->f);
+    b->f = fbed_fabric(net);
     board_set_lid(fbed_board(b->f, "S1"), 0, 1, 0);
     board_set_lid(fbed_board(b->f, "S2"), 0, 2, 0);
     fbed_activate(b->f, "S1", 1);

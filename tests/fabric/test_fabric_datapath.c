@@ -27,6 +27,7 @@
 #include "fabric.h"
 #include "fabric_bed.h"
 #include "fabric_internal.h"
+#include "mad_header.h"
 #include "pcap.h"
 #include "pzt.h"
 
@@ -37,28 +38,6 @@
 #define PART2_LIMITED 0x0002
 #define PART3_FULL 0x8003
 #define DELIVERED_MAX 64
-
-static const char net[] = "Switch 8 \"S1\"\n"
-                          "[1] \"H1\"[1]\n"
-                          "[2] \"H2\"[1]\n"
-                          "[3] \"S2\"[3]\n"
-                          "\n"
-                          "Switch 8 \"S2\"\n"
-                          "[1] \"H3\"[1]\n"
-                          "[2] \"H4\"[1]\n"
-                          "[3] \"S1\"[3]\n"
-                          "\n"
-                          "Hca 1 \"H1\"\n"
-                          "[1] \"S1\"[1]\n"
-                          "\n"
-                          "Hca 1 \"H2\"\n"
-                          "[1] \"S1\"[2]\n"
-                          "\n"
-                          "Hca 1 \"H3\"\n"
-                          "[1] \"S2\"[1]\n"
-                          "\n"
-                          "Hca 1 \"H4\"\n"
-                          "[1] \"S2\"[2]\n";
 
 /* What the fabric handed to clients. */
 struct delivered {
@@ -112,26 +91,14 @@ static int setup(void **state)
     static const char *const cas[4] = {"H1", "H2", "H3", "H4"};
     static const uint16_t lids[6] = {1, 2, 11, 12, 13, 14};
     static const uint8_t s1[6] = {0, 3, 1, 2, 3, 3}, s2[6] = {3, 0, 3, 3, 1, 2};
-    char err[TOPO_ERR_MAX];
-    struct topo *t = topo_parse(net, sizeof(net) - 1, "test", err);
     struct bed *b = calloc(1, sizeof(*b));
 
-    assert_non_null(t);
     assert_non_null(b);
-    b->f = fabric_create(t, 0);
-    topo_free(t);
-    assert_non_null(b->f);
+    b->f = fbed_fabric(fbed_net_2s4h);
     fabric_set_deliver(b->f, record, &b->got);
-    board_set_lid(fbed_board(b->f, "S1"), 0, 1, 0);
-    board_set_lid(fbed_board(b->f, "S2"), 0, 2, 0);
-    for (unsigned i = 0; i < 4; i++) {
-        board_set_lid(fbed_board(b->f, cas[i]), 1, (uint16_t)(11 + i), 0);
-        fbed_activate(b->f, cas[i], 1);
-        fbed_activate(b->f, i < 2 ? "S1" : "S2", i % 2 + 1);
+    fbed_2s4h_up(b->f);
+    for (unsigned i = 0; i < 4; i++)
         assert_int_equal(fabric_client_attach(b->f, i, fbed_node(b->f, cas[i]), false), 0);
-    }
-    fbed_activate(b->f, "S1", 3);
-    fbed_activate(b->f, "S2", 3);
     fbed_program_lft(b->f, "S1", lids, s1, 6);
     fbed_program_lft(b->f, "S2", lids, s2, 6);
     *state = b;
@@ -154,13 +121,7 @@ static void send_mad_len(struct bed *b, unsigned client, unsigned mgmt_class, un
     struct fabric_mad m;
 
     memset(&m, 0, sizeof(m));
-    mad_set_field(m.mad, 0, IB_MAD_BASEVER_F, 1);
-    mad_set_field(m.mad, 0, IB_MAD_MGMTCLASS_F, mgmt_class);
-    mad_set_field(m.mad, 0, IB_MAD_CLASSVER_F, mgmt_class == IB_SA_CLASS ? 2 : 1);
-    mad_set_field(m.mad, 0, IB_MAD_METHOD_F, method & 0x7F);
-    mad_set_field(m.mad, 0, IB_MAD_RESPONSE_F, method >> 7);
-    mad_set_field64(m.mad, 0, IB_MAD_TRID_F, tid);
-    mad_set_field(m.mad, 0, IB_MAD_ATTRID_F, 0x10);
+    mad_header_init(m.mad, mgmt_class, mgmt_class == IB_SA_CLASS ? 2 : 1, method, tid, 0x10, 0);
     m.dlid = dlid;
     m.dqp = dqp;
     m.sqp = dqp == 0 ? 0 : 1;
@@ -478,7 +439,7 @@ static void test_drop_rate(void **state)
 /* SwitchInfo.PortStateChange of switch name (after clearing it first if clear). */
 static unsigned port_state_change(const struct bed *b, const char *name, bool clear)
 {
-    struct sma *sma = b->f->nodes[fbed_node(b->f, name)].sma;
+    struct sma *sma = node_sma(b->f->nodes[fbed_node(b->f, name)].node);
     struct mad_addr in = {.port = 0}, out_addr;
     uint8_t mad[PZT_MAD], out[PZT_MAD], si[64];
     const uint8_t path[1] = {0};

@@ -34,33 +34,12 @@
 #include "fabric_bed.h"
 #include "fabric_dgram.h"
 #include "fabric_internal.h"
+#include "mad_header.h"
 #include "pcap.h"
 
 #define MLID 0xC001
 #define QKEY 0x0B1B
 #define GOT_MAX 16
-
-static const char net[] = "Switch 8 \"S1\"\n"
-                          "[1] \"H1\"[1]\n"
-                          "[2] \"H2\"[1]\n"
-                          "[3] \"S2\"[3]\n"
-                          "\n"
-                          "Switch 8 \"S2\"\n"
-                          "[1] \"H3\"[1]\n"
-                          "[2] \"H4\"[1]\n"
-                          "[3] \"S1\"[3]\n"
-                          "\n"
-                          "Hca 1 \"H1\"\n"
-                          "[1] \"S1\"[1]\n"
-                          "\n"
-                          "Hca 1 \"H2\"\n"
-                          "[1] \"S1\"[2]\n"
-                          "\n"
-                          "Hca 1 \"H3\"\n"
-                          "[1] \"S2\"[1]\n"
-                          "\n"
-                          "Hca 1 \"H4\"\n"
-                          "[1] \"S2\"[2]\n";
 
 /* One datagram a stack received. */
 struct got {
@@ -107,28 +86,14 @@ static struct fabric_dgram_stats dstats(const struct bed *b)
 /* Build the fabric and attach stacks at S1 and S2 (Q_Key QKEY). */
 static int setup(void **state)
 {
-    static const char *const cas[4] = {"H1", "H2", "H3", "H4"};
     /* S1 routes LID 50 towards S2, which has no entry for it. */
     static const uint16_t lids[7] = {1, 2, 11, 12, 13, 14, 50};
     static const uint8_t s1[7] = {0, 3, 1, 2, 3, 3, 3}, s2[7] = {3, 0, 3, 3, 1, 2, BOARD_LFT_DROP};
-    char err[TOPO_ERR_MAX];
-    struct topo *t = topo_parse(net, sizeof(net) - 1, "test", err);
     struct bed *b = calloc(1, sizeof(*b));
 
-    assert_non_null(t);
     assert_non_null(b);
-    b->f = fabric_create(t, 0);
-    topo_free(t);
-    assert_non_null(b->f);
-    board_set_lid(fbed_board(b->f, "S1"), 0, 1, 0);
-    board_set_lid(fbed_board(b->f, "S2"), 0, 2, 0);
-    for (unsigned i = 0; i < 4; i++) {
-        board_set_lid(fbed_board(b->f, cas[i]), 1, (uint16_t)(11 + i), 0);
-        fbed_activate(b->f, cas[i], 1);
-        fbed_activate(b->f, i < 2 ? "S1" : "S2", i % 2 + 1);
-    }
-    fbed_activate(b->f, "S1", 3);
-    fbed_activate(b->f, "S2", 3);
+    b->f = fbed_fabric(fbed_net_2s4h);
+    fbed_2s4h_up(b->f);
     fbed_program_lft(b->f, "S1", lids, s1, 7);
     fbed_program_lft(b->f, "S2", lids, s2, 7);
     assert_int_equal(fabric_dgram_attach(b->f, fbed_node(b->f, "S1"), QKEY, record, b, &b->qpn_s1),
@@ -733,11 +698,7 @@ static void test_mad_vl_counters(void **state)
     assert_int_equal(board_sl2vl_set(fbed_board(b->f, "H1"), 1, 1, vl), 0);
     assert_int_equal(fabric_client_attach(b->f, 0, fbed_node(b->f, "H1"), false), 0);
     memset(&m, 0, sizeof(m));
-    mad_set_field(m.mad, 0, IB_MAD_BASEVER_F, 1);
-    mad_set_field(m.mad, 0, IB_MAD_MGMTCLASS_F, IB_SMI_CLASS);
-    mad_set_field(m.mad, 0, IB_MAD_CLASSVER_F, 1);
-    mad_set_field(m.mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
-    mad_set_field(m.mad, 0, IB_MAD_ATTRID_F, IB_ATTR_NODE_INFO);
+    mad_header_init(m.mad, IB_SMI_CLASS, 1, IB_MAD_METHOD_GET, 0, IB_ATTR_NODE_INFO, 0);
     m.dlid = 1;
     assert_int_equal(fabric_client_send(b->f, 0, &m), 0);
     assert_int_equal(FBED_COUNTER(b->f, "S1", 1, vl_op_packets[15]), 1);

@@ -77,14 +77,8 @@ static int setup(void **state)
     static const unsigned swport[5] = {1, 2, 1, 2, 4};
     static const uint16_t lids[6] = {1, 2, 11, 12, 13, 14}; /* H5 (LID 15): no entry */
     static const uint8_t s1[6] = {0, 3, 1, 2, 3, 3}, s2[6] = {3, 0, 3, 3, 1, 2};
-    char err[TOPO_ERR_MAX];
-    struct topo *t = topo_parse(net, sizeof(net) - 1, "test", err);
-    struct fabric *f;
+    struct fabric *f = fbed_fabric(net);
 
-    assert_non_null(t);
-    f = fabric_create(t, 0);
-    topo_free(t);
-    assert_non_null(f);
     for (size_t i = 0; i < fabric_num_nodes(f); i++)
         board_mem_use_manual_clock(f->nodes[i].bm, T0);
     board_set_lid(fbed_board(f, "S1"), 0, 1, 0);

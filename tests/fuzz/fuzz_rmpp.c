@@ -1,6 +1,6 @@
 /*
  * fuzz_rmpp.c - libFuzzer target: RMPP's reassembly and sender window
- * (attach/rmpp.c, inside libpzumad2sim.so) fed by a hostile peer.
+ * (mad/rmpp.c, inside libpzumad2sim.so) fed by a hostile peer.
  *
  * Input: records of a 1-byte length L (0 means 256) and L bytes (a short
  * tail is one last record), each a MAD received by an RMPP agent.  Every

@@ -82,6 +82,7 @@ static struct ssh_server *server(void)
     if (!mkdtemp(dir))
         abort();
     cfg.state_dir = dir;
+    cfg.compat_algorithms = true; /* every algorithm reachable */
     cfg.users[0].name = "admin";
     /* password "test" */
     cfg.users[0].password_hash = "$6$saltsalt$JcVDtuB6d1BHhCd5RPBh8g8xX/1CbY8EU2PN0MTaj2/"

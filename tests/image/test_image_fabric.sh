@@ -100,6 +100,9 @@ FIX_ARM64=$ARM64/lib/portzero/libpzumad2sim.so
 check "the arm64 libumad2sim.so (ibsim-utils:arm64) is in the sysroot" test -f "$STOCK_ARM64"
 check "the arm64 libpzumad2sim.so is in $ARM64" test -f "$FIX_ARM64"
 MADLOG=$WORK/agent/mads.log
+# MADs through umad (mad_transport = umad), as on a switch where the kernel's
+# umad device carries them: umad2sim stands in for it and logs each MAD's
+# arrival (the board/sim transport would bypass both).
 start_agent() {
     mkdir -p "$WORK/agent"
     (cd "$WORK/agent" && exec qemu-aarch64 -L "$ROOT" \
@@ -107,7 +110,8 @@ start_agent() {
         -E "LD_PRELOAD=$STOCK_ARM64 $FIX_ARM64" -E "PZ_UMAD2SIM_MAD_LOG=$MADLOG" \
         -E "SIM_HOST=$SW" -E "IBSIM_SOCKNAME=$SOCK" \
         "$ROOT/usr/sbin/portzerod" -c /etc/portzero/portzero.conf \
-        -o board=sim -o "ip_address=$SWADDR/24" -o "ctl_socket=$WORK/agent/ctl" \
+        -o board=sim -o mad_transport=umad -o "ip_address=$SWADDR/24" \
+        -o "ctl_socket=$WORK/agent/ctl" \
         -o "state_dir=$WORK/state" -o "snmp_config=$WORK/snmp.conf" \
         -o "ssh_authorized_keys=$WORK/admin_keys" -vv \
         >> "$WORK/agent/out" 2>> "$WORK/agent/err" < /dev/null) &

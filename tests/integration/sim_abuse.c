@@ -23,6 +23,7 @@
 #include <arpa/inet.h>
 #include <infiniband/mad.h>
 
+#include "mad_header.h"
 #include "sim_proto.h"
 
 #define ABUSE_CLIENTS 24 /* more than ibsim's fixed 10 */
@@ -152,14 +153,8 @@ static void abuse_nodeinfo_req(struct sim_request *r, uint64_t tid)
     r->dlid = htons(0xFFFF);
     r->slid = htons(0xFFFF);
     r->length = htobe64(256);
-    mad_set_field(r->mad, 0, IB_MAD_BASEVER_F, 1);
-    mad_set_field(r->mad, 0, IB_MAD_MGMTCLASS_F, IB_SMI_DIRECT_CLASS);
-    mad_set_field(r->mad, 0, IB_MAD_CLASSVER_F, 1);
-    mad_set_field(r->mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
-    mad_set_field64(r->mad, 0, IB_MAD_TRID_F, tid);
-    mad_set_field(r->mad, 0, IB_MAD_ATTRID_F, IB_ATTR_NODE_INFO);
-    mad_set_field(r->mad, 0, IB_DRSMP_DRSLID_F, 0xFFFF);
-    mad_set_field(r->mad, 0, IB_DRSMP_DRDLID_F, 0xFFFF);
+    mad_header_init(r->mad, IB_SMI_DIRECT_CLASS, 1, IB_MAD_METHOD_GET, tid, IB_ATTR_NODE_INFO, 0);
+    mad_dr_init(r->mad, 0, 0, 0xFFFF, 0xFFFF, NULL);
 }
 
 /* Read and discard whatever is waiting on fd. */

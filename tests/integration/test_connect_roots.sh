@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_connect_roots.sh PZFABRIC GEN_FATTREE - issue 3 item 5: with OpenSM's
+# test_connect_roots.sh PZFABRIC GEN_FATTREE - with OpenSM's
 # --connect_roots every switch reaches every switch; without it the root
 # switches have no route to each other (notes §5c: ftree routes switch LIDs
 # only along up*/down* paths, fabric_route_roots() adds the rest).

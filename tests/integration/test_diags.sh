@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_diags.sh PZFABRIC - issue 3 item 4: infiniband-diags against the
+# test_diags.sh PZFABRIC - infiniband-diags against the
 # switches of pzfabric (every one answered by portzero's SMA), on ft-2s4l.net
 # (2 spines, 4 leaves, 8 HCAs), OpenSM -R ftree --connect_roots -Q (QoS, so
 # that OpenSM programs SL2VL and VLArb tables whose values can be checked).

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_ftree_up.sh PZFABRIC GEN_FATTREE [short|long] - issue 3 item 1:
+# test_ftree_up.sh PZFABRIC GEN_FATTREE [short|long] -
 # OpenSM -R ftree --connect_roots reaches SUBNET UP on pzfabric.
 #
 # short: every ibsim net-example, ft-2s4l.net (2 spines, 4 leaves) and a

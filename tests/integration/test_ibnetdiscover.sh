@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_ibnetdiscover.sh PZFABRIC GEN_FATTREE - issue 3 item 2: ibnetdiscover
+# test_ibnetdiscover.sh PZFABRIC GEN_FATTREE - ibnetdiscover
 # on pzfabric describes exactly the topology file, and prints what it prints
 # on ibsim for the same file (after the normalisations below).
 #

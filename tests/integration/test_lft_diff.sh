@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_lft_diff.sh PZFABRIC GEN_FATTREE - issue 3 item 3, differential: for
+# test_lft_diff.sh PZFABRIC GEN_FATTREE - differential: for
 # the same topology, OpenSM (-R ftree --connect_roots) programs the same
 # linear forwarding tables on pzfabric as on ibsim.
 #

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_mkey.sh PZFABRIC SMP_SET - issue 3 item 6: M_Key protection of
+# test_mkey.sh PZFABRIC SMP_SET - M_Key protection of
 # portzero's SMA under OpenSM, on ft-2s4l.net.
 #
 # OpenSM runs with a configuration file made from its own template

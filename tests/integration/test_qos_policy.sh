@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_qos_policy.sh PZFABRIC - issue 3 item 7 (QoS with an explicit policy):
+# test_qos_policy.sh PZFABRIC - QoS with an explicit policy:
 # OpenSM -Q with an options file (-F) whose qos_swe_* (switch external
 # ports) and qos_ca_* (CA ports) options set different, non-default SL2VL
 # tables, low/high VLArb tables and VLHighLimits, and a QoS policy file (-Y)

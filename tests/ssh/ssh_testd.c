@@ -12,6 +12,7 @@
  * Usage: ssh_testd --state DIR [--port N] [--admin-keys F] [--monitor-keys F]
  *        [--admin-hash H] [--monitor-hash H] [--max-auth N] [--fail-delay MS]
  *        [--grace MS] [--idle MS] [--rekey-bytes N] [--rekey-ms MS] [--max-sessions N]
+ *        [--compat on|off] (ssh_compat_algorithms: NIST P-256, non-etm MACs)
  *        [--kex L] [--hostkeys L] [--ciphers L] [--macs L]   (L: comma-separated)
  * Prints "listening PORT" on stdout when ready (port 0: the kernel picks one);
  * logs to stderr; exits 0 on SIGTERM after freeing everything.
@@ -628,6 +629,8 @@ static int parse_args(int argc, char **argv, struct server *srv, int *port)
             c->rekey_bytes = strtoull(v, NULL, 10);
         else if (!strcmp(k, "--max-sessions"))
             srv->max_sessions = (unsigned)atoi(v);
+        else if (!strcmp(k, "--compat"))
+            c->compat_algorithms = !strcmp(v, "on");
         else if (!strcmp(k, "--kex"))
             c->kex_algs = split_list(argv[i + 1]);
         else if (!strcmp(k, "--hostkeys"))

@@ -38,7 +38,7 @@ MONITOR_HASH=$(openssl passwd -6 'mon-pass')
 head -c 6000000 /dev/urandom > big.bin
 BIG_SUM=$(sha256sum < big.bin | cut -d' ' -f1)
 
-ssh_start main --admin-keys "$WORK/admin_keys" --monitor-keys "$WORK/monitor_keys" \
+ssh_start main --compat on --admin-keys "$WORK/admin_keys" --monitor-keys "$WORK/monitor_keys" \
     --admin-hash "$ADMIN_HASH" --monitor-hash "$MONITOR_HASH" --fail-delay 200
 ssh_keyscan
 check "ssh-keyscan returns the ed25519 and ecdsa host keys" \
@@ -176,12 +176,12 @@ check_eq "host key files are mode 600" "600 600" \
 stop_pid "$PID"
 check_eq "ssh_testd exits 0 on SIGTERM" 0 "$STOP_RC"
 PIDS=()
-ssh_start main2 --admin-keys "$WORK/admin_keys"
+ssh_start main2 --compat on --admin-keys "$WORK/admin_keys"
 rm -rf main2.state
 cp -a main.state main2.state
 stop_pid "$PID"
 PIDS=()
-ssh_start main2 --admin-keys "$WORK/admin_keys"
+ssh_start main2 --compat on --admin-keys "$WORK/admin_keys"
 ssh_keyscan
 FP2=$(ssh-keygen -lf known_hosts | awk '{print $2}' | sort)
 check_eq "host key fingerprints stable across restarts" "$FP1" "$FP2"
@@ -191,7 +191,7 @@ stop_pid "$PID"
 PIDS=()
 chmod 644 main2.state/ssh_host_ecdsa_key
 rc=0
-timeout 10 "$TESTD" --state "$WORK/main2.state" > /dev/null 2> perm.err || rc=$?
+timeout 10 "$TESTD" --state "$WORK/main2.state" --compat on > /dev/null 2> perm.err || rc=$?
 check "host key with mode 644 refused at start" \
     bash -c "[ $rc != 0 ] && grep -q 'readable by group or others' perm.err"
 

@@ -3,6 +3,8 @@
  */
 #include "pzt.h"
 
+#include "mad_header.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,14 +63,7 @@ void pzt_node_free(struct pzt_node *n)
 static void pzt_header(uint8_t *mad, unsigned mgmt_class, unsigned method, unsigned attr_id,
                        uint32_t attr_mod, uint64_t mkey, uint64_t tid)
 {
-    memset(mad, 0, PZT_MAD);
-    mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, mgmt_class);
-    mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_METHOD_F, method);
-    mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
-    mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr_id);
-    mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, attr_mod);
+    mad_header_init(mad, mgmt_class, 1, method, tid, attr_id, attr_mod);
     mad_set_field64(mad, 0, IB_MAD_MKEY_F, mkey);
 }
 
@@ -83,12 +78,7 @@ void pzt_dr_smp(uint8_t mad[PZT_MAD], unsigned method, unsigned attr_id, uint32_
                 uint16_t drslid, uint16_t drdlid)
 {
     pzt_header(mad, IB_SMI_DIRECT_CLASS, method, attr_id, attr_mod, mkey, tid);
-    mad_set_field(mad, 0, IB_DRSMP_HOPCNT_F, hc);
-    mad_set_field(mad, 0, IB_DRSMP_HOPPTR_F, hp);
-    mad_set_field(mad, 0, IB_DRSMP_DRSLID_F, drslid);
-    mad_set_field(mad, 0, IB_DRSMP_DRDLID_F, drdlid);
-    for (unsigned i = 1; path && i <= hc && i < 64; i++)
-        mad[128 + i] = path[i];
+    mad_dr_init(mad, hc, hp, drslid, drdlid, path);
 }
 
 void pzt_process(struct pzt_node *n, unsigned in_port, uint16_t slid, const uint8_t *mad,

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "mad_header.h"
 #include "pcap.h"
 #include "pzt.h"
 
@@ -23,14 +24,8 @@
 /* A PMA PortCounters MAD (Get, or its GetResp) for port port_select. */
 static void pma_port_counters(uint8_t mad[PZT_MAD], bool response, unsigned port_select)
 {
-    memset(mad, 0, PZT_MAD);
-    mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, IB_PERFORMANCE_CLASS);
-    mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
-    mad_set_field(mad, 0, IB_MAD_RESPONSE_F, response);
-    mad_set_field64(mad, 0, IB_MAD_TRID_F, 0x1234);
-    mad_set_field(mad, 0, IB_MAD_ATTRID_F, IB_GSI_PORT_COUNTERS);
+    mad_header_init(mad, IB_PERFORMANCE_CLASS, 1, IB_MAD_METHOD_GET | (response ? 0x80 : 0), 0x1234,
+                    IB_GSI_PORT_COUNTERS, 0);
     mad_set_field(mad + IB_PC_DATA_OFFS, 0, IB_PC_PORT_SELECT_F, port_select);
 }
 

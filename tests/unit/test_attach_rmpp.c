@@ -1,5 +1,5 @@
 /*
- * test_attach_rmpp.c - RMPP's pure parts (attach/rmpp.c), the segmenting
+ * test_attach_rmpp.c - RMPP's pure parts (mad/rmpp.c), the segmenting
  * and reassembly inside libpzumad2sim.so.
  *
  * The header offsets are checked against libibmad's fields; SA MADs are

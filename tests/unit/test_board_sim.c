@@ -15,12 +15,14 @@
 #include <infiniband/mad.h>
 #include <arpa/inet.h>
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "board_mem.h"
 #include "board_sim.h"
+#include "board_sim_mad.h"
 #include "board_sim_proto.h"
 #include "pzt.h"
 
@@ -32,7 +34,63 @@ struct server {
     pthread_t thread;
     unsigned served;
     unsigned rejected;
+    /*
+     * As pzfabric (version 4): grant BOARD_SIM_ATTACH_MADS, answer
+     * COUNTERS_MANY, send every MAD back as the fabric's (ingress port 3)
+     * and a MAD of its own (TID 0xF00 + n) before every answer, so that
+     * MADs arrive while the client waits for an answer.
+     */
+    bool mads;
+    unsigned injected;
 };
+
+/* board_sim_serve_counters_many's emitter: send one answer. */
+static void server_emit(void *arg, const struct board_sim_msg *m)
+{
+    send(((struct server *)arg)->fd, m, sizeof(*m), MSG_NOSIGNAL);
+}
+
+/* Send a MAD from the fabric: m's, or (NULL) an SMP Get with TID 0xF00 + n. */
+static void server_send_mad(struct server *s, const struct board_sim_mad *m)
+{
+    struct board_sim_mad own = {.slid = 0xFFFF, .dlid = 0xFFFF, .len = 256, .port = 3};
+    struct board_sim_msg msg;
+
+    if (!m) {
+        own.mad[0] = 1;
+        own.mad[1] = 0x81;
+        own.mad[2] = 1;
+        own.mad[3] = 0x01;
+        own.mad[15] = (uint8_t)s->injected;
+        own.mad[14] = 0x0F;
+        s->injected++;
+        m = &own;
+    }
+    board_sim_pack_mad(&msg, 0, m);
+    send(s->fd, &msg, sizeof(msg), MSG_NOSIGNAL);
+}
+
+/* What the version-4 server does with a message the plain one does not know; true if handled. */
+static bool server_mads(struct server *s, const uint8_t *buf, size_t n)
+{
+    struct board_sim_msg m;
+    struct board_sim_mad mad;
+
+    if (!s->mads || board_sim_msg_decode(buf, n, &m))
+        return false;
+    if (m.op == BOARD_SIM_MAD) {
+        if (board_sim_unpack_mad(&m, &mad) == 0) {
+            mad.port = 3;
+            server_send_mad(s, &mad);
+        }
+        return true;
+    }
+    server_send_mad(s, NULL); /* arrives before the answer */
+    if (m.op != BOARD_SIM_COUNTERS_MANY)
+        return false;
+    board_sim_serve_counters_many(board_mem_board(s->bm), &m, server_emit, s);
+    return true;
+}
 
 /* Serve requests until the peer goes away. */
 static void *server_main(void *arg)
@@ -43,24 +101,29 @@ static void *server_main(void *arg)
     ssize_t n;
 
     while ((n = recv(s->fd, buf, sizeof(buf), 0)) > 0) {
+        if (server_mads(s, buf, (size_t)n))
+            continue;
         if (board_sim_serve(board_mem_board(s->bm), buf, (size_t)n, &resp))
             s->rejected++;
         else
             s->served++;
         if (!board_sim_reply_wanted(&resp))
             continue; /* posted (LFT Set): never answered */
+        if (s->mads && ntohs(resp.op) == BOARD_SIM_ATTACH && resp.status == 0)
+            resp.c = htonl(BOARD_SIM_ATTACH_EVENTS | BOARD_SIM_ATTACH_MADS);
         if (send(s->fd, &resp, sizeof(resp), MSG_NOSIGNAL) < 0)
             break;
     }
     return NULL;
 }
 
-/* Start a server for an 8-port switch; returns the client's end. */
-static int server_start(struct server *s)
+/* Start a server for an 8-port switch (mads: as pzfabric); returns the client's end. */
+static int server_start_opts(struct server *s, bool mads)
 {
     int sv[2];
 
     memset(s, 0, sizeof(*s));
+    s->mads = mads;
     board_mem_default_switch_identity(&s->id, 0x0002c90000abcd00ull, 8);
     strcpy(s->id.node_desc, "remote spine");
     s->bm = board_mem_create(&s->id);
@@ -69,6 +132,12 @@ static int server_start(struct server *s)
     s->fd = sv[1];
     assert_int_equal(pthread_create(&s->thread, NULL, server_main, s), 0);
     return sv[0];
+}
+
+/* Start a plain board/sim server (board_sim_serve only). */
+static int server_start(struct server *s)
+{
+    return server_start_opts(s, false);
 }
 
 /* Stop the server (after the client closed its end). */
@@ -284,6 +353,191 @@ static void test_mad_rx(void **state)
     server_stop(&s);
 }
 
+/* Give each port of the server's switch distinct counters. */
+static void set_counters(struct server *s)
+{
+    for (unsigned p = 0; p <= 8; p++) {
+        struct board_port_counters *c = board_mem_counters(s->bm, p);
+
+        c->xmit_data = 1000 + p;
+        c->rcv_pkts = 7 * p;
+        c->xmit_wait = 0x100000000ull + p;
+    }
+}
+
+/* Read ports 1..8 at once and one by one; both must agree with the server's. */
+static void check_counters_many(struct board_sim *bs)
+{
+    struct board_port_counters many[8], one;
+
+    assert_int_equal(board_port_counters_many(board_sim_board(bs), 1, 8, many), 0);
+    for (unsigned i = 0; i < 8; i++) {
+        assert_int_equal(board_port_counters(board_sim_board(bs), 1 + i, &one), 0);
+        assert_memory_equal(&one, &many[i], sizeof(one));
+        assert_int_equal(many[i].xmit_data, 1001 + i);
+        assert_true(many[i].xmit_wait == 0x100000001ull + i);
+    }
+    /* A port beyond the switch: the error, the ports before it read. */
+    assert_int_not_equal(board_port_counters_many(board_sim_board(bs), 7, 3, many), 0);
+    assert_int_equal(many[1].xmit_data, 1008);
+}
+
+/* COUNTERS_MANY against a server that only knows board_sim_serve: port by port. */
+static void test_counters_many_fallback(void **state)
+{
+    struct server s;
+    char err[128];
+    struct board_sim *bs = board_sim_attach_fd(server_start(&s), "spine-1", err, sizeof(err));
+
+    (void)state;
+    assert_non_null(bs);
+    set_counters(&s);
+    check_counters_many(bs);
+    board_sim_close(bs);
+    server_stop(&s);
+}
+
+/* COUNTERS_MANY against a version-4 server: one request, its answers between MADs. */
+static void test_counters_many(void **state)
+{
+    struct server s;
+    char err[128];
+    struct board_sim *bs = board_sim_attach_fd_flags(server_start_opts(&s, true), "spine-1",
+                                                     BOARD_SIM_ATTACH_MADS, err, sizeof(err));
+
+    (void)state;
+    assert_non_null(bs);
+    set_counters(&s);
+    check_counters_many(bs);
+    assert_true(board_sim_mad_pending(bs)); /* the server's MADs came meanwhile */
+    assert_int_equal(board_sim_errors(bs), 0);
+    board_sim_close(bs);
+    server_stop(&s);
+}
+
+/*
+ * MADs over the board connection: sent and received whole, with the
+ * ingress port; MADs that come while a request waits are queued (pending)
+ * and received in order; the receive record of an SMP request is the
+ * MAD's own, without a round trip.
+ */
+static void test_mads_over_board(void **state)
+{
+    struct server s;
+    char err[128];
+    struct board_sim *bs = board_sim_attach_fd_flags(server_start_opts(&s, true), "spine-1",
+                                                     BOARD_SIM_ATTACH_MADS, err, sizeof(err));
+    struct board_sim_mad m = {.slid = 0, .dlid = 5, .sqp = 1, .dqp = 1, .len = 100}, got;
+    struct board_mad_rx rx;
+    uint16_t keys[32];
+    unsigned n = 0;
+
+    (void)state;
+    assert_non_null(bs);
+    assert_true(board_sim_carries_mads(bs));
+    for (unsigned i = 0; i < 100; i++)
+        m.mad[i] = (uint8_t)(i + 1);
+    assert_int_equal(board_sim_mad_send(bs, &m), 0);
+    /*
+     * A request: the server's MAD sent before ATTACH's answer (TID 0xF00),
+     * the echo of ours and the server's before this answer (0xF01) wait in
+     * the queue, in that order.
+     */
+    assert_int_equal(board_pkey_get(board_sim_board(bs), 1, 0, keys), 0);
+    assert_true(board_sim_mad_pending(bs));
+    board_sim_wake(bs);
+    assert_int_equal(board_sim_mad_recv(bs, &got), 1);
+    assert_int_equal(got.mad[14] << 8 | got.mad[15], 0xF00);
+    assert_int_equal(board_sim_mad_recv(bs, &got), 1);
+    assert_int_equal(got.len, 100);
+    assert_int_equal(got.port, 3);
+    assert_int_equal(got.dlid, 5);
+    assert_int_equal(got.sqp, 1);
+    assert_memory_equal(got.mad, m.mad, 100);
+    assert_int_equal(got.mad[100], 0); /* the rest reads as zeros */
+    assert_int_equal(board_sim_mad_recv(bs, &got), 1);
+    assert_int_equal(got.mad[14] << 8 | got.mad[15], 0xF01);
+    /* The receive record of the last SMP request taken, without a round trip. */
+    assert_int_equal(board_mad_rx(board_sim_board(bs), 0xF01, &rx), 0);
+    assert_int_equal(rx.port, 3);
+    assert_int_equal(rx.tail[0], 0);
+    assert_int_equal(board_mad_rx(board_sim_board(bs), 0xF00, &rx), -ENOENT);
+    while (board_sim_mad_recv(bs, &got) == 1)
+        n++;
+    assert_int_equal(n, 0);
+    assert_false(board_sim_mad_pending(bs));
+    assert_int_equal(board_sim_errors(bs), 0);
+    board_sim_close(bs);
+    server_stop(&s);
+}
+
+/*
+ * With the MADs on the connection, a posted LFT write goes out with the
+ * next MAD (one sendmmsg), and the fabric executes it before it sees the
+ * MAD: when the MAD comes back the switch has the block.
+ */
+static void test_posted_with_mad(void **state)
+{
+    struct server s;
+    char err[128];
+    struct board_sim *bs = board_sim_attach_fd_flags(server_start_opts(&s, true), "spine-1",
+                                                     BOARD_SIM_ATTACH_MADS, err, sizeof(err));
+    struct board_sim_mad m = {.dlid = 0xFFFF, .slid = 0xFFFF, .len = 256}, got;
+    uint8_t e[64], back[64];
+    int rc;
+
+    (void)state;
+    assert_non_null(bs);
+    for (unsigned i = 0; i < 64; i++)
+        e[i] = (uint8_t)(i % 9);
+    assert_int_equal(board_lft_set(board_sim_board(bs), 2, e), 0);
+    assert_int_equal(board_lft_set(board_sim_board(bs), 3, e), 0);
+    m.mad[1] = 0x81;
+    m.mad[3] = 0x81; /* a GetResp */
+    assert_int_equal(board_sim_mad_send(bs, &m), 0);
+    /* The echo of our MAD comes after the server's own (TID 0xF00 at ATTACH). */
+    for (unsigned tries = 0; tries < 50; tries++) {
+        struct pollfd pfd = {.fd = board_sim_fd(bs), .events = POLLIN};
+
+        if (!board_sim_mad_pending(bs))
+            poll(&pfd, 1, 100);
+        board_sim_wake(bs);
+        while ((rc = board_sim_mad_recv(bs, &got)) == 1 && got.mad[3] != 0x81)
+            ;
+        if (rc == 1)
+            break;
+    }
+    assert_int_equal(rc, 1);
+    assert_int_equal(board_lft_get(board_mem_board(s.bm), 2, back), 0);
+    assert_memory_equal(back, e, 64);
+    assert_int_equal(board_lft_get(board_mem_board(s.bm), 3, back), 0);
+    assert_memory_equal(back, e, 64);
+    /* A write with nothing after it goes out with board_sim_flush(). */
+    assert_int_equal(board_lft_set(board_sim_board(bs), 4, e), 0);
+    assert_int_equal(board_sim_flush(bs), 0);
+    assert_int_equal(board_sim_errors(bs), 0);
+    board_sim_close(bs);
+    pthread_join(s.thread, NULL); /* the server saw the end after the write */
+    assert_int_equal(board_lft_get(board_mem_board(s.bm), 4, back), 0);
+    assert_memory_equal(back, e, 64);
+    close(s.fd);
+    board_mem_destroy(s.bm);
+}
+
+/* A fabric that does not carry MADs refuses an agent that asks for them. */
+static void test_mads_refused(void **state)
+{
+    struct server s;
+    char err[128];
+    struct board_sim *bs = board_sim_attach_fd_flags(server_start(&s), "spine-1",
+                                                     BOARD_SIM_ATTACH_MADS, err, sizeof(err));
+
+    (void)state;
+    assert_null(bs);
+    assert_non_null(strstr(err, "does not carry MADs"));
+    server_stop(&s);
+}
+
 /* When the fabric goes away, operations fail promptly with -EIO. */
 static void test_fabric_gone(void **state)
 {
@@ -308,9 +562,17 @@ static void test_fabric_gone(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_attach_identity),  cmocka_unit_test(test_sma_over_board_sim),
-        cmocka_unit_test(test_garbage_rejected), cmocka_unit_test(test_lft_set_posted),
-        cmocka_unit_test(test_fabric_gone),      cmocka_unit_test(test_mad_rx),
+        cmocka_unit_test(test_attach_identity),
+        cmocka_unit_test(test_sma_over_board_sim),
+        cmocka_unit_test(test_garbage_rejected),
+        cmocka_unit_test(test_lft_set_posted),
+        cmocka_unit_test(test_fabric_gone),
+        cmocka_unit_test(test_mad_rx),
+        cmocka_unit_test(test_counters_many_fallback),
+        cmocka_unit_test(test_counters_many),
+        cmocka_unit_test(test_mads_over_board),
+        cmocka_unit_test(test_mads_refused),
+        cmocka_unit_test(test_posted_with_mad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

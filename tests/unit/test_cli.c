@@ -2,7 +2,8 @@
  * test_cli.c - the CLI's InfiniBand show commands on a board_mem switch:
  * show interfaces ib (PortInfo as smpquery prints it, the peer's LID),
  * show interfaces ib PORT counters, show congestion, show lft, their json
- * forms (exact text), and the JSON writer's string escaping.
+ * forms (exact text), clear counters, show log, show snmp without an agent,
+ * help, and the JSON writer's string escaping.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,18 +18,16 @@
 #include "cli.h"
 #include "cli_json.h"
 #include "pma.h"
-#include "pz_config.h"
+#include "node.h"
 #include "pz_log.h"
-#include "pz_monitor.h"
 #include "pzt.h"
 
 #define MS 1000000ull
 
-/* A 4-port switch, its PMA and monitor, and the captured output. */
+/* A 4-port switch (the node/ object on a pzt board) and the captured output. */
 struct fx {
     struct pzt_node *n;
-    struct pma *pma;
-    struct pz_monitor *mon;
+    struct node *node;
     struct cli_env env;
     char text[16384];
     size_t len;
@@ -43,15 +42,6 @@ static void fx_write(void *arg, const char *text, size_t len)
     memcpy(f->text + f->len, text, len);
     f->len += len;
     f->text[f->len] = '\0';
-}
-
-/* The monitor's discovery sends: none expected (ports are configured). */
-static int fx_send(void *arg, const uint8_t *mad, const struct mad_addr *to)
-{
-    (void)arg;
-    (void)mad;
-    (void)to;
-    return 0;
 }
 
 /* Route lid out of port in the LFT (a SubnSet of its block). */
@@ -71,23 +61,23 @@ static void fx_route(struct fx *f, unsigned lid, unsigned port)
 static struct fx *fx_new(void)
 {
     struct fx *f = test_calloc(1, sizeof(*f));
-    const char *conf = "monitor_ca_ports = 1\n";
-    struct pz_config cfg;
+    struct node_config cfg;
     char err[160] = "";
     uint8_t si[64];
 
-    pz_log_set_level(PZ_LOG_ERROR);
     f->n = pzt_switch_new(4);
     assert_non_null(f->n);
+    node_default_config(&cfg);
+    cfg.monitor = true;
+    f->node = node_create(f->n->board, &cfg, NULL, err, sizeof(err));
+    assert_non_null(f->node);
+    for (unsigned p = 1; p <= 4; p++)
+        node_set_peer(f->node, p, p == 1 ? CONG_PEER_CA : CONG_PEER_SWITCH);
+    sma_destroy(f->n->sma); /* the pzt helpers talk to the node's SMA */
+    f->n->sma = node_sma(f->node);
     for (unsigned p = 1; p <= 3; p++)
         board_mem_set_connected(f->n->bm, p, true);
     pzt_assign_lid(f->n, 3, 1, 18);
-    f->pma = pma_create(f->n->board);
-    assert_non_null(f->pma);
-    pz_config_defaults(&cfg);
-    assert_int_equal(pz_config_parse(&cfg, conf, strlen(conf), err, sizeof(err)), 0);
-    f->mon = pz_monitor_create(&cfg, f->n->board, f->n->sma, f->pma, fx_send, f, err, sizeof(err));
-    assert_non_null(f->mon);
 
     assert_int_equal(pzt_get(f->n, IB_ATTR_SWITCH_INFO, 0, si), 0);
     mad_set_field(si, 0, IB_SW_LINEAR_FDB_TOP_F, 9);
@@ -97,14 +87,17 @@ static struct fx *fx_new(void)
     fx_route(f, 6, 1);
     fx_route(f, 7, 2);
 
-    f->env = (struct cli_env){.board = f->n->board, .sma = f->n->sma, .pma = f->pma, .mon = f->mon};
+    f->env = (struct cli_env){.board = f->n->board,
+                              .sma = f->n->sma,
+                              .pma = node_pma(f->node),
+                              .mon = node_cong(f->node)};
     return f;
 }
 
 static void fx_free(struct fx *f)
 {
-    pz_monitor_destroy(f->mon);
-    pma_destroy(f->pma);
+    f->n->sma = NULL; /* the node's */
+    node_destroy(f->node);
     pzt_node_free(f->n);
     test_free(f);
 }
@@ -251,8 +244,12 @@ static void test_show_lft(void **state)
 /* Sample the monitor after ms of board time. */
 static void fx_sample(struct fx *f, uint64_t ms)
 {
+    struct mad_addr to;
+    uint8_t out[256];
+
     board_mem_advance_ns(f->n->bm, ms * MS);
-    pz_monitor_poll(f->mon);
+    while (node_poll(f->node, &to, out) == MAD_SEND)
+        ; /* the SMA's traps: nobody listens */
 }
 
 /* show congestion: the hot-spot on the CA port, with its ticks per second. */
@@ -297,6 +294,98 @@ static void test_show_system_json(void **state)
 }
 
 /* The JSON writer escapes quotes, backslashes and control characters. */
+/* clear counters: the views start again from 0 (what perfquery reads), the 64-bit
+ * counters SNMP reads do not move; admin only; a bad port is a usage error. */
+static void test_clear_counters(void **state)
+{
+    struct fx *f = fx_new();
+    struct board_port_counters *c = board_mem_counters(f->n->bm, 2);
+    struct pma_counters total;
+    struct pma_stats st;
+
+    (void)state;
+    board_mem_counter_add(f->n->bm, &c->xmit_data, 1000);
+    board_mem_counter_add(f->n->bm, &c->symbol_errors, 3);
+    assert_int_equal(fx_run(f, "clear counters 2", true), CLI_DENIED);
+    assert_int_equal(fx_run(f, "clear counters 9", false), CLI_USAGE);
+    assert_int_equal(fx_run(f, "clear counters 2", false), CLI_OK);
+    assert_string_equal(f->text, "Counters cleared on port 2\n");
+    board_mem_counter_add(f->n->bm, &c->xmit_data, 40);
+    assert_int_equal(fx_run(f, "show interfaces ib 2 counters", true), CLI_OK);
+    fx_expect_line(f, "PortXmitData", "PortXmitData                     40");
+    fx_expect_line(f, "SymbolErrorCounter", "SymbolErrorCounter               0");
+    assert_int_equal(pma_port_counters64(node_pma(f->node), 2, &total), 0);
+    assert_int_equal(total.total.xmit_data, 1040);
+    assert_int_equal(total.total.symbol_errors, 3);
+    pma_get_stats(node_pma(f->node), &st);
+    assert_int_equal(st.counter_resets, 1);
+    assert_int_equal(fx_run(f, "clear counters", false), CLI_OK);
+    assert_string_equal(f->text, "Counters cleared on every port\n");
+    assert_int_equal(fx_run(f, "show interfaces ib 2 counters json", true), CLI_OK);
+    assert_non_null(strstr(f->text, "\"PortXmitData\":0,"));
+    fx_free(f);
+}
+
+/* show log: the ring's lines, oldest first, a count, json; help lists the new commands. */
+static void test_show_log_and_help(void **state)
+{
+    struct fx *f = fx_new();
+
+    (void)state;
+    pz_log(PZ_LOG_ERROR, "first \"quoted\" line");
+    pz_log(PZ_LOG_ERROR, "second line");
+    assert_int_equal(fx_run(f, "show log 2", true), CLI_OK);
+    assert_non_null(strstr(f->text, " error first \"quoted\" line\n"));
+    assert_non_null(strstr(f->text, " error second line\n"));
+    assert_true(strstr(f->text, "first") < strstr(f->text, "second"));
+    assert_int_equal(fx_run(f, "show log 1 json", true), CLI_OK);
+    assert_non_null(strstr(f->text, "{\"log\":[{\"time\":\""));
+    assert_non_null(strstr(f->text, "\"level\":\"error\",\"text\":\"second line\"}]}\n"));
+    assert_null(strstr(f->text, "first"));
+    assert_int_equal(fx_run(f, "show log 0", true), CLI_USAGE);
+    assert_int_equal(fx_run(f, "show snmp", true), CLI_OK);
+    assert_string_equal(f->text, "SNMP agent: off (no snmp_config)\n");
+    assert_int_equal(fx_run(f, "show snmp json", true), CLI_OK);
+    assert_string_equal(f->text, "{\"agent\":false}\n");
+    assert_int_equal(fx_run(f, "help", true), CLI_OK);
+    assert_non_null(strstr(f->text, "  show log "));
+    assert_non_null(strstr(f->text, "  show snmp "));
+    assert_null(strstr(f->text, "  clear counters ")); /* the monitor user's list */
+    assert_int_equal(fx_run(f, "?", false), CLI_OK);
+    assert_non_null(strstr(f->text, "  show ip            [json]"));
+    assert_non_null(strstr(f->text, "  clear counters "));
+    fx_free(f);
+}
+
+/* Tab completion: next words by prefix, the user's commands only. */
+static void test_complete(void **state)
+{
+    const char *c[32];
+    size_t n;
+
+    (void)state;
+    n = cli_complete("sh", 2, true, c, 32);
+    assert_int_equal(n, 1);
+    assert_string_equal(c[0], "show");
+    n = cli_complete("show int", 8, true, c, 32);
+    assert_int_equal(n, 1);
+    assert_string_equal(c[0], "interfaces");
+    n = cli_complete("show interfaces ", 16, true, c, 32);
+    assert_int_equal(n, 1);
+    assert_string_equal(c[0], "ib");
+    n = cli_complete("c", 1, true, c, 32);
+    assert_int_equal(n, 0); /* clear counters is not the monitor's */
+    n = cli_complete("c", 1, false, c, 32);
+    assert_int_equal(n, 1);
+    assert_string_equal(c[0], "clear");
+    n = cli_complete("show s", 6, true, c, 32);
+    assert_int_equal(n, 2); /* system, snmp */
+    n = cli_complete("", 0, false, c, 32);
+    assert_true(n >= 5);
+    n = cli_complete("show version ", 13, true, c, 32);
+    assert_int_equal(n, 0);
+}
+
 static void test_json_escaping(void **state)
 {
     struct fx *f = test_calloc(1, sizeof(*f));
@@ -326,6 +415,9 @@ int main(void)
         cmocka_unit_test(test_show_lft),
         cmocka_unit_test(test_show_congestion),
         cmocka_unit_test(test_show_system_json),
+        cmocka_unit_test(test_clear_counters),
+        cmocka_unit_test(test_show_log_and_help),
+        cmocka_unit_test(test_complete),
         cmocka_unit_test(test_json_escaping),
     };
 

@@ -10,24 +10,20 @@
 
 #include <cmocka.h>
 
+#include "mad_header.h"
 #include "mad_router.h"
 
 /* What the fake agents and clients saw. */
 struct seen {
     int requests, answers;
     uint8_t last_class;
+    size_t last_len; /* length-taking clients */
 };
 
 /* A MAD of class c, method m (0x80 = the R bit), TID tid. */
 static void make_mad(uint8_t *mad, uint8_t c, uint8_t method, uint64_t tid)
 {
-    memset(mad, 0, IB_MAD_SIZE);
-    mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, c);
-    mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 1);
-    mad_set_field(mad, 0, IB_MAD_METHOD_F, method & 0x7F);
-    mad_set_field(mad, 0, IB_MAD_RESPONSE_F, method >> 7);
-    mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
+    mad_header_init(mad, c, 1, method, tid, 0, 0);
 }
 
 /* Fake agent: counts, answers with MAD_SEND. */
@@ -126,6 +122,49 @@ static void test_answers_by_tid_tag(void **state)
     assert_int_equal(mon.answers, 1);
 }
 
+/* Fake length-taking client: counts and keeps the length. */
+static void fake_len_client(void *arg, const uint8_t *mad, size_t len)
+{
+    struct seen *s = arg;
+
+    s->answers++;
+    s->last_class = (uint8_t)mad_get_field((void *)mad, 0, IB_MAD_MGMTCLASS_F);
+    s->last_len = len;
+}
+
+static void test_long_answers(void **state)
+{
+    struct mad_router r;
+    struct seen rc = {0}, ip = {0};
+    uint8_t mad[4 * IB_MAD_SIZE], out[IB_MAD_SIZE];
+    struct mad_addr from = {0}, to;
+    enum mad_route how;
+
+    (void)state;
+    mad_router_init(&r);
+    assert_int_equal(
+        mad_router_add_client_len(&r, IB_SA_CLASS, 0xFF000000u, 0x72000000u, fake_len_client, &rc),
+        0);
+    assert_int_equal(
+        mad_router_add_client(&r, IB_SA_CLASS, 0xFF000000u, 0x49000000u, fake_client, &ip), 0);
+    assert_int_equal(
+        mad_router_add_client_len(&r, IB_SA_CLASS, 0xFF000000u, 0x72000000u, NULL, &rc), -1);
+    /* a reassembled answer of 3 MADs' length reaches its client whole */
+    make_mad(mad, IB_SA_CLASS, 0x92, 0x0000000172000001ull);
+    assert_int_equal(mad_router_dispatch_len(&r, &from, mad, 700, &to, out, &how), MAD_DROP);
+    assert_int_equal(how, MAD_ROUTED_ANSWER);
+    assert_int_equal(rc.answers, 1);
+    assert_int_equal(rc.last_len, 700);
+    /* through the plain dispatch: the MAD's size */
+    assert_int_equal(mad_router_dispatch(&r, &from, mad, &to, out, &how), MAD_DROP);
+    assert_int_equal(rc.last_len, IB_MAD_SIZE);
+    /* a long answer to a plain client: it reads the first IB_MAD_SIZE bytes */
+    make_mad(mad, IB_SA_CLASS, 0x92, 0x49000003ull);
+    mad_router_dispatch_len(&r, &from, mad, 700, &to, out, &how);
+    assert_int_equal(how, MAD_ROUTED_ANSWER);
+    assert_int_equal(ip.answers, 1);
+}
+
 static void test_client_refusals(void **state)
 {
     struct mad_router r;
@@ -153,6 +192,7 @@ int main(void)
         cmocka_unit_test(test_requests_by_class),
         cmocka_unit_test(test_answers_by_tid_tag),
         cmocka_unit_test(test_client_refusals),
+        cmocka_unit_test(test_long_answers),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

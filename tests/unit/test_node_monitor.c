@@ -1,10 +1,11 @@
 /*
- * test_pz_monitor.c - the agent's congestion monitor glue (agent/pz_monitor.c)
- * on an in-memory switch with a manual clock: the neighbour-discovery SMPs
+ * test_node_monitor.c - the switch object's congestion monitor, notifier and
+ * neighbour discovery (node/) on an in-memory switch with a manual clock:
+ * the neighbour-discovery SMPs
  * it sends (fields, TIDs, retries, give-up and retry, a port that leaves and
  * re-enters Active), the answers it takes and the MADs it leaves alone, the
- * configured CA port list, and the hot-spot notices (onset and clear, none
- * before the SM is known, none with monitor_notices off).
+ * configured CA ports, and the hot-spot notices (onset and clear, none
+ * before the SM is known, none with notices off).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,9 +19,7 @@
 #include "cong_monitor.h"
 #include "pma.h"
 #include "pma_vendor.h"
-#include "pz_config.h"
-#include "pz_log.h"
-#include "pz_monitor.h"
+#include "node.h"
 #include "pzt.h"
 
 #define MS 1000000ull
@@ -30,11 +29,12 @@
 #define MAX_SENT 64
 #define N_TRAP 10 /* vendor trap number, Notice byte 10 (sma/README.md) */
 
-/* A switch, its PMA and the monitor glue, with the discovery SMPs it sent. */
+/* A switch: the node on a pzt board, with the discovery SMPs it sent. */
 struct fx {
     struct pzt_node *n;
-    struct pma *pma;
-    struct pz_monitor *m;
+    struct node *m;
+    struct pzt_result polled[16]; /* what node_poll() sent, for fx_traps() */
+    unsigned num_polled, next_polled;
     uint8_t sent[MAX_SENT][256];
     struct mad_addr to[MAX_SENT];
     unsigned num_sent;
@@ -54,39 +54,54 @@ static int fx_send(void *arg, const uint8_t *mad, const struct mad_addr *to)
     return f->send_rc;
 }
 
-/* A 4-port switch with cables in, the monitor glue on it configured by text. */
-static struct fx *fx_new(const char *conf)
+/*
+ * A 4-port switch with cables in and the node on it: monitor every
+ * interval_ms, ports in ca_ports (a bit mask, 0: discover them) facing CAs
+ * and the others switches, notices on or off.  The pzt helpers talk to the
+ * node's SMA.
+ */
+static struct fx *fx_new(unsigned interval_ms, unsigned ca_ports, bool notices)
 {
     struct fx *f = test_calloc(1, sizeof(*f));
-    struct pz_config cfg;
+    struct node_hooks hooks = {.send = fx_send, .arg = f};
+    struct node_config cfg;
     char err[160] = "";
 
-    pz_log_set_level(PZ_LOG_ERROR);
     f->n = pzt_switch_new(PORTS);
     assert_non_null(f->n);
     pzt_connect_all(f->n);
-    f->pma = pma_create(f->n->board);
-    assert_non_null(f->pma);
-    pz_config_defaults(&cfg);
-    assert_int_equal(pz_config_parse(&cfg, conf, strlen(conf), err, sizeof(err)), 0);
-    f->m = pz_monitor_create(&cfg, f->n->board, f->n->sma, f->pma, fx_send, f, err, sizeof(err));
+    node_default_config(&cfg);
+    cfg.monitor = true;
+    cfg.mon.interval_ms = interval_ms;
+    cfg.notices = notices;
+    cfg.discover = ca_ports == 0;
+    f->m = node_create(f->n->board, &cfg, &hooks, err, sizeof(err));
     assert_non_null(f->m);
+    for (unsigned p = 1; ca_ports && p <= PORTS; p++)
+        node_set_peer(f->m, p, ca_ports & (1u << p) ? CONG_PEER_CA : CONG_PEER_SWITCH);
+    sma_destroy(f->n->sma);
+    f->n->sma = node_sma(f->m);
     return f;
 }
 
 static void fx_free(struct fx *f)
 {
-    pz_monitor_destroy(f->m);
-    pma_destroy(f->pma);
+    f->n->sma = NULL; /* the node's */
+    node_destroy(f->m);
     pzt_node_free(f->n);
     test_free(f);
 }
 
-/* Advance the clock by ms and poll the glue (as the event loop does at its deadline). */
+/*
+ * Advance the clock by ms and run the node's due work (as the event loop
+ * does at its deadline); what the SMA sends is left for fx_traps().
+ */
 static void fx_run(struct fx *f, uint64_t ms)
 {
     board_mem_advance_ns(f->n->bm, ms * MS);
-    pz_monitor_poll(f->m);
+    while (f->num_polled < 16 && node_poll(f->m, &f->polled[f->num_polled].addr,
+                                           f->polled[f->num_polled].mad) == MAD_SEND)
+        f->num_polled++;
 }
 
 /* Make port Active (Init -> Armed -> Active, as the SM does). */
@@ -101,7 +116,7 @@ static uint8_t fx_peer(struct fx *f, unsigned port)
 {
     struct cong_port_view v;
 
-    assert_int_equal(cong_monitor_port(pz_monitor_cong(f->m), port, &v), 0);
+    assert_int_equal(cong_monitor_port(node_cong(f->m), port, &v), 0);
     return v.peer;
 }
 
@@ -144,7 +159,7 @@ static void check_disc_smp(const struct fx *f, unsigned i, unsigned port)
 /* Nothing before a port is Active; then one SMP per Active port; answers set the peers. */
 static void test_discovery(void **state)
 {
-    struct fx *f = fx_new("monitor_interval_ms = 100\n");
+    struct fx *f = fx_new(100, 0, true);
     uint8_t ans[256];
 
     (void)state;
@@ -160,17 +175,17 @@ static void test_discovery(void **state)
     check_disc_smp(f, 2, 4);
     assert_int_equal(fx_peer(f, 1), CONG_PEER_UNKNOWN);
     fx_answer(f, 0, 1, ans); /* a CA */
-    assert_true(pz_monitor_take_mad(f->m, ans));
+    assert_true(node_discovery_take(f->m, ans));
     assert_int_equal(fx_peer(f, 1), CONG_PEER_CA);
     fx_answer(f, 1, 2, ans); /* a switch */
-    assert_true(pz_monitor_take_mad(f->m, ans));
+    assert_true(node_discovery_take(f->m, ans));
     assert_int_equal(fx_peer(f, 3), CONG_PEER_SWITCH);
     fx_answer(f, 2, 3, ans); /* a router: never a hot-spot */
-    assert_true(pz_monitor_take_mad(f->m, ans));
+    assert_true(node_discovery_take(f->m, ans));
     assert_int_equal(fx_peer(f, 4), CONG_PEER_UNKNOWN);
     /* A duplicate answer is ours but changes nothing. */
     fx_answer(f, 1, 1, ans);
-    assert_true(pz_monitor_take_mad(f->m, ans));
+    assert_true(node_discovery_take(f->m, ans));
     assert_int_equal(fx_peer(f, 3), CONG_PEER_SWITCH);
     /* Nothing more to ask: no SMP for minutes. */
     for (int i = 0; i < 10; i++)
@@ -182,7 +197,7 @@ static void test_discovery(void **state)
 /* MADs that are not answers to discovery go to the agents. */
 static void test_not_ours(void **state)
 {
-    struct fx *f = fx_new("");
+    struct fx *f = fx_new(CONG_INTERVAL_DEFAULT_MS, 0, true);
     uint8_t ans[256], mad[256];
 
     (void)state;
@@ -193,34 +208,34 @@ static void test_not_ours(void **state)
     /* A request with the same TID (the SM's Get) is not an answer. */
     memcpy(mad, ans, sizeof(mad));
     mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 0);
-    assert_false(pz_monitor_take_mad(f->m, mad));
+    assert_false(node_discovery_take(f->m, mad));
     /* Another attribute's answer, another class, another TID tag: not ours. */
     memcpy(mad, ans, sizeof(mad));
     mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_SET);
-    assert_false(pz_monitor_take_mad(f->m, mad));
+    assert_false(node_discovery_take(f->m, mad));
     memcpy(mad, ans, sizeof(mad));
     mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, IB_SMI_CLASS);
-    assert_false(pz_monitor_take_mad(f->m, mad));
+    assert_false(node_discovery_take(f->m, mad));
     memcpy(mad, ans, sizeof(mad));
     mad_set_field64(mad, 0, IB_MAD_TRID_F, 0x1234);
-    assert_false(pz_monitor_take_mad(f->m, mad));
+    assert_false(node_discovery_take(f->m, mad));
     /* Our tag but a port the switch does not have. */
     mad_set_field64(mad, 0, IB_MAD_TRID_F, 0x50000109ull);
-    assert_false(pz_monitor_take_mad(f->m, mad));
-    assert_false(pz_monitor_take_mad(NULL, ans));
+    assert_false(node_discovery_take(f->m, mad));
+    assert_false(node_discovery_take(NULL, ans));
     /* An error status: ours, peer unchanged, asked again at the timeout. */
     memcpy(mad, ans, sizeof(mad));
     mad_set_field(mad, 0, IB_DRSMP_STATUS_F, 0x0C);
-    assert_true(pz_monitor_take_mad(f->m, mad));
+    assert_true(node_discovery_take(f->m, mad));
     assert_int_equal(fx_peer(f, 2), CONG_PEER_UNKNOWN);
     fx_run(f, 1000);
     assert_int_equal(f->num_sent, 2);
     check_disc_smp(f, 1, 2);
     /* The answer to the first SMP is now stale: ignored. */
-    assert_true(pz_monitor_take_mad(f->m, ans));
+    assert_true(node_discovery_take(f->m, ans));
     assert_int_equal(fx_peer(f, 2), CONG_PEER_UNKNOWN);
     fx_answer(f, 1, 1, ans);
-    assert_true(pz_monitor_take_mad(f->m, ans));
+    assert_true(node_discovery_take(f->m, ans));
     assert_int_equal(fx_peer(f, 2), CONG_PEER_CA);
     fx_free(f);
 }
@@ -228,7 +243,7 @@ static void test_not_ours(void **state)
 /* No answer: 3 sends 1 s apart, then a new try 10 s later; a failed send counts as a try. */
 static void test_retries(void **state)
 {
-    struct fx *f = fx_new("");
+    struct fx *f = fx_new(CONG_INTERVAL_DEFAULT_MS, 0, true);
     uint64_t tid0, tid1;
 
     (void)state;
@@ -259,14 +274,14 @@ static void test_retries(void **state)
 /* A port that leaves Active forgets its peer and is asked again when Active again. */
 static void test_port_bounce(void **state)
 {
-    struct fx *f = fx_new("");
+    struct fx *f = fx_new(CONG_INTERVAL_DEFAULT_MS, 0, true);
     uint8_t ans[256];
 
     (void)state;
     fx_activate(f, 1);
     fx_run(f, 300);
     fx_answer(f, 0, 1, ans);
-    assert_true(pz_monitor_take_mad(f->m, ans));
+    assert_true(node_discovery_take(f->m, ans));
     assert_int_equal(fx_peer(f, 1), CONG_PEER_CA);
     board_mem_set_connected(f->n->bm, 1, false);
     fx_run(f, 300);
@@ -279,7 +294,7 @@ static void test_port_bounce(void **state)
     assert_int_equal(f->num_sent, 2);
     check_disc_smp(f, 1, 1);
     fx_answer(f, 1, 2, ans); /* recabled to a switch */
-    assert_true(pz_monitor_take_mad(f->m, ans));
+    assert_true(node_discovery_take(f->m, ans));
     assert_int_equal(fx_peer(f, 1), CONG_PEER_SWITCH);
     fx_free(f);
 }
@@ -287,7 +302,7 @@ static void test_port_bounce(void **state)
 /* monitor_ca_ports: the listed ports face CAs, the others switches; no SMP ever. */
 static void test_ca_port_list(void **state)
 {
-    struct fx *f = fx_new("monitor_ca_ports = 1,3-4\n");
+    struct fx *f = fx_new(CONG_INTERVAL_DEFAULT_MS, 1u << 1 | 1u << 3 | 1u << 4, true);
 
     (void)state;
     for (unsigned p = 1; p <= PORTS; p++)
@@ -307,6 +322,17 @@ static void fx_block(struct fx *f, uint64_t ms)
     board_mem_counter_add(f->n->bm, &board_mem_counters(f->n->bm, 1)->xmit_wait, ms * 1000);
 }
 
+/* The next MAD the SMA sends: what fx_run()'s polls got first, then sma_poll()'s; false if none. */
+static bool fx_next_sent(struct fx *f, struct pzt_result *r)
+{
+    if (f->next_polled < f->num_polled) {
+        *r = f->polled[f->next_polled++];
+        return true;
+    }
+    f->num_polled = f->next_polled = 0;
+    return sma_poll(f->n->sma, &r->addr, r->mad) == MAD_SEND;
+}
+
 /* The vendor trap numbers the SMA sends now, in order, into traps[] (at most max); returns the
  * count. */
 static unsigned fx_traps(struct fx *f, unsigned *traps, unsigned max)
@@ -314,12 +340,12 @@ static unsigned fx_traps(struct fx *f, unsigned *traps, unsigned max)
     struct pzt_result r;
     unsigned count = 0;
 
-    while (count < 16 && sma_poll(f->n->sma, &r.addr, r.mad) == MAD_SEND) {
+    while (count < 16 && fx_next_sent(f, &r)) {
         if (mad_get_field((void *)(r.mad + 64), 0, IB_NOTICE_IS_GENERIC_F))
             continue; /* the SMA's own traps */
         assert_int_equal(r.addr.dlid, SM_LID);
         if (count < max)
-            traps[count] = (unsigned)pz_get_be(r.mad + 64 + N_TRAP, 2);
+            traps[count] = (unsigned)mad_get_be(r.mad + 64 + N_TRAP, 2);
         count++;
     }
     return count;
@@ -328,13 +354,13 @@ static unsigned fx_traps(struct fx *f, unsigned *traps, unsigned max)
 /* Onset and clear each make one notice once the SM is known; none before. */
 static void test_notices(void **state)
 {
-    struct fx *f = fx_new("monitor_interval_ms = 100\nmonitor_ca_ports = 1\n");
+    struct fx *f = fx_new(100, 1u << 1, true);
     unsigned traps[4];
 
     (void)state;
     fx_block(f, 100);
     fx_run(f, 100);
-    assert_int_equal(cong_monitor_samples(pz_monitor_cong(f->m)), 1);
+    assert_int_equal(cong_monitor_samples(node_cong(f->m)), 1);
     /* Hot-spot, but no LID and no SM yet: nothing queued. */
     assert_int_equal(fx_traps(f, traps, 4), 0);
     pzt_assign_lid(f->n, SW_LID, SM_LID, 18);
@@ -356,8 +382,7 @@ static void test_notices(void **state)
 /* monitor_notices = off: the state changes, no notice. */
 static void test_notices_off(void **state)
 {
-    struct fx *f =
-        fx_new("monitor_interval_ms = 100\nmonitor_ca_ports = 1\nmonitor_notices = off\n");
+    struct fx *f = fx_new(100, 1u << 1, false);
     struct cong_port_view v;
     unsigned traps[4];
 
@@ -366,7 +391,7 @@ static void test_notices_off(void **state)
     pzt_poll_all(f->n, NULL);
     fx_block(f, 100);
     fx_run(f, 100);
-    assert_int_equal(cong_monitor_port(pz_monitor_cong(f->m), 1, &v), 0);
+    assert_int_equal(cong_monitor_port(node_cong(f->m), 1, &v), 0);
     assert_int_equal(v.cls, CONG_PORT_HOTSPOT);
     assert_int_equal(fx_traps(f, traps, 4), 0);
     fx_free(f);
@@ -375,17 +400,17 @@ static void test_notices_off(void **state)
 /* The deadline is the monitor's next sample, or sooner for discovery work. */
 static void test_deadline(void **state)
 {
-    struct fx *f = fx_new("monitor_interval_ms = 5000\nmonitor_ca_ports = 1\n");
+    struct fx *f = fx_new(5000, 1u << 1, true);
     uint64_t now = board_now_ns(f->n->board);
 
     (void)state;
-    assert_true(pz_monitor_next_deadline(f->m) == now + 5000 * MS);
+    assert_true(node_next_deadline(f->m) == now + 5000 * MS);
     fx_free(f);
-    f = fx_new("monitor_interval_ms = 5000\n");
+    f = fx_new(5000, 0, true);
     now = board_now_ns(f->n->board);
-    assert_true(pz_monitor_next_deadline(f->m) <= now); /* the first port scan */
+    assert_true(node_next_deadline(f->m) <= now); /* the first port scan */
     fx_run(f, 0);
-    assert_true(pz_monitor_next_deadline(f->m) == now + 200 * MS);
+    assert_true(node_next_deadline(f->m) == now + 200 * MS);
     fx_free(f);
 }
 

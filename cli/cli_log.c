@@ -1,0 +1,72 @@
+/*
+ * cli_log.c - `show log [LINES] [json]`: the agent's most recent log lines
+ * (agent/pz_log's in-memory ring), oldest first.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli_internal.h"
+#include "cli_json.h"
+#include "pz_log.h"
+
+/* A log time (ms, CLOCK_REALTIME) as "YYYY-MM-DD HH:MM:SS.mmm" UTC into buf[32]; returns buf. */
+static const char *cli_log_time(int64_t ms, char buf[32])
+{
+    time_t t = (time_t)(ms / 1000);
+    struct tm tm;
+    size_t n;
+
+    gmtime_r(&t, &tm);
+    n = strftime(buf, 32, "%Y-%m-%d %H:%M:%S", &tm);
+    snprintf(buf + n, 32 - n, ".%03u", (unsigned)(ms % 1000));
+    return buf;
+}
+
+int cli_cmd_show_log(const struct cli_env *env, const struct cli_args *a, const struct cli_out *out,
+                     struct cli_job **job)
+{
+    struct pz_log_entry *lines;
+    unsigned want = PZ_LOG_RING_LINES;
+    bool json = a->argc && !strcmp(a->argv[a->argc - 1], "json");
+    unsigned argc = a->argc - json;
+    struct cli_json j;
+    char when[32];
+    size_t n;
+
+    (void)env;
+    (void)job;
+    if (argc > 1 || (argc == 1 && cli_parse_uint(a->argv[0], 1, PZ_LOG_RING_LINES, &want))) {
+        cli_printf(out, "%% usage: show log [LINES (1..%u)] [json]\n", PZ_LOG_RING_LINES);
+        return CLI_USAGE;
+    }
+    lines = malloc(sizeof(*lines) * want);
+    if (!lines) {
+        cli_printf(out, "%% out of memory\n");
+        return CLI_FAILED;
+    }
+    n = pz_log_recent(lines, want);
+    if (json) {
+        cli_json_begin(&j, out);
+        cli_json_array(&j, "log");
+    }
+    for (size_t i = 0; i < n; i++) {
+        cli_log_time(lines[i].time_ms, when);
+        if (!json) {
+            cli_printf(out, "%s %-5s %s\n", when, pz_log_level_name(lines[i].level), lines[i].text);
+            continue;
+        }
+        cli_json_object(&j, NULL);
+        cli_json_str(&j, "time", when);
+        cli_json_str(&j, "level", pz_log_level_name(lines[i].level));
+        cli_json_str(&j, "text", lines[i].text);
+        cli_json_close_object(&j);
+    }
+    if (json) {
+        cli_json_close_array(&j);
+        cli_json_end(&j);
+    }
+    free(lines);
+    return CLI_OK;
+}

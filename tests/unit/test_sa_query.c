@@ -1,0 +1,285 @@
+/*
+ * test_sa_query.c - SubnAdm requests and answers (mad/sa_query.c) and their
+ * way into the route check (traffic/route_sa.c).  Answers are written byte
+ * by byte at the IBA offsets (MAD header 13.4.2, RMPP header 13.6.2.1, SA
+ * header 15.2.1.1, records 15.2.5), so libibmad's fields are checked against
+ * the specification, not against themselves.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "mad.h"
+#include "route_check.h"
+#include "route_sa.h"
+#include "sa_query.h"
+
+#define RMPP_ACTIVE 0x1
+#define RMPP_FIRST 0x2
+#define RMPP_LAST 0x4
+
+/* An answer header: GetTableResp of attr, TID, status, stride (bytes), RMPP flags, PayloadLength.
+ */
+static void answer_header(uint8_t *b, uint16_t attr, uint16_t status, size_t stride,
+                          uint8_t rmpp_flags, uint32_t paylen)
+{
+    memset(b, 0, SA_HEADER_LEN);
+    b[0] = 1;    /* BaseVersion */
+    b[1] = 3;    /* MgmtClass SA */
+    b[2] = 2;    /* ClassVersion */
+    b[3] = 0x92; /* GetTableResp */
+    mad_put_be16(b + 4, status);
+    mad_put_be64(b + 8, 0x1122334455667788ull);
+    mad_put_be16(b + 16, attr);
+    b[24] = rmpp_flags ? 1 : 0;
+    b[25] = rmpp_flags ? 1 : 0; /* DATA */
+    b[26] = rmpp_flags;
+    mad_put_be32(b + 28, rmpp_flags ? 1 : 0);
+    mad_put_be32(b + 32, paylen);
+    mad_put_be16(b + 44, (uint16_t)(stride / 8));
+}
+
+/* A NodeRecord at rec (IBA offsets: LID 0, NodeInfo 4, NodeDescription 44). */
+static void node_record(uint8_t *rec, uint16_t lid, uint8_t type, uint8_t nports, uint64_t guid,
+                        uint8_t local_port, const char *desc)
+{
+    memset(rec, 0, 112);
+    mad_put_be16(rec, lid);
+    rec[4] = 1;                           /* BaseVersion */
+    rec[5] = 1;                           /* ClassVersion */
+    rec[6] = type;                        /* NodeType */
+    rec[7] = nports;                      /* NumPorts */
+    mad_put_be64(rec + 8, guid | 0xff);   /* SystemImageGUID */
+    mad_put_be64(rec + 16, guid);         /* NodeGUID */
+    mad_put_be64(rec + 24, guid + 1);     /* PortGUID */
+    rec[40] = local_port;                 /* LocalPortNum */
+    memcpy(rec + 44, desc, strlen(desc)); /* NodeDescription */
+}
+
+static void test_build(void **state)
+{
+    uint8_t b[IB_MAD_SIZE];
+
+    (void)state;
+    assert_int_equal(sa_query_build_all(b, IB_SA_ATTR_LINKRECORD, 0xabcdef01ull), IB_MAD_SIZE);
+    assert_int_equal(b[0], 1);
+    assert_int_equal(b[1], IB_SA_CLASS);
+    assert_int_equal(b[2], 2);
+    assert_int_equal(b[3], IB_MAD_METHOD_GET_TABLE);
+    assert_int_equal(mad_be64(b + 8), 0xabcdef01ull);
+    assert_int_equal(mad_be16(b + 16), IB_SA_ATTR_LINKRECORD);
+    assert_int_equal(mad_be64(b + 48), 0); /* ComponentMask */
+    for (size_t i = SA_HEADER_LEN; i < IB_MAD_SIZE; i++)
+        assert_int_equal(b[i], 0);
+
+    assert_int_equal(sa_query_build_by_lid(b, IB_SA_ATTR_LFTRECORD, 7, 0x1234), IB_MAD_SIZE);
+    assert_int_equal(mad_be16(b + 16), IB_SA_ATTR_LFTRECORD);
+    assert_int_equal(mad_be64(b + 48), SA_COMP_LID);
+    assert_int_equal(mad_be16(b + SA_HEADER_LEN), 0x1234);
+
+    assert_int_equal(sa_query_build(b, IB_MAD_METHOD_GET, 0x11, 1, 0, b, IB_SA_DATA_SIZE + 1), 0);
+}
+
+static void test_node_records_reassembled(void **state)
+{
+    /* three NodeRecords in a reassembled RMPP answer, plus 8 bytes of padding */
+    size_t len = SA_HEADER_LEN + 3 * 112 + 8;
+    uint8_t *b = calloc(1, len);
+    struct sa_answer a;
+    struct sa_node_record n;
+    const char *why = NULL;
+
+    (void)state;
+    answer_header(b, IB_SA_ATTR_NODERECORD, 0, 112, RMPP_ACTIVE | RMPP_FIRST, 20 + 3 * 112);
+    node_record(b + SA_HEADER_LEN, 5, IB_NODE_SWITCH, 36, 0x0002c90300001000ull, 0, "spine-1");
+    node_record(b + SA_HEADER_LEN + 112, 9, IB_NODE_CA, 1, 0x0002c90300002000ull, 1, "host-1-1");
+    node_record(b + SA_HEADER_LEN + 224, 12, IB_NODE_SWITCH, 8, 0x77, 0, "leaf\x01x");
+    assert_int_equal(sa_answer_parse(b, len, &a, &why), 0);
+    assert_int_equal(a.method, IB_MAD_METHOD_GET_TABLE_RESPONSE);
+    assert_int_equal(a.attr_id, IB_SA_ATTR_NODERECORD);
+    assert_int_equal(a.tid, 0x1122334455667788ull);
+    assert_int_equal(a.stride, 112);
+    assert_int_equal(a.count, 3); /* PayloadLength cuts the padding */
+    assert_false(a.truncated);
+    assert_int_equal(sa_node_record_decode(sa_answer_record(&a, 0), a.stride, &n), 0);
+    assert_int_equal(n.lid, 5);
+    assert_int_equal(n.node_type, IB_NODE_SWITCH);
+    assert_int_equal(n.nports, 36);
+    assert_int_equal(n.node_guid, 0x0002c90300001000ull);
+    assert_int_equal(n.port_guid, 0x0002c90300001001ull);
+    assert_int_equal(n.system_guid, 0x0002c903000010ffull);
+    assert_string_equal(n.desc, "spine-1");
+    assert_int_equal(sa_node_record_decode(sa_answer_record(&a, 1), a.stride, &n), 0);
+    assert_int_equal(n.node_type, IB_NODE_CA);
+    assert_int_equal(n.local_port, 1);
+    assert_int_equal(sa_node_record_decode(sa_answer_record(&a, 2), a.stride, &n), 0);
+    assert_string_equal(n.desc, "leaf?x"); /* control bytes made printable */
+    assert_null(sa_answer_record(&a, 3));
+    assert_int_equal(sa_node_record_decode(b, 100, &n), -1);
+    free(b);
+}
+
+static void test_rmpp_segments(void **state)
+{
+    uint8_t b[IB_MAD_SIZE] = {0};
+    struct sa_answer a;
+
+    (void)state;
+    /* a lone first segment of several: truncated */
+    answer_header(b, IB_SA_ATTR_LINKRECORD, 0, 8, RMPP_ACTIVE | RMPP_FIRST, 20 + 800);
+    assert_int_equal(sa_answer_parse(b, sizeof(b), &a, NULL), 0);
+    assert_true(a.truncated);
+    /* a single segment (first and last): PayloadLength says 3 records */
+    answer_header(b, IB_SA_ATTR_LINKRECORD, 0, 8, RMPP_ACTIVE | RMPP_FIRST | RMPP_LAST, 20 + 24);
+    assert_int_equal(sa_answer_parse(b, sizeof(b), &a, NULL), 0);
+    assert_false(a.truncated);
+    assert_int_equal(a.count, 3);
+    /* no RMPP: all 200 data bytes are records */
+    answer_header(b, IB_SA_ATTR_LINKRECORD, 0, 8, 0, 0);
+    assert_int_equal(sa_answer_parse(b, sizeof(b), &a, NULL), 0);
+    assert_int_equal(a.count, 25);
+    /* a Get's answer is one record */
+    b[3] = 0x81;
+    assert_int_equal(sa_answer_parse(b, sizeof(b), &a, NULL), 0);
+    assert_int_equal(a.count, 1);
+}
+
+static void test_link_lft_switchinfo(void **state)
+{
+    uint8_t rec[72] = {0};
+    struct sa_link_record l;
+    struct sa_lft_record t;
+    struct sa_switch_info_record si;
+
+    (void)state;
+    mad_put_be16(rec, 0x0102);
+    rec[2] = 17;
+    rec[3] = 33;
+    mad_put_be16(rec + 4, 0x0304);
+    assert_int_equal(sa_link_record_decode(rec, 8, &l), 0);
+    assert_int_equal(l.from_lid, 0x0102);
+    assert_int_equal(l.from_port, 17);
+    assert_int_equal(l.to_port, 33);
+    assert_int_equal(l.to_lid, 0x0304);
+    assert_int_equal(sa_link_record_decode(rec, 4, &l), -1);
+
+    mad_put_be16(rec + 2, 3); /* block 3 */
+    for (int i = 0; i < 64; i++)
+        rec[8 + i] = (uint8_t)(i + 1);
+    assert_int_equal(sa_lft_record_decode(rec, 72, &t), 0);
+    assert_int_equal(t.lid, 0x0102);
+    assert_int_equal(t.block, 3);
+    assert_int_equal(t.port[0], 1);
+    assert_int_equal(t.port[63], 64);
+    assert_int_equal(sa_lft_record_decode(rec, 64, &t), -1);
+
+    memset(rec, 0, sizeof(rec));
+    mad_put_be16(rec, 9);
+    mad_put_be16(rec + 4, 49152); /* LinearFDBCap */
+    mad_put_be16(rec + 10, 700);  /* LinearFDBTop */
+    rec[15] = 0x12 << 3;          /* LifeTimeValue (5 bits) */
+    rec[20] = 0x08;               /* EnhancedPort0 (bit 3 of byte 16 of SwitchInfo) */
+    assert_int_equal(sa_switch_info_record_decode(rec, 24, &si), 0);
+    assert_int_equal(si.lid, 9);
+    assert_int_equal(si.linear_fdb_cap, 49152);
+    assert_int_equal(si.linear_fdb_top, 700);
+    assert_int_equal(si.lifetime, 0x12);
+    assert_true(si.enhanced_port0);
+    assert_int_equal(sa_switch_info_record_decode(rec, 16, &si), -1);
+}
+
+static void test_bad_answers(void **state)
+{
+    uint8_t b[IB_MAD_SIZE];
+    struct sa_answer a;
+    const char *why = NULL;
+
+    (void)state;
+    answer_header(b, IB_SA_ATTR_NODERECORD, 0, 112, 0, 0);
+    memset(b + SA_HEADER_LEN, 0, IB_MAD_SIZE - SA_HEADER_LEN);
+    assert_int_equal(sa_answer_parse(b, 40, &a, &why), -1);
+    assert_non_null(why);
+    b[1] = 0x81;
+    assert_int_equal(sa_answer_parse(b, sizeof(b), &a, &why), -1);
+    b[1] = 3;
+    b[3] = 0x12; /* a request */
+    assert_int_equal(sa_answer_parse(b, sizeof(b), &a, &why), -1);
+    b[3] = 0x92;
+    /* stride 0 and zero data: an empty table; non-zero data: an error */
+    mad_put_be16(b + 44, 0);
+    assert_int_equal(sa_answer_parse(b, sizeof(b), &a, &why), 0);
+    assert_int_equal(a.count, 0);
+    b[100] = 1;
+    assert_int_equal(sa_answer_parse(b, sizeof(b), &a, &why), -1);
+    /* an error status: no records, the name */
+    mad_put_be16(b + 4, SA_STATUS_NO_RECORDS << 8);
+    assert_int_equal(sa_answer_parse(b, sizeof(b), &a, &why), 0);
+    assert_int_equal(a.count, 0);
+    assert_int_equal(sa_status_code(a.status), SA_STATUS_NO_RECORDS);
+    assert_string_equal(sa_status_name(a.status), "no records");
+    assert_string_equal(sa_status_name(0x0c), "MAD status error");
+}
+
+static void test_into_route_check(void **state)
+{
+    size_t len = SA_HEADER_LEN + 2 * 112;
+    uint8_t *b = calloc(1, len), lb[SA_HEADER_LEN + 72] = {0};
+    struct sa_answer a;
+    struct rc_fabric *f = rc_fabric_new();
+    const char *why = NULL;
+    bool is_switch = false;
+
+    (void)state;
+    answer_header(b, IB_SA_ATTR_NODERECORD, 0, 112, 0, 0);
+    node_record(b + SA_HEADER_LEN, 5, IB_NODE_SWITCH, 36, 0x1000, 0, "spine-1");
+    node_record(b + SA_HEADER_LEN + 112, 9, IB_NODE_CA, 1, 0x2000, 1, "host-1-1");
+    assert_int_equal(sa_answer_parse(b, len, &a, NULL), 0);
+    assert_int_equal(rc_fabric_add_sa_answer(f, &a, &why), 2);
+    assert_string_equal(rc_fabric_lid_name(f, 5, &is_switch), "spine-1");
+    assert_true(is_switch);
+    assert_string_equal(rc_fabric_lid_name(f, 9, &is_switch), "host-1-1");
+    assert_false(is_switch);
+
+    answer_header(lb, IB_SA_ATTR_LFTRECORD, 0, 72, 0, 0);
+    mad_put_be16(lb + SA_HEADER_LEN, 5);
+    assert_int_equal(sa_answer_parse(lb, sizeof(lb), &a, NULL), 0);
+    assert_int_equal(rc_fabric_add_sa_answer(f, &a, &why), 1);
+    assert_int_equal(rc_fabric_lft_blocks(f), 1);
+
+    /* refused: truncated, an error status, another attribute */
+    answer_header(lb, IB_SA_ATTR_LFTRECORD, 0, 72, RMPP_ACTIVE | RMPP_FIRST, 2000);
+    assert_int_equal(sa_answer_parse(lb, sizeof(lb), &a, NULL), 0);
+    assert_int_equal(rc_fabric_add_sa_answer(f, &a, &why), -1);
+    assert_non_null(strstr(why, "RMPP"));
+    answer_header(lb, IB_SA_ATTR_LFTRECORD, SA_STATUS_REQ_INVALID << 8, 72, 0, 0);
+    assert_int_equal(sa_answer_parse(lb, sizeof(lb), &a, NULL), 0);
+    assert_int_equal(rc_fabric_add_sa_answer(f, &a, &why), -1);
+    assert_string_equal(why, "request invalid");
+    answer_header(lb, IB_SA_ATTR_LFTRECORD, SA_STATUS_NO_RECORDS << 8, 72, 0, 0);
+    assert_int_equal(sa_answer_parse(lb, sizeof(lb), &a, NULL), 0);
+    assert_int_equal(rc_fabric_add_sa_answer(f, &a, &why), 0);
+    answer_header(lb, IB_SA_ATTR_PATHRECORD, 0, 64, 0, 0);
+    assert_int_equal(sa_answer_parse(lb, sizeof(lb), &a, NULL), 0);
+    assert_int_equal(rc_fabric_add_sa_answer(f, &a, &why), -1);
+    /* a stride too short for the attribute */
+    answer_header(lb, IB_SA_ATTR_LFTRECORD, 0, 64, 0, 0);
+    assert_int_equal(sa_answer_parse(lb, sizeof(lb), &a, NULL), 0);
+    assert_int_equal(rc_fabric_add_sa_answer(f, &a, &why), -1);
+    rc_fabric_free(f);
+    free(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_build),         cmocka_unit_test(test_node_records_reassembled),
+        cmocka_unit_test(test_rmpp_segments), cmocka_unit_test(test_link_lft_switchinfo),
+        cmocka_unit_test(test_bad_answers),   cmocka_unit_test(test_into_route_check),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,22 @@
+/*
+ * route_sa.h - the route check's input from SA answers: NodeRecords become
+ * switches (port-0 LID) and CA ports, LinkRecords links,
+ * LinearForwardingTableRecords LFT blocks.  Pure glue between mad/sa_query
+ * (the records) and route_check (the fabric), used by pz-routecheck and by
+ * portzerod alike.
+ */
+#ifndef PZ_ROUTE_SA_H
+#define PZ_ROUTE_SA_H
+
+#include "route_check.h"
+#include "sa_query.h"
+
+/*
+ * Add every record of a parsed answer (NodeRecord, LinkRecord or
+ * LFTRecord; other attributes are refused) to the fabric.  Returns the
+ * number of records added, or -1 with a reason in *why (an SA error
+ * status, a truncated answer, records too short, no memory).
+ */
+long rc_fabric_add_sa_answer(struct rc_fabric *f, const struct sa_answer *a, const char **why);
+
+#endif
