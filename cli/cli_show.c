@@ -238,10 +238,13 @@ int cli_cmd_show_ip(const struct cli_env *env, const struct cli_args *a, const s
                (unsigned long long)st->rx_packets, (unsigned long long)st->rx_bytes);
     cli_printf(out, "%-20s %llu packets, %llu bytes\n", "Sent", (unsigned long long)st->tx_packets,
                (unsigned long long)st->tx_bytes);
-    cli_printf(out, "%-20s %llu unresolved, %llu not joined, lwIP in %llu, out %llu\n", "Dropped",
-               (unsigned long long)st->tx_dropped_unresolved,
+    cli_printf(out,
+               "%-20s %llu unresolved, %llu not joined, lwIP in %llu, out %llu"
+               " (%llu taken past a full lwIP mailbox)\n",
+               "Dropped", (unsigned long long)st->tx_dropped_unresolved,
                (unsigned long long)(st->tx_dropped_down + st->rx_dropped_down),
-               (unsigned long long)ns.rx_dropped, (unsigned long long)ns.tx_dropped);
+               (unsigned long long)ns.rx_dropped, (unsigned long long)ns.tx_dropped,
+               (unsigned long long)ns.rx_direct);
     cli_printf(out, "%-20s %llu joins, %llu failures, %llu rejoins\n", "Group",
                (unsigned long long)st->joins, (unsigned long long)st->join_failures,
                (unsigned long long)st->flushes);

@@ -29,6 +29,7 @@
 
 #include <lwip/ip.h>
 #include <lwip/ip4_addr.h>
+#include <lwip/prot/ip.h>
 #include <lwip/netif.h>
 #include <lwip/pbuf.h>
 #include <lwip/tcpip.h>
@@ -306,36 +307,65 @@ void pz_netif_drain(struct pz_netif *n, struct ipoib *ep, uint64_t now)
     }
 }
 
-/* Count one received packet delivered (or dropped). */
-static void count_rx(struct pz_netif *n, bool delivered)
+/* Count one received packet delivered (or dropped); direct: past a full mailbox. */
+static void count_rx(struct pz_netif *n, bool delivered, bool direct)
 {
     pthread_mutex_lock(&n->lock);
     if (delivered)
         n->stats.rx_delivered++;
     else
         n->stats.rx_dropped++;
+    if (direct)
+        n->stats.rx_direct++;
     pthread_mutex_unlock(&n->lock);
 }
 
 /*
- * The packet into the stack on this thread: ip_input under the core lock
- * (it takes the pbuf in every case), so the callbacks run here and what
- * they send leaves through output_direct.
+ * Whether a received IPv4 packet carries TCP (a fragment included: every
+ * fragment has the protocol field).  TCP stays in lwIP's thread: the
+ * callbacks of a bulk transfer (iperf, the echo) send a window of segments
+ * for every ACK, and on the agent loop that work delayed the MADs (the SMP
+ * round trip under a full-rate iperf went from ~2x to ~3-4x idle,
+ * bench_ipoib.sh); lwIP's thread runs below the loop instead.
+ */
+static bool is_tcp(const uint8_t *pkt, size_t len)
+{
+    return len > 9 && pkt[9] == IP_PROTO_TCP;
+}
+
+/* ip_input on this thread under the core lock; it takes the pbuf in every case. */
+static void input_here(struct pz_netif *n, struct pbuf *p)
+{
+    LOCK_TCPIP_CORE();
+    ip_input(p, &n->netif);
+    UNLOCK_TCPIP_CORE();
+}
+
+/*
+ * UDP, ICMP (requests and answers): into the stack on this thread, so the
+ * callbacks run here and what they send leaves through output_direct, an
+ * SNMP request answered in one pass.  TCP: to lwIP's mailbox
+ * (tcpip_input), or when it is full (Debian's build: 128 messages) to
+ * ip_input here instead of being dropped (counted in rx_direct).
  */
 void pz_netif_deliver(struct pz_netif *n, const void *pkt, size_t len)
 {
     struct pbuf *p = len <= 0xFFFF ? pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_RAM) : NULL;
+    bool past_mailbox = false;
 
     if (!p || pbuf_take(p, pkt, (u16_t)len) != ERR_OK) {
         if (p)
             pbuf_free(p);
-        count_rx(n, false);
+        count_rx(n, false, false);
         return;
     }
-    LOCK_TCPIP_CORE();
-    ip_input(p, &n->netif);
-    UNLOCK_TCPIP_CORE();
-    count_rx(n, true);
+    if (!is_tcp(pkt, len)) {
+        input_here(n, p);
+    } else if (n->netif.input(p, &n->netif) != ERR_OK) {
+        input_here(n, p);
+        past_mailbox = true;
+    }
+    count_rx(n, true, past_mailbox);
 }
 
 void pz_netif_link(struct pz_netif *n, bool up, unsigned mtu)

@@ -7,7 +7,9 @@
  * lwIP's timers.  lwIP's state is touched only under its core lock, the
  * endpoint only by the owner:
  *   - fabric -> lwIP: pz_netif_deliver runs ip_input on the owner's thread
- *     under LOCK_TCPIP_CORE, so the receive callbacks run there;
+ *     under LOCK_TCPIP_CORE for UDP and ICMP, so their receive callbacks
+ *     run there; TCP goes to lwIP's thread (tcpip_input: bulk transfers
+ *     would delay the MADs on the loop), past a full mailbox to ip_input;
  *   - lwIP -> fabric, on the owner's thread (answers to what it delivered,
  *     sends of services it runs under the lock): output calls the owner's
  *     sender at once (pz_netif_set_sender);
@@ -48,6 +50,7 @@ struct pz_netif_stats {
     uint64_t tx_dropped;   /* queue full, or no memory */
     uint64_t rx_delivered; /* packets handed to lwIP */
     uint64_t rx_dropped;   /* no pbuf, or lwIP refused */
+    uint64_t rx_direct;    /* TCP past lwIP's full mailbox: to ip_input under the core lock */
 };
 
 /*
