@@ -3,11 +3,13 @@
 #
 #   make deps        install the Debian packages (scripts/install-deps.sh)
 #   make build       native build in build/
-#   make test        format-check, ctest, ASan+UBSan ctest, Release and clang builds (+ unit
-#                    tests), arm64 ctest under qemu, 15 s of libFuzzer per fuzz target
-#   make test-builds the Release build (gcc -O3) and the clang build, each with its unit tests
+#   make test        format-check, ctest, ASan+UBSan ctest, the Release build (+ unit tests),
+#                    ThreadSanitizer on the IP plane (label tsan), arm64 ctest under qemu,
+#                    the clang build (build-fuzz: unit tests, then 15 s of libFuzzer per target)
+#   make test-builds the Release build (gcc -O3) with its unit tests
 #   make test-long   ctest -L long (the portzerod soak under valgrind, and under ASan in
-#                    build-asan/) + 10 min of libFuzzer per fuzz target
+#                    build-asan/), every IP-plane test (label ipplane) under ThreadSanitizer,
+#                    + 10 min of libFuzzer per fuzz target
 #   make test-asan   the sanitizer suite only (build-asan/)
 #   make cross       aarch64 build in build-arm64/; cross-test runs its tests under qemu
 #   make image       the switch image build-arm64/portzero-image-aarch64.tar.gz (image/);
@@ -57,7 +59,7 @@ FORMAT_DIRS := $(wildcard mad node board sma pma ipoib net snmp traffic agent te
 FORMAT_FILES = $(if $(FORMAT_DIRS),$(shell find $(FORMAT_DIRS) -path '*/corpus' -prune -o \
                  -type f \( -name '*.c' -o -name '*.h' \) -print | LC_ALL=C sort))
 
-.PHONY: all deps build test test-asan test-tsan test-builds test-long cross cross-test fuzz fuzz-short fuzz-long \
+.PHONY: all deps build test test-asan test-tsan test-builds test-clang test-long cross cross-test fuzz fuzz-short fuzz-long \
         bench demo format format-check clean image image-check
 
 all: build
@@ -75,13 +77,13 @@ test: format-check build image
 	$(CTEST) --test-dir $(BUILD_DIR) $(CTEST_FLAGS) $(CTEST_SHORT)
 	@echo "== make test: ASan+UBSan ctest"
 	$(MAKE) --no-print-directory test-asan
-	@echo "== make test: Release (gcc -O3) and clang builds, unit tests"
+	@echo "== make test: Release build (gcc -O3), unit tests"
 	$(MAKE) --no-print-directory test-builds
 	@echo "== make test: ThreadSanitizer, IP plane"
 	$(MAKE) --no-print-directory test-tsan
 	@echo "== make test: aarch64 ctest under qemu"
 	$(MAKE) --no-print-directory cross-test
-	@echo "== make test: libFuzzer, $(FUZZ_SHORT_SECONDS) s per target"
+	@echo "== make test: clang build (build-fuzz), its unit tests, libFuzzer $(FUZZ_SHORT_SECONDS) s per target"
 	$(MAKE) --no-print-directory fuzz-short
 	@echo "== make test: all stages passed"
 
@@ -90,29 +92,39 @@ test-asan: deps
 	$(CMAKE) --build $(ASAN_DIR) -j$(JOBS)
 	$(SAN_ENV) $(CTEST) --test-dir $(ASAN_DIR) $(CTEST_FLAGS) $(CTEST_SHORT)
 
-# A packager's optimisation level and a second compiler: both must build warning-free;
-# their unit tests run (the process tests are the native build's).
+# A packager's optimisation level must build warning-free; its unit tests run (the
+# process tests are the native build's).  The second compiler is clang: the fuzz
+# build (build-fuzz, the whole tree with clang and -Werror) is that build, and
+# fuzz-short runs its unit tests before the fuzzers.
 test-builds: deps
 	$(CMAKE) -S . -B $(RELEASE_DIR) -DCMAKE_BUILD_TYPE=Release $(WERROR)
 	$(CMAKE) --build $(RELEASE_DIR) -j$(JOBS)
 	$(CTEST) --test-dir $(RELEASE_DIR) $(CTEST_FLAGS) -L '^unit$$'
+
+# The clang build without fuzzer instrumentation, for a packager who builds with clang.
+test-clang: deps
 	$(CMAKE) -S . -B $(CLANG_DIR) -DCMAKE_C_COMPILER=$(CLANG) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	    $(WERROR)
 	$(CMAKE) --build $(CLANG_DIR) -j$(JOBS)
 	$(CTEST) --test-dir $(CLANG_DIR) $(CTEST_FLAGS) -L '^unit$$'
 
 # The IP plane's two threads (the agent loop and lwIP's tcpip thread) under
-# ThreadSanitizer: the tests labelled ipplane.
+# ThreadSanitizer: in make test the tests labelled tsan (the plane alone, and
+# portzerod's ICMP/TCP, SNMP and SSH across the fabric); TSAN_LABEL=ipplane (what
+# test-long runs) takes every IP-plane test.
+TSAN_LABEL ?= tsan
 test-tsan: deps
 	$(CMAKE) -S . -B $(TSAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DPZ_TSAN=ON $(WERROR)
 	$(CMAKE) --build $(TSAN_DIR) -j$(JOBS)
-	TSAN_OPTIONS=$${TSAN_OPTIONS:-halt_on_error=1} $(CTEST) --test-dir $(TSAN_DIR) $(CTEST_FLAGS) -L '^ipplane$$'
+	TSAN_OPTIONS=$${TSAN_OPTIONS:-halt_on_error=1} $(CTEST) --test-dir $(TSAN_DIR) $(CTEST_FLAGS) \
+	    -L '^$(TSAN_LABEL)$$'
 
 test-long: build
 	$(CTEST) --test-dir $(BUILD_DIR) $(CTEST_FLAGS) -L '^long$$'
 	$(CMAKE) -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DPZ_SANITIZE=ON $(WERROR)
 	$(CMAKE) --build $(ASAN_DIR) -j$(JOBS)
 	$(SAN_ENV) $(CTEST) --test-dir $(ASAN_DIR) $(CTEST_FLAGS) -L '^long$$' -R '^test_soak_'
+	$(MAKE) --no-print-directory test-tsan TSAN_LABEL=ipplane
 	$(MAKE) --no-print-directory fuzz-long
 
 cross: deps
@@ -173,6 +185,7 @@ define run_fuzzers
 endef
 
 fuzz-short: fuzz
+	$(SAN_ENV) $(CTEST) --test-dir $(FUZZ_DIR) $(CTEST_FLAGS) -L '^unit$$'
 	$(call run_fuzzers,$(FUZZ_SHORT_SECONDS))
 
 fuzz-long: fuzz

@@ -3,9 +3,8 @@
  *
  * Wiring only: the configuration, signals, the umad port (mad_io), the
  * switch (pz_switch: the board and the node/ object on it), the port-0
- * services (pz_dgram's echo, the IP plane with SNMP and SSH, the control
- * socket) and the event loop (pz_loop) they all register with; start-up
- * order and teardown.
+ * services (pz_dgram's echo, reachability, the route check, the IP plane with SNMP and SSH, the
+ * control socket) and the event loop (pz_loop) they all register with; start-up order and teardown.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -34,6 +33,7 @@
 
 #include "mad_io.h"
 #include "node.h"
+#include "pz_reach.h"
 #include "pz_routes.h"
 #include "pz_config.h"
 #include "pz_ctl.h"
@@ -62,6 +62,7 @@ struct pz_agent {
     struct pz_ip_ssh *ssh;    /* the SSH CLI on it, or NULL */
     struct pz_ctl *ctl;       /* the control socket, or NULL */
     struct pz_routes *routes; /* the route check over the SA client */
+    struct pz_reach *reach;   /* switch-to-switch reachability, or NULL */
     struct pz_loop *loop;
     int sigfd;
     int exit_code; /* what main returns once the loop stops */
@@ -208,15 +209,22 @@ static void pz_route_ip(void *arg, const uint8_t *mad)
            (unsigned long long)mad_get_field64((void *)mad, 0, IB_MAD_TRID_F));
     pz_ip_take_mad(arg, mad);
 }
-
-/* The switch answered an SMP Set: port 0's LID, SM or P_Key may have changed. */
-static void pz_ip_smp_set(void *arg)
-{
-    pz_ip_port_changed(arg);
-}
 #endif
 
-/* The route check's SA requests go out through the umad port. */
+/* The switch answered an SMP Set: port 0's LID, SM or P_Key may have changed. */
+static void pz_on_smp_set(void *arg)
+{
+    struct pz_agent *ag = arg;
+
+#ifdef PZ_HAVE_IP
+    if (ag->ip)
+        pz_ip_port_changed(ag->ip);
+#endif
+    if (ag->reach)
+        pz_reach_port_changed(ag->reach);
+}
+
+/* The route check's and reachability's SA requests go out through the umad port. */
 static int pz_routes_send_mad(void *ctx, const uint8_t *mad, const struct mad_addr *to)
 {
     struct pz_agent *ag = ctx;
@@ -263,7 +271,6 @@ static int pz_setup_ip(struct pz_agent *ag)
         pz_log(PZ_LOG_ERROR, "ip: the MAD router is full");
         return -1;
     }
-    pz_switch_on_smp_set(ag->sw, pz_ip_smp_set, ag->ip);
     return 0;
 #else
     pz_log(PZ_LOG_ERROR, "ip_address is set but portzerod was built without lwIP");
@@ -338,6 +345,43 @@ static struct pz_snmp *pz_agent_snmp(struct pz_agent *ag)
 #endif
 }
 
+/*
+ * Start switch-to-switch reachability (reach = on, with the echo service):
+ * its SA requests go out like the route check's, its SA answers come back
+ * by its tag, its timer runs on the loop.  Returns 0, or -1 (message
+ * logged).
+ */
+static int pz_setup_reach(struct pz_agent *ag)
+{
+    struct node *node = pz_switch_node(ag->sw);
+    struct pz_reach_env env = {.board = node_board(node),
+                               .sma = node_sma(node),
+                               .echo_qkey = ag->cfg.dgram_qkey,
+                               .send = pz_routes_send_mad,
+                               .send_ctx = ag};
+    char err[160];
+
+    env.echo = pz_dgram_echo(ag->dgram, &env.echo_qpn);
+    if (!ag->cfg.reach || !env.echo)
+        return 0;
+#ifdef PZ_HAVE_SNMP
+    env.publish = ag->snmp ? pz_ip_snmp_set_reach : NULL;
+    env.publish_arg = ag->snmp;
+#endif
+    ag->reach = pz_reach_create(&ag->cfg, &env, err, sizeof(err));
+    if (!ag->reach) {
+        pz_log(PZ_LOG_ERROR, "reach: %s", err);
+        return -1;
+    }
+    if (node_add_client_len(node, IB_SA_CLASS, PZ_REACH_TID_MASK, PZ_REACH_TID_TAG,
+                            pz_reach_take_mad, ag->reach) ||
+        pz_loop_add_timer(ag->loop, pz_reach_deadline, pz_reach_on_timer, ag->reach)) {
+        pz_log(PZ_LOG_ERROR, "reach: the MAD router or the event loop is full");
+        return -1;
+    }
+    return 0;
+}
+
 /* Whether a user of the SSH CLI has a key file or a password hash. */
 static bool pz_ssh_has_user(const struct pz_config *cfg)
 {
@@ -362,6 +406,7 @@ static int pz_setup_ssh(struct pz_agent *ag)
                           .plane = pz_ip_plane(ag->ip),
                           .snmp = pz_agent_snmp(ag),
                           .routes = ag->routes,
+                          .reach = ag->reach,
                           .cfg = &ag->cfg,
                           .start_ns = pz_loop_now_ns()};
     char err[256] = "";
@@ -396,6 +441,7 @@ static int pz_setup_ctl(struct pz_agent *ag)
 #endif
                              .snmp = pz_agent_snmp(ag),
                              .routes = ag->routes,
+                             .reach = ag->reach,
                              .cfg = &ag->cfg};
     char err[256];
 
@@ -427,7 +473,11 @@ static int pz_start(struct pz_agent *ag)
         return -1;
     if (pz_setup_routes(ag))
         return -1;
-    return pz_setup_ip(ag) || pz_setup_snmp(ag) || pz_setup_ssh(ag) || pz_setup_ctl(ag) ? -1 : 0;
+    pz_switch_on_smp_set(ag->sw, pz_on_smp_set, ag);
+    return pz_setup_ip(ag) || pz_setup_snmp(ag) || pz_setup_reach(ag) || pz_setup_ssh(ag) ||
+                   pz_setup_ctl(ag)
+               ? -1
+               : 0;
 }
 
 /* Free everything the agent holds, the services before the switch they read. */
@@ -443,6 +493,9 @@ static void pz_teardown(struct pz_agent *ag)
 #ifdef PZ_HAVE_IP
     pz_ip_destroy(ag->ip);
 #endif
+    if (ag->reach)
+        pz_loop_remove_timers(ag->loop, ag->reach);
+    pz_reach_destroy(ag->reach); /* its Delete goes out through the MAD port */
     if (!pz_config_mads_over_board(&ag->cfg))
         mad_io_close(ag->io); /* the board/sim one is the switch's */
     pz_routes_destroy(ag->routes);

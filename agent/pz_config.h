@@ -37,6 +37,13 @@ struct pz_config {
     /* Port-0 datagrams and the echo service (agent/pz_echo.h). */
     int dgram;           /* dgram = on|off|auto: 1, 0, -1 (auto: on for board = sim) */
     uint32_t dgram_qkey; /* the datagram QP's Q_Key; high bit clear */
+    /* Switch-to-switch reachability (agent/pz_reach.c, traffic/reach.h). */
+    bool reach;                 /* reach = on|off: discover and probe the other switches */
+    unsigned reach_interval_ms; /* between two probes of one switch */
+    unsigned reach_timeout_ms;  /* a probe unanswered this long is a miss */
+    unsigned reach_lost_after;  /* misses in a row that make a switch unreachable */
+    unsigned reach_refresh_s;   /* SA rediscovery of the switches and their echo services */
+    unsigned reach_lease_s;     /* lease of the echo service's ServiceRecord, renewed at half */
     /* Congestion monitor (pma/cong_monitor.h, node/node_monitor.c). */
     bool monitor;                 /* monitor = on|off */
     unsigned monitor_interval_ms; /* sampling interval, >= 100 */

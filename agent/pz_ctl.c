@@ -276,6 +276,7 @@ struct pz_ctl *pz_ctl_open(const char *path, const struct pz_ctl_env *env, char 
                                 .plane = env->plane,
                                 .snmp = env->snmp,
                                 .routes = env->routes,
+                                .reach = env->reach,
                                 .cfg = env->cfg,
                                 .start_ns = pz_loop_now_ns()};
     for (int i = 0; i < PZ_CTL_MAX_SESSIONS; i++)

@@ -28,6 +28,7 @@ struct pz_ctl_env {
     struct pz_ipplane *plane;
     struct pz_snmp *snmp;     /* NULL: no SNMP agent */
     struct pz_routes *routes; /* the route check (NULL: none) */
+    struct pz_reach *reach;   /* switch-to-switch reachability (NULL: off) */
     const struct pz_config *cfg;
 };
 

@@ -25,14 +25,17 @@ struct pz_dgram {
     struct board *board;
     struct board_sim *bs;         /* board = sim, or NULL */
     struct board_sim_dgram *conn; /* board = sim: the node's port-0 stack, or NULL */
-    struct pz_echo *echo;         /* the echo service, NULL once the fabric closed it */
+    struct pz_echo *echo;         /* the echo service */
+    uint32_t qpn;                 /* its QP number */
     struct pz_loop *loop;
     int fd; /* registered with the loop, or -1 */
 };
 
 /*
  * Loop: datagrams wait on the echo QP (at most PZ_DGRAM_BUDGET).  On a lost
- * datagram connection the service stops.
+ * datagram connection the service stops: its descriptor leaves the loop,
+ * the service object stays until pz_dgram_stop (reachability holds it; its
+ * sends fail from then on).
  */
 static void pz_on_echo(void *arg, int fd)
 {
@@ -43,8 +46,6 @@ static void pz_on_echo(void *arg, int fd)
     pz_log(PZ_LOG_WARN, "port-0 datagrams: the fabric closed the connection, echo service off");
     pz_loop_remove_fd(d->loop, fd);
     d->fd = -1;
-    pz_echo_destroy(d->echo);
-    d->echo = NULL;
 }
 
 /*
@@ -88,6 +89,7 @@ static int pz_dgram_open(struct pz_dgram *d, const struct pz_config *cfg)
     }
     pz_log(PZ_LOG_INFO, "port-0 datagrams: QPN 0x%06x Q_Key 0x%08x (echo service on)",
            (unsigned)qpn, (unsigned)cfg->dgram_qkey);
+    d->qpn = qpn;
     return 0;
 }
 
@@ -129,6 +131,14 @@ int pz_dgram_start(const struct pz_config *cfg, struct pz_switch *sw, struct pz_
     }
     *out = d;
     return 0;
+}
+
+struct pz_echo *pz_dgram_echo(const struct pz_dgram *d, uint32_t *qpn)
+{
+    if (!d)
+        return NULL;
+    *qpn = d->qpn;
+    return d->echo;
 }
 
 void pz_dgram_stop(struct pz_dgram *d)

@@ -8,9 +8,12 @@
 #ifndef PZ_DGRAM_H
 #define PZ_DGRAM_H
 
+#include <stdint.h>
+
 #include "pz_config.h"
 
 struct pz_dgram;
+struct pz_echo;
 struct pz_loop;
 struct pz_switch;
 
@@ -21,6 +24,9 @@ struct pz_switch;
  */
 int pz_dgram_start(const struct pz_config *cfg, struct pz_switch *sw, struct pz_loop *loop,
                    struct pz_dgram **out);
+
+/* The echo service and its QP number in *qpn, or NULL without datagrams (d NULL). */
+struct pz_echo *pz_dgram_echo(const struct pz_dgram *d, uint32_t *qpn);
 
 /* Stop the echo service and release the QP (NULL is fine); before the switch is destroyed. */
 void pz_dgram_stop(struct pz_dgram *d);

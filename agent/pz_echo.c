@@ -25,6 +25,8 @@ struct pz_echo {
     uint32_t next_seq; /* first sequence number of the next run */
     pz_echo_reply_fn fn;
     void *fn_arg;
+    pz_echo_probe_fn probe_fn;
+    void *probe_arg;
     uint8_t seen[PZ_ECHO_MAX_PINGS]; /* seen[i]: reply to first_seq + i matched */
     uint8_t buf[BOARD_DGRAM_MAX_PAYLOAD];
 };
@@ -40,6 +42,7 @@ int pz_echo_decode(const uint8_t *p, size_t len, struct pz_echo_hdr *h)
     if (p[5] != PZ_ECHO_REQUEST && p[5] != PZ_ECHO_REPLY)
         return PZ_ECHO_BAD_TYPE;
     h->type = p[5];
+    h->flags = (uint16_t)mad_get_be(p + 6, 2);
     h->seq = (uint32_t)mad_get_be(p + 8, 4);
     h->ts_ns = mad_get_be(p + 12, 8);
     return PZ_ECHO_OK;
@@ -52,7 +55,7 @@ size_t pz_echo_encode(uint8_t *buf, size_t cap, const struct pz_echo_hdr *h)
     mad_put_be(buf, PZ_ECHO_MAGIC, 4);
     buf[4] = PZ_ECHO_VERSION;
     buf[5] = h->type;
-    mad_put_be(buf + 6, 0, 2);
+    mad_put_be(buf + 6, h->flags, 2);
     mad_put_be(buf + 8, h->seq, 4);
     mad_put_be(buf + 12, h->ts_ns, 8);
     return PZ_ECHO_HDR_LEN;
@@ -149,6 +152,20 @@ static void echo_take_reply(struct pz_echo *e, const struct board_dgram_addr *fr
         e->fn(e->fn_arg, h->seq, rtt, from, len);
 }
 
+/* Hand a probe reply to the probe handler (a stray without one). */
+static void echo_take_probe_reply(struct pz_echo *e, const struct board_dgram_addr *from,
+                                  const struct pz_echo_hdr *h)
+{
+    uint64_t now = board_now_ns(e->b);
+
+    if (!e->probe_fn) {
+        e->st.stray_replies++;
+        return;
+    }
+    e->st.probe_replies++;
+    e->probe_fn(e->probe_arg, h->seq, now >= h->ts_ns ? now - h->ts_ns : 0, from);
+}
+
 void pz_echo_input(struct pz_echo *e, const struct board_dgram_addr *from, const uint8_t *p,
                    size_t len)
 {
@@ -165,6 +182,8 @@ void pz_echo_input(struct pz_echo *e, const struct board_dgram_addr *from, const
     if (h.type == PZ_ECHO_REQUEST) {
         e->st.requests++;
         echo_reply(e, from, p, len);
+    } else if (h.flags & PZ_ECHO_FLAG_PROBE) {
+        echo_take_probe_reply(e, from, &h);
     } else {
         echo_take_reply(e, from, &h, p, len);
     }
@@ -256,4 +275,34 @@ int pz_echo_ping_start(struct pz_echo *e, const struct pz_echo_ping *p, pz_echo_
 void pz_echo_ping_result(const struct pz_echo *e, struct pz_echo_ping_result *r)
 {
     *r = e->res;
+}
+
+void pz_echo_set_probe_handler(struct pz_echo *e, pz_echo_probe_fn fn, void *arg)
+{
+    e->probe_fn = fn;
+    e->probe_arg = arg;
+}
+
+int pz_echo_probe_send(struct pz_echo *e, uint16_t dlid, uint32_t dst_qp, uint32_t qkey,
+                       uint32_t seq)
+{
+    struct board_dgram_addr to = {
+        .dlid = dlid, .dst_qp = dst_qp, .sl = 0, .pkey = 0xFFFF, .qkey = qkey};
+    struct pz_echo_hdr h = {.type = PZ_ECHO_REQUEST,
+                            .flags = PZ_ECHO_FLAG_PROBE,
+                            .seq = seq,
+                            .ts_ns = board_now_ns(e->b)};
+    uint8_t req[PZ_ECHO_HDR_LEN];
+    int rc;
+
+    if (!dlid || dlid >= 0xC000 || dst_qp <= 1 || dst_qp > 0xFFFFFF)
+        return -EINVAL;
+    pz_echo_encode(req, sizeof(req), &h);
+    rc = board_dgram_send(e->b, &to, req, sizeof(req));
+    if (rc) {
+        e->st.send_errors++;
+        return rc;
+    }
+    e->st.probes_sent++;
+    return 0;
 }

@@ -13,7 +13,9 @@
  *     0   4  magic 0x505a4543 ("PZEC")
  *     4   1  version (1)
  *     5   1  type: 1 request, 2 reply
- *     6   2  flags: 0 when sent, ignored when received
+ *     6   2  flags: bit 0 (PZ_ECHO_FLAG_PROBE) marks a reachability probe,
+ *               the other bits are 0 when sent and ignored when received;
+ *               a reply carries the request's flags unchanged
  *     8   4  sequence number
  *    12   8  sender's timestamp (ns of the requester's board clock)
  *    20   -  padding, any bytes (0..4076): echoed unchanged
@@ -37,6 +39,7 @@
 #define PZ_ECHO_VERSION 1
 #define PZ_ECHO_HDR_LEN 20
 #define PZ_ECHO_QKEY_DEFAULT 0x505a0001u /* high bit clear: not a controlled Q_Key */
+#define PZ_ECHO_FLAG_PROBE 0x0001u       /* a reachability probe (pz_echo_probe_send) */
 
 enum pz_echo_type {
     PZ_ECHO_REQUEST = 1,
@@ -45,7 +48,8 @@ enum pz_echo_type {
 
 /* The fixed header of an echo datagram. */
 struct pz_echo_hdr {
-    uint8_t type; /* enum pz_echo_type */
+    uint8_t type;   /* enum pz_echo_type */
+    uint16_t flags; /* PZ_ECHO_FLAG_* */
     uint32_t seq;
     uint64_t ts_ns;
 };
@@ -70,6 +74,8 @@ struct pz_echo_stats {
     uint64_t stray_replies; /* replies that matched nothing (late, duplicate, foreign) */
     uint64_t pings_sent;    /* requests posted by pz_echo_ping_start */
     uint64_t recv_errors;   /* receive failures (oversized, lost connection) */
+    uint64_t probes_sent;   /* reachability probes posted (pz_echo_probe_send) */
+    uint64_t probe_replies; /* replies to probes handed to the probe handler */
 };
 
 /* What pz_echo_ping_start sends. */
@@ -143,6 +149,25 @@ void pz_echo_stats(const struct pz_echo *e, struct pz_echo_stats *out);
  */
 int pz_echo_ping_start(struct pz_echo *e, const struct pz_echo_ping *p, pz_echo_reply_fn fn,
                        void *arg);
+
+/*
+ * Called for every reply that carries PZ_ECHO_FLAG_PROBE: its sequence
+ * number, round trip (board clock) and source.  The handler matches it.
+ */
+typedef void (*pz_echo_probe_fn)(void *arg, uint32_t seq, uint64_t rtt_ns,
+                                 const struct board_dgram_addr *from);
+
+/* Set (or with NULL clear) the handler of probe replies. */
+void pz_echo_set_probe_handler(struct pz_echo *e, pz_echo_probe_fn fn, void *arg);
+
+/*
+ * Post one reachability probe: a header-only request with
+ * PZ_ECHO_FLAG_PROBE and sequence number seq to (dlid, dst_qp) with that
+ * responder's Q_Key, SL 0 and the default partition.  Independent of ping
+ * runs.  Returns 0, -EINVAL (bad QP or LID) or the board's error.
+ */
+int pz_echo_probe_send(struct pz_echo *e, uint16_t dlid, uint32_t dst_qp, uint32_t qkey,
+                       uint32_t seq);
 
 /* Progress of the current run (zeros before any). */
 void pz_echo_ping_result(const struct pz_echo *e, struct pz_echo_ping_result *r);

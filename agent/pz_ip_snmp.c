@@ -22,6 +22,7 @@
 #include "pz_routes.h"
 #include "pz_snmp.h"
 #include "pz_udp.h"
+#include "reach.h"
 
 #define PZ_SNMP_PORT 161
 #define PZ_SNMP_QUEUE 64
@@ -227,6 +228,35 @@ void pz_ip_snmp_destroy(struct pz_ip_snmp *s)
     pz_snmp_destroy(s->snmp);
     pz_udp_close(s->udp);
     free(s);
+}
+
+void pz_ip_snmp_set_reach(void *arg, const struct reach_peer *peers, size_t n)
+{
+    struct pz_ip_snmp *s = arg;
+    struct pz_snmp_reach *rows;
+    size_t k = 0;
+
+    if (!s)
+        return;
+    rows = calloc(n ? n : 1, sizeof(*rows));
+    if (!rows)
+        return;
+    /* only peers with a verdict: an unknown or agent-less one has no status in the MIB */
+    for (size_t i = 0; i < n; i++) {
+        if (peers[i].status != REACH_REACHABLE && peers[i].status != REACH_UNREACHABLE)
+            continue;
+        rows[k] = (struct pz_snmp_reach){.lid = peers[i].lid,
+                                         .node_guid = peers[i].guid,
+                                         .reachable = peers[i].status == REACH_REACHABLE,
+                                         .rtt_us = (uint32_t)(peers[i].rtt_ns / 1000u),
+                                         .since_ns = peers[i].since_ns};
+        snprintf(rows[k].name, sizeof(rows[k].name), "%.*s", (int)sizeof(rows[k].name) - 1,
+                 peers[i].name);
+        k++;
+    }
+    if (pz_snmp_set_reach(s->snmp, rows, k))
+        pz_log(PZ_LOG_WARN, "snmp: reachability table not replaced (out of memory)");
+    free(rows);
 }
 
 struct pz_snmp *pz_ip_snmp_agent(struct pz_ip_snmp *s)

@@ -33,6 +33,17 @@ struct pz_ip_snmp_env {
 struct pz_ip_snmp *pz_ip_snmp_create(const struct pz_config *cfg, const struct pz_ip_snmp_env *env,
                                      char *err, size_t errlen);
 
+struct reach_peer;
+
+/*
+ * Replace PORTZERO-MIB's reachability table with the peers that have a
+ * verdict (reachable or unreachable; pz_snmp_set_reach: a peer whose flag
+ * changed, or whose first verdict is unreachable, raises pzReachLost /
+ * pzReachRegained).  arg is the struct pz_ip_snmp (NULL is fine): the
+ * publish callback of agent/pz_reach.h.
+ */
+void pz_ip_snmp_set_reach(void *arg, const struct reach_peer *peers, size_t n);
+
 /* The agent inside (for the CLI's show snmp); NULL for NULL. */
 struct pz_snmp *pz_ip_snmp_agent(struct pz_ip_snmp *s);
 

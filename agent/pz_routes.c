@@ -223,3 +223,8 @@ struct pz_routes_summary pz_routes_last(const struct pz_routes *rt)
 {
     return rt->last;
 }
+
+int pz_routes_hops(const struct pz_routes *rt, uint16_t src_lid, uint16_t dlid)
+{
+    return rt && rt->have_result ? rc_route_hops(rt->fabric, src_lid, dlid) : -1;
+}

@@ -74,4 +74,10 @@ bool pz_routes_report(const struct pz_routes *rt, FILE *out, bool json);
 /* The last finished check, for the MIB. */
 struct pz_routes_summary pz_routes_last(const struct pz_routes *rt);
 
+/*
+ * Links on the live route from switch src_lid to dlid as the last finished
+ * check read the tables (rc_route_hops); -1 when unrouted or no check ran.
+ */
+int pz_routes_hops(const struct pz_routes *rt, uint16_t src_lid, uint16_t dlid);
+
 #endif

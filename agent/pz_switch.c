@@ -222,7 +222,7 @@ static void pz_on_mads(void *arg, int fd)
         size_t len = mad_io_recv_whole(sw->env.io, &whole);
 
         node_take_rx_record(sw->node, in, &from);
-        /* a reassembled SA answer (the route check's tables) goes to its client whole */
+        /* a reassembled SA answer (route check, reachability) goes to its client whole */
         bool send = (len ? node_process_len(sw->node, &from, whole, len, &to, out, &how)
                          : node_process(sw->node, &from, in, &to, out, &how)) == MAD_SEND;
 

@@ -20,6 +20,7 @@
 #include "board_sim_dgram.h"
 #include "board_sim_mad.h"
 #include "board_sim_proto.h"
+#include "mad.h"
 
 struct board_sim {
     struct board board;
@@ -318,55 +319,47 @@ static int bs_lft_set(void *ctx, unsigned block, const uint8_t *e)
     return 0;
 }
 
-/* Big-endian 16-bit array helpers for MFT masks and P_Keys. */
-static void bs_pack16(uint8_t *d, const uint16_t *v, unsigned n)
+/* Get n 16-bit words (MFT masks, P_Keys; big-endian on the wire) with request op; 0 or -errno. */
+static int bs_get16(void *ctx, enum board_sim_op op, unsigned a, unsigned b, uint16_t *v,
+                    unsigned n)
 {
-    for (unsigned i = 0; i < n; i++) {
-        d[2 * i] = (uint8_t)(v[i] >> 8);
-        d[2 * i + 1] = (uint8_t)v[i];
-    }
+    uint8_t d[BOARD_SIM_DATA];
+    int rc = bs_rpc(ctx, op, a, b, 0, NULL, 0, d, sizeof(d));
+
+    for (unsigned i = 0; rc == 0 && i < n; i++)
+        v[i] = mad_be16(d + 2 * i);
+    return rc;
 }
 
-static void bs_unpack16(const uint8_t *d, uint16_t *v, unsigned n)
+/* Set n (at most BOARD_SIM_DATA / 2) 16-bit words with request op; 0 or -errno. */
+static int bs_set16(void *ctx, enum board_sim_op op, unsigned a, unsigned b, const uint16_t *v,
+                    unsigned n)
 {
+    uint8_t d[BOARD_SIM_DATA];
+
     for (unsigned i = 0; i < n; i++)
-        v[i] = (uint16_t)(d[2 * i] << 8 | d[2 * i + 1]);
+        mad_put_be16(d + 2 * i, v[i]);
+    return bs_rpc(ctx, op, a, b, 0, d, 2 * (size_t)n, NULL, 0);
 }
 
 static int bs_mft_get(void *ctx, unsigned block, unsigned pos, uint16_t *m)
 {
-    uint8_t d[BOARD_SIM_DATA];
-    int rc = bs_rpc(ctx, BOARD_SIM_MFT_GET, block, pos, 0, NULL, 0, d, sizeof(d));
-
-    if (rc == 0)
-        bs_unpack16(d, m, BOARD_MFT_BLOCK);
-    return rc;
+    return bs_get16(ctx, BOARD_SIM_MFT_GET, block, pos, m, BOARD_MFT_BLOCK);
 }
 
 static int bs_mft_set(void *ctx, unsigned block, unsigned pos, const uint16_t *m)
 {
-    uint8_t d[2 * BOARD_MFT_BLOCK];
-
-    bs_pack16(d, m, BOARD_MFT_BLOCK);
-    return bs_rpc(ctx, BOARD_SIM_MFT_SET, block, pos, 0, d, sizeof(d), NULL, 0);
+    return bs_set16(ctx, BOARD_SIM_MFT_SET, block, pos, m, BOARD_MFT_BLOCK);
 }
 
 static int bs_pkey_get(void *ctx, unsigned port, unsigned block, uint16_t *k)
 {
-    uint8_t d[BOARD_SIM_DATA];
-    int rc = bs_rpc(ctx, BOARD_SIM_PKEY_GET, port, block, 0, NULL, 0, d, sizeof(d));
-
-    if (rc == 0)
-        bs_unpack16(d, k, BOARD_PKEY_BLOCK);
-    return rc;
+    return bs_get16(ctx, BOARD_SIM_PKEY_GET, port, block, k, BOARD_PKEY_BLOCK);
 }
 
 static int bs_pkey_set(void *ctx, unsigned port, unsigned block, const uint16_t *k)
 {
-    uint8_t d[2 * BOARD_PKEY_BLOCK];
-
-    bs_pack16(d, k, BOARD_PKEY_BLOCK);
-    return bs_rpc(ctx, BOARD_SIM_PKEY_SET, port, block, 0, d, sizeof(d), NULL, 0);
+    return bs_set16(ctx, BOARD_SIM_PKEY_SET, port, block, k, BOARD_PKEY_BLOCK);
 }
 
 static int bs_sl2vl_get(void *ctx, unsigned in, unsigned out, uint8_t *vl)

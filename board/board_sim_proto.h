@@ -12,7 +12,7 @@
  * checks locally everything the server could refuse, and the server executes
  * a connection's requests in order, so a later request (a Get) sees the
  * write.  pzfabric also executes every posted request an agent sent before
- * it routes a MAD from that agent (sim_board_sync), so a switch forwards by
+ * it routes a MAD from that agent (board_server_sync), so a switch forwards by
  * a new LFT block before the SetResp reaches the SM.
  */
 #ifndef PZ_BOARD_SIM_PROTO_H

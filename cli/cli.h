@@ -22,6 +22,7 @@ struct pma;
 struct cong_monitor;
 struct pz_ipplane;
 struct pz_routes;
+struct pz_reach;
 struct pz_config;
 struct pz_snmp;
 
@@ -33,6 +34,7 @@ struct cli_env {
     struct cong_monitor *mon; /* the congestion monitor (node_cong()), NULL: off */
     struct pz_ipplane *plane; /* NULL: no IP plane */
     struct pz_routes *routes; /* the route check (agent/pz_routes.h); NULL: none */
+    struct pz_reach *reach;   /* reachability (agent/pz_reach.h); NULL: off */
     const struct pz_config *cfg;
     struct pz_snmp *snmp; /* NULL: no SNMP agent */
     uint64_t start_ns;    /* when the agent started (CLOCK_MONOTONIC) */

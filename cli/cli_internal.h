@@ -62,6 +62,11 @@ int cli_cmd_traffic_matrix(const struct cli_env *env, const struct cli_args *a,
 int cli_cmd_show_iperf(const struct cli_env *env, const struct cli_args *a,
                        const struct cli_out *out, struct cli_job **job);
 
+int cli_cmd_show_reachability(const struct cli_env *env, const struct cli_args *a,
+                              const struct cli_out *out, struct cli_job **job);
+int cli_cmd_reachability_check(const struct cli_env *env, const struct cli_args *a,
+                               const struct cli_out *out, struct cli_job **job);
+
 /* Parse a dotted IPv4 address (host order); returns 0 or -1. */
 int cli_parse_ipv4(const char *s, uint32_t *out);
 

@@ -126,7 +126,7 @@ int fabric_client_send(struct fabric *f, unsigned client, const struct fabric_ma
  */
 void fabric_tick(struct fabric *f);
 
-/* Who hears of port changes of external switches (sim_board.c pushes them to the agent). */
+/* Who hears of port changes of external switches (board_server.c pushes them to the agent). */
 void fabric_set_port_event(struct fabric *f, fabric_port_event_fn fn, void *arg);
 
 /*

@@ -314,13 +314,7 @@ bool fabric_agent_deliver(struct fabric *f, struct fabric_node *n, const struct 
 
     if (n->agent_client < 0 || !fabric_client_attached(f, (unsigned)n->agent_client))
         return false;
-    memcpy(m.mad, p->mad, sizeof(m.mad));
-    m.slid = p->slid;
-    m.dlid = p->dlid;
-    m.sqp = p->sqp;
-    m.dqp = p->dqp;
-    m.status = 0;
-    m.len = p->len;
+    fabric_mad_of(&m, p);
     f->stats.to_clients++;
     fabric_agent_defer(f, p->mad);
     if (f->deliver)

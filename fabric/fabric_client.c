@@ -371,6 +371,17 @@ static long fabric_pick_client(const struct fabric *f, const struct fabric_node 
     return best;
 }
 
+void fabric_mad_of(struct fabric_mad *m, const struct fabric_pkt *p)
+{
+    memcpy(m->mad, p->mad, sizeof(m->mad));
+    m->slid = p->slid;
+    m->dlid = p->dlid;
+    m->sqp = p->sqp;
+    m->dqp = p->dqp;
+    m->status = 0;
+    m->len = p->len;
+}
+
 bool fabric_to_client(struct fabric *f, struct fabric_node *n, unsigned port,
                       const struct fabric_pkt *p)
 {
@@ -379,13 +390,7 @@ bool fabric_to_client(struct fabric *f, struct fabric_node *n, unsigned port,
 
     if (client < 0)
         return false;
-    memcpy(m.mad, p->mad, sizeof(m.mad));
-    m.slid = p->slid;
-    m.dlid = p->dlid;
-    m.sqp = p->sqp;
-    m.dqp = p->dqp;
-    m.status = 0;
-    m.len = p->len;
+    fabric_mad_of(&m, p);
     f->stats.to_clients++;
     if (mad_get_field(m.mad, 0, IB_MAD_METHOD_F) == IB_MAD_METHOD_TRAP &&
         !mad_get_field(m.mad, 0, IB_MAD_RESPONSE_F))

@@ -4,7 +4,7 @@
  * A node's port-0 stack (a switch's management CPU, or a CA's port 1) owns
  * UD queue pairs, up to FABRIC_DGRAM_QPS_MAX, each with its own QP number
  * and Q_Key.  They are either attached from outside (the
- * "<sockname>:dgram" socket of sim_dgram.c, one QP per connection: a
+ * "<sockname>:dgram" socket of dgram_server.c, one QP per connection: a
  * callback receives what arrives) or in-process on the node's board_mem
  * (board_qp_* / board_dgram_* ops on its board: sends come through
  * board_mem's send hook, arrivals wait in the QP's receive queue).  For
@@ -92,7 +92,7 @@ int fabric_dgram_send_qp(struct fabric *f, size_t node, uint32_t qpn,
 /* The LID of node's stack port (switch: port 0; CA: port 1), 0 if none yet. */
 uint16_t fabric_dgram_lid(const struct fabric *f, size_t node);
 
-/* Count a malformed message from a stack's transport (sim_dgram.c). */
+/* Count a malformed message from a stack's transport (dgram_server.c). */
 void fabric_dgram_note_malformed(struct fabric *f);
 
 /* A snapshot of the datagram counters. */

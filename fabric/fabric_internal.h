@@ -321,6 +321,8 @@ void fabric_agent_client_gone(struct fabric *f, unsigned client);
 void fabric_agent_free(struct fabric *f);
 
 /* fabric_client.c */
+/* What a client receives of packet p: its MAD, LIDs, QPs and length, status 0. */
+void fabric_mad_of(struct fabric_mad *m, const struct fabric_pkt *p);
 bool fabric_to_client(struct fabric *f, struct fabric_node *n, unsigned port,
                       const struct fabric_pkt *p);
 bool fabric_has_sm_client(const struct fabric *f, const struct fabric_node *n, unsigned port);

@@ -231,3 +231,50 @@ int sa_switch_info_record_decode(const uint8_t *rec, size_t stride, struct sa_sw
     r->enhanced_port0 = sa_field(si, 0, IB_SW_ENHANCED_PORT0_F) != 0;
     return 0;
 }
+
+/* The bytes of ServiceData32[i] inside the 64-byte ServiceData (after Data8 and Data16). */
+#define SA_SR_DATA32_OFFSET(i) (32 + 4 * (i))
+
+size_t sa_service_build(uint8_t *buf, uint8_t method, uint64_t tid,
+                        const struct sa_service_record *r, uint64_t comp_mask)
+{
+    uint8_t rec[SA_SERVICE_RECORD_LEN] = {0};
+    uint8_t name[SA_SERVICE_NAME_LEN] = {0};
+    uint8_t data[64] = {0};
+    uint8_t gid[16];
+    size_t i;
+
+    mad_set_field64(rec, 0, IB_SA_SR_ID_F, r->id);
+    memcpy(gid, r->gid, sizeof(gid));
+    mad_set_array(rec, 0, IB_SA_SR_GID_F, gid);
+    mad_set_field(rec, 0, IB_SA_SR_PKEY_F, r->pkey);
+    mad_set_field(rec, 0, IB_SA_SR_LEASE_F, r->lease);
+    memcpy(name, r->name, strnlen(r->name, SA_SERVICE_NAME_LEN));
+    mad_set_array(rec, 0, IB_SA_SR_NAME_F, name);
+    for (i = 0; i < 4; i++)
+        mad_put_be32(data + SA_SR_DATA32_OFFSET(i), r->data32[i]);
+    mad_set_array(rec, 0, IB_SA_SR_DATA_F, data);
+    return sa_query_build(buf, method, IB_SA_ATTR_SERVICERECORD, tid, comp_mask, rec, sizeof(rec));
+}
+
+int sa_service_record_decode(const uint8_t *rec, size_t stride, struct sa_service_record *r)
+{
+    uint8_t name[SA_SERVICE_NAME_LEN];
+    uint8_t data[64];
+    size_t i;
+
+    if (stride < SA_SERVICE_RECORD_LEN)
+        return -1;
+    memset(r, 0, sizeof(*r));
+    r->id = sa_field64(rec, 0, IB_SA_SR_ID_F);
+    mad_get_array((void *)rec, 0, IB_SA_SR_GID_F, r->gid);
+    r->pkey = (uint16_t)sa_field(rec, 0, IB_SA_SR_PKEY_F);
+    r->lease = sa_field(rec, 0, IB_SA_SR_LEASE_F);
+    mad_get_array((void *)rec, 0, IB_SA_SR_NAME_F, name);
+    for (i = 0; i < SA_SERVICE_NAME_LEN && name[i]; i++)
+        r->name[i] = name[i] < 0x20 || name[i] > 0x7E ? '?' : (char)name[i];
+    mad_get_array((void *)rec, 0, IB_SA_SR_DATA_F, data);
+    for (i = 0; i < 4; i++)
+        r->data32[i] = mad_be32(data + SA_SR_DATA32_OFFSET(i));
+    return 0;
+}

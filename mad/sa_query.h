@@ -36,6 +36,17 @@
 #define SA_SWITCH_INFO_RECORD_LEN 24
 #define SA_NODE_DESC_LEN 64 /* NodeDescription bytes (IBA 14.2.5.2) */
 
+#define SA_SERVICE_RECORD_LEN 176
+#define SA_SERVICE_NAME_LEN 64
+
+/* ServiceRecord component mask bits (IBA 15.2.5.14, in field order). */
+#define SA_SR_COMP_ID 0x1ull
+#define SA_SR_COMP_GID 0x2ull
+#define SA_SR_COMP_PKEY 0x4ull
+#define SA_SR_COMP_LEASE 0x10ull
+#define SA_SR_COMP_NAME 0x40ull
+#define SA_SR_COMP_DATA32(i) (1ull << (31 + (i))) /* ServiceData32[i], i < 4 */
+
 /* Component mask bits of the records' first field (their LID). */
 #define SA_COMP_LID 0x1ull
 
@@ -91,6 +102,16 @@ struct sa_switch_info_record {
     bool enhanced_port0;
 };
 
+/* A ServiceRecord: a service a port offers (the parts this project uses). */
+struct sa_service_record {
+    uint64_t id;     /* ServiceID */
+    uint8_t gid[16]; /* ServiceGID: the port offering it */
+    uint16_t pkey;
+    uint32_t lease; /* seconds; 0xFFFFFFFF: indefinite */
+    char name[SA_SERVICE_NAME_LEN + 1];
+    uint32_t data32[4]; /* ServiceData32 */
+};
+
 /*
  * Build a SubnAdm request: method (IB_MAD_METHOD_GET or
  * IB_MAD_METHOD_GET_TABLE), attribute, TID, component mask, and the
@@ -118,6 +139,14 @@ int sa_answer_parse(const uint8_t *buf, size_t len, struct sa_answer *a, const c
 /* Record i of a parsed answer (i < a->count). */
 const uint8_t *sa_answer_record(const struct sa_answer *a, size_t i);
 
+/*
+ * Build a ServiceRecord request (method IB_MAD_METHOD_SET to register,
+ * IB_MAD_METHOD_DELETE, or IB_MAD_METHOD_GET_TABLE to look up) carrying r
+ * with comp_mask (SA_SR_COMP_*).  Returns IB_MAD_SIZE.
+ */
+size_t sa_service_build(uint8_t *buf, uint8_t method, uint64_t tid,
+                        const struct sa_service_record *r, uint64_t comp_mask);
+
 /* SA status code of a MAD status, and its name. */
 unsigned sa_status_code(uint16_t status);
 const char *sa_status_name(uint16_t status);
@@ -126,6 +155,7 @@ const char *sa_status_name(uint16_t status);
 int sa_node_record_decode(const uint8_t *rec, size_t stride, struct sa_node_record *r);
 int sa_link_record_decode(const uint8_t *rec, size_t stride, struct sa_link_record *r);
 int sa_lft_record_decode(const uint8_t *rec, size_t stride, struct sa_lft_record *r);
+int sa_service_record_decode(const uint8_t *rec, size_t stride, struct sa_service_record *r);
 int sa_switch_info_record_decode(const uint8_t *rec, size_t stride,
                                  struct sa_switch_info_record *r);
 

@@ -136,86 +136,83 @@ static bool pma_reset_view(struct pma *pma, unsigned port_select, enum pma_view 
     return any;
 }
 
-/* Echo PortSelect, CounterSelect and CounterSelect2 of a PortCounters request. */
-static unsigned pma_pc_echo(const struct pma_req *req)
+/* One of the two attributes: its select fields, its view, its counters. */
+struct pma_pc_attr {
+    enum MAD_FIELDS port_select, counter_select, counter_select2;
+    enum pma_view view;
+    const struct pma_view_entry *entries;
+    size_t num_entries;
+};
+
+/* PortCounters: select fields, view, counters. */
+static const struct pma_pc_attr pma_pc_attr = {IB_PC_PORT_SELECT_F,     IB_PC_COUNTER_SELECT_F,
+                                               IB_PC_COUNTER_SELECT2_F, PMA_VIEW_PC,
+                                               pma_pc_entries,          PMA_NELEM(pma_pc_entries)};
+
+/* PortCountersExtended: select fields, view, counters. */
+static const struct pma_pc_attr pma_pce_attr = {
+    IB_PC_EXT_PORT_SELECT_F, IB_PC_EXT_COUNTER_SELECT_F, IB_PC_EXT_COUNTER_SELECT2_F, PMA_VIEW_PCE,
+    pma_pce_entries,         PMA_NELEM(pma_pce_entries)};
+
+/* Echo PortSelect, CounterSelect and CounterSelect2 of request req; returns PortSelect. */
+static unsigned pma_pc_echo(const struct pma_pc_attr *a, const struct pma_req *req)
 {
     void *in = (void *)req->in;
-    unsigned ps = mad_get_field(in, 0, IB_PC_PORT_SELECT_F);
+    unsigned ps = mad_get_field(in, 0, a->port_select);
 
-    mad_set_field(req->out, 0, IB_PC_PORT_SELECT_F, ps);
-    mad_set_field(req->out, 0, IB_PC_COUNTER_SELECT_F,
-                  mad_get_field(in, 0, IB_PC_COUNTER_SELECT_F));
-    mad_set_field(req->out, 0, IB_PC_COUNTER_SELECT2_F,
-                  mad_get_field(in, 0, IB_PC_COUNTER_SELECT2_F));
+    mad_set_field(req->out, 0, a->port_select, ps);
+    mad_set_field(req->out, 0, a->counter_select, mad_get_field(in, 0, a->counter_select));
+    mad_set_field(req->out, 0, a->counter_select2, mad_get_field(in, 0, a->counter_select2));
     return ps;
+}
+
+/* Answer a Get of attribute a; returns the MAD status. */
+static uint16_t pma_pc_attr_get(const struct pma_pc_attr *a, struct pma *pma, struct pma_req *req)
+{
+    unsigned ps = pma_pc_echo(a, req);
+    uint16_t status = pma_check_port_select(pma, ps);
+
+    if (status)
+        return status;
+    pma_refresh(pma, ps);
+    pma_put_view(pma, req->out, ps, a->view, a->entries, a->num_entries);
+    return MAD_STATUS_OK;
+}
+
+/* Answer a Set of attribute a: reset the selected counters, then answer as a Get. */
+static uint16_t pma_pc_attr_set(const struct pma_pc_attr *a, struct pma *pma, struct pma_req *req)
+{
+    void *in = (void *)req->in;
+    unsigned ps = mad_get_field(in, 0, a->port_select);
+    uint64_t select = mad_get_field(in, 0, a->counter_select) |
+                      (uint64_t)mad_get_field(in, 0, a->counter_select2) << 16;
+
+    if (pma_check_port_select(pma, ps))
+        return MAD_STATUS_BAD_FIELD;
+    pma_refresh(pma, ps);
+    if (pma_reset_view(pma, ps, a->view, a->entries, a->num_entries, select))
+        pma->stats.counter_resets++;
+    return pma_pc_attr_get(a, pma, req);
 }
 
 uint16_t pma_pc_get(struct pma *pma, struct pma_req *req)
 {
-    unsigned ps = pma_pc_echo(req);
-    uint16_t status = pma_check_port_select(pma, ps);
-
-    if (status)
-        return status;
-    pma_refresh(pma, ps);
-    pma_put_view(pma, req->out, ps, PMA_VIEW_PC, pma_pc_entries, PMA_NELEM(pma_pc_entries));
-    return MAD_STATUS_OK;
+    return pma_pc_attr_get(&pma_pc_attr, pma, req);
 }
 
 uint16_t pma_pc_set(struct pma *pma, struct pma_req *req)
 {
-    void *in = (void *)req->in;
-    unsigned ps = mad_get_field(in, 0, IB_PC_PORT_SELECT_F);
-    uint64_t select = mad_get_field(in, 0, IB_PC_COUNTER_SELECT_F) |
-                      (uint64_t)mad_get_field(in, 0, IB_PC_COUNTER_SELECT2_F) << 16;
-
-    if (pma_check_port_select(pma, ps))
-        return MAD_STATUS_BAD_FIELD;
-    pma_refresh(pma, ps);
-    if (pma_reset_view(pma, ps, PMA_VIEW_PC, pma_pc_entries, PMA_NELEM(pma_pc_entries), select))
-        pma->stats.counter_resets++;
-    return pma_pc_get(pma, req);
-}
-
-/* Echo PortSelect, CounterSelect and CounterSelect2 of a PortCountersExtended request. */
-static unsigned pma_pce_echo(const struct pma_req *req)
-{
-    void *in = (void *)req->in;
-    unsigned ps = mad_get_field(in, 0, IB_PC_EXT_PORT_SELECT_F);
-
-    mad_set_field(req->out, 0, IB_PC_EXT_PORT_SELECT_F, ps);
-    mad_set_field(req->out, 0, IB_PC_EXT_COUNTER_SELECT_F,
-                  mad_get_field(in, 0, IB_PC_EXT_COUNTER_SELECT_F));
-    mad_set_field(req->out, 0, IB_PC_EXT_COUNTER_SELECT2_F,
-                  mad_get_field(in, 0, IB_PC_EXT_COUNTER_SELECT2_F));
-    return ps;
+    return pma_pc_attr_set(&pma_pc_attr, pma, req);
 }
 
 uint16_t pma_pce_get(struct pma *pma, struct pma_req *req)
 {
-    unsigned ps = pma_pce_echo(req);
-    uint16_t status = pma_check_port_select(pma, ps);
-
-    if (status)
-        return status;
-    pma_refresh(pma, ps);
-    pma_put_view(pma, req->out, ps, PMA_VIEW_PCE, pma_pce_entries, PMA_NELEM(pma_pce_entries));
-    return MAD_STATUS_OK;
+    return pma_pc_attr_get(&pma_pce_attr, pma, req);
 }
 
 uint16_t pma_pce_set(struct pma *pma, struct pma_req *req)
 {
-    void *in = (void *)req->in;
-    unsigned ps = mad_get_field(in, 0, IB_PC_EXT_PORT_SELECT_F);
-    uint64_t select = mad_get_field(in, 0, IB_PC_EXT_COUNTER_SELECT_F) |
-                      (uint64_t)mad_get_field(in, 0, IB_PC_EXT_COUNTER_SELECT2_F) << 16;
-
-    if (pma_check_port_select(pma, ps))
-        return MAD_STATUS_BAD_FIELD;
-    pma_refresh(pma, ps);
-    if (pma_reset_view(pma, ps, PMA_VIEW_PCE, pma_pce_entries, PMA_NELEM(pma_pce_entries), select))
-        pma->stats.counter_resets++;
-    return pma_pce_get(pma, req);
+    return pma_pc_attr_set(&pma_pce_attr, pma, req);
 }
 
 int pma_clear_counters(struct pma *pma, unsigned port_select)

@@ -205,4 +205,14 @@ else
     echo "   (needs root and /dev/net/tun for the network namespaces: skipped)"
 fi
 
+say "Route check: pz-routecheck from host-1-2 rebuilds every switch-to-switch route of the live LFTs"
+echo "   (SA NodeRecords, LinkRecords, LFTRecords; channel dependency graph searched for a cycle):"
+diag "$BIN/pz-routecheck" | sed 's/^/   /' || true
+echo "   the same check run by leaf-1's portzerod through its own SA client (pz-cli route check):"
+"$BIN/pz-cli" -s "$WORK/leafagent/ctl" -t 60 route check | head -6 | sed 's/^/   /' || true
+
+say "Reachability: leaf-1's portzerod probes every switch's port-0 echo service (found in SA ServiceRecords)"
+echo "   spine-1 runs portzerod (reachable); the other switches are pzfabric's own (no agent):"
+"$BIN/pz-cli" -s "$WORK/leafagent/ctl" -t 30 reachability check | sed 's/^/   /' || true
+
 say "Stopping everything"

@@ -131,7 +131,8 @@ void pz_snmp_set_mgmt_if(struct pz_snmp *s, const struct pz_snmp_mgmt_if *mif);
 /*
  * Replace the reachability table (n entries, copied); a peer whose
  * reachable flag changed since the last call raises reachability
- * lost/regained.  Returns 0 or -ENOMEM.
+ * lost/regained, a peer new to the table that is unreachable raises
+ * reachability lost (its first verdict).  Returns 0 or -ENOMEM.
  */
 int pz_snmp_set_reach(struct pz_snmp *s, const struct pz_snmp_reach *peers, size_t n);
 

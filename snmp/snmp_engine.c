@@ -375,10 +375,20 @@ int pz_snmp_set_reach(struct pz_snmp *s, const struct pz_snmp_reach *peers, size
             return -ENOMEM;
         memcpy(copy, peers, n * sizeof(*copy));
     }
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < s->num_reach; j++)
-            if (s->reach[j].lid == copy[i].lid && s->reach[j].reachable != copy[i].reachable)
+    for (size_t i = 0; i < n; i++) {
+        bool known = false;
+
+        for (size_t j = 0; j < s->num_reach; j++) {
+            if (s->reach[j].lid != copy[i].lid)
+                continue;
+            known = true;
+            if (s->reach[j].reachable != copy[i].reachable)
                 snmp_notify_reach(s, &copy[i]);
+        }
+        /* a peer whose first verdict is unreachable has lost reachability too */
+        if (!known && !copy[i].reachable)
+            snmp_notify_reach(s, &copy[i]);
+    }
     free(s->reach);
     s->reach = copy;
     s->num_reach = n;

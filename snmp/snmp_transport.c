@@ -272,6 +272,23 @@ static int pzudp_parse(const char *target, const char *default_target, struct pz
 }
 
 /*
+ * A sending transport to peer to, with a descriptor of its own that never
+ * polls readable (net-snmp closes sessions with -1); NULL on failure.
+ */
+static netsnmp_transport *pzudp_new_sender(const struct pz_snmp_peer *to)
+{
+    int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    netsnmp_transport *t;
+
+    if (fd < 0)
+        return NULL;
+    t = pzudp_new(false, to, fd);
+    if (!t)
+        close(fd);
+    return t;
+}
+
+/*
  * f_create_from_tspec: a client transport (notification sink) to a numeric
  * IPv4 target; servers are refused (the caller's transport is the only
  * one).  Returns the transport or NULL.
@@ -279,8 +296,6 @@ static int pzudp_parse(const char *target, const char *default_target, struct pz
 static netsnmp_transport *pzudp_create_tspec(netsnmp_tdomain_spec *spec)
 {
     struct pz_snmp_peer to;
-    netsnmp_transport *t;
-    int fd;
 
     if (!pzudp_agent || (spec->flags & NETSNMP_TSPEC_LOCAL)) {
         snmp_log(LOG_ERR, "portzero: only the caller's transport serves SNMP (%s refused)\n",
@@ -292,14 +307,7 @@ static netsnmp_transport *pzudp_create_tspec(netsnmp_tdomain_spec *spec)
                  spec->target ? spec->target : "");
         return NULL;
     }
-    /* A descriptor of its own that never polls readable: net-snmp closes sessions with -1. */
-    fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (fd < 0)
-        return NULL;
-    t = pzudp_new(false, &to, fd);
-    if (!t)
-        close(fd);
-    return t;
+    return pzudp_new_sender(&to);
 }
 
 /* f_create_from_ostring (SNMP-TARGET-MIB rows): 4 address bytes + 2 port bytes. */
@@ -307,20 +315,12 @@ static netsnmp_transport *pzudp_create_ostring(const void *o, size_t len, int lo
 {
     const uint8_t *b = o;
     struct pz_snmp_peer to;
-    int fd;
-    netsnmp_transport *t;
 
     if (local || len != 6 || !pzudp_agent)
         return NULL;
     to.addr = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
     to.port = (uint16_t)(b[4] << 8 | b[5]);
-    fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (fd < 0)
-        return NULL;
-    t = pzudp_new(false, &to, fd);
-    if (!t)
-        close(fd);
-    return t;
+    return pzudp_new_sender(&to);
 }
 
 int snmp_transport_register(struct pz_snmp *s)

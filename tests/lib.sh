@@ -204,14 +204,18 @@ pzt_diag() {
     shift 4
     if [ -n "$mad_ms" ]; then
         case "$1" in
-        smpquery | ibroute | ibtracert | ibnetdiscover | ibportstate | saquery | sminfo | perfquery)
+        smpquery | ibroute | ibtracert | ibnetdiscover | ibportstate | saquery | sminfo | perfquery | \
+            iblinkinfo | ibqueryerrors | ibaddr)
             set -- "$1" -t "$mad_ms" "${@:2}"
             ;;
         esac
     fi
     dir=$(mktemp -d "$WORK/diag.XXXXXX")
+    # stdbuf -oL: what a diag printed survives it (umad2sim's reader thread can
+    # crash a client at exit when a MAD, e.g. a late RMPP retransmission,
+    # arrives after the port closed; a block-buffered pipe would lose it all).
     (cd "$dir" && LD_PRELOAD=$PZT_PRELOAD SIM_HOST=$host IBSIM_SOCKNAME=$sock \
-        exec timeout "$secs" "$@" < /dev/null) || rc=$?
+        exec timeout "$secs" stdbuf -oL "$@" < /dev/null) || rc=$?
     rm -rf "$dir"
     return $rc
 }

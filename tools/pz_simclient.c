@@ -1,6 +1,6 @@
 /*
  * pz_simclient.c - ibsim protocol client (see pz_simclient.h).  The socket
- * names and the message layouts are in fabric/sim_proto.h.
+ * names and the message layouts are in fabric/server/sim_proto.h.
  */
 #include "pz_simclient.h"
 

@@ -1,5 +1,5 @@
 /*
- * pz_simclient.h - a client of ibsim's protocol (fabric/sim_proto.h) without
+ * pz_simclient.h - a client of ibsim's protocol (fabric/server/sim_proto.h) without
  * libumad2sim: what an emulated host's kernel would be to its node.  It
  * attaches to a node of pzfabric, sends and receives MADs on real sockets
  * (so they poll() with other descriptors, which umad2sim's interposed poll()

@@ -1,6 +1,6 @@
 /*
  * pzfabric_ctl.c - pzfabric-ctl: the operator's command line for a running
- * pzfabric, over its control socket "<name>:pzctl" (fabric/pzctl_proto.h).
+ * pzfabric, over its control socket "<name>:pzctl" (fabric/server/pzctl_proto.h).
  *
  *   pzfabric-ctl [--sockname NAME] [--timeout SECONDS] COMMAND [ARG]...
  *

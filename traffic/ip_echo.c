@@ -17,6 +17,8 @@
 #include <lwip/tcpip.h>
 #include <lwip/udp.h>
 
+#include "ip_listen.h"
+
 struct ip_echo;
 
 /* One TCP connection. */
@@ -29,8 +31,7 @@ struct echo_conn {
 };
 
 struct ip_echo {
-    struct tcp_pcb *listener;
-    struct udp_pcb *udp;
+    struct ip_listen l; /* TCP listener and UDP socket */
     struct echo_conn *conns;
     unsigned nconns, max_conns;
     struct ip_echo_stats stats;
@@ -233,8 +234,7 @@ static void echo_udp(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_ad
 struct ip_echo *ip_echo_start(uint16_t port, unsigned max_conns)
 {
     struct ip_echo *e = calloc(1, sizeof(*e));
-    struct tcp_pcb *pcb;
-    bool ok = false;
+    bool ok;
 
     if (!e)
         return NULL;
@@ -242,25 +242,7 @@ struct ip_echo *ip_echo_start(uint16_t port, unsigned max_conns)
     if (!port)
         port = IP_ECHO_PORT;
     LOCK_TCPIP_CORE();
-    pcb = tcp_new();
-    e->udp = udp_new();
-    if (pcb && e->udp && tcp_bind(pcb, IP_ANY_TYPE, port) == ERR_OK &&
-        udp_bind(e->udp, IP_ANY_TYPE, port) == ERR_OK) {
-        e->listener = tcp_listen_with_backlog(pcb, 8);
-        if (e->listener) {
-            pcb = NULL; /* freed by tcp_listen */
-            tcp_arg(e->listener, e);
-            tcp_accept(e->listener, echo_accept);
-            udp_recv(e->udp, echo_udp, e);
-            ok = true;
-        }
-    }
-    if (!ok) {
-        if (pcb)
-            tcp_close(pcb);
-        if (e->udp)
-            udp_remove(e->udp);
-    }
+    ok = ip_listen_open(&e->l, port, 8, e, echo_accept, echo_udp);
     UNLOCK_TCPIP_CORE();
     if (!ok) {
         free(e);
@@ -282,8 +264,8 @@ void ip_echo_stop(struct ip_echo *e)
         tcp_abort(pcb);
         conn_free(c);
     }
-    tcp_close(e->listener);
-    udp_remove(e->udp);
+    tcp_close(e->l.tcp);
+    udp_remove(e->l.udp);
     UNLOCK_TCPIP_CORE();
     free(e);
 }

@@ -15,6 +15,7 @@
 #include <lwip/timeouts.h>
 #include <lwip/udp.h>
 
+#include "ip_listen.h"
 #include "iperf_wire.h"
 
 /* An ended UDP session keeps answering repeats of the final datagram this long. */
@@ -45,8 +46,7 @@ struct udp_test {
 };
 
 struct iperf_server {
-    struct tcp_pcb *listener;
-    struct udp_pcb *udp;
+    struct ip_listen l; /* TCP listener and UDP socket */
     struct tcp_test *tcp;
     unsigned ntcp;
     struct udp_test sessions[IPERF_SERVER_MAX_UDP];
@@ -360,34 +360,16 @@ static void server_sweep(void *arg)
 struct iperf_server *iperf_server_start(uint16_t port)
 {
     struct iperf_server *s = calloc(1, sizeof(*s));
-    struct tcp_pcb *pcb;
-    bool ok = false;
+    bool ok;
 
     if (!s)
         return NULL;
     if (!port)
         port = IPERF_PORT;
     LOCK_TCPIP_CORE();
-    pcb = tcp_new();
-    s->udp = udp_new();
-    if (pcb && s->udp && tcp_bind(pcb, IP_ANY_TYPE, port) == ERR_OK &&
-        udp_bind(s->udp, IP_ANY_TYPE, port) == ERR_OK) {
-        s->listener = tcp_listen_with_backlog(pcb, 16);
-        if (s->listener) {
-            pcb = NULL; /* freed by tcp_listen */
-            tcp_arg(s->listener, s);
-            tcp_accept(s->listener, server_accept);
-            udp_recv(s->udp, server_udp_recv, s);
-            sys_timeout(IPERF_SERVER_SWEEP_MS, server_sweep, s);
-            ok = true;
-        }
-    }
-    if (!ok) {
-        if (pcb)
-            tcp_close(pcb);
-        if (s->udp)
-            udp_remove(s->udp);
-    }
+    ok = ip_listen_open(&s->l, port, 16, s, server_accept, server_udp_recv);
+    if (ok)
+        sys_timeout(IPERF_SERVER_SWEEP_MS, server_sweep, s);
     UNLOCK_TCPIP_CORE();
     if (!ok) {
         free(s);
@@ -412,8 +394,8 @@ void iperf_server_stop(struct iperf_server *s)
         s->tcp = t->next;
         free(t);
     }
-    tcp_close(s->listener);
-    udp_remove(s->udp);
+    tcp_close(s->l.tcp);
+    udp_remove(s->l.udp);
     UNLOCK_TCPIP_CORE();
     free(s);
 }

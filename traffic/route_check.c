@@ -693,3 +693,51 @@ void rc_result_free(struct rc_result *r)
     free(r->cycle_channels);
     memset(r, 0, sizeof(*r));
 }
+
+/* --- one route's length ------------------------------------------------------ */
+
+/* The LFT port of switch lid for dlid from the blocks (RC_NO_PORT: none). */
+static uint8_t rc_lft_lookup(const struct rc_fabric *f, uint16_t lid, uint16_t dlid)
+{
+    for (size_t i = 0; i < f->nblocks; i++)
+        if (f->blocks[i].lid == lid && f->blocks[i].block == dlid / 64)
+            return f->blocks[i].port[dlid % 64];
+    return RC_NO_PORT;
+}
+
+/* The LID at the other end of (lid, port), whichever way the SA listed the link; 0: none. */
+static uint16_t rc_link_peer(const struct rc_fabric *f, uint16_t lid, uint8_t port)
+{
+    for (size_t i = 0; i < f->nlinks; i++) {
+        const struct rc_link_rec *l = &f->links[i];
+
+        if (l->from_lid == lid && l->from_port == port)
+            return l->to_lid;
+        if (l->to_lid == lid && l->to_port == port)
+            return l->from_lid;
+    }
+    return 0;
+}
+
+int rc_route_hops(const struct rc_fabric *f, uint16_t src_lid, uint16_t dlid)
+{
+    uint16_t at = src_lid;
+
+    if (!f || src_lid > f->max_lid || f->owner[src_lid] < 0)
+        return -1;
+    for (int hops = 0; (size_t)hops <= f->nsw; hops++) {
+        uint8_t port;
+
+        if (at == dlid)
+            return hops;
+        port = rc_lft_lookup(f, at, dlid);
+        if (port == RC_NO_PORT || port == 0)
+            return -1;
+        at = rc_link_peer(f, at, port);
+        if (!at || at > f->max_lid)
+            return -1;
+        if (f->owner[at] < 0) /* a CA: delivered there if it owns dlid */
+            return at == dlid ? hops + 1 : -1;
+    }
+    return -1; /* more hops than switches: a loop */
+}

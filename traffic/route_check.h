@@ -129,6 +129,14 @@ size_t rc_fabric_links(const struct rc_fabric *f);
 size_t rc_fabric_lft_blocks(const struct rc_fabric *f);
 
 /*
+ * The links the live route from switch src_lid to LID dlid crosses (0:
+ * dlid is src's own), walking the fabric's LFT blocks and links directly
+ * (one route, no check needed; each hop looks the tables up, so it is for a
+ * few routes, not all).  -1: unrouted, a loop, or src is no switch.
+ */
+int rc_route_hops(const struct rc_fabric *f, uint16_t src_lid, uint16_t dlid);
+
+/*
  * Check the fabric's routes.  Fills *r (free it with rc_result_free()).
  * Returns 0, or -1 without memory or with an empty fabric.
  */

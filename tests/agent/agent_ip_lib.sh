@@ -11,6 +11,7 @@
 #                         work directory, tools, SWITCHES, ADDR[switch] =
 #                         PREFIX.1..6, namespace $NS, cleanup on exit
 #   AI_AGENT_FLAGS        portzerod's extra flags (default -v)
+#   AI_AGENT_EXTRA[SW]    more flags for switch SW only (e.g. its SNMP agent)
 #   AI_CLI_TIMEOUT        pz-cli's -t (default 60 s)
 #   AI_OSM_OPTIONS=(...)  more OpenSM options (after -R ftree --connect_roots)
 #   AI_PIDS+=(pid)        more processes stopped by PID on exit (first)
@@ -29,7 +30,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/../fabric/fabric_lib.sh"
 
 SWITCHES=(Spine1 Spine2 Leaf1 Leaf2 Leaf3 Leaf4)
-declare -A ADDR AGENT
+declare -A ADDR AGENT AI_AGENT_EXTRA
 AI_AGENT_FLAGS=${AI_AGENT_FLAGS:--v}
 AI_CLI_TIMEOUT=${AI_CLI_TIMEOUT:-60}
 AI_PIDS=()
@@ -67,10 +68,10 @@ ai_cleanup() {
 start_agent() {
     local s=$1
     mkdir -p "$WORK/$s"
-    # shellcheck disable=SC2086 # AI_AGENT_FLAGS is a list of flags
+    # shellcheck disable=SC2086 # AI_AGENT_FLAGS and AI_AGENT_EXTRA are lists of flags
     (cd "$WORK/$s" && LD_PRELOAD=$PZT_PRELOAD SIM_HOST=$s IBSIM_SOCKNAME=$SOCK exec "$PORTZEROD" \
         -o board=sim -o "ip_address=${ADDR[$s]}/24" -o "ctl_socket=$WORK/$s/ctl" $AI_AGENT_FLAGS \
-        >> "$WORK/$s/out" 2>> "$WORK/$s/err" < /dev/null) &
+        ${AI_AGENT_EXTRA[$s]:-} >> "$WORK/$s/out" 2>> "$WORK/$s/err" < /dev/null) &
     AGENT[$s]=$!
 }
 

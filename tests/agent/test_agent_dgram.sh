@@ -44,12 +44,13 @@ agents_cleanup() {
 }
 trap 'rc=$?; agents_cleanup; (exit $rc); fl_cleanup' EXIT
 
-# start_agent NODE TAG: portzerod taking over NODE, logs in $WORK/TAG.{out,err}.
+# start_agent NODE TAG: portzerod taking over NODE, logs in $WORK/TAG.{out,err}
+# (reach = off: its probes and SA requests would move the exact counts).
 start_agent() {
     mkdir -p "$WORK/$2"
     (cd "$WORK/$2" && LD_PRELOAD=$PZT_PRELOAD SIM_HOST=$1 IBSIM_SOCKNAME=$SOCK \
-        exec "$PORTZEROD" -o board=sim -o monitor=off -vvv > "$WORK/$2.out" 2> "$WORK/$2.err" \
-        < /dev/null) &
+        exec "$PORTZEROD" -o board=sim -o monitor=off -o reach=off -vvv > "$WORK/$2.out" \
+        2> "$WORK/$2.err" < /dev/null) &
     AGENT_PIDS+=("$!")
     LAST_AGENT=$!
 }

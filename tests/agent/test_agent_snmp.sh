@@ -58,16 +58,7 @@ IFT=.1.3.6.1.2.1.2.2.1
 IFX=.1.3.6.1.2.1.31.1.1.1
 PZ=.1.3.6.1.4.1.99999
 
-snmp_cleanup() {
-    local rc=$?
-    [ -z "$TRAPD_PID" ] || stop_pid "$TRAPD_PID"
-    [ -z "$HOST_PID" ] || stop_pid "$HOST_PID"
-    [ -z "$AGENT" ] || stop_pid "$AGENT"
-    ip netns delete "$NS" 2> /dev/null
-    (exit "$rc")
-    fl_cleanup
-}
-trap snmp_cleanup EXIT
+trap 'fl_cleanup_ns $? "$NS" "$TRAPD_PID" "$HOST_PID" "$AGENT"' EXIT
 
 {
     echo 'createUser pzadmin SHA-256 "adminauthpass1" AES "adminprivpass1"'

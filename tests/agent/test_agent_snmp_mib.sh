@@ -61,14 +61,7 @@ SET=$PZ.1.4
 ONSET="$PZ\\.0\\.1( |\\||$)"
 CLEAR="$PZ\\.0\\.2( |\\||$)"
 
-mib_cleanup() {
-    local rc=$?
-    for p in $LATE_PID $INFORMD_PID $TRAPD_PID $HOST_PID $AGENT; do stop_pid "$p"; done
-    ip netns delete "$NS" 2> /dev/null
-    (exit "$rc")
-    fl_cleanup
-}
-trap mib_cleanup EXIT
+trap 'fl_cleanup_ns $? "$NS" "$LATE_PID" "$INFORMD_PID" "$TRAPD_PID" "$HOST_PID" "$AGENT"' EXIT
 
 {
     echo 'createUser pzadmin SHA-256 "adminauthpass1" AES "adminprivpass1"'

@@ -29,15 +29,7 @@ HOSTADDR=10.82.0.100
 AGENT=
 HOST_PID=
 
-ssh_cleanup() {
-    local rc=$?
-    [ -z "$HOST_PID" ] || stop_pid "$HOST_PID"
-    [ -z "$AGENT" ] || stop_pid "$AGENT"
-    ip netns delete "$NS" 2> /dev/null
-    (exit "$rc")
-    fl_cleanup
-}
-trap ssh_cleanup EXIT
+trap 'fl_cleanup_ns $? "$NS" "$HOST_PID" "$AGENT"' EXIT
 
 ssh-keygen -q -t ed25519 -N '' -f "$WORK/admin_key"
 ssh-keygen -q -t ed25519 -N '' -f "$WORK/other_key"

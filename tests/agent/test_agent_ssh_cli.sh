@@ -42,15 +42,7 @@ IVL=500
 AGENT=
 HOST_PID=
 
-cleanup() {
-    local rc=$?
-    [ -z "$HOST_PID" ] || stop_pid "$HOST_PID"
-    [ -z "$AGENT" ] || stop_pid "$AGENT"
-    ip netns delete "$NS" 2> /dev/null
-    (exit "$rc")
-    fl_cleanup
-}
-trap cleanup EXIT
+trap 'fl_cleanup_ns $? "$NS" "$HOST_PID" "$AGENT"' EXIT
 
 ssh-keygen -q -t ed25519 -N '' -f "$WORK/admin_key"
 cp "$WORK/admin_key.pub" "$WORK/admin_keys"

@@ -55,6 +55,22 @@ fl_cleanup() {
     exit "$rc"
 }
 
+# fl_cleanup_ns RC NS PID...: the exit trap of a test with its own processes
+# in a network namespace (portzerod, pz-iphost, snmptrapd, ...): stop each
+# PID given (empty ones skipped, in the order given), delete namespace NS,
+# then fl_cleanup with RC as the test's status.  Use it as
+#   trap 'fl_cleanup_ns $? "$NS" "$HOST_PID" "$AGENT"' EXIT
+fl_cleanup_ns() {
+    local rc=$1 ns=$2 p
+    shift 2
+    for p in "$@"; do
+        [ -z "$p" ] || stop_pid "$p"
+    done
+    ip netns delete "$ns" 2> /dev/null
+    (exit "$rc")
+    fl_cleanup
+}
+
 fails() { ! "$@" > /dev/null 2>&1; }
 
 fl_finish() { checks_finish; }

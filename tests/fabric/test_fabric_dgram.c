@@ -6,7 +6,7 @@
  *   S1 [1] H1, [2] H2, [3] S2[3]        LIDs: S1 1, S2 2,
  *   S2 [1] H3, [2] H4, [3] S1[3]              H1 11, H2 12, H3 13, H4 14
  *
- * Stacks are attached at S1 and S2 (fabric_dgram_attach, as sim_dgram.c
+ * Stacks are attached at S1 and S2 (fabric_dgram_attach, as dgram_server.c
  * does; a second QP with another Q_Key at S2) and, in-process, on H4's
  * board_mem (board_dgram_* ops, and two QPs with board_qp_*).  Checks the
  * delivered fields, Q_Key and P_Key handling, unroutable and looping

@@ -9,7 +9,7 @@
  *         (board_sim_mad_recv, the kept port statuses, board_mad_rx);
  *   2:    MAD messages from a hostile agent on its board connection, decoded
  *         and sent into a small fabric as its switch's client, as
- *         fabric/sim_board.c does (board_sim_unpack_mad, fabric_client_send);
+ *         fabric/server/board_server.c does (board_sim_unpack_mad, fabric_client_send);
  *         every MAD the fabric hands back is packed and unpacked again.
  * Modes 1 and 2 read records: a 2-byte big-endian length and that many
  * bytes, laid over a zeroed message (a short tail is one last record).

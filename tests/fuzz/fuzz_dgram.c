@@ -2,7 +2,7 @@
  * fuzz_dgram.c - libFuzzer target: messages on pzfabric's "<sockname>:dgram"
  * socket from a hostile stack (board_sim_dgram_decode), and the datagrams
  * they carry sent through a small fabric (fabric_dgram_send), as
- * fabric/sim_dgram.c does with them.
+ * fabric/server/dgram_server.c does with them.
  *
  * Input: a sequence of records, each a 2-byte big-endian length and that
  * many bytes of message; a short tail is one last message.
@@ -59,7 +59,7 @@ static struct fabric *make_fabric(unsigned long *got)
     return f;
 }
 
-/* Handle one message from the stack of S1, as sim_dgram.c does after ATTACH. */
+/* Handle one message from the stack of S1, as dgram_server.c does after ATTACH. */
 static void one_message(struct fabric *f, const uint8_t *msg, size_t len)
 {
     struct board_sim_dgram_msg m, again;

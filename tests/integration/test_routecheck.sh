@@ -69,6 +69,12 @@ dumps() {
         echo "$id.lft.$a ibroute $la"
     done < "$id.swlids" > "$id.lftlist"
     run_diag_batch "$id" "$host" 4 "$id.lftlist"
+    # A dump that failed (a MAD timeout on a loaded machine) is taken again, alone.
+    while read -r a la; do
+        if [ "$(cat "$id.lft.$a.rc" 2> /dev/null)" != 0 ]; then
+            run_diag "$id" "$host" ibroute "$la" > "$id.lft.$a" 2>&1 || true
+        fi
+    done < "$id.swlids"
     while read -r a la; do
         lft_lines "$a" "$id.lft.$a"
     done < "$id.swlids" > "$id.lfts"

@@ -333,6 +333,80 @@ static void test_ping(void **state)
     node_fini(&b);
 }
 
+/* What the probe handler saw. */
+struct probe_seen {
+    unsigned calls;
+    uint32_t seq;
+    uint64_t rtt;
+    uint16_t slid;
+};
+
+static void on_probe(void *arg, uint32_t seq, uint64_t rtt_ns, const struct board_dgram_addr *from)
+{
+    struct probe_seen *s = arg;
+
+    s->calls++;
+    s->seq = seq;
+    s->rtt = rtt_ns;
+    s->slid = from->slid;
+}
+
+/* Carry one probe a -> b -> a with rtt_ns on a's clock; returns nothing. */
+static void probe_round_trip(struct node *a, struct node *b, uint32_t seq, uint64_t rtt_ns)
+{
+    assert_int_equal(pz_echo_probe_send(a->e, 2, BOARD_MEM_DGRAM_QPN, QKEY, seq), 0);
+    assert_int_equal(carry(a, b, 0xFF), 1);
+    assert_int_equal(pz_echo_poll(b->e, 64), 1);
+    board_mem_advance_ns(a->bm, rtt_ns);
+    assert_int_equal(carry(b, a, 0xFF), 1);
+    assert_int_equal(pz_echo_poll(a->e, 64), 1);
+}
+
+/* A probe is answered like any request; its reply goes to the probe handler only. */
+static void test_probe(void **state)
+{
+    struct node a, b;
+    struct probe_seen ps = {0};
+    struct seen s = {0};
+    struct pz_echo_stats st;
+    struct pz_echo_ping_result r;
+    struct pz_echo_ping p = {
+        .dlid = 2, .dst_qp = BOARD_MEM_DGRAM_QPN, .pkey = 0xFFFF, .count = 1, .len = 64};
+
+    (void)state;
+    node_init(&a, 0x1111, 1);
+    node_init(&b, 0x2222, 2);
+    assert_int_equal(pz_echo_probe_send(a.e, 0, BOARD_MEM_DGRAM_QPN, QKEY, 7), -EINVAL);
+    assert_int_equal(pz_echo_probe_send(a.e, 2, 1, QKEY, 7), -EINVAL);
+    /* Without a handler a probe reply is a stray. */
+    probe_round_trip(&a, &b, 1, 500);
+    pz_echo_stats(a.e, &st);
+    assert_int_equal(st.stray_replies, 1);
+    assert_int_equal(st.probe_replies, 0);
+    /* During a ping run (sequence 0 in flight) a probe with sequence 0 is not the run's. */
+    pz_echo_set_probe_handler(a.e, on_probe, &ps);
+    assert_int_equal(pz_echo_ping_start(a.e, &p, on_reply, &s), 1);
+    assert_int_equal(pz_echo_probe_send(a.e, 2, BOARD_MEM_DGRAM_QPN, QKEY, 0), 0);
+    assert_int_equal(carry(&a, &b, 0xFF), 2);
+    assert_int_equal(pz_echo_poll(b.e, 64), 2);
+    board_mem_advance_ns(a.bm, 900);
+    assert_int_equal(carry(&b, &a, 0xFF), 2);
+    assert_int_equal(pz_echo_poll(a.e, 64), 2);
+    assert_int_equal(ps.calls, 1);
+    assert_int_equal(ps.seq, 0);
+    assert_int_equal(ps.rtt, 900);
+    assert_int_equal(ps.slid, 2);
+    pz_echo_ping_result(a.e, &r);
+    assert_int_equal(r.received, 1);
+    assert_int_equal(s.calls, 1);
+    pz_echo_stats(a.e, &st);
+    assert_int_equal(st.probes_sent, 2);
+    assert_int_equal(st.probe_replies, 1);
+    assert_int_equal(st.replies, 1);
+    node_fini(&a);
+    node_fini(&b);
+}
+
 static void test_ping_errors(void **state)
 {
     struct node a;
@@ -376,7 +450,7 @@ int main(void)
         cmocka_unit_test(test_codec),       cmocka_unit_test(test_request_answered),
         cmocka_unit_test(test_grh_swapped), cmocka_unit_test(test_malformed_dropped),
         cmocka_unit_test(test_budget),      cmocka_unit_test(test_ping),
-        cmocka_unit_test(test_ping_errors),
+        cmocka_unit_test(test_ping_errors), cmocka_unit_test(test_probe),
     };
 
     pz_log_set_level(PZ_LOG_ERROR);

@@ -407,6 +407,30 @@ static void test_json(void **state)
     bed_free(&b);
 }
 
+/* rc_route_hops: one route's links, walked from the tables alone. */
+static void test_route_hops(void **state)
+{
+    struct bed b;
+
+    (void)state;
+    line3(&b);
+    bed_flush(&b);
+    assert_int_equal(rc_route_hops(b.f, 1, 1), 0);
+    assert_int_equal(rc_route_hops(b.f, 1, 2), 1);
+    assert_int_equal(rc_route_hops(b.f, 1, 3), 2);
+    assert_int_equal(rc_route_hops(b.f, 3, 1), 2);
+    assert_int_equal(rc_route_hops(b.f, 9, 1), -1); /* no such switch */
+    assert_int_equal(rc_route_hops(b.f, 1, 9), -1); /* no LFT entry */
+    assert_int_equal(rc_route_hops(NULL, 1, 2), -1);
+    bed_free(&b);
+    line3(&b);
+    bed_route(&b, 2, 3, 1); /* the loop of test_loop */
+    bed_flush(&b);
+    assert_int_equal(rc_route_hops(b.f, 1, 3), -1);
+    assert_int_equal(rc_route_hops(b.f, 3, 1), 2);
+    bed_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -420,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_limits_and_errors),
         cmocka_unit_test(test_big_ring),
         cmocka_unit_test(test_json),
+        cmocka_unit_test(test_route_hops),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

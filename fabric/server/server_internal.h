@@ -1,10 +1,10 @@
 /*
- * sim_server_internal.h - what sim_server.c (sockets, packets), sim_ctl.c
- * (control messages), sim_board.c (board/sim agents) and sim_pzctl.c (the
+ * server_internal.h - what sim_server.c (sockets, packets), sim_ctl.c
+ * (control messages), board_server.c (board/sim agents) and pzctl_server.c (the
  * operator control socket) share.
  */
-#ifndef PZ_SIM_SERVER_INTERNAL_H
-#define PZ_SIM_SERVER_INTERNAL_H
+#ifndef PZ_FABRIC_SERVER_INTERNAL_H
+#define PZ_FABRIC_SERVER_INTERNAL_H
 
 #include <poll.h>
 #include <stdbool.h>
@@ -59,12 +59,12 @@ struct sim_agent {
 };
 
 /* An operator connection on NAME:pzctl (pzfabric-ctl). */
-struct sim_pzctl_conn {
+struct pzctl_server_conn {
     bool used;
     int fd;
 };
 
-#define SIM_PZCTL_CONNS_MAX 64 /* operator connections at once */
+#define PZCTL_SERVER_CONNS_MAX 64 /* operator connections at once */
 
 /* pfd_conn[] tags of the board and pzctl sockets (client ids are below). */
 #define SIM_PFD_BOARD_LISTEN 0xFFFFFFFFu
@@ -72,12 +72,12 @@ struct sim_pzctl_conn {
 #define SIM_PFD_AGENT 0x80000000u
 #define SIM_PFD_PZCTL 0x40000000u
 
-/* pfd_conn[] tags of the datagram sockets (sim_dgram.c): the listener, connection i. */
+/* pfd_conn[] tags of the datagram sockets (dgram_server.c): the listener, connection i. */
 #define SIM_PFD_DGRAM_LISTEN 0xFFFFFFFDu
 #define SIM_PFD_DGRAM 0x20000000u
 #define SIM_PFD_DGRAM_MASK 0xE0000000u
 
-struct sim_dgram;
+struct dgram_server;
 
 struct sim_server {
     char name[SIM_NAME_MAX + 1];
@@ -93,49 +93,55 @@ struct sim_server {
     struct sim_agent *agents;
     size_t num_agents;
     int pzctl_fd; /* NAME:pzctl listening socket */
-    struct sim_pzctl_conn pzctl[SIM_PZCTL_CONNS_MAX];
+    struct pzctl_server_conn pzctl[PZCTL_SERVER_CONNS_MAX];
     char *pzctl_reply; /* PZCTL_REPLY_MAX bytes */
-    /* NAME:dgram, port-0 datagram stacks (sim_dgram.c) */
-    struct sim_dgram *dgram;
+    /* NAME:dgram, port-0 datagram stacks (dgram_server.c) */
+    struct dgram_server *dgram;
 };
 
 /* sim_server.c */
 int sim_socket_bind(const struct sim_server *s, const char *suffix, unsigned num);
 int sim_socket_connect(int fd, const struct sim_server *s, const char *suffix, unsigned num);
+/*
+ * A non-blocking SOCK_SEQPACKET socket listening on "\0NAME:suffix" (no
+ * terminating NUL in the address, unlike the ibsim sockets) with the given
+ * backlog: its descriptor, or -1 with errno (ENAMETOOLONG: the name).
+ */
+int server_listen(const struct sim_server *s, const char *suffix, int backlog);
 int sim_conn_open(struct sim_server *s, uint32_t pid, unsigned *id);
 /* A client without a socket whose MADs agent connection i carries; 0 or -errno. */
 int sim_conn_open_board(struct sim_server *s, uint32_t pid, size_t agent, unsigned *id);
 void sim_conn_close(struct sim_server *s, unsigned id);
 
-/* sim_board.c */
-int sim_board_open(struct sim_server *s);
-void sim_board_close(struct sim_server *s);
-size_t sim_board_pfds(struct sim_server *s, size_t n);
-size_t sim_board_num_pfds(const struct sim_server *s);
-void sim_board_handle(struct sim_server *s, uint32_t tag, short revents);
+/* board_server.c */
+int board_server_open(struct sim_server *s);
+void board_server_close(struct sim_server *s);
+size_t board_server_pfds(struct sim_server *s, size_t n);
+size_t board_server_num_pfds(const struct sim_server *s);
+void board_server_handle(struct sim_server *s, uint32_t tag, short revents);
 /* Serve every board request waiting from the agents of client's switch
  * (before routing a MAD from client: its posted LFT writes come first). */
-void sim_board_sync(struct sim_server *s, unsigned client);
+void board_server_sync(struct sim_server *s, unsigned client);
 /* Hand a MAD for client to agent connection i, which carries its MADs. */
-void sim_board_deliver(struct sim_server *s, size_t i, const struct fabric_mad *m);
+void board_server_deliver(struct sim_server *s, size_t i, const struct fabric_mad *m);
 
-/* sim_pzctl.c */
-int sim_pzctl_open(struct sim_server *s);
-void sim_pzctl_close(struct sim_server *s);
-size_t sim_pzctl_pfds(struct sim_server *s, size_t n);
-size_t sim_pzctl_num_pfds(const struct sim_server *s);
-bool sim_pzctl_tag(uint32_t tag);
-void sim_pzctl_handle(struct sim_server *s, uint32_t tag, short revents);
+/* pzctl_server.c */
+int pzctl_server_open(struct sim_server *s);
+void pzctl_server_close(struct sim_server *s);
+size_t pzctl_server_pfds(struct sim_server *s, size_t n);
+size_t pzctl_server_num_pfds(const struct sim_server *s);
+bool pzctl_server_tag(uint32_t tag);
+void pzctl_server_handle(struct sim_server *s, uint32_t tag, short revents);
 
-/* sim_dgram.c */
-int sim_dgram_open(struct sim_server *s);
-void sim_dgram_close(struct sim_server *s);
-size_t sim_dgram_pfds(struct sim_server *s, size_t n);
-size_t sim_dgram_num_pfds(const struct sim_server *s);
-bool sim_dgram_tag(uint32_t tag);
-void sim_dgram_handle(struct sim_server *s, uint32_t tag, short revents);
+/* dgram_server.c */
+int dgram_server_open(struct sim_server *s);
+void dgram_server_close(struct sim_server *s);
+size_t dgram_server_pfds(struct sim_server *s, size_t n);
+size_t dgram_server_num_pfds(const struct sim_server *s);
+bool dgram_server_tag(uint32_t tag);
+void dgram_server_handle(struct sim_server *s, uint32_t tag, short revents);
 
 /* sim_ctl.c */
 void sim_ctl_handle(struct sim_server *s, struct sim_ctl *ctl);
 
-#endif /* PZ_SIM_SERVER_INTERNAL_H */
+#endif /* PZ_FABRIC_SERVER_INTERNAL_H */

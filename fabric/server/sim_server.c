@@ -17,7 +17,7 @@
 #include <arpa/inet.h>
 
 #include "pzf_log.h"
-#include "sim_server_internal.h"
+#include "server_internal.h"
 
 /* Fill *a with the abstract address "\0<base>:<suffix>[num]\0"; returns its length. */
 static socklen_t sim_addr(const struct sim_server *s, const char *suffix, long num,
@@ -79,6 +79,31 @@ int sim_socket_connect(int fd, const struct sim_server *s, const char *suffix, u
     return connect(fd, (struct sockaddr *)&a, len);
 }
 
+int server_listen(const struct sim_server *s, const char *suffix, int backlog)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    int len = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "%s:%s", s->name, suffix);
+    int fd;
+
+    if (len < 0 || (size_t)len >= sizeof(a.sun_path) - 1) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (bind(fd, (struct sockaddr *)&a,
+             (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len)) ||
+        listen(fd, backlog)) {
+        int e = errno;
+
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
 /* Deliver a fabric MAD to a client (fabric_deliver_fn). */
 static void sim_deliver(void *arg, unsigned client, const struct fabric_mad *m);
 
@@ -106,24 +131,24 @@ struct sim_server *sim_server_create(const char *sockname, struct fabric *f, int
         free(s);
         return NULL;
     }
-    if (sim_board_open(s)) {
+    if (board_server_open(s)) {
         snprintf(err, err_size, "cannot bind socket \"%s:board\": %s", sockname, strerror(errno));
         close(s->ctl_fd);
         free(s);
         return NULL;
     }
-    if (sim_pzctl_open(s)) {
+    if (pzctl_server_open(s)) {
         snprintf(err, err_size, "cannot bind socket \"%s:pzctl\": %s", sockname, strerror(errno));
-        sim_board_close(s);
+        board_server_close(s);
         close(s->ctl_fd);
         free(s);
         return NULL;
     }
-    if (sim_dgram_open(s)) {
+    if (dgram_server_open(s)) {
         snprintf(err, err_size, "cannot bind socket \"%s:dgram\": %s", sockname, strerror(errno));
-        sim_dgram_close(s);
-        sim_pzctl_close(s);
-        sim_board_close(s);
+        dgram_server_close(s);
+        pzctl_server_close(s);
+        board_server_close(s);
         close(s->ctl_fd);
         free(s);
         return NULL;
@@ -160,9 +185,9 @@ void sim_server_destroy(struct sim_server *s)
     for (size_t i = 0; i < s->num_conns; i++)
         sim_conn_close(s, (unsigned)i);
     fabric_set_deliver(s->f, NULL, NULL);
-    sim_dgram_close(s);
-    sim_pzctl_close(s);
-    sim_board_close(s);
+    dgram_server_close(s);
+    pzctl_server_close(s);
+    board_server_close(s);
     close(s->ctl_fd);
     free(s->conns);
     free(s->pfds);
@@ -337,7 +362,7 @@ static void sim_deliver(void *arg, unsigned client, const struct fabric_mad *m)
     if (client >= s->num_conns || !s->conns[client].used)
         return;
     if (s->conns[client].board_agent) {
-        sim_board_deliver(s, s->conns[client].board_agent - 1, m);
+        board_server_deliver(s, s->conns[client].board_agent - 1, m);
         return;
     }
     memset(&r, 0, sizeof(r));
@@ -406,7 +431,7 @@ static void sim_read_packets(struct sim_server *s, unsigned id)
             return;
         }
         for (int k = 0; k < got && !s->conns[id].dead; k++) {
-            sim_board_sync(s, id); /* an agent's posted LFT writes before its answers */
+            board_server_sync(s, id); /* an agent's posted LFT writes before its answers */
             sim_packet(s, id, bufs[k], (ssize_t)msgs[k].msg_len);
         }
         total += (unsigned)got;
@@ -449,8 +474,8 @@ static void sim_read_ctl(struct sim_server *s)
 /* Size the poll arrays for every connection; returns 0 or -1. */
 static int sim_pfds_reserve(struct sim_server *s)
 {
-    size_t need =
-        s->num_conns + 1 + sim_board_num_pfds(s) + sim_pzctl_num_pfds(s) + sim_dgram_num_pfds(s);
+    size_t need = s->num_conns + 1 + board_server_num_pfds(s) + pzctl_server_num_pfds(s) +
+                  dgram_server_num_pfds(s);
     struct pollfd *pfds;
     uint32_t *map;
 
@@ -485,9 +510,9 @@ static size_t sim_pfds_fill(struct sim_server *s)
         s->pfd_conn[n] = (uint32_t)i;
         n++;
     }
-    n = sim_board_pfds(s, n);
-    n = sim_dgram_pfds(s, n);
-    return sim_pzctl_pfds(s, n);
+    n = board_server_pfds(s, n);
+    n = dgram_server_pfds(s, n);
+    return pzctl_server_pfds(s, n);
 }
 
 /* Detach clients whose socket went away. */
@@ -516,28 +541,28 @@ int sim_server_run_once(struct sim_server *s, int timeout_ms)
      */
     for (size_t i = 1; i < n && ready > 0; i++) {
         if ((s->pfd_conn[i] & SIM_PFD_AGENT) && s->pfd_conn[i] != SIM_PFD_BOARD_LISTEN &&
-            !sim_dgram_tag(s->pfd_conn[i]) && !sim_pzctl_tag(s->pfd_conn[i]) &&
+            !dgram_server_tag(s->pfd_conn[i]) && !pzctl_server_tag(s->pfd_conn[i]) &&
             s->pfds[i].revents) {
-            sim_board_handle(s, s->pfd_conn[i], s->pfds[i].revents);
+            board_server_handle(s, s->pfd_conn[i], s->pfds[i].revents);
             s->pfds[i].revents = 0;
         }
     }
     for (size_t i = 1; i < n && ready > 0; i++) {
         unsigned id = s->pfd_conn[i];
 
-        if (sim_dgram_tag(id)) {
+        if (dgram_server_tag(id)) {
             if (s->pfds[i].revents)
-                sim_dgram_handle(s, id, s->pfds[i].revents);
+                dgram_server_handle(s, id, s->pfds[i].revents);
             continue;
         }
-        if (sim_pzctl_tag(id)) {
+        if (pzctl_server_tag(id)) {
             if (s->pfds[i].revents)
-                sim_pzctl_handle(s, id, s->pfds[i].revents);
+                pzctl_server_handle(s, id, s->pfds[i].revents);
             continue;
         }
         if (id == SIM_PFD_BOARD_LISTEN || (id & SIM_PFD_AGENT)) {
             if (s->pfds[i].revents)
-                sim_board_handle(s, id, s->pfds[i].revents);
+                board_server_handle(s, id, s->pfds[i].revents);
             continue;
         }
         if (!s->conns[id].used)

@@ -1,15 +1,15 @@
 /*
- * sim_pzctl.c - pzfabric's operator control socket "<name>:pzctl"
+ * pzctl_server.c - pzfabric's operator control socket "<name>:pzctl"
  * (pzctl_proto.h): accepts pzfabric-ctl connections, reads one request per
  * message, runs it (pzctl_cmd.c) and sends the reply as one message.
  *
- * The listen backlog holds SIM_PZCTL_CONNS_MAX connections and every
+ * The listen backlog holds PZCTL_SERVER_CONNS_MAX connections and every
  * waiting one is accepted each round, so that many clients may connect at
  * the same moment, also without waiting (a non-blocking connect fails when
  * the backlog is full).  Connections are served before the listening socket
  * in a round, and a full table first drops clients that hung up, so one
  * that closed just before another connects does not cost that one its
- * slot.  Connections beyond SIM_PZCTL_CONNS_MAX are accepted and closed at
+ * slot.  Connections beyond PZCTL_SERVER_CONNS_MAX are accepted and closed at
  * once.
  * A client that does not read its replies (the socket is full) is
  * disconnected; nothing it sends can stop the server.
@@ -25,44 +25,21 @@
 #include "pzctl_cmd.h"
 #include "pzctl_proto.h"
 #include "pzf_log.h"
-#include "sim_server_internal.h"
+#include "server_internal.h"
 
-int sim_pzctl_open(struct sim_server *s)
+int pzctl_server_open(struct sim_server *s)
 {
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    int len = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "%s:%s", s->name, PZCTL_SUFFIX);
-    int fd;
-
-    s->pzctl_fd = -1;
-    if (len < 0 || (size_t)len >= sizeof(a.sun_path) - 1) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
     s->pzctl_reply = malloc(PZCTL_REPLY_MAX);
-    if (!s->pzctl_reply)
-        return -1;
-    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        goto fail;
-    if (bind(fd, (struct sockaddr *)&a,
-             (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len)) ||
-        listen(fd, SIM_PZCTL_CONNS_MAX)) {
-        int e = errno;
-
-        close(fd);
-        errno = e;
-        goto fail;
-    }
-    s->pzctl_fd = fd;
-    return 0;
-fail:
+    s->pzctl_fd = s->pzctl_reply ? server_listen(s, PZCTL_SUFFIX, PZCTL_SERVER_CONNS_MAX) : -1;
+    if (s->pzctl_fd >= 0)
+        return 0;
     free(s->pzctl_reply);
     s->pzctl_reply = NULL;
     return -1;
 }
 
 /* Close operator connection i. */
-static void sim_pzctl_drop(struct sim_server *s, size_t i)
+static void pzctl_server_drop(struct sim_server *s, size_t i)
 {
     if (!s->pzctl[i].used)
         return;
@@ -70,10 +47,10 @@ static void sim_pzctl_drop(struct sim_server *s, size_t i)
     s->pzctl[i].used = false;
 }
 
-void sim_pzctl_close(struct sim_server *s)
+void pzctl_server_close(struct sim_server *s)
 {
-    for (size_t i = 0; i < SIM_PZCTL_CONNS_MAX; i++)
-        sim_pzctl_drop(s, i);
+    for (size_t i = 0; i < PZCTL_SERVER_CONNS_MAX; i++)
+        pzctl_server_drop(s, i);
     if (s->pzctl_fd >= 0)
         close(s->pzctl_fd);
     s->pzctl_fd = -1;
@@ -81,11 +58,11 @@ void sim_pzctl_close(struct sim_server *s)
     s->pzctl_reply = NULL;
 }
 
-size_t sim_pzctl_num_pfds(const struct sim_server *s)
+size_t pzctl_server_num_pfds(const struct sim_server *s)
 {
     size_t n = 1;
 
-    for (size_t i = 0; i < SIM_PZCTL_CONNS_MAX; i++)
+    for (size_t i = 0; i < PZCTL_SERVER_CONNS_MAX; i++)
         n += s->pzctl[i].used;
     return n;
 }
@@ -95,9 +72,9 @@ size_t sim_pzctl_num_pfds(const struct sim_server *s)
  * handled (slots freed) before new connections are accepted, and a slot
  * reused by an accept has no stale entry left in the round.
  */
-size_t sim_pzctl_pfds(struct sim_server *s, size_t n)
+size_t pzctl_server_pfds(struct sim_server *s, size_t n)
 {
-    for (size_t i = 0; i < SIM_PZCTL_CONNS_MAX; i++) {
+    for (size_t i = 0; i < PZCTL_SERVER_CONNS_MAX; i++) {
         if (!s->pzctl[i].used)
             continue;
         s->pfds[n].fd = s->pzctl[i].fd;
@@ -110,19 +87,19 @@ size_t sim_pzctl_pfds(struct sim_server *s, size_t n)
     return n;
 }
 
-bool sim_pzctl_tag(uint32_t tag)
+bool pzctl_server_tag(uint32_t tag)
 {
     return tag == SIM_PFD_PZCTL_LISTEN || (!(tag & SIM_PFD_AGENT) && (tag & SIM_PFD_PZCTL));
 }
 
 /* Close the connections whose client has hung up; returns how many. */
-static unsigned sim_pzctl_reap(struct sim_server *s)
+static unsigned pzctl_server_reap(struct sim_server *s)
 {
-    struct pollfd pfds[SIM_PZCTL_CONNS_MAX];
-    size_t idx[SIM_PZCTL_CONNS_MAX], n = 0;
+    struct pollfd pfds[PZCTL_SERVER_CONNS_MAX];
+    size_t idx[PZCTL_SERVER_CONNS_MAX], n = 0;
     unsigned closed = 0;
 
-    for (size_t i = 0; i < SIM_PZCTL_CONNS_MAX; i++) {
+    for (size_t i = 0; i < PZCTL_SERVER_CONNS_MAX; i++) {
         if (!s->pzctl[i].used)
             continue;
         pfds[n].fd = s->pzctl[i].fd;
@@ -133,7 +110,7 @@ static unsigned sim_pzctl_reap(struct sim_server *s)
         return 0;
     for (size_t k = 0; k < n; k++) {
         if (pfds[k].revents & (POLLHUP | POLLERR)) {
-            sim_pzctl_drop(s, idx[k]);
+            pzctl_server_drop(s, idx[k]);
             closed++;
         }
     }
@@ -141,9 +118,9 @@ static unsigned sim_pzctl_reap(struct sim_server *s)
 }
 
 /* A free connection slot, or -1. */
-static long sim_pzctl_free_slot(const struct sim_server *s)
+static long pzctl_server_free_slot(const struct sim_server *s)
 {
-    for (size_t i = 0; i < SIM_PZCTL_CONNS_MAX; i++)
+    for (size_t i = 0; i < PZCTL_SERVER_CONNS_MAX; i++)
         if (!s->pzctl[i].used)
             return (long)i;
     return -1;
@@ -155,23 +132,23 @@ static long sim_pzctl_free_slot(const struct sim_server *s)
  * connection just before another connects must not cost that one its
  * slot); false if none waits.
  */
-static bool sim_pzctl_accept_one(struct sim_server *s)
+static bool pzctl_server_accept_one(struct sim_server *s)
 {
     int fd = accept4(s->pzctl_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
     long i;
 
     if (fd < 0)
         return false;
-    i = sim_pzctl_free_slot(s);
-    if (i < 0 && sim_pzctl_reap(s))
-        i = sim_pzctl_free_slot(s);
+    i = pzctl_server_free_slot(s);
+    if (i < 0 && pzctl_server_reap(s))
+        i = pzctl_server_free_slot(s);
     if (i >= 0) {
         s->pzctl[i].used = true;
         s->pzctl[i].fd = fd;
         return true;
     }
     pzf_log(s->verbose, PZF_LOG_ERROR, "pzctl: more than %d connections, refusing one",
-            SIM_PZCTL_CONNS_MAX);
+            PZCTL_SERVER_CONNS_MAX);
     close(fd);
     return true;
 }
@@ -180,14 +157,14 @@ static bool sim_pzctl_accept_one(struct sim_server *s)
  * Accept every waiting connection (up to the backlog's worth): clients that
  * connect without waiting find the backlog full otherwise.
  */
-static void sim_pzctl_accept(struct sim_server *s)
+static void pzctl_server_accept(struct sim_server *s)
 {
-    for (unsigned i = 0; i < 2 * SIM_PZCTL_CONNS_MAX && sim_pzctl_accept_one(s); i++)
+    for (unsigned i = 0; i < 2 * PZCTL_SERVER_CONNS_MAX && pzctl_server_accept_one(s); i++)
         ;
 }
 
 /* Log a request and the first line of its reply (with -v), control bytes as '?'. */
-static void sim_pzctl_log(const struct sim_server *s, const char *req, size_t len)
+static void pzctl_server_log(const struct sim_server *s, const char *req, size_t len)
 {
     char line[160];
     size_t n;
@@ -203,7 +180,7 @@ static void sim_pzctl_log(const struct sim_server *s, const char *req, size_t le
 }
 
 /* Read and answer one request on connection i; returns false if it must close. */
-static bool sim_pzctl_serve_one(struct sim_server *s, size_t i)
+static bool pzctl_server_serve_one(struct sim_server *s, size_t i)
 {
     char req[PZCTL_REQUEST_MAX + 1];
     ssize_t n = recv(s->pzctl[i].fd, req, sizeof(req), MSG_DONTWAIT);
@@ -215,7 +192,7 @@ static bool sim_pzctl_serve_one(struct sim_server *s, size_t i)
         return false; /* closed (an empty message reads the same) */
     len = pzctl_execute(s->f, sim_server_num_clients(s), req, (size_t)n, s->pzctl_reply,
                         PZCTL_REPLY_MAX);
-    sim_pzctl_log(s, req, (size_t)n);
+    pzctl_server_log(s, req, (size_t)n);
     if (send(s->pzctl[i].fd, s->pzctl_reply, len, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)len) {
         pzf_log(s->verbose, PZF_LOG_ERROR, "pzctl: cannot send a reply: %s", strerror(errno));
         return false;
@@ -223,22 +200,22 @@ static bool sim_pzctl_serve_one(struct sim_server *s, size_t i)
     return true;
 }
 
-void sim_pzctl_handle(struct sim_server *s, uint32_t tag, short revents)
+void pzctl_server_handle(struct sim_server *s, uint32_t tag, short revents)
 {
     size_t i;
 
     if (tag == SIM_PFD_PZCTL_LISTEN) {
         if (revents & POLLIN)
-            sim_pzctl_accept(s);
+            pzctl_server_accept(s);
         return;
     }
     i = tag & ~SIM_PFD_PZCTL;
-    if (i >= SIM_PZCTL_CONNS_MAX || !s->pzctl[i].used)
+    if (i >= PZCTL_SERVER_CONNS_MAX || !s->pzctl[i].used)
         return;
     if ((revents & (POLLERR | POLLHUP)) && !(revents & POLLIN)) {
-        sim_pzctl_drop(s, i);
+        pzctl_server_drop(s, i);
         return;
     }
-    if (!sim_pzctl_serve_one(s, i))
-        sim_pzctl_drop(s, i);
+    if (!pzctl_server_serve_one(s, i))
+        pzctl_server_drop(s, i);
 }

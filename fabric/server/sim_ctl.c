@@ -11,7 +11,7 @@
 #include <infiniband/mad.h>
 
 #include "pzf_log.h"
-#include "sim_server_internal.h"
+#include "server_internal.h"
 
 /* Whether the message names an attached client. */
 static bool sim_ctl_client_ok(const struct sim_server *s, const struct sim_ctl *ctl)
@@ -26,6 +26,13 @@ static int sim_ctl_attr(struct sim_server *s, const struct sim_ctl *ctl, uint16_
                         uint32_t mod, uint8_t buf[64])
 {
     return fabric_client_get_attr(s->f, ctl->clientid, attr, mod, buf) ? -1 : 0;
+}
+
+/* Put an answer of len bytes into the control message's data, zero-padded. */
+static void sim_ctl_answer(struct sim_ctl *ctl, const void *answer, size_t len)
+{
+    memset(ctl->data, 0, sizeof(ctl->data));
+    memcpy(ctl->data, answer, len);
 }
 
 /* CONNECT: attach a client at $SIM_HOST (or the first node); returns 0 or -1. */
@@ -74,8 +81,7 @@ static int sim_ctl_get_port(struct sim_server *s, struct sim_ctl *ctl)
         return -1;
     port.lid = (uint16_t)mad_get_field(pi, 0, IB_PORT_LID_F);
     port.state = (uint8_t)mad_get_field(pi, 0, IB_PORT_STATE_F);
-    memset(ctl->data, 0, sizeof(ctl->data));
-    memcpy(ctl->data, &port, sizeof(port));
+    sim_ctl_answer(ctl, &port, sizeof(port));
     return 0;
 }
 
@@ -91,8 +97,7 @@ static int sim_ctl_get_vendor(struct sim_server *s, struct sim_ctl *ctl)
     v.vendor_part_id = mad_get_field(ni, 0, IB_NODE_DEVID_F);
     v.hw_ver = mad_get_field(ni, 0, IB_NODE_REVISION_F);
     v.fw_ver = 1;
-    memset(ctl->data, 0, sizeof(ctl->data));
-    memcpy(ctl->data, &v, sizeof(v));
+    sim_ctl_answer(ctl, &v, sizeof(v));
     return 0;
 }
 
@@ -119,8 +124,7 @@ static int sim_ctl_get_guid(struct sim_server *s, struct sim_ctl *ctl)
     if (sim_ctl_attr(s, ctl, IB_ATTR_NODE_INFO, 0, ni))
         return -1;
     guid = mad_get_field64(ni, 0, IB_NODE_GUID_F);
-    memset(ctl->data, 0, sizeof(ctl->data));
-    memcpy(ctl->data, &guid, sizeof(guid));
+    sim_ctl_answer(ctl, &guid, sizeof(guid));
     return 0;
 }
 

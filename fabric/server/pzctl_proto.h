@@ -1,6 +1,6 @@
 /*
  * pzctl_proto.h - pzfabric's operator control socket, shared by pzfabric
- * (sim_pzctl.c, pzctl_cmd.c) and tools/pzfabric_ctl.c.
+ * (pzctl_server.c, pzctl_cmd.c) and tools/pzfabric_ctl.c.
  *
  * Socket: SOCK_SEQPACKET, abstract name "NAME:pzctl" (no terminating NUL in
  * the address), NAME the simulator's socket name.  A client connects and

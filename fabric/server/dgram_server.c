@@ -1,5 +1,5 @@
 /*
- * sim_dgram.c - pzfabric's datagram socket "<name>:dgram" (abstract unix
+ * dgram_server.c - pzfabric's datagram socket "<name>:dgram" (abstract unix
  * SOCK_SEQPACKET, wire format in board/board_sim_dgram.h): a connection
  * attaches as one QP of a node's port-0 stack (several connections, up to
  * FABRIC_DGRAM_QPS_MAX, may attach to one node, each its own QP), then
@@ -24,21 +24,21 @@
 #include "board_sim_dgram.h"
 #include "fabric_dgram.h"
 #include "pzf_log.h"
-#include "sim_server_internal.h"
+#include "server_internal.h"
 
-#define SIM_DGRAM_CONNS_MAX 1024 /* connections (QPs) at once */
+#define DGRAM_SERVER_CONNS_MAX 1024 /* connections (QPs) at once */
 
 /* One connection on the datagram socket: one QP of a node's port-0 stack. */
-struct sim_dgram_conn {
+struct dgram_server_conn {
     struct sim_server *s;
     int fd;
     long node;    /* attached node, or -1 before ATTACH */
     uint32_t qpn; /* its QP once attached */
 };
 
-struct sim_dgram {
+struct dgram_server {
     int listen_fd;
-    struct sim_dgram_conn **conns; /* [num_conns], NULL: a free slot */
+    struct dgram_server_conn **conns; /* [num_conns], NULL: a free slot */
     size_t num_conns;
     unsigned long bad;                    /* malformed or refused messages */
     unsigned long overrun;                /* datagrams a client's socket had no room for */
@@ -46,42 +46,24 @@ struct sim_dgram {
     uint8_t out[BOARD_SIM_DGRAM_MAX];     /* a RECV being written (while buf is sent) */
 };
 
-bool sim_dgram_tag(uint32_t tag)
+bool dgram_server_tag(uint32_t tag)
 {
     return tag == SIM_PFD_DGRAM_LISTEN || (tag & SIM_PFD_DGRAM_MASK) == SIM_PFD_DGRAM;
 }
 
-int sim_dgram_open(struct sim_server *s)
+int dgram_server_open(struct sim_server *s)
 {
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    int len = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "%s:dgram", s->name);
-    int fd;
-
     s->dgram = calloc(1, sizeof(*s->dgram));
     if (!s->dgram)
         return -1;
-    s->dgram->listen_fd = -1;
-    if (len < 0 || (size_t)len >= sizeof(a.sun_path) - 1) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    if (bind(fd, (struct sockaddr *)&a,
-             (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len)) ||
-        listen(fd, 16)) {
-        close(fd);
-        return -1;
-    }
-    s->dgram->listen_fd = fd;
-    return 0;
+    s->dgram->listen_fd = server_listen(s, "dgram", 16);
+    return s->dgram->listen_fd < 0 ? -1 : 0;
 }
 
 /* Close connection i; its QP is detached. */
-static void sim_dgram_conn_close(struct sim_server *s, size_t i)
+static void dgram_server_conn_close(struct sim_server *s, size_t i)
 {
-    struct sim_dgram_conn *c = s->dgram->conns[i];
+    struct dgram_server_conn *c = s->dgram->conns[i];
 
     if (!c)
         return;
@@ -95,12 +77,12 @@ static void sim_dgram_conn_close(struct sim_server *s, size_t i)
     s->dgram->conns[i] = NULL;
 }
 
-void sim_dgram_close(struct sim_server *s)
+void dgram_server_close(struct sim_server *s)
 {
     if (!s->dgram)
         return;
     for (size_t i = 0; i < s->dgram->num_conns; i++)
-        sim_dgram_conn_close(s, i);
+        dgram_server_conn_close(s, i);
     if (s->dgram->listen_fd >= 0)
         close(s->dgram->listen_fd);
     free(s->dgram->conns);
@@ -108,12 +90,12 @@ void sim_dgram_close(struct sim_server *s)
     s->dgram = NULL;
 }
 
-size_t sim_dgram_num_pfds(const struct sim_server *s)
+size_t dgram_server_num_pfds(const struct sim_server *s)
 {
     return s->dgram ? 1 + s->dgram->num_conns : 0;
 }
 
-size_t sim_dgram_pfds(struct sim_server *s, size_t n)
+size_t dgram_server_pfds(struct sim_server *s, size_t n)
 {
     if (!s->dgram)
         return n;
@@ -131,11 +113,11 @@ size_t sim_dgram_pfds(struct sim_server *s, size_t n)
 }
 
 /* Accept one connection into a free slot. */
-static void sim_dgram_accept(struct sim_server *s)
+static void dgram_server_accept(struct sim_server *s)
 {
-    struct sim_dgram *g = s->dgram;
+    struct dgram_server *g = s->dgram;
     int fd = accept4(g->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    struct sim_dgram_conn *c;
+    struct dgram_server_conn *c;
     size_t i;
 
     if (fd < 0)
@@ -145,13 +127,13 @@ static void sim_dgram_accept(struct sim_server *s)
         close(fd);
         return;
     }
-    *c = (struct sim_dgram_conn){.s = s, .fd = fd, .node = -1};
+    *c = (struct dgram_server_conn){.s = s, .fd = fd, .node = -1};
     for (i = 0; i < g->num_conns && g->conns[i]; i++)
         ;
     if (i == g->num_conns) {
-        struct sim_dgram_conn **grown;
+        struct dgram_server_conn **grown;
 
-        grown = g->num_conns >= SIM_DGRAM_CONNS_MAX
+        grown = g->num_conns >= DGRAM_SERVER_CONNS_MAX
                     ? NULL
                     : realloc(g->conns, (g->num_conns + 1) * sizeof(*grown));
         if (!grown) {
@@ -166,12 +148,12 @@ static void sim_dgram_accept(struct sim_server *s)
 }
 
 /* The fabric delivers a datagram to the QP of connection arg: one RECV message. */
-static void sim_dgram_rx(void *arg, size_t node, const struct board_dgram_addr *a,
-                         const uint8_t *payload, size_t len)
+static void dgram_server_rx(void *arg, size_t node, const struct board_dgram_addr *a,
+                            const uint8_t *payload, size_t len)
 {
-    struct sim_dgram_conn *c = arg;
+    struct dgram_server_conn *c = arg;
     struct sim_server *s = c->s;
-    struct sim_dgram *g = s->dgram;
+    struct dgram_server *g = s->dgram;
     size_t n =
         board_sim_dgram_encode(g->out, sizeof(g->out), BOARD_SIM_DGRAM_RECV, 0, a, payload, len);
 
@@ -183,8 +165,8 @@ static void sim_dgram_rx(void *arg, size_t node, const struct board_dgram_addr *
 }
 
 /* Send the ATTACHED answer (status, QP number, LID). */
-static void sim_dgram_attached(struct sim_server *s, struct sim_dgram_conn *c, int status,
-                               uint32_t qpn, uint16_t lid)
+static void dgram_server_attached(struct sim_server *s, struct dgram_server_conn *c, int status,
+                                  uint32_t qpn, uint16_t lid)
 {
     struct board_dgram_addr a = {.src_qp = qpn, .slid = lid};
     uint8_t msg[BOARD_SIM_DGRAM_HDR];
@@ -196,8 +178,8 @@ static void sim_dgram_attached(struct sim_server *s, struct sim_dgram_conn *c, i
 }
 
 /* Handle the first message of a connection; returns 0, or -1: refused, close it. */
-static int sim_dgram_attach(struct sim_server *s, struct sim_dgram_conn *c,
-                            const struct board_sim_dgram_msg *m)
+static int dgram_server_attach(struct sim_server *s, struct dgram_server_conn *c,
+                               const struct board_sim_dgram_msg *m)
 {
     char name[BOARD_SIM_DGRAM_NAME_MAX + 1];
     uint32_t qpn = 0;
@@ -205,30 +187,31 @@ static int sim_dgram_attach(struct sim_server *s, struct sim_dgram_conn *c,
     int rc;
 
     if (m->op != BOARD_SIM_DGRAM_ATTACH) {
-        sim_dgram_attached(s, c, -EPROTO, 0, 0);
+        dgram_server_attached(s, c, -EPROTO, 0, 0);
         return -1;
     }
     memcpy(name, m->payload, m->len);
     name[m->len] = '\0';
     node = fabric_find_node(s->f, name);
     rc = node < 0 ? -ENOENT
-                  : fabric_dgram_attach(s->f, (size_t)node, m->a.qkey, sim_dgram_rx, c, &qpn);
+                  : fabric_dgram_attach(s->f, (size_t)node, m->a.qkey, dgram_server_rx, c, &qpn);
     if (rc) {
         pzf_log(s->verbose, PZF_LOG_ERROR, "datagram attach to \"%s\" refused: %s", name,
                 strerror(-rc));
-        sim_dgram_attached(s, c, rc, 0, 0);
+        dgram_server_attached(s, c, rc, 0, 0);
         return -1;
     }
     c->node = node;
     c->qpn = qpn;
-    sim_dgram_attached(s, c, 0, qpn, fabric_dgram_lid(s->f, (size_t)node));
+    dgram_server_attached(s, c, 0, qpn, fabric_dgram_lid(s->f, (size_t)node));
     pzf_log(s->verbose, PZF_LOG_INFO, "datagram stack attached to %s (QP 0x%06x, Q_Key 0x%08x)",
             name, qpn, m->a.qkey);
     return 0;
 }
 
 /* Count and log a message an attached stack should not have sent. */
-static void sim_dgram_bad(struct sim_server *s, const struct sim_dgram_conn *c, const char *what)
+static void dgram_server_bad(struct sim_server *s, const struct dgram_server_conn *c,
+                             const char *what)
 {
     s->dgram->bad++;
     pzf_log(s->verbose, PZF_LOG_ERROR, "datagram socket (%s): %s",
@@ -236,10 +219,10 @@ static void sim_dgram_bad(struct sim_server *s, const struct sim_dgram_conn *c, 
 }
 
 /* Read and handle one message of connection i: 1 handled, 0 none waiting, -1 close it. */
-static int sim_dgram_serve_one(struct sim_server *s, size_t i)
+static int dgram_server_serve_one(struct sim_server *s, size_t i)
 {
-    struct sim_dgram *g = s->dgram;
-    struct sim_dgram_conn *c = g->conns[i];
+    struct dgram_server *g = s->dgram;
+    struct dgram_server_conn *c = g->conns[i];
     struct board_sim_dgram_msg m;
     ssize_t n = recv(c->fd, g->buf, sizeof(g->buf), MSG_DONTWAIT);
     int rc;
@@ -253,32 +236,32 @@ static int sim_dgram_serve_one(struct sim_server *s, size_t i)
         if (c->node < 0) {
             g->bad++;
             pzf_log(s->verbose, PZF_LOG_ERROR, "datagram socket: malformed attach (%zd bytes)", n);
-            sim_dgram_attached(s, c, -EPROTO, 0, 0);
+            dgram_server_attached(s, c, -EPROTO, 0, 0);
             return -1;
         }
-        sim_dgram_bad(s, c, "malformed message");
+        dgram_server_bad(s, c, "malformed message");
         return 1;
     }
     if (c->node < 0)
-        return sim_dgram_attach(s, c, &m) ? -1 : 1;
+        return dgram_server_attach(s, c, &m) ? -1 : 1;
     switch (m.op) {
     case BOARD_SIM_DGRAM_SEND:
         rc = fabric_dgram_send_qp(s->f, (size_t)c->node, c->qpn, &m.a, m.payload, m.len);
         if (rc)
-            sim_dgram_bad(s, c, strerror(-rc));
+            dgram_server_bad(s, c, strerror(-rc));
         break;
     case BOARD_SIM_DGRAM_QKEY:
         fabric_dgram_set_qkey_qp(s->f, (size_t)c->node, c->qpn, m.a.qkey);
         break;
     default:
         fabric_dgram_note_malformed(s->f);
-        sim_dgram_bad(s, c, "unexpected message type");
+        dgram_server_bad(s, c, "unexpected message type");
         break;
     }
     return 1;
 }
 
-void sim_dgram_handle(struct sim_server *s, uint32_t tag, short revents)
+void dgram_server_handle(struct sim_server *s, uint32_t tag, short revents)
 {
     size_t i;
 
@@ -286,21 +269,21 @@ void sim_dgram_handle(struct sim_server *s, uint32_t tag, short revents)
         return;
     if (tag == SIM_PFD_DGRAM_LISTEN) {
         if (revents & POLLIN)
-            sim_dgram_accept(s);
+            dgram_server_accept(s);
         return;
     }
     i = tag & ~SIM_PFD_DGRAM_MASK;
     if (i >= s->dgram->num_conns || !s->dgram->conns[i])
         return;
     if ((revents & (POLLERR | POLLHUP)) && !(revents & POLLIN)) {
-        sim_dgram_conn_close(s, i);
+        dgram_server_conn_close(s, i);
         return;
     }
     for (unsigned k = 0; k < SIM_READ_BURST; k++) {
-        int rc = sim_dgram_serve_one(s, i);
+        int rc = dgram_server_serve_one(s, i);
 
         if (rc < 0)
-            sim_dgram_conn_close(s, i);
+            dgram_server_conn_close(s, i);
         if (rc <= 0)
             return;
     }

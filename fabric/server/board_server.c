@@ -1,5 +1,5 @@
 /*
- * sim_board.c - pzfabric's board/sim server: the SOCK_SEQPACKET socket
+ * board_server.c - pzfabric's board/sim server: the SOCK_SEQPACKET socket
  * "<name>:board" where an external agent (portzerod with board = sim)
  * attaches to a switch and then reads and programs its tables.
  *
@@ -22,13 +22,13 @@
 
 #include "board_sim_proto.h"
 #include "pzf_log.h"
-#include "sim_server_internal.h"
+#include "server_internal.h"
 
-/* Most board requests sim_board_sync serves for one MAD. */
-#define SIM_BOARD_SYNC_MAX 4096u
+/* Most board requests board_server_sync serves for one MAD. */
+#define BOARD_SERVER_SYNC_MAX 4096u
 
 /* Send agent connection a a PORT_EVENT for port; returns 0, or -1 if it did not fit. */
-static int sim_board_send_event(struct sim_agent *a, uint32_t port)
+static int board_server_send_event(struct sim_agent *a, uint32_t port)
 {
     struct board_sim_msg ev;
 
@@ -42,41 +42,23 @@ static int sim_board_send_event(struct sim_agent *a, uint32_t port)
  * (the agent keeps port statuses between events).  One that did not fit the
  * socket is made up for by an event for every port before the next answer.
  */
-static void sim_board_port_event(void *arg, size_t node, unsigned port)
+static void board_server_port_event(void *arg, size_t node, unsigned port)
 {
     struct sim_server *s = arg;
 
     for (size_t i = 0; i < s->num_agents; i++) {
         struct sim_agent *a = &s->agents[i];
 
-        if (a->used && a->node == (long)node && sim_board_send_event(a, port))
+        if (a->used && a->node == (long)node && board_server_send_event(a, port))
             a->events_lost = true;
     }
 }
 
-int sim_board_open(struct sim_server *s)
+int board_server_open(struct sim_server *s)
 {
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    int len = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "%s:board", s->name);
-    int fd;
-
-    s->board_fd = -1;
-    fabric_set_port_event(s->f, sim_board_port_event, s);
-    if (len < 0 || (size_t)len >= sizeof(a.sun_path) - 1) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    if (bind(fd, (struct sockaddr *)&a,
-             (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len)) ||
-        listen(fd, 8)) {
-        close(fd);
-        return -1;
-    }
-    s->board_fd = fd;
-    return 0;
+    fabric_set_port_event(s->f, board_server_port_event, s);
+    s->board_fd = server_listen(s, "board", 8);
+    return s->board_fd < 0 ? -1 : 0;
 }
 
 /* Close one agent connection; its switch loses its agent (and the client its MADs had). */
@@ -98,7 +80,7 @@ static void sim_agent_close(struct sim_server *s, size_t i)
     memset(a, 0, sizeof(*a));
 }
 
-void sim_board_close(struct sim_server *s)
+void board_server_close(struct sim_server *s)
 {
     fabric_set_port_event(s->f, NULL, NULL);
     for (size_t i = 0; i < s->num_agents; i++)
@@ -111,12 +93,12 @@ void sim_board_close(struct sim_server *s)
     s->board_fd = -1;
 }
 
-size_t sim_board_num_pfds(const struct sim_server *s)
+size_t board_server_num_pfds(const struct sim_server *s)
 {
     return 1 + s->num_agents;
 }
 
-size_t sim_board_pfds(struct sim_server *s, size_t n)
+size_t board_server_pfds(struct sim_server *s, size_t n)
 {
     s->pfds[n].fd = s->board_fd;
     s->pfds[n].events = POLLIN;
@@ -132,7 +114,7 @@ size_t sim_board_pfds(struct sim_server *s, size_t n)
 }
 
 /* Accept one connection into a free agent slot. */
-static void sim_board_accept(struct sim_server *s)
+static void board_server_accept(struct sim_server *s)
 {
     int fd = accept4(s->board_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
     size_t i;
@@ -155,7 +137,7 @@ static void sim_board_accept(struct sim_server *s)
 }
 
 /* The client id of the umad client with this pid attached at node, or -1. */
-static long sim_board_client_of(const struct sim_server *s, uint32_t pid, size_t node)
+static long board_server_client_of(const struct sim_server *s, uint32_t pid, size_t node)
 {
     for (size_t i = 0; i < s->num_conns; i++) {
         size_t where;
@@ -173,8 +155,8 @@ static long sim_board_client_of(const struct sim_server *s, uint32_t pid, size_t
  * A client at node for the agent of connection a, whose MADs a carries
  * (BOARD_SIM_ATTACH_MADS); returns its id, or -1.
  */
-static long sim_board_mad_client(struct sim_server *s, struct sim_agent *a, uint32_t pid,
-                                 size_t node)
+static long board_server_mad_client(struct sim_server *s, struct sim_agent *a, uint32_t pid,
+                                    size_t node)
 {
     unsigned id;
 
@@ -189,8 +171,8 @@ static long sim_board_mad_client(struct sim_server *s, struct sim_agent *a, uint
 }
 
 /* Handle ATTACH: bind the connection to a switch; returns the errno to answer. */
-static int sim_board_attach(struct sim_server *s, struct sim_agent *a,
-                            const struct board_sim_msg *m)
+static int board_server_attach(struct sim_server *s, struct sim_agent *a,
+                               const struct board_sim_msg *m)
 {
     bool mads = m->c & BOARD_SIM_ATTACH_MADS;
     char name[64];
@@ -202,8 +184,8 @@ static int sim_board_attach(struct sim_server *s, struct sim_agent *a,
     node = fabric_find_node(s->f, name);
     if (node < 0 || !fabric_node_is_switch(s->f, (size_t)node))
         return ENOENT;
-    client = mads ? sim_board_mad_client(s, a, m->b, (size_t)node)
-                  : sim_board_client_of(s, m->b, (size_t)node);
+    client = mads ? board_server_mad_client(s, a, m->b, (size_t)node)
+                  : board_server_client_of(s, m->b, (size_t)node);
     if (client < 0) {
         pzf_log(s->verbose, PZF_LOG_ERROR,
                 mads ? "board attach to %s (pid %u): no room for its MADs"
@@ -224,7 +206,7 @@ static int sim_board_attach(struct sim_server *s, struct sim_agent *a,
 }
 
 /* Answer a request that cannot be executed with -err. */
-static void sim_board_refuse(struct sim_agent *a, const struct board_sim_msg *m, int err)
+static void board_server_refuse(struct sim_agent *a, const struct board_sim_msg *m, int err)
 {
     struct board_sim_msg resp;
 
@@ -234,8 +216,8 @@ static void sim_board_refuse(struct sim_agent *a, const struct board_sim_msg *m,
 }
 
 /* Answer MAD_RX: the receive record of an SMP handed to the agent. */
-static void sim_board_mad_rx(struct sim_server *s, const struct sim_agent *a,
-                             const struct board_sim_msg *m, struct board_sim_msg *resp)
+static void board_server_mad_rx(struct sim_server *s, const struct sim_agent *a,
+                                const struct board_sim_msg *m, struct board_sim_msg *resp)
 {
     struct board_mad_rx rx;
     int rc = fabric_agent_mad_rx(s->f, (size_t)a->node, (uint64_t)m->a << 32 | m->b, &rx);
@@ -252,8 +234,8 @@ static void sim_board_mad_rx(struct sim_server *s, const struct sim_agent *a,
  * before have run: one connection, in order).  Malformed ones and MADs of
  * an agent that did not ask to carry them are logged and dropped.
  */
-static void sim_board_mad_in(struct sim_server *s, const struct sim_agent *a,
-                             const struct board_sim_msg *msg)
+static void board_server_mad_in(struct sim_server *s, const struct sim_agent *a,
+                                const struct board_sim_msg *msg)
 {
     struct board_sim_mad bm;
     struct fabric_mad m;
@@ -275,7 +257,7 @@ static void sim_board_mad_in(struct sim_server *s, const struct sim_agent *a,
 }
 
 /* A MAD's TID (big-endian at byte 8). */
-static uint64_t sim_board_tid(const uint8_t *mad)
+static uint64_t board_server_tid(const uint8_t *mad)
 {
     uint64_t tid = 0;
 
@@ -285,13 +267,13 @@ static uint64_t sim_board_tid(const uint8_t *mad)
 }
 
 /* Whether a MAD is an SMP request (for which the fabric keeps a receive record). */
-static bool sim_board_is_smp_request(const uint8_t *mad)
+static bool board_server_is_smp_request(const uint8_t *mad)
 {
     return (mad[1] == 0x01 || mad[1] == 0x81) && !(mad[3] & 0x80);
 }
 
 /* Send agent a's queued MADs while its socket takes them; false on a broken socket. */
-static bool sim_board_flush(struct sim_agent *a)
+static bool board_server_flush(struct sim_agent *a)
 {
     while (a->tx_count) {
         ssize_t n = send(a->fd, &a->txq[a->tx_head], sizeof(*a->txq), MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -307,7 +289,7 @@ static bool sim_board_flush(struct sim_agent *a)
 }
 
 /* Queue a MAD message for agent a (its socket is full); false when the queue is at its limit. */
-static bool sim_board_queue(struct sim_agent *a, const struct board_sim_msg *msg)
+static bool board_server_queue(struct sim_agent *a, const struct board_sim_msg *msg)
 {
     if (a->tx_count == a->tx_cap) {
         size_t cap = a->tx_cap ? 2 * a->tx_cap : 64;
@@ -331,18 +313,18 @@ static bool sim_board_queue(struct sim_agent *a, const struct board_sim_msg *msg
  * while its socket is full; a full queue loses it, and the agent times the
  * request out).  Also a board_sim_serve_counters_many emitter.
  */
-static void sim_board_emit(void *arg, const struct board_sim_msg *msg)
+static void board_server_emit(void *arg, const struct board_sim_msg *msg)
 {
     struct sim_agent *a = arg;
 
     if (a->tx_count == 0 &&
         send(a->fd, msg, sizeof(*msg), MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(*msg))
         return;
-    if (!sim_board_queue(a, msg))
+    if (!board_server_queue(a, msg))
         a->tx_lost++;
 }
 
-void sim_board_deliver(struct sim_server *s, size_t i, const struct fabric_mad *m)
+void board_server_deliver(struct sim_server *s, size_t i, const struct fabric_mad *m)
 {
     struct sim_agent *a = i < s->num_agents ? &s->agents[i] : NULL;
     struct board_sim_mad bm;
@@ -361,12 +343,12 @@ void sim_board_deliver(struct sim_server *s, size_t i, const struct fabric_mad *
     bm.len = m->len && m->len <= sizeof(bm.mad) ? m->len : sizeof(bm.mad);
     memcpy(bm.mad, m->mad, sizeof(bm.mad));
     /* The ingress port the switch recorded: the MAD itself travels whole. */
-    if (sim_board_is_smp_request(m->mad) &&
-        fabric_agent_mad_rx(s->f, (size_t)a->node, sim_board_tid(m->mad), &rx) == 0)
+    if (board_server_is_smp_request(m->mad) &&
+        fabric_agent_mad_rx(s->f, (size_t)a->node, board_server_tid(m->mad), &rx) == 0)
         bm.port = rx.port;
     board_sim_pack_mad(&msg, 0, &bm);
     lost = a->tx_lost;
-    sim_board_emit(a, &msg);
+    board_server_emit(a, &msg);
     if (a->tx_lost != lost)
         pzf_log(s->verbose, PZF_LOG_ERROR, "agent of %s: MAD lost (its queue is full)",
                 fabric_node_name(s->f, (size_t)a->node));
@@ -380,7 +362,7 @@ void sim_board_deliver(struct sim_server *s, size_t i, const struct fabric_mad *
  * is logged.  No timer runs here: only the SMAs of nodes whose ports the
  * request changed are polled (fabric_settle), the rest waits for its deadline.
  */
-static int sim_board_serve_msg(struct sim_server *s, size_t i, const uint8_t *buf, ssize_t n)
+static int board_server_serve_msg(struct sim_server *s, size_t i, const uint8_t *buf, ssize_t n)
 {
     struct sim_agent *a = &s->agents[i];
     struct board_sim_msg m, resp;
@@ -392,36 +374,36 @@ static int sim_board_serve_msg(struct sim_server *s, size_t i, const uint8_t *bu
         pzf_log(s->verbose, PZF_LOG_ERROR, "board socket: malformed message (%zd bytes)", n);
         memset(&m, 0, sizeof(m));
         m.op = BOARD_SIM_ATTACH;
-        sim_board_refuse(a, &m, EPROTO);
+        board_server_refuse(a, &m, EPROTO);
         return a->node >= 0 ? 1 : -1; /* before ATTACH, garbage ends the connection */
     }
     if (a->node < 0) {
-        err = m.op == BOARD_SIM_ATTACH ? sim_board_attach(s, a, &m) : EPROTO;
+        err = m.op == BOARD_SIM_ATTACH ? board_server_attach(s, a, &m) : EPROTO;
         if (err) {
-            sim_board_refuse(a, &m, err);
+            board_server_refuse(a, &m, err);
             return -1;
         }
     }
     if (m.op == BOARD_SIM_MAD) {
-        sim_board_mad_in(s, a, &m);
+        board_server_mad_in(s, a, &m);
         return 1;
     }
     if (m.op == BOARD_SIM_COUNTERS_MANY) {
         /* Many answers for one request: in order behind what waits for the agent. */
-        board_sim_serve_counters_many(fabric_node_board(s->f, (size_t)a->node), &m, sim_board_emit,
-                                      a);
+        board_sim_serve_counters_many(fabric_node_board(s->f, (size_t)a->node), &m,
+                                      board_server_emit, a);
         return 1;
     }
     if (m.op == BOARD_SIM_MAD_RX) {
         /* The fabric's knowledge, not the board's; it changes nothing: no tick. */
-        sim_board_mad_rx(s, a, &m, &resp);
+        board_server_mad_rx(s, a, &m, &resp);
         send(a->fd, &resp, sizeof(resp), MSG_NOSIGNAL | MSG_DONTWAIT);
         return 1;
     }
     board_sim_serve(fabric_node_board(s->f, (size_t)a->node), buf, (size_t)n, &resp);
     if (m.op == BOARD_SIM_ATTACH && !resp.status) /* port changes are pushed; MADs if asked */
         resp.c = htonl(BOARD_SIM_ATTACH_EVENTS | (a->client >= 0 ? BOARD_SIM_ATTACH_MADS : 0));
-    if (a->events_lost && !sim_board_send_event(a, BOARD_SIM_PORT_ALL))
+    if (a->events_lost && !board_server_send_event(a, BOARD_SIM_PORT_ALL))
         a->events_lost = false;
     if (!board_sim_reply_wanted(&resp)) {
         if (resp.status)
@@ -441,7 +423,7 @@ static int sim_board_serve_msg(struct sim_server *s, size_t i, const uint8_t *bu
  * than SIM_RECV_BATCH: the socket is empty now), or -1 when the connection
  * must close.
  */
-static int sim_board_serve_batch(struct sim_server *s, size_t i)
+static int board_server_serve_batch(struct sim_server *s, size_t i)
 {
     uint8_t bufs[SIM_RECV_BATCH][sizeof(struct board_sim_msg) + 1];
     struct mmsghdr msgs[SIM_RECV_BATCH];
@@ -458,12 +440,12 @@ static int sim_board_serve_batch(struct sim_server *s, size_t i)
     if (got == 0)
         return -1;
     for (int k = 0; k < got; k++)
-        if (sim_board_serve_msg(s, i, bufs[k], (ssize_t)msgs[k].msg_len) < 0)
+        if (board_server_serve_msg(s, i, bufs[k], (ssize_t)msgs[k].msg_len) < 0)
             return -1;
     return got;
 }
 
-void sim_board_sync(struct sim_server *s, unsigned client)
+void board_server_sync(struct sim_server *s, unsigned client)
 {
     size_t where;
     unsigned port;
@@ -481,7 +463,7 @@ void sim_board_sync(struct sim_server *s, unsigned client)
          * keeps writing from holding the fabric here.
          */
         for (unsigned k = 0;
-             (rc = sim_board_serve_batch(s, i)) == SIM_RECV_BATCH && k < SIM_BOARD_SYNC_MAX;
+             (rc = board_server_serve_batch(s, i)) == SIM_RECV_BATCH && k < BOARD_SERVER_SYNC_MAX;
              k += SIM_RECV_BATCH)
             ;
         if (rc < 0)
@@ -489,26 +471,26 @@ void sim_board_sync(struct sim_server *s, unsigned client)
     }
 }
 
-void sim_board_handle(struct sim_server *s, uint32_t tag, short revents)
+void board_server_handle(struct sim_server *s, uint32_t tag, short revents)
 {
     size_t i;
 
     if (tag == SIM_PFD_BOARD_LISTEN) {
         if (revents & POLLIN)
-            sim_board_accept(s);
+            board_server_accept(s);
         return;
     }
     i = tag & ~SIM_PFD_AGENT;
     if (i >= s->num_agents || !s->agents[i].used)
         return;
     if (((revents & (POLLERR | POLLHUP)) && !(revents & POLLIN)) ||
-        ((revents & POLLOUT) && !sim_board_flush(&s->agents[i]))) {
+        ((revents & POLLOUT) && !board_server_flush(&s->agents[i]))) {
         sim_agent_close(s, i);
         return;
     }
     /* A burst at a time: posted requests come many per MAD round. */
     for (unsigned k = 0; k < SIM_READ_BURST; k += SIM_RECV_BATCH) {
-        int rc = sim_board_serve_batch(s, i);
+        int rc = board_server_serve_batch(s, i);
 
         if (rc < 0)
             sim_agent_close(s, i);

@@ -1,0 +1,683 @@
+/*
+ * pz_reach.c - switch-to-switch reachability in portzerod (see pz_reach.h).
+ */
+#include "pz_reach.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <infiniband/mad.h>
+
+#include "board.h"
+#include "mad.h"
+#include "pz_echo.h"
+#include "pz_log.h"
+#include "sa_query.h"
+#include "sma.h"
+
+/* Port 0's PortInfo is looked at this often (LID, SM, ClientReregister). */
+#define PZ_REACH_PORT_NS 200000000ull
+/* ... and this soon after an SMP Set. */
+#define PZ_REACH_PORT_SOON_NS 5000000ull
+/* An SA request unanswered this long is sent again, PZ_REACH_SA_TRIES times in all. */
+#define PZ_REACH_SA_TIMEOUT_NS 4000000000ull /* OpenSM answers late while it sweeps */
+#define PZ_REACH_SA_TRIES 3
+/* Probes handed out per timer run at most (the rest on the next). */
+#define PZ_REACH_PROBE_BATCH 32
+/* Discovery asked again this soon after the SA was found to have lost the records. */
+#define PZ_REACH_REDISCOVER_NS 2000000000ull
+/* Register retried this soon after a failed Set. */
+#define PZ_REACH_RETRY_NS 5000000000ull
+
+/* The SA requests this module makes; the kind sits in TID bits 20-23. */
+enum pz_reach_kind {
+    PZ_REACH_SET,      /* ServiceRecord Set (register, renew) */
+    PZ_REACH_NODES,    /* NodeRecord GetTable (switches) */
+    PZ_REACH_SERVICES, /* ServiceRecord GetTable (echo services) */
+    PZ_REACH_KINDS,
+};
+
+/* One SA request in flight. */
+struct pz_reach_req {
+    bool out;
+    uint32_t tid; /* low 32 bits */
+    uint64_t sent_ns;
+    unsigned tries;
+};
+
+/* Port 0 as the SM configured it. */
+struct pz_reach_port {
+    uint16_t lid, sm_lid;
+    uint8_t sm_sl;
+    uint64_t gid_prefix;
+    uint32_t rereg;
+};
+
+/* An echo service found at the SA. */
+struct pz_reach_service {
+    uint64_t port_guid;
+    uint32_t qpn, qkey;
+    uint64_t seen_ns; /* when the SA last listed it */
+};
+
+struct pz_reach {
+    struct pz_reach_env env;
+    struct reach *table;
+    uint64_t timeout_ns;
+    uint64_t refresh_ns, lease_ns;
+    uint32_t lease_s;
+    uint64_t node_guid, port_guid; /* this switch */
+    struct pz_reach_port port;
+    bool port_known;
+    uint64_t next_port_ns;
+    struct pz_reach_req req[PZ_REACH_KINDS];
+    uint32_t seq;
+    bool registered;          /* the SA accepted the Set */
+    uint64_t register_ns;     /* when the next Set is due (UINT64_MAX: none) */
+    uint64_t discover_ns;     /* when the next discovery is due (UINT64_MAX: none) */
+    struct reach_peer *nodes; /* the last NodeRecord answer: switches, identity only */
+    uint64_t *node_port_guid; /* port 0's GUID of each (the echo service's GID) */
+    size_t n_nodes;
+    struct pz_reach_service *services; /* the last ServiceRecord answer */
+    size_t n_services;
+    bool have_nodes;
+};
+
+/* CLOCK_MONOTONIC in ns: the agent loop's clock, the table's time base. */
+static uint64_t pz_reach_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Read port 0's PortInfo into *p; false when the SMA has none. */
+static bool pz_reach_read_port(const struct pz_reach *r, struct pz_reach_port *p)
+{
+    uint8_t pi[64];
+
+    if (sma_local_get(r->env.sma, 0, IB_ATTR_PORT_INFO, 0, pi))
+        return false;
+    p->lid = (uint16_t)mad_get_field(pi, 0, IB_PORT_LID_F);
+    p->sm_lid = (uint16_t)mad_get_field(pi, 0, IB_PORT_SMLID_F);
+    p->sm_sl = (uint8_t)mad_get_field(pi, 0, IB_PORT_SMSL_F);
+    p->gid_prefix = mad_get_field64(pi, 0, IB_PORT_GID_PREFIX_F);
+    p->rereg = sma_client_reregister_count(r->env.sma, 0);
+    return true;
+}
+
+/* Whether the SM has configured port 0 (a LID and an SM to talk to). */
+static bool pz_reach_sm_known(const struct pz_reach *r)
+{
+    return r->port_known && r->port.lid && r->port.lid < 0xC000 && r->port.sm_lid &&
+           r->port.sm_lid < 0xC000;
+}
+
+/* Send one SA request of kind (mad built with the TID in req); 0 or -1. */
+static int pz_reach_send(struct pz_reach *r, enum pz_reach_kind kind, const uint8_t *mad,
+                         uint64_t now)
+{
+    struct mad_addr to = {
+        .dlid = r->port.sm_lid, .sl = r->port.sm_sl, .dst_qp = 1, .lid_routed = true};
+    struct pz_reach_req *q = &r->req[kind];
+
+    q->out = true;
+    q->sent_ns = now;
+    q->tries++;
+    if (r->env.send(r->env.send_ctx, mad, &to)) {
+        pz_log(PZ_LOG_WARN, "reach: SA request to LID %u not sent", r->port.sm_lid);
+        return -1;
+    }
+    return 0;
+}
+
+/* A fresh TID for a request of kind. */
+static uint32_t pz_reach_tid(struct pz_reach *r, enum pz_reach_kind kind)
+{
+    r->seq = (r->seq + 1) & 0xFFFFFu;
+    return PZ_REACH_TID_TAG | (uint32_t)kind << 20 | r->seq;
+}
+
+/* This switch's echo ServiceRecord. */
+static void pz_reach_own_record(const struct pz_reach *r, struct sa_service_record *sr)
+{
+    memset(sr, 0, sizeof(*sr));
+    sr->id = PZ_REACH_SERVICE_ID;
+    mad_encode_field(sr->gid, IB_GID_PREFIX_F, (void *)&r->port.gid_prefix);
+    mad_encode_field(sr->gid, IB_GID_GUID_F, (void *)&r->port_guid);
+    sr->pkey = 0xFFFF;
+    sr->lease = r->lease_s;
+    snprintf(sr->name, sizeof(sr->name), "%s", PZ_REACH_SERVICE_NAME);
+    sr->data32[0] = r->env.echo_qpn;
+    sr->data32[1] = r->env.echo_qkey;
+}
+
+/* The component mask of the Set: OpenSM requires ServiceID and ServiceGID (the RID). */
+#define PZ_REACH_SET_MASK                                                                          \
+    (SA_SR_COMP_ID | SA_SR_COMP_GID | SA_SR_COMP_PKEY | SA_SR_COMP_LEASE | SA_SR_COMP_NAME |       \
+     SA_SR_COMP_DATA32(0) | SA_SR_COMP_DATA32(1))
+
+/* Send (or resend) the ServiceRecord Set. */
+static void pz_reach_send_set(struct pz_reach *r, uint64_t now)
+{
+    struct sa_service_record sr;
+    uint8_t mad[IB_MAD_SIZE];
+
+    pz_reach_own_record(r, &sr);
+    r->req[PZ_REACH_SET].tid = pz_reach_tid(r, PZ_REACH_SET);
+    sa_service_build(mad, IB_MAD_METHOD_SET, r->req[PZ_REACH_SET].tid, &sr, PZ_REACH_SET_MASK);
+    pz_reach_send(r, PZ_REACH_SET, mad, now);
+}
+
+/* Send (or resend) the GetTable of the switches' NodeRecords. */
+static void pz_reach_send_nodes(struct pz_reach *r, uint64_t now)
+{
+    uint8_t rec[SA_NODE_RECORD_LEN] = {0}, mad[IB_MAD_SIZE];
+
+    /* NodeRecord: LID (2), reserved (2), NodeInfo (40) ...; NodeType is
+     * NodeInfo's second byte, component mask bit 4 (IBA 15.2.5.2). */
+    mad_set_field(rec + 4, 0, IB_NODE_TYPE_F, IB_NODE_SWITCH);
+    r->req[PZ_REACH_NODES].tid = pz_reach_tid(r, PZ_REACH_NODES);
+    sa_query_build(mad, IB_MAD_METHOD_GET_TABLE, IB_SA_ATTR_NODERECORD, r->req[PZ_REACH_NODES].tid,
+                   1ull << 4, rec, sizeof(rec));
+    pz_reach_send(r, PZ_REACH_NODES, mad, now);
+}
+
+/* Send (or resend) the GetTable of the echo services' ServiceRecords. */
+static void pz_reach_send_services(struct pz_reach *r, uint64_t now)
+{
+    struct sa_service_record sr = {.id = PZ_REACH_SERVICE_ID};
+    uint8_t mad[IB_MAD_SIZE];
+
+    r->req[PZ_REACH_SERVICES].tid = pz_reach_tid(r, PZ_REACH_SERVICES);
+    sa_service_build(mad, IB_MAD_METHOD_GET_TABLE, r->req[PZ_REACH_SERVICES].tid, &sr,
+                     SA_SR_COMP_ID);
+    pz_reach_send(r, PZ_REACH_SERVICES, mad, now);
+}
+
+/* Send a request of kind afresh (tries counted from 1). */
+static void pz_reach_start(struct pz_reach *r, enum pz_reach_kind kind, uint64_t now)
+{
+    r->req[kind].tries = 0;
+    if (kind == PZ_REACH_SET)
+        pz_reach_send_set(r, now);
+    else if (kind == PZ_REACH_NODES)
+        pz_reach_send_nodes(r, now);
+    else
+        pz_reach_send_services(r, now);
+}
+
+/* Delete the ServiceRecord (shutdown): sent once, the answer not awaited. */
+static void pz_reach_send_delete(struct pz_reach *r)
+{
+    struct sa_service_record sr;
+    uint8_t mad[IB_MAD_SIZE];
+    uint64_t now = pz_reach_now();
+
+    pz_reach_own_record(r, &sr);
+    sa_service_build(mad, IB_MAD_METHOD_DELETE, pz_reach_tid(r, PZ_REACH_SET), &sr,
+                     SA_SR_COMP_ID | SA_SR_COMP_GID | SA_SR_COMP_PKEY);
+    pz_reach_send(r, PZ_REACH_SET, mad, now);
+    pz_log(PZ_LOG_INFO, "reach: echo service record deleted at the SA");
+}
+
+/* The echo service of the port with GUID port_guid, or NULL. */
+static const struct pz_reach_service *pz_reach_service_of(const struct pz_reach *r,
+                                                          uint64_t port_guid)
+{
+    for (size_t i = 0; i < r->n_services; i++)
+        if (r->services[i].port_guid == port_guid)
+            return &r->services[i];
+    return NULL;
+}
+
+/* Hand the table the switches found, with their echo services. */
+static void pz_reach_update_peers(struct pz_reach *r)
+{
+    uint64_t now = pz_reach_now();
+
+    for (size_t i = 0; i < r->n_nodes; i++) {
+        struct reach_peer *p = &r->nodes[i];
+        const struct pz_reach_service *s = pz_reach_service_of(r, r->node_port_guid[i]);
+
+        p->has_service = s != NULL;
+        p->qpn = s ? s->qpn : 0;
+        p->qkey = s ? s->qkey : 0;
+    }
+    if (reach_set_peers(r->table, r->nodes, r->n_nodes, now))
+        pz_log(PZ_LOG_WARN, "reach: cannot take %zu peers", r->n_nodes);
+}
+
+/* Take a NodeRecord table: every switch but this one. */
+static void pz_reach_take_nodes(struct pz_reach *r, const struct sa_answer *a)
+{
+    struct reach_peer *nodes = calloc(a->count ? a->count : 1, sizeof(*nodes));
+    uint64_t *guids = calloc(a->count ? a->count : 1, sizeof(*guids));
+    size_t n = 0;
+
+    if (!nodes || !guids) {
+        free(nodes);
+        free(guids);
+        return;
+    }
+    for (size_t i = 0; i < a->count; i++) {
+        struct sa_node_record nr;
+
+        if (sa_node_record_decode(sa_answer_record(a, i), a->stride, &nr) ||
+            nr.node_type != IB_NODE_SWITCH || nr.node_guid == r->node_guid)
+            continue;
+        nodes[n] = (struct reach_peer){.guid = nr.node_guid, .lid = nr.lid};
+        guids[n] = nr.port_guid; /* a switch's NodeRecord carries port 0's GUID */
+        snprintf(nodes[n].name, sizeof(nodes[n].name), "%s", nr.desc);
+        n++;
+    }
+    free(r->nodes);
+    free(r->node_port_guid);
+    r->nodes = nodes;
+    r->node_port_guid = guids;
+    r->n_nodes = n;
+    if (!r->have_nodes)
+        pz_log(PZ_LOG_INFO, "reach: %zu other switches in the subnet", n);
+    r->have_nodes = true;
+}
+
+/* Insert or refresh the echo service of port_guid in sv[*n] (room for one more); seen now. */
+static void pz_reach_service_seen(struct pz_reach_service *sv, size_t *n, uint64_t port_guid,
+                                  uint32_t qpn, uint32_t qkey, uint64_t now)
+{
+    size_t i;
+
+    for (i = 0; i < *n && sv[i].port_guid != port_guid; i++)
+        ;
+    if (i == *n)
+        (*n)++;
+    sv[i] =
+        (struct pz_reach_service){.port_guid = port_guid, .qpn = qpn, .qkey = qkey, .seen_ns = now};
+}
+
+/*
+ * Take a ServiceRecord table: the echo services (not this switch's own),
+ * merged with those known: a record missing from the SA's table is kept for
+ * two refresh intervals before its switch counts as agent-less.  After an
+ * SM restart every agent registers again, each when it notices (at once
+ * with a ClientReregister, else at its next discovery), so the SA's table
+ * is incomplete for a while; without the grace, the peers would flap to
+ * no-agent and back.  When this switch's own record is missing although the
+ * SA accepted it, the SA lost it: it is registered again at once and the
+ * table asked again soon.
+ */
+static void pz_reach_take_services(struct pz_reach *r, const struct sa_answer *a, uint64_t now)
+{
+    struct pz_reach_service *sv = calloc(r->n_services + a->count + 1, sizeof(*sv));
+    uint64_t grace = 2 * r->refresh_ns;
+    bool own = false;
+    size_t n = 0, k = 0;
+
+    if (!sv)
+        return;
+    for (size_t i = 0; i < r->n_services; i++)
+        if (now - r->services[i].seen_ns < grace)
+            sv[n++] = r->services[i];
+    for (size_t i = 0; i < a->count; i++) {
+        struct sa_service_record sr;
+        uint64_t guid = 0;
+
+        if (sa_service_record_decode(sa_answer_record(a, i), a->stride, &sr) ||
+            sr.id != PZ_REACH_SERVICE_ID)
+            continue;
+        mad_decode_field(sr.gid, IB_GID_GUID_F, &guid);
+        own |= guid == r->port_guid;
+        if (guid == r->port_guid || !sr.data32[0] || sr.data32[0] > 0xFFFFFF)
+            continue;
+        pz_reach_service_seen(sv, &n, guid, sr.data32[0], sr.data32[1], now);
+        k++;
+    }
+    free(r->services);
+    r->services = sv;
+    r->n_services = n;
+    pz_log(PZ_LOG_DEBUG, "reach: %zu echo services at the SA, %zu kept", k, n);
+    if (!own && r->registered && !r->req[PZ_REACH_SET].out) {
+        pz_log(PZ_LOG_INFO, "reach: the SA lost the echo service record: registering again");
+        r->registered = false;
+        r->register_ns = now;
+        r->discover_ns = now + PZ_REACH_REDISCOVER_NS;
+    }
+}
+
+/* Take the answer to the Set: registered, renewed at half the lease. */
+static void pz_reach_take_set(struct pz_reach *r, const struct sa_answer *a, uint64_t now)
+{
+    if (a->status) {
+        pz_log(PZ_LOG_WARN, "reach: the SA refused the echo service record (%s, status 0x%04x)",
+               sa_status_name(a->status), a->status);
+        r->register_ns = now + PZ_REACH_RETRY_NS;
+        return;
+    }
+    if (!r->registered) {
+        pz_log(PZ_LOG_INFO,
+               "reach: echo service registered at the SA (ServiceID 0x%016llx, QPN 0x%06x, "
+               "lease %u s)",
+               (unsigned long long)PZ_REACH_SERVICE_ID, (unsigned)r->env.echo_qpn, r->lease_s);
+        /*
+         * The other agents register when this one does (all start with the
+         * subnet, or all after the SM's ClientReregister): look again soon
+         * rather than a whole refresh interval later.
+         */
+        if (r->discover_ns > now + PZ_REACH_REDISCOVER_NS)
+            r->discover_ns = now + PZ_REACH_REDISCOVER_NS;
+    }
+    r->registered = true;
+    r->register_ns = now + r->lease_ns / 2;
+}
+
+void pz_reach_take_mad(void *arg, const uint8_t *mad, size_t len)
+{
+    struct pz_reach *r = arg;
+    uint64_t now = pz_reach_now();
+    struct sa_answer a;
+    const char *why = "";
+
+    if (sa_answer_parse(mad, len, &a, &why)) {
+        pz_log(PZ_LOG_DEBUG, "reach: SA answer dropped: %s", why);
+        return;
+    }
+    for (int k = 0; k < PZ_REACH_KINDS; k++) {
+        struct pz_reach_req *q = &r->req[k];
+
+        if (!q->out || (uint32_t)a.tid != q->tid)
+            continue;
+        q->out = false;
+        if (k == PZ_REACH_SET) {
+            pz_reach_take_set(r, &a, now);
+            return;
+        }
+        if (a.status && sa_status_code(a.status) != SA_STATUS_NO_RECORDS) {
+            pz_log(PZ_LOG_WARN, "reach: SA GetTable refused (%s, status 0x%04x)",
+                   sa_status_name(a.status), a.status);
+            return;
+        }
+        if (a.truncated)
+            pz_log(PZ_LOG_WARN, "reach: SA table arrived truncated (no RMPP reassembly)");
+        if (a.status)
+            a.count = 0; /* no records: an empty table */
+        if (k == PZ_REACH_NODES)
+            pz_reach_take_nodes(r, &a);
+        else
+            pz_reach_take_services(r, &a, now);
+        if (r->have_nodes)
+            pz_reach_update_peers(r);
+        return;
+    }
+    pz_log(PZ_LOG_DEBUG, "reach: stray SA answer TID 0x%08x", (unsigned)a.tid);
+}
+
+/* Look at port 0: a new LID, SM or a ClientReregister calls for a new Set and discovery. */
+static void pz_reach_check_port(struct pz_reach *r, uint64_t now)
+{
+    struct pz_reach_port p;
+
+    r->next_port_ns = now + PZ_REACH_PORT_NS;
+    if (!pz_reach_read_port(r, &p))
+        return;
+    if (r->port_known && p.lid == r->port.lid && p.sm_lid == r->port.sm_lid &&
+        p.rereg == r->port.rereg && p.gid_prefix == r->port.gid_prefix)
+        return;
+    if (r->port_known)
+        pz_log(PZ_LOG_INFO,
+               "reach: port 0 now LID %u, SM LID %u (ClientReregister %u): registering and "
+               "discovering again",
+               p.lid, p.sm_lid, p.rereg);
+    r->port = p;
+    r->port_known = true;
+    r->registered = false;
+    for (int k = 0; k < PZ_REACH_KINDS; k++)
+        r->req[k].out = false;
+    r->register_ns = now;
+    r->discover_ns = now;
+}
+
+/* Resend or give up the SA requests that timed out. */
+static void pz_reach_sa_timeouts(struct pz_reach *r, uint64_t now)
+{
+    for (int k = 0; k < PZ_REACH_KINDS; k++) {
+        struct pz_reach_req *q = &r->req[k];
+
+        if (!q->out || now < q->sent_ns + PZ_REACH_SA_TIMEOUT_NS)
+            continue;
+        if (q->tries >= PZ_REACH_SA_TRIES) {
+            q->out = false;
+            pz_log(PZ_LOG_WARN, "reach: no SA answer to %s after %u tries",
+                   k == PZ_REACH_SET     ? "the service record Set"
+                   : k == PZ_REACH_NODES ? "the NodeRecord GetTable"
+                                         : "the ServiceRecord GetTable",
+                   q->tries);
+            if (k == PZ_REACH_SET)
+                r->register_ns = now + PZ_REACH_RETRY_NS;
+            continue;
+        }
+        if (k == PZ_REACH_SET)
+            pz_reach_send_set(r, now);
+        else if (k == PZ_REACH_NODES)
+            pz_reach_send_nodes(r, now);
+        else
+            pz_reach_send_services(r, now);
+    }
+}
+
+/* Start what is due: the Set (register or renew), the discovery. */
+static void pz_reach_sa_due(struct pz_reach *r, uint64_t now)
+{
+    if (!pz_reach_sm_known(r))
+        return;
+    if (now >= r->register_ns && !r->req[PZ_REACH_SET].out) {
+        r->register_ns = UINT64_MAX;
+        pz_reach_start(r, PZ_REACH_SET, now);
+    }
+    if (now >= r->discover_ns) {
+        r->discover_ns = now + r->refresh_ns;
+        if (!r->req[PZ_REACH_NODES].out)
+            pz_reach_start(r, PZ_REACH_NODES, now);
+        if (!r->req[PZ_REACH_SERVICES].out)
+            pz_reach_start(r, PZ_REACH_SERVICES, now);
+    }
+}
+
+/* Send the probes that are due. */
+static void pz_reach_send_probes(struct pz_reach *r, uint64_t now)
+{
+    struct reach_probe pr[PZ_REACH_PROBE_BATCH];
+    size_t n;
+
+    do {
+        n = reach_due(r->table, now, pr, PZ_REACH_PROBE_BATCH);
+        for (size_t i = 0; i < n; i++) {
+            int rc = pz_echo_probe_send(r->env.echo, pr[i].dlid, pr[i].qpn, pr[i].qkey, pr[i].seq);
+
+            if (rc)
+                pz_log(PZ_LOG_DEBUG, "reach: probe to LID %u not sent (%s)", pr[i].dlid,
+                       strerror(-rc));
+        }
+    } while (n == PZ_REACH_PROBE_BATCH);
+}
+
+uint64_t pz_reach_deadline(void *arg)
+{
+    struct pz_reach *r = arg;
+    uint64_t next = r->next_port_ns, t;
+
+    if (pz_reach_sm_known(r)) {
+        if (r->register_ns < next)
+            next = r->register_ns;
+        if (r->discover_ns < next)
+            next = r->discover_ns;
+    }
+    for (int k = 0; k < PZ_REACH_KINDS; k++)
+        if (r->req[k].out && (t = r->req[k].sent_ns + PZ_REACH_SA_TIMEOUT_NS) < next)
+            next = t;
+    if ((t = reach_next_deadline(r->table)) < next)
+        next = t;
+    return next;
+}
+
+void pz_reach_on_timer(void *arg, uint64_t now)
+{
+    struct pz_reach *r = arg;
+
+    if (now >= r->next_port_ns)
+        pz_reach_check_port(r, now);
+    pz_reach_sa_timeouts(r, now);
+    pz_reach_sa_due(r, now);
+    reach_expire(r->table, now);
+    pz_reach_send_probes(r, now);
+}
+
+/* Echo: a probe reply came back. */
+static void pz_reach_on_reply(void *arg, uint32_t seq, uint64_t rtt_ns,
+                              const struct board_dgram_addr *from)
+{
+    struct pz_reach *r = arg;
+
+    if (!reach_reply(r->table, seq, from->slid, rtt_ns, pz_reach_now()))
+        pz_log(PZ_LOG_DEBUG, "reach: late or foreign probe reply %u from LID %u", (unsigned)seq,
+               from->slid);
+}
+
+/* Queue the vendor notice of a peer's new status to the SM; logs a failure. */
+static void pz_reach_notice(struct pz_reach *r, const struct reach_peer *p)
+{
+    uint8_t details[11] = {0};
+    uint16_t trap = p->status == REACH_REACHABLE ? PZ_REACH_TRAP_REGAINED : PZ_REACH_TRAP_LOST;
+
+    if (!pz_reach_sm_known(r))
+        return;
+    details[0] = (uint8_t)(p->lid >> 8);
+    details[1] = (uint8_t)p->lid;
+    for (int i = 0; i < 8; i++)
+        details[2 + i] = (uint8_t)(p->guid >> (56 - 8 * i));
+    details[10] = (uint8_t)p->status;
+    if (sma_send_vendor_notice(r->env.sma, trap, details, sizeof(details)))
+        pz_log(PZ_LOG_WARN, "reach: notice for LID %u not queued (trap queue full)", p->lid);
+    else
+        pz_log(PZ_LOG_INFO, "reach: %s notice (trap 0x%04x) for LID %u queued for SM LID %u",
+               trap == PZ_REACH_TRAP_LOST ? "reachability lost" : "reachability regained", trap,
+               p->lid, r->port.sm_lid);
+}
+
+/* Hand the peers to the publisher (the SNMP agent), if there is one. */
+static void pz_reach_publish(struct pz_reach *r)
+{
+    size_t n = 0;
+    const struct reach_peer *p = reach_peers(r->table, &n);
+
+    if (r->env.publish)
+        r->env.publish(r->env.publish_arg, p, n);
+}
+
+/* Table: a peer's status changed: log, notify the SM and the NMS. */
+static void pz_reach_on_change(void *arg, const struct reach_peer *p, enum reach_status old)
+{
+    struct pz_reach *r = arg;
+    bool notify = p->status == REACH_UNREACHABLE ||
+                  (p->status == REACH_REACHABLE && old == REACH_UNREACHABLE);
+
+    if (p->status == REACH_REACHABLE)
+        pz_log(PZ_LOG_INFO, "reach: %s (LID %u, GUID 0x%016llx) %s -> reachable (rtt %.3f ms)",
+               p->name, p->lid, (unsigned long long)p->guid, reach_status_name(old),
+               (double)p->rtt_ns / 1e6);
+    else
+        pz_log(PZ_LOG_INFO, "reach: %s (LID %u, GUID 0x%016llx) %s -> %s", p->name, p->lid,
+               (unsigned long long)p->guid, reach_status_name(old), reach_status_name(p->status));
+    if (notify)
+        pz_reach_notice(r, p);
+    pz_reach_publish(r);
+}
+
+struct pz_reach *pz_reach_create(const struct pz_config *cfg, const struct pz_reach_env *env,
+                                 char *err, size_t errlen)
+{
+    struct reach_config rc = {.interval_ns = cfg->reach_interval_ms * 1000000ull,
+                              .timeout_ns = cfg->reach_timeout_ms * 1000000ull,
+                              .lost_after = cfg->reach_lost_after};
+    struct pz_reach *r;
+
+    if (!env->echo) {
+        snprintf(err, errlen, "no echo service (port-0 datagrams off)");
+        return NULL;
+    }
+    if (rc.timeout_ns >= rc.interval_ns) {
+        snprintf(err, errlen, "reach_timeout_ms must be less than reach_interval_ms");
+        return NULL;
+    }
+    r = calloc(1, sizeof(*r));
+    if (!r || !(r->table = reach_create(&rc, pz_reach_on_change, r))) {
+        free(r);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    r->env = *env;
+    r->timeout_ns = rc.timeout_ns;
+    r->refresh_ns = cfg->reach_refresh_s * 1000000000ull;
+    r->lease_s = cfg->reach_lease_s;
+    r->lease_ns = cfg->reach_lease_s * 1000000000ull;
+    r->node_guid = env->board->id->node_guid;
+    r->port_guid = env->board->id->port_guid[0];
+    r->register_ns = UINT64_MAX;
+    r->discover_ns = UINT64_MAX;
+    pz_echo_set_probe_handler(env->echo, pz_reach_on_reply, r);
+    return r;
+}
+
+void pz_reach_destroy(struct pz_reach *r)
+{
+    if (!r)
+        return;
+    if (r->registered && pz_reach_sm_known(r))
+        pz_reach_send_delete(r);
+    pz_echo_set_probe_handler(r->env.echo, NULL, NULL);
+    reach_destroy(r->table);
+    free(r->nodes);
+    free(r->node_port_guid);
+    free(r->services);
+    free(r);
+}
+
+void pz_reach_port_changed(struct pz_reach *r)
+{
+    uint64_t soon = pz_reach_now() + PZ_REACH_PORT_SOON_NS;
+
+    if (r && soon < r->next_port_ns)
+        r->next_port_ns = soon;
+}
+
+int pz_reach_probe_all(struct pz_reach *r, uint64_t now_ns)
+{
+    size_t n = 0;
+    const struct reach_peer *p = reach_peers(r->table, &n);
+    int probed = 0;
+
+    if (!r->have_nodes)
+        return -ENOENT;
+    reach_probe_all_now(r->table, now_ns);
+    for (size_t i = 0; i < n; i++)
+        probed += p[i].has_service;
+    return probed;
+}
+
+const struct reach_peer *pz_reach_peers(const struct pz_reach *r, size_t *n)
+{
+    return reach_peers(r->table, n);
+}
+
+uint64_t pz_reach_timeout_ns(const struct pz_reach *r)
+{
+    return r->timeout_ns;
+}
+
+bool pz_reach_discovered(const struct pz_reach *r)
+{
+    return r->have_nodes;
+}

@@ -1,0 +1,28 @@
+/*
+ * ip_listen.c - a service's TCP listener and UDP socket on one port (ip_listen.h).
+ */
+#include "ip_listen.h"
+
+bool ip_listen_open(struct ip_listen *l, uint16_t port, uint8_t backlog, void *arg,
+                    tcp_accept_fn accept, udp_recv_fn recv)
+{
+    struct tcp_pcb *pcb = tcp_new();
+
+    l->tcp = NULL;
+    l->udp = udp_new();
+    if (pcb && l->udp && tcp_bind(pcb, IP_ANY_TYPE, port) == ERR_OK &&
+        udp_bind(l->udp, IP_ANY_TYPE, port) == ERR_OK)
+        l->tcp = tcp_listen_with_backlog(pcb, backlog); /* frees pcb when it succeeds */
+    if (l->tcp) {
+        tcp_arg(l->tcp, arg);
+        tcp_accept(l->tcp, accept);
+        udp_recv(l->udp, recv, arg);
+        return true;
+    }
+    if (pcb)
+        tcp_close(pcb);
+    if (l->udp)
+        udp_remove(l->udp);
+    l->udp = NULL;
+    return false;
+}

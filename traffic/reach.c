@@ -1,0 +1,261 @@
+/*
+ * reach.c - switch-to-switch reachability table (see reach.h).
+ */
+#include "reach.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct reach {
+    struct reach_config cfg;
+    reach_change_fn fn;
+    void *arg;
+    struct reach_peer *peers;
+    size_t n;
+    uint16_t gen; /* high half of the next probe's sequence number */
+};
+
+/* Name of a status. */
+const char *reach_status_name(enum reach_status s)
+{
+    switch (s) {
+    case REACH_REACHABLE:
+        return "reachable";
+    case REACH_UNREACHABLE:
+        return "unreachable";
+    case REACH_NO_AGENT:
+        return "no-agent";
+    case REACH_UNKNOWN:
+        break;
+    }
+    return "unknown";
+}
+
+/* A table with no peers; NULL on OOM or a bad configuration. */
+struct reach *reach_create(const struct reach_config *cfg, reach_change_fn fn, void *arg)
+{
+    struct reach *r;
+
+    if (!cfg || !cfg->interval_ns || !cfg->timeout_ns || cfg->timeout_ns >= cfg->interval_ns ||
+        !cfg->lost_after)
+        return NULL;
+    r = calloc(1, sizeof(*r));
+    if (!r)
+        return NULL;
+    r->cfg = *cfg;
+    r->fn = fn;
+    r->arg = arg;
+    return r;
+}
+
+/* Free the table. */
+void reach_destroy(struct reach *r)
+{
+    if (!r)
+        return;
+    free(r->peers);
+    free(r);
+}
+
+/* Move peer p to status s at now and report the change (no-op if unchanged). */
+static void reach_change(struct reach *r, struct reach_peer *p, enum reach_status s, uint64_t now)
+{
+    enum reach_status old = p->status;
+
+    if (old == s)
+        return;
+    p->status = s;
+    p->since_ns = now;
+    if (r->fn)
+        r->fn(r->arg, p, old);
+}
+
+/* The known peer with node GUID guid in the current table, or NULL. */
+static struct reach_peer *reach_find_guid(struct reach *r, uint64_t guid)
+{
+    size_t i;
+
+    for (i = 0; i < r->n; i++)
+        if (r->peers[i].guid == guid)
+            return &r->peers[i];
+    return NULL;
+}
+
+/* Copy the identity fields of id into p. */
+static void reach_copy_identity(struct reach_peer *p, const struct reach_peer *id)
+{
+    p->guid = id->guid;
+    p->lid = id->lid;
+    memcpy(p->name, id->name, sizeof(p->name));
+    p->name[REACH_NAME_LEN] = '\0';
+    p->has_service = id->has_service;
+    p->qpn = id->qpn;
+    p->qkey = id->qkey;
+    p->hops = id->hops;
+}
+
+/* Peer i of n's new entry built from id and the old state (if any); returns it. */
+static struct reach_peer reach_merge_one(const struct reach *r, const struct reach_peer *old,
+                                         const struct reach_peer *id, size_t i, size_t n,
+                                         uint64_t now)
+{
+    struct reach_peer p;
+
+    if (old) {
+        p = *old;
+        if (old->lid != id->lid || old->qpn != id->qpn || old->qkey != id->qkey)
+            p.outstanding = false;
+    } else {
+        memset(&p, 0, sizeof(p));
+        p.since_ns = now;
+        /* Spread the first probes over one interval. */
+        p.next_ns = now + (n ? r->cfg.interval_ns / n * i : 0);
+    }
+    reach_copy_identity(&p, id);
+    if (!id->hops && old)
+        p.hops = old->hops; /* keep what the last route check found */
+    if (!p.has_service)
+        p.outstanding = false;
+    return p;
+}
+
+/* Replace the peer list (see reach.h). */
+int reach_set_peers(struct reach *r, const struct reach_peer *ids, size_t n, uint64_t now)
+{
+    struct reach_peer *np = NULL;
+    size_t i;
+
+    if (n > REACH_MAX_PEERS)
+        return -EINVAL;
+    if (n) {
+        np = calloc(n, sizeof(*np));
+        if (!np)
+            return -ENOMEM;
+    }
+    for (i = 0; i < n; i++)
+        np[i] = reach_merge_one(r, reach_find_guid(r, ids[i].guid), &ids[i], i, n, now);
+    free(r->peers);
+    r->peers = np;
+    r->n = n;
+    /* Status changes of the identity (service gone or come) after the swap. */
+    for (i = 0; i < n; i++) {
+        struct reach_peer *p = &r->peers[i];
+
+        if (!p->has_service)
+            reach_change(r, p, REACH_NO_AGENT, now);
+        else if (p->status == REACH_NO_AGENT) {
+            p->status = REACH_UNKNOWN;
+            p->misses = 0;
+            p->next_ns = now;
+        }
+    }
+    return 0;
+}
+
+/* Fill up to max probes due at now (see reach.h). */
+size_t reach_due(struct reach *r, uint64_t now, struct reach_probe *out, size_t max)
+{
+    size_t i, k = 0;
+
+    for (i = 0; i < r->n && k < max; i++) {
+        struct reach_peer *p = &r->peers[i];
+
+        if (!p->has_service || p->outstanding || p->next_ns > now)
+            continue;
+        p->seq = (uint32_t)r->gen++ << 16 | (uint32_t)i;
+        p->outstanding = true;
+        p->sent_ns = now;
+        p->next_ns = now + r->cfg.interval_ns;
+        p->probes++;
+        out[k++] = (struct reach_probe){
+            .index = i, .dlid = p->lid, .qpn = p->qpn, .qkey = p->qkey, .seq = p->seq};
+    }
+    return k;
+}
+
+/* A reply to probe seq (see reach.h). */
+bool reach_reply(struct reach *r, uint32_t seq, uint16_t slid, uint64_t rtt_ns, uint64_t now)
+{
+    size_t i = seq & 0xFFFFu;
+    struct reach_peer *p;
+
+    if (i >= r->n)
+        return false;
+    p = &r->peers[i];
+    if (!p->outstanding || p->seq != seq || p->lid != slid)
+        return false;
+    p->outstanding = false;
+    p->replies++;
+    p->rtt_ns = rtt_ns;
+    p->misses = 0;
+    reach_change(r, p, REACH_REACHABLE, now);
+    return true;
+}
+
+/* Count timed-out probes as misses (see reach.h). */
+void reach_expire(struct reach *r, uint64_t now)
+{
+    size_t i;
+
+    for (i = 0; i < r->n; i++) {
+        struct reach_peer *p = &r->peers[i];
+
+        if (!p->outstanding || now - p->sent_ns < r->cfg.timeout_ns)
+            continue;
+        p->outstanding = false;
+        if (p->misses < r->cfg.lost_after)
+            p->misses++;
+        if (p->misses >= r->cfg.lost_after)
+            reach_change(r, p, REACH_UNREACHABLE, now);
+    }
+}
+
+/* The earliest deadline of a probe to send or to expire. */
+uint64_t reach_next_deadline(const struct reach *r)
+{
+    uint64_t best = UINT64_MAX;
+    size_t i;
+
+    for (i = 0; i < r->n; i++) {
+        const struct reach_peer *p = &r->peers[i];
+        uint64_t t;
+
+        if (!p->has_service)
+            continue;
+        t = p->outstanding ? p->sent_ns + r->cfg.timeout_ns : p->next_ns;
+        if (t < best)
+            best = t;
+    }
+    return best;
+}
+
+/* Make every probed peer due now. */
+void reach_probe_all_now(struct reach *r, uint64_t now)
+{
+    size_t i;
+
+    for (i = 0; i < r->n; i++)
+        if (!r->peers[i].outstanding)
+            r->peers[i].next_ns = now;
+}
+
+/* The peers and their number. */
+const struct reach_peer *reach_peers(const struct reach *r, size_t *n)
+{
+    *n = r->n;
+    return r->peers;
+}
+
+/* Set the hop count of the peer with this LID. */
+bool reach_set_hops(struct reach *r, uint16_t lid, uint8_t hops)
+{
+    size_t i;
+
+    for (i = 0; i < r->n; i++)
+        if (r->peers[i].lid == lid) {
+            r->peers[i].hops = hops;
+            return true;
+        }
+    return false;
+}
