@@ -76,7 +76,7 @@ static void pz_ip_snmp_on_udp(void *arg, int fd)
 
     (void)fd;
     while ((n = pz_udp_recv(s->udp, &from.addr, &from.port, buf, sizeof(buf))) >= 0) {
-        pz_snmp_input(s->snmp, &from, buf, (size_t)n);
+        pz_snmp_input_now(s->snmp, &from, buf, (size_t)n); /* processed below */
         taken++;
     }
     if (!taken)
@@ -208,6 +208,8 @@ struct pz_ip_snmp *pz_ip_snmp_create(const struct pz_config *cfg, const struct p
         pz_ip_snmp_destroy(s);
         return NULL;
     }
+    if (env->plane)
+        pz_udp_hooked(s->udp);
     pz_ip_snmp_mgmt_if(s);
     pz_log(PZ_LOG_INFO, "snmp: agent on UDP %u (config %s, state in %s)", PZ_SNMP_PORT,
            cfg->snmp_config, cfg->state_dir);

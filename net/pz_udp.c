@@ -34,6 +34,8 @@ struct pz_udp {
     struct pz_udp_msg *head, *tail;
     unsigned queued, queue_max;
     bool signalled; /* the eventfd was written and not yet read */
+    bool hooked;    /* the owner takes datagrams after each pass of the stack */
+    pthread_t owner;
     struct pz_udp_stats stats;
 };
 
@@ -67,8 +69,13 @@ static void pz_udp_input(void *arg, struct udp_pcb *pcb, struct pbuf *p, const i
     u->tail = m;
     u->queued++;
     u->stats.rx++;
-    /* One write until the loop empties the queue: a system call less per datagram. */
-    if (!u->signalled && write(u->efd, &one, sizeof(one)) == (ssize_t)sizeof(one))
+    /*
+     * One write until the loop empties the queue: a system call less per
+     * datagram; none when the owner's loop fed the stack and its input hook
+     * takes the queue next (pz_udp_hooked): no wake-up on the request path.
+     */
+    if (!u->signalled && !(u->hooked && pthread_equal(pthread_self(), u->owner)) &&
+        write(u->efd, &one, sizeof(one)) == (ssize_t)sizeof(one))
         u->signalled = true;
     pthread_mutex_unlock(&u->lock);
     pbuf_free(p);
@@ -105,6 +112,14 @@ struct pz_udp *pz_udp_open(uint16_t port, unsigned queue_max, char *err, size_t 
         return NULL;
     }
     return u;
+}
+
+void pz_udp_hooked(struct pz_udp *u)
+{
+    pthread_mutex_lock(&u->lock);
+    u->owner = pthread_self();
+    u->hooked = true;
+    pthread_mutex_unlock(&u->lock);
 }
 
 int pz_udp_fd(const struct pz_udp *u)

@@ -260,6 +260,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "lwip_host: %s\n", h.tcp ? "no room for an input hook" : err);
         return 1;
     }
+    pz_udp_hooked(h.udp);
     uint64_t next_port = 0;
     for (;;) {
         uint64_t now = now_ms(), d = pz_ipplane_next_deadline(h.plane);
