@@ -140,7 +140,7 @@ STRACE_PIDS=()
 if [ -n "${STRACE_WALK_DIR:-}" ]; then
     mkdir -p "$STRACE_WALK_DIR"
     for p in "portzerod:$AGENT" "pzfabric:$FABRIC_PID" "pz-iphost:$HOST_PID"; do
-        strace -c -f -o "$STRACE_WALK_DIR/${p%%:*}" -p "${p#*:}" 2> /dev/null &
+        strace ${STRACE_OPTS:--c} -f -o "$STRACE_WALK_DIR/${p%%:*}" -p "${p#*:}" 2> /dev/null &
         STRACE_PIDS+=($!)
     done
     sleep 1
