@@ -1,10 +1,13 @@
 /*
  * pz_ip_snmp.c - the SNMP agent on the IP plane (see pz_ip_snmp.h).
  *
- * Datagrams: lwIP's thread queues them (pz_udp), the loop hands them to the
- * agent (pz_snmp_input) and runs it (pz_snmp_process) on its own thread,
- * which owns the switch state the MIB handlers read.  Answers and traps go
- * out from UDP 161 through pz_udp_send.
+ * Datagrams: lwIP's receive callback queues them (pz_udp), the loop hands
+ * them to the agent (pz_snmp_input) and runs it (pz_snmp_process) on its
+ * own thread, which owns the switch state the MIB handlers read: right
+ * after the plane took the datagram from the QP (an input hook of the
+ * plane), or when pz_udp's descriptor wakes the loop (datagrams lwIP's
+ * thread queued).  Answers and traps go out from UDP 161 through
+ * pz_udp_send, from this thread straight to the QP.
  */
 #include "pz_ip_snmp.h"
 
@@ -68,15 +71,29 @@ static void pz_ip_snmp_on_udp(void *arg, int fd)
     struct pz_ip_snmp *s = arg;
     uint8_t buf[8192];
     struct pz_snmp_peer from;
+    unsigned taken = 0;
     int n;
 
     (void)fd;
-    while ((n = pz_udp_recv(s->udp, &from.addr, &from.port, buf, sizeof(buf))) >= 0)
-        pz_snmp_input(s->snmp, &from, buf, (size_t)n);
+    while ((n = pz_udp_recv(s->udp, &from.addr, &from.port, buf, sizeof(buf))) >= 0) {
+        pz_snmp_input_now(s->snmp, &from, buf, (size_t)n); /* processed below */
+        taken++;
+    }
+    if (!taken)
+        return; /* an input hook answered them already */
     /* Answer at once (this is the agent's thread), not a poll round later. */
     pz_ip_snmp_mgmt_if(s);
     pz_ip_snmp_route_check(s);
     pz_snmp_process(s->snmp);
+}
+
+/* Plane: a datagram went through lwIP on this thread: answer it if it was ours. */
+static void pz_ip_snmp_on_input(void *arg)
+{
+    struct pz_ip_snmp *s = arg;
+
+    if (pz_udp_pending(s->udp))
+        pz_ip_snmp_on_udp(s, -1);
 }
 
 /* Loop: the agent has datagrams queued: answer them (the interface row current). */
@@ -184,12 +201,15 @@ struct pz_ip_snmp *pz_ip_snmp_create(const struct pz_config *cfg, const struct p
     if (pz_ip_snmp_start(s, cfg, err, errlen) ||
         pz_loop_add_fd(env->loop, pz_udp_fd(s->udp), pz_ip_snmp_on_udp, s) ||
         pz_loop_add_fd(env->loop, pz_snmp_fd(s->snmp), pz_ip_snmp_on_queue, s) ||
-        pz_loop_add_timer(env->loop, pz_ip_snmp_deadline, pz_ip_snmp_on_timer, s)) {
+        pz_loop_add_timer(env->loop, pz_ip_snmp_deadline, pz_ip_snmp_on_timer, s) ||
+        (env->plane && pz_ipplane_add_input_hook(env->plane, pz_ip_snmp_on_input, s))) {
         if (!*err)
             snprintf(err, errlen, "the event loop is full");
         pz_ip_snmp_destroy(s);
         return NULL;
     }
+    if (env->plane)
+        pz_udp_hooked(s->udp);
     pz_ip_snmp_mgmt_if(s);
     pz_log(PZ_LOG_INFO, "snmp: agent on UDP %u (config %s, state in %s)", PZ_SNMP_PORT,
            cfg->snmp_config, cfg->state_dir);
@@ -200,6 +220,8 @@ void pz_ip_snmp_destroy(struct pz_ip_snmp *s)
 {
     if (!s)
         return;
+    if (s->env.plane)
+        pz_ipplane_remove_input_hooks(s->env.plane, s);
     if (s->udp)
         pz_loop_remove_fd(s->env.loop, pz_udp_fd(s->udp));
     if (s->snmp)

@@ -1,7 +1,8 @@
 /*
  * pz_ipplane.c - the IP plane: endpoint + lwIP netif + services (see
  * pz_ipplane.h).  Only wiring: the endpoint's deliver and link callbacks go
- * to the netif, the netif's queue drains into the endpoint.
+ * to the netif; what lwIP sends on the owner's thread goes to the endpoint
+ * at once, what its own thread sends drains from the netif's queue.
  */
 #include "pz_ipplane.h"
 
@@ -20,7 +21,29 @@ struct pz_ipplane {
     struct pz_netif *netif;
     struct ip_echo *echo;
     struct iperf_server *iperf;
+    uint64_t now; /* ms: the latest time the owner gave, for sends between its calls */
+    struct {
+        void (*fn)(void *arg);
+        void *arg;
+    } hooks[PZ_IPPLANE_MAX_HOOKS];
+    unsigned nhooks;
 };
+
+/* Note the owner's time (ms); returns it. */
+static uint64_t plane_clock(struct pz_ipplane *p, uint64_t now)
+{
+    if (now > p->now)
+        p->now = now;
+    return now;
+}
+
+/* lwIP -> ipoib on the owner's thread: one packet to the wire at once. */
+static void plane_send_now(void *ctx, const void *pkt, size_t len)
+{
+    struct pz_ipplane *p = ctx;
+
+    ipoib_output(p->ep, pkt, len, p->now);
+}
 
 /* ipoib -> owner: datagrams. */
 static int plane_send_dgram(void *ctx, const struct board_dgram_addr *a, const void *buf,
@@ -106,6 +129,7 @@ struct pz_ipplane *pz_ipplane_create(const struct pz_ipplane_config *cfg,
     p->netif = pz_netif_create(&ncfg, err, errlen);
     if (!p->netif)
         goto fail;
+    pz_netif_set_sender(p->netif, plane_send_now, p);
     if (cfg->echo && !(p->echo = ip_echo_start(0, 0))) {
         snprintf(err, errlen, "cannot start the echo service on port %d", IP_ECHO_PORT);
         goto fail;
@@ -122,18 +146,40 @@ fail:
 
 void pz_ipplane_port_update(struct pz_ipplane *p, const struct ipoib_port *port, uint64_t now)
 {
-    ipoib_port_update(p->ep, port, now);
+    ipoib_port_update(p->ep, port, plane_clock(p, now));
 }
 
 void pz_ipplane_input(struct pz_ipplane *p, const struct board_dgram_addr *a,
                       const uint8_t *payload, size_t len, uint64_t now)
 {
-    ipoib_input(p->ep, a, payload, len, now);
+    ipoib_input(p->ep, a, payload, len, plane_clock(p, now));
+    for (unsigned i = 0; i < p->nhooks; i++)
+        p->hooks[i].fn(p->hooks[i].arg);
+}
+
+int pz_ipplane_add_input_hook(struct pz_ipplane *p, void (*fn)(void *arg), void *arg)
+{
+    if (p->nhooks >= PZ_IPPLANE_MAX_HOOKS)
+        return -1;
+    p->hooks[p->nhooks].fn = fn;
+    p->hooks[p->nhooks].arg = arg;
+    p->nhooks++;
+    return 0;
+}
+
+void pz_ipplane_remove_input_hooks(struct pz_ipplane *p, void *arg)
+{
+    unsigned kept = 0;
+
+    for (unsigned i = 0; i < p->nhooks; i++)
+        if (p->hooks[i].arg != arg)
+            p->hooks[kept++] = p->hooks[i];
+    p->nhooks = kept;
 }
 
 bool pz_ipplane_input_sa(struct pz_ipplane *p, const uint8_t *mad, size_t len, uint64_t now)
 {
-    return ipoib_input_sa(p->ep, mad, len, now);
+    return ipoib_input_sa(p->ep, mad, len, plane_clock(p, now));
 }
 
 int pz_ipplane_fd(const struct pz_ipplane *p)
@@ -143,7 +189,7 @@ int pz_ipplane_fd(const struct pz_ipplane *p)
 
 void pz_ipplane_poll(struct pz_ipplane *p, uint64_t now)
 {
-    pz_netif_drain(p->netif, p->ep, now);
+    pz_netif_drain(p->netif, p->ep, plane_clock(p, now));
     ipoib_poll(p->ep, now);
 }
 

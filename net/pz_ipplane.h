@@ -51,6 +51,19 @@ void pz_ipplane_input(struct pz_ipplane *p, const struct board_dgram_addr *a,
                       const uint8_t *payload, size_t len, uint64_t now);
 bool pz_ipplane_input_sa(struct pz_ipplane *p, const uint8_t *mad, size_t len, uint64_t now);
 
+/*
+ * Owner: call fn(arg) after each datagram pz_ipplane_input took has been
+ * through the stack (owner's thread, no lock held), so a service served on
+ * the owner's loop (pz_udp, pz_tcp) answers what arrived in the same pass
+ * instead of a poll round later.  fn must be cheap when nothing is for it.
+ * Returns 0, or -1 when PZ_IPPLANE_MAX_HOOKS are registered.
+ */
+#define PZ_IPPLANE_MAX_HOOKS 4
+int pz_ipplane_add_input_hook(struct pz_ipplane *p, void (*fn)(void *arg), void *arg);
+
+/* Owner: forget every input hook registered with arg. */
+void pz_ipplane_remove_input_hooks(struct pz_ipplane *p, void *arg);
+
 /* The descriptor to poll (packets from lwIP wait), the work when it or a deadline is due. */
 int pz_ipplane_fd(const struct pz_ipplane *p);
 void pz_ipplane_poll(struct pz_ipplane *p, uint64_t now);
@@ -59,7 +72,7 @@ uint64_t pz_ipplane_next_deadline(const struct pz_ipplane *p);
 /* The endpoint, for state and counters. */
 struct ipoib *pz_ipplane_endpoint(const struct pz_ipplane *p);
 
-/* The lwIP interface's counters (packets lwIP refused or the queue dropped). */
+/* The lwIP interface's counters (sent at once, queued by lwIP's thread, received). */
 struct pz_netif_stats pz_ipplane_netif_stats(const struct pz_ipplane *p);
 
 /*

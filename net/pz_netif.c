@@ -3,9 +3,16 @@
  *
  * Debian's lwIP: NO_SYS=0 with core locking.  The netif carries no link
  * layer of its own (neither NETIF_FLAG_ETHARP nor NETIF_FLAG_ETHERNET), so
- * tcpip_input hands packets straight to ip_input, and output receives each
+ * received packets go straight to ip_input, and output receives each
  * packet's final destination: next-hop choice and IPoIB ARP are the
  * endpoint's.  IPv6 is not carried (no output_ip6).
+ *
+ * With core locking any thread holding the lock may run the stack (lwIP's
+ * rawapi.txt, "multithreading"): the owner's loop feeds ip_input under
+ * LOCK_TCPIP_CORE itself, so the callbacks of what it received, and the
+ * answers they send, run on the loop's thread, and output on that thread
+ * goes to the owner's sender at once.  Only what lwIP's own thread sends
+ * (timers: TCP retransmits, delayed ACKs; loopback) crosses by the queue.
  */
 #include "pz_netif.h"
 
@@ -22,6 +29,7 @@
 
 #include <lwip/ip.h>
 #include <lwip/ip4_addr.h>
+#include <lwip/prot/ip.h>
 #include <lwip/netif.h>
 #include <lwip/pbuf.h>
 #include <lwip/tcpip.h>
@@ -47,6 +55,10 @@ struct queued_pkt {
 
 struct pz_netif {
     struct netif netif;
+    pthread_t owner;       /* the thread that created it: the owner's loop */
+    pz_netif_send_fn send; /* the owner's sender, or NULL: everything queues */
+    void *send_ctx;
+    uint8_t *flat; /* owner's thread: a chained packet made contiguous */
     int event_fd;
     pthread_mutex_t lock; /* guards the queue and the tx counters */
     struct queued_pkt *head, *tail;
@@ -83,9 +95,56 @@ static void signal_loop(struct pz_netif *n)
         perror("pz_netif: eventfd");
 }
 
+/* The first `budget` packets of the queue (defined below). */
+static struct queued_pkt *take_queue(struct pz_netif *n, unsigned budget);
+
+/* Owner's thread: hand what lwIP's thread queued to the sender, in order. */
+static void send_queued(struct pz_netif *n)
+{
+    struct queued_pkt *q;
+    bool waiting;
+
+    pthread_mutex_lock(&n->lock);
+    waiting = n->head != NULL;
+    pthread_mutex_unlock(&n->lock);
+    if (!waiting)
+        return;
+    q = take_queue(n, UINT_MAX); /* all of them: they were output before this one */
+    while (q) {
+        struct queued_pkt *next = q->next;
+        n->send(n->send_ctx, q->data, q->len);
+        free(q);
+        q = next;
+    }
+}
+
 /*
- * netif->output, in lwIP's thread: copy the packet (a pbuf chain) into the
- * queue.  Returns ERR_OK, or ERR_MEM when the queue is full (dropped).
+ * Owner's thread, core lock held: send the packet through the owner's
+ * sender at once, after anything lwIP's thread queued before it.  Returns
+ * ERR_OK (the endpoint counts its own drops).
+ */
+static err_t output_direct(struct pz_netif *n, struct pbuf *p)
+{
+    const void *pkt = p->payload;
+
+    send_queued(n);
+    if (p->len != p->tot_len) {
+        /* LWIP_NETIF_TX_SINGLE_PBUF makes this rare: flatten into our buffer. */
+        pbuf_copy_partial(p, n->flat, p->tot_len, 0);
+        pkt = n->flat;
+    }
+    n->send(n->send_ctx, pkt, p->tot_len);
+    pthread_mutex_lock(&n->lock);
+    n->stats.tx_direct++;
+    pthread_mutex_unlock(&n->lock);
+    return ERR_OK;
+}
+
+/*
+ * netif->output, in whichever thread holds the core lock: the owner's
+ * thread sends at once (output_direct); lwIP's thread copies the packet (a
+ * pbuf chain) into the queue.  Returns ERR_OK, or ERR_MEM when the queue is
+ * full (dropped).
  */
 static err_t netif_output_ip4(struct netif *netif, struct pbuf *p, const ip4_addr_t *dest)
 {
@@ -94,6 +153,8 @@ static err_t netif_output_ip4(struct netif *netif, struct pbuf *p, const ip4_add
     bool wake;
     (void)dest; /* the endpoint reads the destination from the header */
 
+    if (n->send && pthread_equal(pthread_self(), n->owner) && p->tot_len <= PZ_NETIF_PKT_MAX)
+        return output_direct(n, p);
     pthread_mutex_lock(&n->lock);
     if (n->queued >= n->queue_max) {
         n->stats.tx_dropped++;
@@ -156,9 +217,14 @@ struct pz_netif *pz_netif_create(const struct pz_netif_config *cfg, char *err, s
         return NULL;
     }
     n->queue_max = cfg->queue_max ? cfg->queue_max : 1024;
+    n->owner = pthread_self();
+    n->flat = malloc(PZ_NETIF_PKT_MAX);
     n->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (n->event_fd < 0) {
-        snprintf(err, errlen, "eventfd: %s", strerror(errno));
+    if (n->event_fd < 0 || !n->flat) {
+        snprintf(err, errlen, "eventfd: %s", n->flat ? strerror(errno) : "out of memory");
+        if (n->event_fd >= 0)
+            close(n->event_fd);
+        free(n->flat);
         free(n);
         return NULL;
     }
@@ -178,10 +244,19 @@ struct pz_netif *pz_netif_create(const struct pz_netif_config *cfg, char *err, s
         snprintf(err, errlen, "lwIP refused the interface");
         close(n->event_fd);
         pthread_mutex_destroy(&n->lock);
+        free(n->flat);
         free(n);
         return NULL;
     }
     return n;
+}
+
+void pz_netif_set_sender(struct pz_netif *n, pz_netif_send_fn send, void *ctx)
+{
+    LOCK_TCPIP_CORE();
+    n->send = send;
+    n->send_ctx = ctx;
+    UNLOCK_TCPIP_CORE();
 }
 
 int pz_netif_fd(const struct pz_netif *n)
@@ -232,42 +307,65 @@ void pz_netif_drain(struct pz_netif *n, struct ipoib *ep, uint64_t now)
     }
 }
 
-/*
- * lwIP's mailbox is full (Debian's build: 128 messages; a busy tcpip thread
- * under a UDP burst from five peers): hand the packet to ip_input directly
- * under the core lock, as lwIP's own core-locking input mode does, instead
- * of dropping it.  It overtakes the packets still in the mailbox (a reorder
- * only when the mailbox overflowed, where it was a loss before).  Returns
- * ip_input's verdict (ERR_OK: lwIP took the pbuf).
- */
-static err_t pz_netif_input_locked(struct pz_netif *n, struct pbuf *p)
+/* Count one received packet delivered (or dropped); direct: past a full mailbox. */
+static void count_rx(struct pz_netif *n, bool delivered, bool direct)
 {
-    err_t rc;
-
-    LOCK_TCPIP_CORE();
-    rc = ip_input(p, &n->netif);
-    UNLOCK_TCPIP_CORE();
-    if (rc == ERR_OK)
+    pthread_mutex_lock(&n->lock);
+    if (delivered)
+        n->stats.rx_delivered++;
+    else
+        n->stats.rx_dropped++;
+    if (direct)
         n->stats.rx_direct++;
-    return rc;
+    pthread_mutex_unlock(&n->lock);
 }
 
+/*
+ * Whether a received IPv4 packet carries TCP (a fragment included: every
+ * fragment has the protocol field).  TCP stays in lwIP's thread: the
+ * callbacks of a bulk transfer (iperf, the echo) send a window of segments
+ * for every ACK, and on the agent loop that work delayed the MADs (the SMP
+ * round trip under a full-rate iperf went from ~2x to ~3-4x idle,
+ * bench_ipoib.sh); lwIP's thread runs below the loop instead.
+ */
+static bool is_tcp(const uint8_t *pkt, size_t len)
+{
+    return len > 9 && pkt[9] == IP_PROTO_TCP;
+}
+
+/* ip_input on this thread under the core lock; it takes the pbuf in every case. */
+static void input_here(struct pz_netif *n, struct pbuf *p)
+{
+    LOCK_TCPIP_CORE();
+    ip_input(p, &n->netif);
+    UNLOCK_TCPIP_CORE();
+}
+
+/*
+ * UDP, ICMP (requests and answers): into the stack on this thread, so the
+ * callbacks run here and what they send leaves through output_direct, an
+ * SNMP request answered in one pass.  TCP: to lwIP's mailbox
+ * (tcpip_input), or when it is full (Debian's build: 128 messages) to
+ * ip_input here instead of being dropped (counted in rx_direct).
+ */
 void pz_netif_deliver(struct pz_netif *n, const void *pkt, size_t len)
 {
     struct pbuf *p = len <= 0xFFFF ? pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_RAM) : NULL;
+    bool past_mailbox = false;
 
     if (!p || pbuf_take(p, pkt, (u16_t)len) != ERR_OK) {
         if (p)
             pbuf_free(p);
-        n->stats.rx_dropped++;
+        count_rx(n, false, false);
         return;
     }
-    if (n->netif.input(p, &n->netif) != ERR_OK && pz_netif_input_locked(n, p) != ERR_OK) {
-        pbuf_free(p);
-        n->stats.rx_dropped++;
-        return;
+    if (!is_tcp(pkt, len)) {
+        input_here(n, p);
+    } else if (n->netif.input(p, &n->netif) != ERR_OK) {
+        input_here(n, p);
+        past_mailbox = true;
     }
-    n->stats.rx_delivered++;
+    count_rx(n, true, past_mailbox);
 }
 
 void pz_netif_link(struct pz_netif *n, bool up, unsigned mtu)
@@ -345,5 +443,6 @@ void pz_netif_destroy(struct pz_netif *n)
     }
     close(n->event_fd);
     pthread_mutex_destroy(&n->lock);
+    free(n->flat);
     free(n);
 }

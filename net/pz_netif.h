@@ -2,16 +2,22 @@
  * pz_netif.h - an lwIP network interface over an IPoIB endpoint, and the
  * crossing between the two threads that share it.
  *
- * The agent loop owns the switch (board, MADs, the ipoib/ endpoint); lwIP's
- * tcpip thread owns TCP/IP.  Packets cross in both directions without either
- * thread touching the other's state:
- *   - lwIP -> fabric: the netif's output copies each IPv4 packet into a
- *     bounded queue and signals an eventfd; the agent loop, woken by it,
- *     drains the queue into the endpoint (pz_netif_drain);
- *   - fabric -> lwIP: the endpoint's deliver hands a copy to tcpip_input
- *     (lwIP's thread-safe mailbox) through pz_netif_deliver; when the
- *     mailbox is full, to ip_input under the core lock (not dropped);
- *   - link state and MTU: set under LOCK_TCPIP_CORE from the agent loop.
+ * The agent loop (the owner: the thread that creates the interface) owns
+ * the switch (board, MADs, the ipoib/ endpoint); lwIP's tcpip thread runs
+ * lwIP's timers.  lwIP's state is touched only under its core lock, the
+ * endpoint only by the owner:
+ *   - fabric -> lwIP: pz_netif_deliver runs ip_input on the owner's thread
+ *     under LOCK_TCPIP_CORE for UDP and ICMP, so their receive callbacks
+ *     run there; TCP goes to lwIP's thread (tcpip_input: bulk transfers
+ *     would delay the MADs on the loop), past a full mailbox to ip_input;
+ *   - lwIP -> fabric, on the owner's thread (answers to what it delivered,
+ *     sends of services it runs under the lock): output calls the owner's
+ *     sender at once (pz_netif_set_sender);
+ *   - lwIP -> fabric, on lwIP's thread (timers: retransmits, delayed ACKs;
+ *     loopback): output copies each IPv4 packet into a bounded queue and
+ *     signals an eventfd; the owner, woken by it, drains the queue into the
+ *     endpoint (pz_netif_drain), or its next direct send does first;
+ *   - link state and MTU: set under LOCK_TCPIP_CORE from the owner.
  */
 #ifndef PZ_NETIF_H
 #define PZ_NETIF_H
@@ -23,6 +29,12 @@
 struct ipoib;
 struct pz_netif;
 
+/* The largest packet output hands over (an IPoIB MTU of 4092 and some room). */
+#define PZ_NETIF_PKT_MAX 4096
+
+/* The owner's sender: one IPv4 packet to the wire, on the owner's thread. */
+typedef void (*pz_netif_send_fn)(void *ctx, const void *pkt, size_t len);
+
 /* The interface's IPv4 settings, host order. */
 struct pz_netif_config {
     uint32_t addr;
@@ -33,11 +45,12 @@ struct pz_netif_config {
 
 /* Counters of the crossing. */
 struct pz_netif_stats {
-    uint64_t tx_queued;    /* packets lwIP handed to the queue */
+    uint64_t tx_direct;    /* packets sent at once on the owner's thread */
+    uint64_t tx_queued;    /* packets lwIP's thread handed to the queue */
     uint64_t tx_dropped;   /* queue full, or no memory */
     uint64_t rx_delivered; /* packets handed to lwIP */
     uint64_t rx_dropped;   /* no pbuf, or lwIP refused */
-    uint64_t rx_direct;    /* lwIP's mailbox full: handed to ip_input under the core lock */
+    uint64_t rx_direct;    /* TCP past lwIP's full mailbox: to ip_input under the core lock */
 };
 
 /*
@@ -46,6 +59,12 @@ struct pz_netif_stats {
  * in err.  One interface per process.
  */
 struct pz_netif *pz_netif_create(const struct pz_netif_config *cfg, char *err, size_t errlen);
+
+/*
+ * Owner: packets lwIP outputs on the owner's thread go to send(ctx, ...)
+ * at once (NULL: everything goes through the queue).  Returns nothing.
+ */
+void pz_netif_set_sender(struct pz_netif *n, pz_netif_send_fn send, void *ctx);
 
 /* The eventfd that polls readable while packets wait in the queue. */
 int pz_netif_fd(const struct pz_netif *n);
@@ -56,7 +75,11 @@ int pz_netif_fd(const struct pz_netif *n);
  */
 void pz_netif_drain(struct pz_netif *n, struct ipoib *ep, uint64_t now);
 
-/* Agent loop: one received IPv4 packet for lwIP (an ipoib deliver callback). */
+/*
+ * Owner: one received IPv4 packet into lwIP (an ipoib deliver callback);
+ * its callbacks run before this returns.  Takes the core lock: never call
+ * it from a callback of lwIP.
+ */
 void pz_netif_deliver(struct pz_netif *n, const void *pkt, size_t len);
 
 /* Agent loop: link up with the IP MTU, or down (an ipoib link callback). */

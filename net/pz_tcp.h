@@ -2,13 +2,14 @@
  * pz_tcp.h - a TCP port of the switch's lwIP stack whose connections are
  * served on the agent loop (the SSH server on 22).
  *
- * lwIP's thread accepts connections and copies what arrives into each
- * connection's receive ring; the agent loop reads the rings, writes with
- * copies under the core lock, and opens the receive window only by what it
- * has read (pz_tcp_read), so a slow service slows its peer instead of
- * buffering without bound.  One eventfd per port wakes the loop for every
- * event (a connection, data, send space, a close): the loop then accepts
- * and tries every connection.
+ * lwIP's callbacks (in lwIP's thread, which receives TCP; on the agent
+ * loop's thread only for a segment that found lwIP's mailbox full) accept
+ * connections and copy what arrives into each connection's receive ring;
+ * the agent loop reads the rings, writes with copies under the core lock,
+ * and opens the receive window only by what it has read (pz_tcp_read), so
+ * a slow service slows its peer instead of buffering without bound.  One
+ * eventfd per port wakes the loop for every event (a connection, data,
+ * send space, a close): the loop then accepts and tries every connection.
  */
 #ifndef PZ_TCP_H
 #define PZ_TCP_H

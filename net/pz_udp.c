@@ -33,10 +33,14 @@ struct pz_udp {
     pthread_mutex_t lock; /* guards the queue and the counters */
     struct pz_udp_msg *head, *tail;
     unsigned queued, queue_max;
+    bool signalled; /* the eventfd was written and not yet read */
+    bool hooked;    /* the owner takes datagrams after each pass of the stack */
+    pthread_t owner;
     struct pz_udp_stats stats;
 };
 
-/* lwIP's thread: queue one datagram for the loop (or count it dropped). */
+/* lwIP's receive callback (core lock held): queue one datagram for the loop (or count it dropped).
+ */
 static void pz_udp_input(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,
                          u16_t port)
 {
@@ -65,8 +69,14 @@ static void pz_udp_input(void *arg, struct udp_pcb *pcb, struct pbuf *p, const i
     u->tail = m;
     u->queued++;
     u->stats.rx++;
-    if (write(u->efd, &one, sizeof(one)) < 0)
-        (void)0; /* the counter cannot overflow here */
+    /*
+     * One write until the loop empties the queue: a system call less per
+     * datagram; none when the owner's loop fed the stack and its input hook
+     * takes the queue next (pz_udp_hooked): no wake-up on the request path.
+     */
+    if (!u->signalled && !(u->hooked && pthread_equal(pthread_self(), u->owner)) &&
+        write(u->efd, &one, sizeof(one)) == (ssize_t)sizeof(one))
+        u->signalled = true;
     pthread_mutex_unlock(&u->lock);
     pbuf_free(p);
 }
@@ -104,9 +114,27 @@ struct pz_udp *pz_udp_open(uint16_t port, unsigned queue_max, char *err, size_t 
     return u;
 }
 
+void pz_udp_hooked(struct pz_udp *u)
+{
+    pthread_mutex_lock(&u->lock);
+    u->owner = pthread_self();
+    u->hooked = true;
+    pthread_mutex_unlock(&u->lock);
+}
+
 int pz_udp_fd(const struct pz_udp *u)
 {
     return u->efd;
+}
+
+bool pz_udp_pending(struct pz_udp *u)
+{
+    bool waiting;
+
+    pthread_mutex_lock(&u->lock);
+    waiting = u->head != NULL;
+    pthread_mutex_unlock(&u->lock);
+    return waiting;
 }
 
 int pz_udp_recv(struct pz_udp *u, uint32_t *addr, uint16_t *port, void *buf, size_t cap)
@@ -123,8 +151,11 @@ int pz_udp_recv(struct pz_udp *u, uint32_t *addr, uint16_t *port, void *buf, siz
             u->tail = NULL;
         u->queued--;
     }
-    if (!u->head && read(u->efd, &n, sizeof(n)) < 0)
-        (void)0; /* already clear */
+    if (!u->head && u->signalled) {
+        if (read(u->efd, &n, sizeof(n)) < 0)
+            (void)0; /* already clear */
+        u->signalled = false;
+    }
     pthread_mutex_unlock(&u->lock);
     if (!m)
         return -EAGAIN;

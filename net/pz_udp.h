@@ -2,14 +2,19 @@
  * pz_udp.h - a UDP port of the switch's lwIP stack served on the agent
  * loop (SNMP on 161, traps out).
  *
- * lwIP's thread takes each datagram into a bounded queue and signals an
- * eventfd; the agent loop takes them from the queue and sends its answers
- * under the core lock.  Nothing of the service runs in lwIP's thread, so it
- * may read switch state.
+ * lwIP's receive callback (on the agent loop's thread when the loop feeds
+ * the stack, pz_netif_deliver; on lwIP's thread for loopback) takes each
+ * datagram into a bounded queue and signals an eventfd (not when the
+ * loop's input hook takes it next, pz_udp_hooked); the agent loop takes
+ * them from the queue (woken by the eventfd, or at once from a pz_ipplane
+ * input hook that sees pz_udp_pending) and sends its answers
+ * under the core lock.  Nothing of the service runs in lwIP's callback, so
+ * it may read switch state.
  */
 #ifndef PZ_UDP_H
 #define PZ_UDP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +32,17 @@ struct pz_udp *pz_udp_open(uint16_t port, unsigned queue_max, char *err, size_t 
 
 /* The descriptor that polls readable while datagrams wait. */
 int pz_udp_fd(const struct pz_udp *u);
+
+/*
+ * The calling thread (the agent loop) takes the datagrams from a pz_ipplane
+ * input hook after every packet it feeds the stack: what lwIP delivers on
+ * this thread then waits without the eventfd (two system calls less per
+ * request); what lwIP's own thread delivers (loopback) still signals it.
+ */
+void pz_udp_hooked(struct pz_udp *u);
+
+/* Whether a datagram waits (cheap: no system call). */
+bool pz_udp_pending(struct pz_udp *u);
 
 /*
  * Take one datagram: its length (what did not fit cap is cut), the peer's

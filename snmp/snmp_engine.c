@@ -169,6 +169,48 @@ static struct pz_snmp *snmp_engine_alloc(const struct pz_snmp_params *p)
     return s;
 }
 
+/*
+ * The agent session's check of every received datagram, before it is
+ * parsed; returns 1 (parse it).  netsnmp_register_agent_nsap() would install
+ * netsnmp_agent_check_packet(), which in Debian's net-snmp (built with
+ * libwrap) calls hosts_ctl() for every datagram: it opens and reads
+ * /etc/hosts.allow and /etc/hosts.deny each time, 10-25 % of the agent's
+ * CPU per request.  A switch has no tcp-wrappers policy: who may read or
+ * write is USM and VACM's answer (the configuration's users, communities
+ * and views), so this check keeps only what the library's does besides
+ * libwrap, counting snmpInPkts.
+ */
+static int snmp_engine_check_packet(netsnmp_session *sess, netsnmp_transport *t, void *addr,
+                                    int addr_len)
+{
+    (void)sess;
+    (void)t;
+    (void)addr;
+    (void)addr_len;
+    snmp_increment_statistic(STAT_SNMPINPKTS);
+    return 1;
+}
+
+/*
+ * Open the agent's session on transport t as netsnmp_register_agent_nsap()
+ * does (net-snmp's public snmp_add), with the check above instead of
+ * libwrap's.  net-snmp closes it with its other sessions (snmp_shutdown).
+ * Returns 0 or -1.
+ */
+static int snmp_engine_listen(netsnmp_transport *t)
+{
+    netsnmp_session sess;
+
+    snmp_sess_init(&sess);
+    sess.version = SNMP_DEFAULT_VERSION;
+    sess.callback = handle_snmp_packet;
+    sess.authenticator = NULL;
+    sess.flags = netsnmp_ds_get_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_FLAGS);
+    sess.isAuthoritative = SNMP_SESS_AUTHORITATIVE;
+    t->flags |= NETSNMP_TRANSPORT_FLAG_OPENED;
+    return snmp_add(&sess, t, snmp_engine_check_packet, netsnmp_agent_check_parse) ? 0 : -1;
+}
+
 struct pz_snmp *pz_snmp_create(const struct pz_snmp_params *params, char *err, size_t errlen)
 {
     struct pz_snmp *s;
@@ -201,7 +243,7 @@ struct pz_snmp *pz_snmp_create(const struct pz_snmp_params *params, char *err, s
     init_snmp(PZ_SNMP_APP);
     init_master_agent();
     t = snmp_transport_open_server(s);
-    if (!t || !netsnmp_register_agent_nsap(t)) {
+    if (!t || snmp_engine_listen(t) != 0) {
         snprintf(err, errlen, "snmp: cannot register the agent transport");
         goto fail;
     }
@@ -256,8 +298,12 @@ static void snmp_engine_read(struct pz_snmp *s)
     uint64_t n;
     unsigned pending, sinks;
 
-    if (read(s->efd, &n, sizeof(n)) < 0)
-        n = 0; /* nothing signalled: the queue may still hold datagrams */
+    /* Read the eventfd only when it was written (pz_snmp_input_now does not). */
+    pthread_mutex_lock(&s->lock);
+    if (s->signalled && read(s->efd, &n, sizeof(n)) < 0)
+        n = 0; /* already clear */
+    s->signalled = false;
+    pthread_mutex_unlock(&s->lock);
     for (;;) {
         netsnmp_large_fd_set_init(&fds, FD_SETSIZE);
         pthread_mutex_lock(&s->lock);

@@ -47,7 +47,8 @@ struct snmp_sink;
 /* The agent. */
 struct pz_snmp {
     struct pz_snmp_params p;
-    int efd; /* eventfd: readable while the queue is not empty */
+    int efd;        /* eventfd: readable while the queue is not empty */
+    bool signalled; /* efd written and not yet read (under lock) */
     pthread_mutex_t lock;
     struct snmp_dgram queue[PZ_SNMP_QUEUE_LEN];
     unsigned head, count;

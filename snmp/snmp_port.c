@@ -40,17 +40,45 @@ const struct snmp_port_snap *snmp_port_snap(struct pz_snmp *s, unsigned port)
     ps = &s->snaps[port];
     if (ps->gen == s->gen)
         return ps;
-    memset(ps, 0, sizeof(*ps));
+    /* Status and configuration are this request's; the counters keep their own age. */
     ps->gen = s->gen;
+    memset(&ps->st, 0, sizeof(ps->st));
+    memset(&ps->cfg, 0, sizeof(ps->cfg));
     ps->ok_status = board_port_status(s->p.board, port, &ps->st) == 0;
     ps->ok_config = board_port_config_get(s->p.board, port, &ps->cfg) == 0;
     return ps;
 }
 
+/*
+ * Read the counters of every external port in one board access (over
+ * board/sim one round trip instead of one per port: a walk of ifXTable
+ * needs them all), all stamped now.  If that fails, only port's, alone.
+ */
+static void snmp_port_read_counters(struct pz_snmp *s, unsigned port, uint64_t now)
+{
+    struct pma_counters *pc = malloc(s->num_ports * sizeof(*pc));
+    struct snmp_port_snap *ps = &s->snaps[port];
+
+    if (pc && pma_port_counters64_many(s->p.pma, 1, s->num_ports, pc) == 0) {
+        for (unsigned p = 1; p <= s->num_ports; p++) {
+            s->snaps[p].c = pc[p - 1].total;
+            s->snaps[p].ok_counters = true;
+            s->snaps[p].counters_ns = now;
+        }
+    } else {
+        struct pma_counters one;
+
+        ps->ok_counters = pma_port_counters64(s->p.pma, port, &one) == 0;
+        if (ps->ok_counters)
+            ps->c = one.total;
+        ps->counters_ns = now;
+    }
+    free(pc);
+}
+
 const struct board_port_counters *snmp_port_counters(struct pz_snmp *s, unsigned port)
 {
     struct snmp_port_snap *ps;
-    struct pma_counters pc;
     uint64_t now;
 
     if (!snmp_port_snap(s, port))
@@ -58,12 +86,8 @@ const struct board_port_counters *snmp_port_counters(struct pz_snmp *s, unsigned
     ps = &s->snaps[port];
     now = board_now_ns(s->p.board);
     if (ps->counters_gen != s->gen &&
-        (!ps->ok_counters || now - ps->counters_ns >= SNMP_PORT_COUNTERS_TTL_NS)) {
-        ps->ok_counters = pma_port_counters64(s->p.pma, port, &pc) == 0;
-        if (ps->ok_counters)
-            ps->c = pc.total;
-        ps->counters_ns = now;
-    }
+        (!ps->ok_counters || now - ps->counters_ns >= SNMP_PORT_COUNTERS_TTL_NS))
+        snmp_port_read_counters(s, port, now);
     ps->counters_gen = s->gen;
     return ps->ok_counters ? &ps->c : NULL;
 }

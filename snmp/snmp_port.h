@@ -32,8 +32,8 @@ const struct snmp_port_snap *snmp_port_snap(struct pz_snmp *s, unsigned port);
 /*
  * The PMA's 64-bit counters of external port for this request: read on the
  * request's first call unless an earlier read is under 50 ms old (then that
- * one; every call of one request sees the same values); NULL for a bad port
- * or a failed read.
+ * one; every call of one request sees the same values), every port's in
+ * the same board access; NULL for a bad port or a failed read.
  */
 const struct board_port_counters *snmp_port_counters(struct pz_snmp *s, unsigned port);
 

@@ -362,10 +362,28 @@ void snmp_queue_drain(struct pz_snmp *s)
         free(d.buf);
 }
 
-int pz_snmp_input(struct pz_snmp *s, const struct pz_snmp_peer *from, const void *buf, size_t len)
+/*
+ * Signal pz_snmp_fd: one eventfd write until snmp_engine_read() reads it
+ * (a system call less per datagram while the loop is behind).
+ */
+static void snmp_signal(struct pz_snmp *s)
+{
+    uint64_t one = 1;
+
+    pthread_mutex_lock(&s->lock);
+    if (!s->signalled && write(s->efd, &one, sizeof(one)) == (ssize_t)sizeof(one))
+        s->signalled = true;
+    pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * Queue a datagram for pz_snmp_process(), signalling pz_snmp_fd if wake.
+ * Returns 0, -EMSGSIZE, -ENOBUFS or -ENOMEM.
+ */
+static int snmp_input(struct pz_snmp *s, const struct pz_snmp_peer *from, const void *buf,
+                      size_t len, bool wake)
 {
     uint8_t *copy;
-    uint64_t one = 1;
     int rc = 0;
 
     if (len > s->p.max_message) {
@@ -378,8 +396,8 @@ int pz_snmp_input(struct pz_snmp *s, const struct pz_snmp_peer *from, const void
     /* A Response from a sink's address goes to that sink's session (informs). */
     rc = snmp_sink_push(s, from, buf, len);
     if (rc != -ENOENT) {
-        if (rc == 0 && write(s->efd, &one, sizeof(one)) < 0)
-            rc = 0; /* saturated: it polls readable anyway */
+        if (rc == 0 && wake)
+            snmp_signal(s);
         return rc;
     }
     rc = 0;
@@ -403,9 +421,20 @@ int pz_snmp_input(struct pz_snmp *s, const struct pz_snmp_peer *from, const void
     }
     pthread_mutex_unlock(&s->lock);
     free(copy);
-    if (rc == 0 && write(s->efd, &one, sizeof(one)) < 0)
-        rc = 0; /* the counter is saturated: it polls readable anyway */
+    if (rc == 0 && wake)
+        snmp_signal(s);
     return rc;
+}
+
+int pz_snmp_input(struct pz_snmp *s, const struct pz_snmp_peer *from, const void *buf, size_t len)
+{
+    return snmp_input(s, from, buf, len, true);
+}
+
+int pz_snmp_input_now(struct pz_snmp *s, const struct pz_snmp_peer *from, const void *buf,
+                      size_t len)
+{
+    return snmp_input(s, from, buf, len, false);
 }
 
 int pz_snmp_fd(const struct pz_snmp *s)

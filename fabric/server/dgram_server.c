@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "board_sim_dgram.h"
@@ -33,6 +34,15 @@
  * VL15 has buffers of its own in a switch and is never stuck behind data.
  */
 #define DGRAM_SERVER_BATCH 8
+/*
+ * A connection's send buffer is its QP's receive queue: what the client has
+ * not read yet.  The kernel's default (wmem_default, 208 KiB) held only 50-90
+ * IPoIB datagrams, and a portzerod whose loop paused for a few milliseconds
+ * (a loaded machine, ThreadSanitizer) lost UDP datagrams that a real port's
+ * receive ring would have held: Linux's IPoIB posts 256 receives, this is
+ * room for 256 datagrams of a 4 KiB MTU (about 9 KiB of buffer each).
+ */
+#define DGRAM_SERVER_RQ_BYTES (256 * 9 * 1024)
 
 /* One connection on the datagram socket: one QP of a node's port-0 stack. */
 struct dgram_server_conn {
@@ -119,6 +129,19 @@ size_t dgram_server_pfds(struct sim_server *s, size_t n)
     return n;
 }
 
+/*
+ * Give a connection the receive queue depth above: SO_SNDBUFFORCE where
+ * allowed (pzfabric runs as root in the tests), else SO_SNDBUF, which the
+ * kernel caps at wmem_max.  A failure keeps the default (only shallower).
+ */
+static void dgram_server_rq_depth(int fd)
+{
+    int bytes = DGRAM_SERVER_RQ_BYTES;
+
+    if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &bytes, sizeof(bytes)) != 0)
+        (void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof(bytes));
+}
+
 /* Accept one connection into a free slot. */
 static void dgram_server_accept(struct sim_server *s)
 {
@@ -129,6 +152,7 @@ static void dgram_server_accept(struct sim_server *s)
 
     if (fd < 0)
         return;
+    dgram_server_rq_depth(fd);
     c = calloc(1, sizeof(*c));
     if (!c) {
         close(fd);

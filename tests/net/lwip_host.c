@@ -51,18 +51,32 @@ struct host {
     struct pz_udp *udp;
     struct pz_tcp_port *tcp;
     struct loop_echo_conn conns[LOOP_ECHO_CONNS];
+    unsigned long long udp_hook_echoes; /* answered by the plane's input hook */
 };
 
 /* The loop-served UDP echo: every datagram back to its sender. */
-static void loop_echo_udp(struct host *h)
+static unsigned loop_echo_udp(struct host *h)
 {
     uint8_t buf[4096];
     uint32_t addr;
     uint16_t port;
+    unsigned echoed = 0;
     int n;
 
-    while ((n = pz_udp_recv(h->udp, &addr, &port, buf, sizeof(buf))) >= 0)
+    while ((n = pz_udp_recv(h->udp, &addr, &port, buf, sizeof(buf))) >= 0) {
         pz_udp_send(h->udp, addr, port, buf, (size_t)n);
+        echoed++;
+    }
+    return echoed;
+}
+
+/* Plane input hook: echo a datagram for the loop's port in the same pass. */
+static void loop_echo_hook(void *arg)
+{
+    struct host *h = arg;
+
+    if (h->udp && pz_udp_pending(h->udp))
+        h->udp_hook_echoes += loop_echo_udp(h);
 }
 
 /* One TCP connection: write back what is pending, read more when it is all out. */
@@ -242,10 +256,11 @@ int main(int argc, char **argv)
     }
     h.udp = pz_udp_open(LOOP_ECHO_PORT, 0, err, sizeof(err));
     h.tcp = h.udp ? pz_tcp_listen(LOOP_ECHO_PORT, LOOP_ECHO_CONNS, err, sizeof(err)) : NULL;
-    if (!h.tcp) {
-        fprintf(stderr, "lwip_host: %s\n", err);
+    if (!h.tcp || pz_ipplane_add_input_hook(h.plane, loop_echo_hook, &h)) {
+        fprintf(stderr, "lwip_host: %s\n", h.tcp ? "no room for an input hook" : err);
         return 1;
     }
+    pz_udp_hooked(h.udp);
     uint64_t next_port = 0;
     for (;;) {
         uint64_t now = now_ms(), d = pz_ipplane_next_deadline(h.plane);
@@ -295,6 +310,11 @@ out:;
     printf("rx_packets %llu\ntx_packets %llu\nrx_dropped_ip %llu\n",
            (unsigned long long)s->rx_packets, (unsigned long long)s->tx_packets,
            (unsigned long long)s->rx_dropped_ip);
+    struct pz_netif_stats ns = pz_ipplane_netif_stats(h.plane);
+    printf("netif_rx_delivered %llu\nnetif_tx_direct %llu\nnetif_tx_queued %llu\n",
+           (unsigned long long)ns.rx_delivered, (unsigned long long)ns.tx_direct,
+           (unsigned long long)ns.tx_queued);
+    printf("udp_hook_echoes %llu\n", h.udp_hook_echoes);
     for (unsigned i = 0; i < LOOP_ECHO_CONNS; i++)
         pz_tcp_abort(h.conns[i].c);
     pz_tcp_unlisten(h.tcp);

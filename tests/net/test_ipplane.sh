@@ -63,5 +63,19 @@ LWIP_PID=
 check_eq "lwip_host exits 0 on SIGTERM" 0 "$STOP_RC"
 check_eq "no malformed IPv4 counted" 0 "$(awk '$1 == "rx_dropped_ip" { print $2 }' "$WORK/lwip.out")"
 check "lwIP received packets" test "$(awk '$1 == "rx_packets" { print $2 }' "$WORK/lwip.out")" -gt 8000
+# Received UDP and ICMP run through lwIP on the owner's loop (ip_input under
+# the core lock), so the echo replies they cause leave from that loop at
+# once: at least the 20 + 5 pings' replies and the two UDP echoes; TCP stays
+# in lwIP's thread, whose segments cross by the queue.
+direct=$(awk '$1 == "netif_tx_direct" { print $2 }' "$WORK/lwip.out")
+queued=$(awk '$1 == "netif_tx_queued" { print $2 }' "$WORK/lwip.out")
+check "ping and UDP answers sent on the owner's loop at once (direct $direct, queued $queued)" \
+    test "${direct:-0}" -ge 27
+check "TCP segments sent by lwIP's thread through the queue (queued $queued)" \
+    test "${queued:-0}" -gt 8000
+# The loop's UDP echo ran from the plane's input hook, right after lwIP
+# queued the datagram (not a poll round later).
+check "UDP echo on 4007 answered from the input hook" \
+    test "$(awk '$1 == "udp_hook_echoes" { print $2 }' "$WORK/lwip.out")" -ge 1
 
 fl_finish
