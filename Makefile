@@ -42,6 +42,9 @@ WERROR := -DPZ_WERROR=ON
 SYSROOT := $(CURDIR)/$(ARM64_DIR)/sysroot
 
 CTEST_FLAGS := --output-on-failure --no-tests=error -j$(JOBS)
+# Every target installs the packages first, so a test that finds a tool missing
+# fails instead of skipping (tests/lib.sh pzt_require_tools); plain ctest skips.
+export PZT_REQUIRE_ALL := 1
 # Labels: `long` runs only in test-long; `native-only` never under qemu.
 CTEST_SHORT := -LE '^long$$'
 CTEST_CROSS := -LE '^(long|native-only)$$'

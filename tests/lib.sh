@@ -115,10 +115,17 @@ checks_finish() {
     [ "$failures" = 0 ]
 }
 
-pzt_require_tools() { # pzt_require_tools TOOL...: exit 77 (skip) unless each is installed
+# pzt_require_tools TOOL...: exit 77 (skip) unless each is installed. With
+# PZT_REQUIRE_ALL=1 (the Makefile's test targets, which install every package
+# first) a missing tool is a failure: a skip there means install-deps.sh lacks it.
+pzt_require_tools() {
     local tool
     for tool in "$@"; do
         if ! command -v "$tool" > /dev/null; then
+            if [ "${PZT_REQUIRE_ALL:-0}" = 1 ]; then
+                echo "FAIL: $tool is not installed (scripts/install-deps.sh should install it)"
+                exit 1
+            fi
             echo "SKIP: $tool is not installed"
             exit 77
         fi

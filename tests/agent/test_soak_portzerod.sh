@@ -46,7 +46,7 @@ asan)
         exec "$PORTZEROD" -o board=sim > ../agent.out 2> ../agent.err) &
     ;;
 valgrind)
-    command -v valgrind > /dev/null || { echo "SKIP: valgrind is not installed"; exit 77; }
+    pzt_require_tools valgrind
     (cd agent && LD_PRELOAD=$UMAD2SIM SIM_HOST=Spine1 IBSIM_SOCKNAME=$SOCK \
         exec valgrind --quiet --error-exitcode=99 --leak-check=full \
         --soname-synonyms=somalloc=nouserintercepts \

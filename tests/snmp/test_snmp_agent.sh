@@ -19,9 +19,7 @@ set -u
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
 TESTD=$(abspath "$1")
-for tool in snmpget snmpwalk snmpbulkwalk snmpbulkget snmpset snmptrapd; do
-    command -v "$tool" > /dev/null || { echo "SKIP: $tool is not installed"; exit 77; }
-done
+pzt_require_tools snmpget snmpwalk snmpbulkwalk snmpbulkget snmpset snmptrapd
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pzt-snmp.XXXXXX")
 # Ports from the PID, so parallel runs do not collide.
