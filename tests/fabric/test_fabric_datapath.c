@@ -30,6 +30,7 @@
 #include "mad_header.h"
 #include "pcap.h"
 #include "pzt.h"
+#include "pzt_main.h"
 
 #define MLID 0xC001
 #define MCAST_QP 0xFFFFFF
@@ -94,23 +95,11 @@ static int setup(void **state)
     struct bed *b = calloc(1, sizeof(*b));
 
     assert_non_null(b);
-    b->f = fbed_fabric(fbed_net_2s4h);
+    b->f = fbed_2s4h_routed(lids, s1, s2, 6);
     fabric_set_deliver(b->f, record, &b->got);
-    fbed_2s4h_up(b->f);
     for (unsigned i = 0; i < 4; i++)
         assert_int_equal(fabric_client_attach(b->f, i, fbed_node(b->f, cas[i]), false), 0);
-    fbed_program_lft(b->f, "S1", lids, s1, 6);
-    fbed_program_lft(b->f, "S2", lids, s2, 6);
     *state = b;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct bed *b = *state;
-
-    fabric_destroy(b->f);
-    free(b);
     return 0;
 }
 
@@ -535,23 +524,8 @@ static void test_capture(void **state)
     assert_int_equal(size, 24 + 6 * (16 + 290));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_multicast_replication, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_multicast_port0_and_empty, setup, teardown),
-        cmocka_unit_test(test_pkey_match_rules),
-        cmocka_unit_test_setup_teardown(test_pkey_outbound_drop, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_pkey_inbound_drop, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_pkey_limited_members, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_pkey_answer_uses_request_pkey, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_length_kept, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_agent_own_requests, setup, teardown),
-        cmocka_unit_test(test_link_modes),
-        cmocka_unit_test_setup_teardown(test_drop_rate, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_link_pull_and_plug, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_capture, setup, teardown),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN_SETUP(setup, fbed_teardown, test_multicast_replication, test_multicast_port0_and_empty,
+               test_pkey_match_rules, test_pkey_outbound_drop, test_pkey_inbound_drop,
+               test_pkey_limited_members, test_pkey_answer_uses_request_pkey, test_length_kept,
+               test_agent_own_requests, test_link_modes, test_drop_rate, test_link_pull_and_plug,
+               test_capture)
