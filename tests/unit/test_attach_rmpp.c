@@ -24,6 +24,7 @@
 #include "rmpp.h"
 #include "pzt_main.h"
 #include "pzt_fields.h"
+#include "pzt_same.h"
 
 #define SA_HDR 56
 #define SA_DATA 200
@@ -70,13 +71,7 @@ static void test_header_matches_libibmad(void **state)
                       {IB_SA_RMPP_RESP_F, 0x1f}, {IB_SA_RMPP_STATUS_F, 121},
                       {IB_SA_RMPP_D1_F, 0x01020304}, {IB_SA_RMPP_D2_F, 0xa0b0c0d0});
     pzr_hdr_get(mad, &back);
-    assert_int_equal(back.version, h.version);
-    assert_int_equal(back.type, h.type);
-    assert_int_equal(back.flags, h.flags);
-    assert_int_equal(back.rtime, h.rtime);
-    assert_int_equal(back.status, h.status);
-    assert_int_equal(back.seg_num, h.seg_num);
-    assert_int_equal(back.paylen_newwin, h.paylen_newwin);
+    PZT_EXPECT_SAME(back, h, version, type, flags, rtime, status, seg_num, paylen_newwin);
 }
 
 /* Classes and their data offsets as Linux's ib_is_mad_class_rmpp / ib_get_mad_data_offset. */
