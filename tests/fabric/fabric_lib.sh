@@ -3,6 +3,7 @@
 #
 #   fl_init NAME PZFABRIC PZCTL   work directory, counters, cleanup on exit
 #   fails COMMAND...              succeeds when COMMAND fails (output dropped)
+#   fl_example_net FILE           NET=ibsim's example FILE, or skipped (exit 77)
 #   fl_start_fabric [OPTION]... NET   pzfabric on socket $SOCK; waits for "ready"
 #   fl_stop_fabric                SIGTERM to pzfabric; its exit status in FABRIC_RC
 #   fl_stop_opensm                SIGTERM to OpenSM
@@ -49,6 +50,13 @@ fl_init() { # fl_init NAME PZFABRIC PZCTL
     trap 'exit 130' INT
     trap 'exit 143' TERM
     cd "$WORK" || exit 1
+}
+
+# fl_example_net FILE: NET set to ibsim's example topology FILE (net-examples);
+# the test is skipped (exit 77) without it.
+fl_example_net() {
+    NET=$FL_EXAMPLES/$1
+    [ -f "$NET" ] || { echo "SKIP: $NET missing"; exit 77; }
 }
 
 fl_cleanup() {
