@@ -26,6 +26,15 @@ struct bench_window_client {
 };
 
 /*
+ * A client of directed-route SMPs (SMI direct class, version 1, permissive
+ * DLID, QP0) named name, with its build and good functions and their arg.
+ */
+struct bench_window_client bench_dr_client(const char *name,
+                                           void (*build)(void *arg, uint8_t *mad, uint64_t tid,
+                                                         unsigned long seq),
+                                           int (*good)(void *arg, const uint8_t *mad), void *arg);
+
+/*
  * Open the first umad port, run the loop for seconds with window
  * outstanding, print the result line on stdout.  Returns the process exit
  * status: 0, 1 (no umad port, or errors and no answer).
