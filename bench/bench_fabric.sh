@@ -32,11 +32,8 @@ set -uo pipefail
 BIN=${1:?usage: bench_fabric.sh BINDIR [NETFILE]}
 SECS=${BENCH_SECONDS:-2}
 RUNS=${RUNS:-1}
-BIN=$(cd "$BIN" && pwd)
-# shellcheck disable=SC2034 # start_pzfabric (lib.sh) runs it
-PZFABRIC=$BIN/pzfabric
-source "$(cd "$(dirname "$0")" && pwd)/../tests/integration/lib.sh"
-source "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+# shellcheck source=sim_lib.sh
+source "$(dirname "$0")/sim_lib.sh" # BIN absolute, PZFABRIC, integration/lib.sh, lib.sh
 pzt_require opensm ibsim
 pzt_init bench-fabric
 failed=0

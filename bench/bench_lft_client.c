@@ -56,15 +56,7 @@ int main(int argc, char **argv)
     struct lft_route r = {.path = {0}};
     double seconds = argc > 2 ? atof(argv[2]) : 0;
     int window = argc > 3 ? atoi(argv[3]) : 4;
-    struct bench_window_client c = {
-        .name = "bench_lft_client",
-        .mgmt_class = IB_SMI_DIRECT_CLASS,
-        .class_version = 1,
-        .dlid = 0xFFFF,
-        .build = lft_build,
-        .good = lft_good,
-        .arg = &r,
-    };
+    struct bench_window_client c = bench_dr_client("bench_lft_client", lft_build, lft_good, &r);
 
     r.hops = argc > 2 ? bench_parse_path(argv[1], r.path) : -1;
     if (r.hops < 1 || seconds <= 0 || window < 1 || window > BENCH_MAX_WINDOW) {

@@ -58,16 +58,8 @@ int main(int argc, char **argv)
     double seconds = argc > 3 ? atof(argv[3]) : 0;
     int window = argc > 4 ? atoi(argv[4]) : 16;
     unsigned uport;
-    struct bench_window_client c = {
-        .name = "bench_pce_client",
-        .mgmt_class = IB_PERFORMANCE_CLASS,
-        .class_version = 1,
-        .dqp = 1,
-        .qkey = IB_DEFAULT_QP1_QKEY,
-        .build = pce_build,
-        .good = pce_good,
-        .arg = &uport,
-    };
+    struct bench_window_client c =
+        bench_client("bench_pce_client", IB_PERFORMANCE_CLASS, pce_build, pce_good, &uport);
 
     if (lid < 1 || lid > 0xBFFF || port < 0 || port > 255 || seconds <= 0 || window < 1 ||
         window > BENCH_MAX_WINDOW) {
@@ -76,5 +68,7 @@ int main(int argc, char **argv)
     }
     uport = (unsigned)port;
     c.dlid = (int)lid;
+    c.dqp = 1;
+    c.qkey = IB_DEFAULT_QP1_QKEY;
     return bench_window_run(&c, seconds, window);
 }

@@ -55,15 +55,7 @@ int main(int argc, char **argv)
     struct smp_request r = {.hops = -1};
     double seconds = argc > 3 ? atof(argv[3]) : 0;
     int window = argc > 4 ? atoi(argv[4]) : 1;
-    struct bench_window_client c = {
-        .name = "bench_smp_client",
-        .mgmt_class = IB_SMI_DIRECT_CLASS,
-        .class_version = 1,
-        .dlid = 0xFFFF,
-        .build = smp_build,
-        .good = smp_good,
-        .arg = &r,
-    };
+    struct bench_window_client c = bench_dr_client("bench_smp_client", smp_build, smp_good, &r);
 
     if (argc > 3) {
         r.attr = !strcmp(argv[1], "nodeinfo")   ? IB_ATTR_NODE_INFO

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
 #include "bench_window.h"
@@ -16,6 +17,32 @@ static double now_s(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct bench_window_client bench_client(const char *name, int mgmt_class,
+                                        void (*build)(void *arg, uint8_t *mad, uint64_t tid,
+                                                      unsigned long seq),
+                                        int (*good)(void *arg, const uint8_t *mad), void *arg)
+{
+    return (struct bench_window_client){
+        .name = name,
+        .mgmt_class = mgmt_class,
+        .class_version = 1,
+        .build = build,
+        .good = good,
+        .arg = arg,
+    };
+}
+
+struct bench_window_client bench_dr_client(const char *name,
+                                           void (*build)(void *arg, uint8_t *mad, uint64_t tid,
+                                                         unsigned long seq),
+                                           int (*good)(void *arg, const uint8_t *mad), void *arg)
+{
+    struct bench_window_client c = bench_client(name, IB_SMI_DIRECT_CLASS, build, good, arg);
+
+    c.dlid = 0xFFFF;
+    return c;
 }
 
 int bench_parse_path(const char *s, uint8_t *path)

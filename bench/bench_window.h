@@ -26,6 +26,21 @@ struct bench_window_client {
 };
 
 /*
+ * A client named name of class mgmt_class (version 1) with its build and
+ * good functions and their arg; DLID, QP and Q_Key still 0.
+ */
+struct bench_window_client bench_client(const char *name, int mgmt_class,
+                                        void (*build)(void *arg, uint8_t *mad, uint64_t tid,
+                                                      unsigned long seq),
+                                        int (*good)(void *arg, const uint8_t *mad), void *arg);
+
+/* bench_client of directed-route SMPs (SMI direct class, permissive DLID, QP0). */
+struct bench_window_client bench_dr_client(const char *name,
+                                           void (*build)(void *arg, uint8_t *mad, uint64_t tid,
+                                                         unsigned long seq),
+                                           int (*good)(void *arg, const uint8_t *mad), void *arg);
+
+/*
  * Open the first umad port, run the loop for seconds with window
  * outstanding, print the result line on stdout.  Returns the process exit
  * status: 0, 1 (no umad port, or errors and no answer).

@@ -277,3 +277,18 @@ pzt_cleanup_work() {
         echo "work directory kept: $WORK"
     fi
 }
+
+# The SNMPv3 users of the agent's SNMP tests (authPriv, SHA-256/AES):
+# PZT_SNMP_RO and PZT_SNMP_RW are the snmpcmd options of the read-only user
+# pzro and the read-write user pzadmin (a test adds its -t/-r);
+# pzt_snmp_users prints their snmp.conf lines (createUser, rwuser, rouser).
+# shellcheck disable=SC2034 # used by the scripts that source this file
+PZT_SNMP_RO=(-v3 -l authPriv -u pzro -a SHA-256 -A readauthpass1 -x AES -X readprivpass1)
+# shellcheck disable=SC2034
+PZT_SNMP_RW=(-v3 -l authPriv -u pzadmin -a SHA-256 -A adminauthpass1 -x AES -X adminprivpass1)
+pzt_snmp_users() {
+    echo 'createUser pzadmin SHA-256 "adminauthpass1" AES "adminprivpass1"'
+    echo 'createUser pzro SHA-256 "readauthpass1" AES "readprivpass1"'
+    echo 'rwuser pzadmin priv'
+    echo 'rouser pzro priv'
+}

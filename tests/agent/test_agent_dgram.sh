@@ -95,16 +95,8 @@ check "pzfabric: Spine1's stack attached with the agent's Q_Key" \
 
 fl_start_opensm Hca1
 check "OpenSM: SUBNET UP" fl_wait_up 60
-diag Hca1 ibnetdiscover > disc.txt 2>&1
-lid_of() { fl_switch_lid "$1" disc.txt; }
-SPINE=$(lid_of Spine1)
-LEAF1=$(lid_of Leaf1)
-LEAF3=$(lid_of Leaf3)
-check "switch LIDs (Spine1 $SPINE, Leaf1 $LEAF1, Leaf3 $LEAF3)" test -n "$SPINE" -a -n "$LEAF1" -a -n "$LEAF3"
-# Let OpenSM take the switches' Trap 128s (no new notice for 2 s) before it goes.
-fl_settle_notices
-fl_stop_opensm
-check "fabric quiet after OpenSM stopped" fl_quiet
+fl_switch_lids Hca1 SPINE=Spine1 LEAF1=Leaf1 LEAF3=Leaf3
+fl_stop_opensm_quiet
 
 # --- (a) + (b): N echoes Leaf1 -> Spine1, counted on the cable between them.
 XP0=$(pq PortXmitPkts "$LEAF1" 1)

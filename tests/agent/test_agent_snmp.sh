@@ -47,11 +47,9 @@ OP=2       # the other host's port (cable pulled and plugged)
 NPORTS=36
 SWADDR=10.81.0.4
 HOSTADDR=10.81.0.100
-AGENT=
-HOST_PID=
-TRAPD_PID=
-RO=(-v3 -l authPriv -u pzro -a SHA-256 -A readauthpass1 -x AES -X readprivpass1 -t 3 -r 2)
-RW=(-v3 -l authPriv -u pzadmin -a SHA-256 -A adminauthpass1 -x AES -X adminprivpass1 -t 3 -r 2)
+AGENT='' HOST_PID='' TRAPD_PID='' # stopped on exit (fl_cleanup_ns)
+RO=("${PZT_SNMP_RO[@]}" -t 3 -r 2)
+RW=("${PZT_SNMP_RW[@]}" -t 3 -r 2)
 IFT=.1.3.6.1.2.1.2.2.1
 IFX=.1.3.6.1.2.1.31.1.1.1
 PZ=.1.3.6.1.4.1.99999
@@ -59,10 +57,7 @@ PZ=.1.3.6.1.4.1.99999
 trap 'fl_cleanup_ns $? "$NS" "$TRAPD_PID" "$HOST_PID" "$AGENT"' EXIT
 
 {
-    echo 'createUser pzadmin SHA-256 "adminauthpass1" AES "adminprivpass1"'
-    echo 'createUser pzro SHA-256 "readauthpass1" AES "readprivpass1"'
-    echo 'rwuser pzadmin priv'
-    echo 'rouser pzro priv'
+    pzt_snmp_users
     echo 'sysLocation emulated rack 1'
     echo "trap2sink $HOSTADDR:162 pztrap"
     echo 'rocommunity pzpublic 10.81.0.0/24'

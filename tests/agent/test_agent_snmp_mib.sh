@@ -44,13 +44,9 @@ NPORTS=36
 IVL=500
 SWADDR=10.81.0.4
 HOSTADDR=10.81.0.100
-AGENT=
-HOST_PID=
-TRAPD_PID=
-INFORMD_PID=
-LATE_PID=
-RO=(-v3 -l authPriv -u pzro -a SHA-256 -A readauthpass1 -x AES -X readprivpass1 -t 3 -r 2)
-RW=(-v3 -l authPriv -u pzadmin -a SHA-256 -A adminauthpass1 -x AES -X adminprivpass1 -t 3 -r 2)
+AGENT='' HOST_PID='' TRAPD_PID='' INFORMD_PID='' LATE_PID='' # stopped on exit (fl_cleanup_ns)
+RO=("${PZT_SNMP_RO[@]}" -t 3 -r 2)
+RW=("${PZT_SNMP_RW[@]}" -t 3 -r 2)
 PZ=.1.3.6.1.4.1.99999
 PORTT=$PZ.1.2.1
 CONGT=$PZ.1.3.1
@@ -61,10 +57,7 @@ CLEAR="$PZ\\.0\\.2( |\\||$)"
 trap 'fl_cleanup_ns $? "$NS" "$LATE_PID" "$INFORMD_PID" "$TRAPD_PID" "$HOST_PID" "$AGENT"' EXIT
 
 {
-    echo 'createUser pzadmin SHA-256 "adminauthpass1" AES "adminprivpass1"'
-    echo 'createUser pzro SHA-256 "readauthpass1" AES "readprivpass1"'
-    echo 'rwuser pzadmin priv'
-    echo 'rouser pzro priv'
+    pzt_snmp_users
     echo "trap2sink $HOSTADDR:162 pztrap"
     echo "informsink $HOSTADDR:1162 pzinform"
     echo "trapsess -Ci -t 2 -r 5 -v 2c -c pzinform $HOSTADDR:1163"

@@ -20,6 +20,8 @@
 # after umad2sim, as in every test: umad2sim alone drops the last 32 bytes of each received MAD
 # (heap garbage instead), where PortCountersExtended's VL15Dropped,
 # PortXmitWait and QP1Dropped are.
+
+# shellcheck disable=SC2153 # LEAF, SPINE and LEAF2 are set by name (fl_switch_lids)
 set -uo pipefail
 
 source "$(dirname "$0")/../fabric/fabric_lib.sh"
@@ -66,16 +68,8 @@ has_ctl() { ctl help 2> /dev/null | grep -q "$1"; }
 fl_start_fabric "$NET" || exit 1
 fl_start_opensm Hca1
 check "OpenSM: SUBNET UP" fl_wait_up 60
-diag Hca2 ibnetdiscover > disc.txt 2>&1
-lid_of() { fl_switch_lid "$1" disc.txt; }
-LEAF=$(lid_of Leaf1)
-SPINE=$(lid_of Spine1)
-LEAF2=$(lid_of Leaf2)
-check "switch LIDs found" test -n "$LEAF" -a -n "$SPINE" -a -n "$LEAF2"
-# Let OpenSM take the switches' Trap 128s before it goes.
-fl_settle_notices
-fl_stop_opensm # quiet fabric from here on
-check "fabric quiet after OpenSM stopped" fl_quiet
+fl_switch_lids Hca2 LEAF=Leaf1 SPINE=Spine1 LEAF2=Leaf2
+fl_stop_opensm_quiet # quiet fabric from here on
 
 # --- 1. Counted MADs, exact: Leaf1 port 4 (client side), Leaf1 port 1 and
 # Spine1 port 1 (the path Hca2 -> Leaf1 -> Spine1; Leaf1's only cable to
@@ -352,7 +346,7 @@ if has_ctl flow-add; then
         echo "${out# }"
     }
     BYTES_S=$(awk -v g="$GBPS" 'BEGIN { print g * 1e9 / 8 }')
-    LEAF3=$(lid_of Leaf3)
+    LEAF3=$(fl_switch_lid Leaf3 disc.txt)
     id=$(ctl flow-add Hca5 Hca3 "$GBPS" --sl $SL | tail -1)
     check "flow-add printed an id" test -n "$id"
     check_eq "flow-list: routed at its demand" "$id Hca5 Hca3 $SL $GBPS $GBPS routed" \

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -13,27 +14,7 @@
 #include "fabric_bed.h"
 #include "topo.h"
 
-const char fbed_net_2s4h[] = "Switch 8 \"S1\"\n"
-                             "[1] \"H1\"[1]\n"
-                             "[2] \"H2\"[1]\n"
-                             "[3] \"S2\"[3]\n"
-                             "\n"
-                             "Switch 8 \"S2\"\n"
-                             "[1] \"H3\"[1]\n"
-                             "[2] \"H4\"[1]\n"
-                             "[3] \"S1\"[3]\n"
-                             "\n"
-                             "Hca 1 \"H1\"\n"
-                             "[1] \"S1\"[1]\n"
-                             "\n"
-                             "Hca 1 \"H2\"\n"
-                             "[1] \"S1\"[2]\n"
-                             "\n"
-                             "Hca 1 \"H3\"\n"
-                             "[1] \"S2\"[1]\n"
-                             "\n"
-                             "Hca 1 \"H4\"\n"
-                             "[1] \"S2\"[2]\n";
+const char fbed_net_2s4h[] = FBED_NET_2S4H("", "");
 
 void fbed_2s4h_up(const struct fabric *f)
 {
@@ -61,6 +42,26 @@ struct fabric *fbed_fabric(const char *net)
     topo_free(t);
     assert_non_null(f);
     return f;
+}
+
+struct fabric *fbed_2s4h_routed(const uint16_t *lids, const uint8_t *s1, const uint8_t *s2,
+                                size_t n)
+{
+    struct fabric *f = fbed_fabric(fbed_net_2s4h);
+
+    fbed_2s4h_up(f);
+    fbed_program_lft(f, "S1", lids, s1, n);
+    fbed_program_lft(f, "S2", lids, s2, n);
+    return f;
+}
+
+int fbed_teardown(void **state)
+{
+    struct fabric **f = *state; /* the struct's first member */
+
+    fabric_destroy(*f);
+    free(*state);
+    return 0;
 }
 
 size_t fbed_node(const struct fabric *f, const char *name)

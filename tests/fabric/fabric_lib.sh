@@ -3,6 +3,7 @@
 #
 #   fl_init NAME PZFABRIC PZCTL   work directory, counters, cleanup on exit
 #   fails COMMAND...              succeeds when COMMAND fails (output dropped)
+#   fl_example_net FILE           NET=ibsim's example FILE, or skipped (exit 77)
 #   fl_start_fabric [OPTION]... NET   pzfabric on socket $SOCK; waits for "ready"
 #   fl_stop_fabric                SIGTERM to pzfabric; its exit status in FABRIC_RC
 #   fl_stop_opensm                SIGTERM to OpenSM
@@ -12,6 +13,8 @@
 #   fl_wait_log SECONDS REGEX [COUNT]  until OpenSM's log has COUNT such lines
 #   fl_quiet                      until no packet crosses a link for 2 s
 #   fl_switch_lid NAME FILE       a switch's LID in ibnetdiscover output
+#   fl_switch_lids HOST VAR=NAME...  ibnetdiscover into disc.txt, the LIDs into VARs, a check
+#   fl_stop_opensm_quiet          OpenSM's notices settled, OpenSM stopped, fabric quiet
 #   diag HOST COMMAND...          a umad2sim client at HOST in a private directory
 #   ctl ARG...                    pzfabric-ctl on $SOCK
 #   ctl_fails NAME REGEX ARG...   checks that pzfabric-ctl ARG... exits 1 saying REGEX
@@ -47,6 +50,13 @@ fl_init() { # fl_init NAME PZFABRIC PZCTL
     trap 'exit 130' INT
     trap 'exit 143' TERM
     cd "$WORK" || exit 1
+}
+
+# fl_example_net FILE: NET set to ibsim's example topology FILE (net-examples);
+# the test is skipped (exit 77) without it.
+fl_example_net() {
+    NET=$FL_EXAMPLES/$1
+    [ -f "$NET" ] || { echo "SKIP: $NET missing"; exit 77; }
 }
 
 fl_cleanup() {
@@ -162,6 +172,29 @@ fl_quiet() {
 
 # fl_switch_lid NAME FILE: the LID of switch NAME in ibnetdiscover output FILE.
 fl_switch_lid() { sed -n "s/^Switch.*\"$1\".* lid \([0-9]*\) .*/\1/p" "$2"; }
+
+# fl_switch_lids HOST VAR=SWITCH...: ibnetdiscover from HOST into disc.txt (in the
+# current directory), each VAR set to SWITCH's LID there; one check that all were found.
+fl_switch_lids() {
+    local host=$1 a lid names= ok=1
+    shift
+    diag "$host" ibnetdiscover > disc.txt 2>&1
+    for a in "$@"; do
+        lid=$(fl_switch_lid "${a#*=}" disc.txt)
+        printf -v "${a%%=*}" '%s' "$lid"
+        names="$names, ${a#*=} $lid"
+        [ -n "$lid" ] || ok=0
+    done
+    check "switch LIDs (${names#, })" test "$ok" = 1
+}
+
+# fl_stop_opensm_quiet: let OpenSM take the switches' Trap 128s (fl_settle_notices),
+# stop it, and check that the fabric then goes quiet (fl_quiet).
+fl_stop_opensm_quiet() {
+    fl_settle_notices
+    fl_stop_opensm
+    check "fabric quiet after OpenSM stopped" fl_quiet
+}
 
 diag() { # diag HOST COMMAND...  (infiniband-diags get -t 3000: loaded CI machines are slow)
     pzt_diag "$SOCK" "$1" 3000 "$FL_DIAG_TIMEOUT" "${@:2}"

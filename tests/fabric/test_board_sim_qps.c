@@ -31,6 +31,7 @@
 #include "fabric_bed.h"
 #include "sim_proto.h"
 #include "sim_server.h"
+#include "pzt_main.h"
 
 #define QKEY_IP 0x0B1Bu
 #define QKEY_ECHO 0x505A0001u
@@ -244,11 +245,4 @@ static void test_two_qps(void **state)
     board_sim_close(bs); /* closes its QPs */
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_two_qps, setup, teardown),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN_SETUP(setup, teardown, test_two_qps)

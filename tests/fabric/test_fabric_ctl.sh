@@ -12,14 +12,12 @@
 # rate loses some, 0 none.  pzfabric exits 0 on SIGTERM.
 set -euo pipefail
 
-HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/fabric/fabric_lib.sh
-source "$HERE/fabric_lib.sh"
+source "$(dirname "$0")/fabric_lib.sh"
 PZCTL_ABUSE=$(abspath "${3:?usage: test_fabric_ctl.sh PZFABRIC PZFABRIC_CTL PZCTL_ABUSE MCAST_TOOL}")
 fl_init ctl "$1" "$2"
 pzt_require opensm smpquery
-NET=$FL_EXAMPLES/net.2sw2path4hca
-[ -f "$NET" ] || { echo "SKIP: $NET missing"; exit 77; }
+fl_example_net net.2sw2path4hca
 
 # port_field LID PORT FIELD: a PortInfo field as smpquery prints it (from Hca2).
 port_field() {

@@ -30,6 +30,7 @@
 #include "mad_header.h"
 #include "pcap.h"
 #include "pzt.h"
+#include "pzt_main.h"
 
 #define MLID 0xC001
 #define MCAST_QP 0xFFFFFF
@@ -85,6 +86,18 @@ static void enforce(const struct bed *b, const char *name, unsigned port, bool i
     assert_int_equal(board_port_config_set(fbed_board(b->f, name), port, &cfg), 0);
 }
 
+/*
+ * CA ca's port 1 and the switch port (sw, port) facing it both hold keys[0..n-1];
+ * the switch port enforces partitions both ways.
+ */
+static void ca_partition(const struct bed *b, const char *ca, const char *sw, unsigned port,
+                         const uint16_t *keys, unsigned n)
+{
+    set_pkeys(b, ca, 1, keys, n);
+    set_pkeys(b, sw, port, keys, n);
+    enforce(b, sw, port, true, true);
+}
+
 /* Build the fabric: LIDs, Active links, LFTs, clients 0..3 at H1..H4. */
 static int setup(void **state)
 {
@@ -94,23 +107,11 @@ static int setup(void **state)
     struct bed *b = calloc(1, sizeof(*b));
 
     assert_non_null(b);
-    b->f = fbed_fabric(fbed_net_2s4h);
+    b->f = fbed_2s4h_routed(lids, s1, s2, 6);
     fabric_set_deliver(b->f, record, &b->got);
-    fbed_2s4h_up(b->f);
     for (unsigned i = 0; i < 4; i++)
         assert_int_equal(fabric_client_attach(b->f, i, fbed_node(b->f, cas[i]), false), 0);
-    fbed_program_lft(b->f, "S1", lids, s1, 6);
-    fbed_program_lft(b->f, "S2", lids, s2, 6);
     *state = b;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct bed *b = *state;
-
-    fabric_destroy(b->f);
-    free(b);
     return 0;
 }
 
@@ -216,12 +217,8 @@ static void test_pkey_outbound_drop(void **state)
     struct bed *b = *state;
     const uint16_t h1[] = {PART1_FULL}, h3[] = {PART2_FULL};
 
-    set_pkeys(b, "H1", 1, h1, 1);
-    set_pkeys(b, "S1", 1, h1, 1);
-    enforce(b, "S1", 1, true, true);
-    set_pkeys(b, "H3", 1, h3, 1);
-    set_pkeys(b, "S2", 1, h3, 1);
-    enforce(b, "S2", 1, true, true);
+    ca_partition(b, "H1", "S1", 1, h1, 1);
+    ca_partition(b, "H3", "S2", 1, h3, 1);
     send_mad(b, 0, IB_PERFORMANCE_CLASS, IB_MAD_METHOD_GET, 13, 1, 10);
     assert_int_equal(stats(b).pkey_dropped, 1);
     assert_int_equal(FBED_COUNTER(b->f, "S2", 1, xmit_constraint_errors), 1);
@@ -266,18 +263,13 @@ static void test_pkey_limited_members(void **state)
     struct bed *b = *state;
     const uint16_t limited[] = {PART2_LIMITED}, full[] = {PART2_FULL};
 
-    set_pkeys(b, "H3", 1, limited, 1);
-    set_pkeys(b, "S2", 1, limited, 1);
-    set_pkeys(b, "H4", 1, limited, 1);
-    set_pkeys(b, "S2", 2, limited, 1);
-    enforce(b, "S2", 1, true, true);
-    enforce(b, "S2", 2, true, true);
+    ca_partition(b, "H3", "S2", 1, limited, 1);
+    ca_partition(b, "H4", "S2", 2, limited, 1);
     send_mad(b, 3, IB_PERFORMANCE_CLASS, IB_MAD_METHOD_GET, 13, 1, 30);
     assert_int_equal(FBED_COUNTER(b->f, "S2", 2, rcv_constraint_errors), 0); /* may send */
     assert_int_equal(FBED_COUNTER(b->f, "S2", 1, xmit_constraint_errors),
                      1); /* not to a limited one */
-    set_pkeys(b, "H3", 1, full, 1);
-    set_pkeys(b, "S2", 1, full, 1);
+    ca_partition(b, "H3", "S2", 1, full, 1);
     send_mad(b, 3, IB_PERFORMANCE_CLASS, IB_MAD_METHOD_GET, 13, 1, 31);
     assert_int_equal(FBED_COUNTER(b->f, "S2", 1, xmit_constraint_errors), 1);
     assert_int_equal(FBED_COUNTER(b->f, "H3", 1, rcv_pkts), 1);
@@ -289,12 +281,8 @@ static void test_pkey_answer_uses_request_pkey(void **state)
     struct bed *b = *state;
     const uint16_t h1[] = {PART1_FULL}, h3[] = {PART2_FULL, PART1_FULL};
 
-    set_pkeys(b, "H1", 1, h1, 1);
-    set_pkeys(b, "S1", 1, h1, 1);
-    enforce(b, "S1", 1, true, true);
-    set_pkeys(b, "H3", 1, h3, 2);
-    set_pkeys(b, "S2", 1, h3, 2);
-    enforce(b, "S2", 1, true, true);
+    ca_partition(b, "H1", "S1", 1, h1, 1);
+    ca_partition(b, "H3", "S2", 1, h3, 2);
     assert_int_equal(fabric_client_set_issm(b->f, 2, true), 0); /* H3 takes SA requests */
     b->got.count = 0;
     send_mad(b, 0, IB_SA_CLASS, IB_MAD_METHOD_GET, 13, 1, 40);
@@ -535,23 +523,8 @@ static void test_capture(void **state)
     assert_int_equal(size, 24 + 6 * (16 + 290));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_multicast_replication, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_multicast_port0_and_empty, setup, teardown),
-        cmocka_unit_test(test_pkey_match_rules),
-        cmocka_unit_test_setup_teardown(test_pkey_outbound_drop, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_pkey_inbound_drop, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_pkey_limited_members, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_pkey_answer_uses_request_pkey, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_length_kept, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_agent_own_requests, setup, teardown),
-        cmocka_unit_test(test_link_modes),
-        cmocka_unit_test_setup_teardown(test_drop_rate, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_link_pull_and_plug, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_capture, setup, teardown),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN_SETUP(setup, fbed_teardown, test_multicast_replication, test_multicast_port0_and_empty,
+               test_pkey_match_rules, test_pkey_outbound_drop, test_pkey_inbound_drop,
+               test_pkey_limited_members, test_pkey_answer_uses_request_pkey, test_length_kept,
+               test_agent_own_requests, test_link_modes, test_drop_rate, test_link_pull_and_plug,
+               test_capture)

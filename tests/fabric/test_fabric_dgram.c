@@ -36,6 +36,7 @@
 #include "fabric_internal.h"
 #include "mad_header.h"
 #include "pcap.h"
+#include "pzt_main.h"
 
 #define MLID 0xC001
 #define QKEY 0x0B1B
@@ -92,25 +93,13 @@ static int setup(void **state)
     struct bed *b = calloc(1, sizeof(*b));
 
     assert_non_null(b);
-    b->f = fbed_fabric(fbed_net_2s4h);
-    fbed_2s4h_up(b->f);
-    fbed_program_lft(b->f, "S1", lids, s1, 7);
-    fbed_program_lft(b->f, "S2", lids, s2, 7);
+    b->f = fbed_2s4h_routed(lids, s1, s2, 7);
     assert_int_equal(fabric_dgram_attach(b->f, fbed_node(b->f, "S1"), QKEY, record, b, &b->qpn_s1),
                      0);
     assert_int_equal(fabric_dgram_attach(b->f, fbed_node(b->f, "S2"), QKEY, record, b, &b->qpn_s2),
                      0);
     assert_int_not_equal(b->qpn_s1, b->qpn_s2);
     *state = b;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct bed *b = *state;
-
-    fabric_destroy(b->f);
-    free(b);
     return 0;
 }
 
@@ -848,27 +837,8 @@ static void test_sim_client(void **state)
     board_sim_dgram_close(d);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_unicast, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_qkey, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_pkey, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_unroutable, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bad_sends, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_links_and_loss, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_multicast, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_mtu, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_board_mem_stack, setup, teardown),
-        cmocka_unit_test(test_board_mem_queues),
-        cmocka_unit_test(test_board_mem_qps),
-        cmocka_unit_test_setup_teardown(test_board_mem_qps_fabric, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_two_attached_qps, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_capture, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_mad_vl_counters, setup, teardown),
-        cmocka_unit_test(test_wire_format),
-        cmocka_unit_test(test_sim_client),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN_SETUP(setup, fbed_teardown, test_unicast, test_qkey, test_pkey, test_unroutable,
+               test_bad_sends, test_links_and_loss, test_multicast, test_mtu, test_board_mem_stack,
+               test_board_mem_queues, test_board_mem_qps, test_board_mem_qps_fabric,
+               test_two_attached_qps, test_capture, test_mad_vl_counters, test_wire_format,
+               test_sim_client)

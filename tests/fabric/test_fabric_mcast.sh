@@ -11,14 +11,12 @@
 # one from Hca4, which is no member, reaches the three members.
 set -euo pipefail
 
-HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/fabric/fabric_lib.sh
-source "$HERE/fabric_lib.sh"
+source "$(dirname "$0")/fabric_lib.sh"
 MCAST_TOOL=$(abspath "${4:?usage: test_fabric_mcast.sh PZFABRIC PZFABRIC_CTL PZCTL_ABUSE MCAST_TOOL}")
 fl_init mcast "$1" "$2"
 pzt_require opensm smpquery ibroute
-NET=$FL_EXAMPLES/net.2sw2path4hca
-[ -f "$NET" ] || { echo "SKIP: $NET missing"; exit 77; }
+fl_example_net net.2sw2path4hca
 BCAST_MGID=ff12:401b:ffff::ffff:ffff # IPoIB broadcast group of P_Key 0xffff
 
 # mft_ports LID MLID: the ports ibroute -M LID marks for MLID ("1 2 3"), or "".

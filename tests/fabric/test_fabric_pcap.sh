@@ -15,13 +15,11 @@
 # they are.
 set -euo pipefail
 
-HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/fabric/fabric_lib.sh
-source "$HERE/fabric_lib.sh"
+source "$(dirname "$0")/fabric_lib.sh"
 fl_init pcap "${1:?usage: test_fabric_pcap.sh PZFABRIC PZFABRIC_CTL ...}" "${2:?}"
 pzt_require opensm smpquery saquery tshark
-NET=$FL_EXAMPLES/net.2sw2path4hca
-[ -f "$NET" ] || { echo "SKIP: $NET missing"; exit 77; }
+fl_example_net net.2sw2path4hca
 UAT='uat:user_dlts:"User 0 (DLT=147)","infiniband","0","","0",""'
 
 # le32 FILE OFFSET: the 4 little-endian bytes at OFFSET, as a number.

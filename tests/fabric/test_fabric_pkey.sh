@@ -20,13 +20,11 @@
 # hardware when a partition the SM is not in sits at index 0.
 set -euo pipefail
 
-HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/fabric/fabric_lib.sh
-source "$HERE/fabric_lib.sh"
+source "$(dirname "$0")/fabric_lib.sh"
 fl_init pkey "${1:?usage: test_fabric_pkey.sh PZFABRIC PZFABRIC_CTL ...}" "${2:?}"
 pzt_require opensm smpquery perfquery saquery
-NET=$FL_EXAMPLES/net.2sw2path4hca
-[ -f "$NET" ] || { echo "SKIP: $NET missing"; exit 77; }
+fl_example_net net.2sw2path4hca
 
 # pkeys LID PORT: the first 4 P_Keys of a switch port, as smpquery prints them.
 pkeys() { diag Hca2 smpquery pkeys "$1" "$2" | awk '$1 == "0:" { print $2, $3, $4, $5 }'; }

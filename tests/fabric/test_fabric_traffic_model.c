@@ -28,37 +28,16 @@
 #include "fabric_bed.h"
 #include "fabric_internal.h"
 #include "fabric_traffic.h"
+#include "pzt_main.h"
 
 #define GBPS 1000000000ull
 #define T0 1000000000000ull /* manual clocks start here */
 #define SEC 1000000000ull
 #define PKT_BYTES (4096 + 26) /* NeighborMTU 4096 + headers */
 
-static const char net[] = "Switch 8 \"S1\"\n"
-                          "[1] \"H1\"[1]\n"
-                          "[2] \"H2\"[1]\n"
-                          "[3] \"S2\"[3]\n"
-                          "[4] \"H5\"[1]\n"
-                          "\n"
-                          "Switch 8 \"S2\"\n"
-                          "[1] \"H3\"[1]\n"
-                          "[2] \"H4\"[1]\n"
-                          "[3] \"S1\"[3]\n"
-                          "\n"
-                          "Hca 1 \"H1\"\n"
-                          "[1] \"S1\"[1]\n"
-                          "\n"
-                          "Hca 1 \"H2\"\n"
-                          "[1] \"S1\"[2]\n"
-                          "\n"
-                          "Hca 1 \"H3\"\n"
-                          "[1] \"S2\"[1]\n"
-                          "\n"
-                          "Hca 1 \"H4\"\n"
-                          "[1] \"S2\"[2]\n"
-                          "\n"
-                          "Hca 1 \"H5\"\n"
-                          "[1] \"S1\"[4]\n";
+static const char net[] = FBED_NET_2S4H("[4] \"H5\"[1]\n", "\n"
+                                                           "Hca 1 \"H5\"\n"
+                                                           "[1] \"S1\"[4]\n");
 
 /* Map SL 1 to VL 1 in the (in, out) table of name (CA: its port's table). */
 static void sl1_to_vl1(struct fabric *f, const char *name, unsigned in, unsigned out)
@@ -406,19 +385,6 @@ static void test_error_inject(void **state)
     assert_int_equal(fabric_error_inject(f, fbed_node(f, "S1"), 2, "symbol", 1ull << 32), -EINVAL);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_single_flow, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_max_min, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_ca_rate_xmit_wait, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_hol_same_vl, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_hol_other_vl, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_counters_exact, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_unrouted, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_api_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_error_inject, setup, teardown),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN_SETUP(setup, teardown, test_single_flow, test_max_min, test_ca_rate_xmit_wait,
+               test_hol_same_vl, test_hol_other_vl, test_counters_exact, test_unrouted,
+               test_api_errors, test_error_inject)

@@ -43,24 +43,23 @@ mkdir -p "$WORK/client/cert_indexes" "$WORK/state" "$WORK/empty-state" "$WORK/tr
 export SNMPCONFPATH=$WORK/client SNMP_PERSISTENT_DIR=$WORK/client MIBS= MIBDIRS=$WORK/client
 
 AGENT=127.0.0.1:$PORT
-RO=(-v3 -l authPriv -u pzro -a SHA-256 -A readauthpass1 -x AES -X readprivpass1 -t 2 -r 1)
-RW=(-v3 -l authPriv -u pzadmin -a SHA-256 -A adminauthpass1 -x AES -X adminprivpass1 -t 2 -r 1)
+RO=("${PZT_SNMP_RO[@]}" -t 2 -r 1)
+RW=("${PZT_SNMP_RW[@]}" -t 2 -r 1)
 COM=(-v2c -c pzpublic -t 2 -r 1)
 IFX=.1.3.6.1.2.1.31.1.1.1
 IFT=.1.3.6.1.2.1.2.2.1
 PZ=.1.3.6.1.4.1.99999
 
-cat > "$WORK/agent.conf" << EOF
-createUser pzadmin SHA-256 "adminauthpass1" AES "adminprivpass1"
-createUser pzro SHA-256 "readauthpass1" AES "readprivpass1"
-rwuser pzadmin priv
-rouser pzro priv
+{
+    pzt_snmp_users
+    cat << EOF
 rocommunity pzpublic 127.0.0.1
 sysLocation lab rack 3
 sysContact ops@example.net
 sysName leaf-1
 trap2sink 127.0.0.1:$TRAP_PORT pzpublic
 EOF
+} > "$WORK/agent.conf"
 
 # snmptrapd: log every notification, numeric, one line each.
 cat > "$WORK/trapd.conf" << EOF

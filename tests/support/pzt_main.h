@@ -4,8 +4,9 @@
  * PZT_MAIN(test_a, test_b, ...) defines main(): it runs the named test
  * functions (each as cmocka_unit_test(name), so cmocka reports it by name),
  * in that order, as one cmocka group and returns cmocka's status (the number
- * of tests that failed, 0 when all passed).  Up to 32 tests a program; a
- * program whose tests need set-up functions writes its own main().
+ * of tests that failed, 0 when all passed).  Up to 32 tests a program.
+ * PZT_MAIN_SETUP(setup, teardown, test_a, ...) runs each between the two
+ * (cmocka_unit_test_setup_teardown).
  */
 #ifndef PZ_TEST_PZT_MAIN_H
 #define PZ_TEST_PZT_MAIN_H
@@ -17,39 +18,42 @@
 
 #include <cmocka.h>
 
-/* PZT_TESTS_n(name, ...): the n names, each as cmocka_unit_test(name), comma-separated. */
-#define PZT_TESTS_1(t) cmocka_unit_test(t)
-#define PZT_TESTS_2(t, ...) cmocka_unit_test(t), PZT_TESTS_1(__VA_ARGS__)
-#define PZT_TESTS_3(t, ...) cmocka_unit_test(t), PZT_TESTS_2(__VA_ARGS__)
-#define PZT_TESTS_4(t, ...) cmocka_unit_test(t), PZT_TESTS_3(__VA_ARGS__)
-#define PZT_TESTS_5(t, ...) cmocka_unit_test(t), PZT_TESTS_4(__VA_ARGS__)
-#define PZT_TESTS_6(t, ...) cmocka_unit_test(t), PZT_TESTS_5(__VA_ARGS__)
-#define PZT_TESTS_7(t, ...) cmocka_unit_test(t), PZT_TESTS_6(__VA_ARGS__)
-#define PZT_TESTS_8(t, ...) cmocka_unit_test(t), PZT_TESTS_7(__VA_ARGS__)
-#define PZT_TESTS_9(t, ...) cmocka_unit_test(t), PZT_TESTS_8(__VA_ARGS__)
-#define PZT_TESTS_10(t, ...) cmocka_unit_test(t), PZT_TESTS_9(__VA_ARGS__)
-#define PZT_TESTS_11(t, ...) cmocka_unit_test(t), PZT_TESTS_10(__VA_ARGS__)
-#define PZT_TESTS_12(t, ...) cmocka_unit_test(t), PZT_TESTS_11(__VA_ARGS__)
-#define PZT_TESTS_13(t, ...) cmocka_unit_test(t), PZT_TESTS_12(__VA_ARGS__)
-#define PZT_TESTS_14(t, ...) cmocka_unit_test(t), PZT_TESTS_13(__VA_ARGS__)
-#define PZT_TESTS_15(t, ...) cmocka_unit_test(t), PZT_TESTS_14(__VA_ARGS__)
-#define PZT_TESTS_16(t, ...) cmocka_unit_test(t), PZT_TESTS_15(__VA_ARGS__)
-#define PZT_TESTS_17(t, ...) cmocka_unit_test(t), PZT_TESTS_16(__VA_ARGS__)
-#define PZT_TESTS_18(t, ...) cmocka_unit_test(t), PZT_TESTS_17(__VA_ARGS__)
-#define PZT_TESTS_19(t, ...) cmocka_unit_test(t), PZT_TESTS_18(__VA_ARGS__)
-#define PZT_TESTS_20(t, ...) cmocka_unit_test(t), PZT_TESTS_19(__VA_ARGS__)
-#define PZT_TESTS_21(t, ...) cmocka_unit_test(t), PZT_TESTS_20(__VA_ARGS__)
-#define PZT_TESTS_22(t, ...) cmocka_unit_test(t), PZT_TESTS_21(__VA_ARGS__)
-#define PZT_TESTS_23(t, ...) cmocka_unit_test(t), PZT_TESTS_22(__VA_ARGS__)
-#define PZT_TESTS_24(t, ...) cmocka_unit_test(t), PZT_TESTS_23(__VA_ARGS__)
-#define PZT_TESTS_25(t, ...) cmocka_unit_test(t), PZT_TESTS_24(__VA_ARGS__)
-#define PZT_TESTS_26(t, ...) cmocka_unit_test(t), PZT_TESTS_25(__VA_ARGS__)
-#define PZT_TESTS_27(t, ...) cmocka_unit_test(t), PZT_TESTS_26(__VA_ARGS__)
-#define PZT_TESTS_28(t, ...) cmocka_unit_test(t), PZT_TESTS_27(__VA_ARGS__)
-#define PZT_TESTS_29(t, ...) cmocka_unit_test(t), PZT_TESTS_28(__VA_ARGS__)
-#define PZT_TESTS_30(t, ...) cmocka_unit_test(t), PZT_TESTS_29(__VA_ARGS__)
-#define PZT_TESTS_31(t, ...) cmocka_unit_test(t), PZT_TESTS_30(__VA_ARGS__)
-#define PZT_TESTS_32(t, ...) cmocka_unit_test(t), PZT_TESTS_31(__VA_ARGS__)
+/* PZT_TEST(setup, teardown, name): one test between setup and teardown (both NULL: none). */
+#define PZT_TEST(s, d, t) cmocka_unit_test_setup_teardown(t, s, d)
+
+/* PZT_TESTS_n(setup, teardown, name, ...): the n names, each as PZT_TEST, comma-separated. */
+#define PZT_TESTS_1(s, d, t) PZT_TEST(s, d, t)
+#define PZT_TESTS_2(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_1(s, d, __VA_ARGS__)
+#define PZT_TESTS_3(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_2(s, d, __VA_ARGS__)
+#define PZT_TESTS_4(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_3(s, d, __VA_ARGS__)
+#define PZT_TESTS_5(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_4(s, d, __VA_ARGS__)
+#define PZT_TESTS_6(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_5(s, d, __VA_ARGS__)
+#define PZT_TESTS_7(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_6(s, d, __VA_ARGS__)
+#define PZT_TESTS_8(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_7(s, d, __VA_ARGS__)
+#define PZT_TESTS_9(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_8(s, d, __VA_ARGS__)
+#define PZT_TESTS_10(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_9(s, d, __VA_ARGS__)
+#define PZT_TESTS_11(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_10(s, d, __VA_ARGS__)
+#define PZT_TESTS_12(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_11(s, d, __VA_ARGS__)
+#define PZT_TESTS_13(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_12(s, d, __VA_ARGS__)
+#define PZT_TESTS_14(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_13(s, d, __VA_ARGS__)
+#define PZT_TESTS_15(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_14(s, d, __VA_ARGS__)
+#define PZT_TESTS_16(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_15(s, d, __VA_ARGS__)
+#define PZT_TESTS_17(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_16(s, d, __VA_ARGS__)
+#define PZT_TESTS_18(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_17(s, d, __VA_ARGS__)
+#define PZT_TESTS_19(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_18(s, d, __VA_ARGS__)
+#define PZT_TESTS_20(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_19(s, d, __VA_ARGS__)
+#define PZT_TESTS_21(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_20(s, d, __VA_ARGS__)
+#define PZT_TESTS_22(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_21(s, d, __VA_ARGS__)
+#define PZT_TESTS_23(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_22(s, d, __VA_ARGS__)
+#define PZT_TESTS_24(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_23(s, d, __VA_ARGS__)
+#define PZT_TESTS_25(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_24(s, d, __VA_ARGS__)
+#define PZT_TESTS_26(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_25(s, d, __VA_ARGS__)
+#define PZT_TESTS_27(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_26(s, d, __VA_ARGS__)
+#define PZT_TESTS_28(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_27(s, d, __VA_ARGS__)
+#define PZT_TESTS_29(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_28(s, d, __VA_ARGS__)
+#define PZT_TESTS_30(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_29(s, d, __VA_ARGS__)
+#define PZT_TESTS_31(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_30(s, d, __VA_ARGS__)
+#define PZT_TESTS_32(s, d, t, ...) PZT_TEST(s, d, t), PZT_TESTS_31(s, d, __VA_ARGS__)
 
 /* PZT_COUNT(name, ...): how many names (1 to 32). */
 #define PZT_COUNT(...)                                                                             \
@@ -62,11 +66,16 @@
 #define PZT_TESTS_JOIN(n) PZT_TESTS_##n
 #define PZT_TESTS_OF(n) PZT_TESTS_JOIN(n)
 
-#define PZT_MAIN(...)                                                                              \
+/* PZT_MAIN_SETUP(setup, teardown, name, ...): every test between setup and teardown. */
+#define PZT_MAIN_SETUP(setup, teardown, ...)                                                       \
     int main(void)                                                                                 \
     {                                                                                              \
-        const struct CMUnitTest tests[] = {PZT_TESTS_OF(PZT_COUNT(__VA_ARGS__))(__VA_ARGS__)};     \
+        const struct CMUnitTest tests[] = {                                                        \
+            PZT_TESTS_OF(PZT_COUNT(__VA_ARGS__))(setup, teardown, __VA_ARGS__)};                   \
         return cmocka_run_group_tests(tests, NULL, NULL);                                          \
     }
+
+/* PZT_MAIN(name, ...): every test without set-up (cmocka_unit_test). */
+#define PZT_MAIN(...) PZT_MAIN_SETUP(NULL, NULL, __VA_ARGS__)
 
 #endif

@@ -69,6 +69,26 @@ static inline void au_set_expect(struct pzt_node *n, unsigned attr_id, uint32_t 
     assert_int_equal(pzt_set(n, attr_id, attr_mod, data, resp ? resp : buf), (int)status);
 }
 
+/* Get, expecting ST_OK and the 64 data bytes want. */
+static inline void au_get_equals(struct pzt_node *n, unsigned attr_id, uint32_t attr_mod,
+                                 const uint8_t *want)
+{
+    uint8_t r[PZT_DATA];
+
+    au_get_expect(n, attr_id, attr_mod, ST_OK, r);
+    assert_memory_equal(r, want, PZT_DATA);
+}
+
+/* Set data, expecting ST_OK and a response that reads data back. */
+static inline void au_set_echoes(struct pzt_node *n, unsigned attr_id, uint32_t attr_mod,
+                                 const uint8_t *data)
+{
+    uint8_t r[PZT_DATA];
+
+    au_set_expect(n, attr_id, attr_mod, data, ST_OK, r);
+    assert_memory_equal(r, data, PZT_DATA);
+}
+
 /*
  * libibmad describes P_KeyTable and MulticastForwardingTable blocks only as
  * whole arrays (no per-entry field), so their 16-bit big-endian entries are

@@ -24,6 +24,7 @@
 #include "rmpp.h"
 #include "pzt_main.h"
 #include "pzt_fields.h"
+#include "pzt_same.h"
 
 #define SA_HDR 56
 #define SA_DATA 200
@@ -43,6 +44,23 @@ static uint8_t *sa_table(size_t data_len)
     for (size_t i = 0; i < data_len; i++)
         mad[SA_HDR + i] = (uint8_t)(i * 7 + i / 251);
     return mad;
+}
+
+/* An SA table of segs full segments and its sender s (window win); returns the table (free it). */
+static uint8_t *sa_sender(struct pzr_send *s, size_t segs, unsigned win)
+{
+    uint8_t *mad = sa_table(segs * SA_DATA);
+
+    pzr_send_init(s, mad, SA_HDR + segs * SA_DATA, win);
+    return mad;
+}
+
+/* Segment 1 of s into seg, and the receiver r started on it: it must be ACKed. */
+static void recv_first(struct pzr_send *s, struct pzr_recv *r, uint8_t *seg,
+                       struct pzr_reply *reply)
+{
+    pzr_send_segment(s, 1, seg);
+    assert_int_equal(pzr_recv_start(r, seg, PZR_MAD_SIZE, 1u << 20, reply), PZR_RECV_ACK);
 }
 
 /* The header fields sit where libibmad has them. */
@@ -70,13 +88,7 @@ static void test_header_matches_libibmad(void **state)
                       {IB_SA_RMPP_RESP_F, 0x1f}, {IB_SA_RMPP_STATUS_F, 121},
                       {IB_SA_RMPP_D1_F, 0x01020304}, {IB_SA_RMPP_D2_F, 0xa0b0c0d0});
     pzr_hdr_get(mad, &back);
-    assert_int_equal(back.version, h.version);
-    assert_int_equal(back.type, h.type);
-    assert_int_equal(back.flags, h.flags);
-    assert_int_equal(back.rtime, h.rtime);
-    assert_int_equal(back.status, h.status);
-    assert_int_equal(back.seg_num, h.seg_num);
-    assert_int_equal(back.paylen_newwin, h.paylen_newwin);
+    PZT_EXPECT_SAME(back, h, version, type, flags, rtime, status, seg_num, paylen_newwin);
 }
 
 /* Classes and their data offsets as Linux's ib_is_mad_class_rmpp / ib_get_mad_data_offset. */
@@ -320,15 +332,13 @@ static void test_loss_and_duplicates(void **state)
  * dropped. */
 static void test_receiver_window(void **state)
 {
-    uint8_t *mad = sa_table(100 * SA_DATA);
+    struct pzr_send s;
     uint8_t seg[PZR_MAD_SIZE];
     struct pzr_reply reply;
-    struct pzr_send s;
     struct pzr_recv r;
+    uint8_t *mad = sa_sender(&s, 100, 0);
 
-    pzr_send_init(&s, mad, SA_HDR + 100 * SA_DATA, 0);
-    pzr_send_segment(&s, 1, seg);
-    assert_int_equal(pzr_recv_start(&r, seg, sizeof(seg), 1u << 20, &reply), PZR_RECV_ACK);
+    recv_first(&s, &r, seg, &reply);
     assert_int_equal(reply.seg_num, 1);
     assert_int_equal(reply.newwin, 1 + PZR_WINDOW);
     pzr_send_segment(&s, 3, seg); /* 2 missing */
@@ -347,11 +357,10 @@ static void test_receiver_window(void **state)
 /* DATA segments that get an ABORT: status set, first without First, First on another. */
 static void test_data_check(void **state)
 {
-    uint8_t *mad = sa_table(3 * SA_DATA);
-    uint8_t seg[PZR_MAD_SIZE];
     struct pzr_send s;
+    uint8_t seg[PZR_MAD_SIZE];
+    uint8_t *mad = sa_sender(&s, 3, 0);
 
-    pzr_send_init(&s, mad, SA_HDR + 3 * SA_DATA, 0);
     pzr_send_segment(&s, 1, seg);
     assert_int_equal(pzr_data_check(seg, sizeof(seg)), 0);
     assert_int_equal(pzr_data_check(seg, 40), PZR_STATUS_BAD_LEN);
@@ -372,23 +381,20 @@ static void test_data_check(void **state)
 /* A last segment whose PayloadLength cannot be: ABORT BAD_LEN; too long to hold: STOP. */
 static void test_bad_length_and_too_long(void **state)
 {
-    uint8_t *mad = sa_table(2 * SA_DATA);
+    struct pzr_send s;
     uint8_t seg[PZR_MAD_SIZE];
     struct pzr_reply reply;
-    struct pzr_send s;
     struct pzr_recv r;
+    uint8_t *mad = sa_sender(&s, 2, 0);
 
-    pzr_send_init(&s, mad, SA_HDR + 2 * SA_DATA, 0);
-    pzr_send_segment(&s, 1, seg);
-    assert_int_equal(pzr_recv_start(&r, seg, sizeof(seg), 1u << 20, &reply), PZR_RECV_ACK);
+    recv_first(&s, &r, seg, &reply);
     pzr_send_segment(&s, 2, seg);
     mad_set_field(seg, 0, IB_SA_RMPP_D2_F, 221); /* more than a segment holds */
     assert_int_equal(pzr_recv_feed(&r, seg, sizeof(seg), &reply), PZR_RECV_ABORT);
     assert_int_equal(reply.status, PZR_STATUS_BAD_LEN);
     pzr_recv_free(&r);
 
-    pzr_send_segment(&s, 1, seg);
-    assert_int_equal(pzr_recv_start(&r, seg, sizeof(seg), 1u << 20, &reply), PZR_RECV_ACK);
+    recv_first(&s, &r, seg, &reply);
     pzr_send_segment(&s, 2, seg);
     mad_set_field(seg, 0, IB_SA_RMPP_D2_F, 19); /* less than the SA header */
     assert_int_equal(pzr_recv_feed(&r, seg, sizeof(seg), &reply), PZR_RECV_ABORT);
@@ -409,11 +415,10 @@ static void test_bad_length_and_too_long(void **state)
 /* ACKs the sender refuses, ignores, and retries running out. */
 static void test_sender_acks(void **state)
 {
-    uint8_t *mad = sa_table(10 * SA_DATA);
     struct pzr_send s;
     uint8_t st = 0;
+    uint8_t *mad = sa_sender(&s, 10, 1);
 
-    pzr_send_init(&s, mad, SA_HDR + 10 * SA_DATA, 1);
     assert_int_equal(pzr_send_next(&s), 1);
     assert_int_equal(pzr_send_next(&s), 0); /* window of one until the first ACK */
     assert_int_equal(pzr_send_ack(&s, 1, 0, 0, &st), PZR_SEND_ABORT);
@@ -438,12 +443,11 @@ static void test_sender_acks(void **state)
 /* The ACK and ABORT answering a segment: its headers, the response bit flipped. */
 static void test_reply(void **state)
 {
-    uint8_t *mad = sa_table(SA_DATA);
-    uint8_t seg[PZR_MAD_SIZE], out[PZR_MAD_SIZE], abort[PZR_MAD_SIZE];
     struct pzr_send s;
+    uint8_t seg[PZR_MAD_SIZE], out[PZR_MAD_SIZE], abort[PZR_MAD_SIZE];
     struct pzr_hdr h;
+    uint8_t *mad = sa_sender(&s, 1, 0);
 
-    pzr_send_init(&s, mad, SA_HDR + SA_DATA, 0);
     pzr_send_segment(&s, 1, seg);
     pzr_build_reply(out, seg, PZR_TYPE_ACK, 0, 1, 65);
     assert_int_equal(pzr_mad_method(out), IB_MAD_METHOD_GET_TABLE);

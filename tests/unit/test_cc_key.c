@@ -50,6 +50,13 @@ static int set_marking(struct pt_node *n, uint64_t key, unsigned rate)
     return pt_cc(n, IB_MAD_METHOD_SET, IB_CC_ATTR_SWITCH_CONGESTION_SETTING, req, NULL);
 }
 
+/* A TimeStamp Get with key (n->cc_key from then on); returns the status. */
+static int get_timestamp(struct pt_node *n, uint64_t key)
+{
+    n->cc_key = key;
+    return pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_TIMESTAMP, NULL, NULL);
+}
+
 static unsigned marking(const struct pt_node *n)
 {
     struct cc_switch_setting s;
@@ -89,8 +96,7 @@ static void test_unprotected(void **state)
 
     assert_int_equal(get_key_info(n, BAD, resp), ST_OK);
     assert_int_equal(pt_f64(resp, IB_CC_CONGESTION_KEY_INFO_CC_KEY_F), 0);
-    n->cc_key = BAD;
-    assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_TIMESTAMP, NULL, NULL), ST_OK);
+    assert_int_equal(get_timestamp(n, BAD), ST_OK);
     assert_int_equal(violations(n), 0);
 
     assert_int_equal(set_marking(n, BAD, 9), PT_NOANSWER);
@@ -135,10 +141,9 @@ static void test_protected(void **state)
     assert_int_equal(set_key(n, KEY, 1, 0, 0), ST_OK);
     assert_int_equal(violations(n), 0);
     /* No lease: still protected an hour later. */
-    n->cc_key = BAD;
-    assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_TIMESTAMP, NULL, NULL), PT_NOANSWER);
+    assert_int_equal(get_timestamp(n, BAD), PT_NOANSWER);
     board_mem_advance_ns(n->bm, 3600 * SEC);
-    assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_TIMESTAMP, NULL, NULL), PT_NOANSWER);
+    assert_int_equal(get_timestamp(n, BAD), PT_NOANSWER);
     pt_node_free(n);
 }
 
@@ -149,11 +154,10 @@ static void test_lease_expiry(void **state)
     uint8_t resp[IB_CC_DATA_SZ];
 
     assert_int_equal(set_key(n, KEY, 1, 2, 0), ST_OK);
-    n->cc_key = BAD;
-    assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_TIMESTAMP, NULL, NULL), PT_NOANSWER);
+    assert_int_equal(get_timestamp(n, BAD), PT_NOANSWER);
     board_mem_advance_ns(n->bm, 2 * SEC - 1);
     /* A second violation does not restart the timer. */
-    assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_TIMESTAMP, NULL, NULL), PT_NOANSWER);
+    assert_int_equal(get_timestamp(n, BAD), PT_NOANSWER);
     board_mem_advance_ns(n->bm, 1);
     /* Expired: unprotected, so the wrong-key Get is answered, key hidden. */
     assert_int_equal(get_key_info(n, BAD, resp), ST_OK);
@@ -172,17 +176,14 @@ static void test_lease_stopped_by_key(void **state)
     struct pt_node *n = pt_switch_new(4, 0, false);
 
     assert_int_equal(set_key(n, KEY, 1, 2, 0), ST_OK);
-    n->cc_key = BAD;
-    assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_TIMESTAMP, NULL, NULL), PT_NOANSWER);
+    assert_int_equal(get_timestamp(n, BAD), PT_NOANSWER);
     board_mem_advance_ns(n->bm, SEC);
-    n->cc_key = KEY;
-    assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_TIMESTAMP, NULL, NULL), ST_OK);
+    assert_int_equal(get_timestamp(n, KEY), ST_OK);
     board_mem_advance_ns(n->bm, 5 * SEC);
-    n->cc_key = BAD;
-    assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_TIMESTAMP, NULL, NULL), PT_NOANSWER);
+    assert_int_equal(get_timestamp(n, BAD), PT_NOANSWER);
     /* That violation started a new lease. */
     board_mem_advance_ns(n->bm, 2 * SEC);
-    assert_int_equal(pt_cc(n, IB_MAD_METHOD_GET, IB_CC_ATTR_TIMESTAMP, NULL, NULL), ST_OK);
+    assert_int_equal(get_timestamp(n, BAD), ST_OK);
     pt_node_free(n);
 }
 

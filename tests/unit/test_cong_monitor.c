@@ -23,6 +23,7 @@
 #include "pma.h"
 #include "pma_vendor.h"
 #include "pzt_main.h"
+#include "pzt_same.h"
 
 #define NPORTS 8
 #define MS 1000000ull
@@ -191,11 +192,8 @@ static void test_config_check(void **state)
 
     /* A rejected config leaves the old one. */
     cong_monitor_get_config(f->m, &cfg);
-    assert_int_equal(cfg.interval_ms, good.interval_ms);
-    assert_true(cfg.threshold_ticks == good.threshold_ticks);
-    assert_int_equal(cfg.low_util_percent, good.low_util_percent);
-    assert_int_equal(cfg.clear_percent, good.clear_percent);
-    assert_int_equal(cfg.history, good.history);
+    PZT_EXPECT_SAME(cfg, good, interval_ms, threshold_ticks, low_util_percent, clear_percent,
+                    history);
     assert_int_equal(cong_monitor_set_peer(f->m, 0, CONG_PEER_CA), -EINVAL);
     assert_int_equal(cong_monitor_set_peer(f->m, NPORTS + 1, CONG_PEER_CA), -EINVAL);
     assert_int_equal(cong_monitor_set_peer(f->m, 1, (enum cong_peer)3), -EINVAL);

@@ -14,6 +14,7 @@
 #include "iperf_format.h"
 #include "iperf_wire.h"
 #include "pzt_main.h"
+#include "pzt_same.h"
 
 /* The first 40 bytes of iperf 2.1.8's UDP datagram 1 (-u -b 1M -t 2), from tshark. */
 static const uint8_t captured_udp[40] = {
@@ -85,15 +86,8 @@ static void test_report_round_trip(void **state)
     assert_memory_equal(buf, (uint8_t[16]){0}, 16);
     assert_int_equal(buf[16], 0x88);
     assert_int_equal(iperf_report_parse(buf, sizeof(buf), &back), 0);
-    assert_int_equal(back.flags, r.flags);
-    assert_int_equal(back.bytes, r.bytes);
-    assert_int_equal(back.stop_sec, r.stop_sec);
-    assert_int_equal(back.stop_usec, r.stop_usec);
-    assert_int_equal(back.lost, r.lost);
-    assert_int_equal(back.outorder, r.outorder);
-    assert_int_equal(back.datagrams, r.datagrams);
-    assert_int_equal(back.jitter_sec, r.jitter_sec);
-    assert_int_equal(back.jitter_usec, r.jitter_usec);
+    PZT_EXPECT_SAME(back, r, flags, bytes, stop_sec, stop_usec, lost, outorder, datagrams,
+                    jitter_sec, jitter_usec);
     /* Without the 64-bit extension only the low words count. */
     assert_int_equal(iperf_report_parse(buf, 56, &back), 0);
     assert_int_equal(back.lost, 3);

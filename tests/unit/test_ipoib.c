@@ -22,6 +22,7 @@
 #include "ipoib_wire.h"
 #include "pzt_main.h"
 #include "pzt_fields.h"
+#include "pzt_same.h"
 
 #define MAX_EP 4
 #define PREFIX 0xfe80000000000000ull
@@ -126,35 +127,44 @@ static void test_arp_roundtrip(void **state)
 /* Every malformed field gets its own reason. */
 static void test_arp_refusals(void **state)
 {
+    /* One byte of a good ARP changed, and the reason it is refused. */
+    static const struct {
+        unsigned at;
+        uint8_t value;
+        enum ipoib_arp_parse_result want;
+    } cases[] = {
+        {1, 1, IPOIB_ARP_BAD_HTYPE}, /* Ethernet */
+        {2, 0x86, IPOIB_ARP_BAD_PTYPE}, {4, 6, IPOIB_ARP_BAD_HLEN},
+        {5, 16, IPOIB_ARP_BAD_PLEN},    {7, 3, IPOIB_ARP_BAD_OP},
+    };
     struct ipoib_arp a = {.op = IPOIB_ARP_OP_REQUEST}, b;
     uint8_t raw[IPOIB_ARP_LEN], bad[IPOIB_ARP_LEN];
 
     ipoib_arp_build(&a, raw);
     assert_int_equal(ipoib_arp_parse(raw, IPOIB_ARP_LEN - 1, &b), IPOIB_ARP_SHORT);
-    memcpy(bad, raw, sizeof(bad));
-    bad[1] = 1; /* Ethernet */
-    assert_int_equal(ipoib_arp_parse(bad, sizeof(bad), &b), IPOIB_ARP_BAD_HTYPE);
-    memcpy(bad, raw, sizeof(bad));
-    bad[2] = 0x86;
-    assert_int_equal(ipoib_arp_parse(bad, sizeof(bad), &b), IPOIB_ARP_BAD_PTYPE);
-    memcpy(bad, raw, sizeof(bad));
-    bad[4] = 6;
-    assert_int_equal(ipoib_arp_parse(bad, sizeof(bad), &b), IPOIB_ARP_BAD_HLEN);
-    memcpy(bad, raw, sizeof(bad));
-    bad[5] = 16;
-    assert_int_equal(ipoib_arp_parse(bad, sizeof(bad), &b), IPOIB_ARP_BAD_PLEN);
-    memcpy(bad, raw, sizeof(bad));
-    bad[7] = 3;
-    assert_int_equal(ipoib_arp_parse(bad, sizeof(bad), &b), IPOIB_ARP_BAD_OP);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        memcpy(bad, raw, sizeof(bad));
+        bad[cases[i].at] = cases[i].value;
+        assert_int_equal(ipoib_arp_parse(bad, sizeof(bad), &b), cases[i].want);
+    }
     assert_string_equal(ipoib_arp_parse_result_name(IPOIB_ARP_BAD_HLEN), "hlen");
 }
 
 /* ---- SA MADs -------------------------------------------------------------- */
 
+/* The 16-byte GID field of an SA MAD's record reads want. */
+static void expect_sa_gid(uint8_t *mad, enum MAD_FIELDS field, const uint8_t *want)
+{
+    uint8_t got[16];
+
+    mad_get_array(mad, IB_SA_DATA_OFFS, field, got);
+    assert_memory_equal(got, want, 16);
+}
+
 /* The join is a SubnAdmSet(MCMemberRecord) with the Linux component mask. */
 static void test_sa_join_request(void **state)
 {
-    uint8_t mad[256], mgid[16], pgid[16], got[16];
+    uint8_t mad[256], mgid[16], pgid[16];
 
     ipoib_bcast_mgid(0xffff, mgid);
     ipoib_gid_make(PREFIX, 0x1234, pgid);
@@ -165,10 +175,8 @@ static void test_sa_join_request(void **state)
     assert_true(mad_get_field64(mad, 0, IB_MAD_TRID_F) == 0x0000000700000001ull);
     assert_true(mad_get_field64(mad, 0, IB_SA_COMPMASK_F) ==
                 (1u << 0 | 1u << 1 | 1u << 7 | 1u << 16));
-    mad_get_array(mad, IB_SA_DATA_OFFS, IB_SA_MCM_MGID_F, got);
-    assert_memory_equal(got, mgid, 16);
-    mad_get_array(mad, IB_SA_DATA_OFFS, IB_SA_MCM_PORTGID_F, got);
-    assert_memory_equal(got, pgid, 16);
+    expect_sa_gid(mad, IB_SA_MCM_MGID_F, mgid);
+    expect_sa_gid(mad, IB_SA_MCM_PORTGID_F, pgid);
     assert_int_equal(mad_get_field(mad, IB_SA_DATA_OFFS, IB_SA_MCM_PKEY_F), 0xffff);
     assert_int_equal(mad_get_field(mad, IB_SA_DATA_OFFS, IB_SA_MCM_JOIN_STATE_F), 1);
 }
@@ -176,7 +184,7 @@ static void test_sa_join_request(void **state)
 /* The path query is a SubnAdmGet(PathRecord) for one path. */
 static void test_sa_path_request(void **state)
 {
-    uint8_t mad[256], sgid[16], dgid[16], got[16];
+    uint8_t mad[256], sgid[16], dgid[16];
 
     ipoib_gid_make(PREFIX, 1, sgid);
     ipoib_gid_make(PREFIX, 2, dgid);
@@ -185,10 +193,8 @@ static void test_sa_path_request(void **state)
     assert_int_equal(mad_get_field(mad, 0, IB_MAD_ATTRID_F), IB_SA_ATTR_PATHRECORD);
     assert_true(mad_get_field64(mad, 0, IB_SA_COMPMASK_F) ==
                 (1u << 2 | 1u << 3 | 1u << 12 | 1u << 13));
-    mad_get_array(mad, IB_SA_DATA_OFFS, IB_SA_PR_DGID_F, got);
-    assert_memory_equal(got, dgid, 16);
-    mad_get_array(mad, IB_SA_DATA_OFFS, IB_SA_PR_SGID_F, got);
-    assert_memory_equal(got, sgid, 16);
+    expect_sa_gid(mad, IB_SA_PR_DGID_F, dgid);
+    expect_sa_gid(mad, IB_SA_PR_SGID_F, sgid);
     assert_int_equal(mad_get_field(mad, IB_SA_DATA_OFFS, IB_SA_PR_NPATH_F), 1);
     assert_int_equal(mad[IB_SA_DATA_OFFS + 50] << 8 | mad[IB_SA_DATA_OFFS + 51], 0xffff);
 }
@@ -209,6 +215,8 @@ static void make_join_answer(uint8_t *mad, unsigned status, uint32_t qkey, uint1
 /* Answers: good, refused, another group, short, not an answer. */
 static void test_sa_parse_join(void **state)
 {
+    const struct ipoib_group want_group = {
+        .qkey = 0x0b1b, .mlid = 0xc000, .mtu = 4, .sl = 3, .rate = 3};
     uint8_t req[256], mad[256], mgid[16], pgid[16];
     struct ipoib_group g;
     unsigned status;
@@ -222,11 +230,7 @@ static void test_sa_parse_join(void **state)
     make_join_answer(mad, 0, 0x0b1b, 0xc000, 4, 3);
     assert_true(ipoib_sa_is_response(mad, 256));
     assert_int_equal(ipoib_sa_parse_join(mad, 256, mgid, &g, &status), IPOIB_SA_OK);
-    assert_int_equal(g.qkey, 0x0b1b);
-    assert_int_equal(g.mlid, 0xc000);
-    assert_int_equal(g.mtu, 4);
-    assert_int_equal(g.sl, 3);
-    assert_int_equal(g.rate, 3);
+    PZT_EXPECT_SAME(g, want_group, qkey, mlid, mtu, sl, rate);
     assert_int_equal(ipoib_sa_parse_join(mad, IB_SA_DATA_OFFS + 10, mgid, &g, &status),
                      IPOIB_SA_SHORT);
     assert_int_equal(ipoib_sa_parse_join(mad, 20, mgid, &g, &status), IPOIB_SA_SHORT);
@@ -253,6 +257,7 @@ static void test_sa_parse_join(void **state)
 /* A PathRecord answer gives DLID, SL and MTU. */
 static void test_sa_parse_path(void **state)
 {
+    const struct ipoib_path want_path = {.dlid = 17, .slid = 3, .sl = 5, .mtu = 4, .pkey = 0xffff};
     uint8_t mad[256], sgid[16], dgid[16];
     struct ipoib_path p;
     unsigned status;
@@ -267,11 +272,7 @@ static void test_sa_parse_path(void **state)
     mad_set_field(mad, IB_SA_DATA_OFFS, IB_SA_PR_SL_F, 5);
     mad[IB_SA_DATA_OFFS + 54] = 0x80 | 4;
     assert_int_equal(ipoib_sa_parse_path(mad, 256, dgid, &p, &status), IPOIB_SA_OK);
-    assert_int_equal(p.dlid, 17);
-    assert_int_equal(p.slid, 3);
-    assert_int_equal(p.sl, 5);
-    assert_int_equal(p.mtu, 4);
-    assert_int_equal(p.pkey, 0xffff);
+    PZT_EXPECT_SAME(p, want_path, dlid, slid, sl, mtu, pkey);
     mad_set_field(mad, IB_SA_DATA_OFFS, IB_SA_PR_DLID_F, 0);
     assert_int_equal(ipoib_sa_parse_path(mad, 256, dgid, &p, &status), IPOIB_SA_MISMATCH);
     mad_set_field(mad, 0, IB_MAD_STATUS_F, 3 << 8); /* no records */
@@ -328,6 +329,7 @@ struct node {
     unsigned link_ups, link_downs;
     unsigned errors_logged;
     char last_log[256];
+    struct ipoib_port port; /* as the SM configured it (joined_node) */
 };
 
 /* The fabric: nodes, an SA that answers or refuses, and a clock. */
@@ -514,16 +516,30 @@ static void free_fake(struct fake *f)
         ipoib_destroy(f->nodes[i].ep);
 }
 
-/* Two nodes, a (LID 5, 10.0.0.1) and b (LID 9, 10.0.0.2), both joined at time 0. */
-static void joined_pair(struct fake *f, struct node **a, struct node **b, struct ipoib_port *pa,
-                        struct ipoib_port *pb)
+/* A node (add_node) whose port comes up as the SM configured it (n->port) at time 0. */
+static struct node *joined_node(struct fake *f, uint16_t lid, unsigned host)
 {
-    *a = add_node(f, 5, 1);
-    *b = add_node(f, 9, 2);
-    *pa = port_of(*a);
-    *pb = port_of(*b);
-    ipoib_port_update((*a)->ep, pa, 0);
-    ipoib_port_update((*b)->ep, pb, 0);
+    struct node *n = add_node(f, lid, host);
+
+    n->port = port_of(n);
+    ipoib_port_update(n->ep, &n->port, 0);
+    return n;
+}
+
+/* Two nodes, a (LID 5, 10.0.0.1) and b (LID 9, 10.0.0.2), both joined at time 0. */
+static void joined_pair(struct fake *f, struct node **a, struct node **b)
+{
+    *a = joined_node(f, 5, 1);
+    *b = joined_node(f, 9, 2);
+}
+
+/* A 10-byte IPv4 packet from from to to, sent at now: ipoib_output's result. */
+static int send_small(struct node *from, const struct node *to, uint64_t now)
+{
+    uint8_t pkt[64];
+    size_t len = make_ip(pkt, from->ip, to->ip, 10);
+
+    return ipoib_output(from->ep, pkt, len, now);
 }
 
 /* Join: Q_Key adopted, link up, gratuitous ARP sent to the group with a GRH. */
@@ -640,11 +656,10 @@ static void test_resolve_and_send(void **state)
 {
     struct fake f = {0};
     struct node *a, *b;
-    struct ipoib_port pa, pb;
     uint8_t pkt[2048];
     size_t len;
 
-    joined_pair(&f, &a, &b, &pa, &pb);
+    joined_pair(&f, &a, &b);
     len = make_ip(pkt, a->ip, b->ip, 100);
     assert_int_equal(ipoib_output(a->ep, pkt, len, 10), 0);
     assert_int_equal(b->delivered, 1);
@@ -672,12 +687,10 @@ static void test_resolve_and_send(void **state)
 static void test_unresolved(void **state)
 {
     struct fake f = {0};
-    struct node *a = add_node(&f, 5, 1);
-    struct ipoib_port pa = port_of(a);
+    struct node *a = joined_node(&f, 5, 1);
     uint8_t pkt[256];
     size_t len = make_ip(pkt, a->ip, 0x0a000063, 10);
 
-    ipoib_port_update(a->ep, &pa, 0);
     for (int i = 0; i < 66; i++)
         ipoib_output(a->ep, pkt, len, 1);
     assert_int_equal(ipoib_stats(a->ep)->tx_dropped_unresolved, 2); /* queue of 64 */
@@ -695,14 +708,9 @@ static void test_unresolved(void **state)
 static void test_routing(void **state)
 {
     struct fake f = {0};
-    struct node *a = add_node(&f, 5, 1), *gw = add_node(&f, 7, 0xfe);
-    struct ipoib_port pa = port_of(a), pg = port_of(gw);
+    struct node *a = joined_node(&f, 5, 1), *gw = joined_node(&f, 7, 0xfe);
     uint8_t pkt[256];
-    size_t len;
-
-    ipoib_port_update(a->ep, &pa, 0);
-    ipoib_port_update(gw->ep, &pg, 0);
-    len = make_ip(pkt, a->ip, 0xc0a80101, 10); /* 192.168.1.1: via 10.0.0.254 */
+    size_t len = make_ip(pkt, a->ip, 0xc0a80101, 10); /* 192.168.1.1: via 10.0.0.254 */
     assert_int_equal(ipoib_output(a->ep, pkt, len, 1), 0);
     assert_int_equal(gw->delivered, 1);
     len = make_ip(pkt, a->ip, 0x0a0000ff, 10); /* subnet broadcast */
@@ -734,13 +742,11 @@ static void test_routing(void **state)
 static void test_path_query_when_qp_differs(void **state)
 {
     struct fake f = {0};
-    struct node *a = add_node(&f, 5, 1);
-    struct ipoib_port pa = port_of(a);
+    struct node *a = joined_node(&f, 5, 1);
     struct ipoib_arp arp = {.op = IPOIB_ARP_OP_REQUEST, .spa = 0x0a000009, .tpa = a->ip};
     struct board_dgram_addr rx = {.dlid = 0xc001, .slid = 33, .qkey = 0x0b1b, .src_qp = 0x777};
     uint8_t buf[60];
 
-    ipoib_port_update(a->ep, &pa, 0);
     /* A peer without an endpoint, known to the fake SA only (LID 9). */
     struct node *b = &f.nodes[f.n++];
     b->fab = &f;
@@ -826,40 +832,36 @@ static void test_rejoin(void **state)
 {
     struct fake f = {0};
     struct node *a, *b;
-    struct ipoib_port pa, pb;
-    uint8_t pkt[256];
-    size_t len;
 
-    joined_pair(&f, &a, &b, &pa, &pb);
-    len = make_ip(pkt, a->ip, b->ip, 10);
-    ipoib_output(a->ep, pkt, len, 1);
+    joined_pair(&f, &a, &b);
+    send_small(a, b, 1);
     assert_int_equal(b->delivered, 1);
     assert_int_equal(ipoib_neighbours(a->ep, NULL, 0), 1);
 
-    pa.sm_sl = 3; /* an SL change alone: no rejoin */
-    ipoib_port_update(a->ep, &pa, 2);
+    a->port.sm_sl = 3; /* an SL change alone: no rejoin */
+    ipoib_port_update(a->ep, &a->port, 2);
     assert_int_equal(f.joins_seen, 2);
 
     b->lid = 19;
-    pb.lid = 19;
+    b->port.lid = 19;
     a->lid = 15;
-    pa.lid = 15;
-    ipoib_port_update(b->ep, &pb, 3);
-    ipoib_port_update(a->ep, &pa, 3);
+    a->port.lid = 15;
+    ipoib_port_update(b->ep, &b->port, 3);
+    ipoib_port_update(a->ep, &a->port, 3);
     assert_int_equal(a->link_downs, 1);
     assert_int_equal(a->link_ups, 2);
     assert_int_equal(f.joins_seen, 4);
     assert_int_equal(ipoib_neighbours(a->ep, NULL, 0), 0);
-    ipoib_output(a->ep, pkt, len, 4);
+    send_small(a, b, 4);
     assert_int_equal(b->delivered, 2);
 
-    pa.reregister++; /* ClientReregister */
-    ipoib_port_update(a->ep, &pa, 5);
+    a->port.reregister++; /* ClientReregister */
+    ipoib_port_update(a->ep, &a->port, 5);
     assert_int_equal(f.joins_seen, 5);
-    pa.active = false;
-    ipoib_port_update(a->ep, &pa, 6);
+    a->port.active = false;
+    ipoib_port_update(a->ep, &a->port, 6);
     assert_int_equal(ipoib_state(a->ep), IPOIB_DOWN);
-    assert_int_equal(ipoib_output(a->ep, pkt, len, 7), -ENETDOWN);
+    assert_int_equal(send_small(a, b, 7), -ENETDOWN);
     free_fake(&f);
 }
 
@@ -868,16 +870,12 @@ static void test_stale_probe(void **state)
 {
     struct fake f = {0};
     struct node *a, *b;
-    struct ipoib_port pa, pb;
-    uint8_t pkt[256];
-    size_t len;
 
-    joined_pair(&f, &a, &b, &pa, &pb);
-    len = make_ip(pkt, a->ip, b->ip, 10);
-    ipoib_output(a->ep, pkt, len, 1);
+    joined_pair(&f, &a, &b);
+    assert_int_equal(send_small(a, b, 1), 0);
     /* 30 s later: still sent at once, plus a probe that b answers. */
     f.now = 30001;
-    ipoib_output(a->ep, pkt, len, 30001);
+    send_small(a, b, 30001);
     assert_int_equal(b->delivered, 2);
     struct ipoib_neigh_info ni[4];
     ipoib_neighbours(a->ep, ni, 4);
@@ -886,7 +884,7 @@ static void test_stale_probe(void **state)
     f.drop_arp_replies = true;
     b->qkey = 0; /* and deaf */
     f.now = 60002;
-    ipoib_output(a->ep, pkt, len, 60002);
+    send_small(a, b, 60002);
     ipoib_poll(a->ep, 61002);
     ipoib_poll(a->ep, 62002);
     ipoib_poll(a->ep, 63002);

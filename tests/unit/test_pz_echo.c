@@ -261,6 +261,19 @@ static int carry(struct node *src, struct node *dst, uint8_t corrupt_seq_idx)
     return count;
 }
 
+/*
+ * The n datagrams a sent carried to b and answered there, rtt_ns later on a's
+ * clock the n replies carried back and taken by a.
+ */
+static void round_trip(struct node *a, struct node *b, int n, uint64_t rtt_ns)
+{
+    assert_int_equal(carry(a, b, 0xFF), n);
+    assert_int_equal(pz_echo_poll(b->e, 64), n);
+    board_mem_advance_ns(a->bm, rtt_ns);
+    assert_int_equal(carry(b, a, 0xFF), n);
+    assert_int_equal(pz_echo_poll(a->e, 64), n);
+}
+
 static void test_ping(void **state)
 {
     struct node a, b;
@@ -275,11 +288,7 @@ static void test_ping(void **state)
     pz_echo_ping_result(a.e, &r);
     assert_int_equal(r.sent, 0);
     assert_int_equal(pz_echo_ping_start(a.e, &p, on_reply, &s), 5);
-    assert_int_equal(carry(&a, &b, 0xFF), 5);
-    assert_int_equal(pz_echo_poll(b.e, 64), 5);
-    board_mem_advance_ns(a.bm, 2500);
-    assert_int_equal(carry(&b, &a, 0xFF), 5);
-    assert_int_equal(pz_echo_poll(a.e, 64), 5);
+    round_trip(&a, &b, 5, 2500);
     pz_echo_ping_result(a.e, &r);
     assert_int_equal(r.first_seq, 0);
     assert_int_equal(r.sent, 5);
@@ -349,11 +358,7 @@ static void on_probe(void *arg, uint32_t seq, uint64_t rtt_ns, const struct boar
 static void probe_round_trip(struct node *a, struct node *b, uint32_t seq, uint64_t rtt_ns)
 {
     assert_int_equal(pz_echo_probe_send(a->e, 2, BOARD_MEM_DGRAM_QPN, QKEY, seq), 0);
-    assert_int_equal(carry(a, b, 0xFF), 1);
-    assert_int_equal(pz_echo_poll(b->e, 64), 1);
-    board_mem_advance_ns(a->bm, rtt_ns);
-    assert_int_equal(carry(b, a, 0xFF), 1);
-    assert_int_equal(pz_echo_poll(a->e, 64), 1);
+    round_trip(a, b, 1, rtt_ns);
 }
 
 /* A probe is answered like any request; its reply goes to the probe handler only. */
@@ -380,11 +385,7 @@ static void test_probe(void **state)
     pz_echo_set_probe_handler(a.e, on_probe, &ps);
     assert_int_equal(pz_echo_ping_start(a.e, &p, on_reply, &s), 1);
     assert_int_equal(pz_echo_probe_send(a.e, 2, BOARD_MEM_DGRAM_QPN, QKEY, 0), 0);
-    assert_int_equal(carry(&a, &b, 0xFF), 2);
-    assert_int_equal(pz_echo_poll(b.e, 64), 2);
-    board_mem_advance_ns(a.bm, 900);
-    assert_int_equal(carry(&b, &a, 0xFF), 2);
-    assert_int_equal(pz_echo_poll(a.e, 64), 2);
+    round_trip(&a, &b, 2, 900);
     assert_int_equal(ps.calls, 1);
     assert_int_equal(ps.seq, 0);
     assert_int_equal(ps.rtt, 900);

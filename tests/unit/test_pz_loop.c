@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "pz_loop.h"
+#include "pzt_main.h"
 
 /* One watched pipe: its name in the log, and what its callback does. */
 struct watched {
@@ -171,13 +172,5 @@ static void test_urgent_pending(void **state)
     unwatch(&m);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_urgent_first_and_between, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_plain_order, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_urgent_pending, setup, teardown),
-    };
-
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+PZT_MAIN_SETUP(setup, teardown, test_urgent_first_and_between, test_plain_order,
+               test_urgent_pending)

@@ -4,6 +4,7 @@
  * round trips and every out-of-range modifier.
  */
 #include "attr_util.h"
+#include "pzt_fields.h"
 #include "pzt_main.h"
 
 #define SL2VL_ALL_OUT 0x10000u
@@ -62,13 +63,11 @@ static void test_pkey_custom_sizes(void **state)
     assert_int_equal(mad_get_field(d, 0, IB_SW_PARTITION_ENFORCE_CAP_F), 0);
     for (unsigned b = 0; b < 4; b++) {
         pkey_pattern(d, b);
-        au_set_expect(n, IB_ATTR_PKEY_TBL, pkey_mod(0, b), d, ST_OK, r);
-        assert_memory_equal(r, d, PZT_DATA);
+        au_set_echoes(n, IB_ATTR_PKEY_TBL, pkey_mod(0, b), d);
     }
     for (unsigned b = 0; b < 4; b++) {
         pkey_pattern(d, b);
-        au_get_expect(n, IB_ATTR_PKEY_TBL, pkey_mod(0, b), ST_OK, r);
-        assert_memory_equal(r, d, PZT_DATA);
+        au_get_equals(n, IB_ATTR_PKEY_TBL, pkey_mod(0, b), d);
     }
     au_get_expect(n, IB_ATTR_PKEY_TBL, pkey_mod(0, 4), ST_BAD_FIELD, NULL);
     /* External ports have no P_Key table at all. */
@@ -100,10 +99,8 @@ static void test_pkey_round_trip(void **state)
     pkey_pattern(d, 3);
     au_put_be16(d, 0, 0xFFFF);
     au_put_be16(d, 1, 0x7FFF); /* limited member */
-    au_set_expect(n, IB_ATTR_PKEY_TBL, pkey_mod(3, 0), d, ST_OK, r);
-    assert_memory_equal(r, d, PZT_DATA);
-    au_get_expect(n, IB_ATTR_PKEY_TBL, pkey_mod(3, 0), ST_OK, r);
-    assert_memory_equal(r, d, PZT_DATA);
+    au_set_echoes(n, IB_ATTR_PKEY_TBL, pkey_mod(3, 0), d);
+    au_get_equals(n, IB_ATTR_PKEY_TBL, pkey_mod(3, 0), d);
 
     /* Port 0 and port 4 keep the default table. */
     au_get_expect(n, IB_ATTR_PKEY_TBL, pkey_mod(4, 0), ST_OK, r);
@@ -114,8 +111,7 @@ static void test_pkey_round_trip(void **state)
 
     /* Port 0 (modifier 0). */
     pkey_pattern(d, 4);
-    au_set_expect(n, IB_ATTR_PKEY_TBL, 0, d, ST_OK, r);
-    assert_memory_equal(r, d, PZT_DATA);
+    au_set_echoes(n, IB_ATTR_PKEY_TBL, 0, d);
     au_get_expect(n, IB_ATTR_PKEY_TBL, pkey_mod(3, 0), ST_OK, r);
     assert_int_equal(au_be16(r, 1), 0x7FFF);
     pzt_node_free(n);
@@ -148,30 +144,26 @@ static uint32_t sl2vl_mod(unsigned in, unsigned out)
 /* Check that (in, out) holds the table of seed. */
 static void sl2vl_expect(struct pzt_node *n, unsigned in, unsigned out, unsigned seed)
 {
-    uint8_t d[PZT_DATA], r[PZT_DATA];
+    uint8_t d[PZT_DATA];
 
     sl2vl_pattern(d, seed);
-    au_get_expect(n, IB_ATTR_SLVL_TABLE, sl2vl_mod(in, out), ST_OK, r);
-    assert_memory_equal(r, d, PZT_DATA);
+    au_get_equals(n, IB_ATTR_SLVL_TABLE, sl2vl_mod(in, out), d);
 }
 
 /* SLtoVLMappingTable: (in << 8) | out round trips and bounds. */
 static void test_sl2vl_round_trip(void **state)
 {
     struct pzt_node *n = pzt_switch_new(8);
-    uint8_t d[PZT_DATA], r[PZT_DATA], zero[PZT_DATA] = {0};
+    uint8_t d[PZT_DATA], zero[PZT_DATA] = {0};
 
     sl2vl_pattern(d, 1);
-    au_set_expect(n, IB_ATTR_SLVL_TABLE, sl2vl_mod(2, 5), d, ST_OK, r);
-    assert_memory_equal(r, d, PZT_DATA);
+    au_set_echoes(n, IB_ATTR_SLVL_TABLE, sl2vl_mod(2, 5), d);
     sl2vl_expect(n, 2, 5, 1);
-    au_get_expect(n, IB_ATTR_SLVL_TABLE, sl2vl_mod(5, 2), ST_OK, r);
-    assert_memory_equal(r, zero, PZT_DATA);
+    au_get_equals(n, IB_ATTR_SLVL_TABLE, sl2vl_mod(5, 2), zero);
 
     /* Input port 0 (traffic from the management port) is a valid input. */
     sl2vl_pattern(d, 2);
-    au_set_expect(n, IB_ATTR_SLVL_TABLE, sl2vl_mod(0, 8), d, ST_OK, r);
-    assert_memory_equal(r, d, PZT_DATA);
+    au_set_echoes(n, IB_ATTR_SLVL_TABLE, sl2vl_mod(0, 8), d);
     sl2vl_expect(n, 0, 8, 2);
     sl2vl_expect(n, 2, 5, 1);
 
@@ -195,31 +187,28 @@ static void test_sl2vl_round_trip(void **state)
 static void test_sl2vl_optimized(void **state)
 {
     struct pzt_node *n = pzt_switch_new(8);
-    uint8_t d[PZT_DATA], r[PZT_DATA];
+    uint8_t d[PZT_DATA];
 
     au_get_expect(n, IB_ATTR_SWITCH_INFO, 0, ST_OK, d);
     assert_int_equal(mad_get_field(d, 0, IB_SW_OPT_SLTOVL_MAPPING_F), 1);
 
     /* 0x30000: every input to every output (output 0 excluded on base port 0). */
     sl2vl_pattern(d, 1);
-    au_set_expect(n, IB_ATTR_SLVL_TABLE, SL2VL_ALL_IN | SL2VL_ALL_OUT, d, ST_OK, r);
-    assert_memory_equal(r, d, PZT_DATA);
+    au_set_echoes(n, IB_ATTR_SLVL_TABLE, SL2VL_ALL_IN | SL2VL_ALL_OUT, d);
     for (unsigned in = 0; in <= 8; in++)
         for (unsigned out = 1; out <= 8; out++)
             sl2vl_expect(n, in, out, 1);
 
     /* 0x20000 | out: every input to output 4. */
     sl2vl_pattern(d, 2);
-    au_set_expect(n, IB_ATTR_SLVL_TABLE, SL2VL_ALL_IN | 4, d, ST_OK, r);
-    assert_memory_equal(r, d, PZT_DATA);
+    au_set_echoes(n, IB_ATTR_SLVL_TABLE, SL2VL_ALL_IN | 4, d);
     for (unsigned in = 0; in <= 8; in++)
         sl2vl_expect(n, in, 4, 2);
     sl2vl_expect(n, 3, 5, 1);
 
     /* 0x10000 | in << 8: input 3 to every output. */
     sl2vl_pattern(d, 3);
-    au_set_expect(n, IB_ATTR_SLVL_TABLE, SL2VL_ALL_OUT | sl2vl_mod(3, 0), d, ST_OK, r);
-    assert_memory_equal(r, d, PZT_DATA);
+    au_set_echoes(n, IB_ATTR_SLVL_TABLE, SL2VL_ALL_OUT | sl2vl_mod(3, 0), d);
     for (unsigned out = 1; out <= 8; out++)
         sl2vl_expect(n, 3, out, 3);
     sl2vl_expect(n, 2, 4, 2);
@@ -239,7 +228,7 @@ static void test_sl2vl_not_optimized(void **state)
 {
     struct board_identity id;
     struct pzt_node *n;
-    uint8_t d[PZT_DATA], r[PZT_DATA], zero[PZT_DATA] = {0};
+    uint8_t d[PZT_DATA], zero[PZT_DATA] = {0};
 
     board_mem_default_switch_identity(&id, 0x1000, 4);
     id.optimized_sl2vl = false;
@@ -248,10 +237,8 @@ static void test_sl2vl_not_optimized(void **state)
     au_set_expect(n, IB_ATTR_SLVL_TABLE, SL2VL_ALL_IN | SL2VL_ALL_OUT, d, ST_BAD_FIELD, NULL);
     au_set_expect(n, IB_ATTR_SLVL_TABLE, SL2VL_ALL_IN | 2, d, ST_BAD_FIELD, NULL);
     au_set_expect(n, IB_ATTR_SLVL_TABLE, SL2VL_ALL_OUT | sl2vl_mod(2, 0), d, ST_BAD_FIELD, NULL);
-    au_get_expect(n, IB_ATTR_SLVL_TABLE, sl2vl_mod(1, 2), ST_OK, r);
-    assert_memory_equal(r, zero, PZT_DATA);
-    au_set_expect(n, IB_ATTR_SLVL_TABLE, sl2vl_mod(1, 2), d, ST_OK, r);
-    assert_memory_equal(r, d, PZT_DATA);
+    au_get_equals(n, IB_ATTR_SLVL_TABLE, sl2vl_mod(1, 2), zero);
+    au_set_echoes(n, IB_ATTR_SLVL_TABLE, sl2vl_mod(1, 2), d);
     pzt_node_free(n);
 }
 
@@ -260,14 +247,13 @@ static void test_tables_enhanced_port0(void **state)
 {
     struct board_identity id;
     struct pzt_node *n;
-    uint8_t d[PZT_DATA], r[PZT_DATA];
+    uint8_t d[PZT_DATA];
 
     board_mem_default_switch_identity(&id, 0x1000, 4);
     id.enhanced_port0 = true;
     n = pzt_node_new(&id);
     sl2vl_pattern(d, 6);
-    au_set_expect(n, IB_ATTR_SLVL_TABLE, sl2vl_mod(2, 0), d, ST_OK, r);
-    assert_memory_equal(r, d, PZT_DATA);
+    au_set_echoes(n, IB_ATTR_SLVL_TABLE, sl2vl_mod(2, 0), d);
     sl2vl_expect(n, 2, 0, 6);
     sl2vl_pattern(d, 7);
     au_set_expect(n, IB_ATTR_SLVL_TABLE, SL2VL_ALL_IN | SL2VL_ALL_OUT, d, ST_OK, NULL);
@@ -278,8 +264,7 @@ static void test_tables_enhanced_port0(void **state)
     memset(d, 0, sizeof(d));
     d[0] = 1;
     d[1] = 200;
-    au_set_expect(n, IB_ATTR_VL_ARBITRATION, 1u << 16 | 0, d, ST_OK, r);
-    assert_memory_equal(r, d, PZT_DATA);
+    au_set_echoes(n, IB_ATTR_VL_ARBITRATION, 1u << 16 | 0, d);
     pzt_node_free(n);
 }
 
@@ -311,18 +296,13 @@ static void test_vlarb(void **state)
     vlarb_pattern(clean, 1, false);
     au_set_expect(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(1, 3), d, ST_OK, r);
     assert_memory_equal(r, clean, PZT_DATA); /* reserved VL bits cleared */
-    au_get_expect(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(1, 3), ST_OK, r);
-    assert_memory_equal(r, clean, PZT_DATA);
+    au_get_equals(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(1, 3), clean);
 
     vlarb_pattern(d, 2, false);
-    au_set_expect(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(3, 3), d, ST_OK, r);
-    assert_memory_equal(r, d, PZT_DATA);
-    au_get_expect(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(3, 3), ST_OK, r);
-    assert_memory_equal(r, d, PZT_DATA);
-    au_get_expect(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(1, 3), ST_OK, r);
-    assert_memory_equal(r, clean, PZT_DATA);
-    au_get_expect(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(1, 4), ST_OK, r);
-    assert_memory_equal(r, zero, PZT_DATA);
+    au_set_echoes(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(3, 3), d);
+    au_get_equals(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(3, 3), d);
+    au_get_equals(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(1, 3), clean);
+    au_get_equals(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(1, 4), zero);
 
     /* Blocks 2 and 4 need caps above 32 entries; 0 and 5.. do not exist. */
     au_get_expect(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(2, 3), ST_BAD_FIELD, NULL);
@@ -338,8 +318,7 @@ static void test_vlarb(void **state)
     au_set_expect(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(1, 0), d, ST_BAD_FIELD, NULL);
     au_get_expect(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(1, 9), ST_BAD_FIELD, NULL);
     au_set_expect(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(3, 0xFFFF), d, ST_BAD_FIELD, NULL);
-    au_get_expect(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(3, 3), ST_OK, r);
-    assert_memory_equal(r, d, PZT_DATA);
+    au_get_equals(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(3, 3), d);
     pzt_node_free(n);
 }
 
@@ -348,23 +327,21 @@ static void test_vlarb_caps(void **state)
 {
     struct board_identity id;
     struct pzt_node *n;
-    uint8_t d[PZT_DATA], r[PZT_DATA];
+    uint8_t d[PZT_DATA];
 
     board_mem_default_switch_identity(&id, 0x1000, 4);
     id.vlarb_low_cap = 64;
     id.vlarb_high_cap = 0;
     n = pzt_node_new(&id);
     au_get_expect(n, IB_ATTR_PORT_INFO, 2, ST_OK, d);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_VL_ARBITRATION_LOW_CAP_F), 64);
-    assert_int_equal(mad_get_field(d, 0, IB_PORT_VL_ARBITRATION_HIGH_CAP_F), 0);
+    PZT_EXPECT_FIELDS(d, {IB_PORT_VL_ARBITRATION_LOW_CAP_F, 64},
+                      {IB_PORT_VL_ARBITRATION_HIGH_CAP_F, 0});
     for (unsigned b = 1; b <= 2; b++) {
         vlarb_pattern(d, b, false);
-        au_set_expect(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(b, 2), d, ST_OK, r);
-        assert_memory_equal(r, d, PZT_DATA);
+        au_set_echoes(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(b, 2), d);
     }
     vlarb_pattern(d, 1, false);
-    au_get_expect(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(1, 2), ST_OK, r);
-    assert_memory_equal(r, d, PZT_DATA);
+    au_get_equals(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(1, 2), d);
     au_get_expect(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(3, 2), ST_BAD_FIELD, NULL);
     au_get_expect(n, IB_ATTR_VL_ARBITRATION, vlarb_mod(4, 2), ST_BAD_FIELD, NULL);
     pzt_node_free(n);

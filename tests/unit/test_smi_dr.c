@@ -366,6 +366,22 @@ static enum mad_verdict node_rx(struct pzt_node *n, unsigned in_port, bool lid_r
     return sma_process(n->sma, &in, mad, PZT_MAD, out_addr, out);
 }
 
+/*
+ * The directed-route SMP mad leaves node at port: its peer must be node want,
+ * which takes it on its ingress port and must send it on (out_addr, out).
+ */
+static void dr_hop(const struct fabric *f, int node, unsigned port, int want, const uint8_t *mad,
+                   struct mad_addr *out_addr, uint8_t *out)
+{
+    unsigned in_port;
+    int peer;
+
+    fabric_peer(f, node, port, &peer, &in_port);
+    assert_int_equal(peer, want);
+    assert_int_equal(node_rx(f->node[want], in_port, false, PERM, PERM, mad, out_addr, out),
+                     MAD_SEND);
+}
+
 /* One delivery of a walk: the node and the port the SMP entered it on. */
 struct visit {
     int node;
@@ -501,8 +517,6 @@ static void test_e2e_leading_lid_leg(void **state)
     struct mad_addr out_addr;
     struct sma_stats st;
     struct fabric f;
-    unsigned port;
-    int node;
 
     fabric_line(&f);
     pzt_assign_lid(f.node[1], 0x10, 0x01, 0);
@@ -517,9 +531,7 @@ static void test_e2e_leading_lid_leg(void **state)
     memcpy(mad, out, PZT_MAD);
 
     /* S2 answers out of its ingress port. */
-    fabric_peer(&f, 1, 5, &node, &port);
-    assert_int_equal(node, 2);
-    assert_int_equal(node_rx(f.node[2], port, false, PERM, PERM, mad, &out_addr, out), MAD_SEND);
+    dr_hop(&f, 1, 5, 2, mad, &out_addr, out);
     assert_false(out_addr.lid_routed);
     assert_int_equal(out_addr.port, 2);
     assert_int_equal(mad_get_field(out, 0, IB_DRSMP_HOPPTR_F), 1);
@@ -528,9 +540,7 @@ static void test_e2e_leading_lid_leg(void **state)
     memcpy(mad, out, PZT_MAD);
 
     /* Back at S1: hp 0, LID-routed to DrSLID from S1's LID. */
-    fabric_peer(&f, 2, 2, &node, &port);
-    assert_int_equal(node, 1);
-    assert_int_equal(node_rx(f.node[1], port, false, PERM, PERM, mad, &out_addr, out), MAD_SEND);
+    dr_hop(&f, 2, 2, 1, mad, &out_addr, out);
     assert_true(out_addr.lid_routed);
     assert_int_equal(out_addr.dlid, 0x30);
     assert_int_equal(out_addr.slid, 0x10);
