@@ -13,8 +13,8 @@
 /* How the SMA answers one attribute. */
 struct sma_attr_entry {
     uint16_t id;
-    sma_attr_fn get;
-    sma_attr_fn set;
+    sma_attr_fn *get;
+    sma_attr_fn *set;
     bool switch_only;
 };
 
