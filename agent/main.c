@@ -278,6 +278,7 @@ static int pz_setup_ip(struct pz_agent *ag)
 #endif
 }
 
+#if defined(PZ_HAVE_SNMP) || defined(PZ_HAVE_SSH)
 /* Create the state directory (mode 0700) if missing; returns 0 or -1 (message logged). */
 static int pz_make_state_dir(const char *dir)
 {
@@ -300,6 +301,21 @@ static int pz_make_state_dir(const char *dir)
 }
 
 /*
+ * Check what an IP service that is configured (wanted says how, for the
+ * message) needs to start: an IP plane, and the state directory, created if
+ * missing.  Returns 0, or -1 (message logged).
+ */
+static int pz_ip_service_ready(struct pz_agent *ag, const char *wanted)
+{
+    if (!ag->ip) {
+        pz_log(PZ_LOG_ERROR, "%s but there is no IP plane (ip_address)", wanted);
+        return -1;
+    }
+    return pz_make_state_dir(ag->cfg.state_dir);
+}
+#endif
+
+/*
  * Start the SNMP agent on the IP plane if it is configured (snmp_config,
  * snmp on, an IP plane); returns 0, or -1 (message logged).
  */
@@ -318,11 +334,7 @@ static int pz_setup_snmp(struct pz_agent *ag)
                                  .routes = ag->routes};
     char err[256];
 
-    if (!ag->ip) {
-        pz_log(PZ_LOG_ERROR, "snmp_config is set but there is no IP plane (ip_address)");
-        return -1;
-    }
-    if (pz_make_state_dir(ag->cfg.state_dir))
+    if (pz_ip_service_ready(ag, "snmp_config is set"))
         return -1;
     ag->snmp = pz_ip_snmp_create(&ag->cfg, &env, err, sizeof(err));
     if (!ag->snmp)
@@ -411,11 +423,7 @@ static int pz_setup_ssh(struct pz_agent *ag)
                           .start_ns = pz_loop_now_ns()};
     char err[256] = "";
 
-    if (!ag->ip) {
-        pz_log(PZ_LOG_ERROR, "ssh users are set up but there is no IP plane (ip_address)");
-        return -1;
-    }
-    if (pz_make_state_dir(ag->cfg.state_dir))
+    if (pz_ip_service_ready(ag, "ssh users are set up"))
         return -1;
     ag->ssh = pz_ip_ssh_create(&ag->cfg, ag->loop, &cli, err, sizeof(err));
     if (!ag->ssh)

@@ -67,26 +67,33 @@ int pz_loop_add_fd(struct pz_loop *l, int fd, pz_loop_fd_fn fn, void *arg)
     return 0;
 }
 
+/* The slot of registered descriptor fd; returns it, or NULL if fd is not registered. */
+static struct pz_loop_fd *pz_loop_find_fd(struct pz_loop *l, int fd)
+{
+    for (unsigned i = 0; i < l->nfds; i++)
+        if (l->fds[i].fd == fd && fd >= 0)
+            return &l->fds[i];
+    return NULL;
+}
+
 int pz_loop_set_pending(struct pz_loop *l, int fd, pz_loop_pending_fn pending)
 {
-    for (unsigned i = 0; i < l->nfds; i++) {
-        if (l->fds[i].fd == fd && fd >= 0) {
-            l->fds[i].pending = pending;
-            return 0;
-        }
-    }
-    return -1;
+    struct pz_loop_fd *e = pz_loop_find_fd(l, fd);
+
+    if (!e)
+        return -1;
+    e->pending = pending;
+    return 0;
 }
 
 int pz_loop_set_urgent(struct pz_loop *l, int fd)
 {
-    for (unsigned i = 0; i < l->nfds; i++) {
-        if (l->fds[i].fd == fd && fd >= 0) {
-            l->fds[i].urgent = true;
-            return 0;
-        }
-    }
-    return -1;
+    struct pz_loop_fd *e = pz_loop_find_fd(l, fd);
+
+    if (!e)
+        return -1;
+    e->urgent = true;
+    return 0;
 }
 
 void pz_loop_remove_fd(struct pz_loop *l, int fd)

@@ -607,16 +607,12 @@ static int pzu_next_timer_ms(int64_t now)
 
 /* ---- the interposed entry points ---- */
 
-/* umad_register(): libibumad's, remembering an RMPP agent; returns its value. */
-int umad_register(int fd, int mgmt_class, int mgmt_version, uint8_t rmpp_version,
-                  long method_mask[16 / sizeof(long)])
+/*
+ * Remember agent id of fd, when the registration succeeded (id >= 0), with
+ * its class and whether it asked for RMPP; returns id.
+ */
+static int pzu_registered(int fd, int id, int mgmt_class, uint8_t rmpp_version)
 {
-    PZU_REAL(int (*)(int, int, int, uint8_t, long *), "umad_register")
-    int id;
-
-    if (!real)
-        return -EPERM;
-    id = real(fd, mgmt_class, mgmt_version, rmpp_version, method_mask);
     if (id >= 0) {
         pthread_mutex_lock(&pzu.lock);
         pzu_agent_add(fd, id, mgmt_class, rmpp_version != 0);
@@ -625,22 +621,28 @@ int umad_register(int fd, int mgmt_class, int mgmt_version, uint8_t rmpp_version
     return id;
 }
 
+/* umad_register(): libibumad's, remembering an RMPP agent; returns its value. */
+int umad_register(int fd, int mgmt_class, int mgmt_version, uint8_t rmpp_version,
+                  long method_mask[16 / sizeof(long)])
+{
+    PZU_REAL(int (*)(int, int, int, uint8_t, long *), "umad_register")
+
+    if (!real)
+        return -EPERM;
+    return pzu_registered(fd, real(fd, mgmt_class, mgmt_version, rmpp_version, method_mask),
+                          mgmt_class, rmpp_version);
+}
+
 /* umad_register_oui(): libibumad's, remembering an RMPP agent; returns its value. */
 int umad_register_oui(int fd, int mgmt_class, uint8_t rmpp_version, uint8_t oui[3],
                       long method_mask[16 / sizeof(long)])
 {
     PZU_REAL(int (*)(int, int, uint8_t, uint8_t *, long *), "umad_register_oui")
-    int id;
 
     if (!real)
         return -EPERM;
-    id = real(fd, mgmt_class, rmpp_version, oui, method_mask);
-    if (id >= 0) {
-        pthread_mutex_lock(&pzu.lock);
-        pzu_agent_add(fd, id, mgmt_class, rmpp_version != 0);
-        pthread_mutex_unlock(&pzu.lock);
-    }
-    return id;
+    return pzu_registered(fd, real(fd, mgmt_class, rmpp_version, oui, method_mask), mgmt_class,
+                          rmpp_version);
 }
 
 /* umad_register2(): libibumad's, remembering an RMPP agent (unless the client runs RMPP

@@ -746,26 +746,18 @@ static const struct board_ops bm_ops = {
     .port_status_gen = bm_port_status_gen,
 };
 
-void board_mem_default_switch_identity(struct board_identity *id, uint64_t node_guid,
-                                       unsigned num_ports)
+/*
+ * The identity fields board_mem's switches and CAs share: zeroed, then the
+ * GUIDs, vendor, revision, VL/MTU/VLArb capabilities, widths and speeds.
+ */
+static void bm_common_identity(struct board_identity *id, uint64_t node_guid, unsigned num_ports)
 {
     memset(id, 0, sizeof(*id));
-    id->node_type = BOARD_NODE_SWITCH;
     id->node_guid = node_guid;
     id->system_image_guid = node_guid;
-    id->port_guid[0] = node_guid;
     id->num_ports = (uint8_t)num_ports;
     id->vendor_id = 0x0002c9;
-    id->device_id = 0x7a70; /* outside OpenSM's Mellanox FDR10 device list */
     id->revision = 1;
-    strncpy(id->node_desc, "portzero switch", sizeof(id->node_desc) - 1);
-    id->lft_cap = 0xC000;
-    id->mft_cap = 1024;
-    id->partition_cap = 32;
-    id->partition_enforcement_cap = 32;
-    id->enhanced_port0 = false;
-    id->optimized_sl2vl = true;
-    id->enforcement_caps = true;
     id->vl_cap = 4;
     id->mtu_cap = 5;
     id->vlarb_high_cap = 8;
@@ -776,23 +768,33 @@ void board_mem_default_switch_identity(struct board_identity *id, uint64_t node_
     id->guid_cap = 1;
 }
 
+void board_mem_default_switch_identity(struct board_identity *id, uint64_t node_guid,
+                                       unsigned num_ports)
+{
+    bm_common_identity(id, node_guid, num_ports);
+    id->node_type = BOARD_NODE_SWITCH;
+    id->port_guid[0] = node_guid;
+    id->device_id = 0x7a70; /* outside OpenSM's Mellanox FDR10 device list */
+    strncpy(id->node_desc, "portzero switch", sizeof(id->node_desc) - 1);
+    id->lft_cap = 0xC000;
+    id->mft_cap = 1024;
+    id->partition_cap = 32;
+    id->partition_enforcement_cap = 32;
+    id->enhanced_port0 = false;
+    id->optimized_sl2vl = true;
+    id->enforcement_caps = true;
+}
+
 void board_mem_default_ca_identity(struct board_identity *id, uint64_t node_guid,
                                    unsigned num_ports)
 {
-    board_mem_default_switch_identity(id, node_guid, num_ports);
+    bm_common_identity(id, node_guid, num_ports);
     id->node_type = BOARD_NODE_CA;
-    id->port_guid[0] = 0;
     for (unsigned p = 1; p <= num_ports; p++)
         id->port_guid[p] = node_guid + p;
     id->device_id = 0x7a71;
     strncpy(id->node_desc, "portzero HCA", sizeof(id->node_desc) - 1);
-    id->lft_cap = 0;
-    id->mft_cap = 0;
-    id->partition_cap = 64;
-    id->partition_enforcement_cap = 0;
-    id->enhanced_port0 = false;
-    id->optimized_sl2vl = false;
-    id->enforcement_caps = false;
+    id->partition_cap = 64; /* no forwarding tables, no partition enforcement */
 }
 
 /* Set the power-on state of one port. */

@@ -86,6 +86,9 @@ int cli_parse_uint(const char *s, unsigned min, unsigned max, unsigned *out);
 /* Format a host-order IPv4 address into buf[16]; returns buf. */
 const char *cli_ipv4_str(uint32_t ip, char buf[16]);
 
+/* CLOCK_MONOTONIC in ns: the clock of the agent loop that polls jobs. */
+uint64_t cli_now_ns(void);
+
 /* A job's operations (ping). */
 struct cli_job_ops {
     int (*poll)(struct cli_job *job, uint64_t now, const struct cli_out *out);

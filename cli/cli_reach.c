@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <infiniband/mad.h>
 
@@ -23,15 +22,6 @@
 
 #define CLI_REACH_POLL_NS 10000000ull   /* the job looks at the probes every 10 ms */
 #define CLI_REACH_GRACE_NS 200000000ull /* after the probe timeout, before giving up */
-
-/* CLOCK_MONOTONIC in ns: the clock of the agent loop that polls jobs. */
-static uint64_t cli_reach_now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* One row to print: a peer and, in a check, whether it answered. */
 struct cli_reach_row {
@@ -151,9 +141,9 @@ int cli_cmd_show_reachability(const struct cli_env *env, const struct cli_args *
         rows[i] = (struct cli_reach_row){.p = &p[i], .shown = p[i].status};
     cli_reach_hops(env, rows, n);
     if (json)
-        cli_reach_json(rows, n, cli_reach_now_ns(), out);
+        cli_reach_json(rows, n, cli_now_ns(), out);
     else
-        cli_reach_text(rows, n, cli_reach_now_ns(), out);
+        cli_reach_text(rows, n, cli_now_ns(), out);
     free(rows);
     return CLI_OK;
 }
@@ -214,9 +204,9 @@ static int cli_reach_report(struct cli_reach_job *rj, const struct cli_out *out)
     }
     cli_reach_hops(&rj->env, rows, n);
     if (rj->json)
-        cli_reach_json(rows, n, cli_reach_now_ns(), out);
+        cli_reach_json(rows, n, cli_now_ns(), out);
     else {
-        cli_reach_text(rows, n, cli_reach_now_ns(), out);
+        cli_reach_text(rows, n, cli_now_ns(), out);
         cli_printf(out, "%zu switches, %zu unreachable\n", n, lost);
     }
     free(rows);
@@ -279,7 +269,7 @@ int cli_cmd_reachability_check(const struct cli_env *env, const struct cli_args 
 {
     struct pz_reach *r = cli_reach_of(env, out);
     struct cli_reach_job *rj;
-    uint64_t now = cli_reach_now_ns();
+    uint64_t now = cli_now_ns();
     bool json;
 
     if (cli_json_only(a, "reachability check [json]", &json, out))

@@ -9,21 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli_internal.h"
 #include "pz_routes.h"
 
 #define CLI_ROUTES_POLL_NS 10000000ull /* the job looks at the check every 10 ms */
-
-/* CLOCK_MONOTONIC in ns: the clock of the agent loop that polls jobs. */
-static uint64_t cli_routes_now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* A running check. */
 struct cli_routes_job {
@@ -81,12 +71,6 @@ static uint64_t cli_routes_deadline(const struct cli_job *job)
     return ((const struct cli_routes_job *)job)->next_ns;
 }
 
-static int cli_routes_fd(const struct cli_job *job)
-{
-    (void)job;
-    return -1;
-}
-
 static void cli_routes_free(struct cli_job *job)
 {
     free(job);
@@ -95,7 +79,7 @@ static void cli_routes_free(struct cli_job *job)
 static const struct cli_job_ops cli_routes_ops = {
     .poll = cli_routes_poll,
     .deadline = cli_routes_deadline,
-    .fd = cli_routes_fd,
+    .fd = NULL, /* polled by its deadline alone */
     .free = cli_routes_free,
 };
 
@@ -134,7 +118,7 @@ int cli_cmd_route_check(const struct cli_env *env, const struct cli_args *a,
         cli_printf(out, "%% out of memory\n");
         return CLI_FAILED;
     }
-    rc = pz_routes_start(env->routes, all, cli_routes_now_ns());
+    rc = pz_routes_start(env->routes, all, cli_now_ns());
     if (rc) {
         free(rj);
         cli_printf(out, "%% route check not started: %s\n",
@@ -146,7 +130,7 @@ int cli_cmd_route_check(const struct cli_env *env, const struct cli_args *a,
     rj->job.ops = &cli_routes_ops;
     rj->routes = env->routes;
     rj->json = json;
-    rj->next_ns = cli_routes_now_ns() + CLI_ROUTES_POLL_NS;
+    rj->next_ns = cli_now_ns() + CLI_ROUTES_POLL_NS;
     *job = &rj->job;
     return CLI_RUNNING;
 }

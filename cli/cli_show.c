@@ -3,7 +3,6 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "board.h"
 #include "cli_internal.h"
@@ -18,15 +17,6 @@
 #ifndef PZ_VERSION
 #define PZ_VERSION "0.0.0"
 #endif
-
-/* CLOCK_MONOTONIC in ns. */
-static uint64_t cli_now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* A 64-bit GUID as 0x%016llx text into buf[19]; returns buf. */
 static const char *cli_guid_str(uint64_t guid, char buf[19])

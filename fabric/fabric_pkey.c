@@ -230,22 +230,29 @@ bool fabric_pkey_port_allows(struct fabric *f, struct fabric_node *n, unsigned p
     return false;
 }
 
+/*
+ * Whether packet p may enter (inbound) or leave port of n: exempt, not
+ * enforced there, or its P_Key in the table; a refusal is counted and
+ * logged.  Returns true to let it pass.
+ */
+static bool pkey_packet_ok(struct fabric *f, struct fabric_node *n, unsigned port,
+                           const struct fabric_pkt *p, bool inbound)
+{
+    if (fabric_pkey_exempt(p) || !pkey_enforced(n, port, inbound) ||
+        fabric_pkey_table_matches(n, port, p->pkey, inbound))
+        return true;
+    pkey_reject(f, n, port, p, inbound);
+    return false;
+}
+
 bool fabric_pkey_inbound_ok(struct fabric *f, struct fabric_node *n, unsigned port,
                             const struct fabric_pkt *p)
 {
-    if (fabric_pkey_exempt(p) || !pkey_enforced(n, port, true) ||
-        fabric_pkey_table_matches(n, port, p->pkey, true))
-        return true;
-    pkey_reject(f, n, port, p, true);
-    return false;
+    return pkey_packet_ok(f, n, port, p, true);
 }
 
 bool fabric_pkey_outbound_ok(struct fabric *f, struct fabric_node *n, unsigned port,
                              const struct fabric_pkt *p)
 {
-    if (fabric_pkey_exempt(p) || !pkey_enforced(n, port, false) ||
-        fabric_pkey_table_matches(n, port, p->pkey, false))
-        return true;
-    pkey_reject(f, n, port, p, false);
-    return false;
+    return pkey_packet_ok(f, n, port, p, false);
 }

@@ -21,25 +21,9 @@
 #include <infiniband/mad.h>
 
 #include "fabric_internal.h"
+#include "pzf_array.h"
 #include "pzf_log.h"
 #include "smi_dr.h"
-
-/* Double the queue's ring; returns 0 or -1. */
-static int fabric_queue_grow(struct fabric_queue *q)
-{
-    size_t cap = q->cap ? 2 * q->cap : 64;
-    struct fabric_pkt *items = malloc(cap * sizeof(*items));
-
-    if (!items)
-        return -1;
-    for (size_t i = 0; i < q->count; i++)
-        items[i] = q->items[(q->head + i) % q->cap];
-    free(q->items);
-    q->items = items;
-    q->head = 0;
-    q->cap = cap;
-    return 0;
-}
 
 int fabric_enqueue(struct fabric *f, const struct fabric_pkt *p)
 {
@@ -49,9 +33,15 @@ int fabric_enqueue(struct fabric *f, const struct fabric_pkt *p)
         fabric_drop(f, p, "work queue full");
         return -1;
     }
-    if (q->count == q->cap && fabric_queue_grow(q)) {
-        fabric_drop(f, p, "out of memory");
-        return -1;
+    if (q->count == q->cap) {
+        struct fabric_pkt *items =
+            pzf_ring_grow(q->items, q->head, q->count, &q->cap, sizeof(*items), 64);
+
+        if (!items) {
+            fabric_drop(f, p, "out of memory");
+            return -1;
+        }
+        q->items = items;
     }
     q->items[(q->head + q->count) % q->cap] = *p;
     q->count++;

@@ -16,8 +16,8 @@ enum cc_node_kind { CC_ANY, CC_SWITCH_ONLY, CC_CA_ONLY };
 /* How the agent answers one attribute (NULL set: read-only). */
 struct cc_attr_entry {
     uint16_t id;
-    cc_attr_fn get;
-    cc_attr_fn set;
+    cc_attr_fn *get;
+    cc_attr_fn *set;
     enum cc_node_kind kind;
     bool blocks; /* AttrMod selects a block; otherwise it must be 0 */
 };

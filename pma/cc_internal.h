@@ -84,8 +84,11 @@ struct cc_req {
     uint8_t *out;      /* the response MAD; bytes 32-255 zeroed */
 };
 
-/* An attribute handler: fills req->out, returns a MAD status. */
-typedef uint16_t (*cc_attr_fn)(struct cc_agent *cc, struct cc_req *req);
+/*
+ * An attribute handler: fills req->out, returns a MAD status.  The
+ * handlers below are declared with this type, one line per attribute.
+ */
+typedef uint16_t cc_attr_fn(struct cc_agent *cc, struct cc_req *req);
 
 /* Outcome of the CC_Key check. */
 enum cc_key_verdict {
@@ -102,20 +105,15 @@ enum cc_key_verdict cc_key_check(struct cc_agent *cc, const uint8_t *mad, unsign
                                  uint64_t now);
 
 /* cc_key.c: CongestionKeyInfo Get/Set handlers. */
-uint16_t cc_key_info_get(struct cc_agent *cc, struct cc_req *req);
-uint16_t cc_key_info_set(struct cc_agent *cc, struct cc_req *req);
+cc_attr_fn cc_key_info_get, cc_key_info_set;
 
 /* cc_log.c: CongestionLog Get handler (a switch's log is cleared by the read). */
-uint16_t cc_log_get(struct cc_agent *cc, struct cc_req *req);
+cc_attr_fn cc_log_get;
 
 /* cc_settings.c: Get/Set handlers of the switch and CA congestion settings. */
-uint16_t cc_switch_setting_get(struct cc_agent *cc, struct cc_req *req);
-uint16_t cc_switch_setting_set(struct cc_agent *cc, struct cc_req *req);
-uint16_t cc_port_setting_get(struct cc_agent *cc, struct cc_req *req);
-uint16_t cc_port_setting_set(struct cc_agent *cc, struct cc_req *req);
-uint16_t cc_ca_setting_get(struct cc_agent *cc, struct cc_req *req);
-uint16_t cc_ca_setting_set(struct cc_agent *cc, struct cc_req *req);
-uint16_t cc_cct_get(struct cc_agent *cc, struct cc_req *req);
-uint16_t cc_cct_set(struct cc_agent *cc, struct cc_req *req);
+cc_attr_fn cc_switch_setting_get, cc_switch_setting_set;
+cc_attr_fn cc_port_setting_get, cc_port_setting_set;
+cc_attr_fn cc_ca_setting_get, cc_ca_setting_set;
+cc_attr_fn cc_cct_get, cc_cct_set;
 
 #endif /* PZ_CC_INTERNAL_H */

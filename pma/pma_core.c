@@ -13,8 +13,8 @@
 /* How the PMA answers one attribute (NULL set: read-only). */
 struct pma_attr_entry {
     uint16_t id;
-    pma_attr_fn get;
-    pma_attr_fn set;
+    pma_attr_fn *get;
+    pma_attr_fn *set;
     bool uses_mod; /* takes a non-zero AttributeModifier */
 };
 

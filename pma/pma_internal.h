@@ -114,8 +114,11 @@ struct pma_req {
     uint8_t *out;      /* response data, 192 bytes, zeroed */
 };
 
-/* An attribute handler: fills req->out, returns a MAD status. */
-typedef uint16_t (*pma_attr_fn)(struct pma *pma, struct pma_req *req);
+/*
+ * An attribute handler: fills req->out, returns a MAD status.  The
+ * handlers below are declared with this type, one line per attribute.
+ */
+typedef uint16_t pma_attr_fn(struct pma *pma, struct pma_req *req);
 
 /*
  * pma_counters.c: hardware reads, software counters, views.  A port_select is
@@ -148,17 +151,14 @@ void pma_view_reset(struct pma *pma, unsigned port_select, enum pma_view view, s
 void pma_counters_free(struct pma *pma);
 
 /* pma_port_counters.c: PortCounters and PortCountersExtended Get/Set handlers. */
-uint16_t pma_pc_get(struct pma *pma, struct pma_req *req);
-uint16_t pma_pc_set(struct pma *pma, struct pma_req *req);
-uint16_t pma_pce_get(struct pma *pma, struct pma_req *req);
-uint16_t pma_pce_set(struct pma *pma, struct pma_req *req);
+pma_attr_fn pma_pc_get, pma_pc_set;
+pma_attr_fn pma_pce_get, pma_pce_set;
 
 /* pma_attrs.c: whether attr_id is one of the array counter attributes on this node. */
 bool pma_block_attr_known(const struct pma *pma, unsigned attr_id);
 
 /* pma_attrs.c: Get/Set handlers of the array counter attributes. */
-uint16_t pma_block_get(struct pma *pma, struct pma_req *req);
-uint16_t pma_block_set(struct pma *pma, struct pma_req *req);
+pma_attr_fn pma_block_get, pma_block_set;
 
 /* pma_samples.c: power-on state of the sampling engine (Done, mandatory selects). */
 void pma_sampler_init(struct pma *pma);
@@ -170,13 +170,11 @@ void pma_sampler_advance(struct pma *pma, uint64_t now);
 uint64_t pma_sampler_deadline(const struct pma *pma);
 
 /* pma_samples.c: PortSamplesControl, PortSamplesResult, PortSamplesResultExtended. */
-uint16_t pma_psc_get(struct pma *pma, struct pma_req *req);
-uint16_t pma_psc_set(struct pma *pma, struct pma_req *req);
-uint16_t pma_psr_get(struct pma *pma, struct pma_req *req);
-uint16_t pma_psr_ext_get(struct pma *pma, struct pma_req *req);
+pma_attr_fn pma_psc_get, pma_psc_set;
+pma_attr_fn pma_psr_get;
+pma_attr_fn pma_psr_ext_get;
 
 /* pma_vendor.c: PZ_CongestionMonitor (0xFF30) Get/Set, while a monitor is attached. */
-uint16_t pma_vendor_get(struct pma *pma, struct pma_req *req);
-uint16_t pma_vendor_set(struct pma *pma, struct pma_req *req);
+pma_attr_fn pma_vendor_get, pma_vendor_set;
 
 #endif /* PZ_PMA_INTERNAL_H */

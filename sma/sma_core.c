@@ -13,8 +13,8 @@
 /* How the SMA answers one attribute. */
 struct sma_attr_entry {
     uint16_t id;
-    sma_attr_fn get;
-    sma_attr_fn set;
+    sma_attr_fn *get;
+    sma_attr_fn *set;
     bool switch_only;
 };
 
@@ -389,29 +389,16 @@ int sma_set_system_image_guid(struct sma *sma, uint64_t guid)
     return 0;
 }
 
-unsigned sma_local_get(struct sma *sma, unsigned port, unsigned attr_id, uint32_t attr_mod,
-                       uint8_t data[64])
-{
-    uint8_t in[SMA_DATA_SIZE] = {0};
-    struct sma_req req = {
-        .method = IB_MAD_METHOD_GET,
-        .attr_id = (uint16_t)attr_id,
-        .attr_mod = attr_mod,
-        .in_port = port <= sma->num_ports ? port : 0,
-        .in = in,
-        .out = data,
-    };
-
-    req.ep = sma_end_port(sma, req.in_port);
-    memset(data, 0, SMA_DATA_SIZE);
-    return sma_dispatch(sma, &req);
-}
-
-unsigned sma_local_set(struct sma *sma, unsigned port, unsigned attr_id, uint32_t attr_mod,
-                       const uint8_t in[64], uint8_t out[64])
+/*
+ * Run the handler of attr_id for method (Get or Set) as the node's own
+ * software does (sma_local_get/set: no M_Key check, not counted), from port
+ * (0 beyond the ports); out is zeroed first.  Returns the MAD status.
+ */
+static unsigned sma_local_call(struct sma *sma, uint8_t method, unsigned port, unsigned attr_id,
+                               uint32_t attr_mod, const uint8_t *in, uint8_t *out)
 {
     struct sma_req req = {
-        .method = IB_MAD_METHOD_SET,
+        .method = method,
         .attr_id = (uint16_t)attr_id,
         .attr_mod = attr_mod,
         .in_port = port <= sma->num_ports ? port : 0,
@@ -422,6 +409,20 @@ unsigned sma_local_set(struct sma *sma, unsigned port, unsigned attr_id, uint32_
     req.ep = sma_end_port(sma, req.in_port);
     memset(out, 0, SMA_DATA_SIZE);
     return sma_dispatch(sma, &req);
+}
+
+unsigned sma_local_get(struct sma *sma, unsigned port, unsigned attr_id, uint32_t attr_mod,
+                       uint8_t data[64])
+{
+    uint8_t in[SMA_DATA_SIZE] = {0};
+
+    return sma_local_call(sma, IB_MAD_METHOD_GET, port, attr_id, attr_mod, in, data);
+}
+
+unsigned sma_local_set(struct sma *sma, unsigned port, unsigned attr_id, uint32_t attr_mod,
+                       const uint8_t in[64], uint8_t out[64])
+{
+    return sma_local_call(sma, IB_MAD_METHOD_SET, port, attr_id, attr_mod, in, out);
 }
 
 uint16_t sma_lid(const struct sma *sma, unsigned port)

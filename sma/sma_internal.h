@@ -125,8 +125,11 @@ struct sma_req {
     uint8_t *out;        /* response SMP data, 64 bytes */
 };
 
-/* An attribute handler: fills req->out, returns a MAD status. */
-typedef uint16_t (*sma_attr_fn)(struct sma *sma, struct sma_req *req);
+/*
+ * An attribute handler: fills req->out, returns a MAD status.  The
+ * handlers below are declared with this type, one line per attribute.
+ */
+typedef uint16_t sma_attr_fn(struct sma *sma, struct sma_req *req);
 
 /* The end port that owns M_Key, LID and SM fields for SMPs entering on port. */
 struct sma_port *sma_end_port(struct sma *sma, unsigned in_port);
@@ -139,35 +142,25 @@ struct sma_port *sma_end_port(struct sma *sma, unsigned in_port);
 unsigned sma_guid_cap(const struct sma *sma);
 
 /* Attribute handlers (sma_node.c). */
-uint16_t sma_node_info_get(struct sma *sma, struct sma_req *req);
-uint16_t sma_node_desc_get(struct sma *sma, struct sma_req *req);
-uint16_t sma_node_desc_set(struct sma *sma, struct sma_req *req);
-uint16_t sma_guid_info_get(struct sma *sma, struct sma_req *req);
-uint16_t sma_guid_info_set(struct sma *sma, struct sma_req *req);
+sma_attr_fn sma_node_info_get;
+sma_attr_fn sma_node_desc_get, sma_node_desc_set;
+sma_attr_fn sma_guid_info_get, sma_guid_info_set;
 
 /* Attribute handlers (sma_switch.c). */
-uint16_t sma_switch_info_get(struct sma *sma, struct sma_req *req);
-uint16_t sma_switch_info_set(struct sma *sma, struct sma_req *req);
-uint16_t sma_lft_get(struct sma *sma, struct sma_req *req);
-uint16_t sma_lft_set(struct sma *sma, struct sma_req *req);
-uint16_t sma_mft_get(struct sma *sma, struct sma_req *req);
-uint16_t sma_mft_set(struct sma *sma, struct sma_req *req);
+sma_attr_fn sma_switch_info_get, sma_switch_info_set;
+sma_attr_fn sma_lft_get, sma_lft_set;
+sma_attr_fn sma_mft_get, sma_mft_set;
 
 /* Attribute handlers (sma_port_info.c). */
-uint16_t sma_port_info_get(struct sma *sma, struct sma_req *req);
-uint16_t sma_port_info_set(struct sma *sma, struct sma_req *req);
+sma_attr_fn sma_port_info_get, sma_port_info_set;
 
 /* Attribute handlers (sma_tables.c). */
-uint16_t sma_pkey_get(struct sma *sma, struct sma_req *req);
-uint16_t sma_pkey_set(struct sma *sma, struct sma_req *req);
-uint16_t sma_sl2vl_get(struct sma *sma, struct sma_req *req);
-uint16_t sma_sl2vl_set(struct sma *sma, struct sma_req *req);
-uint16_t sma_vlarb_get(struct sma *sma, struct sma_req *req);
-uint16_t sma_vlarb_set(struct sma *sma, struct sma_req *req);
+sma_attr_fn sma_pkey_get, sma_pkey_set;
+sma_attr_fn sma_sl2vl_get, sma_sl2vl_set;
+sma_attr_fn sma_vlarb_get, sma_vlarb_set;
 
 /* Attribute handlers (sma_mlnx.c): Mellanox vendor attributes. */
-uint16_t sma_mlnx_ext_port_info_get(struct sma *sma, struct sma_req *req);
-uint16_t sma_mlnx_ext_port_info_set(struct sma *sma, struct sma_req *req);
+sma_attr_fn sma_mlnx_ext_port_info_get, sma_mlnx_ext_port_info_set;
 
 /* M_Key (sma_mkey.c). */
 enum sma_mkey_verdict {

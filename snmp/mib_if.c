@@ -19,6 +19,7 @@
 #include "pma.h"
 #include "sma.h"
 #include "snmp_internal.h"
+#include "snmp_mib.h"
 #include "snmp_port.h"
 
 /* IF-MIB roots. */
@@ -352,34 +353,21 @@ static bool if_xtable_value(struct pz_snmp *s, unsigned ifindex, unsigned col,
     return false;
 }
 
+/* Iterator: the row after *loop (ifIndex), or NULL after the last. */
+static netsnmp_variable_list *if_next(void **loop, void **data, netsnmp_variable_list *index,
+                                      netsnmp_iterator_info *info)
+{
+    const struct pz_snmp *s = info->myvoid;
+
+    return snmp_mib_row_next(loop, data, index, (long)s->num_if);
+}
+
 /* Iterator: the first row (ifIndex 1). */
 static netsnmp_variable_list *if_first(void **loop, void **data, netsnmp_variable_list *index,
                                        netsnmp_iterator_info *info)
 {
-    struct pz_snmp *s = info->myvoid;
-    long ifindex = 1;
-
-    if (s->num_if < 1)
-        return NULL;
-    *loop = (void *)(uintptr_t)ifindex;
-    *data = *loop;
-    snmp_set_var_typed_value(index, ASN_INTEGER, &ifindex, sizeof(ifindex));
-    return index;
-}
-
-/* Iterator: the row after *loop, or NULL after the last. */
-static netsnmp_variable_list *if_next(void **loop, void **data, netsnmp_variable_list *index,
-                                      netsnmp_iterator_info *info)
-{
-    struct pz_snmp *s = info->myvoid;
-    long ifindex = (long)(uintptr_t)*loop + 1;
-
-    if (ifindex > (long)s->num_if)
-        return NULL;
-    *loop = (void *)(uintptr_t)ifindex;
-    *data = *loop;
-    snmp_set_var_typed_value(index, ASN_INTEGER, &ifindex, sizeof(ifindex));
-    return index;
+    *loop = NULL;
+    return if_next(loop, data, index, info);
 }
 
 /* RESERVE1 check of an ifAlias or ifAdminStatus Set; returns an SNMP error status. */
@@ -465,30 +453,23 @@ static int if_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration
     return SNMP_ERR_NOERROR;
 }
 
-/* Register one of the two tables (columns first..last); 0 or -1. */
+/* Register one of the two tables (columns 1..last, rows in ifIndex order); 0 or -1. */
 static int if_register_table(struct pz_snmp *s, const char *name, const oid *root, size_t len,
-                             unsigned first, unsigned last)
+                             unsigned last)
 {
-    netsnmp_handler_registration *reg;
-    netsnmp_table_registration_info *ti;
-    netsnmp_iterator_info *ii;
+    const struct snmp_mib_table t = {.name = name,
+                                     .root = root,
+                                     .root_len = len,
+                                     .handler = if_handler,
+                                     .modes = HANDLER_CAN_RWRITE,
+                                     .index = ASN_INTEGER,
+                                     .sorted = true,
+                                     .min_col = 1,
+                                     .max_col = last,
+                                     .first = if_first,
+                                     .next = if_next};
 
-    reg = netsnmp_create_handler_registration(name, if_handler, root, len, HANDLER_CAN_RWRITE);
-    ti = SNMP_MALLOC_TYPEDEF(netsnmp_table_registration_info);
-    ii = SNMP_MALLOC_TYPEDEF(netsnmp_iterator_info);
-    if (!reg || !ti || !ii)
-        return -1;
-    reg->my_reg_void = s;
-    netsnmp_table_helper_add_indexes(ti, ASN_INTEGER, 0);
-    ti->min_column = first;
-    ti->max_column = last;
-    ii->get_first_data_point = if_first;
-    ii->get_next_data_point = if_next;
-    /* Rows come in ifIndex order: a GETNEXT stops at the row after the asked one. */
-    ii->flags = NETSNMP_ITERATOR_FLAG_SORTED;
-    ii->table_reginfo = ti;
-    ii->myvoid = s;
-    return netsnmp_register_table_iterator2(reg, ii) == MIB_REGISTERED_OK ? 0 : -1;
+    return snmp_mib_register_table(s, &t);
 }
 
 /* ifNumber: the rows of ifTable. */
@@ -515,7 +496,7 @@ int snmp_mib_if_register(struct pz_snmp *s)
     reg->my_reg_void = s;
     if (netsnmp_register_scalar(reg) != MIB_REGISTERED_OK)
         return -1;
-    if (if_register_table(s, "ifTable", if_table_oid, OID_LENGTH(if_table_oid), 1, 22) != 0)
+    if (if_register_table(s, "ifTable", if_table_oid, OID_LENGTH(if_table_oid), 22) != 0)
         return -1;
-    return if_register_table(s, "ifXTable", if_xtable_oid, OID_LENGTH(if_xtable_oid), 1, 19);
+    return if_register_table(s, "ifXTable", if_xtable_oid, OID_LENGTH(if_xtable_oid), 19);
 }

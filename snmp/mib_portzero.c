@@ -13,6 +13,7 @@
 
 #include "cong_monitor.h"
 #include "sma.h"
+#include "snmp_mib.h"
 #include "snmp_oids.h"
 #include "snmp_port.h"
 
@@ -58,15 +59,9 @@ static uint32_t pz_uptime_of(struct pz_snmp *s, uint64_t board_ns)
 static netsnmp_variable_list *pz_port_next(void **loop, void **data, netsnmp_variable_list *index,
                                            netsnmp_iterator_info *info)
 {
-    struct pz_snmp *s = info->myvoid;
-    long port = (long)(uintptr_t)*loop + 1;
+    const struct pz_snmp *s = info->myvoid;
 
-    if (port > (long)s->num_ports)
-        return NULL;
-    *loop = (void *)(uintptr_t)port;
-    *data = *loop;
-    snmp_set_var_typed_value(index, ASN_INTEGER, &port, sizeof(port));
-    return index;
+    return snmp_mib_row_next(loop, data, index, (long)s->num_ports);
 }
 
 /* Iterator: the first port. */
@@ -397,58 +392,38 @@ static int pz_settings_handler(netsnmp_mib_handler *handler, netsnmp_handler_reg
     return SNMP_ERR_NOERROR;
 }
 
-/* Register a table iterated by first/next with handler fn; 0 or -1. */
+/* Register a read-only table (columns 2..last) iterated by first/next with handler fn; 0 or -1. */
 static int pz_register_table(struct pz_snmp *s, const char *name, const oid *root, size_t len,
                              Netsnmp_Node_Handler *fn, u_char index_type, unsigned last,
                              Netsnmp_First_Data_Point *first, Netsnmp_Next_Data_Point *next)
 {
-    netsnmp_handler_registration *reg;
-    netsnmp_table_registration_info *ti;
-    netsnmp_iterator_info *ii;
-
-    reg = netsnmp_create_handler_registration(name, fn, root, len, HANDLER_CAN_RONLY);
-    ti = SNMP_MALLOC_TYPEDEF(netsnmp_table_registration_info);
-    ii = SNMP_MALLOC_TYPEDEF(netsnmp_iterator_info);
-    if (!reg || !ti || !ii)
-        return -1;
-    reg->my_reg_void = s;
-    netsnmp_table_helper_add_indexes(ti, index_type, 0);
-    ti->min_column = 2;
-    ti->max_column = last;
-    ii->get_first_data_point = first;
-    ii->get_next_data_point = next;
     /*
      * The port tables (INTEGER index) come in port order: a GETNEXT stops at
      * the row after the asked one.  The reachability table comes in the
      * caller's order: searched whole.
      */
-    if (index_type == ASN_INTEGER)
-        ii->flags = NETSNMP_ITERATOR_FLAG_SORTED;
-    ii->table_reginfo = ti;
-    ii->myvoid = s;
-    return netsnmp_register_table_iterator2(reg, ii) == MIB_REGISTERED_OK ? 0 : -1;
-}
+    const struct snmp_mib_table t = {.name = name,
+                                     .root = root,
+                                     .root_len = len,
+                                     .handler = fn,
+                                     .modes = HANDLER_CAN_RONLY,
+                                     .index = index_type,
+                                     .sorted = index_type == ASN_INTEGER,
+                                     .min_col = 2,
+                                     .max_col = last,
+                                     .first = first,
+                                     .next = next};
 
-/* Register a scalar group root.1 .. root.last with handler fn; 0 or -1. */
-static int pz_register_scalars(struct pz_snmp *s, const char *name, const oid *root, size_t len,
-                               Netsnmp_Node_Handler *fn, int modes, unsigned last)
-{
-    netsnmp_handler_registration *reg =
-        netsnmp_create_handler_registration(name, fn, root, len, modes);
-
-    if (!reg)
-        return -1;
-    reg->my_reg_void = s;
-    return netsnmp_register_scalar_group(reg, 1, last) == MIB_REGISTERED_OK ? 0 : -1;
+    return snmp_mib_register_table(s, &t);
 }
 
 int snmp_mib_portzero_register(struct pz_snmp *s)
 {
-    if (pz_register_scalars(s, "pzSwitch", pz_switch_oid, OID_LENGTH(pz_switch_oid),
-                            pz_switch_handler, HANDLER_CAN_RONLY, 4) != 0)
+    if (snmp_mib_register_scalars(s, "pzSwitch", pz_switch_oid, OID_LENGTH(pz_switch_oid),
+                                  pz_switch_handler, HANDLER_CAN_RONLY, 4) != 0)
         return -1;
-    if (pz_register_scalars(s, "pzCongSettings", pz_settings_oid, OID_LENGTH(pz_settings_oid),
-                            pz_settings_handler, HANDLER_CAN_RWRITE, 4) != 0)
+    if (snmp_mib_register_scalars(s, "pzCongSettings", pz_settings_oid, OID_LENGTH(pz_settings_oid),
+                                  pz_settings_handler, HANDLER_CAN_RWRITE, 4) != 0)
         return -1;
     if (pz_register_table(s, "pzIbPortTable", pz_port_table_oid, OID_LENGTH(pz_port_table_oid),
                           pz_port_handler, ASN_INTEGER, 24, pz_port_first, pz_port_next) != 0)

@@ -15,6 +15,7 @@
 
 #include "pz_snmp.h"
 #include "snmp_internal.h"
+#include "snmp_mib.h"
 #include "snmp_oids.h"
 
 static const oid pz_route_check_oid[] = {PZ_OID_ROUTE_CHECK};
@@ -81,14 +82,9 @@ static int pz_route_check_handler(netsnmp_mib_handler *handler, netsnmp_handler_
 
 int snmp_mib_routes_register(struct pz_snmp *s)
 {
-    netsnmp_handler_registration *reg = netsnmp_create_handler_registration(
-        "pzRouteCheck", pz_route_check_handler, pz_route_check_oid, OID_LENGTH(pz_route_check_oid),
-        HANDLER_CAN_RONLY);
-
-    if (!reg)
-        return -1;
-    reg->my_reg_void = s;
-    return netsnmp_register_scalar_group(reg, 1, PZ_ROUTE_CHECK_LAST) == MIB_REGISTERED_OK ? 0 : -1;
+    return snmp_mib_register_scalars(s, "pzRouteCheck", pz_route_check_oid,
+                                     OID_LENGTH(pz_route_check_oid), pz_route_check_handler,
+                                     HANDLER_CAN_RONLY, PZ_ROUTE_CHECK_LAST);
 }
 
 void pz_snmp_set_route_check(struct pz_snmp *s, const struct pz_snmp_route_check *rc)

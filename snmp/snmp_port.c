@@ -92,51 +92,27 @@ const struct board_port_counters *snmp_port_counters(struct pz_snmp *s, unsigned
     return ps->ok_counters ? &ps->c : NULL;
 }
 
-/* Lanes of a LinkWidthActive code, 0 if unknown. */
-static unsigned snmp_port_lanes(uint8_t width)
-{
-    switch (width) {
-    case 1:
-        return 1;
-    case 2:
-        return 4;
-    case 4:
-        return 8;
-    case 8:
-        return 12;
-    case 16:
-        return 2;
-    }
-    return 0;
-}
+/* Lanes of each LinkWidthActive code (0: unknown). */
+static const uint8_t width_lanes[] = {[1] = 1, [2] = 4, [4] = 8, [8] = 12, [16] = 2};
+
+/* One lane's signalling rate in kbit/s by LinkSpeedExtActive code (0: none or unknown). */
+static const uint32_t ext_lane_kbps[] = {[1] = 14062500 /* FDR */, [2] = 25781250 /* EDR */};
+
+/* One lane's signalling rate in kbit/s by LinkSpeedActive code (0: unknown). */
+static const uint32_t lane_kbps[] = {
+    [1] = 2500000 /* SDR */, [2] = 5000000 /* DDR */, [4] = 10000000 /* QDR */};
+
+/* The entry of a code table for code, 0 for a code beyond it. */
+#define SNMP_PORT_AT(table, code)                                                                  \
+    ((unsigned)(code) < sizeof(table) / sizeof((table)[0]) ? (table)[code] : 0)
 
 uint64_t snmp_port_signal_kbps(const struct board_port_status *st)
 {
-    uint64_t lane_kbps;
+    uint64_t lane = SNMP_PORT_AT(ext_lane_kbps, st->speed_ext_active);
 
-    switch (st->speed_ext_active) {
-    case 1:
-        lane_kbps = 14062500; /* FDR */
-        break;
-    case 2:
-        lane_kbps = 25781250; /* EDR */
-        break;
-    default:
-        switch (st->speed_active) {
-        case 1:
-            lane_kbps = 2500000; /* SDR */
-            break;
-        case 2:
-            lane_kbps = 5000000; /* DDR */
-            break;
-        case 4:
-            lane_kbps = 10000000; /* QDR */
-            break;
-        default:
-            return 0;
-        }
-    }
-    return snmp_port_lanes(st->width_active) * lane_kbps;
+    if (!lane)
+        lane = SNMP_PORT_AT(lane_kbps, st->speed_active);
+    return SNMP_PORT_AT(width_lanes, st->width_active) * lane;
 }
 
 /*

@@ -10,12 +10,31 @@
 
 #include "ssh_internal.h"
 
+/*
+ * Grows the buffer *buf of *cap bytes to hold at least need bytes, doubling
+ * from first when it has none; 0 on success, -1 (nothing changed) when out
+ * of memory.
+ */
+static int buf_reserve(uint8_t **buf, size_t *cap, size_t need, size_t first)
+{
+    size_t n = *cap ? *cap : first;
+    uint8_t *q;
+
+    if (need <= *cap)
+        return 0;
+    while (n < need)
+        n *= 2;
+    q = realloc(*buf, n);
+    if (!q)
+        return -1;
+    *buf = q;
+    *cap = n;
+    return 0;
+}
+
 /* Appends len bytes to the output queue (growing it); 0 on success. */
 static int outq_append(struct ssh_conn *c, const uint8_t *p, size_t len)
 {
-    size_t need, cap;
-    uint8_t *q;
-
     if (c->out_head && c->out_head == c->out_len)
         c->out_head = c->out_len = 0;
     if (c->out_head > c->out_cap / 2) {
@@ -23,17 +42,8 @@ static int outq_append(struct ssh_conn *c, const uint8_t *p, size_t len)
         c->out_len -= c->out_head;
         c->out_head = 0;
     }
-    need = c->out_len + len;
-    if (need > c->out_cap) {
-        cap = c->out_cap ? c->out_cap : 65536;
-        while (cap < need)
-            cap *= 2;
-        q = realloc(c->outq, cap);
-        if (!q)
-            return -1;
-        c->outq = q;
-        c->out_cap = cap;
-    }
+    if (buf_reserve(&c->outq, &c->out_cap, c->out_len + len, 65536))
+        return -1;
     memcpy(c->outq + c->out_len, p, len);
     c->out_len += len;
     return 0;
@@ -96,19 +106,10 @@ int ssh_send_now(struct ssh_conn *c, const uint8_t *payload, size_t len)
 /* Keeps a payload until our NEWKEYS is out; 0 on success. */
 static int defer_payload(struct ssh_conn *c, const uint8_t *payload, size_t len)
 {
-    size_t need = c->def_len + 4 + len, cap;
-    uint8_t *q;
+    size_t need = c->def_len + 4 + len;
 
-    if (need > c->def_cap) {
-        cap = c->def_cap ? c->def_cap : 4096;
-        while (cap < need)
-            cap *= 2;
-        q = realloc(c->deferred, cap);
-        if (!q)
-            return -1;
-        c->deferred = q;
-        c->def_cap = cap;
-    }
+    if (buf_reserve(&c->deferred, &c->def_cap, need, 4096))
+        return -1;
     ssh_put_u32(c->deferred + c->def_len, (uint32_t)len);
     memcpy(c->deferred + c->def_len + 4, payload, len);
     c->def_len = need;

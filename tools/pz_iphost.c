@@ -236,11 +236,8 @@ static int op_send_dgram(void *ctx, const struct board_dgram_addr *a, const void
 static int op_send_sa(void *ctx, const void *mad, size_t len, uint16_t dlid, uint8_t sl)
 {
     struct iphost *h = ctx;
-    uint8_t buf[256] = {0};
     (void)sl; /* ibsim's protocol carries no SL */
-
-    memcpy(buf, mad, len < sizeof(buf) ? len : sizeof(buf));
-    return pz_simclient_send(h->sim, dlid, 1, 1, buf);
+    return pz_simclient_send_gmp(h->sim, dlid, mad, len);
 }
 
 /* ops.deliver: one IPv4 packet into the namespace. */
@@ -293,14 +290,11 @@ static const struct ipoib_ops iphost_ops = {
 /* Read the port's state from the simulator and pass it on. */
 static void port_poll(struct iphost *h, uint64_t now)
 {
-    uint8_t pi[64], pk[64];
     struct ipoib_port p = {0};
 
     h->next_port_poll = now + PORT_POLL_MS;
-    if (pz_simclient_portinfo(h->sim, pi) || pz_simclient_pkeys(h->sim, pk))
-        return;
-    ipoib_port_from_attrs(pi, pk, h->guid, h->o.pkey, &p);
-    ipoib_port_update(h->ep, &p, now);
+    if (pz_simclient_ipoib_port(h->sim, h->guid, h->o.pkey, &p) == 0)
+        ipoib_port_update(h->ep, &p, now);
 }
 
 /* Packets from the namespace to the fabric (IPv4 only: the rest is not carried). */

@@ -16,6 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "ipoib.h"
 #include "sim_proto.h"
 
 #define CTL_TIMEOUT_MS 1000
@@ -169,6 +170,14 @@ int pz_simclient_send(struct pz_simclient *c, uint16_t dlid, uint32_t dqp, uint3
     return 0;
 }
 
+int pz_simclient_send_gmp(struct pz_simclient *c, uint16_t dlid, const void *mad, size_t len)
+{
+    uint8_t buf[256] = {0};
+
+    memcpy(buf, mad, len < sizeof(buf) ? len : sizeof(buf));
+    return pz_simclient_send(c, dlid, 1, 1, buf);
+}
+
 /* One sim_request from the server, if one waits. */
 int pz_simclient_recv(struct pz_simclient *c, uint8_t mad[256], uint16_t *slid, uint32_t *status)
 {
@@ -214,6 +223,17 @@ int pz_simclient_portinfo(struct pz_simclient *c, uint8_t out[64])
 int pz_simclient_pkeys(struct pz_simclient *c, uint8_t out[64])
 {
     return ctl_attr(c, SIM_CTL_GET_PKEYS, out);
+}
+
+int pz_simclient_ipoib_port(struct pz_simclient *c, uint64_t port_guid, uint16_t pkey,
+                            struct ipoib_port *p)
+{
+    uint8_t pi[64], pk[64];
+
+    if (pz_simclient_portinfo(c, pi) || pz_simclient_pkeys(c, pk))
+        return -1;
+    ipoib_port_from_attrs(pi, pk, port_guid, pkey, p);
+    return 0;
 }
 
 /* DISCONNECT (best effort), close both sockets. */

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct ipoib_port;
 struct pz_simclient;
 
 /*
@@ -29,6 +30,12 @@ int pz_simclient_send(struct pz_simclient *c, uint16_t dlid, uint32_t dqp, uint3
                       const uint8_t mad[256]);
 
 /*
+ * Send a GMP of len bytes (zero-padded to 256, longer ones cut) from QP1 to
+ * QP1 of dlid, as an emulated host's SA queries go; returns 0 or -errno.
+ */
+int pz_simclient_send_gmp(struct pz_simclient *c, uint16_t dlid, const void *mad, size_t len);
+
+/*
  * Take one received MAD without blocking: 0 and *slid, *status (0, or 110
  * for a request that timed out), -EAGAIN if none, other -errno on failure.
  */
@@ -38,6 +45,14 @@ int pz_simclient_recv(struct pz_simclient *c, uint8_t mad[256], uint16_t *slid, 
 int pz_simclient_nodeinfo(struct pz_simclient *c, uint8_t out[64]);
 int pz_simclient_portinfo(struct pz_simclient *c, uint8_t out[64]);
 int pz_simclient_pkeys(struct pz_simclient *c, uint8_t out[64]);
+
+/*
+ * The attached port's state for an IPoIB endpoint: its PortInfo and first
+ * P_Key block, with port_guid and the partition pkey, through
+ * ipoib_port_from_attrs() into *p.  Returns 0, or -1 with *p untouched.
+ */
+int pz_simclient_ipoib_port(struct pz_simclient *c, uint64_t port_guid, uint16_t pkey,
+                            struct ipoib_port *p);
 
 /* Detach and free (NULL is fine). */
 void pz_simclient_close(struct pz_simclient *c);

@@ -59,18 +59,8 @@ static void conn_free(struct echo_conn *c)
  */
 static err_t conn_close(struct echo_conn *c)
 {
-    struct tcp_pcb *pcb = c->pcb;
-    err_t rc = ERR_OK;
+    err_t rc = ip_tcp_release(c->pcb, false);
 
-    tcp_arg(pcb, NULL);
-    tcp_recv(pcb, NULL);
-    tcp_sent(pcb, NULL);
-    tcp_err(pcb, NULL);
-    tcp_poll(pcb, NULL, 0);
-    if (tcp_close(pcb) != ERR_OK) {
-        tcp_abort(pcb);
-        rc = ERR_ABRT;
-    }
     conn_free(c);
     return rc;
 }
@@ -258,14 +248,11 @@ void ip_echo_stop(struct ip_echo *e)
     LOCK_TCPIP_CORE();
     while (e->conns) {
         struct echo_conn *c = e->conns;
-        struct tcp_pcb *pcb = c->pcb;
-        tcp_arg(pcb, NULL);
-        tcp_err(pcb, NULL);
-        tcp_abort(pcb);
+
+        ip_tcp_release(c->pcb, true);
         conn_free(c);
     }
-    tcp_close(e->l.tcp);
-    udp_remove(e->l.udp);
+    ip_listen_close(&e->l);
     UNLOCK_TCPIP_CORE();
     free(e);
 }

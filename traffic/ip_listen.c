@@ -1,5 +1,6 @@
 /*
- * ip_listen.c - a service's TCP listener and UDP socket on one port (ip_listen.h).
+ * ip_listen.c - a service's TCP listener and UDP socket on one port, the
+ * closing of a TCP connection (ip_listen.h).
  */
 #include "ip_listen.h"
 
@@ -25,4 +26,24 @@ bool ip_listen_open(struct ip_listen *l, uint16_t port, uint8_t backlog, void *a
         udp_remove(l->udp);
     l->udp = NULL;
     return false;
+}
+
+void ip_listen_close(struct ip_listen *l)
+{
+    tcp_close(l->tcp);
+    udp_remove(l->udp);
+}
+
+err_t ip_tcp_release(struct tcp_pcb *pcb, bool abort)
+{
+    tcp_arg(pcb, NULL);
+    tcp_recv(pcb, NULL);
+    tcp_sent(pcb, NULL);
+    tcp_err(pcb, NULL);
+    tcp_poll(pcb, NULL, 0);
+    if (abort || tcp_close(pcb) != ERR_OK) {
+        tcp_abort(pcb);
+        return ERR_ABRT;
+    }
+    return ERR_OK;
 }

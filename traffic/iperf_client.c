@@ -19,6 +19,8 @@
 #include <lwip/timeouts.h>
 #include <lwip/udp.h>
 
+#include "ip_listen.h"
+
 #define NS_PER_S 1000000000ull
 #define NS_PER_MS 1000000ull
 /* A TCP stream must connect, and drain after the test, within this time. */
@@ -129,15 +131,7 @@ static err_t tcp_stream_release(struct stream *s, bool abort)
     if (!pcb)
         return ERR_OK;
     s->tcp = NULL;
-    tcp_arg(pcb, NULL);
-    tcp_recv(pcb, NULL);
-    tcp_sent(pcb, NULL);
-    tcp_err(pcb, NULL);
-    if (abort || tcp_close(pcb) != ERR_OK) {
-        tcp_abort(pcb);
-        return ERR_ABRT;
-    }
-    return ERR_OK;
+    return ip_tcp_release(pcb, abort);
 }
 
 /* Write as much of the pattern as the send buffer takes, until the test's end. */

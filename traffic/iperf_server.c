@@ -107,17 +107,9 @@ static void tcp_test_end(struct tcp_test *t)
 static err_t tcp_test_close(struct tcp_test *t)
 {
     struct tcp_pcb *pcb = t->pcb;
-    err_t rc = ERR_OK;
 
-    tcp_arg(pcb, NULL);
-    tcp_recv(pcb, NULL);
-    tcp_err(pcb, NULL);
     tcp_test_end(t);
-    if (tcp_close(pcb) != ERR_OK) {
-        tcp_abort(pcb);
-        rc = ERR_ABRT;
-    }
-    return rc;
+    return ip_tcp_release(pcb, false);
 }
 
 /* tcp_recv: count and acknowledge what came; the peer's FIN ends the test. */
@@ -386,16 +378,12 @@ void iperf_server_stop(struct iperf_server *s)
     sys_untimeout(server_sweep, s);
     while (s->tcp) {
         struct tcp_test *t = s->tcp;
-        struct tcp_pcb *pcb = t->pcb;
 
-        tcp_arg(pcb, NULL);
-        tcp_err(pcb, NULL);
-        tcp_abort(pcb);
+        ip_tcp_release(t->pcb, true);
         s->tcp = t->next;
         free(t);
     }
-    tcp_close(s->l.tcp);
-    udp_remove(s->l.udp);
+    ip_listen_close(&s->l);
     UNLOCK_TCPIP_CORE();
     free(s);
 }

@@ -21,6 +21,7 @@
 #include <arpa/inet.h>
 
 #include "board_sim_proto.h"
+#include "pzf_array.h"
 #include "pzf_log.h"
 #include "server_internal.h"
 
@@ -282,17 +283,14 @@ static bool board_server_flush(struct sim_agent *a)
 static bool board_server_queue(struct sim_agent *a, const struct board_sim_msg *msg)
 {
     if (a->tx_count == a->tx_cap) {
-        size_t cap = a->tx_cap ? 2 * a->tx_cap : 64;
         struct board_sim_msg *q;
 
-        if (cap > SIM_TX_QUEUE_MAX || !(q = malloc(cap * sizeof(*q))))
+        if (a->tx_cap >= SIM_TX_QUEUE_MAX)
             return false;
-        for (size_t k = 0; k < a->tx_count; k++)
-            q[k] = a->txq[(a->tx_head + k) % a->tx_cap];
-        free(a->txq);
+        q = pzf_ring_grow(a->txq, a->tx_head, a->tx_count, &a->tx_cap, sizeof(*q), 64);
+        if (!q)
+            return false;
         a->txq = q;
-        a->tx_head = 0;
-        a->tx_cap = cap;
     }
     a->txq[(a->tx_head + a->tx_count++) % a->tx_cap] = *msg;
     return true;

@@ -40,20 +40,33 @@ struct request {
 
 struct command;
 
-/* One command being executed: the fabric, its clients, the request and the reply. */
+/*
+ * One command being executed: the fabric, its clients, the request, the
+ * reply, and the node and port its NODE PORT arguments name (commands whose
+ * table entry says so).
+ */
 struct call {
     struct fabric *f;
     size_t clients;
     const struct request *q;
     struct reply *r;
     const struct command *cmd;
+    size_t node;
+    unsigned port;
+};
+
+/* Whether a command's first two arguments are NODE PORT, and which ports they may name. */
+enum node_port_args {
+    NO_NODE_PORT,   /* they are not */
+    NODE_PORT,      /* a port 1..N */
+    NODE_PORT_OR_0, /* also port 0 of a switch */
 };
 
 /*
  * A command: its name, how many arguments it takes after the name, its
  * usage line (the "usage:" error and the help list), a one-line
- * description (help) and the function that runs it (0, or -1 with an error
- * reply).
+ * description (help), the function that runs it (0, or -1 with an error
+ * reply) and whether the dispatcher resolves NODE PORT for it first.
  */
 struct command {
     const char *name;
@@ -62,6 +75,7 @@ struct command {
     const char *usage;
     const char *help;
     int (*run)(struct call *c);
+    enum node_port_args node_port;
 };
 
 /* Append formatted text to the reply; output past its capacity is cut. */
@@ -104,6 +118,15 @@ static int __attribute__((format(printf, 2, 3))) fail(struct reply *r, const cha
 static int fail_usage(const struct call *c)
 {
     return fail(c->r, "usage: %s", c->cmd->usage);
+}
+
+/* Answer "ok" and nothing more for rc 0, else "error: <strerror(-rc)>"; returns 0 or -1. */
+static int reply_rc(struct reply *r, int rc)
+{
+    if (rc)
+        return fail(r, "%s", strerror(-rc));
+    say(r, "%s\n", PZCTL_REPLY_OK);
+    return 0;
 }
 
 /* Replace control characters (other than the separators) by '?' for messages. */
@@ -208,48 +231,53 @@ static void say_percent(struct reply *r, uint32_t ppm)
 }
 
 /*
- * Resolve NODE and PORT arguments (port 1..N, or 0 too when allow0 and the
- * node is a switch).  Returns 0, or -1 with an error reply.
+ * Resolve the call's NODE and PORT arguments (argv[1] and argv[2]; port
+ * 1..N, or 0 too when allow0 and the node is a switch) into c->node and
+ * c->port.  Returns 0, or -1 with an error reply.
  */
-static int parse_node_port(struct fabric *f, const char *node_arg, const char *port_arg,
-                           bool allow0, size_t *node, unsigned *port, struct reply *r)
+static int parse_node_port(struct call *c, bool allow0)
 {
+    struct fabric *f = c->f;
+    struct reply *r = c->r;
+    const char *node_arg = c->q->argv[1], *port_arg = c->q->argv[2];
     long idx = fabric_find_node(f, node_arg);
     unsigned long v;
     unsigned nports;
 
     if (idx < 0)
         return fail(r, "no node \"%s\" in the topology", node_arg);
-    *node = (size_t)idx;
-    nports = fabric_node_num_ports(f, *node);
+    c->node = (size_t)idx;
+    nports = fabric_node_num_ports(f, c->node);
     if (parse_uint(port_arg, 255, &v))
         return fail(r, "bad port number \"%s\"", port_arg);
-    if (v > nports || (v == 0 && !(allow0 && fabric_node_is_switch(f, *node))))
+    if (v > nports || (v == 0 && !(allow0 && fabric_node_is_switch(f, c->node))))
         return fail(r, "%s has no port %lu (ports 1..%u)", node_arg, v, nports);
-    *port = (unsigned)v;
+    c->port = (unsigned)v;
     return 0;
+}
+
+/* Answer the error rc (negative errno) of a command on the cable at NODE PORT; returns -1. */
+static int fail_cable(const struct call *c, int rc)
+{
+    if (rc == -ENOTCONN)
+        return fail(c->r, "%s port %u has no cable", c->q->argv[1], c->port);
+    return fail(c->r, "%s", strerror(-rc));
 }
 
 /* link-down / link-up NODE PORT: pull or plug the cable; returns 0 or -1. */
 static int set_link(struct call *c, bool up)
 {
     struct fabric *f = c->f;
-    const struct request *q = c->q;
-    struct reply *r = c->r;
-    size_t node, peer_node;
-    unsigned port, peer_port;
-    int rc;
+    size_t peer_node;
+    unsigned peer_port;
+    int rc = fabric_link_set(f, c->node, c->port, up);
 
-    if (parse_node_port(f, q->argv[1], q->argv[2], false, &node, &port, r))
-        return -1;
-    rc = fabric_link_set(f, node, port, up);
-    if (rc == -ENOTCONN)
-        return fail(r, "%s port %u has no cable", q->argv[1], port);
     if (rc && rc != -EALREADY)
-        return fail(r, "%s", strerror(-rc));
-    fabric_link_get(f, node, port, &peer_node, &peer_port);
-    say(r, "%s\nlink %s[%u] - %s[%u] %s%s\n", PZCTL_REPLY_OK, fabric_node_name(f, node), port,
-        fabric_node_name(f, peer_node), peer_port, rc ? "already " : "", up ? "up" : "down");
+        return fail_cable(c, rc);
+    fabric_link_get(f, c->node, c->port, &peer_node, &peer_port);
+    say(c->r, "%s\nlink %s[%u] - %s[%u] %s%s\n", PZCTL_REPLY_OK, fabric_node_name(f, c->node),
+        c->port, fabric_node_name(f, peer_node), peer_port, rc ? "already " : "",
+        up ? "up" : "down");
     return 0;
 }
 
@@ -294,25 +322,18 @@ static int cmd_drop_rate(struct call *c)
 /* link-drop NODE PORT PERCENT: the cable's own loss. */
 static int cmd_link_drop(struct call *c)
 {
-    struct fabric *f = c->f;
     const struct request *q = c->q;
     struct reply *r = c->r;
-    size_t node;
-    unsigned port;
     uint32_t ppm;
     int rc;
 
-    if (parse_node_port(f, q->argv[1], q->argv[2], false, &node, &port, r))
-        return -1;
     if (parse_percent(q->argv[3], &ppm))
         return fail(r, "bad percentage \"%s\" (0 to 100, up to %d decimals)", q->argv[3],
                     PZCTL_PERCENT_DECIMALS);
-    rc = fabric_set_link_drop(f, node, port, ppm);
-    if (rc == -ENOTCONN)
-        return fail(r, "%s port %u has no cable", q->argv[1], port);
+    rc = fabric_set_link_drop(c->f, c->node, c->port, ppm);
     if (rc)
-        return fail(r, "%s", strerror(-rc));
-    say(r, "%s\nlink-drop %s[%u] ", PZCTL_REPLY_OK, fabric_node_name(f, node), port);
+        return fail_cable(c, rc);
+    say(r, "%s\nlink-drop %s[%u] ", PZCTL_REPLY_OK, fabric_node_name(c->f, c->node), c->port);
     say_percent(r, ppm);
     say(r, "\n");
     return 0;
@@ -404,17 +425,11 @@ static int cmd_status(struct call *c)
 /* counters NODE PORT: the scalar hardware counters of the port. */
 static int cmd_counters(struct call *c)
 {
-    struct fabric *f = c->f;
-    const struct request *q = c->q;
     struct reply *r = c->r;
     struct board_port_counters cnt;
-    size_t node;
-    unsigned port;
 
-    if (parse_node_port(f, q->argv[1], q->argv[2], true, &node, &port, r))
-        return -1;
-    if (fabric_port_counters(f, node, port, &cnt))
-        return fail(r, "cannot read the counters of %s port %u", q->argv[1], port);
+    if (fabric_port_counters(c->f, c->node, c->port, &cnt))
+        return fail(r, "cannot read the counters of %s port %u", c->q->argv[1], c->port);
 #define PZCTL_COUNTER(name) say(r, #name " %llu\n", (unsigned long long)cnt.name)
     say(r, "%s\n", PZCTL_REPLY_OK);
     PZCTL_COUNTER(symbol_errors);
@@ -614,26 +629,18 @@ static int cmd_ca_rate(struct call *c)
 /* error-inject NODE PORT KIND COUNT. */
 static int cmd_error_inject(struct call *c)
 {
-    struct fabric *f = c->f;
     const struct request *q = c->q;
     struct reply *r = c->r;
     unsigned long count;
-    size_t node;
-    unsigned port;
     int rc;
 
-    if (parse_node_port(f, q->argv[1], q->argv[2], true, &node, &port, r))
-        return -1;
     if (parse_uint(q->argv[4], UINT32_MAX, &count) || count == 0)
         return fail(r, "bad count \"%s\" (1..%lu)", q->argv[4], (unsigned long)UINT32_MAX);
-    rc = fabric_error_inject(f, node, port, q->argv[3], count);
+    rc = fabric_error_inject(c->f, c->node, c->port, q->argv[3], count);
     if (rc == -ENOENT)
         return fail(r, "unknown error kind \"%.64s\" (kinds: %s)", q->argv[3],
                     fabric_error_kinds());
-    if (rc)
-        return fail(r, "%s", strerror(-rc));
-    say(r, "%s\n", PZCTL_REPLY_OK);
-    return 0;
+    return reply_rc(r, rc);
 }
 
 static int cmd_help(struct call *c);
@@ -641,24 +648,28 @@ static int cmd_help(struct call *c);
 /* The commands, in the order help lists them. */
 static const struct command commands[] = {
     {"status", 0, 0, "status",
-     "nodes, links up/down, clients, drop rate, capture, packet counters, links not up",
-     cmd_status},
+     "nodes, links up/down, clients, drop rate, capture, packet counters, links not up", cmd_status,
+     NO_NODE_PORT},
     {"link-down", 2, 2, "link-down NODE PORT", "pull the cable at NODE's PORT (both ends)",
-     cmd_link_down},
-    {"link-up", 2, 2, "link-up NODE PORT", "plug it back in", cmd_link_up},
+     cmd_link_down, NODE_PORT},
+    {"link-up", 2, 2, "link-up NODE PORT", "plug it back in", cmd_link_up, NODE_PORT},
     {"drop-rate", 1, 2, "drop-rate PERCENT [SEED]",
-     "lose PERCENT (0..100, up to 4 decimals) of the link traversals at random", cmd_drop_rate},
+     "lose PERCENT (0..100, up to 4 decimals) of the link traversals at random", cmd_drop_rate,
+     NO_NODE_PORT},
     {"link-drop", 3, 3, "link-drop NODE PORT PERCENT",
-     "the cable at NODE's PORT loses PERCENT of its traversals", cmd_link_drop},
-    {"counters", 2, 2, "counters NODE PORT", "the port's hardware counters", cmd_counters},
+     "the cable at NODE's PORT loses PERCENT of its traversals", cmd_link_drop, NODE_PORT},
+    {"counters", 2, 2, "counters NODE PORT", "the port's hardware counters", cmd_counters,
+     NODE_PORT_OR_0},
     {"flow-add", 3, 5, "flow-add SRC DST GBPS [--sl SL]",
-     "a flow of GBPS Gb/s from CA SRC to CA DST; prints its id", cmd_flow_add},
-    {"flow-del", 1, 1, "flow-del ID", "remove a flow", cmd_flow_del},
-    {"flow-list", 0, 0, "flow-list", "every flow: rates, state, path", cmd_flow_list},
-    {"ca-rate", 2, 2, "ca-rate NODE GBPS", "a CA's receive rate (0: its link rate)", cmd_ca_rate},
+     "a flow of GBPS Gb/s from CA SRC to CA DST; prints its id", cmd_flow_add, NO_NODE_PORT},
+    {"flow-del", 1, 1, "flow-del ID", "remove a flow", cmd_flow_del, NO_NODE_PORT},
+    {"flow-list", 0, 0, "flow-list", "every flow: rates, state, path", cmd_flow_list, NO_NODE_PORT},
+    {"ca-rate", 2, 2, "ca-rate NODE GBPS", "a CA's receive rate (0: its link rate)", cmd_ca_rate,
+     NO_NODE_PORT},
     {"error-inject", 4, 4, "error-inject NODE PORT KIND COUNT",
-     "add COUNT errors of KIND to a port's counters", cmd_error_inject},
-    {"help", 0, PZCTL_MAX_ARGS - 1, "help", "this list (arguments are ignored)", cmd_help},
+     "add COUNT errors of KIND to a port's counters", cmd_error_inject, NODE_PORT_OR_0},
+    {"help", 0, PZCTL_MAX_ARGS - 1, "help", "this list (arguments are ignored)", cmd_help,
+     NO_NODE_PORT},
 };
 
 /* help: each command's usage line, then its description indented. */
@@ -680,8 +691,8 @@ static const struct command *find_command(const char *name)
 }
 
 /*
- * Run the request's command after checking its argument count; returns 0,
- * or -1 with an error reply.
+ * Run the request's command after checking its argument count and
+ * resolving its NODE PORT arguments; returns 0, or -1 with an error reply.
  */
 static int dispatch(struct call *c)
 {
@@ -693,6 +704,9 @@ static int dispatch(struct call *c)
         return fail(c->r, "unknown command \"%.64s\" (try \"help\")", name);
     if (nargs < c->cmd->min_args || nargs > c->cmd->max_args)
         return fail_usage(c);
+    if (c->cmd->node_port != NO_NODE_PORT &&
+        parse_node_port(c, c->cmd->node_port == NODE_PORT_OR_0))
+        return -1;
     return c->cmd->run(c);
 }
 

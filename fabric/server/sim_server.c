@@ -16,6 +16,7 @@
 
 #include <arpa/inet.h>
 
+#include "pzf_array.h"
 #include "pzf_log.h"
 #include "server_internal.h"
 
@@ -284,20 +285,14 @@ static int sim_send_now(struct sim_conn *c, const struct sim_request *r)
 static int sim_tx_push(struct sim_tx_queue *q, const struct sim_request *r)
 {
     if (q->count == q->cap) {
-        size_t cap = q->cap ? 2 * q->cap : 64;
         struct sim_request *items;
 
-        if (cap > SIM_TX_QUEUE_MAX)
+        if (q->cap >= SIM_TX_QUEUE_MAX)
             return -1;
-        items = malloc(cap * sizeof(*items));
+        items = pzf_ring_grow(q->items, q->head, q->count, &q->cap, sizeof(*items), 64);
         if (!items)
             return -1;
-        for (size_t i = 0; i < q->count; i++)
-            items[i] = q->items[(q->head + i) % q->cap];
-        free(q->items);
         q->items = items;
-        q->head = 0;
-        q->cap = cap;
     }
     q->items[(q->head + q->count) % q->cap] = *r;
     q->count++;

@@ -143,10 +143,8 @@ static int h_send_dgram(void *ctx, const struct board_dgram_addr *a, const void 
 static int h_send_sa(void *ctx, const void *mad, size_t len, uint16_t dlid, uint8_t sl)
 {
     struct host *h = ctx;
-    uint8_t buf[256] = {0};
     (void)sl;
-    memcpy(buf, mad, len < 256 ? len : 256);
-    return pz_simclient_send(h->sim, dlid, 1, 1, buf);
+    return pz_simclient_send_gmp(h->sim, dlid, mad, len);
 }
 
 static int h_set_qkey(void *ctx, uint32_t qkey)
@@ -185,13 +183,10 @@ static const struct pz_ipplane_ops host_ops = {
 /* The CA port's state, read from the simulator. */
 static void port_poll(struct host *h, uint64_t now)
 {
-    uint8_t pi[64], pk[64];
     struct ipoib_port p = {0};
 
-    if (pz_simclient_portinfo(h->sim, pi) || pz_simclient_pkeys(h->sim, pk))
-        return;
-    ipoib_port_from_attrs(pi, pk, h->guid, 0xffff, &p);
-    pz_ipplane_port_update(h->plane, &p, now);
+    if (pz_simclient_ipoib_port(h->sim, h->guid, 0xffff, &p) == 0)
+        pz_ipplane_port_update(h->plane, &p, now);
 }
 
 int main(int argc, char **argv)
