@@ -25,8 +25,13 @@ pzt_require_preload
 received() { # received COUNT ADDRESS: host pings; prints the received count
     in_ns ping -c "$1" -i 0.05 -W 2 "$2" 2> /dev/null | awk '/packets transmitted/ { print $4 }'
 }
-echo_back() { # echo_back FILE ADDRESS: FILE through ADDRESS's TCP echo port, into $WORK/back.bin
-    in_ns timeout "${ECHO_TIMEOUT:-180}" socat -t 30 - "TCP:$2:7" < "$1" > "$WORK/back.bin"
+# echo_back FILE ADDRESS: FILE through ADDRESS's TCP echo port, into $WORK/back.bin.
+# After its input ends socat waits up to 120 s for the rest of the echo: on the
+# 10% lossy link lwIP's retransmission timer backs off 3, 6, 12 s... when losses
+# come in a row, and a ThreadSanitizer build on a loaded machine is slower still
+# (30 s once cut a 256K echo short).
+echo_back() {
+    in_ns timeout "${ECHO_TIMEOUT:-240}" socat -t 120 - "TCP:$2:7" < "$1" > "$WORK/back.bin"
 }
 
 ai_start_all || exit 1
@@ -123,7 +128,7 @@ lost_before=$(status_value lost)
 check "link-drop 10% on Hca3's cable" bash -c "'$PZCTL' --sockname '$SOCK' link-drop Hca3 1 10 > /dev/null"
 head -c "${LOSSY_SIZE:-256K}" /dev/urandom > "$WORK/blob-lossy"
 echo_back "$WORK/blob-lossy" "${ADDR[Spine2]}"
-check_eq "${LOSSY_SIZE:-256K} through Spine2's echo over a 10% lossy link come back intact" \
+check_eq "${LOSSY_SIZE:-256K} through Spine2's echo over a 10% lossy link come back intact ($(stat -c %s "$WORK/back.bin") bytes)" \
     "$(sha256sum < "$WORK/blob-lossy")" "$(sha256sum < "$WORK/back.bin")"
 ctl link-drop Hca3 1 0 > /dev/null
 check "the cable lost packets" test "$(($(status_value lost) - lost_before))" -gt 10
