@@ -34,7 +34,8 @@ snmp_cleanup() {
     local rc=$?
     stop_started "$AGENT_PID" "$EMPTY_PID" "$TRAPD_PID"
     pzt_cleanup_work "$rc" "$WORK/agent.err" "$WORK/trapd.log"
-    checks_finish
+    checks_finish || rc=1
+    exit "$rc" # an EXIT trap's own status is not the script's
 }
 trap snmp_cleanup EXIT
 
