@@ -251,8 +251,17 @@ static int bm_phys_state_set(void *ctx, unsigned port, enum board_phys_state sta
         p->st.phys_state = BOARD_PHYS_DISABLED;
         p->st.port_state = BOARD_PORT_DOWN;
     } else if (state == BOARD_PHYS_POLLING) {
-        if (p->st.phys_state == BOARD_PHYS_DISABLED)
+        /*
+         * Polling (re)starts link training: out of Disabled, and on a
+         * trained link too, which goes down on command and retrains with
+         * the current enables (ibportstate reset; qib does the same).
+         */
+        if (p->st.phys_state == BOARD_PHYS_DISABLED) {
             p->st.phys_state = BOARD_PHYS_POLLING;
+        } else if (p->st.port_state != BOARD_PORT_DOWN) {
+            bm_note_link_down(p); /* on command: LinkDownedCounter stays */
+            p->st.port_state = BOARD_PORT_DOWN;
+        }
         if (p->st.port_state == BOARD_PORT_DOWN)
             bm_retrain(bm, port);
     } else {

@@ -126,6 +126,9 @@ int snmp_port_admin_set(struct pz_snmp *s, unsigned port, bool up)
 
     if (sma_local_get(s->p.sma, 0, IB_ATTR_PORT_INFO, port, pi) != 0)
         return -1;
+    /* Up on a port that is not Disabled: nothing to do (Polling would retrain it). */
+    if (up && mad_get_field(pi, 0, IB_PORT_PHYS_STATE_F) != BOARD_PHYS_DISABLED)
+        return 0;
     mad_set_field(pi, 0, IB_PORT_STATE_F, BOARD_PORT_NOP);
     mad_set_field(pi, 0, IB_PORT_PHYS_STATE_F, up ? BOARD_PHYS_POLLING : BOARD_PHYS_DISABLED);
     mad_set_field(pi, 0, IB_PORT_LINK_DOWN_DEF_F, 0);

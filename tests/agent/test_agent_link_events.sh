@@ -7,6 +7,11 @@
 #   link-down Spine1 4: OpenSM gets Trap 128 from Spine1, PortInfo says
 #   Down/Polling at once, the PMA counts one LinkDowned on the port; link-up: a second Trap 128, the port comes back
 #   to Active once OpenSM has swept.
+#   ibportstate SPINE 4 width 1: only the enable changes (iblinkinfo: 4X);
+#   ibportstate SPINE 4 reset (PortPhysicalState Polling): the link retrains
+#   with it, iblinkinfo shows 1X at both ends, Trap 128, Active again after
+#   OpenSM's sweep, LinkDownedCounter unchanged (down on command); width 3
+#   and reset bring 4X back.
 set -uo pipefail
 
 PZFABRIC=${1:?usage: test_agent_link_events.sh PZFABRIC PZFABRIC_CTL PORTZEROD NETFILE}
@@ -60,4 +65,27 @@ check "OpenSM gets a second Trap 128 from Spine1" wait_value 10 yes \
     sh -c "[ \$(grep -c 'num:128 .*from LID:$SPINE ' sm/osm.log) -gt $((traps0 + 1)) ] && echo yes"
 check "Spine1 port 4: Active again after OpenSM's sweep" wait_value 20 Active spine_port LinkState 4
 check_eq "Spine1 port 4: LinkDowned unchanged by link-up" $((downed0 + 1)) "$(link_downed 4)"
+
+# link_width GUID PORT: the width iblinkinfo shows for PORT of switch GUID.
+link_width() { diag iblinkinfo -S "$1" 2> /dev/null | awk -v p="$2[" '$2 == p { print $5; exit }'; }
+SPINE1_GUID=0x200000 LEAF4_GUID=0x200005 # as ibsim assigns them (file order)
+check_eq "iblinkinfo: Spine1 port 4 at 4X" 4X "$(link_width $SPINE1_GUID 4)"
+diag ibportstate "$SPINE" 4 width 1 > width.txt 2>&1
+check "ibportstate <Spine1> 4 width 1: LinkWidthEnabled 1X" \
+    bash -c "sed -n '/^After PortInfo set/,\$p' width.txt | grep -q '^LinkWidthEnabled:\.*1X$'"
+check_eq "width 1 alone: still 4X (new enables apply at the next training)" 4X "$(link_width $SPINE1_GUID 4)"
+traps1=$(traps)
+diag ibportstate "$SPINE" 4 reset > reset.txt 2>&1
+check "ibportstate <Spine1> 4 reset: retrained at 1X (iblinkinfo, Spine1 port 4)" \
+    wait_value 10 1X link_width $SPINE1_GUID 4
+check "ibportstate <Spine1> 4 reset: retrained at 1X (iblinkinfo, Leaf4 port 1)" \
+    wait_value 10 1X link_width $LEAF4_GUID 1
+check "reset: OpenSM gets Trap 128 from Spine1" wait_value 10 yes \
+    sh -c "[ \$(grep -c 'num:128 .*from LID:$SPINE ' sm/osm.log) -gt $traps1 ] && echo yes"
+check "reset: Spine1 port 4 Active again after OpenSM's sweep" wait_value 20 Active spine_port LinkState 4
+check_eq "reset: LinkDowned unchanged (down on command)" $((downed0 + 1)) "$(link_downed 4)"
+diag ibportstate "$SPINE" 4 width 3 > /dev/null 2>&1
+diag ibportstate "$SPINE" 4 reset > /dev/null 2>&1
+check "width 3, reset: 4X again" wait_value 10 4X link_width $SPINE1_GUID 4
+check "width 3, reset: Active again" wait_value 20 Active spine_port LinkState 4
 agent_finish

@@ -10,8 +10,9 @@
 #   - ifOperStatus of an unplugged port; ifHighSpeed 4x EDR;
 #   - ifAlias set by the rwuser, refused to the rouser and the community,
 #     kept across a restart; engineBoots +1 per restart;
-#   - ifAdminStatus down/up moves PhysState (read from the switch), the
-#     management port and interface are refused (inconsistentValue);
+#   - ifAdminStatus down/up moves PhysState (read from the switch), up on
+#     an up port leaves it alone (no retraining), the management port and
+#     interface are refused (inconsistentValue);
 #   - snmptrapd receives coldStart, linkDown/linkUp, hot-spot onset/clear;
 #   - with no configuration nothing is answered.
 # Usage: test_snmp_agent.sh SNMP_TESTD
@@ -34,7 +35,8 @@ snmp_cleanup() {
     local rc=$?
     stop_started "$AGENT_PID" "$EMPTY_PID" "$TRAPD_PID"
     pzt_cleanup_work "$rc" "$WORK/agent.err" "$WORK/trapd.log"
-    checks_finish
+    checks_finish || rc=1
+    exit "$rc" # an EXIT trap's own status is not the script's
 }
 trap snmp_cleanup EXIT
 
@@ -201,6 +203,10 @@ check_eq "ifOperStatus of the disabled port: down" 2 "$(get_ro "$IFT.8.5")"
 snmpset "${RW[@]}" "$AGENT" "$IFT.7.5" i 1 > /dev/null 2>&1
 check "ifAdminStatus up re-enables port 5 (PhysState no longer Disabled)" \
     bash -c "[[ '$(ctl_ask state "state 5")' != 'state 5 1 3' ]]"
+check_eq "port 7 is Active / LinkUp" "state 7 4 5" "$(ctl_ask state "state 7")"
+snmpset "${RW[@]}" "$AGENT" "$IFT.7.7" i 1 > /dev/null 2>&1
+check_eq "ifAdminStatus up on an up port leaves the link alone (no retraining to Init)" \
+    "state 7 4 5" "$(ctl_ask state "state 7")"
 got=$(snmpset "${RW[@]}" "$AGENT" "$IFT.7.1" i 2 2>&1)
 check "ifAdminStatus down on the management port: inconsistentValue" \
     bash -c "[[ '$got' == *inconsistentValue* ]]"

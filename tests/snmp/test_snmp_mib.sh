@@ -14,7 +14,8 @@ for tool in smilint snmptranslate; do
     command -v "$tool" > /dev/null || { echo "SKIP: $tool is not installed"; exit 77; }
 done
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pzt-snmpmib.XXXXXX")
-trap 'pzt_cleanup_work $?; checks_finish' EXIT
+# An EXIT trap's own status is not the script's: exit with the checks' verdict.
+trap 'rc=$?; pzt_cleanup_work $rc; checks_finish || rc=1; exit $rc' EXIT
 
 lint() { SMIPATH=$BASE smilint -c /dev/null -l 4 -s "$1" 2>&1; }
 

@@ -550,11 +550,11 @@ static uint64_t hw_link_downed(struct pzt_node *n, unsigned p)
 }
 
 /*
- * A Set with PortState NOP leaves the link alone, whatever else it changes
- * (the enables, LinkDownDefault, PortPhysicalState Polling on a trained
- * port): what an SM sets on every port of a fresh fabric.  A Set of
- * PortState Down bounces the link, but on command: LinkDownedCounter (link
- * error recovery failed) stays.
+ * A Set with PortState and PortPhysicalState NOP leaves the link alone,
+ * whatever else it changes (the enables, LinkDownDefault Polling): what an
+ * SM sets on every port of a fresh fabric (OpenSM writes byte 33 as 0x02).
+ * A Set of PortState Down bounces the link, but on command:
+ * LinkDownedCounter (link error recovery failed) stays.
  */
 static void test_set_nop_keeps_link(void **state)
 {
@@ -567,7 +567,7 @@ static void test_set_nop_keeps_link(void **state)
     mad_set_field(d, 0, IB_PORT_LINK_WIDTH_ENABLED_F, 0xFF);
     mad_set_field(d, 0, IB_PORT_LINK_SPEED_ENABLED_F, 0xF);
     mad_set_field(d, 0, IB_PORT_LINK_DOWN_DEF_F, 1); /* Sleep */
-    mad_set_field(d, 0, IB_PORT_PHYS_STATE_F, BOARD_PHYS_POLLING);
+    mad_set_field(d, 0, IB_PORT_PHYS_STATE_F, BOARD_PHYS_NOP);
     mad_set_field(d, 0, IB_PORT_OPER_VLS_F, 4);
     au_set_expect(n, IB_ATTR_PORT_INFO, 4, d, ST_OK, r);
     PZT_EXPECT_FIELDS(r, {IB_PORT_STATE_F, BOARD_PORT_ARMED},
@@ -613,6 +613,20 @@ static void test_phys_state(void **state)
     pi_set_one(n, 3, IB_PORT_PHYS_STATE_F, BOARD_PHYS_POLLING, ST_OK, r);
     assert_int_equal(mad_get_field(r, 0, IB_PORT_PHYS_STATE_F), BOARD_PHYS_LINKUP);
     assert_int_equal(mad_get_field(r, 0, IB_PORT_STATE_F), BOARD_PORT_INIT);
+
+    /*
+     * Polling on a trained link retrains it (ibportstate reset): Armed ->
+     * Init, the new width enable applied, a link-down event but no
+     * LinkDownedCounter (on command).
+     */
+    pi_set_one(n, 3, IB_PORT_STATE_F, BOARD_PORT_ARMED, ST_OK, r);
+    pi_set_one(n, 3, IB_PORT_LINK_WIDTH_ENABLED_F, 1, ST_OK, r);
+    assert_int_equal(mad_get_field(r, 0, IB_PORT_LINK_WIDTH_ACTIVE_F), 2); /* not yet */
+    pi_set_one(n, 3, IB_PORT_PHYS_STATE_F, BOARD_PHYS_POLLING, ST_OK, r);
+    PZT_EXPECT_FIELDS(r, {IB_PORT_PHYS_STATE_F, BOARD_PHYS_LINKUP},
+                      {IB_PORT_STATE_F, BOARD_PORT_INIT}, {IB_PORT_LINK_WIDTH_ACTIVE_F, 1});
+    assert_int_equal(board_mem_link_downed(n->bm, 3), 2);
+    assert_int_equal(hw_link_downed(n, 3), 0);
 
     /* Uncabled: Disabled, then Polling (no peer: stays Polling / Down). */
     PI_RUN(n, r, {4, IB_PORT_PHYS_STATE_F, BOARD_PHYS_DISABLED, ST_OK, BOARD_PHYS_DISABLED},
