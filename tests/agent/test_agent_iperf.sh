@@ -83,6 +83,8 @@ sleep 1
 cli Leaf1 iperf -c "$HOST" -t 3 -i 1 > "$WORK/s2h_tcp.txt" 2>&1
 check_eq "Leaf1 -> host TCP: pz-cli exits 0" 0 $?
 check "Leaf1 -> host TCP: three interval lines" test "$(grep -c ' sec ' "$WORK/s2h_tcp.txt")" -ge 4
+check_eq "Leaf1 -> host TCP -i 1: one '[ ID] Interval' header, as iperf prints it" 1 \
+    "$(grep -c '^\[ ID\] Interval' "$WORK/s2h_tcp.txt")"
 sw=$(awk '/0.0000-[0-9.]+ sec/ && $3 !~ /^1.0000/ { v = $5; u = $6 } END { print v, u }' "$WORK/s2h_tcp.txt")
 check "host's iperf -s logged the test" wait_until 10 test -s "$WORK/hs_tcp.csv"
 hbytes=$(awk -F, 'END { print $8 }' "$WORK/hs_tcp.csv")
