@@ -46,6 +46,7 @@ struct pz_ssh_session {
     struct pz_ssh_conn *conn;
     struct ssh_session *s;
     bool shell;
+    bool crlf; /* "\n" leaves as "\r\n": a shell, or an exec on a pty (its terminal is raw) */
     bool read_only;
     struct line_editor le;
     struct cli_job *job;
@@ -156,8 +157,8 @@ static bool pz_ssh_out_room(struct pz_ssh_session *ss, size_t need)
     return true;
 }
 
-/* CLI sink: append to the session's output ("\n" as "\r\n" in a shell); pumped at the
- * end of the event, or now when a batch is waiting. */
+/* CLI sink: append to the session's output ("\n" as "\r\n" in a shell or on a pty);
+ * pumped at the end of the event, or now when a batch is waiting. */
 static void pz_ssh_out(void *arg, const char *text, size_t len)
 {
     static const char cut[] = "\n% output cut (too much at once)\n";
@@ -173,7 +174,7 @@ static void pz_ssh_out(void *arg, const char *text, size_t len)
         return;
     }
     for (size_t i = 0; i < len; i++) {
-        if (text[i] == '\n' && ss->shell)
+        if (text[i] == '\n' && ss->crlf)
             ss->out[ss->out_len++] = '\r';
         ss->out[ss->out_len++] = (uint8_t)text[i];
     }
@@ -185,11 +186,11 @@ static void pz_ssh_out(void *arg, const char *text, size_t len)
 static void pz_ssh_le_output(void *ctx, const char *buf, size_t len)
 {
     struct pz_ssh_session *ss = ctx;
-    bool shell = ss->shell;
+    bool crlf = ss->crlf;
 
-    ss->shell = false; /* the editor writes its own CRs */
+    ss->crlf = false; /* the editor writes its own CRs */
     pz_ssh_out(ss, buf, len);
-    ss->shell = shell;
+    ss->crlf = crlf;
 }
 
 /* Line editor: tab completion of the command words this user may run. */
@@ -286,6 +287,8 @@ static int pz_ssh_session_start(void *app, struct ssh_session *s, enum ssh_sessi
     ssh_session_set_data(s, ss);
     ss->next = ss->conn->srv->sessions;
     ss->conn->srv->sessions = ss;
+    /* A pty's client keeps its terminal raw: "\n" alone would not return the cursor. */
+    ss->crlf = kind == SSH_SESSION_SHELL || ssh_session_pty(s, NULL, NULL);
     if (kind == SSH_SESSION_SHELL) {
         ss->shell = true;
         le_init(&ss->le, &pz_ssh_le_ops, ss, PZ_SSH_PROMPT);

@@ -110,6 +110,15 @@ intr_rc=$(python3 "$PTY_DRIVE" "$WORK/intr2.txt" 100 30 -- ip netns exec "$NS" s
     -tt "admin@$SWADDR" ping "$HOSTADDR" count 100 < "$WORK/intr2.script")
 check_eq "exec on a pty: Ctrl-C ends ping with its status (replies came: 0)" "exit 0" "$intr_rc"
 check "exec on a pty: ... within 10 s ($((SECONDS - start)) s)" test $((SECONDS - start)) -le 10
+# ssh -t keeps the client's terminal raw: each line must end in CR LF, or the
+# output of an exec on a pty steps down the screen without returning.
+printf '%s\n' 'expect 1 ' > "$WORK/crlf.script"
+python3 "$PTY_DRIVE" "$WORK/crlf.txt" 100 30 -- ip netns exec "$NS" ssh "${SSHOPT[@]}" \
+    -tt "admin@$SWADDR" show interfaces ib < "$WORK/crlf.script" > /dev/null
+check "exec on a pty: show interfaces ib's lines end in CR LF (none in a bare LF)" python3 -c '
+import sys
+d = open(sys.argv[1], "rb").read()
+sys.exit(not (d.count(b"\r\n") >= 8 and d.count(b"\n") == d.count(b"\r\n")))' "$WORK/crlf.txt"
 
 # show interfaces ib against smpquery portinfo, every port.
 as_admin show interfaces ib > "$WORK/ifaces.txt" 2> /dev/null
