@@ -46,6 +46,7 @@ struct pz_ssh_session {
     struct pz_ssh_conn *conn;
     struct ssh_session *s;
     bool shell;
+    bool crlf; /* "\n" leaves as "\r\n": a shell, or an exec on a pty (its terminal is raw) */
     bool read_only;
     struct line_editor le;
     struct cli_job *job;
@@ -156,8 +157,8 @@ static bool pz_ssh_out_room(struct pz_ssh_session *ss, size_t need)
     return true;
 }
 
-/* CLI sink: append to the session's output ("\n" as "\r\n" in a shell); pumped at the
- * end of the event, or now when a batch is waiting. */
+/* CLI sink: append to the session's output ("\n" as "\r\n" in a shell or on a pty);
+ * pumped at the end of the event, or now when a batch is waiting. */
 static void pz_ssh_out(void *arg, const char *text, size_t len)
 {
     static const char cut[] = "\n% output cut (too much at once)\n";
@@ -173,7 +174,7 @@ static void pz_ssh_out(void *arg, const char *text, size_t len)
         return;
     }
     for (size_t i = 0; i < len; i++) {
-        if (text[i] == '\n' && ss->shell)
+        if (text[i] == '\n' && ss->crlf)
             ss->out[ss->out_len++] = '\r';
         ss->out[ss->out_len++] = (uint8_t)text[i];
     }
@@ -185,11 +186,11 @@ static void pz_ssh_out(void *arg, const char *text, size_t len)
 static void pz_ssh_le_output(void *ctx, const char *buf, size_t len)
 {
     struct pz_ssh_session *ss = ctx;
-    bool shell = ss->shell;
+    bool crlf = ss->crlf;
 
-    ss->shell = false; /* the editor writes its own CRs */
+    ss->crlf = false; /* the editor writes its own CRs */
     pz_ssh_out(ss, buf, len);
-    ss->shell = shell;
+    ss->crlf = crlf;
 }
 
 /* Line editor: tab completion of the command words this user may run. */
@@ -286,6 +287,8 @@ static int pz_ssh_session_start(void *app, struct ssh_session *s, enum ssh_sessi
     ssh_session_set_data(s, ss);
     ss->next = ss->conn->srv->sessions;
     ss->conn->srv->sessions = ss;
+    /* A pty's client keeps its terminal raw: "\n" alone would not return the cursor. */
+    ss->crlf = kind == SSH_SESSION_SHELL || ssh_session_pty(s, NULL, NULL);
     if (kind == SSH_SESSION_SHELL) {
         ss->shell = true;
         le_init(&ss->le, &pz_ssh_le_ops, ss, PZ_SSH_PROMPT);
@@ -374,14 +377,49 @@ static size_t pz_ssh_keep_input(struct pz_ssh_session *ss, const uint8_t *data, 
     return len - keep;
 }
 
+/*
+ * Ctrl-C while a command runs: the command stops with its interrupted report
+ * (ping: its statistics) and what was typed ahead while it ran is dropped, as
+ * a terminal flushes its input on an interrupt; a shell prompts again, an
+ * exec ends with the command's status.
+ */
+static void pz_ssh_interrupt(struct pz_ssh_session *ss)
+{
+    struct cli_out out = {.write = pz_ssh_out, .arg = ss};
+    struct cli_job *job = ss->job;
+    int status;
+
+    if (ss->in_len) {
+        ssh_session_input_done(ss->s, ss->in_len);
+        ss->in_len = 0;
+    }
+    if (ss->job_fd >= 0)
+        pz_loop_remove_fd(ss->conn->srv->loop, ss->job_fd);
+    ss->job_fd = -1;
+    ss->job = NULL;
+    pz_ssh_out(ss, "^C\n", 3);
+    status = cli_job_interrupt(job, pz_loop_now_ns(), &out);
+    pz_ssh_command_done(ss, status);
+    pz_ssh_pump(ss);
+}
+
 /* Shell input: through the line editor when the shell is ready, else kept for later. */
 static size_t pz_ssh_session_input(void *app, struct ssh_session *s, const uint8_t *data,
                                    size_t len)
 {
     struct pz_ssh_session *ss = ssh_session_data(s);
     size_t used = 0;
+    const uint8_t *intr;
 
     (void)app;
+    /* A terminal's interrupt character: a shell's, or an exec's on a pty (ssh -t). */
+    if (ss && ss->job && !ss->exiting && (ss->shell || ssh_session_pty(s, NULL, NULL)) &&
+        (intr = memchr(data, 0x03, len)) != NULL) {
+        size_t skip = (size_t)(intr - data) + 1;
+
+        pz_ssh_interrupt(ss);
+        return skip + pz_ssh_session_input(app, s, data + skip, len - skip);
+    }
     if (!ss || !ss->shell || ss->exiting)
         return len; /* exec takes no input */
     /* Not pz_ssh_drain_input here: bytes of this call are acknowledged by the return value
@@ -396,6 +434,9 @@ static size_t pz_ssh_session_input(void *app, struct ssh_session *s, const uint8
     }
     if (used == len)
         return len;
+    /* A line of this input started a command that the rest interrupts. */
+    if (ss->job && memchr(data + used, 0x03, len - used))
+        return used + pz_ssh_session_input(app, s, data + used, len - used);
     /* Acknowledged now: what was taken, and what could not be kept (dropped). */
     return used + pz_ssh_keep_input(ss, data + used, len - used);
 }

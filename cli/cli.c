@@ -312,6 +312,18 @@ void cli_job_free(struct cli_job *job)
         job->ops->free(job);
 }
 
+int cli_job_interrupt(struct cli_job *job, uint64_t now, const struct cli_out *out)
+{
+    int status = CLI_FAILED;
+
+    if (!job)
+        return status;
+    if (job->ops->interrupt)
+        status = job->ops->interrupt(job, now, out);
+    job->ops->free(job);
+    return status;
+}
+
 int cli_parse_ipv4(const char *s, uint32_t *out)
 {
     unsigned v[4];

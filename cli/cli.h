@@ -83,6 +83,14 @@ int cli_job_fd(const struct cli_job *job);
 /* Stop and free a job (NULL is fine). */
 void cli_job_free(struct cli_job *job);
 
+/*
+ * Ctrl-C: end a running job at now (ns), printing what the command prints
+ * when interrupted (ping: the replies taken, then its statistics, as
+ * iputils' ping on SIGINT), and free it.  Returns the command's exit status
+ * (CLI_FAILED for a job that has no interrupted report).
+ */
+int cli_job_interrupt(struct cli_job *job, uint64_t now, const struct cli_out *out);
+
 /* printf to a sink. */
 void cli_printf(const struct cli_out *out, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -95,6 +95,8 @@ struct cli_job_ops {
     uint64_t (*deadline)(const struct cli_job *job);
     int (*fd)(const struct cli_job *job); /* NULL: none */
     void (*free)(struct cli_job *job);
+    /* Ctrl-C: print the interrupted report, return the exit status; NULL: none. */
+    int (*interrupt)(struct cli_job *job, uint64_t now, const struct cli_out *out);
 };
 
 /* Every job starts with this. */

@@ -41,6 +41,7 @@ struct cli_iperf_job {
     uint64_t last_poll_ns;
     uint64_t last_bytes[IPERF_CLIENT_MAX_STREAMS];
     bool announced[IPERF_CLIENT_MAX_STREAMS];
+    bool header; /* the "[ ID] Interval ..." line was printed (iperf prints it once) */
 };
 
 /* Print one "[ ID] from-to sec  bytes  rate" line. */
@@ -77,8 +78,10 @@ static void cli_iperf_announce(struct cli_iperf_job *j, const struct cli_out *ou
                    cli_ipv4_str(j->local, a), r.local_port, cli_ipv4_str(r.dst, b),
                    (unsigned)j->cfg.port);
     }
-    if (j->intervals == 0 && j->interval_s && !j->matrix)
+    if (j->interval_s && !j->matrix && !j->header) {
         cli_printf(out, "[ ID] Interval       Transfer     Bandwidth\n");
+        j->header = true;
+    }
 }
 
 /* Print the interval lines due by now. */
@@ -149,7 +152,7 @@ static int cli_iperf_summary(struct cli_iperf_job *j, const struct cli_out *out)
     char id[8];
 
     cli_iperf_announce(j, out);
-    if (!j->interval_s)
+    if (!j->header)
         cli_printf(out, "[ ID] Interval       Transfer     Bandwidth\n");
     for (unsigned i = 0; i < j->cfg.nstreams; i++) {
         struct iperf_stream_result r = iperf_client_stream(j->run, i);

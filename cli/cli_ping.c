@@ -77,11 +77,27 @@ static void cli_ping_free(struct cli_job *job)
     free(pj);
 }
 
+/* Ctrl-C: the replies that came, then the statistics so far (iputils' ping on SIGINT). */
+static int cli_ping_interrupt(struct cli_job *job, uint64_t now, const struct cli_out *out)
+{
+    struct cli_ping_job *pj = (struct cli_ping_job *)job;
+    struct ip_ping_reply r[16];
+    unsigned n;
+    char ip[16];
+
+    while ((n = ip_ping_poll(pj->ping, now, r, 16)) > 0)
+        for (unsigned i = 0; i < n; i++)
+            cli_printf(out, "%u bytes from %s: icmp_seq=%u ttl=%u time=%.3f ms\n", pj->size + 8,
+                       cli_ipv4_str(pj->dst, ip), r[i].seq + 1u, r[i].ttl, r[i].rtt_ns / 1e6);
+    return cli_ping_summary(pj, out);
+}
+
 static const struct cli_job_ops cli_ping_ops = {
     .poll = cli_ping_poll,
     .deadline = cli_ping_deadline,
     .fd = cli_ping_fd,
     .free = cli_ping_free,
+    .interrupt = cli_ping_interrupt,
 };
 
 /* Parse "keyword value" options into count, interval, timeout, size; 0 or -1 (printed). */

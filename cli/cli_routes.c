@@ -83,19 +83,21 @@ static const struct cli_job_ops cli_routes_ops = {
     .free = cli_routes_free,
 };
 
-/* Parse the trailing "all" and "json" words; 0 or -1. */
+/* Parse the trailing "[all] [json]" words (each at most once, in that order); 0 or -1. */
 static int cli_routes_words(const struct cli_args *a, bool allow_all, bool *all, bool *json)
 {
+    unsigned i = 0;
+
     *all = *json = false;
-    for (unsigned i = 0; i < a->argc; i++) {
-        if (allow_all && !strcmp(a->argv[i], "all"))
-            *all = true;
-        else if (!strcmp(a->argv[i], "json"))
-            *json = true;
-        else
-            return -1;
+    if (allow_all && i < a->argc && !strcmp(a->argv[i], "all")) {
+        *all = true;
+        i++;
     }
-    return 0;
+    if (i < a->argc && !strcmp(a->argv[i], "json")) {
+        *json = true;
+        i++;
+    }
+    return i == a->argc ? 0 : -1;
 }
 
 int cli_cmd_route_check(const struct cli_env *env, const struct cli_args *a,

@@ -370,14 +370,34 @@ static netsnmp_variable_list *if_first(void **loop, void **data, netsnmp_variabl
     return if_next(loop, data, index, info);
 }
 
+/*
+ * Whether an ifAlias value is a DisplayString (RFC 2579: NVT ASCII, CR only
+ * before LF or NUL) that ifAlias can keep: NUL (also after CR) is refused,
+ * since the alias is kept and stored as a C string and would read back cut.
+ */
+static bool if_alias_ok(const u_char *v, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (v[i] == 0 || v[i] > 127)
+            return false;
+        if (v[i] == '\r' && (i + 1 == len || v[i + 1] != '\n'))
+            return false;
+    }
+    return true;
+}
+
 /* RESERVE1 check of an ifAlias or ifAdminStatus Set; returns an SNMP error status. */
 static int if_set_check(struct pz_snmp *s, unsigned ifindex, bool xtable, unsigned col,
                         netsnmp_variable_list *var)
 {
     int rc;
 
-    if (xtable && col == IFX_ALIAS)
-        return netsnmp_check_vb_type_and_max_size(var, ASN_OCTET_STR, PZ_SNMP_ALIAS_MAX);
+    if (xtable && col == IFX_ALIAS) {
+        rc = netsnmp_check_vb_type_and_max_size(var, ASN_OCTET_STR, PZ_SNMP_ALIAS_MAX);
+        if (rc == SNMP_ERR_NOERROR && !if_alias_ok(var->val.string, var->val_len))
+            rc = SNMP_ERR_WRONGVALUE;
+        return rc;
+    }
     if (xtable || col != IF_ADMIN_STATUS)
         return SNMP_ERR_NOTWRITABLE;
     rc = netsnmp_check_vb_type(var, ASN_INTEGER);

@@ -107,9 +107,10 @@ static void stream_started(struct stream *s, uint64_t now, uint16_t local_port)
 }
 
 /*
- * Record when a TCP stream stopped writing (tcpip thread): its test time
- * ends there, as iperf's interval does, not when the last ack came (the
- * peer's delayed ack, up to lwIP's 250 ms fast timer, would lower the rate).
+ * Record when a stream stopped writing (tcpip thread): its test time ends
+ * there, as iperf's interval does: for TCP not when the last ack came (the
+ * peer's delayed ack, up to lwIP's 250 ms fast timer, would lower the rate),
+ * for UDP at the final datagram, not when the server's report came.
  */
 static void stream_stopped_writing(struct stream *s, uint64_t now)
 {
@@ -333,6 +334,9 @@ static void udp_stream_tick(struct stream *s, uint64_t now)
     if (s->res.state == IPERF_STREAM_RUNNING && now < c->end_ns) {
         udp_stream_pace(s, now);
     } else if (s->res.state == IPERF_STREAM_RUNNING) {
+        /* The test time ends with the final datagram, not with the server's report
+         * (or the 2 s of repeats without one), as iperf's interval does. */
+        stream_stopped_writing(s, now);
         stream_set_state(s, IPERF_STREAM_FINISHING);
         s->seq++;
         udp_stream_send(s, -s->seq, true);

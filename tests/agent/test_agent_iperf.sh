@@ -83,6 +83,8 @@ sleep 1
 cli Leaf1 iperf -c "$HOST" -t 3 -i 1 > "$WORK/s2h_tcp.txt" 2>&1
 check_eq "Leaf1 -> host TCP: pz-cli exits 0" 0 $?
 check "Leaf1 -> host TCP: three interval lines" test "$(grep -c ' sec ' "$WORK/s2h_tcp.txt")" -ge 4
+check_eq "Leaf1 -> host TCP -i 1: one '[ ID] Interval' header, as iperf prints it" 1 \
+    "$(grep -c '^\[ ID\] Interval' "$WORK/s2h_tcp.txt")"
 sw=$(awk '/0.0000-[0-9.]+ sec/ && $3 !~ /^1.0000/ { v = $5; u = $6 } END { print v, u }' "$WORK/s2h_tcp.txt")
 check "host's iperf -s logged the test" wait_until 10 test -s "$WORK/hs_tcp.csv"
 hbytes=$(awk -F, 'END { print $8 }' "$WORK/hs_tcp.csv")
@@ -139,6 +141,10 @@ start=$SECONDS
 cli Leaf1 iperf -c 10.78.0.200 -u -t 1 > "$WORK/silent_udp.txt" 2>&1
 check_eq "UDP to a silent address: exit 1" 1 $?
 check "... iperf's warning" grep -q "did not receive ack of last datagram" "$WORK/silent_udp.txt"
+# The test time ends with the final datagram, not after the 2 s of repeats.
+udp_secs=$(sed -n 's/^\[  1\] 0\.0000-\([0-9.]*\) sec .*/\1/p' "$WORK/silent_udp.txt")
+check "... its interval is the 1 s it sent (0.0000-${udp_secs:-?})" \
+    awk -v t="${udp_secs:-0}" 'BEGIN { exit !(t >= 0.9 && t <= 1.3) }'
 check "... within 5 s ($((SECONDS - start)) s)" test $((SECONDS - start)) -le 5
 start=$SECONDS
 cli Leaf1 iperf -c 10.78.0.200 -t 1 > "$WORK/silent_tcp.txt" 2>&1

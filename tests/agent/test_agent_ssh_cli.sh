@@ -90,6 +90,36 @@ check "pty: tab completed sh -> show and ver -> version (ran show version)" \
     test "$(grep -c 'the switch management agent' "$WORK/pty.clean")" -ge 2
 check "pty: show interfaces ib ran (port 1's line)" grep -qE '^1 +(Active|Init|Armed|Down)' "$WORK/pty.clean"
 
+# Ctrl-C interrupts a running command: a 100-ping run stops with its statistics
+# (as iputils' ping on SIGINT), the line typed while it ran is dropped, the
+# shell prompts again; an exec on a pty (ssh -tt) ends the same way.
+printf '%s\n' 'expect switch> ' "send ping $HOSTADDR count 100\r" 'expect icmp_seq=2' \
+    'send show version\r\x03' 'expect ping statistics' 'expect switch> ' 'send exit\r' > "$WORK/intr.script"
+start=$SECONDS
+intr_rc=$(python3 "$PTY_DRIVE" "$WORK/intr.txt" 100 30 -- ip netns exec "$NS" ssh "${SSHOPT[@]}" \
+    -tt "admin@$SWADDR" < "$WORK/intr.script")
+tr -d '\r' < "$WORK/intr.txt" > "$WORK/intr.clean"
+check_eq "pty: Ctrl-C during ping: the statistics, the prompt, ssh exits 0" "exit 0" "$intr_rc"
+check "pty: ... within 10 s, not after 100 pings ($((SECONDS - start)) s)" test $((SECONDS - start)) -le 10
+check "pty: ... the statistics count what was sent" grep -qE '^[0-9]+ packets transmitted' "$WORK/intr.clean"
+check "pty: ... the line typed during the ping did not run" \
+    bash -c "! grep -q 'the switch management agent' '$WORK/intr.clean'"
+printf '%s\n' 'expect icmp_seq=2' 'send \x03' 'expect ping statistics' > "$WORK/intr2.script"
+start=$SECONDS
+intr_rc=$(python3 "$PTY_DRIVE" "$WORK/intr2.txt" 100 30 -- ip netns exec "$NS" ssh "${SSHOPT[@]}" \
+    -tt "admin@$SWADDR" ping "$HOSTADDR" count 100 < "$WORK/intr2.script")
+check_eq "exec on a pty: Ctrl-C ends ping with its status (replies came: 0)" "exit 0" "$intr_rc"
+check "exec on a pty: ... within 10 s ($((SECONDS - start)) s)" test $((SECONDS - start)) -le 10
+# ssh -t keeps the client's terminal raw: each line must end in CR LF, or the
+# output of an exec on a pty steps down the screen without returning.
+printf '%s\n' 'expect 1 ' > "$WORK/crlf.script"
+python3 "$PTY_DRIVE" "$WORK/crlf.txt" 100 30 -- ip netns exec "$NS" ssh "${SSHOPT[@]}" \
+    -tt "admin@$SWADDR" show interfaces ib < "$WORK/crlf.script" > /dev/null
+check "exec on a pty: show interfaces ib's lines end in CR LF (none in a bare LF)" python3 -c '
+import sys
+d = open(sys.argv[1], "rb").read()
+sys.exit(not (d.count(b"\r\n") >= 8 and d.count(b"\n") == d.count(b"\r\n")))' "$WORK/crlf.txt"
+
 # show interfaces ib against smpquery portinfo, every port.
 as_admin show interfaces ib > "$WORK/ifaces.txt" 2> /dev/null
 bad=0

@@ -192,6 +192,17 @@ snmpset "${RW[@]}" "$AGENT" "$IFX.18.2" s "uplink to spine-1" > /dev/null 2>&1
 check_eq "the rwuser sets ifAlias" '"uplink to spine-1"' "$(get_ro "$IFX.18.2")"
 got=$(snmpset "${RW[@]}" "$AGENT" "$IFX.18.2" s "$(printf 'x%.0s' {1..65})" 2>&1)
 check "a 65-byte ifAlias is refused (wrongLength)" bash -c "[[ '$got' == *wrongLength* ]]"
+# ifAlias is a DisplayString (RFC 2579): a NUL (kept as a C string, it read back
+# cut: "A" for 41 00 42), octets above 127 and a bare CR are wrongValue, and
+# the value before stays; a CR LF is fine.
+for bad in "41 00 42" "00" "41 FF" "41 0D 42"; do
+    got=$(snmpset "${RW[@]}" "$AGENT" "$IFX.18.2" x "$bad" 2>&1)
+    check "ifAlias $bad is refused (wrongValue)" bash -c "[[ '$got' == *wrongValue* ]]"
+done
+check_eq "ifAlias unchanged by the refused sets" '"uplink to spine-1"' "$(get_ro "$IFX.18.2")"
+snmpset "${RW[@]}" "$AGENT" "$IFX.18.3" x "41 0D 0A 42" > /dev/null 2>&1
+alias_hex() { snmpget "${RO[@]}" -Oqvx "$AGENT" "$IFX.18.3" 2>&1 | tr -d ' "\n'; }
+check_eq "ifAlias with CR LF reads back whole" "410D0A42" "$(alias_hex)"
 got=$(snmpset "${RW[@]}" "$AGENT" "$IFX.1.2" s "IB9/9" 2>&1)
 check "ifName is not writable" bash -c "[[ '$got' == *notWritable* ]]"
 
@@ -238,6 +249,7 @@ AGENT_PID=
 check "snmp_testd serves again" start_agent 2
 check_eq "engineBoots incremented across the restart" $((boots + 1)) "$(engine_boots)"
 check_eq "ifAlias kept across the restart" '"uplink to spine-1"' "$(get_ro "$IFX.18.2")"
+check_eq "ifAlias with CR LF kept across the restart" "410D0A42" "$(alias_hex)"
 check "the state directory holds only net-snmp's persistent file and cert index" \
     bash -c "[ \"\$(ls '$WORK/state' | tr '\n' ' ')\" = 'cert_indexes portzero-snmp.conf ' ]"
 

@@ -288,6 +288,29 @@ static void test_show_system_json(void **state)
     fx_free(f);
 }
 
+/* route check [all] [json] and show route check [json]: each word once, in that order
+ * (the usage is checked before the agent's route check is looked for: none here). */
+static void test_route_check_words(void **state)
+{
+    struct fx *f = fx_new();
+    static const char *const bad[] = {
+        "route check all all",  "route check json json",
+        "route check json all", "route check all json json",
+        "route check x",        "show route check json json",
+        "show route check all", "show route check json json json",
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(fx_run(f, bad[i], true), CLI_USAGE);
+        assert_non_null(strstr(f->text, "% usage: "));
+    }
+    assert_int_equal(fx_run(f, "route check all json", true), CLI_FAILED);
+    assert_int_equal(fx_run(f, "route check json", true), CLI_FAILED);
+    assert_int_equal(fx_run(f, "show route check json", true), CLI_FAILED);
+    fx_free(f);
+}
+
 /* The JSON writer escapes quotes, backslashes and control characters. */
 /* clear counters: the views start again from 0 (what perfquery reads), the 64-bit
  * counters SNMP reads do not move; admin only; a bad port is a usage error. */
@@ -457,4 +480,4 @@ static void test_json_utf8(void **state)
 PZT_MAIN(test_show_interfaces, test_show_interfaces_after_set, test_show_interfaces_json,
          test_show_counters, test_show_lft, test_show_congestion, test_show_system_json,
          test_clear_counters, test_show_log_and_help, test_complete, test_json_escaping,
-         test_json_utf8)
+         test_json_utf8, test_route_check_words)
