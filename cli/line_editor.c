@@ -55,11 +55,23 @@ void le_prompt(struct line_editor *le)
     redraw(le);
 }
 
-/* Inserts the bytes at the cursor if they fit. */
+/* Empties the line (and forgets that bytes were dropped from it). */
+static void clear_line(struct line_editor *le)
+{
+    le->len = le->cursor = 0;
+    le->line[0] = 0;
+    le->overflow = 0;
+}
+
+/* Inserts the bytes at the cursor if they fit; rings the bell and remembers the loss if not. */
 static void insert(struct line_editor *le, const char *s, size_t n)
 {
-    if (le->len + n > LE_LINE_MAX)
+    if (le->len + n > LE_LINE_MAX) {
+        if (!le->overflow)
+            outs(le, "\a");
+        le->overflow = 1;
         return;
+    }
     memmove(le->line + le->cursor + n, le->line + le->cursor, le->len - le->cursor);
     memcpy(le->line + le->cursor, s, n);
     le->len += n;
@@ -82,6 +94,8 @@ static void delete_back(struct line_editor *le, size_t n)
     le->cursor -= n;
     le->len -= n;
     le->line[le->len] = 0;
+    if (!le->len)
+        le->overflow = 0; /* erased to the prompt: a fresh line */
     redraw(le);
 }
 
@@ -252,8 +266,7 @@ static enum le_result feed(struct line_editor *le, char c)
         return LE_MORE;
     case CTRL('C'):
         outs(le, "^C\r\n");
-        le->len = le->cursor = 0;
-        le->line[0] = 0;
+        clear_line(le);
         redraw(le);
         return LE_MORE;
     case CTRL('D'):
@@ -278,12 +291,22 @@ enum le_result le_input(struct line_editor *le, const uint8_t *buf, size_t len, 
     for (i = 0; i < len && r == LE_MORE; i++)
         r = feed(le, (char)buf[i]);
     *used = i;
+    if (r == LE_LINE && le->overflow) {
+        char msg[96];
+
+        snprintf(msg, sizeof(msg), "\r\n%% line too long (at most %d characters): not run\r\n",
+                 LE_LINE_MAX);
+        outs(le, msg);
+        clear_line(le);
+        le->hist_pos = 0;
+        redraw(le);
+        return LE_MORE;
+    }
     if (r == LE_LINE) {
         outs(le, "\r\n");
         snprintf(outbuf, cap, "%s", le->line);
         history_add(le, le->line);
-        le->len = le->cursor = 0;
-        le->line[0] = 0;
+        clear_line(le);
         le->hist_pos = 0;
     }
     return r;

@@ -41,6 +41,7 @@ struct line_editor {
     unsigned hist_count, hist_next, hist_pos; /* hist_pos: entries back from the newest */
     char saved[LE_LINE_MAX + 1];              /* the line being typed while browsing */
     int esc;                                  /* escape sequence state */
+    int overflow; /* typed bytes were dropped (line full): Enter refuses the line */
     char last_char;
 };
 
@@ -48,7 +49,9 @@ void le_init(struct line_editor *le, const struct le_ops *ops, void *ctx, const 
 /* Writes the prompt (and the current line). */
 void le_prompt(struct line_editor *le);
 /* Feeds typed bytes until a line completes: *used says how many were taken.  On LE_LINE
- * the line (NUL-terminated, no newline) is in out and was added to the history. */
+ * the line (NUL-terminated, no newline) is in out and was added to the history.  A line
+ * that outgrew LE_LINE_MAX (the bytes beyond were dropped with a bell) is not returned:
+ * Enter prints a refusal and a new prompt, so a cut-off paste never runs. */
 enum le_result le_input(struct line_editor *le, const uint8_t *buf, size_t len, size_t *used,
                         char *out, size_t cap);
 

@@ -2,7 +2,7 @@
  * test_line_editor.c - the CLI's line editor (cli/line_editor.c): typing,
  * backspace, cursor movement and insertion, Ctrl-A/E/U/K/C, CR LF as one
  * Enter, history with the arrow keys, tab completion (unique, common prefix,
- * list), Ctrl-D on an empty line, overlong lines bounded.
+ * list), Ctrl-D on an empty line, an overlong line refused (never run cut off).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -158,8 +158,19 @@ static void test_long_line(void **state)
     memset(big, 'a', LE_LINE_MAX * 2);
     big[LE_LINE_MAX * 2] = '\r';
     big[LE_LINE_MAX * 2 + 1] = 0;
+    /* The bytes beyond LE_LINE_MAX are dropped with one bell, and Enter refuses the
+     * cut-off line instead of running it. */
+    assert_int_equal(feed(&le, big, line), LE_MORE);
+    assert_string_equal(line, "");
+    assert_non_null(strstr(t.out, "line too long"));
+    assert_ptr_equal(strchr(t.out, '\a'), strrchr(t.out, '\a'));
+    /* A line of exactly LE_LINE_MAX runs, and so does the next one. */
+    big[LE_LINE_MAX] = '\r';
+    big[LE_LINE_MAX + 1] = 0;
     assert_int_equal(feed(&le, big, line), LE_LINE);
     assert_int_equal(strlen(line), LE_LINE_MAX);
+    assert_int_equal(feed(&le, "help\r", line), LE_LINE);
+    assert_string_equal(line, "help");
 }
 
 PZT_MAIN(test_editing, test_history, test_completion, test_long_line)
