@@ -46,6 +46,8 @@ static void cli_snmp_counters(const struct pz_snmp_info *in, const struct cli_ou
         {"datagramsOut", in->agent.datagrams_out},
         {"sendErrors", in->agent.send_errors},
         {"notifications", in->agent.notifications},
+        {"notificationsHeld", in->agent.notifications_held},
+        {"notificationsDropped", in->agent.notifications_dropped},
     };
 
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {

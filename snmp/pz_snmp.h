@@ -165,6 +165,8 @@ struct pz_snmp_stats {
     uint64_t datagrams_out;
     uint64_t send_errors;
     uint64_t notifications;
+    uint64_t notifications_held;    /* a send failed: kept and sent again (snmp_hold.c) */
+    uint64_t notifications_dropped; /* held too long (60 s) or pushed out (32 held) */
 };
 
 /* A snapshot of the agent's counters. */

@@ -278,6 +278,7 @@ void pz_snmp_destroy(struct pz_snmp *s)
     snmp_transport_forget(s);
     snmp_queue_drain(s);
     snmp_sink_free(s);
+    snmp_hold_free(s);
     close(s->efd);
     pthread_mutex_destroy(&s->lock);
     free(s->reach);
@@ -348,6 +349,7 @@ void pz_snmp_process(struct pz_snmp *s)
     run_alarms();
     netsnmp_check_outstanding_agent_requests();
     snmp_engine_scan(s);
+    snmp_hold_flush(s);
     snmp_store_if_needed();
 }
 
@@ -384,7 +386,9 @@ int pz_snmp_timeout_ms(const struct pz_snmp *s)
     struct timeval tv;
     long ms = 1000;
 
-    (void)s;
+    /* Held notifications: try their path again soon. */
+    if (snmp_hold_count(s))
+        ms = PZ_SNMP_HOLD_RETRY_MS;
     /* Returns the alarm's registration number, 0 when no alarm is set. */
     if (get_next_alarm_delay_time(&tv) != 0)
         ms = snmp_engine_earlier(ms, &tv);

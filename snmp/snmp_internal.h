@@ -33,6 +33,19 @@ struct snmp_dgram {
     uint8_t *buf;
 };
 
+/* Notifications held while sending fails (snmp_hold.c): how many, and for how long. */
+#define PZ_SNMP_HOLD_LEN 32
+#define PZ_SNMP_HOLD_NS (60ull * 1000000000u)
+#define PZ_SNMP_HOLD_RETRY_MS 200
+
+/* One held notification: its sink, a copy of the datagram, when it was first sent. */
+struct snmp_held {
+    struct pz_snmp_peer to;
+    uint8_t *buf;
+    size_t len;
+    uint64_t since_ns;
+};
+
 /* What the agent remembers of one ifTable row between requests. */
 struct snmp_if_row {
     char alias[PZ_SNMP_ALIAS_MAX + 1];
@@ -68,10 +81,12 @@ struct pz_snmp {
 
     struct pz_snmp_route_check route_check; /* the last route check (mib_routes.c) */
 
-    struct snmp_port_snap *snaps; /* [port], snmp_port.c */
-    uint64_t gen;                 /* request generation of the snapshots */
-    bool cold_sent;               /* coldStart went out */
-    uint64_t scan_ns;             /* board time of the last link/hot-spot scan */
+    struct snmp_port_snap *snaps;            /* [port], snmp_port.c */
+    uint64_t gen;                            /* request generation of the snapshots */
+    bool cold_sent;                          /* coldStart went out */
+    struct snmp_held held[PZ_SNMP_HOLD_LEN]; /* notifications waiting for a path (snmp_hold.c) */
+    unsigned held_head, held_count;
+    uint64_t scan_ns; /* board time of the last link/hot-spot scan */
 };
 
 /* sysUpTime now, in centiseconds since the agent started. */
@@ -82,6 +97,17 @@ int snmp_transport_register(struct pz_snmp *s);
 void *snmp_transport_open_server(struct pz_snmp *s);
 void snmp_transport_forget(struct pz_snmp *s);
 void snmp_queue_drain(struct pz_snmp *s);
+
+/*
+ * Notifications out (snmp_hold.c): send to `to`, or hold a copy when that
+ * fails or older ones still wait (always 0: a held notification is sent
+ * later or counted dropped).  snmp_hold_flush retries the held ones, in
+ * order; snmp_hold_count says how many wait; snmp_hold_free drops them.
+ */
+int snmp_hold_send(struct pz_snmp *s, const struct pz_snmp_peer *to, const void *buf, size_t len);
+void snmp_hold_flush(struct pz_snmp *s);
+unsigned snmp_hold_count(const struct pz_snmp *s);
+void snmp_hold_free(struct pz_snmp *s);
 
 /* Notification sinks' receive side (snmp_sink.c); each takes the agent's lock. */
 /* Register a sink transport: its destination and descriptor; 0 or -ENOMEM. */

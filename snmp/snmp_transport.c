@@ -121,8 +121,8 @@ static int pzudp_recv(netsnmp_transport *t, void *buf, int size, void **opaque, 
 
 /*
  * f_send: an answer goes to the peer of its request (opaque), anything
- * else (a notification) to the transport's own destination.  Returns the
- * length sent or -1.
+ * else (a notification) to the transport's own destination, held while
+ * that fails (snmp_hold.c).  Returns the length sent (or held) or -1.
  */
 static int pzudp_send(netsnmp_transport *t, const void *buf, int size, void **opaque, int *olen)
 {
@@ -138,7 +138,9 @@ static int pzudp_send(netsnmp_transport *t, const void *buf, int size, void **op
         to.addr = ntohl(pair->remote_addr.sin.sin_addr.s_addr);
         to.port = ntohs(pair->remote_addr.sin.sin_port);
     } else if (!td->server) {
-        to = td->to;
+        /* A notification (or an inform's retry): held while its path is down. */
+        snmp_hold_send(s, &td->to, buf, (size_t)size);
+        return size;
     } else {
         return -1;
     }

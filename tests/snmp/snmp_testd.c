@@ -18,6 +18,7 @@
  *   pma PORT              print "pma PORT <PortXmitData> <PortRcvData>" (64-bit)
  *   cong PORT             print "cong PORT <class> <ticks/s> <util permille>"
  *   reach LID 0|1         set the reachability table to one peer
+ *   net 0 / net 1         every send fails (the IP path is down) / works again
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -26,6 +27,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,7 @@
 
 struct testd {
     int udp;
+    bool net_down; /* "net 0": every send fails, as lwIP's without a route */
     struct board_mem *bm;
     struct board *board;
     struct sma *sma;
@@ -55,6 +58,8 @@ static int testd_send(void *arg, const struct pz_snmp_peer *to, const void *buf,
     struct testd *t = arg;
     struct sockaddr_in sin = {.sin_family = AF_INET};
 
+    if (t->net_down)
+        return -1;
     sin.sin_addr.s_addr = htonl(to->addr);
     sin.sin_port = htons(to->port);
     return sendto(t->udp, buf, len, 0, (struct sockaddr *)&sin, sizeof(sin)) == (ssize_t)len ? 0
@@ -123,6 +128,8 @@ static void testd_command(struct testd *t, char *line)
     } else if (strcmp(cmd, "cong") == 0 && cong_monitor_port(t->cong, port, &v) == 0) {
         printf("cong %u %u %llu %u\n", port, v.cls, (unsigned long long)v.last.congestion,
                v.last.util_permille);
+    } else if (strcmp(cmd, "net") == 0) {
+        t->net_down = port == 0;
     } else if (strcmp(cmd, "reach") == 0) {
         struct pz_snmp_reach r = {.lid = (uint16_t)port,
                                   .node_guid = 0x1234,

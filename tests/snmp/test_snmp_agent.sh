@@ -14,6 +14,7 @@
 #     an up port leaves it alone (no retraining), the management port and
 #     interface are refused (inconsistentValue);
 #   - snmptrapd receives coldStart, linkDown/linkUp, hot-spot onset/clear;
+#     a link bounce while sends fail is held and arrives, in order, after;
 #   - with no configuration nothing is answered.
 # Usage: test_snmp_agent.sh SNMP_TESTD
 set -u
@@ -240,6 +241,24 @@ check "snmptrapd received hot-spot onset of port 9 (class hotSpot)" \
     wait_file "$WORK/trapd.log" 5 "$PZ\\.0\\.1\\|.*$PZ\\.1\\.3\\.1\\.2\\.9 = INTEGER: 1"
 check "snmptrapd received hot-spot clear of port 9" \
     wait_file "$WORK/trapd.log" 10 "$PZ\\.0\\.2\\|.*$PZ\\.1\\.3\\.1\\.2\\.9 = INTEGER: 0"
+
+# A link bounce while the IP path is down (portzerod: lwIP has no route while
+# IPoIB rejoins): the notifications are held, then sent in order once sends work.
+LINKDOWN_11='\.1\.3\.6\.1\.6\.3\.1\.1\.5\.3.*2\.2\.1\.1\.11 = INTEGER: 11'
+LINKUP_11='\.1\.3\.6\.1\.6\.3\.1\.1\.5\.4.*2\.2\.1\.1\.11 = INTEGER: 11'
+ctl net 0
+ctl unplug 11
+sleep 0.5
+ctl plug 11
+sleep 0.5
+check "no notification of port 11 left while sends fail" bash -c "! grep -q '2\.2\.1\.1\.11 = ' '$WORK/trapd.log'"
+ctl net 1
+check "linkDown of port 11, held while sends failed, arrives once they work" \
+    wait_file "$WORK/trapd.log" 5 "$LINKDOWN_11"
+check "linkUp of port 11 arrives after its linkDown" wait_file "$WORK/trapd.log" 5 "$LINKUP_11"
+check "linkDown of port 11 before its linkUp" test \
+    "$(grep -n "$LINKDOWN_11" "$WORK/trapd.log" | head -n 1 | cut -d: -f1)" -lt \
+    "$(grep -n "$LINKUP_11" "$WORK/trapd.log" | head -n 1 | cut -d: -f1)"
 
 # --- restart: persistence ----------------------------------------------------
 boots=$(engine_boots)
