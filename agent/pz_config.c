@@ -678,3 +678,8 @@ bool pz_config_wants_ip(const struct pz_config *cfg)
 {
     return cfg->ip && cfg->ip_address.addr;
 }
+
+bool pz_config_port0_sa_clients(const struct pz_config *cfg)
+{
+    return pz_config_wants_ip(cfg) || cfg->reach;
+}

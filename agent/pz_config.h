@@ -190,6 +190,13 @@ int pz_config_port_list(const char *s, uint8_t mask[(PZ_CONFIG_MAX_PORT + 8) / 8
 
 /* Whether cfg asks for the IP plane: an address, and ip not off. */
 bool pz_config_wants_ip(const struct pz_config *cfg);
+/*
+ * Whether port 0 has clients that register at the SA (the IP plane's group
+ * join, reachability's ServiceRecord): port 0 then advertises
+ * IsClientReregistrationSupported, so a new SM's ClientReregister makes them
+ * register again at once instead of at their next look at the SA.
+ */
+bool pz_config_port0_sa_clients(const struct pz_config *cfg);
 
 /* Whether the switch's MADs travel over the board/sim connection (board = sim, mad_transport not
  * umad). */

@@ -63,7 +63,7 @@ static int pz_setup_board_mem(struct pz_switch *sw, const struct pz_config *cfg)
     memset(sw->id.node_desc, 0, sizeof(sw->id.node_desc)); /* 64 bytes, NUL padded */
     memcpy(sw->id.node_desc, cfg->node_desc, strnlen(cfg->node_desc, sizeof(sw->id.node_desc)));
     sw->id.enhanced_port0 = cfg->enhanced_port0;
-    sw->id.port0_client_rereg = pz_config_wants_ip(cfg);
+    sw->id.port0_client_rereg = pz_config_port0_sa_clients(cfg);
     sw->id.lft_cap = (uint16_t)cfg->lft_cap;
     sw->id.mft_cap = (uint16_t)cfg->mft_cap;
     sw->bm = board_mem_create(&sw->id);
@@ -99,7 +99,7 @@ static int pz_setup_board_sim(struct pz_switch *sw, struct pz_config *cfg)
         sw->env.io = sw->board_io;
         pz_log(PZ_LOG_INFO, "MADs over the board/sim connection (mad_transport)");
     }
-    board_sim_set_port0_client_rereg(sw->bs, pz_config_wants_ip(cfg));
+    board_sim_set_port0_client_rereg(sw->bs, pz_config_port0_sa_clients(cfg));
     sw->board = board_sim_board(sw->bs);
     sw->id = *sw->board->id;
     snprintf(cfg->node_desc, sizeof(cfg->node_desc), "%.64s", sw->id.node_desc);

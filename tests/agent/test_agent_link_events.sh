@@ -47,6 +47,11 @@ check "OpenSM: SUBNET UP" wait_file sm/osm.log 40 'SUBNET UP'
 
 SPINE=$(diag smpquery -D portinfo "$PATH_TO_SPINE" 0 | sed -n 's/^Lid:\.*//p')
 check "Spine1 has a LID" test -n "$SPINE" -a "${SPINE:-0}" != 0
+# Without an IP address its reachability service still registers at the SA,
+# so a new SM's ClientReregister must reach it.
+diag smpquery -D portinfo "$PATH_TO_SPINE" 0 > spine_pi0.txt 2> /dev/null
+check "Spine1 port 0 advertises IsClientReregistrationSupported (reach = on, no IP)" \
+    grep -q IsClientRegistrationSupported spine_pi0.txt # libibmad's name for bit 25
 check "Spine1 port 4: Active before" wait_value 20 Active spine_port LinkState 4
 traps0=$(traps)
 downed0=$(link_downed 4)

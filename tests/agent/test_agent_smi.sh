@@ -42,8 +42,10 @@ PIDS+=("$!")
 check "pzfabrics ready" wait_file a/fabric.out 10 '^ready$'
 wait_file i/fabric.out 10 '^ready$'
 # umad2sim with the repair (as pz-attach); the receive record gives the ingress port.
+# reach = off: with no SA client on port 0 it advertises what the in-process
+# switch does (reachability adds IsClientReregistrationSupported).
 (cd agent && LD_PRELOAD=$UMAD2SIM SIM_HOST=Spine1 IBSIM_SOCKNAME=$SOCK_A \
-    exec "$PORTZEROD" -o board=sim > ../agent.out 2> ../agent.err) &
+    exec "$PORTZEROD" -o board=sim -o reach=off > ../agent.out 2> ../agent.err) &
 AGENT=$!
 PIDS+=("$AGENT")
 check "portzerod ready" wait_file agent.out 10 '^ready$'
