@@ -195,6 +195,7 @@ fuzz-long: fuzz
 	$(call run_fuzzers,$(FUZZ_LONG_SECONDS))
 
 bench: build image
+	bash scripts/install-deps.sh --bench
 	@found=0; \
 	for b in $(BUILD_DIR)/bin/bench_*; do \
 	    [ -f "$$b" ] && [ -x "$$b" ] || continue; \

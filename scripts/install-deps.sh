@@ -17,6 +17,12 @@ PACKAGES=(
     libmbedtls-dev libsodium-dev libcrypt-dev openssh-client openssh-server ssh-audit whois openssl
 )
 
+# --bench: also what only `make bench` uses (Debian's snmpd, the reference
+# agent of bench_snmp.sh; the benches' own sshd comes with openssh-server).
+if [ "${1:-}" = --bench ]; then
+    PACKAGES+=(snmpd)
+fi
+
 missing=()
 for p in "${PACKAGES[@]}"; do
     status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
