@@ -9,6 +9,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -32,8 +33,13 @@ void pz_snmp_get_info(const struct pz_snmp *s, struct pz_snmp_info *info)
     pz_snmp_get_stats(s, &info->agent);
 }
 
+/* Longest configuration line (net-snmp's own limit), words per line, word length. */
+#define SNMP_LINE 1024
+#define SNMP_WORDS 16
+#define SNMP_WORD 256
+
 /* Copy the words words[from..n) joined by spaces into out. */
-static void snmp_join(char *out, size_t cap, char **words, int from, int n)
+static void snmp_join(char *out, size_t cap, char (*words)[SNMP_WORD], int from, int n)
 {
     size_t len = 0;
 
@@ -43,44 +49,67 @@ static void snmp_join(char *out, size_t cap, char **words, int from, int n)
 }
 
 /*
- * One configuration line's words as an item without secrets; false for a line
- * that is not access or a sink.  createUser: name and protocols (no pass
- * phrases); rouser/rwuser: name and the rest; communities: the string hidden,
- * the source and view kept; sinks: the host and port (the community hidden).
+ * The port of a sink: the third argument (trap2sink HOST [COMMUNITY [PORT]]),
+ * else the ":PORT" of the host, else 162.
  */
-static bool snmp_item(char **w, int n, struct pz_snmp_conf_item *it)
+static const char *snmp_sink_port(char (*w)[SNMP_WORD], int n)
+{
+    const char *colon = strrchr(w[1], ':');
+
+    if (n > 3)
+        return w[3];
+    return colon && colon[1] ? colon + 1 : "162";
+}
+
+/*
+ * One configuration line's words as an item without secrets; false for a line
+ * that is not access or a sink.  The words are net-snmp's (copy_nword: a
+ * quoted pass phrase or community is one word), tokens match in any case, as
+ * net-snmp's do.  createUser: name and protocols (no pass phrases);
+ * rouser/rwuser: name and the rest; communities: the string hidden, the
+ * source and view kept; sinks: the host and port (the community hidden).
+ */
+static bool snmp_item(char (*w)[SNMP_WORD], int n, struct pz_snmp_conf_item *it)
 {
     int u = 1;
 
-    snprintf(it->kind, sizeof(it->kind), "%s", w[0]);
-    if (!strcmp(w[0], "createUser")) {
-        if (n > 2 && !strcmp(w[1], "-e"))
-            u = 3;
+    snprintf(it->kind, sizeof(it->kind), "%.*s", (int)sizeof(it->kind) - 1, w[0]);
+    if (!strcasecmp(w[0], "createUser")) {
+        if (u < n && !strcmp(w[u], "-M"))
+            u++; /* net-snmp's keep-master-key flag */
+        if (u + 1 < n && !strcmp(w[u], "-e"))
+            u += 2;
         if (u >= n)
             return false;
-        snprintf(it->name, sizeof(it->name), "%s", w[u]);
-        snprintf(it->detail, sizeof(it->detail), "%s %s", u + 1 < n ? w[u + 1] : "noauth",
+        snprintf(it->name, sizeof(it->name), "%.*s", (int)sizeof(it->name) - 1, w[u]);
+        snprintf(it->detail, sizeof(it->detail), "%.40s %.40s", u + 1 < n ? w[u + 1] : "noauth",
                  u + 3 < n ? w[u + 3] : "nopriv");
         return true;
     }
-    if (!strcmp(w[0], "rouser") || !strcmp(w[0], "rwuser")) {
+    if (!strcasecmp(w[0], "rouser") || !strcasecmp(w[0], "rwuser")) {
         if (n > 2 && !strcmp(w[1], "-s"))
             u = 3;
         if (u >= n)
             return false;
-        snprintf(it->name, sizeof(it->name), "%s", w[u]);
+        snprintf(it->name, sizeof(it->name), "%.*s", (int)sizeof(it->name) - 1, w[u]);
         snmp_join(it->detail, sizeof(it->detail), w, u + 1, n);
         return true;
     }
-    if (!strncmp(w[0], "rocommunity", 11) || !strncmp(w[0], "rwcommunity", 11)) {
+    if (!strncasecmp(w[0], "rocommunity", 11) || !strncasecmp(w[0], "rwcommunity", 11)) {
         snprintf(it->name, sizeof(it->name), "(hidden)");
         snmp_join(it->detail, sizeof(it->detail), w, 2, n);
         return n > 1;
     }
-    if (!strcmp(w[0], "trapsink") || !strcmp(w[0], "trap2sink") || !strcmp(w[0], "informsink")) {
-        snprintf(it->name, sizeof(it->name), "%s", n > 1 ? w[1] : "");
-        snprintf(it->detail, sizeof(it->detail), "port %s", n > 3 ? w[3] : "162");
-        return n > 1;
+    if (!strcasecmp(w[0], "trapsink") || !strcasecmp(w[0], "trap2sink") ||
+        !strcasecmp(w[0], "informsink")) {
+        if (n < 2)
+            return false;
+        snprintf(it->name, sizeof(it->name), "%.*s",
+                 (int)(strcspn(w[1], ":") < sizeof(it->name) ? strcspn(w[1], ":")
+                                                             : sizeof(it->name) - 1),
+                 w[1]);
+        snprintf(it->detail, sizeof(it->detail), "port %.16s", snmp_sink_port(w, n));
+        return true;
     }
     return false;
 }
@@ -88,19 +117,30 @@ static bool snmp_item(char **w, int n, struct pz_snmp_conf_item *it)
 size_t pz_snmp_conf_items(const struct pz_snmp *s, struct pz_snmp_conf_item *items, size_t max)
 {
     FILE *f = s->p.config_file ? fopen(s->p.config_file, "r") : NULL;
-    char line[512];
+    char line[SNMP_LINE];
+    char w[SNMP_WORDS][SNMP_WORD];
     size_t count = 0;
 
     if (!f)
         return 0;
     while (count < max && fgets(line, sizeof(line), f)) {
-        char *w[16], *save = NULL, *tok;
+        const char *cp = line;
         int n = 0;
 
-        for (tok = strtok_r(line, " \t\r\n", &save); tok && n < 16;
-             tok = strtok_r(NULL, " \t\r\n", &save))
-            w[n++] = tok;
-        if (n && w[0][0] != '#' && snmp_item(w, n, &items[count]))
+        /* The rest of an overlong line is not a line of its own. */
+        if (!strchr(line, '\n') && !feof(f)) {
+            int c;
+
+            while ((c = fgetc(f)) != EOF && c != '\n')
+                ;
+        }
+        line[strcspn(line, "\r\n")] = '\0';
+        cp = skip_white_const(cp);
+        if (!cp || *cp == '#')
+            continue;
+        while (cp && n < SNMP_WORDS)
+            cp = copy_nword_const(cp, w[n++], SNMP_WORD);
+        if (snmp_item(w, n, &items[count]))
             count++;
     }
     fclose(f);

@@ -14,6 +14,8 @@
 #     an up port leaves it alone (no retraining), the management port and
 #     interface are refused (inconsistentValue);
 #   - snmptrapd receives coldStart, linkDown/linkUp, hot-spot onset/clear;
+#   - what show snmp lists (snmp_testd's "conf") holds no part of a quoted
+#     pass phrase or community with spaces (net-snmp's words, not blanks');
 #   - with no configuration nothing is answered.
 # Usage: test_snmp_agent.sh SNMP_TESTD
 set -u
@@ -27,6 +29,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/pzt-snmp.XXXXXX")
 PORT=$((20000 + ($$ % 20000)))
 TRAP_PORT=$((PORT + 1))
 EMPTY_PORT=$((PORT + 2))
+SPARE_PORT=$((PORT + 3)) # a sink nobody listens on
 AGENT_PID=
 TRAPD_PID=
 EMPTY_PID=
@@ -60,6 +63,9 @@ sysLocation lab rack 3
 sysContact ops@example.net
 sysName leaf-1
 trap2sink 127.0.0.1:$TRAP_PORT pzpublic
+createUser pzspaced SHA-256 "spaced auth secret" AES "spaced priv secret"
+rouser pzspaced priv
+trap2sink 127.0.0.1 "sink community secret" $SPARE_PORT
 EOF
 } > "$WORK/agent.conf"
 
@@ -118,6 +124,22 @@ got=$(snmpget -v3 -l authPriv -u nobody -a SHA-256 -A whateverpass -x AES -X wha
 check "an unknown user is refused" bash -c "[[ '$got' == *[Uu]nknown\ user* ]]"
 got=$(snmpget -v2c -c wrongcommunity -t 1 -r 0 -Oqv "$AGENT" .1.3.6.1.2.1.1.1.0 2>&1)
 check "a wrong community gets no answer" bash -c "[[ '$got' == *Timeout* ]]"
+
+check_eq "a user whose pass phrases hold spaces reads sysName" '"leaf-1"' \
+    "$(snmpget -v3 -l authPriv -u pzspaced -a SHA-256 -A "spaced auth secret" -x AES \
+        -X "spaced priv secret" -t 2 -r 1 -Oqv "$AGENT" .1.3.6.1.2.1.1.5.0 2>&1)"
+# What show snmp lists: pass phrases and community strings with spaces are
+# single (quoted) words to net-snmp, so no part of them may be listed.
+ctl conf
+wait_lines "$WORK/agent.out" 5 '^conf end$' 1
+grep '^conf ' "$WORK/agent.out" > "$WORK/conf"
+check "conf: the spaced user with its protocols only" grep -qxF 'conf createUser|pzspaced|SHA-256 AES' "$WORK/conf"
+check "conf: the sink with a spaced community: host and port" \
+    grep -qxF "conf trap2sink|127.0.0.1|port $SPARE_PORT" "$WORK/conf"
+check "conf: the sink given as host:port: host and its port" \
+    grep -qxF "conf trap2sink|127.0.0.1|port $TRAP_PORT" "$WORK/conf"
+check "conf: no word of a pass phrase or community anywhere" \
+    bash -c "! grep -qiwE 'secret|community|pzpublic|[a-z]*pass1' '$WORK/conf'"
 
 # --- IF-MIB ----------------------------------------------------------------
 check_eq "ifNumber = 36 ports + the management interface" 37 "$(get_ro .1.3.6.1.2.1.2.1.0)"
