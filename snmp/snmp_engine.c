@@ -5,7 +5,7 @@
  *
  * Files net-snmp touches: the configuration file the caller names (read
  * as an snmpd.conf, "optional config"), and <state_dir>/portzero-snmp.conf,
- * its persistent file (engineID, engineBoots, localized usmUser lines,
+ * its persistent file (engineID, engineBoots, users created over SNMP,
  * ifAlias values), rewritten through a temporary file in the same
  * directory.  The default search path (/etc/snmp, /usr/share/snmp, ~/.snmp)
  * is replaced by an empty one, SNMPCONFPATH and SNMP_PERSISTENT_FILE are
@@ -131,6 +131,38 @@ static void snmp_engine_modules(void)
     init_setSerialNo();
 }
 
+/*
+ * createUser, parsed by net-snmp (usm_parse_create_usmUser), its user then
+ * made readOnly.  net-snmp stores nonVolatile users in the persistent file
+ * and reads them back at the next start before the configuration: a user
+ * whose createUser line was removed from snmp_config kept authenticating
+ * with its old keys.  A readOnly user is not stored (the configuration
+ * creates it again at every start) and cannot be changed over SNMP; users
+ * created through usmUserTable stay nonVolatile and persist.
+ */
+static void snmp_engine_create_user(const char *token, char *line)
+{
+    char name[SNMP_MAXBUF_SMALL] = "";
+    const char *cp = line;
+    struct usmUser *u;
+
+    /* [-M] [-e ENGINEID] NAME ... (usm_create_usmUser_from_string's order) */
+    if (cp)
+        cp = copy_nword_const(cp, name, sizeof(name));
+    if (cp && !strcmp(name, "-M"))
+        cp = copy_nword_const(cp, name, sizeof(name));
+    if (cp && !strcmp(name, "-e")) {
+        cp = copy_nword_const(cp, name, sizeof(name));
+        name[0] = '\0';
+        if (cp)
+            copy_nword_const(cp, name, sizeof(name));
+    }
+    usm_parse_create_usmUser(token, line);
+    for (u = usm_get_userList(); u && name[0]; u = u->next)
+        if (u->name && !strcmp(u->name, name))
+            u->userStorageType = ST_READONLY;
+}
+
 /* Our own MIBs; 0 or -1 with err set. */
 static int snmp_engine_own_mibs(struct pz_snmp *s, char *err, size_t errlen)
 {
@@ -237,6 +269,10 @@ struct pz_snmp *pz_snmp_create(const struct pz_snmp_params *params, char *err, s
     }
     snmp_engine_role();
     init_agent(PZ_SNMP_APP);
+    /* Replaces the handler init_agent registered (init_usmConf). */
+    register_config_handler(PZ_SNMP_APP, "createUser", snmp_engine_create_user, NULL,
+                            "username [-e ENGINEID] (MD5|SHA|SHA-512|SHA-384|SHA-256|SHA-224) "
+                            "authpassphrase [(DES|AES) [privpassphrase]]");
     snmp_engine_modules();
     if (snmp_engine_own_mibs(s, err, errlen) != 0)
         goto fail;

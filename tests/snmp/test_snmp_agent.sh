@@ -9,7 +9,9 @@
 #   - octet counters = 4 x the PMA's PortXmitData; a 32-bit column wraps;
 #   - ifOperStatus of an unplugged port; ifHighSpeed 4x EDR;
 #   - ifAlias set by the rwuser, refused to the rouser and the community,
-#     kept across a restart; engineBoots +1 per restart;
+#     kept across a restart; engineBoots +1 per restart; a user whose
+#     createUser line was removed is unknown after the restart, the state
+#     file keeps no configured user;
 #   - ifAdminStatus down/up moves PhysState (read from the switch), up on
 #     an up port leaves it alone (no retraining), the management port and
 #     interface are refused (inconsistentValue);
@@ -265,6 +267,9 @@ check "snmptrapd received hot-spot clear of port 9" \
 
 # --- restart: persistence ----------------------------------------------------
 boots=$(engine_boots)
+# A user whose createUser line leaves the configuration is gone after the
+# restart (net-snmp stored its localized keys and read them back before).
+sed -i '/^createUser pzspaced /d' "$WORK/agent.conf"
 stop_pid "$AGENT_PID"
 check_eq "snmp_testd exits 0 on SIGTERM" 0 "$STOP_RC"
 AGENT_PID=
@@ -272,6 +277,15 @@ check "snmp_testd serves again" start_agent 2
 check_eq "engineBoots incremented across the restart" $((boots + 1)) "$(engine_boots)"
 check_eq "ifAlias kept across the restart" '"uplink to spine-1"' "$(get_ro "$IFX.18.2")"
 check_eq "ifAlias with CR LF kept across the restart" "410D0A42" "$(alias_hex)"
+got=$(snmpget -v3 -l authPriv -u pzspaced -a SHA-256 -A "spaced auth secret" -x AES \
+    -X "spaced priv secret" -t 1 -r 0 -Oqv "$AGENT" .1.3.6.1.2.1.1.5.0 2>&1)
+check "a user removed from the configuration is unknown after the restart ($got)" \
+    bash -c "[[ '$got' == *[Uu]nknown\ user* ]]"
+check_eq "the configured users still read after the restart" '"leaf-1"' "$(get_ro .1.3.6.1.2.1.1.5.0)"
+check "the state file keeps no user of the configuration (createUser makes them at each start)" \
+    bash -c "! grep -q '^usmUser' '$WORK/state/portzero-snmp.conf'"
+check_eq "a configured user is readOnly(5) in usmUserTable" 5 \
+    "$(snmpwalk "${RO[@]}" -Oqv "$AGENT" .1.3.6.1.6.3.15.1.2.2.1.12 2>&1 | sort -u)"
 check "the state directory holds only net-snmp's persistent file and cert index" \
     bash -c "[ \"\$(ls '$WORK/state' | tr '\n' ' ')\" = 'cert_indexes portzero-snmp.conf ' ]"
 
