@@ -59,6 +59,26 @@ uint32_t snmp_uptime(void)
     return (uint32_t)netsnmp_get_agent_uptime();
 }
 
+/*
+ * Whether path is a regular file we can open: net-snmp takes it as its
+ * "optional config", a comma-separated list of files it opens and reads
+ * line by line; a directory opens and reads as empty, so it started the
+ * agent with no access configured and no error.
+ */
+static bool snmp_engine_readable(const char *path)
+{
+    struct stat st;
+    FILE *f;
+
+    if (strchr(path, ',') || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return false;
+    f = fopen(path, "r");
+    if (!f)
+        return false;
+    fclose(f);
+    return true;
+}
+
 /* Point net-snmp's files at ours only; returns 0 or -1 with err set. */
 static int snmp_engine_paths(const struct pz_snmp_params *p, char *err, size_t errlen)
 {
@@ -70,7 +90,7 @@ static int snmp_engine_paths(const struct pz_snmp_params *p, char *err, size_t e
                  p->state_dir ? p->state_dir : "(none)");
         return -1;
     }
-    if (p->config_file && (strchr(p->config_file, ',') || access(p->config_file, R_OK) != 0)) {
+    if (p->config_file && !snmp_engine_readable(p->config_file)) {
         snprintf(err, errlen, "snmp: cannot read config file '%s'", p->config_file);
         return -1;
     }

@@ -18,6 +18,7 @@
 #   - snmptrapd receives coldStart, linkDown/linkUp, hot-spot onset/clear;
 #   - what show snmp lists (snmp_testd's "conf") holds no part of a quoted
 #     pass phrase or community with spaces (net-snmp's words, not blanks');
+#   - a config path that is missing or a directory is refused at start;
 #   - with no configuration nothing is answered.
 # Usage: test_snmp_agent.sh SNMP_TESTD
 set -u
@@ -288,6 +289,17 @@ check_eq "a configured user is readOnly(5) in usmUserTable" 5 \
     "$(snmpwalk "${RO[@]}" -Oqv "$AGENT" .1.3.6.1.6.3.15.1.2.2.1.12 2>&1 | sort -u)"
 check "the state directory holds only net-snmp's persistent file and cert index" \
     bash -c "[ \"\$(ls '$WORK/state' | tr '\n' ' ')\" = 'cert_indexes portzero-snmp.conf ' ]"
+
+# --- a configuration that is not a readable file: refused ----------------------
+refused_config() { # refused_config RC OUTPUT: a non-zero exit that names the file
+    [ "$1" -ne 0 ] && [[ "$2" == *"cannot read config file"* ]]
+}
+for bad in "$WORK/no-such.conf" "$WORK/client"; do
+    got=$(timeout 5 "$TESTD" --port "$EMPTY_PORT" --state "$WORK/empty-state" --config "$bad" \
+        --ports 4 2>&1 < /dev/null)
+    rc=$?
+    check "snmp_config $(basename "$bad") is refused at start (exit $rc)" refused_config "$rc" "$got"
+done
 
 # --- no configuration: no access -----------------------------------------------
 "$TESTD" --port "$EMPTY_PORT" --state "$WORK/empty-state" --ports 4 > "$WORK/empty.out" \
