@@ -124,6 +124,26 @@ static void snmp_engine_role(void)
     add_to_init_list(skip);
 }
 
+/*
+ * agentaddress lines append their addresses to the "none" the agent's
+ * ports start as (snmp_engine_role), and init_master_agent() stops at
+ * "none": the lines were ignored without a word.  Say so, once for all of
+ * them: the agent serves only the caller's transport (UDP 161 of the IP
+ * plane).
+ */
+static void snmp_engine_no_agentaddress(void)
+{
+    const char *ports = netsnmp_ds_get_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_PORTS);
+
+    if (!ports || strncmp(ports, "none,", 5) != 0)
+        return;
+    snmp_log(LOG_ERR,
+             "portzero: agentaddress %s refused: the agent serves UDP 161 of the switch's "
+             "IP plane only\n",
+             ports + 5);
+    netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_PORTS, "none");
+}
+
 /* The standard MIB modules, and sysDescr/sysObjectID unless the config sets them. */
 static void snmp_engine_modules(void)
 {
@@ -297,6 +317,7 @@ struct pz_snmp *pz_snmp_create(const struct pz_snmp_params *params, char *err, s
     if (snmp_engine_own_mibs(s, err, errlen) != 0)
         goto fail;
     init_snmp(PZ_SNMP_APP);
+    snmp_engine_no_agentaddress();
     init_master_agent();
     t = snmp_transport_open_server(s);
     if (!t || snmp_engine_listen(t) != 0) {

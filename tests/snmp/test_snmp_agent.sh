@@ -18,6 +18,7 @@
 #   - snmptrapd receives coldStart, linkDown/linkUp, hot-spot onset/clear;
 #   - what show snmp lists (snmp_testd's "conf") holds no part of a quoted
 #     pass phrase or community with spaces (net-snmp's words, not blanks');
+#   - agentaddress is refused with a message (the caller's transport only);
 #   - a config path that is missing or a directory is refused at start;
 #   - with no configuration nothing is answered.
 # Usage: test_snmp_agent.sh SNMP_TESTD
@@ -69,6 +70,7 @@ trap2sink 127.0.0.1:$TRAP_PORT pzpublic
 createUser pzspaced SHA-256 "spaced auth secret" AES "spaced priv secret"
 rouser pzspaced priv
 trap2sink 127.0.0.1 "sink community secret" $SPARE_PORT
+agentaddress udp:127.0.0.1:$SPARE_PORT
 EOF
 } > "$WORK/agent.conf"
 
@@ -143,6 +145,11 @@ check "conf: the sink given as host:port: host and its port" \
     grep -qxF "conf trap2sink|127.0.0.1|port $TRAP_PORT" "$WORK/conf"
 check "conf: no word of a pass phrase or community anywhere" \
     bash -c "! grep -qiwE 'secret|community|pzpublic|[a-z]*pass1' '$WORK/conf'"
+
+check "agentaddress is refused with a message" \
+    grep -qF "agentaddress udp:127.0.0.1:$SPARE_PORT refused" "$WORK/agent.err"
+got=$(snmpget "${COM[@]}" -t 1 -r 0 -Oqv "127.0.0.1:$SPARE_PORT" .1.3.6.1.2.1.1.5.0 2>&1)
+check "nothing answers on the agentaddress port" bash -c "[[ '$got' == *Timeout* ]]"
 
 # --- IF-MIB ----------------------------------------------------------------
 check_eq "ifNumber = 36 ports + the management interface" 37 "$(get_ro .1.3.6.1.2.1.2.1.0)"
