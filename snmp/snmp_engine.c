@@ -173,32 +173,24 @@ static void snmp_engine_modules(void)
 
 /*
  * createUser, parsed by net-snmp (usm_parse_create_usmUser), its user then
- * made readOnly.  net-snmp stores nonVolatile users in the persistent file
- * and reads them back at the next start before the configuration: a user
- * whose createUser line was removed from snmp_config kept authenticating
- * with its old keys.  A readOnly user is not stored (the configuration
- * creates it again at every start) and cannot be changed over SNMP; users
- * created through usmUserTable stay nonVolatile and persist.
+ * made readOnly when the line is the configuration file's.  net-snmp
+ * stores nonVolatile users in the persistent file and reads them back at
+ * the next start before the configuration: a user whose createUser line
+ * was removed from snmp_config kept authenticating with its old keys.  A
+ * readOnly user is not stored (the configuration creates it again at every
+ * start) and cannot be changed over SNMP; users created through
+ * usmUserTable, or by a createUser line in the persistent file, stay
+ * nonVolatile and persist.
  */
 static void snmp_engine_create_user(const char *token, char *line)
 {
-    char name[SNMP_MAXBUF_SMALL] = "";
-    const char *cp = line;
+    const char *conf = netsnmp_ds_get_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_OPTIONALCONFIG);
+    char name[SNMP_MAXBUF_SMALL];
+    bool configured = snmp_conf_user_configured(conf, line, name, sizeof(name));
     struct usmUser *u;
 
-    /* [-M] [-e ENGINEID] NAME ... (usm_create_usmUser_from_string's order) */
-    if (cp)
-        cp = copy_nword_const(cp, name, sizeof(name));
-    if (cp && !strcmp(name, "-M"))
-        cp = copy_nword_const(cp, name, sizeof(name));
-    if (cp && !strcmp(name, "-e")) {
-        cp = copy_nword_const(cp, name, sizeof(name));
-        name[0] = '\0';
-        if (cp)
-            copy_nword_const(cp, name, sizeof(name));
-    }
     usm_parse_create_usmUser(token, line);
-    for (u = usm_get_userList(); u && name[0]; u = u->next)
+    for (u = usm_get_userList(); u && configured; u = u->next)
         if (u->name && !strcmp(u->name, name))
             u->userStorageType = ST_READONLY;
 }

@@ -62,6 +62,105 @@ static const char *snmp_sink_port(char (*w)[SNMP_WORD], int n)
 }
 
 /*
+ * The index of the user name in createUser's words from first on:
+ * [-M] [-e ENGINEID] NAME (usm_create_usmUser_from_string's order); n if none.
+ */
+static int snmp_user_word(char (*w)[SNMP_WORD], int first, int n)
+{
+    int u = first;
+
+    if (u < n && !strcmp(w[u], "-M"))
+        u++; /* net-snmp's keep-master-key flag */
+    if (u < n && !strcmp(w[u], "-e"))
+        u += 2;
+    return u < n ? u : n;
+}
+
+/* Split text into net-snmp's words (copy_nword: quotes, backslashes); the count. */
+static int snmp_words(const char *text, char (*w)[SNMP_WORD])
+{
+    const char *cp = skip_white_const(text);
+    int n = 0;
+
+    while (cp && n < SNMP_WORDS)
+        cp = copy_nword_const(cp, w[n++], SNMP_WORD);
+    return n;
+}
+
+/*
+ * Call fn with the words of every line of the configuration file at path
+ * that is not blank or a comment, until fn returns false.  Returns false if
+ * the file cannot be opened.
+ */
+static bool snmp_conf_lines(const char *path, bool (*fn)(char (*w)[SNMP_WORD], int n, void *arg),
+                            void *arg)
+{
+    FILE *f = path ? fopen(path, "r") : NULL;
+    char line[SNMP_LINE];
+    char w[SNMP_WORDS][SNMP_WORD];
+
+    if (!f)
+        return false;
+    while (fgets(line, sizeof(line), f)) {
+        const char *cp;
+        int n;
+
+        /* The rest of an overlong line is not a line of its own. */
+        if (!strchr(line, '\n') && !feof(f)) {
+            int c;
+
+            while ((c = fgetc(f)) != EOF && c != '\n')
+                ;
+        }
+        line[strcspn(line, "\r\n")] = '\0';
+        cp = skip_white_const(line);
+        if (!cp || *cp == '#')
+            continue;
+        n = snmp_words(cp, w);
+        if (n && !fn(w, n, arg))
+            break;
+    }
+    fclose(f);
+    return true;
+}
+
+/* What snmp_conf_user_configured looks for and found. */
+struct snmp_user_find {
+    const char *name;
+    bool found;
+};
+
+/* snmp_conf_lines callback: stop at a createUser line of the user sought. */
+static bool snmp_user_find_line(char (*w)[SNMP_WORD], int n, void *arg)
+{
+    struct snmp_user_find *uf = arg;
+    int u;
+
+    if (strcasecmp(w[0], "createUser"))
+        return true;
+    u = snmp_user_word(w, 1, n);
+    uf->found = u < n && !strcmp(w[u], uf->name);
+    return !uf->found;
+}
+
+bool snmp_conf_user_configured(const char *path, const char *args, char *name, size_t cap)
+{
+    char w[SNMP_WORDS][SNMP_WORD];
+    int n = snmp_words(args ? args : "", w);
+    int u = snmp_user_word(w, 0, n);
+    struct snmp_user_find uf = {.name = name, .found = false};
+
+    if (!cap)
+        return false;
+    name[0] = '\0';
+    if (u >= n)
+        return false;
+    snprintf(name, cap, "%s", w[u]);
+    snmp_conf_lines(path, snmp_user_find_line, &uf);
+    return uf.found;
+}
+
+/*
  * One configuration line's words as an item without secrets; false for a line
  * that is not access or a sink.  The words are net-snmp's (copy_nword: a
  * quoted pass phrase or community is one word), tokens match in any case, as
@@ -75,10 +174,7 @@ static bool snmp_item(char (*w)[SNMP_WORD], int n, struct pz_snmp_conf_item *it)
 
     snprintf(it->kind, sizeof(it->kind), "%.*s", (int)sizeof(it->kind) - 1, w[0]);
     if (!strcasecmp(w[0], "createUser")) {
-        if (u < n && !strcmp(w[u], "-M"))
-            u++; /* net-snmp's keep-master-key flag */
-        if (u + 1 < n && !strcmp(w[u], "-e"))
-            u += 2;
+        u = snmp_user_word(w, 1, n);
         if (u >= n)
             return false;
         snprintf(it->name, sizeof(it->name), "%.*s", (int)sizeof(it->name) - 1, w[u]);
@@ -114,35 +210,27 @@ static bool snmp_item(char (*w)[SNMP_WORD], int n, struct pz_snmp_conf_item *it)
     return false;
 }
 
+/* What pz_snmp_conf_items fills. */
+struct snmp_items {
+    struct pz_snmp_conf_item *items;
+    size_t count, max;
+};
+
+/* snmp_conf_lines callback: one item per access or sink line, until max. */
+static bool snmp_items_line(char (*w)[SNMP_WORD], int n, void *arg)
+{
+    struct snmp_items *it = arg;
+
+    if (snmp_item(w, n, &it->items[it->count]))
+        it->count++;
+    return it->count < it->max;
+}
+
 size_t pz_snmp_conf_items(const struct pz_snmp *s, struct pz_snmp_conf_item *items, size_t max)
 {
-    FILE *f = s->p.config_file ? fopen(s->p.config_file, "r") : NULL;
-    char line[SNMP_LINE];
-    char w[SNMP_WORDS][SNMP_WORD];
-    size_t count = 0;
+    struct snmp_items it = {.items = items, .count = 0, .max = max};
 
-    if (!f)
-        return 0;
-    while (count < max && fgets(line, sizeof(line), f)) {
-        const char *cp = line;
-        int n = 0;
-
-        /* The rest of an overlong line is not a line of its own. */
-        if (!strchr(line, '\n') && !feof(f)) {
-            int c;
-
-            while ((c = fgetc(f)) != EOF && c != '\n')
-                ;
-        }
-        line[strcspn(line, "\r\n")] = '\0';
-        cp = skip_white_const(cp);
-        if (!cp || *cp == '#')
-            continue;
-        while (cp && n < SNMP_WORDS)
-            cp = copy_nword_const(cp, w[n++], SNMP_WORD);
-        if (snmp_item(w, n, &items[count]))
-            count++;
-    }
-    fclose(f);
-    return count;
+    if (max)
+        snmp_conf_lines(s->p.config_file, snmp_items_line, &it);
+    return it.count;
 }

@@ -279,6 +279,10 @@ boots=$(engine_boots)
 # restart (net-snmp stored its localized keys and read them back before).
 sed -i '/^createUser pzspaced /d' "$WORK/agent.conf"
 stop_pid "$AGENT_PID"
+# net-snmp's own way still works: a createUser line in the persistent file
+# becomes a stored (localized) user.
+echo 'createUser pzstate SHA-256 "stateauthpass1"' >> "$WORK/state/portzero-snmp.conf"
+echo 'rouser pzstate auth' >> "$WORK/agent.conf"
 check_eq "snmp_testd exits 0 on SIGTERM" 0 "$STOP_RC"
 AGENT_PID=
 check "snmp_testd serves again" start_agent 2
@@ -290,10 +294,16 @@ got=$(snmpget -v3 -l authPriv -u pzspaced -a SHA-256 -A "spaced auth secret" -x 
 check "a user removed from the configuration is unknown after the restart ($got)" \
     bash -c "[[ '$got' == *[Uu]nknown\ user* ]]"
 check_eq "the configured users still read after the restart" '"leaf-1"' "$(get_ro .1.3.6.1.2.1.1.5.0)"
+check_eq "a user of the persistent file's createUser reads" '"leaf-1"' \
+    "$(snmpget -v3 -l authNoPriv -u pzstate -a SHA-256 -A stateauthpass1 -t 2 -r 1 -Oqv "$AGENT" \
+        .1.3.6.1.2.1.1.5.0 2>&1)"
+check "the state file keeps that user localized, without its pass phrase" \
+    bash -c "grep -q '^usmUser .*\"pzstate\"' '$WORK/state/portzero-snmp.conf' &&
+        ! grep -q stateauthpass1 '$WORK/state/portzero-snmp.conf'"
 check "the state file keeps no user of the configuration (createUser makes them at each start)" \
-    bash -c "! grep -q '^usmUser' '$WORK/state/portzero-snmp.conf'"
-check_eq "a configured user is readOnly(5) in usmUserTable" 5 \
-    "$(snmpwalk "${RO[@]}" -Oqv "$AGENT" .1.3.6.1.6.3.15.1.2.2.1.12 2>&1 | sort -u)"
+    bash -c "! grep -E '^usmUser' '$WORK/state/portzero-snmp.conf' | grep -qv pzstate"
+check_eq "the configured users are readOnly(5) in usmUserTable, the stored one nonVolatile(3)" "3 5" \
+    "$(snmpwalk "${RO[@]}" -Oqv "$AGENT" .1.3.6.1.6.3.15.1.2.2.1.12 2>&1 | sort -u | tr '\n' ' ' | sed 's/ $//')"
 check "the state directory holds only net-snmp's persistent file and cert index" \
     bash -c "[ \"\$(ls '$WORK/state' | tr '\n' ' ')\" = 'cert_indexes portzero-snmp.conf ' ]"
 
