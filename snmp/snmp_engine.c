@@ -5,7 +5,7 @@
  *
  * Files net-snmp touches: the configuration file the caller names (read
  * as an snmpd.conf, "optional config"), and <state_dir>/portzero-snmp.conf,
- * its persistent file (engineID, engineBoots, localized usmUser lines,
+ * its persistent file (engineID, engineBoots, users created over SNMP,
  * ifAlias values), rewritten through a temporary file in the same
  * directory.  The default search path (/etc/snmp, /usr/share/snmp, ~/.snmp)
  * is replaced by an empty one, SNMPCONFPATH and SNMP_PERSISTENT_FILE are
@@ -59,6 +59,26 @@ uint32_t snmp_uptime(void)
     return (uint32_t)netsnmp_get_agent_uptime();
 }
 
+/*
+ * Whether path is a regular file we can open: net-snmp takes it as its
+ * "optional config", a comma-separated list of files it opens and reads
+ * line by line; a directory opens and reads as empty, so it started the
+ * agent with no access configured and no error.
+ */
+static bool snmp_engine_readable(const char *path)
+{
+    struct stat st;
+    FILE *f;
+
+    if (strchr(path, ',') || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return false;
+    f = fopen(path, "r");
+    if (!f)
+        return false;
+    fclose(f);
+    return true;
+}
+
 /* Point net-snmp's files at ours only; returns 0 or -1 with err set. */
 static int snmp_engine_paths(const struct pz_snmp_params *p, char *err, size_t errlen)
 {
@@ -70,7 +90,7 @@ static int snmp_engine_paths(const struct pz_snmp_params *p, char *err, size_t e
                  p->state_dir ? p->state_dir : "(none)");
         return -1;
     }
-    if (p->config_file && (strchr(p->config_file, ',') || access(p->config_file, R_OK) != 0)) {
+    if (p->config_file && !snmp_engine_readable(p->config_file)) {
         snprintf(err, errlen, "snmp: cannot read config file '%s'", p->config_file);
         return -1;
     }
@@ -104,6 +124,26 @@ static void snmp_engine_role(void)
     add_to_init_list(skip);
 }
 
+/*
+ * agentaddress lines append their addresses to the "none" the agent's
+ * ports start as (snmp_engine_role), and init_master_agent() stops at
+ * "none": the lines were ignored without a word.  Say so, once for all of
+ * them: the agent serves only the caller's transport (UDP 161 of the IP
+ * plane).
+ */
+static void snmp_engine_no_agentaddress(void)
+{
+    const char *ports = netsnmp_ds_get_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_PORTS);
+
+    if (!ports || strncmp(ports, "none,", 5) != 0)
+        return;
+    snmp_log(LOG_ERR,
+             "portzero: agentaddress %s refused: the agent serves UDP 161 of the switch's "
+             "IP plane only\n",
+             ports + 5);
+    netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_PORTS, "none");
+}
+
 /* The standard MIB modules, and sysDescr/sysObjectID unless the config sets them. */
 static void snmp_engine_modules(void)
 {
@@ -129,6 +169,30 @@ static void snmp_engine_modules(void)
     init_snmpTargetParamsEntry();
     init_target_counters();
     init_setSerialNo();
+}
+
+/*
+ * createUser, parsed by net-snmp (usm_parse_create_usmUser), its user then
+ * made readOnly when the line is the configuration file's.  net-snmp
+ * stores nonVolatile users in the persistent file and reads them back at
+ * the next start before the configuration: a user whose createUser line
+ * was removed from snmp_config kept authenticating with its old keys.  A
+ * readOnly user is not stored (the configuration creates it again at every
+ * start) and cannot be changed over SNMP; users created through
+ * usmUserTable, or by a createUser line in the persistent file, stay
+ * nonVolatile and persist.
+ */
+static void snmp_engine_create_user(const char *token, char *line)
+{
+    const char *conf = netsnmp_ds_get_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_OPTIONALCONFIG);
+    char name[SNMP_MAXBUF_SMALL];
+    bool configured = snmp_conf_user_configured(conf, line, name, sizeof(name));
+    struct usmUser *u;
+
+    usm_parse_create_usmUser(token, line);
+    for (u = usm_get_userList(); u && configured; u = u->next)
+        if (u->name && !strcmp(u->name, name))
+            u->userStorageType = ST_READONLY;
 }
 
 /* Our own MIBs; 0 or -1 with err set. */
@@ -237,10 +301,15 @@ struct pz_snmp *pz_snmp_create(const struct pz_snmp_params *params, char *err, s
     }
     snmp_engine_role();
     init_agent(PZ_SNMP_APP);
+    /* Replaces the handler init_agent registered (init_usmConf). */
+    register_config_handler(PZ_SNMP_APP, "createUser", snmp_engine_create_user, NULL,
+                            "username [-e ENGINEID] (MD5|SHA|SHA-512|SHA-384|SHA-256|SHA-224) "
+                            "authpassphrase [(DES|AES) [privpassphrase]]");
     snmp_engine_modules();
     if (snmp_engine_own_mibs(s, err, errlen) != 0)
         goto fail;
     init_snmp(PZ_SNMP_APP);
+    snmp_engine_no_agentaddress();
     init_master_agent();
     t = snmp_transport_open_server(s);
     if (!t || snmp_engine_listen(t) != 0) {

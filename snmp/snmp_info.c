@@ -9,6 +9,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -32,8 +33,13 @@ void pz_snmp_get_info(const struct pz_snmp *s, struct pz_snmp_info *info)
     pz_snmp_get_stats(s, &info->agent);
 }
 
+/* Longest configuration line (net-snmp's own limit), words per line, word length. */
+#define SNMP_LINE 1024
+#define SNMP_WORDS 16
+#define SNMP_WORD 256
+
 /* Copy the words words[from..n) joined by spaces into out. */
-static void snmp_join(char *out, size_t cap, char **words, int from, int n)
+static void snmp_join(char *out, size_t cap, char (*words)[SNMP_WORD], int from, int n)
 {
     size_t len = 0;
 
@@ -43,66 +49,188 @@ static void snmp_join(char *out, size_t cap, char **words, int from, int n)
 }
 
 /*
- * One configuration line's words as an item without secrets; false for a line
- * that is not access or a sink.  createUser: name and protocols (no pass
- * phrases); rouser/rwuser: name and the rest; communities: the string hidden,
- * the source and view kept; sinks: the host and port (the community hidden).
+ * The port of a sink: the third argument (trap2sink HOST [COMMUNITY [PORT]]),
+ * else the ":PORT" of the host, else 162.
  */
-static bool snmp_item(char **w, int n, struct pz_snmp_conf_item *it)
+static const char *snmp_sink_port(char (*w)[SNMP_WORD], int n)
+{
+    const char *colon = strrchr(w[1], ':');
+
+    if (n > 3)
+        return w[3];
+    return colon && colon[1] ? colon + 1 : "162";
+}
+
+/*
+ * The index of the user name in createUser's words from first on:
+ * [-M] [-e ENGINEID] NAME (usm_create_usmUser_from_string's order); n if none.
+ */
+static int snmp_user_word(char (*w)[SNMP_WORD], int first, int n)
+{
+    int u = first;
+
+    if (u < n && !strcmp(w[u], "-M"))
+        u++; /* net-snmp's keep-master-key flag */
+    if (u < n && !strcmp(w[u], "-e"))
+        u += 2;
+    return u < n ? u : n;
+}
+
+/* Split text into net-snmp's words (copy_nword: quotes, backslashes); the count. */
+static int snmp_words(const char *text, char (*w)[SNMP_WORD])
+{
+    const char *cp = skip_white_const(text);
+    int n = 0;
+
+    while (cp && n < SNMP_WORDS)
+        cp = copy_nword_const(cp, w[n++], SNMP_WORD);
+    return n;
+}
+
+/*
+ * Call fn with the words of every line of the configuration file at path
+ * that is not blank or a comment, until fn returns false.  Returns false if
+ * the file cannot be opened.
+ */
+static bool snmp_conf_lines(const char *path, bool (*fn)(char (*w)[SNMP_WORD], int n, void *arg),
+                            void *arg)
+{
+    FILE *f = path ? fopen(path, "r") : NULL;
+    char line[SNMP_LINE];
+    char w[SNMP_WORDS][SNMP_WORD];
+
+    if (!f)
+        return false;
+    while (fgets(line, sizeof(line), f)) {
+        const char *cp;
+        int n;
+
+        /* The rest of an overlong line is not a line of its own. */
+        if (!strchr(line, '\n') && !feof(f)) {
+            int c;
+
+            while ((c = fgetc(f)) != EOF && c != '\n')
+                ;
+        }
+        line[strcspn(line, "\r\n")] = '\0';
+        cp = skip_white_const(line);
+        if (!cp || *cp == '#')
+            continue;
+        n = snmp_words(cp, w);
+        if (n && !fn(w, n, arg))
+            break;
+    }
+    fclose(f);
+    return true;
+}
+
+/* What snmp_conf_user_configured looks for and found. */
+struct snmp_user_find {
+    const char *name;
+    bool found;
+};
+
+/* snmp_conf_lines callback: stop at a createUser line of the user sought. */
+static bool snmp_user_find_line(char (*w)[SNMP_WORD], int n, void *arg)
+{
+    struct snmp_user_find *uf = arg;
+    int u;
+
+    if (strcasecmp(w[0], "createUser"))
+        return true;
+    u = snmp_user_word(w, 1, n);
+    uf->found = u < n && !strcmp(w[u], uf->name);
+    return !uf->found;
+}
+
+bool snmp_conf_user_configured(const char *path, const char *args, char *name, size_t cap)
+{
+    char w[SNMP_WORDS][SNMP_WORD];
+    int n = snmp_words(args ? args : "", w);
+    int u = snmp_user_word(w, 0, n);
+    struct snmp_user_find uf = {.name = name, .found = false};
+
+    if (!cap)
+        return false;
+    name[0] = '\0';
+    if (u >= n)
+        return false;
+    snprintf(name, cap, "%s", w[u]);
+    snmp_conf_lines(path, snmp_user_find_line, &uf);
+    return uf.found;
+}
+
+/*
+ * One configuration line's words as an item without secrets; false for a line
+ * that is not access or a sink.  The words are net-snmp's (copy_nword: a
+ * quoted pass phrase or community is one word), tokens match in any case, as
+ * net-snmp's do.  createUser: name and protocols (no pass phrases);
+ * rouser/rwuser: name and the rest; communities: the string hidden, the
+ * source and view kept; sinks: the host and port (the community hidden).
+ */
+static bool snmp_item(char (*w)[SNMP_WORD], int n, struct pz_snmp_conf_item *it)
 {
     int u = 1;
 
-    snprintf(it->kind, sizeof(it->kind), "%s", w[0]);
-    if (!strcmp(w[0], "createUser")) {
-        if (n > 2 && !strcmp(w[1], "-e"))
-            u = 3;
+    snprintf(it->kind, sizeof(it->kind), "%.*s", (int)sizeof(it->kind) - 1, w[0]);
+    if (!strcasecmp(w[0], "createUser")) {
+        u = snmp_user_word(w, 1, n);
         if (u >= n)
             return false;
-        snprintf(it->name, sizeof(it->name), "%s", w[u]);
-        snprintf(it->detail, sizeof(it->detail), "%s %s", u + 1 < n ? w[u + 1] : "noauth",
+        snprintf(it->name, sizeof(it->name), "%.*s", (int)sizeof(it->name) - 1, w[u]);
+        snprintf(it->detail, sizeof(it->detail), "%.40s %.40s", u + 1 < n ? w[u + 1] : "noauth",
                  u + 3 < n ? w[u + 3] : "nopriv");
         return true;
     }
-    if (!strcmp(w[0], "rouser") || !strcmp(w[0], "rwuser")) {
+    if (!strcasecmp(w[0], "rouser") || !strcasecmp(w[0], "rwuser")) {
         if (n > 2 && !strcmp(w[1], "-s"))
             u = 3;
         if (u >= n)
             return false;
-        snprintf(it->name, sizeof(it->name), "%s", w[u]);
+        snprintf(it->name, sizeof(it->name), "%.*s", (int)sizeof(it->name) - 1, w[u]);
         snmp_join(it->detail, sizeof(it->detail), w, u + 1, n);
         return true;
     }
-    if (!strncmp(w[0], "rocommunity", 11) || !strncmp(w[0], "rwcommunity", 11)) {
+    if (!strncasecmp(w[0], "rocommunity", 11) || !strncasecmp(w[0], "rwcommunity", 11)) {
         snprintf(it->name, sizeof(it->name), "(hidden)");
         snmp_join(it->detail, sizeof(it->detail), w, 2, n);
         return n > 1;
     }
-    if (!strcmp(w[0], "trapsink") || !strcmp(w[0], "trap2sink") || !strcmp(w[0], "informsink")) {
-        snprintf(it->name, sizeof(it->name), "%s", n > 1 ? w[1] : "");
-        snprintf(it->detail, sizeof(it->detail), "port %s", n > 3 ? w[3] : "162");
-        return n > 1;
+    if (!strcasecmp(w[0], "trapsink") || !strcasecmp(w[0], "trap2sink") ||
+        !strcasecmp(w[0], "informsink")) {
+        if (n < 2)
+            return false;
+        snprintf(it->name, sizeof(it->name), "%.*s",
+                 (int)(strcspn(w[1], ":") < sizeof(it->name) ? strcspn(w[1], ":")
+                                                             : sizeof(it->name) - 1),
+                 w[1]);
+        snprintf(it->detail, sizeof(it->detail), "port %.16s", snmp_sink_port(w, n));
+        return true;
     }
     return false;
 }
 
+/* What pz_snmp_conf_items fills. */
+struct snmp_items {
+    struct pz_snmp_conf_item *items;
+    size_t count, max;
+};
+
+/* snmp_conf_lines callback: one item per access or sink line, until max. */
+static bool snmp_items_line(char (*w)[SNMP_WORD], int n, void *arg)
+{
+    struct snmp_items *it = arg;
+
+    if (snmp_item(w, n, &it->items[it->count]))
+        it->count++;
+    return it->count < it->max;
+}
+
 size_t pz_snmp_conf_items(const struct pz_snmp *s, struct pz_snmp_conf_item *items, size_t max)
 {
-    FILE *f = s->p.config_file ? fopen(s->p.config_file, "r") : NULL;
-    char line[512];
-    size_t count = 0;
+    struct snmp_items it = {.items = items, .count = 0, .max = max};
 
-    if (!f)
-        return 0;
-    while (count < max && fgets(line, sizeof(line), f)) {
-        char *w[16], *save = NULL, *tok;
-        int n = 0;
-
-        for (tok = strtok_r(line, " \t\r\n", &save); tok && n < 16;
-             tok = strtok_r(NULL, " \t\r\n", &save))
-            w[n++] = tok;
-        if (n && w[0][0] != '#' && snmp_item(w, n, &items[count]))
-            count++;
-    }
-    fclose(f);
-    return count;
+    if (max)
+        snmp_conf_lines(s->p.config_file, snmp_items_line, &it);
+    return it.count;
 }

@@ -144,6 +144,13 @@ void snmp_persist_register(struct pz_snmp *s);
 void snmp_persist_unregister(struct pz_snmp *s);
 
 /* Notifications (snmp_notify.c). */
+/*
+ * createUser's arguments args name a user (into name) that a createUser
+ * line of the configuration file at path creates too; false otherwise
+ * (the line came from another file: the persistent one).
+ */
+bool snmp_conf_user_configured(const char *path, const char *args, char *name, size_t cap);
+
 void snmp_notify_scan(struct pz_snmp *s, bool send);
 void snmp_notify_reach(struct pz_snmp *s, const struct pz_snmp_reach *peer);
 

@@ -19,6 +19,8 @@
  *   cong PORT             print "cong PORT <class> <ticks/s> <util permille>"
  *   reach LID 0|1         set the reachability table to one peer
  *   net 0 / net 1         every send fails (the IP path is down) / works again
+ *   conf                  print what show snmp lists: "conf KIND|NAME|DETAIL"
+ *                         per item, then "conf end"
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -97,6 +99,17 @@ static uint64_t *testd_counter(struct board_port_counters *c, const char *name)
     return NULL;
 }
 
+/* Print the configured items show snmp lists (pz_snmp_conf_items). */
+static void testd_conf(struct testd *t)
+{
+    struct pz_snmp_conf_item items[32];
+    size_t n = pz_snmp_conf_items(t->snmp, items, 32);
+
+    for (size_t i = 0; i < n; i++)
+        printf("conf %s|%s|%s\n", items[i].kind, items[i].name, items[i].detail);
+    printf("conf end\n");
+}
+
 /* Run one control command line; prints answers on stdout. */
 static void testd_command(struct testd *t, char *line)
 {
@@ -107,6 +120,11 @@ static void testd_command(struct testd *t, char *line)
     struct pma_counters pc;
     struct cong_port_view v;
 
+    if (strcmp(line, "conf") == 0) {
+        testd_conf(t);
+        fflush(stdout);
+        return;
+    }
     if (sscanf(line, "%31s %u %39s %llu", cmd, &port, name, &n) < 2)
         return;
     if (strcmp(cmd, "add") == 0) {

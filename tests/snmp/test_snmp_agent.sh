@@ -9,12 +9,18 @@
 #   - octet counters = 4 x the PMA's PortXmitData; a 32-bit column wraps;
 #   - ifOperStatus of an unplugged port; ifHighSpeed 4x EDR;
 #   - ifAlias set by the rwuser, refused to the rouser and the community,
-#     kept across a restart; engineBoots +1 per restart;
+#     kept across a restart; engineBoots +1 per restart; a user whose
+#     createUser line was removed is unknown after the restart, the state
+#     file keeps no configured user;
 #   - ifAdminStatus down/up moves PhysState (read from the switch), up on
 #     an up port leaves it alone (no retraining), the management port and
 #     interface are refused (inconsistentValue);
 #   - snmptrapd receives coldStart, linkDown/linkUp, hot-spot onset/clear;
 #     a link bounce while sends fail is held and arrives, in order, after;
+#   - what show snmp lists (snmp_testd's "conf") holds no part of a quoted
+#     pass phrase or community with spaces (net-snmp's words, not blanks');
+#   - agentaddress is refused with a message (the caller's transport only);
+#   - a config path that is missing or a directory is refused at start;
 #   - with no configuration nothing is answered.
 # Usage: test_snmp_agent.sh SNMP_TESTD
 set -u
@@ -28,6 +34,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/pzt-snmp.XXXXXX")
 PORT=$((20000 + ($$ % 20000)))
 TRAP_PORT=$((PORT + 1))
 EMPTY_PORT=$((PORT + 2))
+SPARE_PORT=$((PORT + 3)) # a sink nobody listens on
 AGENT_PID=
 TRAPD_PID=
 EMPTY_PID=
@@ -61,6 +68,10 @@ sysLocation lab rack 3
 sysContact ops@example.net
 sysName leaf-1
 trap2sink 127.0.0.1:$TRAP_PORT pzpublic
+createUser pzspaced SHA-256 "spaced auth secret" AES "spaced priv secret"
+rouser pzspaced priv
+trap2sink 127.0.0.1 "sink community secret" $SPARE_PORT
+agentaddress udp:127.0.0.1:$SPARE_PORT
 EOF
 } > "$WORK/agent.conf"
 
@@ -119,6 +130,27 @@ got=$(snmpget -v3 -l authPriv -u nobody -a SHA-256 -A whateverpass -x AES -X wha
 check "an unknown user is refused" bash -c "[[ '$got' == *[Uu]nknown\ user* ]]"
 got=$(snmpget -v2c -c wrongcommunity -t 1 -r 0 -Oqv "$AGENT" .1.3.6.1.2.1.1.1.0 2>&1)
 check "a wrong community gets no answer" bash -c "[[ '$got' == *Timeout* ]]"
+
+check_eq "a user whose pass phrases hold spaces reads sysName" '"leaf-1"' \
+    "$(snmpget -v3 -l authPriv -u pzspaced -a SHA-256 -A "spaced auth secret" -x AES \
+        -X "spaced priv secret" -t 2 -r 1 -Oqv "$AGENT" .1.3.6.1.2.1.1.5.0 2>&1)"
+# What show snmp lists: pass phrases and community strings with spaces are
+# single (quoted) words to net-snmp, so no part of them may be listed.
+ctl conf
+wait_lines "$WORK/agent.out" 5 '^conf end$' 1
+grep '^conf ' "$WORK/agent.out" > "$WORK/conf"
+check "conf: the spaced user with its protocols only" grep -qxF 'conf createUser|pzspaced|SHA-256 AES' "$WORK/conf"
+check "conf: the sink with a spaced community: host and port" \
+    grep -qxF "conf trap2sink|127.0.0.1|port $SPARE_PORT" "$WORK/conf"
+check "conf: the sink given as host:port: host and its port" \
+    grep -qxF "conf trap2sink|127.0.0.1|port $TRAP_PORT" "$WORK/conf"
+check "conf: no word of a pass phrase or community anywhere" \
+    bash -c "! grep -qiwE 'secret|community|pzpublic|[a-z]*pass1' '$WORK/conf'"
+
+check "agentaddress is refused with a message" \
+    grep -qF "agentaddress udp:127.0.0.1:$SPARE_PORT refused" "$WORK/agent.err"
+got=$(snmpget "${COM[@]}" -t 1 -r 0 -Oqv "127.0.0.1:$SPARE_PORT" .1.3.6.1.2.1.1.5.0 2>&1)
+check "nothing answers on the agentaddress port" bash -c "[[ '$got' == *Timeout* ]]"
 
 # --- IF-MIB ----------------------------------------------------------------
 check_eq "ifNumber = 36 ports + the management interface" 37 "$(get_ro .1.3.6.1.2.1.2.1.0)"
@@ -262,15 +294,48 @@ check "linkDown of port 11 before its linkUp" test \
 
 # --- restart: persistence ----------------------------------------------------
 boots=$(engine_boots)
+# A user whose createUser line leaves the configuration is gone after the
+# restart (net-snmp stored its localized keys and read them back before).
+sed -i '/^createUser pzspaced /d' "$WORK/agent.conf"
 stop_pid "$AGENT_PID"
+# net-snmp's own way still works: a createUser line in the persistent file
+# becomes a stored (localized) user.
+echo 'createUser pzstate SHA-256 "stateauthpass1"' >> "$WORK/state/portzero-snmp.conf"
+echo 'rouser pzstate auth' >> "$WORK/agent.conf"
 check_eq "snmp_testd exits 0 on SIGTERM" 0 "$STOP_RC"
 AGENT_PID=
 check "snmp_testd serves again" start_agent 2
 check_eq "engineBoots incremented across the restart" $((boots + 1)) "$(engine_boots)"
 check_eq "ifAlias kept across the restart" '"uplink to spine-1"' "$(get_ro "$IFX.18.2")"
 check_eq "ifAlias with CR LF kept across the restart" "410D0A42" "$(alias_hex)"
+got=$(snmpget -v3 -l authPriv -u pzspaced -a SHA-256 -A "spaced auth secret" -x AES \
+    -X "spaced priv secret" -t 1 -r 0 -Oqv "$AGENT" .1.3.6.1.2.1.1.5.0 2>&1)
+check "a user removed from the configuration is unknown after the restart ($got)" \
+    bash -c "[[ '$got' == *[Uu]nknown\ user* ]]"
+check_eq "the configured users still read after the restart" '"leaf-1"' "$(get_ro .1.3.6.1.2.1.1.5.0)"
+check_eq "a user of the persistent file's createUser reads" '"leaf-1"' \
+    "$(snmpget -v3 -l authNoPriv -u pzstate -a SHA-256 -A stateauthpass1 -t 2 -r 1 -Oqv "$AGENT" \
+        .1.3.6.1.2.1.1.5.0 2>&1)"
+check "the state file keeps that user localized, without its pass phrase" \
+    bash -c "grep -q '^usmUser .*\"pzstate\"' '$WORK/state/portzero-snmp.conf' &&
+        ! grep -q stateauthpass1 '$WORK/state/portzero-snmp.conf'"
+check "the state file keeps no user of the configuration (createUser makes them at each start)" \
+    bash -c "! grep -E '^usmUser' '$WORK/state/portzero-snmp.conf' | grep -qv pzstate"
+check_eq "the configured users are readOnly(5) in usmUserTable, the stored one nonVolatile(3)" "3 5" \
+    "$(snmpwalk "${RO[@]}" -Oqv "$AGENT" .1.3.6.1.6.3.15.1.2.2.1.12 2>&1 | sort -u | tr '\n' ' ' | sed 's/ $//')"
 check "the state directory holds only net-snmp's persistent file and cert index" \
     bash -c "[ \"\$(ls '$WORK/state' | tr '\n' ' ')\" = 'cert_indexes portzero-snmp.conf ' ]"
+
+# --- a configuration that is not a readable file: refused ----------------------
+refused_config() { # refused_config RC OUTPUT: a non-zero exit that names the file
+    [ "$1" -ne 0 ] && [[ "$2" == *"cannot read config file"* ]]
+}
+for bad in "$WORK/no-such.conf" "$WORK/client"; do
+    got=$(timeout 5 "$TESTD" --port "$EMPTY_PORT" --state "$WORK/empty-state" --config "$bad" \
+        --ports 4 2>&1 < /dev/null)
+    rc=$?
+    check "snmp_config $(basename "$bad") is refused at start (exit $rc)" refused_config "$rc" "$got"
+done
 
 # --- no configuration: no access -----------------------------------------------
 "$TESTD" --port "$EMPTY_PORT" --state "$WORK/empty-state" --ports 4 > "$WORK/empty.out" \
