@@ -140,7 +140,7 @@ no_value() {
     local name=$1 out
     shift
     out=$(in_ns snmpget "$@" -t 1 -r 0 -Oqv "$SWADDR" .1.3.6.1.2.1.1.1.0 2>&1)
-    check "$name gets no value" bash -c "! grep -qi portzero <<< '$out'"
+    check "$name gets no value" bash -c '! grep -qi portzero <<< "$1"' _ "$out"
 }
 no_value "v2c community 'public' (not configured)" -v2c -c public
 check "v2c wrong community: authenticationFailure trap" wait_trap 5 "$AUTHF"

@@ -118,18 +118,18 @@ check_eq "v2c read-only community reads sysLocation" '"lab rack 3"' \
     "$(snmpget "${COM[@]}" -Oqv "$AGENT" .1.3.6.1.2.1.1.6.0 2>&1)"
 got=$(snmpget -v3 -l noAuthNoPriv -u pzro -t 1 -r 0 -Oqv "$AGENT" .1.3.6.1.2.1.1.1.0 2>&1)
 check "noAuthNoPriv against an authPriv user gets no data" \
-    bash -c "[[ '$got' != *portzero* && '$got' == *[Ee]rror* || '$got' == *Timeout* || '$got' == *authorization* ]]"
+    bash -c '[[ $1 != *portzero* && $1 == *[Ee]rror* || $1 == *Timeout* || $1 == *authorization* ]]' _ "$got"
 digests0=$(get_ro .1.3.6.1.6.3.15.1.1.5.0)
 got=$(snmpget -v3 -l authPriv -u pzro -a SHA-256 -A wrongpassword -x AES -X readprivpass1 -t 1 -r 0 \
     -Oqv "$AGENT" .1.3.6.1.2.1.1.1.0 2>&1)
-check "a wrong auth password is refused" bash -c "[[ '$got' == *[Aa]uthentication* ]]"
+check "a wrong auth password is refused" bash -c '[[ $1 == *[Aa]uthentication* ]]' _ "$got"
 digests1=$(get_ro .1.3.6.1.6.3.15.1.1.5.0)
 check "usmStatsWrongDigests rises ($digests0 -> $digests1)" test "$digests1" -gt "$digests0"
 got=$(snmpget -v3 -l authPriv -u nobody -a SHA-256 -A whateverpass -x AES -X whateverpass -t 1 -r 0 \
     -Oqv "$AGENT" .1.3.6.1.2.1.1.1.0 2>&1)
-check "an unknown user is refused" bash -c "[[ '$got' == *[Uu]nknown\ user* ]]"
+check "an unknown user is refused" bash -c '[[ $1 == *[Uu]nknown\ user* ]]' _ "$got"
 got=$(snmpget -v2c -c wrongcommunity -t 1 -r 0 -Oqv "$AGENT" .1.3.6.1.2.1.1.1.0 2>&1)
-check "a wrong community gets no answer" bash -c "[[ '$got' == *Timeout* ]]"
+check "a wrong community gets no answer" bash -c '[[ $1 == *Timeout* ]]' _ "$got"
 
 check_eq "a user whose pass phrases hold spaces reads sysName" '"leaf-1"' \
     "$(snmpget -v3 -l authPriv -u pzspaced -a SHA-256 -A "spaced auth secret" -x AES \
@@ -150,7 +150,7 @@ check "conf: no word of a pass phrase or community anywhere" \
 check "agentaddress is refused with a message" \
     grep -qF "agentaddress udp:127.0.0.1:$SPARE_PORT refused" "$WORK/agent.err"
 got=$(snmpget "${COM[@]}" -t 1 -r 0 -Oqv "127.0.0.1:$SPARE_PORT" .1.3.6.1.2.1.1.5.0 2>&1)
-check "nothing answers on the agentaddress port" bash -c "[[ '$got' == *Timeout* ]]"
+check "nothing answers on the agentaddress port" bash -c '[[ $1 == *Timeout* ]]' _ "$got"
 
 # --- IF-MIB ----------------------------------------------------------------
 check_eq "ifNumber = 36 ports + the management interface" 37 "$(get_ro .1.3.6.1.2.1.2.1.0)"
@@ -207,7 +207,7 @@ check_eq "pzNodeGuid" "00 02 C9 03 00 00 12 34" \
 snmpset "${RW[@]}" "$AGENT" "$PZ.1.4.2.0" u 150000 > /dev/null 2>&1
 check_eq "pzCongThreshold is writable" 150000 "$(get_ro "$PZ.1.4.2.0")"
 got=$(snmpset "${RW[@]}" "$AGENT" "$PZ.1.4.1.0" u 5 2>&1)
-check "a monitor interval below 100 ms is wrongValue" bash -c "[[ '$got' == *wrongValue* ]]"
+check "a monitor interval below 100 ms is wrongValue" bash -c '[[ $1 == *wrongValue* ]]' _ "$got"
 snmpset "${RW[@]}" "$AGENT" "$PZ.1.4.2.0" u 100000 > /dev/null 2>&1
 ctl reach 42 1
 sleep 0.2
@@ -218,26 +218,26 @@ check "snmptrapd received reachability lost of LID 42" \
 
 # --- sets ----------------------------------------------------------------
 got=$(snmpset "${RO[@]}" "$AGENT" "$IFX.18.2" s "not allowed" 2>&1)
-check "the rouser cannot set ifAlias" bash -c "[[ '$got' == *noAccess* || '$got' == *notWritable* || '$got' == *authorization* ]]"
+check "the rouser cannot set ifAlias" bash -c '[[ $1 == *noAccess* || $1 == *notWritable* || $1 == *authorization* ]]' _ "$got"
 got=$(snmpset "${COM[@]}" "$AGENT" "$IFX.18.2" s "not allowed" 2>&1)
-check "the read-only community cannot set ifAlias" bash -c "[[ '$got' == *noAccess* || '$got' == *notWritable* || '$got' == *authorization* ]]"
+check "the read-only community cannot set ifAlias" bash -c '[[ $1 == *noAccess* || $1 == *notWritable* || $1 == *authorization* ]]' _ "$got"
 snmpset "${RW[@]}" "$AGENT" "$IFX.18.2" s "uplink to spine-1" > /dev/null 2>&1
 check_eq "the rwuser sets ifAlias" '"uplink to spine-1"' "$(get_ro "$IFX.18.2")"
 got=$(snmpset "${RW[@]}" "$AGENT" "$IFX.18.2" s "$(printf 'x%.0s' {1..65})" 2>&1)
-check "a 65-byte ifAlias is refused (wrongLength)" bash -c "[[ '$got' == *wrongLength* ]]"
+check "a 65-byte ifAlias is refused (wrongLength)" bash -c '[[ $1 == *wrongLength* ]]' _ "$got"
 # ifAlias is a DisplayString (RFC 2579): a NUL (kept as a C string, it read back
 # cut: "A" for 41 00 42), octets above 127 and a bare CR are wrongValue, and
 # the value before stays; a CR LF is fine.
 for bad in "41 00 42" "00" "41 FF" "41 0D 42"; do
     got=$(snmpset "${RW[@]}" "$AGENT" "$IFX.18.2" x "$bad" 2>&1)
-    check "ifAlias $bad is refused (wrongValue)" bash -c "[[ '$got' == *wrongValue* ]]"
+    check "ifAlias $bad is refused (wrongValue)" bash -c '[[ $1 == *wrongValue* ]]' _ "$got"
 done
 check_eq "ifAlias unchanged by the refused sets" '"uplink to spine-1"' "$(get_ro "$IFX.18.2")"
 snmpset "${RW[@]}" "$AGENT" "$IFX.18.3" x "41 0D 0A 42" > /dev/null 2>&1
 alias_hex() { snmpget "${RO[@]}" -Oqvx "$AGENT" "$IFX.18.3" 2>&1 | tr -d ' "\n'; }
 check_eq "ifAlias with CR LF reads back whole" "410D0A42" "$(alias_hex)"
 got=$(snmpset "${RW[@]}" "$AGENT" "$IFX.1.2" s "IB9/9" 2>&1)
-check "ifName is not writable" bash -c "[[ '$got' == *notWritable* ]]"
+check "ifName is not writable" bash -c '[[ $1 == *notWritable* ]]' _ "$got"
 
 snmpset "${RW[@]}" "$AGENT" "$IFT.7.5" i 2 > /dev/null 2>&1
 check_eq "ifAdminStatus down disables port 5 (PhysState 3 in the switch)" "state 5 1 3" \
@@ -253,11 +253,11 @@ check_eq "ifAdminStatus up on an up port leaves the link alone (no retraining to
     "state 7 4 5" "$(ctl_ask state "state 7")"
 got=$(snmpset "${RW[@]}" "$AGENT" "$IFT.7.1" i 2 2>&1)
 check "ifAdminStatus down on the management port: inconsistentValue" \
-    bash -c "[[ '$got' == *inconsistentValue* ]]"
+    bash -c '[[ $1 == *inconsistentValue* ]]' _ "$got"
 check_eq "the management port stays enabled" "state 1 4 5" "$(ctl_ask state "state 1")"
 got=$(snmpset "${RW[@]}" "$AGENT" "$IFT.7.37" i 2 2>&1)
 check "ifAdminStatus down on the IPoIB interface: inconsistentValue" \
-    bash -c "[[ '$got' == *inconsistentValue* ]]"
+    bash -c '[[ $1 == *inconsistentValue* ]]' _ "$got"
 
 # --- traps ----------------------------------------------------------------
 check "snmptrapd received coldStart" wait_file "$WORK/trapd.log" 5 '\.1\.3\.6\.1\.6\.3\.1\.1\.5\.1'
@@ -311,7 +311,7 @@ check_eq "ifAlias with CR LF kept across the restart" "410D0A42" "$(alias_hex)"
 got=$(snmpget -v3 -l authPriv -u pzspaced -a SHA-256 -A "spaced auth secret" -x AES \
     -X "spaced priv secret" -t 1 -r 0 -Oqv "$AGENT" .1.3.6.1.2.1.1.5.0 2>&1)
 check "a user removed from the configuration is unknown after the restart ($got)" \
-    bash -c "[[ '$got' == *[Uu]nknown\ user* ]]"
+    bash -c '[[ $1 == *[Uu]nknown\ user* ]]' _ "$got"
 check_eq "the configured users still read after the restart" '"leaf-1"' "$(get_ro .1.3.6.1.2.1.1.5.0)"
 check_eq "a user of the persistent file's createUser reads" '"leaf-1"' \
     "$(snmpget -v3 -l authNoPriv -u pzstate -a SHA-256 -A stateauthpass1 -t 2 -r 1 -Oqv "$AGENT" \
@@ -343,6 +343,6 @@ done
 EMPTY_PID=$!
 check "an agent without configuration starts" wait_file "$WORK/empty.out" 10 '^ready$' "$EMPTY_PID"
 got=$(snmpget -v2c -c public -t 1 -r 0 -Oqv "127.0.0.1:$EMPTY_PORT" .1.3.6.1.2.1.1.1.0 2>&1)
-check "no community unless configured (public: no answer)" bash -c "[[ '$got' == *Timeout* ]]"
+check "no community unless configured (public: no answer)" bash -c '[[ $1 == *Timeout* ]]' _ "$got"
 got=$(snmpget "${RO[@]}" -Oqv "127.0.0.1:$EMPTY_PORT" .1.3.6.1.2.1.1.1.0 2>&1)
-check "no user unless configured" bash -c "[[ '$got' != *portzero* ]]"
+check "no user unless configured" bash -c '[[ $1 != *portzero* ]]' _ "$got"
