@@ -27,7 +27,8 @@
 #   - minhop and ftree --connect_roots again on ibsim, the reference simulator.
 # MODE agent (the same check run by portzerod, the CLI's route check), on
 # the 3-level tree with portzerod serving mid-1-1 (pzfabric --agent) and a
-# control socket: before any SM `route check` fails with "no subnet
+# control socket: pz-cli refuses a bad -t (status 2); before any SM
+# `route check` fails with "no subnet
 # manager"; with -R minhop and -R ftree, `pz-cli route check json` (the
 # agent's own SA client, RMPP answers through its MAD router) reports what
 # pz-routecheck reports from a host (pairs, unrouted list, dependencies,
@@ -271,6 +272,16 @@ run_agent() {
     PZT_PID[$id.agent]=$agent
     PZT_LOG[$id.agent]=$WORK/$id.agent.err
     check "$id: portzerod ($node) ready" wait_file "$WORK/$id.agent.out" 20 '^ready$' "$agent"
+    # pz-cli's -t: a bad time limit is a usage error (2), not "no answer in time" (4)
+    for t in abc -1 0 nan inf 1e12 5x ''; do
+        rc=0
+        "$PZ_CLI" -s "$sock" -t "$t" show version > "$id.t.out" 2> "$id.t.err" || rc=$?
+        check_eq "$id: pz-cli -t '$t': usage error (exit 2)" "2 bad -t" \
+            "$rc $(grep -o 'bad -t' "$id.t.err")"
+    done
+    rc=0
+    "$PZ_CLI" -s "$sock" -t 2.5 show version > "$id.t.out" 2>&1 || rc=$?
+    check_eq "$id: pz-cli -t 2.5 show version" "0 portzero" "$rc $(grep -o '^portzero' "$id.t.out")"
     rc=0
     "$PZ_CLI" -s "$sock" route check > "$id.nosm" 2>&1 || rc=$?
     check_eq "$id: before any SM, route check fails (exit 1)" 1 "$rc"
