@@ -20,6 +20,7 @@
 
 #define PZ_CLI_UNREACHABLE 4
 #define PZ_CLI_DEFAULT_SOCKET "/run/portzero/ctl"
+#define PZ_CLI_MAX_TIMEOUT_S 86400 /* -t: a day (its milliseconds fit poll()'s int) */
 
 /* Connect to the agent's control socket; returns the socket or -1 (printed). */
 static int pz_cli_connect(const char *path)
@@ -110,6 +111,20 @@ static int pz_cli_relay(int fd, double deadline)
     return atoi(status);
 }
 
+/* Parse a time limit in seconds (0 < t <= PZ_CLI_MAX_TIMEOUT_S) into *t; 0 or -1. */
+static int pz_cli_seconds(const char *s, double *t)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(s, &end);
+    if (errno || end == s || *end || !(v > 0) || v > PZ_CLI_MAX_TIMEOUT_S)
+        return -1; /* also NaN, "inf", an empty or signed-negative string */
+    *t = v;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *path = getenv("PZ_CTL_SOCKET");
@@ -124,7 +139,11 @@ int main(int argc, char **argv)
             path = optarg;
             break;
         case 't':
-            timeout = atof(optarg);
+            if (pz_cli_seconds(optarg, &timeout)) {
+                fprintf(stderr, "pz-cli: bad -t %s (seconds, more than 0, at most %d)\n", optarg,
+                        PZ_CLI_MAX_TIMEOUT_S);
+                return 2;
+            }
             break;
         default:
             fprintf(stderr, "usage: pz-cli [-s SOCKET] [-t SECONDS] COMMAND [ARG...]\n");

@@ -14,6 +14,8 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +53,7 @@ struct rt_opts {
     int port;
     int timeout_ms;
     bool json, all, verbose;
-    size_t max_unrouted;
+    size_t max_unrouted; /* SIZE_MAX: all */
 };
 
 /* Seconds of the monotonic clock. */
@@ -222,6 +224,19 @@ static void rt_usage(FILE *out)
           out);
 }
 
+/* Parse a decimal or 0x number min..max, nothing around it, into *v; 0 or -1. */
+static int rt_number(const char *s, unsigned long long min, unsigned long long max,
+                     unsigned long long *v)
+{
+    char *end;
+
+    if (*s < '0' || *s > '9') /* no sign, blank or empty string */
+        return -1;
+    errno = 0;
+    *v = strtoull(s, &end, 0);
+    return errno || *end || *v < min || *v > max ? -1 : 0;
+}
+
 /* Parse the command line; 0, or the exit status to leave with. */
 static int rt_parse(int argc, char **argv, struct rt_opts *o)
 {
@@ -236,24 +251,24 @@ static int rt_parse(int argc, char **argv, struct rt_opts *o)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    unsigned long long v;
     int c;
-    char *end;
 
-    *o = (struct rt_opts){.timeout_ms = RT_DEFAULT_TIMEOUT_MS};
+    *o = (struct rt_opts){.timeout_ms = RT_DEFAULT_TIMEOUT_MS, .max_unrouted = SIZE_MAX};
     while ((c = getopt_long(argc, argv, "C:P:t:ajm:vh", longs, NULL)) != -1) {
         switch (c) {
         case 'C':
             o->ca = optarg;
             break;
         case 'P':
-            o->port = (int)strtol(optarg, &end, 0);
-            if (*end || o->port < 0 || o->port > 254)
+            if (rt_number(optarg, 0, 254, &v))
                 goto bad;
+            o->port = (int)v;
             break;
         case 't':
-            o->timeout_ms = (int)strtol(optarg, &end, 0);
-            if (*end || o->timeout_ms <= 0)
+            if (rt_number(optarg, 1, INT_MAX, &v))
                 goto bad;
+            o->timeout_ms = (int)v;
             break;
         case 'a':
             o->all = true;
@@ -262,9 +277,9 @@ static int rt_parse(int argc, char **argv, struct rt_opts *o)
             o->json = true;
             break;
         case 'm':
-            o->max_unrouted = strtoul(optarg, &end, 0);
-            if (*end)
+            if (rt_number(optarg, 0, SIZE_MAX, &v))
                 goto bad;
+            o->max_unrouted = (size_t)v;
             break;
         case 'v':
             o->verbose = true;
@@ -301,10 +316,16 @@ int main(int argc, char **argv)
     if (rt_sa_open(&sa, &o) == 0 && (f = rc_fabric_new()) &&
         rt_read_tables(&sa, f, o.verbose) == 0) {
         t.read_s = rt_now() - t0;
-        ro = (struct rc_options){.all_routes = o.all, .max_unrouted = o.max_unrouted};
+        /* the check keeps at least one when limited (its 0 means all): -m 0 lists none */
+        ro = (struct rc_options){.all_routes = o.all,
+                                 .max_unrouted = o.max_unrouted == SIZE_MAX ? 0
+                                                 : o.max_unrouted           ? o.max_unrouted
+                                                                            : 1};
         t0 = rt_now();
         if (rc_check(f, &ro, &r) == 0) {
             t.check_s = rt_now() - t0;
+            if (o.max_unrouted == 0)
+                r.nunrouted_kept = 0;
             (o.json ? rc_report_json : rc_report_text)(stdout, f, &r, &t);
             rc = rc_result_has_findings(&r) ? RT_EXIT_FINDINGS : RT_EXIT_CLEAN;
             rc_result_free(&r);

@@ -9,12 +9,14 @@
 # MODE ftree (acceptance 1 and 2), on a 2-level tree (gen-fattree 2
 # --spines 4 --leaves 4 --hosts-per-leaf 4 --radix 8) and a 3-level tree
 # (gen-fattree 3 --radix 4: 4 cores, 8 mids, 8 leaves):
+#   - bad arguments (numbers out of range, not wrapped into it): status 2;
 #   - -R ftree --connect_roots: 0 unrouted switch pairs, no loop, no cycle,
 #     exit status 0;
 #   - -R ftree: the unrouted pairs pz-routecheck lists are exactly those the
 #     dumps give; all root-to-root pairs are among them (and, on the 3-level
 #     tree, the mid-to-mid pairs of a pod: they share no core, the
-#     same-level pairs of the sFtree paper); exit status 1.
+#     same-level pairs of the sFtree paper); exit status 1; --max-unrouted
+#     N lists N of them (0: none) and counts all.
 # MODE cdg (acceptance 3), on a 3-level tree with several roots
 # (gen-fattree 3 --radix 4):
 #   - -R minhop: every switch pair routed, but the channel dependency graph
@@ -25,7 +27,8 @@
 #   - minhop and ftree --connect_roots again on ibsim, the reference simulator.
 # MODE agent (the same check run by portzerod, the CLI's route check), on
 # the 3-level tree with portzerod serving mid-1-1 (pzfabric --agent) and a
-# control socket: before any SM `route check` fails with "no subnet
+# control socket: pz-cli refuses a bad -t (status 2); before any SM
+# `route check` fails with "no subnet
 # manager"; with -R minhop and -R ftree, `pz-cli route check json` (the
 # agent's own SA client, RMPP answers through its MAD router) reports what
 # pz-routecheck reports from a host (pairs, unrouted list, dependencies,
@@ -180,6 +183,13 @@ print(len(want), len(want & un))' "$id-ft.json" "$id.levels" > "$id.midpairs"
         fi
         check "$id ftree: the text report lists them as 'src (LID a) -> dst (LID b)'" \
             grep -qE '^  [^ ]+ \(LID [0-9]+\) -> [^ ]+ \(LID [0-9]+\): no LFT entry at ' "$id-ft.txt"
+        # --max-unrouted N lists at most N (0: none), all are still counted
+        for n in 0 2; do
+            RC_SIM=$id-ft routecheck "$id-ft-m$n" "$host" --max-unrouted "$n"
+            check_eq "$id ftree: --max-unrouted $n lists $n" "$n $(json_get "$id-ft.json" unrouted_total) 1" \
+                "$(python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(len(r["unrouted_list"]), r["unrouted_total"])' \
+                    "$id-ft-m$n.json" 2> /dev/null) $RC_STATUS"
+        done
         stop "$id-ft.sm" "$id-ft"
     fi
 }
@@ -262,6 +272,16 @@ run_agent() {
     PZT_PID[$id.agent]=$agent
     PZT_LOG[$id.agent]=$WORK/$id.agent.err
     check "$id: portzerod ($node) ready" wait_file "$WORK/$id.agent.out" 20 '^ready$' "$agent"
+    # pz-cli's -t: a bad time limit is a usage error (2), not "no answer in time" (4)
+    for t in abc -1 0 nan inf 1e12 5x ''; do
+        rc=0
+        "$PZ_CLI" -s "$sock" -t "$t" show version > "$id.t.out" 2> "$id.t.err" || rc=$?
+        check_eq "$id: pz-cli -t '$t': usage error (exit 2)" "2 bad -t" \
+            "$rc $(grep -o 'bad -t' "$id.t.err")"
+    done
+    rc=0
+    "$PZ_CLI" -s "$sock" -t 2.5 show version > "$id.t.out" 2>&1 || rc=$?
+    check_eq "$id: pz-cli -t 2.5 show version" "0 portzero" "$rc $(grep -o '^portzero' "$id.t.out")"
     rc=0
     "$PZ_CLI" -s "$sock" route check > "$id.nosm" 2>&1 || rc=$?
     check_eq "$id: before any SM, route check fails (exit 1)" 1 "$rc"
@@ -300,9 +320,26 @@ run_agent() {
 # fails COMMAND...: true when COMMAND fails.
 fails() { ! "$@"; }
 
+# run_args: bad arguments are refused with the usage and status 2 before
+# any port is opened (numbers out of range, not wrapped into range).
+run_args() {
+    local a rc
+    for a in "-t 0" "-t 4294967297" "-t 2147483648" "-t -5" "-t abc" "-t ''" "-P 255" \
+        "-P 4294967297" "-P -1" "-m -1" "-m ''" "-m 1x" "extra"; do
+        rc=0
+        eval "\"$ROUTECHECK\" $a" > args.out 2> args.err || rc=$?
+        check_eq "pz-routecheck $a: usage error (exit 2)" "2 usage" \
+            "$rc $(grep -o '^usage' args.err || grep -m1 . args.err)"
+    done
+    rc=0
+    "$ROUTECHECK" --help > args.out 2>&1 || rc=$?
+    check_eq "pz-routecheck --help: exit 0 and the usage" "0 usage" "$rc $(grep -o '^usage' args.out)"
+}
+
 "$GEN" 3 --radix 4 > ft3r4.net
 case $MODE in
 ftree)
+    run_args
     "$GEN" 2 --spines 4 --leaves 4 --hosts-per-leaf 4 --radix 8 > ft2.net
     run_ftree ft2 ft2.net host-1-1 host-3-2
     run_ftree ft3 ft3r4.net host-1-1 host-5-2
