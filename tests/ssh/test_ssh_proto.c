@@ -3,7 +3,8 @@
  * crafted clear-text packets (a finished key exchange is stood in for through
  * ssh_internal.h, as test_ssh_packet.c and fuzz_ssh_conn do): malformed
  * channel messages and window overflow are protocol errors, a pty-req after
- * the session started changes nothing.
+ * the session started changes nothing, SERVICE_ACCEPT waits for our NEWKEYS
+ * during a re-key.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -322,5 +323,29 @@ static void test_pty_after_start(void **state)
     teardown(&f);
 }
 
+/* RFC 4253 §7.1: between our KEXINIT and our NEWKEYS no SERVICE_ACCEPT goes out; it waits
+ * with the other held-back answers. */
+static void test_service_accept_held_during_rekey(void **state)
+{
+    struct fixture f;
+    uint8_t buf[64];
+    struct ssh_wr wr;
+    size_t mark;
+
+    (void)state;
+    setup(&f);
+    after_kex(&f, false);
+    assert_int_equal(ssh_kex_send_kexinit(f.c), 0); /* a re-key of ours starts */
+    mark = f.cap->len;
+    ssh_wr_init(&wr, buf, sizeof(buf));
+    ssh_wr_u8(&wr, SSH_MSG_SERVICE_REQUEST);
+    ssh_wr_cstring(&wr, "ssh-userauth");
+    send_wr(&f, &wr); /* sent by the client before it saw our KEXINIT */
+    assert_false(ssh_conn_finished(f.c));
+    assert_false(wrote_type(f.cap, mark, SSH_MSG_SERVICE_ACCEPT));
+    assert_true(f.c->def_len > 0);
+    teardown(&f);
+}
+
 PZT_MAIN(test_truncated_channel_id, test_truncated_window_adjust, test_window_overflow,
-         test_pty_after_start)
+         test_pty_after_start, test_service_accept_held_during_rekey)
