@@ -4,7 +4,8 @@
  * ssh_internal.h, as test_ssh_packet.c and fuzz_ssh_conn do): malformed
  * channel messages and window overflow are protocol errors, a pty-req after
  * the session started changes nothing, SERVICE_ACCEPT waits for our NEWKEYS
- * during a re-key.
+ * during a re-key, and a wrong first_kex_packet_follows guess of any key
+ * exchange method is ignored.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -347,5 +348,58 @@ static void test_service_accept_held_during_rekey(void **state)
     teardown(&f);
 }
 
+/* A client KEXINIT payload (first_kex_packet_follows as given) into wr. */
+static void client_kexinit(struct ssh_wr *wr, const char *kex, bool follows)
+{
+    const char *lists[10] = {kex,
+                             "ssh-ed25519",
+                             "aes128-ctr",
+                             "aes128-ctr",
+                             "hmac-sha2-256",
+                             "hmac-sha2-256",
+                             "none",
+                             "none",
+                             "",
+                             ""};
+    uint8_t cookie[16] = {0};
+    int i;
+
+    ssh_wr_u8(wr, SSH_MSG_KEXINIT);
+    ssh_wr_bytes(wr, cookie, 16);
+    for (i = 0; i < 10; i++)
+        ssh_wr_cstring(wr, lists[i]);
+    ssh_wr_u8(wr, follows);
+    ssh_wr_u32(wr, 0);
+}
+
+/* RFC 4253 §7: after a wrong guess the next packet is ignored, whatever key exchange method
+ * it belongs to (here a diffie-hellman-group-exchange request, type 34). */
+static void test_wrong_guess_ignored(void **state)
+{
+    struct fixture f;
+    uint8_t buf[512];
+    uint8_t gex[13] = {34, 0, 0, 8, 0, 0, 0, 12, 0, 0, 0, 32, 0};
+    struct ssh_wr wr;
+    size_t mark;
+
+    (void)state;
+    setup(&f);
+    ssh_wr_init(&wr, buf, sizeof(buf));
+    client_kexinit(&wr, "diffie-hellman-group-exchange-sha256,curve25519-sha256", true);
+    send_wr(&f, &wr);
+    assert_false(ssh_conn_finished(f.c));
+    send_clear(&f, gex, sizeof(gex)); /* the guessed packet of the method not chosen */
+    assert_false(ssh_conn_finished(f.c));
+    ssh_wr_init(&wr, buf, sizeof(buf));
+    ssh_wr_u8(&wr, SSH_MSG_KEX_ECDH_INIT);
+    memset(buf + 200, 9, 32);
+    ssh_wr_string(&wr, buf + 200, 32);
+    mark = f.cap->len;
+    send_wr(&f, &wr);
+    assert_false(ssh_conn_finished(f.c));
+    assert_true(wrote_type(f.cap, mark, SSH_MSG_KEX_ECDH_REPLY));
+    teardown(&f);
+}
+
 PZT_MAIN(test_truncated_channel_id, test_truncated_window_adjust, test_window_overflow,
-         test_pty_after_start, test_service_accept_held_during_rekey)
+         test_pty_after_start, test_service_accept_held_during_rekey, test_wrong_guess_ignored)
