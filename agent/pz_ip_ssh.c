@@ -28,7 +28,10 @@
 #include "ssh.h"
 
 #define PZ_SSH_PORT 22
-#define PZ_SSH_MAX_CONNS 16        /* TCP connections at once (logins: ssh_max_sessions) */
+#define PZ_SSH_MAX_CONNS 16 /* TCP connections at once (logins: ssh_max_sessions) */
+/* lwIP takes this many more, so that a newcomer reaches pz_ssh_accept with the table full
+ * and may replace a connection that has not logged in (pz_ssh_evict_for). */
+#define PZ_SSH_SPARE_CONNS 1
 #define PZ_SSH_OUT_MAX (32u << 20) /* a session's output not yet taken by its channel */
 #define PZ_SSH_OUT_INITIAL (64u << 10)
 /* Output is handed to the channel at the end of each event (or once this much is
@@ -69,8 +72,10 @@ struct pz_ssh_conn {
     struct ssh_conn *ssh;
     uint8_t in[16384];
     size_t in_len, in_off;
-    bool counted; /* a logged-in session counted against ssh_max_sessions */
-    bool eof;     /* the peer closed; told the library */
+    bool counted;    /* a logged-in session counted against ssh_max_sessions */
+    bool eof;        /* the peer closed; told the library */
+    uint32_t peer;   /* the client's IPv4 address */
+    uint64_t serial; /* accept order (lower: older) */
 };
 
 struct pz_ip_ssh {
@@ -81,6 +86,7 @@ struct pz_ip_ssh {
     struct pz_ssh_conn *conns[PZ_SSH_MAX_CONNS];
     struct pz_ssh_session *sessions; /* every open session (their jobs are polled here) */
     unsigned logins, max_logins;
+    uint64_t accepted; /* connections accepted so far (their serials) */
 };
 
 /* The library's clock: the loop's, in ms. */
@@ -547,6 +553,53 @@ static bool pz_ssh_serve(struct pz_ssh_conn *c, uint64_t now)
     return true;
 }
 
+/* How many connections from peer have not logged in. */
+static unsigned pz_ssh_pending_from(const struct pz_ip_ssh *s, uint32_t peer)
+{
+    unsigned n = 0;
+
+    for (unsigned i = 0; i < PZ_SSH_MAX_CONNS; i++)
+        n += s->conns[i] && !s->conns[i]->counted && s->conns[i]->peer == peer;
+    return n;
+}
+
+/*
+ * The table is full and a newcomer waits: drop the oldest connection that has not
+ * logged in, of the address holding the most such connections, and return its slot
+ * (PZ_SSH_MAX_CONNS when every connection is logged in).  Without it, a few idle TCP
+ * connections that never log in would lock every operator out for the login grace
+ * time, again and again; this way one address cannot keep another out, and a client
+ * behind the flooding address still replaces the oldest of its idle connections.
+ */
+static unsigned pz_ssh_evict_for(struct pz_ip_ssh *s)
+{
+    unsigned best = PZ_SSH_MAX_CONNS, best_n = 0;
+
+    for (unsigned i = 0; i < PZ_SSH_MAX_CONNS; i++) {
+        struct pz_ssh_conn *c = s->conns[i];
+        unsigned n;
+
+        if (!c || c->counted)
+            continue;
+        n = pz_ssh_pending_from(s, c->peer);
+        if (n > best_n || (n == best_n && c->serial < s->conns[best]->serial)) {
+            best = i;
+            best_n = n;
+        }
+    }
+    if (best < PZ_SSH_MAX_CONNS) {
+        struct pz_ssh_conn *c = s->conns[best];
+
+        pz_log(PZ_LOG_INFO, "ssh: connections full, dropped one from %u.%u.%u.%u not logged in",
+               c->peer >> 24, c->peer >> 16 & 255, c->peer >> 8 & 255, c->peer & 255);
+        ssh_conn_disconnect(c->ssh, SSH_DISCONNECT_TOO_MANY_CONNECTIONS,
+                            "too many connections not logged in");
+        pz_ssh_conn_free(c);
+        s->conns[best] = NULL;
+    }
+    return best;
+}
+
 /* Accept the connections lwIP took. */
 static void pz_ssh_accept(struct pz_ip_ssh *s, uint64_t now)
 {
@@ -555,9 +608,12 @@ static void pz_ssh_accept(struct pz_ip_ssh *s, uint64_t now)
     while ((t = pz_tcp_accept(s->port))) {
         unsigned i;
         struct pz_ssh_conn *c;
+        uint16_t port;
 
         for (i = 0; i < PZ_SSH_MAX_CONNS && s->conns[i]; i++)
             ;
+        if (i == PZ_SSH_MAX_CONNS)
+            i = pz_ssh_evict_for(s);
         c = i < PZ_SSH_MAX_CONNS ? calloc(1, sizeof(*c)) : NULL;
         if (!c) {
             pz_tcp_abort(t);
@@ -565,6 +621,8 @@ static void pz_ssh_accept(struct pz_ip_ssh *s, uint64_t now)
         }
         c->srv = s;
         c->tcp = t;
+        pz_tcp_peer(t, &c->peer, &port);
+        c->serial = s->accepted++;
         c->ssh = ssh_conn_new(s->server, &pz_ssh_conn_ops, c, now);
         if (!c->ssh) {
             pz_tcp_abort(t);
@@ -677,7 +735,8 @@ struct pz_ip_ssh *pz_ip_ssh_create(const struct pz_config *cfg, struct pz_loop *
     s->cli = *cli;
     s->max_logins = cfg->ssh_max_sessions;
     if (pz_ssh_server_start(s, cfg, err, errlen) ||
-        !(s->port = pz_tcp_listen(PZ_SSH_PORT, PZ_SSH_MAX_CONNS, err, errlen)) ||
+        !(s->port =
+              pz_tcp_listen(PZ_SSH_PORT, PZ_SSH_MAX_CONNS + PZ_SSH_SPARE_CONNS, err, errlen)) ||
         pz_loop_add_fd(loop, pz_tcp_port_fd(s->port), pz_ssh_on_port, s) ||
         pz_loop_add_timer(loop, pz_ssh_deadline, pz_ssh_on_timer, s)) {
         if (!*err)

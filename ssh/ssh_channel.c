@@ -167,8 +167,9 @@ static void channel_request(struct ssh_session *s, struct ssh_rd *rd)
     struct ssh_conn *c = s->conn;
     char type[64], term[64];
     char command[COMMAND_MAX];
-    bool want_reply;
+    bool want_reply, ok;
     size_t modes_len;
+    unsigned cols, rows;
 
     ssh_rd_cstring(rd, type, sizeof(type));
     want_reply = ssh_rd_bool(rd);
@@ -178,21 +179,32 @@ static void channel_request(struct ssh_session *s, struct ssh_rd *rd)
     }
     if (strcmp(type, "pty-req") == 0) {
         ssh_rd_cstring(rd, term, sizeof(term));
-        s->cols = ssh_rd_u32(rd);
-        s->rows = ssh_rd_u32(rd);
+        cols = ssh_rd_u32(rd);
+        rows = ssh_rd_u32(rd);
         ssh_rd_u32(rd);
         ssh_rd_u32(rd);
         ssh_rd_string(rd, &modes_len);
-        s->pty = ssh_rd_end(rd) && !s->started;
-        reply(s, want_reply, s->pty);
+        /* only before the shell or command starts: a running session keeps its terminal */
+        ok = ssh_rd_end(rd) && !s->started;
+        if (ok) {
+            s->pty = true;
+            s->cols = cols;
+            s->rows = rows;
+        }
+        reply(s, want_reply, ok);
     } else if (strcmp(type, "window-change") == 0) {
-        s->cols = ssh_rd_u32(rd);
-        s->rows = ssh_rd_u32(rd);
+        cols = ssh_rd_u32(rd);
+        rows = ssh_rd_u32(rd);
         ssh_rd_u32(rd);
         ssh_rd_u32(rd);
-        if (ssh_rd_end(rd) && s->started && c->ops->session_resize)
+        ok = ssh_rd_end(rd);
+        if (ok) {
+            s->cols = cols;
+            s->rows = rows;
+        }
+        if (ok && s->started && c->ops->session_resize)
             c->ops->session_resize(c->app, s, s->cols, s->rows);
-        reply(s, want_reply, ssh_rd_end(rd));
+        reply(s, want_reply, ok);
     } else if (strcmp(type, "shell") == 0 && ssh_rd_end(rd)) {
         start_session(s, want_reply, SSH_SESSION_SHELL, NULL);
     } else if (strcmp(type, "exec") == 0 && ssh_rd_cstring(rd, command, sizeof(command)) &&
@@ -223,14 +235,15 @@ void ssh_channel_message(struct ssh_conn *c, uint8_t type, const uint8_t *p, siz
 {
     struct ssh_session *s;
     struct ssh_rd rd;
-    uint32_t add;
+    uint32_t id, add;
 
     ssh_rd_init(&rd, p + 1, len - 1);
     if (type == SSH_MSG_CHANNEL_OPEN) {
         channel_open(c, &rd);
         return;
     }
-    s = find_channel(c, ssh_rd_u32(&rd));
+    id = ssh_rd_u32(&rd);
+    s = rd.err ? NULL : find_channel(c, id);
     if (!s || s->got_close || type == SSH_MSG_CHANNEL_OPEN_CONFIRMATION ||
         type == SSH_MSG_CHANNEL_OPEN_FAILURE) {
         ssh_conn_disconnect(c, SSH_DISCONNECT_PROTOCOL_ERROR, "bad channel message");
@@ -239,8 +252,12 @@ void ssh_channel_message(struct ssh_conn *c, uint8_t type, const uint8_t *p, siz
     switch (type) {
     case SSH_MSG_CHANNEL_WINDOW_ADJUST:
         add = ssh_rd_u32(&rd);
-        s->remote_window =
-            add > UINT32_MAX - s->remote_window ? UINT32_MAX : s->remote_window + add;
+        /* RFC 4254 §5.2: the window must not grow past 2^32 - 1 */
+        if (!ssh_rd_end(&rd) || add > UINT32_MAX - s->remote_window) {
+            ssh_conn_disconnect(c, SSH_DISCONNECT_PROTOCOL_ERROR, "bad WINDOW_ADJUST");
+            return;
+        }
+        s->remote_window += add;
         if (s->want_writable && c->ops->session_writable) {
             s->want_writable = false;
             c->ops->session_writable(c->app, s);
@@ -251,12 +268,18 @@ void ssh_channel_message(struct ssh_conn *c, uint8_t type, const uint8_t *p, siz
         channel_data(s, &rd, type == SSH_MSG_CHANNEL_EXTENDED_DATA);
         break;
     case SSH_MSG_CHANNEL_EOF:
+    case SSH_MSG_CHANNEL_CLOSE:
+        if (!ssh_rd_end(&rd)) {
+            ssh_conn_disconnect(c, SSH_DISCONNECT_PROTOCOL_ERROR, "bad channel message");
+            return;
+        }
+        if (type == SSH_MSG_CHANNEL_CLOSE) {
+            channel_close(s);
+            break;
+        }
         s->got_eof = true;
         if (s->started && !s->sent_close && c->ops->session_eof)
             c->ops->session_eof(c->app, s);
-        break;
-    case SSH_MSG_CHANNEL_CLOSE:
-        channel_close(s);
         break;
     case SSH_MSG_CHANNEL_REQUEST:
         channel_request(s, &rd);

@@ -462,7 +462,8 @@ void ssh_kex_message(struct ssh_conn *c, uint8_t type, const uint8_t *p, size_t 
         ssh_conn_disconnect(c, SSH_DISCONNECT_PROTOCOL_ERROR, "key exchange message out of order");
         return;
     }
-    if (type == SSH_MSG_KEX_ECDH_INIT && c->kex.ignore_guess) {
+    /* RFC 4253 §7: a wrongly guessed first packet is ignored, whichever method it is of */
+    if (type >= SSH_MSG_KEX_ECDH_INIT && c->kex.ignore_guess) {
         c->kex.ignore_guess = false;
         return;
     }

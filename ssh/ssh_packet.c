@@ -116,11 +116,18 @@ static int defer_payload(struct ssh_conn *c, const uint8_t *payload, size_t len)
     return 0;
 }
 
-/* Sends a payload, holding back non-transport messages during our key exchange. */
+/* True for what may go out between our KEXINIT and our NEWKEYS (RFC 4253 §7.1): the
+ * generic transport messages except SERVICE_REQUEST/ACCEPT, and the key exchange's own. */
+static bool allowed_during_kex(uint8_t type)
+{
+    return type < SSH_MSG_SERVICE_REQUEST ||
+           (type >= SSH_MSG_KEXINIT && type < SSH_MSG_USERAUTH_REQUEST);
+}
+
+/* Sends a payload, holding back what may not go out during our key exchange. */
 int ssh_send(struct ssh_conn *c, const uint8_t *payload, size_t len)
 {
-    if (len && payload[0] >= SSH_MSG_USERAUTH_REQUEST && c->kex.sent_kexinit &&
-        !c->kex.sent_newkeys)
+    if (len && !allowed_during_kex(payload[0]) && c->kex.sent_kexinit && !c->kex.sent_newkeys)
         return defer_payload(c, payload, len);
     return ssh_send_now(c, payload, len);
 }

@@ -3,6 +3,8 @@
  */
 #include <string.h>
 
+#include <mbedtls/constant_time.h>
+
 #include "ssh_wire.h"
 
 /* Starts reading len bytes at p. */
@@ -228,15 +230,9 @@ const char *ssh_namelist_pick(const uint8_t *client, size_t len, const char *con
     return NULL;
 }
 
-/* Compares without data-dependent branches (mbedtls 2.28 keeps its own such helper
- * private to the TLS module, mbedtls_ssl_safer_memcmp in ssl_internal.h). */
+/* Compares without data-dependent branches: mbedtls' constant-time compare
+ * (mbedtls/constant_time.h, public since 2.28). */
 bool ssh_ct_equal(const void *a, const void *b, size_t len)
 {
-    const volatile uint8_t *x = a, *y = b;
-    uint8_t diff = 0;
-    size_t i;
-
-    for (i = 0; i < len; i++)
-        diff |= x[i] ^ y[i];
-    return diff == 0;
+    return mbedtls_ct_memcmp(a, b, len) == 0;
 }

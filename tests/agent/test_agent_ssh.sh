@@ -3,7 +3,8 @@
 # an emulated host's network namespace (pz-iphost) across pzfabric with real
 # OpenSM, by OpenSSH's client:
 #   - admin logs in with an ed25519 key; `ssh SWITCH show version` prints
-#     portzero; `show system` has the LID smpquery reads; an unknown command
+#     portzero, also while 20 idle TCP connections that never log in are
+#     held; `show system` has the LID smpquery reads; an unknown command
 #     exits 2;
 #   - the monitor user logs in with a password (crypt(3) hash, SSH_ASKPASS),
 #     may `show ip` but not `iperf server off` (exit 3);
@@ -69,6 +70,18 @@ check "ping $SW" wait_until 20 in_ns ping -c 1 -W 1 "$SWADDR"
 
 check "admin (ed25519 key): show version names portzero" \
     grep -q "^portzero " <<< "$(as_admin show version 2>&1)"
+# 20 TCP connections that never log in (more than the 16 the server keeps) do not lock
+# the operator out for the login grace time: the newcomer replaces the oldest idle one.
+in_ns bash -c "for i in \$(seq 20); do eval \"exec \$((i + 10))<>/dev/tcp/$SWADDR/22\" || true; done
+    echo held; sleep 60" > "$WORK/idle.out" 2>&1 &
+IDLE=$!
+check "20 idle TCP connections held" wait_file "$WORK/idle.out" 20 '^held$'
+check "admin logs in past 20 idle connections that never log in" \
+    grep -q "^portzero " <<< "$(as_admin show version 2>&1)"
+check "portzerod logs the dropped idle connection" \
+    grep -q "ssh: connections full, dropped one from" "$WORK/agent/err"
+kill "$IDLE" 2> /dev/null
+wait "$IDLE" 2> /dev/null
 LID=$(diag Hca1 smpquery -D portinfo 0,1,1,2 0 | awk -F. '/^Lid/ { print $NF }')
 check_eq "admin: show system has smpquery's LID" "$LID" \
     "$(as_admin show system 2> /dev/null | awk '/^LID/ { print $2 }')"

@@ -2,7 +2,7 @@
  * fuzz_ssh_conn.c - libFuzzer target: hostile bytes to an SSH server
  * connection (ssh/) after the version exchange.
  *
- * The first input byte picks the state the bytes arrive in (mode % 3):
+ * The first input byte picks the state the bytes arrive in (mode % 4):
  *   0 - a fresh connection: clear-text KEXINIT / ECDH_INIT / NEWKEYS stage,
  *       strict-KEX rules, the packet framing itself;
  *   1 - after the first key exchange, before login: the clear cipher kept
@@ -11,10 +11,18 @@
  *   2 - logged in: the channel layer (opens, requests, data, windows, EOF,
  *       CLOSE, global requests) with an app that starts sessions, echoes
  *       input, keeps some of it back and writes output.
- * States 1 and 2 are set up through ssh_internal.h: in the product only a
- * completed key exchange leads there, and encrypted input is out of the
- * fuzzer's reach.  The second byte's bits cut the rest into chunks and step
- * the clock (timers: grace, auth delay, idle, re-key).
+ *   3 - encrypted: the input cipher is set to a known key (third byte: cipher,
+ *       MAC, strict KEX, logged in or not) and the rest is a list of records
+ *       (u16 length, bit 15: flip a bit of the sealed packet; then the payload)
+ *       that the harness frames and seals as a client would, so that the
+ *       packet opening of every cipher, sequence numbers and everything after
+ *       KEX run under encryption.  A NEWKEYS record switches the harness to the
+ *       keys the server derived (read from its key exchange state), so a
+ *       re-key (KEXINIT, ECDH_INIT, NEWKEYS) and the traffic after it are
+ *       reachable as well.
+ * States 1-3 are set up through ssh_internal.h: in the product only a
+ * completed key exchange leads there.  The second byte's bits cut the rest
+ * into chunks and step the clock (timers: grace, auth delay, idle, re-key).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -96,17 +104,117 @@ static struct ssh_server *server(void)
     return srv;
 }
 
+/* Feeds len bytes in chunks cut by *cut, running the clock and the timers like the
+ * product's loop; returns false once the connection is finished. */
+static bool feed(struct ssh_conn *c, const uint8_t *p, size_t len, uint8_t *cut, uint64_t *now)
+{
+    size_t off = 0, chunk, n;
+
+    while (off < len && !ssh_conn_finished(c)) {
+        chunk = (*cut & 1) ? 1 + (len - off) / 3 : len - off;
+        n = ssh_conn_input(c, p + off, chunk, *now);
+        off += n;
+        *now += (*cut & 2) ? 700 : 3;
+        *cut = (uint8_t)(*cut >> 1 | *cut << 7);
+        ssh_conn_tick(c, *now);
+        ssh_conn_output_ready(c, *now);
+        if (n == 0 && ssh_conn_next_deadline(c) > *now)
+            *now = ssh_conn_next_deadline(c); /* input blocked: let time pass */
+    }
+    return !ssh_conn_finished(c);
+}
+
+/* Mode 3: seals the records of data as the client and feeds them (see the top). */
+static void run_encrypted(struct ssh_conn *c, const uint8_t *data, size_t size, uint8_t cut,
+                          uint64_t now)
+{
+    static const uint8_t key[64] = {1, 2, 3}, iv[16] = {4, 5, 6}, mkey[64] = {7, 8, 9};
+    static uint8_t pkt[4 + 1 + 0x7fff + 255 + 64];
+    const char *const *cn = ssh_cipher_names(), *const *mn = ssh_mac_names();
+    const struct ssh_cipher_alg *ca;
+    const struct ssh_mac_alg *ma;
+    struct ssh_cipher tx;
+    uint32_t seq;
+    size_t off = 1, len, total;
+    unsigned block, pad, ncn = 0, nmn = 0;
+    uint8_t cfg;
+    bool flip, pkt_is_newkeys;
+
+    if (size < 1)
+        return;
+    cfg = data[0];
+    while (cn[ncn])
+        ncn++;
+    while (mn[nmn])
+        nmn++;
+    ca = ssh_cipher_alg_find(cn[(cfg & 7) % ncn]);
+    ma = ssh_mac_alg_find(mn[(cfg >> 3 & 3) % nmn]);
+    c->strict = cfg & 0x20;
+    if (cfg & 0x40)
+        c->userauth_service = c->authenticated = true;
+    memset(&tx, 0, sizeof(tx));
+    ssh_cipher_free(&tx);
+    if (ssh_cipher_init(&c->rx.c, ca, ma, key, iv, mkey) != 0 ||
+        ssh_cipher_init(&tx, ca, ma, key, iv, mkey) != 0)
+        abort();
+    c->kex.algs.cipher_in = ca;
+    c->kex.algs.mac_in = ca->mode == SSH_MODE_CTR ? ma : NULL;
+    seq = c->rx.seq;
+    while (off + 2 <= size && !ssh_conn_finished(c)) {
+        flip = data[off] & 0x80;
+        len = (size_t)(data[off] & 0x7f) << 8 | data[off + 1];
+        off += 2;
+        if (len > size - off)
+            len = size - off;
+        block = ssh_cipher_block(&tx);
+        pad = block - (unsigned)((1 + len + (ssh_cipher_len_outside(&tx) ? 0 : 4)) % block);
+        if (pad < 4)
+            pad += block;
+        total = 4 + 1 + len + pad;
+        ssh_put_u32(pkt, (uint32_t)(total - 4));
+        pkt[4] = (uint8_t)pad;
+        memcpy(pkt + 5, data + off, len);
+        memset(pkt + 5 + len, 0, pad);
+        pkt_is_newkeys = len == 1 && data[off] == SSH_MSG_NEWKEYS;
+        if (ssh_cipher_seal(&tx, seq++, pkt, total) != 0)
+            abort();
+        total += ssh_cipher_tag_len(&tx);
+        if (flip)
+            pkt[(len * 7 + 3) % total] ^= 0x10;
+        off += len;
+        if (pkt_is_newkeys && c->kex.sent_newkeys) {
+            /* the server's next input keys, copied before it takes (and wipes) them */
+            const struct ssh_algs *a = &c->kex.algs;
+            const struct ssh_cipher_alg *nca = a->cipher_in;
+            const struct ssh_mac_alg *nma = a->mac_in;
+            uint8_t nkey[64], niv[32], nmac[64];
+
+            memcpy(nkey, c->kex.next_in.key, sizeof(nkey));
+            memcpy(niv, c->kex.next_in.iv, sizeof(niv));
+            memcpy(nmac, c->kex.next_mac, sizeof(nmac));
+            if (!feed(c, pkt, total, &cut, &now))
+                break;
+            if (ssh_cipher_init(&tx, nca, nma, nkey, niv, nmac) != 0)
+                abort();
+            if (c->strict)
+                seq = 0;
+        } else if (!feed(c, pkt, total, &cut, &now)) {
+            break;
+        }
+    }
+    ssh_cipher_free(&tx);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char version[] = "SSH-2.0-fuzz\r\n";
     struct ssh_conn *c;
     uint64_t now = 1;
-    size_t off = 2, chunk, n;
     uint8_t mode, cut;
 
     if (size < 2)
         return 0;
-    mode = data[0] % 3;
+    mode = data[0] % 4;
     cut = data[1];
     c = ssh_conn_new(server(), &fuzz_ops, NULL, now);
     if (!c)
@@ -122,17 +230,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         c->userauth_service = true;
         c->authenticated = true;
     }
-    while (off < size && !ssh_conn_finished(c)) {
-        chunk = (cut & 1) ? 1 + (size - off) / 3 : size - off;
-        n = ssh_conn_input(c, data + off, chunk, now);
-        off += n;
-        now += (cut & 2) ? 700 : 3;
-        cut = (uint8_t)(cut >> 1 | cut << 7);
-        ssh_conn_tick(c, now);
-        ssh_conn_output_ready(c, now);
-        if (n == 0 && ssh_conn_next_deadline(c) > now)
-            now = ssh_conn_next_deadline(c); /* input blocked: let time pass */
-    }
+    if (mode == 3)
+        run_encrypted(c, data + 2, size - 2, cut, now);
+    else
+        feed(c, data + 2, size - 2, &cut, &now);
     ssh_conn_tick(c, now + 10000000);
     ssh_conn_free(c);
     return 0;

@@ -1,0 +1,405 @@
+/*
+ * test_ssh_proto.c - protocol state rules of the SSH server library with
+ * crafted clear-text packets (a finished key exchange is stood in for through
+ * ssh_internal.h, as test_ssh_packet.c and fuzz_ssh_conn do): malformed
+ * channel messages and window overflow are protocol errors, a pty-req after
+ * the session started changes nothing, SERVICE_ACCEPT waits for our NEWKEYS
+ * during a re-key, and a wrong first_kex_packet_follows guess of any key
+ * exchange method is ignored.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ssh_internal.h"
+#include "pzt_main.h"
+
+/* What a connection wrote, what the app saw. */
+struct capture {
+    uint8_t buf[1 << 16];
+    size_t len;
+    unsigned started, closed, resized;
+};
+
+/* Write callback: takes everything. */
+static size_t cap_write(void *app, const uint8_t *buf, size_t len)
+{
+    struct capture *c = app;
+    size_t n = len < sizeof(c->buf) - c->len ? len : sizeof(c->buf) - c->len;
+
+    memcpy(c->buf + c->len, buf, n);
+    c->len += n;
+    return len;
+}
+
+/* App: every session starts. */
+static int cap_start(void *app, struct ssh_session *s, enum ssh_session_kind kind,
+                     const char *command)
+{
+    struct capture *c = app;
+
+    (void)s;
+    (void)kind;
+    (void)command;
+    c->started++;
+    return 0;
+}
+
+/* App: counts closed sessions. */
+static void cap_closed(void *app, struct ssh_session *s)
+{
+    struct capture *c = app;
+
+    (void)s;
+    c->closed++;
+}
+
+/* App: counts resizes. */
+static void cap_resize(void *app, struct ssh_session *s, unsigned cols, unsigned rows)
+{
+    struct capture *c = app;
+
+    (void)s;
+    (void)cols;
+    (void)rows;
+    c->resized++;
+}
+
+static const struct ssh_conn_ops cap_ops = {.write = cap_write,
+                                            .session_start = cap_start,
+                                            .session_closed = cap_closed,
+                                            .session_resize = cap_resize};
+
+/* A test's server, connection and capture. */
+struct fixture {
+    char dir[32];
+    struct ssh_server *srv;
+    struct ssh_conn *c;
+    struct capture *cap;
+};
+
+/* A server (compat algorithms) and a connection that has read the client version. */
+static void setup(struct fixture *f)
+{
+    struct ssh_server_config cfg = {0};
+    const char *v = "SSH-2.0-unit\r\n";
+    char err[128];
+
+    snprintf(f->dir, sizeof(f->dir), "/tmp/pz_ssh_proto.XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    cfg.state_dir = f->dir;
+    cfg.compat_algorithms = true;
+    cfg.users[0].name = "admin";
+    f->srv = ssh_server_new(&cfg, err, sizeof(err));
+    assert_non_null(f->srv);
+    f->cap = calloc(1, sizeof(*f->cap));
+    assert_non_null(f->cap);
+    f->c = ssh_conn_new(f->srv, &cap_ops, f->cap, 0);
+    assert_non_null(f->c);
+    assert_int_equal(ssh_conn_input(f->c, (const uint8_t *)v, strlen(v), 1), strlen(v));
+}
+
+/* The first key exchange stood in for (clear cipher kept); logged in if login. */
+static void after_kex(struct fixture *f, bool login)
+{
+    f->c->first_kex_done = true;
+    f->c->kex.sent_kexinit = f->c->kex.in_progress = false;
+    f->c->kex_done = 1;
+    if (login)
+        f->c->userauth_service = f->c->authenticated = true;
+}
+
+/* Frees the fixture and removes the state directory. */
+static void teardown(struct fixture *f)
+{
+    char p[256];
+
+    ssh_conn_free(f->c);
+    ssh_server_free(f->srv);
+    free(f->cap);
+    snprintf(p, sizeof(p), "%s/ssh_host_ed25519_key", f->dir);
+    unlink(p);
+    snprintf(p, sizeof(p), "%s/ssh_host_ecdsa_key", f->dir);
+    unlink(p);
+    rmdir(f->dir);
+}
+
+/* Sends payload as one clear packet (block 8, padding >= 4). */
+static void send_clear(struct fixture *f, const uint8_t *payload, size_t len)
+{
+    uint8_t pkt[4096];
+    size_t pad = 8 - (5 + len) % 8, total;
+
+    if (pad < 4)
+        pad += 8;
+    assert_true(5 + len + pad <= sizeof(pkt));
+    ssh_put_u32(pkt, (uint32_t)(1 + len + pad));
+    pkt[4] = (uint8_t)pad;
+    memcpy(pkt + 5, payload, len);
+    memset(pkt + 5 + len, 0, pad);
+    total = 5 + len + pad;
+    assert_int_equal(ssh_conn_input(f->c, pkt, total, 2), total);
+}
+
+/* Sends the payload the writer holds. */
+static void send_wr(struct fixture *f, const struct ssh_wr *wr)
+{
+    assert_false(wr->err);
+    send_clear(f, wr->p, wr->len);
+}
+
+/* Message types of the clear packets written from off on, into types (max n); count. */
+static size_t out_types(const struct capture *cap, size_t off, uint8_t *types, size_t n)
+{
+    size_t k = 0;
+
+    while (off + 6 <= cap->len && k < n) {
+        types[k++] = cap->buf[off + 5];
+        off += 4 + ssh_get_u32(cap->buf + off);
+    }
+    return k;
+}
+
+/* True if a clear packet of type was written from off on. */
+static bool wrote_type(const struct capture *cap, size_t off, uint8_t type)
+{
+    uint8_t types[256];
+    size_t n = out_types(cap, off, types, 256), i;
+
+    for (i = 0; i < n; i++)
+        if (types[i] == type)
+            return true;
+    return false;
+}
+
+/* Opens session channel 0 with the given window, asks for a pty (80x24), starts a shell. */
+static void open_shell(struct fixture *f, uint32_t window)
+{
+    uint8_t buf[256];
+    struct ssh_wr wr;
+
+    ssh_wr_init(&wr, buf, sizeof(buf));
+    ssh_wr_u8(&wr, SSH_MSG_CHANNEL_OPEN);
+    ssh_wr_cstring(&wr, "session");
+    ssh_wr_u32(&wr, 7);
+    ssh_wr_u32(&wr, window);
+    ssh_wr_u32(&wr, 32768);
+    send_wr(f, &wr);
+    ssh_wr_init(&wr, buf, sizeof(buf));
+    ssh_wr_u8(&wr, SSH_MSG_CHANNEL_REQUEST);
+    ssh_wr_u32(&wr, 0);
+    ssh_wr_cstring(&wr, "pty-req");
+    ssh_wr_u8(&wr, 1);
+    ssh_wr_cstring(&wr, "xterm");
+    ssh_wr_u32(&wr, 80);
+    ssh_wr_u32(&wr, 24);
+    ssh_wr_u32(&wr, 0);
+    ssh_wr_u32(&wr, 0);
+    ssh_wr_string(&wr, "", 0);
+    send_wr(f, &wr);
+    ssh_wr_init(&wr, buf, sizeof(buf));
+    ssh_wr_u8(&wr, SSH_MSG_CHANNEL_REQUEST);
+    ssh_wr_u32(&wr, 0);
+    ssh_wr_cstring(&wr, "shell");
+    ssh_wr_u8(&wr, 1);
+    send_wr(f, &wr);
+    assert_int_equal(f->cap->started, 1);
+    assert_false(ssh_conn_finished(f->c));
+}
+
+/* Expects the connection over with reason. */
+static void expect_disconnect(struct fixture *f, int reason)
+{
+    struct ssh_conn_stats st;
+
+    assert_true(ssh_conn_finished(f->c));
+    ssh_conn_get_stats(f->c, &st);
+    assert_int_equal(st.disconnect_reason, reason);
+}
+
+/* A CHANNEL_CLOSE without its recipient channel is malformed, not a CLOSE of channel 0. */
+static void test_truncated_channel_id(void **state)
+{
+    struct fixture f;
+    uint8_t msg = SSH_MSG_CHANNEL_CLOSE;
+
+    (void)state;
+    setup(&f);
+    after_kex(&f, true);
+    open_shell(&f, 1 << 20);
+    send_clear(&f, &msg, 1);
+    expect_disconnect(&f, SSH_DISCONNECT_PROTOCOL_ERROR);
+    assert_int_equal(f.cap->closed, 0); /* not taken for a CLOSE of channel 0 */
+    teardown(&f);
+}
+
+/* A WINDOW_ADJUST cut short is malformed too. */
+static void test_truncated_window_adjust(void **state)
+{
+    struct fixture f;
+    uint8_t msg[7] = {SSH_MSG_CHANNEL_WINDOW_ADJUST, 0, 0, 0, 0, 0, 1};
+
+    (void)state;
+    setup(&f);
+    after_kex(&f, true);
+    open_shell(&f, 1000);
+    send_clear(&f, msg, sizeof(msg));
+    expect_disconnect(&f, SSH_DISCONNECT_PROTOCOL_ERROR);
+    teardown(&f);
+}
+
+/* RFC 4254 §5.2: the window must not grow past 2^32 - 1; a peer that does it is in error
+ * (OpenSSH ends the connection too), not silently clamped. */
+static void test_window_overflow(void **state)
+{
+    struct fixture f;
+    uint8_t msg[9] = {SSH_MSG_CHANNEL_WINDOW_ADJUST};
+
+    (void)state;
+    setup(&f);
+    after_kex(&f, true);
+    open_shell(&f, 0xfffff000u);
+    ssh_put_u32(msg + 1, 0);
+    ssh_put_u32(msg + 5, 0xfff); /* up to 2^32 - 1 exactly: fine */
+    send_clear(&f, msg, sizeof(msg));
+    assert_false(ssh_conn_finished(f.c));
+    assert_int_equal(f.c->chans[0].remote_window, UINT32_MAX);
+    ssh_put_u32(msg + 5, 1); /* one more: overflow */
+    send_clear(&f, msg, sizeof(msg));
+    expect_disconnect(&f, SSH_DISCONNECT_PROTOCOL_ERROR);
+    teardown(&f);
+}
+
+/* A pty-req after the shell started is refused and leaves the session's terminal as it
+ * was; a malformed window-change changes nothing either. */
+static void test_pty_after_start(void **state)
+{
+    struct fixture f;
+    uint8_t buf[256];
+    struct ssh_wr wr;
+    unsigned cols = 0, rows = 0;
+    size_t mark;
+
+    (void)state;
+    setup(&f);
+    after_kex(&f, true);
+    open_shell(&f, 1 << 20);
+    ssh_wr_init(&wr, buf, sizeof(buf));
+    ssh_wr_u8(&wr, SSH_MSG_CHANNEL_REQUEST);
+    ssh_wr_u32(&wr, 0);
+    ssh_wr_cstring(&wr, "pty-req");
+    ssh_wr_u8(&wr, 1);
+    ssh_wr_cstring(&wr, "vt100");
+    ssh_wr_u32(&wr, 132);
+    ssh_wr_u32(&wr, 50);
+    ssh_wr_u32(&wr, 0);
+    ssh_wr_u32(&wr, 0);
+    ssh_wr_string(&wr, "", 0);
+    mark = f.cap->len;
+    send_wr(&f, &wr);
+    assert_true(wrote_type(f.cap, mark, SSH_MSG_CHANNEL_FAILURE));
+    assert_true(ssh_session_pty(&f.c->chans[0], &cols, &rows));
+    assert_int_equal(cols, 80);
+    assert_int_equal(rows, 24);
+    /* window-change without its pixel sizes */
+    ssh_wr_init(&wr, buf, sizeof(buf));
+    ssh_wr_u8(&wr, SSH_MSG_CHANNEL_REQUEST);
+    ssh_wr_u32(&wr, 0);
+    ssh_wr_cstring(&wr, "window-change");
+    ssh_wr_u8(&wr, 0);
+    ssh_wr_u32(&wr, 200);
+    ssh_wr_u32(&wr, 60);
+    send_wr(&f, &wr);
+    assert_true(ssh_session_pty(&f.c->chans[0], &cols, &rows));
+    assert_int_equal(cols, 80);
+    assert_int_equal(rows, 24);
+    assert_int_equal(f.cap->resized, 0);
+    assert_false(ssh_conn_finished(f.c));
+    teardown(&f);
+}
+
+/* RFC 4253 §7.1: between our KEXINIT and our NEWKEYS no SERVICE_ACCEPT goes out; it waits
+ * with the other held-back answers. */
+static void test_service_accept_held_during_rekey(void **state)
+{
+    struct fixture f;
+    uint8_t buf[64];
+    struct ssh_wr wr;
+    size_t mark;
+
+    (void)state;
+    setup(&f);
+    after_kex(&f, false);
+    assert_int_equal(ssh_kex_send_kexinit(f.c), 0); /* a re-key of ours starts */
+    mark = f.cap->len;
+    ssh_wr_init(&wr, buf, sizeof(buf));
+    ssh_wr_u8(&wr, SSH_MSG_SERVICE_REQUEST);
+    ssh_wr_cstring(&wr, "ssh-userauth");
+    send_wr(&f, &wr); /* sent by the client before it saw our KEXINIT */
+    assert_false(ssh_conn_finished(f.c));
+    assert_false(wrote_type(f.cap, mark, SSH_MSG_SERVICE_ACCEPT));
+    assert_true(f.c->def_len > 0);
+    teardown(&f);
+}
+
+/* A client KEXINIT payload (first_kex_packet_follows as given) into wr. */
+static void client_kexinit(struct ssh_wr *wr, const char *kex, bool follows)
+{
+    const char *lists[10] = {kex,
+                             "ssh-ed25519",
+                             "aes128-ctr",
+                             "aes128-ctr",
+                             "hmac-sha2-256",
+                             "hmac-sha2-256",
+                             "none",
+                             "none",
+                             "",
+                             ""};
+    uint8_t cookie[16] = {0};
+    int i;
+
+    ssh_wr_u8(wr, SSH_MSG_KEXINIT);
+    ssh_wr_bytes(wr, cookie, 16);
+    for (i = 0; i < 10; i++)
+        ssh_wr_cstring(wr, lists[i]);
+    ssh_wr_u8(wr, follows);
+    ssh_wr_u32(wr, 0);
+}
+
+/* RFC 4253 §7: after a wrong guess the next packet is ignored, whatever key exchange method
+ * it belongs to (here a diffie-hellman-group-exchange request, type 34). */
+static void test_wrong_guess_ignored(void **state)
+{
+    struct fixture f;
+    uint8_t buf[512];
+    uint8_t gex[13] = {34, 0, 0, 8, 0, 0, 0, 12, 0, 0, 0, 32, 0};
+    struct ssh_wr wr;
+    size_t mark;
+
+    (void)state;
+    setup(&f);
+    ssh_wr_init(&wr, buf, sizeof(buf));
+    client_kexinit(&wr, "diffie-hellman-group-exchange-sha256,curve25519-sha256", true);
+    send_wr(&f, &wr);
+    assert_false(ssh_conn_finished(f.c));
+    send_clear(&f, gex, sizeof(gex)); /* the guessed packet of the method not chosen */
+    assert_false(ssh_conn_finished(f.c));
+    ssh_wr_init(&wr, buf, sizeof(buf));
+    ssh_wr_u8(&wr, SSH_MSG_KEX_ECDH_INIT);
+    memset(buf + 200, 9, 32);
+    ssh_wr_string(&wr, buf + 200, 32);
+    mark = f.cap->len;
+    send_wr(&f, &wr);
+    assert_false(ssh_conn_finished(f.c));
+    assert_true(wrote_type(f.cap, mark, SSH_MSG_KEX_ECDH_REPLY));
+    teardown(&f);
+}
+
+PZT_MAIN(test_truncated_channel_id, test_truncated_window_adjust, test_window_overflow,
+         test_pty_after_start, test_service_accept_held_during_rekey, test_wrong_guess_ignored)
