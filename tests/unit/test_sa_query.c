@@ -314,7 +314,7 @@ static void test_port_info_into_route_check(void **state)
 
     answer_header(nb, IB_SA_ATTR_NODERECORD, 0, 112, 0, 0);
     node_record(nb + SA_HEADER_LEN, 5, IB_NODE_SWITCH, 36, 0x1000, 0, "spine-1");
-    node_record(nb + SA_HEADER_LEN + 112, 8, IB_NODE_CA, 1, 0x2000, 1, "host-1-1");
+    node_record(nb + SA_HEADER_LEN + 112, 16, IB_NODE_CA, 1, 0x2000, 1, "host-1-1");
     assert_int_equal(sa_answer_parse(nb, nlen, &a, NULL), 0);
     assert_int_equal(rc_fabric_add_sa_answer(f, &a, &why), 2);
 
@@ -335,11 +335,12 @@ static void test_port_info_into_route_check(void **state)
     assert_false(rc_fabric_lmc_known(f, NULL));
 
     /* the CA's LMC 2 and the switch's port-0 LMC 1 taken; the switch's port 3 (its
-     * record carries the switch's LID) and a LID nobody owns ignored */
+     * record carries the switch's LID; LMC 3 would fit: 5 .. 12 are free) and a LID
+     * nobody owns ignored */
     answer_header(pb, IB_SA_ATTR_PORTINFORECORD, 0, 72, 0, 0);
-    port_info_record(pb + SA_HEADER_LEN, 5, 3, 3);
-    port_info_record(pb + SA_HEADER_LEN + 72, 5, 0, 1);
-    port_info_record(pb + SA_HEADER_LEN + 144, 8, 1, 2);
+    port_info_record(pb + SA_HEADER_LEN, 5, 0, 1);
+    port_info_record(pb + SA_HEADER_LEN + 72, 5, 3, 3);
+    port_info_record(pb + SA_HEADER_LEN + 144, 16, 1, 2);
     port_info_record(pb + SA_HEADER_LEN + 216, 40, 1, 1);
     port_info_record(pb + SA_HEADER_LEN + 288, 0, 1, 1); /* a port without a LID */
     assert_int_equal(sa_answer_parse(pb, plen, &a, NULL), 0);
@@ -348,8 +349,8 @@ static void test_port_info_into_route_check(void **state)
     assert_true(rc_fabric_lmc_known(f, NULL));
     assert_string_equal(rc_fabric_lid_name(f, 6, NULL), "spine-1");
     assert_null(rc_fabric_lid_name(f, 7, NULL)); /* not 3 from port 3's record */
-    assert_string_equal(rc_fabric_lid_name(f, 11, NULL), "host-1-1");
-    assert_null(rc_fabric_lid_name(f, 12, NULL));
+    assert_string_equal(rc_fabric_lid_name(f, 19, NULL), "host-1-1");
+    assert_null(rc_fabric_lid_name(f, 20, NULL));
     assert_null(rc_fabric_lid_name(f, 41, NULL));
 
     /* a stride too short for a PortInfoRecord: an error */
