@@ -1,8 +1,10 @@
 /*
  * pz_routes.c - portzerod's route check over its own SA client
- * (pz_routes.h says what).  The three tables are asked one after the
+ * (pz_routes.h says what).  The four tables are asked one after the
  * other; each request is resent twice after PZ_ROUTES_TIMEOUT_NS without
- * an answer, then the check fails.
+ * an answer, then the check fails, except for the PortInfoRecords (the
+ * LMCs, asked last): without them the check runs with LMC 0 for every
+ * port, as pz-routecheck does, and its report says so.
  */
 #include "pz_routes.h"
 
@@ -22,13 +24,14 @@
 
 #define PZ_ROUTES_TIMEOUT_NS 4000000000ull /* per SA request */
 #define PZ_ROUTES_TRIES 3
-#define PZ_ROUTES_TABLES 3
+#define PZ_ROUTES_TABLES 4
 
-/* The tables a check reads, in order. */
+/* The tables a check reads, in order (PortInfoRecords after the NodeRecords they refer to). */
 static const uint16_t pz_routes_attrs[PZ_ROUTES_TABLES] = {
     IB_SA_ATTR_NODERECORD,
     IB_SA_ATTR_LINKRECORD,
     IB_SA_ATTR_LFTRECORD,
+    IB_SA_ATTR_PORTINFORECORD,
 };
 
 struct pz_routes {
@@ -168,6 +171,18 @@ static void pz_routes_finish(struct pz_routes *rt)
     rt->state = PZ_ROUTES_DONE;
 }
 
+/* The current table is read (or given up, the PortInfoRecords): ask the next, or run the check. */
+static void pz_routes_next(struct pz_routes *rt)
+{
+    if (++rt->table == PZ_ROUTES_TABLES) {
+        pz_routes_finish(rt);
+        return;
+    }
+    rt->tries = 0;
+    if (pz_routes_send(rt, rt->now_ns)) /* its timer from the latest time the caller gave */
+        pz_routes_fail(rt, "the SA request could not be sent");
+}
+
 void pz_routes_take_mad(void *arg, const uint8_t *mad, size_t len)
 {
     struct pz_routes *rt = arg;
@@ -179,17 +194,16 @@ void pz_routes_take_mad(void *arg, const uint8_t *mad, size_t len)
         (uint32_t)a.tid != (PZ_ROUTES_TID_TAG | rt->seq) || a.attr_id != pz_routes_attrs[rt->table])
         return; /* not the answer awaited (a late one of a resent request) */
     if (rc_fabric_add_sa_answer(rt->building, &a, &why) < 0) {
-        snprintf(msg, sizeof(msg), "SA answer (attribute 0x%04x): %s", a.attr_id, why);
-        pz_routes_fail(rt, msg);
-        return;
+        if (a.attr_id == IB_SA_ATTR_PORTINFORECORD) {
+            snprintf(msg, sizeof(msg), "a bad PortInfoRecord answer (%s)", why);
+            rc_fabric_set_lmc_known(rt->building, false, msg);
+        } else {
+            snprintf(msg, sizeof(msg), "SA answer (attribute 0x%04x): %s", a.attr_id, why);
+            pz_routes_fail(rt, msg);
+            return;
+        }
     }
-    if (++rt->table == PZ_ROUTES_TABLES) {
-        pz_routes_finish(rt);
-        return;
-    }
-    rt->tries = 0;
-    if (pz_routes_send(rt, rt->now_ns)) /* its timer from the latest time the caller gave */
-        pz_routes_fail(rt, "the SA request could not be sent");
+    pz_routes_next(rt);
 }
 
 enum pz_routes_state pz_routes_poll(struct pz_routes *rt, uint64_t now_ns)
@@ -199,7 +213,10 @@ enum pz_routes_state pz_routes_poll(struct pz_routes *rt, uint64_t now_ns)
     if (rt->state != PZ_ROUTES_RUNNING || now_ns < rt->sent_ns ||
         now_ns - rt->sent_ns < PZ_ROUTES_TIMEOUT_NS)
         return rt->state;
-    if (rt->tries >= PZ_ROUTES_TRIES)
+    if (rt->tries >= PZ_ROUTES_TRIES && pz_routes_attrs[rt->table] == IB_SA_ATTR_PORTINFORECORD) {
+        rc_fabric_set_lmc_known(rt->building, false, "no PortInfoRecord answer");
+        pz_routes_next(rt);
+    } else if (rt->tries >= PZ_ROUTES_TRIES)
         pz_routes_fail(rt, "no answer from the SA");
     else if (pz_routes_send(rt, now_ns))
         pz_routes_fail(rt, "the SA request could not be sent");

@@ -1,10 +1,9 @@
 /*
  * pz_routes.h - portzerod's route check: reads the SA's NodeRecords,
- * LinkRecords and LFTRecords through the agent's own umad port (requests
- * by mad_io, answers back through the MAD router by TID tag, reassembled
- * by the MAD layer) and runs traffic/route_check on them, as pz-routecheck
- * does from a host.  One check at a time; the last result is kept for the
- * CLI (`route check`) and the MIB.
+ * LinkRecords, LFTRecords and PortInfoRecords (the LMCs) through the agent's own umad port
+ * (requests by mad_io, answers back through the MAD router by TID tag, reassembled by the MAD
+ * layer) and runs traffic/route_check on them, as pz-routecheck does from a host.  One check at a
+ * time; the last result is kept for the CLI (`route check`) and the MIB.
  *
  * Runs on the agent loop's thread only.
  */

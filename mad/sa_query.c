@@ -232,6 +232,24 @@ int sa_switch_info_record_decode(const uint8_t *rec, size_t stride, struct sa_sw
     return 0;
 }
 
+/* The PortInfo inside a PortInfoRecord: after EndportLID 16, PortNum 8, Options 8. */
+#define SA_PIR_PORT_INFO_OFFSET 4
+
+int sa_port_info_record_decode(const uint8_t *rec, size_t stride, struct sa_port_info_record *r)
+{
+    if (stride < SA_PORT_INFO_RECORD_LEN)
+        return -1;
+    /* libibmad has no PortInfoRecord header fields: EndportLID 16, PortNum 8,
+     * Options 8 (IBA 15.2.5.3); PortInfo follows, read with IB_PORT_*. */
+    memset(r, 0, sizeof(*r));
+    r->lid = mad_be16(rec);
+    r->port = rec[2];
+    r->base_lid = (uint16_t)sa_field(rec, SA_PIR_PORT_INFO_OFFSET, IB_PORT_LID_F);
+    r->lmc = (uint8_t)sa_field(rec, SA_PIR_PORT_INFO_OFFSET, IB_PORT_LMC_F);
+    r->state = (uint8_t)sa_field(rec, SA_PIR_PORT_INFO_OFFSET, IB_PORT_STATE_F);
+    return 0;
+}
+
 /* The bytes of ServiceData32[i] inside the 64-byte ServiceData (after Data8 and Data16). */
 #define SA_SR_DATA32_OFFSET(i) (32 + 4 * (i))
 

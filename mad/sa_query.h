@@ -1,7 +1,8 @@
 /*
  * sa_query.h - SubnAdm (SA) table queries as pure functions: build a
  * SubnAdmGet/GetTable request MAD and take apart the answer (NodeRecord,
- * LinkRecord, LinearForwardingTableRecord, SwitchInfoRecord).
+ * LinkRecord, LinearForwardingTableRecord, SwitchInfoRecord,
+ * PortInfoRecord).
  *
  * No I/O: the caller sends the request (portzerod through its umad port and
  * the MAD router, which hands answers back by TID tag; pz-routecheck through
@@ -13,7 +14,7 @@
  * first segment that says more follow (no reassembly) is reported as
  * truncated, not read as the whole table.
  *
- * Fields are read with libibmad (IB_SA_*, IB_NODE_*, IB_SW_*,
+ * Fields are read with libibmad (IB_SA_*, IB_NODE_*, IB_SW_*, IB_PORT_*,
  * IB_LINEAR_FORW_TBL_F) where it has them; the few without a libibmad field
  * are named at their use.
  */
@@ -34,7 +35,8 @@
 #define SA_LINK_RECORD_LEN 6
 #define SA_LFT_RECORD_LEN 72
 #define SA_SWITCH_INFO_RECORD_LEN 24
-#define SA_NODE_DESC_LEN 64 /* NodeDescription bytes (IBA 14.2.5.2) */
+#define SA_PORT_INFO_RECORD_LEN 68 /* EndportLID, PortNum, Options, PortInfo (64) */
+#define SA_NODE_DESC_LEN 64        /* NodeDescription bytes (IBA 14.2.5.2) */
 
 #define SA_SERVICE_RECORD_LEN 176
 #define SA_SERVICE_NAME_LEN 64
@@ -102,6 +104,15 @@ struct sa_switch_info_record {
     bool enhanced_port0;
 };
 
+/* A PortInfoRecord: the parts of a port's PortInfo the route check uses. */
+struct sa_port_info_record {
+    uint16_t lid;      /* EndportLID: the port's base LID (a switch's on all its ports) */
+    uint8_t port;      /* PortNum (0: a switch's management port) */
+    uint16_t base_lid; /* PortInfo LID */
+    uint8_t lmc;       /* PortInfo LMC: the port owns lid .. lid + 2^lmc - 1 */
+    uint8_t state;     /* PortInfo PortState (IB_PORT_ACTIVE, ...) */
+};
+
 /* A ServiceRecord: a service a port offers (the parts this project uses). */
 struct sa_service_record {
     uint64_t id;     /* ServiceID */
@@ -158,5 +169,6 @@ int sa_lft_record_decode(const uint8_t *rec, size_t stride, struct sa_lft_record
 int sa_service_record_decode(const uint8_t *rec, size_t stride, struct sa_service_record *r);
 int sa_switch_info_record_decode(const uint8_t *rec, size_t stride,
                                  struct sa_switch_info_record *r);
+int sa_port_info_record_decode(const uint8_t *rec, size_t stride, struct sa_port_info_record *r);
 
 #endif

@@ -1,8 +1,9 @@
 /*
  * pz_routecheck.c - pz-routecheck: read the subnet's NodeRecords,
- * LinkRecords and LinearForwardingTableRecords from the SA and check the
- * live routes (traffic/route_check.h): unrouted switch pairs, forwarding
- * loops, a cycle in the channel dependency graph.
+ * LinkRecords, LinearForwardingTableRecords and PortInfoRecords (the
+ * ports' LMCs) from the SA and check the live routes to every LID
+ * (traffic/route_check.h): unrouted switch pairs, forwarding loops, a
+ * cycle in the channel dependency graph.
  *
  *   pz-routecheck [-C ca] [-P port] [-t ms] [--all] [--json] [--max-unrouted N]
  *
@@ -199,14 +200,22 @@ static int rt_sa_table(struct rt_sa *sa, uint16_t attr_id, const char *what, str
     return 0;
 }
 
-/* Read the three tables; 0 or -1. */
+/*
+ * Read the four tables; 0 or -1.  The PortInfoRecords (the LMCs) may be
+ * missing: an SA without them (an error status, no records: route_sa.c) or
+ * without an answer leaves every port at LMC 0, noted in the report.
+ */
 static int rt_read_tables(struct rt_sa *sa, struct rc_fabric *f, bool verbose)
 {
-    return rt_sa_table(sa, IB_SA_ATTR_NODERECORD, "NodeRecords", f, verbose) ||
-                   rt_sa_table(sa, IB_SA_ATTR_LINKRECORD, "LinkRecords", f, verbose) ||
-                   rt_sa_table(sa, IB_SA_ATTR_LFTRECORD, "LFTRecords", f, verbose)
-               ? -1
-               : 0;
+    if (rt_sa_table(sa, IB_SA_ATTR_NODERECORD, "NodeRecords", f, verbose) ||
+        rt_sa_table(sa, IB_SA_ATTR_LINKRECORD, "LinkRecords", f, verbose) ||
+        rt_sa_table(sa, IB_SA_ATTR_LFTRECORD, "LFTRecords", f, verbose))
+        return -1;
+    if (rt_sa_table(sa, IB_SA_ATTR_PORTINFORECORD, "PortInfoRecords", f, verbose)) {
+        fprintf(stderr, "pz-routecheck: going on with LMC 0 for every port\n");
+        rc_fabric_set_lmc_known(f, false, "no PortInfoRecord answer");
+    }
+    return 0;
 }
 
 static void rt_usage(FILE *out)

@@ -3,14 +3,14 @@
  *
  * rc_check() builds per switch a dense LFT (LIDs up to the highest one a
  * node owns) and a port -> neighbour table, then walks the routes one
- * destination LID at a time: each switch's outcome for that LID (hops, or
- * why it fails) is kept, so a walk stops at the first switch already
- * known.  The channel dependencies of a destination are the pairs
- * (s -> x, x -> y) of consecutive channels on the routes to it; they are
- * collected, sorted, made unique and searched for a cycle.
+ * destination LID at a time (every LID of a port's LMC range): each switch's outcome for that LID
+ * (hops, or why it fails) is kept, so a walk stops at the first switch already known.  The channel
+ * dependencies of a destination are the pairs (s -> x, x -> y) of consecutive channels on the
+ * routes to it; they are collected, sorted, made unique and searched for a cycle.
  */
 #include "route_check.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,8 +41,10 @@ struct rc_fabric {
     size_t nlinks, caplinks;
     struct rc_block *blocks;
     size_t nblocks, capblocks;
-    int32_t *owner; /* LID -> switch index (>= 0), endpoint -(i + 2), RC_NONE */
+    int32_t *owner; /* LID -> switch index (>= 0), endpoint -(i + 2), RC_NONE (all LMC LIDs) */
     uint16_t max_lid;
+    bool lmc_known;
+    char lmc_why[64];
 };
 
 /* Scratch of one check. */
@@ -58,6 +60,7 @@ struct rc_work {
     uint8_t *chan_port;
     size_t nchan;
     /* per destination */
+    int32_t downer; /* the destination LID's owner code */
     uint32_t cur, *stamp;
     int32_t *res; /* hops (>= 0) or -reason */
     uint32_t *fail_at;
@@ -115,6 +118,7 @@ struct rc_fabric *rc_fabric_new(void)
     }
     for (size_t i = 0; i < RC_LIDS; i++)
         f->owner[i] = RC_NONE;
+    snprintf(f->lmc_why, sizeof(f->lmc_why), "not asked");
     return f;
 }
 
@@ -145,6 +149,7 @@ int rc_fabric_add_switch(struct rc_fabric *f, uint16_t lid, uint64_t guid, uint8
     s->lid = lid;
     s->guid = guid;
     s->nports = nports;
+    s->lmc = 0;
     rc_copy_desc(s->desc, desc);
     f->owner[lid] = (int32_t)f->nsw++;
     if (lid > f->max_lid)
@@ -167,6 +172,7 @@ int rc_fabric_add_endpoint(struct rc_fabric *f, uint16_t lid, uint64_t guid, uin
     e->lid = lid;
     e->guid = guid;
     e->port = port;
+    e->lmc = 0;
     rc_copy_desc(e->desc, desc);
     f->owner[lid] = -(int32_t)f->nep - 2;
     f->nep++;
@@ -207,6 +213,48 @@ int rc_fabric_add_lft_block(struct rc_fabric *f, uint16_t lid, uint16_t block,
     b->block = block;
     memcpy(b->port, port, 64);
     return 0;
+}
+
+int rc_fabric_set_lmc(struct rc_fabric *f, uint16_t lid, uint8_t lmc)
+{
+    int32_t o = rc_unicast(lid) ? f->owner[lid] : RC_NONE;
+    uint8_t *cur;
+    uint32_t n, old;
+
+    if (o == RC_NONE || lmc > RC_LMC_MAX)
+        return -1;
+    if (o >= 0 && f->sw[o].lid == lid)
+        cur = &f->sw[o].lmc;
+    else if (o <= -2 && f->ep[-o - 2].lid == lid)
+        cur = &f->ep[-o - 2].lmc;
+    else
+        return -1; /* lid is not the node's base LID */
+    n = 1u << lmc;
+    old = 1u << *cur;
+    for (uint32_t k = 1; k < n; k++)
+        if (lid + k > RC_UNICAST_MAX || (f->owner[lid + k] != RC_NONE && f->owner[lid + k] != o))
+            return -1;
+    for (uint32_t k = n; k < old; k++)
+        f->owner[lid + k] = RC_NONE; /* a smaller LMC than told before */
+    for (uint32_t k = 1; k < n; k++)
+        f->owner[lid + k] = o;
+    *cur = lmc;
+    if (lid + n - 1 > f->max_lid)
+        f->max_lid = (uint16_t)(lid + n - 1);
+    return 0;
+}
+
+void rc_fabric_set_lmc_known(struct rc_fabric *f, bool known, const char *why)
+{
+    f->lmc_known = known;
+    snprintf(f->lmc_why, sizeof(f->lmc_why), "%s", known || !why ? "" : why);
+}
+
+bool rc_fabric_lmc_known(const struct rc_fabric *f, const char **why)
+{
+    if (why)
+        *why = f->lmc_why;
+    return f->lmc_known;
 }
 
 const struct rc_switch *rc_fabric_switches(const struct rc_fabric *f, size_t *n)
@@ -368,7 +416,7 @@ static int32_t rc_step(const struct rc_work *w, uint32_t at, uint16_t dlid, uint
     int32_t q;
 
     *port = 0;
-    if (w->f->sw[at].lid == dlid)
+    if ((int32_t)at == w->downer)
         return 0;
     *port = w->lft[(size_t)at * w->lids + dlid];
     if (*port == RC_NO_PORT)
@@ -382,7 +430,7 @@ static int32_t rc_step(const struct rc_work *w, uint32_t at, uint16_t dlid, uint
         *next = (uint32_t)q;
         return RC_STEP_NEXT;
     }
-    return w->f->ep[-q - 2].lid == dlid ? 1 : -RC_WRONG_CA;
+    return q == w->downer ? 1 : -RC_WRONG_CA;
 }
 
 /* Keep the loop path[from..n-1] of the route to dlid (up to the option's limit). */
@@ -534,6 +582,7 @@ static void rc_collect_deps(struct rc_work *w)
 static void rc_destination(struct rc_work *w, uint16_t dlid, int32_t dsw, size_t *ucap)
 {
     w->cur++;
+    w->downer = w->f->owner[dlid];
     for (uint32_t s = 0; s < w->f->nsw; s++)
         if (w->stamp[s] != w->cur)
             rc_walk(w, s, dlid);
@@ -648,6 +697,24 @@ out:
 
 /* --- the check --------------------------------------------------------------------- */
 
+/* The LIDs the switches and CA ports own, and their LMCs, into the result. */
+static void rc_count_lids(const struct rc_fabric *f, struct rc_result *r)
+{
+    r->lmc_known = f->lmc_known;
+    for (size_t i = 0; i < f->nsw + f->nep; i++) {
+        uint8_t lmc = i < f->nsw ? f->sw[i].lmc : f->ep[i - f->nsw].lmc;
+
+        if (i < f->nsw)
+            r->switch_lids += 1u << lmc;
+        else
+            r->ca_lids += 1u << lmc;
+        if (lmc)
+            r->lmc_ports++;
+        if (lmc > r->max_lmc)
+            r->max_lmc = lmc;
+    }
+}
+
 int rc_check(struct rc_fabric *f, const struct rc_options *o, struct rc_result *r)
 {
     static const struct rc_options defaults;
@@ -663,11 +730,14 @@ int rc_check(struct rc_fabric *f, const struct rc_options *o, struct rc_result *
     if (rc_build_lfts(&w) || rc_build_peers(&w) || rc_alloc_walk(&w))
         goto out;
     r->channels = w.nchan;
+    rc_count_lids(f, r);
     for (size_t d = 0; d < f->nsw && !w.failed; d++)
-        rc_destination(&w, f->sw[d].lid, (int32_t)d, &ucap);
+        for (uint32_t k = 0; k < 1u << f->sw[d].lmc && !w.failed; k++)
+            rc_destination(&w, (uint16_t)(f->sw[d].lid + k), (int32_t)d, &ucap);
     if (w.o->all_routes)
         for (size_t e = 0; e < f->nep && !w.failed; e++)
-            rc_destination(&w, f->ep[e].lid, -1, &ucap);
+            for (uint32_t k = 0; k < 1u << f->ep[e].lmc && !w.failed; k++)
+                rc_destination(&w, (uint16_t)(f->ep[e].lid + k), -1, &ucap);
     if (w.failed)
         goto out;
     rc_unique_deps(&w);
@@ -719,13 +789,18 @@ static uint16_t rc_link_peer(const struct rc_fabric *f, uint16_t lid, uint8_t po
 int rc_route_hops(const struct rc_fabric *f, uint16_t src_lid, uint16_t dlid)
 {
     uint16_t at = src_lid;
+    int32_t downer;
 
-    if (!f || src_lid > f->max_lid || f->owner[src_lid] < 0)
+    if (!f || src_lid > f->max_lid || f->owner[src_lid] < 0 || !rc_unicast(dlid))
         return -1;
+    downer = f->owner[dlid];
+    if (downer == RC_NONE)
+        return -1;                     /* nobody owns dlid */
+    at = f->sw[f->owner[src_lid]].lid; /* its LFT and links are its base LID's */
     for (int hops = 0; (size_t)hops <= f->nsw; hops++) {
         uint8_t port;
 
-        if (at == dlid)
+        if (f->owner[at] == downer)
             return hops;
         port = rc_lft_lookup(f, at, dlid);
         if (port == RC_NO_PORT || port == 0)
@@ -734,7 +809,7 @@ int rc_route_hops(const struct rc_fabric *f, uint16_t src_lid, uint16_t dlid)
         if (!at || at > f->max_lid)
             return -1;
         if (f->owner[at] < 0) /* a CA: delivered there if it owns dlid */
-            return at == dlid ? hops + 1 : -1;
+            return f->owner[at] == downer ? hops + 1 : -1;
     }
     return -1; /* more hops than switches: a loop */
 }

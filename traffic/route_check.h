@@ -13,8 +13,10 @@
  * graphs of big trees are deep).
  *
  * Channels are the directed inter-switch links.  By default the routes
- * are those from every switch to every other switch's port-0 LID; with
- * all_routes also those from every switch to every CA port's LID.  Routes
+ * are those from every switch to every LID of every other switch's port 0;
+ * with all_routes also those from every switch to every LID of every CA
+ * port.  A port owns its base LID .. base + 2^LMC - 1 (rc_fabric_set_lmc;
+ * LMC 0, the base LID alone, unless told).  Routes
  * from a CA add no channel dependency beyond its switch's own (the CA's
  * link is not a channel), so they need not be walked separately.
  */
@@ -28,18 +30,22 @@
 #define RC_DESC_LEN 64
 #define RC_NO_PORT 0xff /* an LFT entry without a port */
 
-/* A switch: its port-0 LID, GUID, description, port count. */
+#define RC_LMC_MAX 7 /* PortInfo's LMC is 3 bits */
+
+/* A switch: its port-0 LID, GUID, description, port count, port 0's LMC. */
 struct rc_switch {
     uint16_t lid;
     uint8_t nports;
+    uint8_t lmc;
     uint64_t guid;
     char desc[RC_DESC_LEN + 1];
 };
 
 /* A CA (or router) port: a destination of the all-routes check. */
 struct rc_endpoint {
-    uint16_t lid;
+    uint16_t lid; /* base LID */
     uint8_t port;
+    uint8_t lmc;
     uint64_t guid;
     char desc[RC_DESC_LEN + 1];
 };
@@ -87,8 +93,12 @@ struct rc_result {
     size_t switches, endpoints;
     size_t channels;              /* directed inter-switch links */
     size_t dependencies;          /* edges of the channel dependency graph */
-    size_t pairs, routed;         /* switch -> switch */
-    size_t ca_pairs, ca_routed;   /* switch -> CA port (all_routes) */
+    size_t pairs, routed;         /* switch -> switch port-0 LIDs */
+    size_t ca_pairs, ca_routed;   /* switch -> CA port LIDs (all_routes) */
+    size_t switch_lids, ca_lids;  /* LIDs the switches' port 0 and the CA ports own */
+    size_t lmc_ports;             /* ports (switch port 0, CA) with LMC > 0 */
+    unsigned max_lmc;             /* the largest LMC of them */
+    bool lmc_known;               /* LMCs were read (rc_fabric_set_lmc_known), else all 0 */
     unsigned max_hops;            /* links on the longest route found */
     size_t nunrouted;             /* all unrouted routes (switch and CA destinations) */
     struct rc_unrouted *unrouted; /* the first of them (nunrouted_kept) */
@@ -119,9 +129,27 @@ int rc_fabric_add_link(struct rc_fabric *f, uint16_t from_lid, uint8_t from_port
 int rc_fabric_add_lft_block(struct rc_fabric *f, uint16_t lid, uint16_t block,
                             const uint8_t port[64]);
 
+/*
+ * Give the switch (port 0) or CA port whose base LID is lid the LMC lmc: it
+ * owns lid .. lid + 2^lmc - 1.  Returns 0, or -1 (the port keeps its LMC)
+ * when no node has base LID lid, lmc > RC_LMC_MAX, or a LID of the range is
+ * another node's or not unicast.
+ */
+int rc_fabric_set_lmc(struct rc_fabric *f, uint16_t lid, uint8_t lmc);
+
+/*
+ * Note whether the LMCs were read (true: from the SA's PortInfoRecords) or
+ * not (false, with why, e.g. "the SA has no PortInfoRecords": every port
+ * is taken as LMC 0, and the report says so).  A new fabric has not read
+ * them ("not asked").
+ */
+void rc_fabric_set_lmc_known(struct rc_fabric *f, bool known, const char *why);
+/* Whether the LMCs were read; *why (optional): why not. */
+bool rc_fabric_lmc_known(const struct rc_fabric *f, const char **why);
+
 /* The switches added, in order (rc_unrouted, rc_loop, rc_channel index them). */
 const struct rc_switch *rc_fabric_switches(const struct rc_fabric *f, size_t *n);
-/* The switch or CA port that owns lid: its description (NULL: none) and
+/* The switch or CA port that owns lid (any LID of its range): its description (NULL: none) and
  * whether it is a switch. */
 const char *rc_fabric_lid_name(const struct rc_fabric *f, uint16_t lid, bool *is_switch);
 /* Counts of what was added. */

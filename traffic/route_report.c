@@ -93,11 +93,25 @@ static void rc_text_cycle(FILE *out, const struct rc_fabric *f, const struct rc_
     }
 }
 
+/* The LIDs line: how many the switches and CA ports own, and where their LMCs came from. */
+static void rc_text_lids(FILE *out, const struct rc_fabric *f, const struct rc_result *r)
+{
+    const char *why;
+
+    fprintf(out, "LIDs: switches %zu, CA ports %zu", r->switch_lids, r->ca_lids);
+    if (rc_fabric_lmc_known(f, &why))
+        fprintf(out, " (LMC from PortInfoRecords: %zu ports above 0, at most %u)\n", r->lmc_ports,
+                r->max_lmc);
+    else
+        fprintf(out, " (LMC not read: %s; every port taken as LMC 0)\n", why);
+}
+
 void rc_report_text(FILE *out, const struct rc_fabric *f, const struct rc_result *r,
                     const struct rc_timing *t)
 {
     fprintf(out, "switches: %zu, CA ports: %zu, links: %zu, LFT blocks: %zu\n", r->switches,
             r->endpoints, rc_fabric_links(f), rc_fabric_lft_blocks(f));
+    rc_text_lids(out, f, r);
     fprintf(out, "switch-to-switch pairs: %zu, routed: %zu, unrouted: %zu\n", r->pairs, r->routed,
             r->pairs - r->routed);
     if (r->ca_pairs)
@@ -192,6 +206,9 @@ static void rc_json_cycle(FILE *out, const struct rc_fabric *f, const struct rc_
 void rc_report_json(FILE *out, const struct rc_fabric *f, const struct rc_result *r,
                     const struct rc_timing *t)
 {
+    const char *why;
+    bool known = rc_fabric_lmc_known(f, &why);
+
     fprintf(out,
             "{\n  \"switches\": %zu, \"endpoints\": %zu, \"links\": %zu, \"lft_blocks\": %zu,\n"
             "  \"channels\": %zu, \"dependencies\": %zu,\n"
@@ -201,6 +218,15 @@ void rc_report_json(FILE *out, const struct rc_fabric *f, const struct rc_result
             r->switches, r->endpoints, rc_fabric_links(f), rc_fabric_lft_blocks(f), r->channels,
             r->dependencies, r->pairs, r->routed, r->pairs - r->routed, r->ca_pairs, r->ca_routed,
             r->nunrouted, r->max_hops, r->loop_routes, r->cycle ? "true" : "false");
+    fprintf(out,
+            "  \"switch_lids\": %zu, \"ca_lids\": %zu, \"lmc_ports\": %zu, \"max_lmc\": %u,\n"
+            "  \"lmc_known\": %s, \"lmc_note\": ",
+            r->switch_lids, r->ca_lids, r->lmc_ports, r->max_lmc, known ? "true" : "false");
+    if (known)
+        fputs("null", out);
+    else
+        rc_json_str(out, why);
+    fputs(",\n", out);
     if (t && t->read_s >= 0)
         fprintf(out, "  \"read_seconds\": %.6f, \"check_seconds\": %.6f,\n", t->read_s, t->check_s);
     rc_json_unrouted(out, f, r);

@@ -4,13 +4,17 @@ pz-routecheck, from what the diags print: the switches' LIDs and the cabling
 (ibnetdiscover, through tests/integration/lib.sh's disc_switches and
 net_links) and every switch's LFT (ibroute, through lft_lines).
 
-    routes_from_dumps.py SWLIDS CALIDS LINKS LFTS [--all] [--report JSON]
+    routes_from_dumps.py SWLIDS CALIDS LINKS LFTS [--all] [--lmcs LMCS]
+                         [--report JSON]
 
 SWLIDS: "name lid" of every switch; CALIDS: "name lid" of every CA port;
-LINKS: "node port remote-node remote-port"; LFTS: "switch lid port".
+LINKS: "node port remote-node remote-port"; LFTS: "switch lid port";
+LMCS: "lid lmc" of ports (ibnetdiscover's "lid N lmc M"): such a port owns
+lid .. lid + 2^lmc - 1, each a destination (without it: the base LIDs).
 Prints:
     unrouted SRC DST        one line per switch pair without a route
-    pairs N / unrouted N / cycle yes|no
+    pairs N / unrouted N / cycle yes|no / dependencies N
+    ca_pairs N / ca_routed N  (with --all: switch-to-CA routes, every LID)
 and, with --report (pz-routecheck --json output), checks that report:
     report-unrouted same|differs, report-cycle same|differs,
     report-cycle-valid yes|no|none (each printed channel follows the one
@@ -31,6 +35,9 @@ def main():
     report = None
     if '--report' in args:
         report = args[args.index('--report') + 1]
+    lmc = {}
+    if '--lmcs' in args:
+        lmc = {int(lid): int(m) for lid, m in read_pairs(args[args.index('--lmcs') + 1])}
     swlids, calids, links, lfts = args[:4]
     lid_of = {}
     owner = {}
@@ -46,6 +53,12 @@ def main():
             cas.append(name)
             lid_of.setdefault(name, int(lid))
     swset = set(switches)
+    ranges = {}  # name -> its LIDs
+    for name in switches + cas:
+        base = lid_of[name]
+        ranges[name] = [base + k for k in range(1 << lmc.get(base, 0))]
+        for lid in ranges[name][1:]:
+            owner.setdefault(lid, name)
     peer = {}
     for a, pa, b, pb in read_pairs(links):
         peer[(a, int(pa))] = b
@@ -57,7 +70,7 @@ def main():
         """The channels (switch, port) of the route, or None without one."""
         at, chans = src, []
         for _ in range(len(switches) + 2):
-            if lid_of.get(at) == dlid:
+            if owner.get(dlid) == at:
                 return chans
             if at not in swset:
                 return None
@@ -72,10 +85,10 @@ def main():
 
     unrouted = []
     deps = set()
-    pairs = 0
-    dests = [(d, lid_of[d]) for d in switches]
+    pairs = ca_pairs = ca_routed = 0
+    dests = [(d, lid) for d in switches for lid in ranges[d]]
     if all_routes:
-        dests += [(c, lid_of[c]) for c in cas]
+        dests += [(c, lid) for c in cas for lid in ranges[c]]
     for dname, dlid in dests:
         for s in switches:
             if s == dname:
@@ -85,6 +98,9 @@ def main():
                 pairs += 1
                 if chans is None:
                     unrouted.append((s, dname))
+            else:
+                ca_pairs += 1
+                ca_routed += chans is not None
             if chans:
                 for i in range(len(chans) - 1):
                     deps.add((chans[i], chans[i + 1]))
@@ -118,6 +134,9 @@ def main():
     print('unrouted', len(unrouted))
     print('cycle', 'yes' if cycle else 'no')
     print('dependencies', len(deps))
+    if all_routes:
+        print('ca_pairs', ca_pairs)
+        print('ca_routed', ca_routed)
     if report is None:
         return
     with open(report) as f:

@@ -29,11 +29,14 @@
 # the 3-level tree with portzerod serving mid-1-1 (pzfabric --agent) and a
 # control socket: pz-cli refuses a bad -t (status 2); before any SM
 # `route check` fails with "no subnet
-# manager"; with -R minhop and -R ftree, `pz-cli route check json` (the
-# agent's own SA client, RMPP answers through its MAD router) reports what
-# pz-routecheck reports from a host (pairs, unrouted list, dependencies,
-# cycle), exits 1 on findings, `show route check` repeats it, and
-# `route check all` counts the switch-to-CA routes.
+# manager"; with -R minhop, -R ftree and -R updn -l 1, `pz-cli route check
+# json` (the agent's own SA client, RMPP answers through its MAD router)
+# reports what pz-routecheck reports from a host (pairs, unrouted list,
+# dependencies, cycle, LIDs and LMCs), exits 1 on findings, `show route
+# check` repeats it, and `route check all` counts the switch-to-CA routes;
+# with LMC 1 (-l 1) to both LIDs of every CA port: switches x CA ports x 2,
+# the count, the dependencies and the unrouted pairs of the dumps
+# (ibnetdiscover's LMCs, ibroute of every switch) with --all.
 set -euo pipefail
 
 PZFABRIC=${1:?usage: test_routecheck.sh PZFABRIC GEN_FATTREE PZ_ROUTECHECK ftree|cdg}
@@ -59,23 +62,28 @@ json_get() {
 }
 
 # dumps ID NET HOST: ibnetdiscover and ibroute of every switch into
-# $ID.swlids, $ID.calids, $ID.links, $ID.lfts.
+# $ID.swlids, $ID.calids, $ID.links, $ID.lfts, and "lid lmc" of every port
+# ibnetdiscover gives an LMC (switch port 0, CA ports) into $ID.lmcs; on
+# the simulator ID (or $RC_SIM).
 dumps() {
-    local id=$1 host=$3 a la
-    run_diag "$id" "$host" ibnetdiscover > "$id.disc" 2> /dev/null || true
+    local id=$1 host=$3 sim=${RC_SIM:-$1} a la
+    run_diag "$sim" "$host" ibnetdiscover > "$id.disc" 2> /dev/null || true
     disc_switches "$id.disc" | sort > "$id.swlids"
     awk '/^(Switch|Ca)/ { split($0, q, "\""); ca = ($1 == "Ca") ? q[4] : ""; next }
          ca != "" && /^\[/ { for (i = 1; i <= NF; i++) if ($i == "lid") { print ca, $(i + 1); break } }' \
         "$id.disc" > "$id.calids"
+    awk '/^(Switch|\[)/ { for (i = 1; i + 3 <= NF; i++)
+                              if ($i == "lid" && $(i + 2) == "lmc") { print $(i + 1), $(i + 3); break } }' \
+        "$id.disc" > "$id.lmcs"
     net_links "$id.disc" > "$id.links"
     while read -r a la; do
         echo "$id.lft.$a ibroute $la"
     done < "$id.swlids" > "$id.lftlist"
-    run_diag_batch "$id" "$host" 4 "$id.lftlist"
+    run_diag_batch "$sim" "$host" 4 "$id.lftlist"
     # A dump that failed (a MAD timeout on a loaded machine) is taken again, alone.
     while read -r a la; do
         if [ "$(cat "$id.lft.$a.rc" 2> /dev/null)" != 0 ]; then
-            run_diag "$id" "$host" ibroute "$la" > "$id.lft.$a" 2>&1 || true
+            run_diag "$sim" "$host" ibroute "$la" > "$id.lft.$a" 2>&1 || true
         fi
     done < "$id.swlids"
     while read -r a la; do
@@ -248,7 +256,8 @@ run_cdg() {
 same_report() {
     python3 -c 'import json,sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
-keys = ["switches", "endpoints", "pairs", "routed", "unrouted", "channels", "dependencies", "cycle", "ca_pairs", "ca_routed"]
+keys = ["switches", "endpoints", "pairs", "routed", "unrouted", "channels", "dependencies", "cycle", "ca_pairs", "ca_routed",
+        "switch_lids", "ca_lids", "lmc_ports", "max_lmc", "lmc_known"]
 diff = [k for k in keys if a[k] != b[k]]
 pairs = lambda r: sorted((u["src"]["lid"], u["dst"]["lid"], u["reason"]) for u in r["unrouted_list"])
 if pairs(a) != pairs(b):
@@ -286,9 +295,13 @@ run_agent() {
     "$PZ_CLI" -s "$sock" route check > "$id.nosm" 2>&1 || rc=$?
     check_eq "$id: before any SM, route check fails (exit 1)" 1 "$rc"
     check "$id: ... saying there is no subnet manager" grep -q 'no subnet manager' "$id.nosm"
-    for engine in minhop ftree; do
+    for engine in minhop ftree updn-lmc; do
         tag=$id-$engine
-        start_opensm "$tag.sm" "$id" "$smhost" -R "$engine"
+        case $engine in
+        updn-lmc) set -- -R updn -l 1 ;;
+        *) set -- -R "$engine" ;;
+        esac
+        start_opensm "$tag.sm" "$id" "$smhost" "$@"
         if ! wait_subnet_up "$tag.sm" 60; then
             check "$tag: SUBNET UP" false
             stop "$tag.sm"
@@ -305,16 +318,52 @@ run_agent() {
         check "$tag: show route check repeats it" grep -q "^switch-to-switch pairs: $(json_get "$tag.json" pairs), routed: $(json_get "$tag.json" routed)" "$tag.agent.txt"
         if [ "$engine" = minhop ]; then
             check_eq "$tag: ... with the cycle" true "$(json_get "$tag.agent.json" cycle)"
-        else
+        elif [ "$engine" = ftree ]; then
             "$PZ_CLI" -s "$sock" route check all json > "$tag.agent.all.json" 2>&1 || true
             check_eq "$tag: route check all: every switch-to-CA route (20 x 16)" 320 \
                 "$(json_get "$tag.agent.all.json" ca_pairs)"
+            check_eq "$tag: LMC 0 read from the SA" "true 0 16" \
+                "$(json_get "$tag.agent.all.json" lmc_known) $(json_get "$tag.agent.all.json" max_lmc) $(json_get "$tag.agent.all.json" ca_lids)"
+        else
+            run_agent_lmc "$tag" "$id" "$net" "$host" "$sock"
         fi
         stop "$tag.sm"
     done
     stop "$id.agent" "$id"
     check "$id: no sanitizer report in portzerod's log" \
         fails grep -qE 'ERROR: AddressSanitizer|runtime error:|LeakSanitizer' "$WORK/$id.agent.err"
+}
+
+# run_agent_lmc TAG SIM NET DIAG_HOST SOCK: OpenSM -l 1 is up on SIM: every CA port owns
+# two LIDs, and both checks walk them all (--all: switches x CA ports x 2),
+# as the dumps (ibnetdiscover's LMCs, ibroute of every switch) count.
+run_agent_lmc() {
+    local tag=$1 sim=$2 net=$3 host=$4 sock=$5 nsw nca
+    RC_SIM=$sim routecheck "$tag-all" "$host" --all
+    "$PZ_CLI" -s "$sock" route check all json > "$tag.agent.all.json" 2>&1 || true
+    check_eq "$tag: portzerod's route check all = pz-routecheck --all" same \
+        "$(same_report "$tag-all.json" "$tag.agent.all.json")"
+    nsw=$(json_get "$tag-all.json" switches)
+    nca=$(json_get "$tag-all.json" endpoints)
+    check_eq "$tag: LMC 1 read from the SA: 2 LIDs a CA port, 1 a switch (port 0: LMC 0)" \
+        "true 1 $nca $((2 * nca)) $nsw" \
+        "$(json_get "$tag-all.json" lmc_known) $(json_get "$tag-all.json" max_lmc) $(json_get "$tag-all.json" lmc_ports) $(json_get "$tag-all.json" ca_lids) $(json_get "$tag-all.json" switch_lids)"
+    check_eq "$tag: switch-to-CA routes = switches x CA ports x 2^LMC (20 x 16 x 2)" \
+        "640 $((nsw * nca * 2))" "$(json_get "$tag-all.json" ca_pairs) $(json_get "$tag.agent.all.json" ca_pairs)"
+    check "$tag: the text report gives the LIDs and their LMCs" \
+        grep -q "^LIDs: switches 20, CA ports 32 (LMC from PortInfoRecords: 16 ports above 0, at most 1)" "$tag-all.txt"
+    RC_SIM=$sim dumps "$tag" "$net" "$host"
+    check_eq "$tag: ibnetdiscover: LMC 1 on the 16 CA ports, 0 on the 20 switches' port 0" "16 20" \
+        "$(awk '$2 == 1' "$tag.lmcs" | wc -l) $(awk '$2 == 0' "$tag.lmcs" | wc -l)"
+    python3 "$DUMPS_PY" "$tag.swlids" "$tag.calids" "$tag.links" "$tag.lfts" --all --lmcs "$tag.lmcs" \
+        --report "$tag-all.json" > "$tag.indep"
+    check_eq "$tag: the dumps count the same switch-to-CA routes (routed, all)" \
+        "$(awk '$1 == "ca_routed" || $1 == "ca_pairs" { printf "%s ", $2 }' "$tag.indep")" \
+        "$(json_get "$tag-all.json" ca_pairs) $(json_get "$tag-all.json" ca_routed) "
+    check_eq "$tag: ... the same dependencies" "$(awk '$1 == "dependencies" { print $2 }' "$tag.indep")" \
+        "$(json_get "$tag-all.json" dependencies)"
+    check_eq "$tag: ... the same unrouted pairs and cycle" "report-unrouted same report-cycle same" \
+        "$(grep -E '^report-(unrouted|cycle) ' "$tag.indep" | tr '\n' ' ' | sed 's/ $//')"
 }
 
 # fails COMMAND...: true when COMMAND fails.

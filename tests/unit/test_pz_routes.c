@@ -1,10 +1,11 @@
 /*
  * test_pz_routes.c - portzerod's route check (agent/pz_routes.c) with a
  * fake SA: the requests it sends (attribute, TID tag, the SM's LID and SL
- * from port 0's PortInfo), the three answers of a line of three switches
+ * from port 0's PortInfo), the four answers of a line of three switches
  * fed back (a late or foreign answer ignored), the result and its summary,
  * and the failures: no SM, one already running, timeouts with resends, an
- * SA error status, an answer that is only a first RMPP segment.
+ * SA error status, an answer that is only a first RMPP segment; without
+ * PortInfoRecords (none, no answer) the check runs with LMC 0 and says so.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -97,6 +98,20 @@ static size_t lft_records(uint8_t *recs)
     return 3;
 }
 
+/* PortInfoRecords of the switches' ports 0 (LMC 0) and of switch 2's port 1 (ignored). */
+static size_t port_info_records(uint8_t *recs)
+{
+    memset(recs, 0, 4 * 72);
+    for (int i = 0; i < 4; i++) {
+        uint8_t *r = recs + i * 72;
+
+        mad_put_be16(r, (uint16_t)(i < 3 ? i + 1 : 2));
+        r[2] = (uint8_t)(i < 3 ? 0 : 1); /* PortNum */
+        r[4 + 34] = i < 3 ? 0 : 3;       /* LMC (low 3 bits of PortInfo byte 34) */
+    }
+    return 4;
+}
+
 /* A checker on a switch whose port 0 knows the SM at SM_LID, SL 0. */
 static struct pz_routes *setup(struct pzt_node **n, struct sent *s, uint16_t sm_lid)
 {
@@ -110,7 +125,7 @@ static struct pz_routes *setup(struct pzt_node **n, struct sent *s, uint16_t sm_
 static void feed(struct pz_routes *rt, const struct sent *s, size_t (*records)(uint8_t *),
                  size_t stride)
 {
-    uint8_t recs[3 * 112], buf[SA_HEADER_LEN + 3 * 112];
+    uint8_t recs[4 * 112], buf[SA_HEADER_LEN + 4 * 112];
     size_t n = records(recs);
 
     pz_routes_take_mad(rt, buf, answer(buf, s, 0, stride, recs, n));
@@ -152,6 +167,9 @@ static void test_check_through_fake_sa(void **state)
     assert_int_equal(pz_routes_poll(rt, 0), PZ_ROUTES_RUNNING);
     assert_int_equal(s.count, 3); /* each answer sent the next request, nothing resent */
     feed(rt, &s, lft_records, 72);
+    assert_int_equal(mad_be16(s.mad + 16), IB_SA_ATTR_PORTINFORECORD);
+    assert_int_equal(pz_routes_poll(rt, 0), PZ_ROUTES_RUNNING);
+    feed(rt, &s, port_info_records, 72);
     assert_int_equal(pz_routes_poll(rt, 0), PZ_ROUTES_DONE);
     sum = pz_routes_last(rt);
     assert_true(sum.valid);
@@ -165,6 +183,8 @@ static void test_check_through_fake_sa(void **state)
     fclose(out);
     assert_non_null(strstr(text, "switch-to-switch pairs: 6, routed: 6, unrouted: 0"));
     assert_non_null(strstr(text, "result: clean"));
+    assert_non_null(
+        strstr(text, "LIDs: switches 3, CA ports 0 (LMC from PortInfoRecords: 0 ports"));
     free(text);
     pz_routes_destroy(rt);
     pzt_node_free(n);
@@ -240,4 +260,44 @@ static void test_bad_answers(void **state)
     pzt_node_free(n);
 }
 
-PZT_MAIN(test_check_through_fake_sa, test_no_sm, test_timeouts, test_bad_answers)
+/* Without PortInfoRecords (an SA without them, no answer) the check runs with LMC 0. */
+static void test_no_port_info(void **state)
+{
+    struct pzt_node *n;
+    struct sent s;
+    struct pz_routes *rt = setup(&n, &s, SM_LID);
+    uint8_t buf[SA_HEADER_LEN];
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out;
+
+    for (int round = 0; round < 2; round++) {
+        assert_int_equal(pz_routes_start(rt, false, 100 * SEC * (uint64_t)round), 0);
+        feed(rt, &s, node_records, 112);
+        feed(rt, &s, link_records, 8);
+        feed(rt, &s, lft_records, 72);
+        assert_int_equal(mad_be16(s.mad + 16), IB_SA_ATTR_PORTINFORECORD);
+        if (round == 0) {
+            pz_routes_take_mad(rt, buf, answer(buf, &s, SA_STATUS_NO_RECORDS << 8, 72, NULL, 0));
+        } else {
+            uint64_t t = 100 * SEC;
+
+            for (int i = 0; i < 2; i++) /* resent twice */
+                assert_int_equal(pz_routes_poll(rt, t += 5 * SEC), PZ_ROUTES_RUNNING);
+            assert_int_equal(pz_routes_poll(rt, t + 5 * SEC), PZ_ROUTES_DONE);
+        }
+        assert_int_equal(pz_routes_poll(rt, 200 * SEC), PZ_ROUTES_DONE);
+        assert_int_equal(pz_routes_last(rt).pairs, 6);
+        out = open_memstream(&text, &len);
+        assert_true(pz_routes_report(rt, out, false));
+        fclose(out);
+        assert_non_null(strstr(text, round == 0 ? "(LMC not read: the SA has no PortInfoRecords;"
+                                                : "(LMC not read: no PortInfoRecord answer;"));
+        free(text);
+        text = NULL;
+    }
+    pz_routes_destroy(rt);
+    pzt_node_free(n);
+}
+
+PZT_MAIN(test_check_through_fake_sa, test_no_sm, test_timeouts, test_bad_answers, test_no_port_info)

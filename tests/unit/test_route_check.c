@@ -3,8 +3,9 @@
  * hand-built fabrics: complete routes, a missing LFT entry, a port without a
  * link, port 0 at a transit switch, a forwarding loop, a CA that does not
  * own the LID, a ring whose routes close a channel dependency cycle, an
- * up/down tree without one, the all-routes option, and a 1000-switch ring
- * (deep graph, no recursion).
+ * up/down tree without one, the all-routes option, a 1000-switch ring
+ * (deep graph, no recursion), and LMC ranges (every LID of a CA port's or
+ * a switch port 0's range walked, the report's LID counts and LMC note).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -421,6 +422,165 @@ static void test_route_hops(void **state)
     bed_free(&b);
 }
 
+/*
+ * The tree of tree() with its CAs at LIDs 16 (LMC 2 when told: 16 .. 19)
+ * and 20 (LMC 1: 20, 21); the leaves spread the CA LIDs over both spines
+ * (base and +2 through spine 3, +1 and +3 through spine 4), as an LMC
+ * routing does; leaf 2 has no entry for LID 19.
+ */
+static void tree_lmc(struct bed *b)
+{
+    bed_init(b);
+    for (uint16_t i = 1; i <= 4; i++)
+        bed_switch(b, i, 4);
+    bed_link(b, 1, 3, 3, 1);
+    bed_link(b, 1, 4, 4, 1);
+    bed_link(b, 2, 3, 3, 2);
+    bed_link(b, 2, 4, 4, 2);
+    assert_int_equal(rc_fabric_add_endpoint(b->f, 16, 0xa0, 1, "ca16"), 0);
+    assert_int_equal(rc_fabric_add_endpoint(b->f, 20, 0xa1, 1, "ca20"), 0);
+    bed_link(b, 16, 1, 1, 1);
+    bed_link(b, 2, 1, 20, 1);
+    bed_route(b, 1, 1, 0), bed_route(b, 1, 2, 3), bed_route(b, 1, 3, 3), bed_route(b, 1, 4, 4);
+    bed_route(b, 2, 2, 0), bed_route(b, 2, 1, 3), bed_route(b, 2, 3, 3), bed_route(b, 2, 4, 4);
+    for (uint16_t d = 16; d <= 19; d++) {
+        bed_route(b, 1, d, 1);
+        if (d != 19)
+            bed_route(b, 2, d, d % 2 ? 4 : 3);
+    }
+    for (uint16_t d = 20; d <= 21; d++) {
+        bed_route(b, 2, d, 1);
+        bed_route(b, 1, d, d % 2 ? 4 : 3);
+    }
+    for (uint16_t s = 3; s <= 4; s++) {
+        bed_route(b, s, s, 0);
+        bed_route(b, s, 1, 1), bed_route(b, s, 2, 2);
+        bed_route(b, s, (uint16_t)(7 - s), 1);
+        for (uint16_t d = 16; d <= 21; d++)
+            bed_route(b, s, d, d < 20 ? 1 : 2);
+    }
+    bed_flush(b);
+}
+
+/* LMC ranges: which LIDs a port may be given, and the check walking all of them. */
+static void test_lmc_ranges(void **state)
+{
+    struct bed b;
+    struct rc_result r0, r;
+    struct rc_options o = {.all_routes = true};
+    const char *why = NULL;
+    bool is_switch = true;
+
+    tree_lmc(&b);
+    /* not told: base LIDs only, 4 switches x 2 CA LIDs */
+    assert_false(rc_fabric_lmc_known(b.f, &why));
+    assert_string_equal(why, "not asked");
+    assert_int_equal(rc_check(b.f, &o, &r0), 0);
+    assert_int_equal(r0.ca_pairs, 8);
+    assert_int_equal(r0.ca_routed, 8);
+    assert_int_equal(r0.ca_lids, 2);
+    assert_int_equal(r0.switch_lids, 4);
+    assert_int_equal(r0.lmc_ports, 0);
+    assert_false(r0.lmc_known);
+    assert_null(rc_fabric_lid_name(b.f, 17, NULL));
+
+    /* refused: not a base LID, no node, LMC above 7, a range into another node's LIDs */
+    assert_int_equal(rc_fabric_set_lmc(b.f, 17, 0), -1);
+    assert_int_equal(rc_fabric_set_lmc(b.f, 99, 1), -1);
+    assert_int_equal(rc_fabric_set_lmc(b.f, 16, 8), -1);
+    assert_int_equal(rc_fabric_set_lmc(b.f, 3, 1), -1);  /* 3 .. 4: switch 4's */
+    assert_int_equal(rc_fabric_set_lmc(b.f, 16, 3), -1); /* 16 .. 23: ca20's */
+    assert_int_equal(rc_fabric_set_lmc(b.f, 0, 0), -1);
+    /* a larger LMC, then a smaller one: the LIDs beyond it are given back */
+    assert_int_equal(rc_fabric_set_lmc(b.f, 20, 2), 0);
+    assert_string_equal(rc_fabric_lid_name(b.f, 23, NULL), "ca20");
+    assert_int_equal(rc_fabric_set_lmc(b.f, 20, 1), 0);
+    assert_null(rc_fabric_lid_name(b.f, 22, NULL));
+    assert_int_equal(rc_fabric_set_lmc(b.f, 16, 2), 0);
+    assert_string_equal(rc_fabric_lid_name(b.f, 19, &is_switch), "ca16");
+    assert_false(is_switch);
+    rc_fabric_set_lmc_known(b.f, true, NULL);
+    assert_true(rc_fabric_lmc_known(b.f, NULL));
+
+    /* every LID walked: 4 switches x 6 CA LIDs; leaf 2's route to 19 missing */
+    assert_int_equal(rc_check(b.f, &o, &r), 0);
+    assert_int_equal(r.ca_lids, 6);
+    assert_int_equal(r.switch_lids, 4);
+    assert_int_equal(r.lmc_ports, 2);
+    assert_int_equal(r.max_lmc, 2);
+    assert_true(r.lmc_known);
+    assert_int_equal(r.ca_pairs, 24);
+    assert_int_equal(r.ca_routed, 23);
+    assert_int_equal(r.pairs, 12);
+    assert_int_equal(r.nunrouted, 1);
+    assert_int_equal(r.unrouted[0].src, bed_index(&b, 2));
+    assert_int_equal(r.unrouted[0].dlid, 19);
+    assert_int_equal(r.unrouted[0].reason, RC_NO_ENTRY);
+    /* the +1 LIDs' routes through spine 4 add leaf 2 -> spine 4 -> leaf 1 and back */
+    assert_int_equal(r.dependencies, r0.dependencies + 2);
+    assert_false(r.cycle);
+    assert_int_equal(rc_route_hops(b.f, 2, 17), 3);
+    assert_int_equal(rc_route_hops(b.f, 2, 19), -1);
+    assert_int_equal(rc_route_hops(b.f, 3, 21), 2);
+    rc_result_free(&r0);
+    rc_result_free(&r);
+    bed_free(&b);
+}
+
+/* A switch whose port 0 has LMC 1 (enhanced port 0): both its LIDs are destinations. */
+static void test_lmc_switch(void **state)
+{
+    struct bed b;
+    struct rc_result r;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out;
+
+    bed_init(&b);
+    bed_switch(&b, 2, 4);
+    bed_switch(&b, 4, 4);
+    bed_switch(&b, 6, 4);
+    bed_link(&b, 2, 2, 4, 1);
+    bed_link(&b, 4, 2, 6, 1);
+    for (uint16_t s = 2; s <= 6; s += 2)
+        for (uint16_t d = 2; d <= 6; d++)
+            bed_route(&b, s, d, d == s || d == s + 1 ? 0 : d < s ? 1 : 2);
+    bed_route(&b, 6, 5, RC_NO_PORT); /* switch 6 knows only switch 4's base LID */
+    bed_flush(&b);
+    assert_int_equal(rc_fabric_set_lmc(b.f, 4, 1), 0);
+    rc_fabric_set_lmc_known(b.f, true, NULL);
+    assert_int_equal(rc_check(b.f, NULL, &r), 0);
+    assert_int_equal(r.switch_lids, 4);
+    assert_int_equal(r.pairs, 8); /* to 2 and 6 from two switches each, to 4 and 5 from two */
+    assert_int_equal(r.routed, 7);
+    assert_int_equal(r.unrouted[0].dlid, 5);
+    out = open_memstream(&text, &len);
+    rc_report_text(out, b.f, &r, NULL);
+    rc_report_json(out, b.f, &r, NULL);
+    fclose(out);
+    assert_non_null(strstr(text, "LIDs: switches 4, CA ports 0 (LMC from PortInfoRecords: 1 ports "
+                                 "above 0, at most 1)"));
+    assert_non_null(strstr(text, "-> sw4 (LID 5): no LFT entry at sw6 (LID 6)"));
+    assert_non_null(strstr(text, "\"switch_lids\": 4, \"ca_lids\": 0, \"lmc_ports\": 1, "
+                                 "\"max_lmc\": 1,\n  \"lmc_known\": true, \"lmc_note\": null,"));
+    free(text);
+    rc_result_free(&r);
+    /* not read: the note, LMC 0 everywhere */
+    rc_fabric_set_lmc_known(b.f, false, "the SA has no PortInfoRecords");
+    assert_int_equal(rc_check(b.f, NULL, &r), 0);
+    out = open_memstream(&text, &len);
+    rc_report_text(out, b.f, &r, NULL);
+    rc_report_json(out, b.f, &r, NULL);
+    fclose(out);
+    assert_non_null(strstr(text, "(LMC not read: the SA has no PortInfoRecords; every port taken "
+                                 "as LMC 0)"));
+    assert_non_null(strstr(text, "\"lmc_known\": false, \"lmc_note\": \"the SA has no "
+                                 "PortInfoRecords\""));
+    free(text);
+    rc_result_free(&r);
+    bed_free(&b);
+}
+
 PZT_MAIN(test_line_complete, test_missing_entry, test_no_link_and_port_zero, test_loop,
          test_ring_cycle, test_tree_no_cycle_all_routes, test_wrong_ca, test_limits_and_errors,
-         test_big_ring, test_json, test_route_hops)
+         test_big_ring, test_json, test_route_hops, test_lmc_ranges, test_lmc_switch)

@@ -269,6 +269,99 @@ static void test_into_route_check(void **state)
     free(b);
 }
 
+/* A PortInfoRecord at rec (IBA offsets: EndportLID 0, PortNum 2, PortInfo 4, in which
+ * LID at 16, PortState the low nibble of 32, LMC the low 3 bits of 34; IBA 14.2.5.6). */
+static void port_info_record(uint8_t *rec, uint16_t lid, uint8_t port, uint8_t lmc)
+{
+    memset(rec, 0, 72);
+    mad_put_be16(rec, lid);
+    rec[2] = port;
+    mad_put_be16(rec + 4 + 16, lid);
+    rec[4 + 32] = 0x20 | 4;   /* LinkSpeedSupported, PortState Active */
+    rec[4 + 33] = 0x52;       /* PortPhysicalState, LinkDownDefaultState */
+    rec[4 + 34] = 0xf8 | lmc; /* MKeyProtectBits and reserved bits set: LMC is the low 3 */
+    rec[4 + 35] = 0xff;       /* LinkSpeedActive, LinkSpeedEnabled */
+}
+
+static void test_port_info_record(void **state)
+{
+    uint8_t rec[72];
+    struct sa_port_info_record p;
+
+    port_info_record(rec, 0x1234, 1, 2);
+    assert_int_equal(sa_port_info_record_decode(rec, 72, &p), 0);
+    assert_int_equal(p.lid, 0x1234);
+    assert_int_equal(p.port, 1);
+    assert_int_equal(p.base_lid, 0x1234);
+    assert_int_equal(p.lmc, 2);
+    assert_int_equal(p.state, 4);
+    port_info_record(rec, 7, 0, 7);
+    assert_int_equal(sa_port_info_record_decode(rec, SA_PORT_INFO_RECORD_LEN, &p), 0);
+    assert_int_equal(p.lmc, 7);
+    assert_int_equal(p.port, 0);
+    assert_int_equal(sa_port_info_record_decode(rec, SA_PORT_INFO_RECORD_LEN - 1, &p), -1);
+}
+
+/* PortInfoRecords into the route check: CA and switch port 0 LMCs, the rest ignored,
+ * and the fallback to LMC 0 when the SA has none. */
+static void test_port_info_into_route_check(void **state)
+{
+    size_t nlen = SA_HEADER_LEN + 2 * 112, plen = SA_HEADER_LEN + 5 * 72;
+    uint8_t *nb = calloc(1, nlen), *pb = calloc(1, plen);
+    struct sa_answer a;
+    struct rc_fabric *f = rc_fabric_new();
+    const char *why = NULL;
+
+    answer_header(nb, IB_SA_ATTR_NODERECORD, 0, 112, 0, 0);
+    node_record(nb + SA_HEADER_LEN, 5, IB_NODE_SWITCH, 36, 0x1000, 0, "spine-1");
+    node_record(nb + SA_HEADER_LEN + 112, 16, IB_NODE_CA, 1, 0x2000, 1, "host-1-1");
+    assert_int_equal(sa_answer_parse(nb, nlen, &a, NULL), 0);
+    assert_int_equal(rc_fabric_add_sa_answer(f, &a, &why), 2);
+
+    /* none: an SA without PortInfoRecords, an error status, an empty table */
+    answer_header(pb, IB_SA_ATTR_PORTINFORECORD, SA_STATUS_NO_RECORDS << 8, 72, 0, 0);
+    assert_int_equal(sa_answer_parse(pb, SA_HEADER_LEN, &a, NULL), 0);
+    assert_int_equal(rc_fabric_add_sa_answer(f, &a, &why), 0);
+    assert_false(rc_fabric_lmc_known(f, &why));
+    assert_string_equal(why, "the SA has no PortInfoRecords");
+    answer_header(pb, IB_SA_ATTR_PORTINFORECORD, 0x000c, 72, 0, 0); /* unsupported attribute */
+    assert_int_equal(sa_answer_parse(pb, SA_HEADER_LEN, &a, NULL), 0);
+    assert_int_equal(rc_fabric_add_sa_answer(f, &a, &why), 0);
+    assert_false(rc_fabric_lmc_known(f, &why));
+    assert_string_equal(why, "PortInfoRecords refused: MAD status error");
+    answer_header(pb, IB_SA_ATTR_PORTINFORECORD, 0, 72, 0, 0);
+    assert_int_equal(sa_answer_parse(pb, SA_HEADER_LEN, &a, NULL), 0);
+    assert_int_equal(rc_fabric_add_sa_answer(f, &a, &why), 0);
+    assert_false(rc_fabric_lmc_known(f, NULL));
+
+    /* the CA's LMC 2 and the switch's port-0 LMC 1 taken; the switch's port 3 (its
+     * record carries the switch's LID; LMC 3 would fit: 5 .. 12 are free) and a LID
+     * nobody owns ignored */
+    answer_header(pb, IB_SA_ATTR_PORTINFORECORD, 0, 72, 0, 0);
+    port_info_record(pb + SA_HEADER_LEN, 5, 0, 1);
+    port_info_record(pb + SA_HEADER_LEN + 72, 5, 3, 3);
+    port_info_record(pb + SA_HEADER_LEN + 144, 16, 1, 2);
+    port_info_record(pb + SA_HEADER_LEN + 216, 40, 1, 1);
+    port_info_record(pb + SA_HEADER_LEN + 288, 0, 1, 1); /* a port without a LID */
+    assert_int_equal(sa_answer_parse(pb, plen, &a, NULL), 0);
+    assert_int_equal(a.count, 5);
+    assert_int_equal(rc_fabric_add_sa_answer(f, &a, &why), 5);
+    assert_true(rc_fabric_lmc_known(f, NULL));
+    assert_string_equal(rc_fabric_lid_name(f, 6, NULL), "spine-1");
+    assert_null(rc_fabric_lid_name(f, 7, NULL)); /* not 3 from port 3's record */
+    assert_string_equal(rc_fabric_lid_name(f, 19, NULL), "host-1-1");
+    assert_null(rc_fabric_lid_name(f, 20, NULL));
+    assert_null(rc_fabric_lid_name(f, 41, NULL));
+
+    /* a stride too short for a PortInfoRecord: an error */
+    answer_header(pb, IB_SA_ATTR_PORTINFORECORD, 0, 64, 0, 0);
+    assert_int_equal(sa_answer_parse(pb, SA_HEADER_LEN + 64, &a, NULL), 0);
+    assert_int_equal(rc_fabric_add_sa_answer(f, &a, &why), -1);
+    rc_fabric_free(f);
+    free(nb);
+    free(pb);
+}
+
 /* A ServiceRecord Set carries every field where IBA 15.2.5.14 puts it, and decodes back. */
 static void test_service_record(void **state)
 {
@@ -306,4 +399,5 @@ static void test_service_record(void **state)
 }
 
 PZT_MAIN(test_build, test_node_records_reassembled, test_rmpp_segments, test_link_lft_switchinfo,
-         test_bad_answers, test_into_route_check, test_service_record)
+         test_bad_answers, test_into_route_check, test_service_record, test_port_info_record,
+         test_port_info_into_route_check)
