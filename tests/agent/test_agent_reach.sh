@@ -166,7 +166,16 @@ check "-R ftree: the agents' unreachable pairs become pz-routecheck's unrouted p
 sleep 4 # four more probe rounds: nothing else goes, nothing comes back
 unreachable_pairs > "$WORK/unreach.agents"
 check_eq "-R ftree: ... and stay so" "$(cat "$WORK/unrouted.rc")" "$(cat "$WORK/unreach.agents")"
-check_eq "-R ftree: the other 28 pairs are reachable" 28 "$(count_status reachable)"
+# The other pairs: reachable (given a few probe rounds: under ASan on a loaded
+# machine two pairs were once still being probed after the SM change).
+others_reachable() { test "$(count_status reachable)" = 28; }
+# ... and on a failure the pairs that are not, before the FAIL line.
+others_reachable_or_show() {
+    wait_until 20 others_reachable && return 0
+    matrix | awk '$3 != "reachable" { print "     not reachable:", $0 }'
+    return 1
+}
+check "-R ftree: the other 28 pairs are reachable" others_reachable_or_show
 cli Spine1 reachability check > "$WORK/check.ft" 2>&1
 check_eq "reachability check on Spine1 exits 1" 1 "$?"
 check "... and names Spine2 unreachable" grep -q "^Spine2 .* unreachable" "$WORK/check.ft"

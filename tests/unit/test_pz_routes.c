@@ -53,7 +53,8 @@ static size_t answer(uint8_t *b, const struct sent *s, uint16_t status, size_t s
     b[3] = IB_MAD_METHOD_GET_TABLE_RESPONSE;
     mad_put_be16(b + 4, status);
     mad_put_be16(b + 44, (uint16_t)(stride / 8));
-    memcpy(b + SA_HEADER_LEN, recs, n * stride);
+    if (n)
+        memcpy(b + SA_HEADER_LEN, recs, n * stride);
     return SA_HEADER_LEN + n * stride;
 }
 
