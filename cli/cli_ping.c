@@ -38,10 +38,9 @@ static int cli_ping_summary(struct cli_ping_job *pj, const struct cli_out *out)
     return st.received ? CLI_OK : CLI_FAILED;
 }
 
-/* Job: send what is due, print the replies; at the end the summary. */
-static int cli_ping_poll(struct cli_job *job, uint64_t now, const struct cli_out *out)
+/* Send what is due and print a line for each reply that came. */
+static void cli_ping_replies(struct cli_ping_job *pj, uint64_t now, const struct cli_out *out)
 {
-    struct cli_ping_job *pj = (struct cli_ping_job *)job;
     struct ip_ping_reply r[16];
     unsigned n;
     char ip[16];
@@ -50,6 +49,14 @@ static int cli_ping_poll(struct cli_job *job, uint64_t now, const struct cli_out
         for (unsigned i = 0; i < n; i++)
             cli_printf(out, "%u bytes from %s: icmp_seq=%u ttl=%u time=%.3f ms\n", pj->size + 8,
                        cli_ipv4_str(pj->dst, ip), r[i].seq + 1u, r[i].ttl, r[i].rtt_ns / 1e6);
+}
+
+/* Job: send what is due, print the replies; at the end the summary. */
+static int cli_ping_poll(struct cli_job *job, uint64_t now, const struct cli_out *out)
+{
+    struct cli_ping_job *pj = (struct cli_ping_job *)job;
+
+    cli_ping_replies(pj, now, out);
     if (!ip_ping_done(pj->ping, now))
         return CLI_RUNNING;
     return cli_ping_summary(pj, out);
@@ -81,14 +88,8 @@ static void cli_ping_free(struct cli_job *job)
 static int cli_ping_interrupt(struct cli_job *job, uint64_t now, const struct cli_out *out)
 {
     struct cli_ping_job *pj = (struct cli_ping_job *)job;
-    struct ip_ping_reply r[16];
-    unsigned n;
-    char ip[16];
 
-    while ((n = ip_ping_poll(pj->ping, now, r, 16)) > 0)
-        for (unsigned i = 0; i < n; i++)
-            cli_printf(out, "%u bytes from %s: icmp_seq=%u ttl=%u time=%.3f ms\n", pj->size + 8,
-                       cli_ipv4_str(pj->dst, ip), r[i].seq + 1u, r[i].ttl, r[i].rtt_ns / 1e6);
+    cli_ping_replies(pj, now, out);
     return cli_ping_summary(pj, out);
 }
 

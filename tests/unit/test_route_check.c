@@ -255,36 +255,51 @@ static void test_ring_cycle(void **state)
 }
 
 /*
- * Two leaves (LIDs 1, 2) and two spines (LIDs 3, 4), up/down routes: a
- * spine reaches the other spine through leaf 1 (a down-up turn, allowed
- * once): no cycle.  Plus a CA on each leaf (LIDs 10, 11) for all_routes.
+ * Two leaves (LIDs 1, 2) and two spines (LIDs 3, 4), leaf l port s+0 cabled
+ * to spine s port l, a CA at LID ca1 on leaf 1 port 1 and one at ca2 on
+ * leaf 2 port 1, and the up/down switch-to-switch routes: leaves reach the
+ * other leaf through spine 3 and the spines directly; a spine reaches the
+ * other spine through leaf 1 (a down-up turn, allowed once).  The routes to
+ * the CAs are the caller's.
  */
-static void tree(struct bed *b)
+static void tree_switches(struct bed *b, uint16_t ca1, uint16_t ca2)
 {
+    char name[2][8];
+
     bed_init(b);
     for (uint16_t i = 1; i <= 4; i++)
         bed_switch(b, i, 4);
-    /* leaf l port s+0 -> spine s port l */
     bed_link(b, 1, 3, 3, 1);
     bed_link(b, 1, 4, 4, 1);
     bed_link(b, 2, 3, 3, 2);
     bed_link(b, 2, 4, 4, 2);
-    assert_int_equal(rc_fabric_add_endpoint(b->f, 10, 0xa0, 1, "ca10"), 0);
-    assert_int_equal(rc_fabric_add_endpoint(b->f, 11, 0xa1, 1, "ca11"), 0);
-    bed_link(b, 10, 1, 1, 1);
-    bed_link(b, 2, 1, 11, 1);
-    /* leaves: own CA on port 1, the other leaf and its CA via spine 3, spines direct */
-    bed_route(b, 1, 1, 0), bed_route(b, 1, 10, 1), bed_route(b, 1, 2, 3), bed_route(b, 1, 11, 3);
-    bed_route(b, 1, 3, 3), bed_route(b, 1, 4, 4);
-    bed_route(b, 2, 2, 0), bed_route(b, 2, 11, 1), bed_route(b, 2, 1, 3), bed_route(b, 2, 10, 3);
-    bed_route(b, 2, 3, 3), bed_route(b, 2, 4, 4);
-    /* spines: down to the leaves; the other spine through leaf 1 */
+    snprintf(name[0], sizeof(name[0]), "ca%u", ca1);
+    snprintf(name[1], sizeof(name[1]), "ca%u", ca2);
+    assert_int_equal(rc_fabric_add_endpoint(b->f, ca1, 0xa0, 1, name[0]), 0);
+    assert_int_equal(rc_fabric_add_endpoint(b->f, ca2, 0xa1, 1, name[1]), 0);
+    bed_link(b, ca1, 1, 1, 1);
+    bed_link(b, 2, 1, ca2, 1);
+    bed_route(b, 1, 1, 0), bed_route(b, 1, 2, 3), bed_route(b, 1, 3, 3), bed_route(b, 1, 4, 4);
+    bed_route(b, 2, 2, 0), bed_route(b, 2, 1, 3), bed_route(b, 2, 3, 3), bed_route(b, 2, 4, 4);
     for (uint16_t s = 3; s <= 4; s++) {
         bed_route(b, s, s, 0);
-        bed_route(b, s, 1, 1), bed_route(b, s, 10, 1);
-        bed_route(b, s, 2, 2), bed_route(b, s, 11, 2);
+        bed_route(b, s, 1, 1), bed_route(b, s, 2, 2);
         bed_route(b, s, (uint16_t)(7 - s), 1);
     }
+}
+
+/*
+ * tree_switches() with CAs at LIDs 10 and 11: each leaf reaches its own CA
+ * on port 1 and the other leaf's through spine 3; spines go down to them.
+ * No cycle.
+ */
+static void tree(struct bed *b)
+{
+    tree_switches(b, 10, 11);
+    bed_route(b, 1, 10, 1), bed_route(b, 1, 11, 3);
+    bed_route(b, 2, 11, 1), bed_route(b, 2, 10, 3);
+    for (uint16_t s = 3; s <= 4; s++)
+        bed_route(b, s, 10, 1), bed_route(b, s, 11, 2);
 }
 
 static void test_tree_no_cycle_all_routes(void **state)
@@ -423,26 +438,14 @@ static void test_route_hops(void **state)
 }
 
 /*
- * The tree of tree() with its CAs at LIDs 16 (LMC 2 when told: 16 .. 19)
+ * tree_switches() with its CAs at LIDs 16 (LMC 2 when told: 16 .. 19)
  * and 20 (LMC 1: 20, 21); the leaves spread the CA LIDs over both spines
  * (base and +2 through spine 3, +1 and +3 through spine 4), as an LMC
  * routing does; leaf 2 has no entry for LID 19.
  */
 static void tree_lmc(struct bed *b)
 {
-    bed_init(b);
-    for (uint16_t i = 1; i <= 4; i++)
-        bed_switch(b, i, 4);
-    bed_link(b, 1, 3, 3, 1);
-    bed_link(b, 1, 4, 4, 1);
-    bed_link(b, 2, 3, 3, 2);
-    bed_link(b, 2, 4, 4, 2);
-    assert_int_equal(rc_fabric_add_endpoint(b->f, 16, 0xa0, 1, "ca16"), 0);
-    assert_int_equal(rc_fabric_add_endpoint(b->f, 20, 0xa1, 1, "ca20"), 0);
-    bed_link(b, 16, 1, 1, 1);
-    bed_link(b, 2, 1, 20, 1);
-    bed_route(b, 1, 1, 0), bed_route(b, 1, 2, 3), bed_route(b, 1, 3, 3), bed_route(b, 1, 4, 4);
-    bed_route(b, 2, 2, 0), bed_route(b, 2, 1, 3), bed_route(b, 2, 3, 3), bed_route(b, 2, 4, 4);
+    tree_switches(b, 16, 20);
     for (uint16_t d = 16; d <= 19; d++) {
         bed_route(b, 1, d, 1);
         if (d != 19)
@@ -452,13 +455,9 @@ static void tree_lmc(struct bed *b)
         bed_route(b, 2, d, 1);
         bed_route(b, 1, d, d % 2 ? 4 : 3);
     }
-    for (uint16_t s = 3; s <= 4; s++) {
-        bed_route(b, s, s, 0);
-        bed_route(b, s, 1, 1), bed_route(b, s, 2, 2);
-        bed_route(b, s, (uint16_t)(7 - s), 1);
+    for (uint16_t s = 3; s <= 4; s++)
         for (uint16_t d = 16; d <= 21; d++)
             bed_route(b, s, d, d < 20 ? 1 : 2);
-    }
     bed_flush(b);
 }
 
