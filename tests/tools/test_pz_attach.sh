@@ -85,6 +85,10 @@ check_eq "PerfMgr: no counter error but LinkDownedCounter" 0 "$others"
 
 check "pz-attach without COMMAND: usage, status 2" \
     bash -c '"$0" Hca1 > /dev/null 2> u.err; [ $? = 2 ] && grep -q usage u.err' "$PZ_ATTACH"
+check "pz-attach -h: usage on stdout, status 0" \
+    bash -c '"$0" -h > u.out 2> /dev/null && grep -q "^usage: pz-attach" u.out' "$PZ_ATTACH"
+check "pz-attach -C to a missing directory: a message, status 1" \
+    bash -c '"$0" -C /nonexistent/pzt Hca1 -- true 2> u.err; [ $? = 1 ] && grep -q "not a directory" u.err' "$PZ_ATTACH"
 check "pz-attach with a missing library: status 1, named" \
     bash -c 'PZ_UMAD2SIM_FIX=/nonexistent.so "$0" Hca1 -- true 2> m.err; [ $? = 1 ] &&
              grep -q /nonexistent.so m.err' "$PZ_ATTACH"
