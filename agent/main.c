@@ -472,6 +472,9 @@ static int pz_start(struct pz_agent *ag)
     ag->loop = pz_loop_create();
     if (!ag->loop || pz_loop_add_fd(ag->loop, ag->sigfd, pz_on_signal, ag))
         return -1;
+    pz_loop_set_busy_poll(ag->loop, (uint64_t)ag->cfg.busy_poll_us * 1000u);
+    if (ag->cfg.busy_poll_us)
+        pz_log(PZ_LOG_INFO, "busy polling %u us after input", ag->cfg.busy_poll_us);
     env.loop = ag->loop;
     ag->sw = pz_switch_create(&ag->cfg, &env);
     if (!ag->sw)

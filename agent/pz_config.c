@@ -86,6 +86,9 @@ static const struct pz_config_key pz_config_table[] = {
     PZ_KEY(mad_transport, .type = PZ_CONFIG_CHOICE, .choices = pz_config_mad_transport, .def = -1,
            .help = "umad: MADs through libibumad; board: over board = sim's connection "
                    "(no umad); auto = board for board = sim"),
+    PZ_KEY(busy_poll_us, .type = PZ_CONFIG_UINT, .min = 0, .max = PZ_CONFIG_MAX_BUSY_POLL_US,
+           .help = "after input, poll this many us more before sleeping: a core spent "
+                   "for lower MAD latency; 0 = off"),
     PZ_KEY(monitor, .type = PZ_CONFIG_CHOICE, .choices = pz_config_on_off, .def = 1,
            .help = "the congestion monitor"),
     PZ_KEY(monitor_interval_ms, .type = PZ_CONFIG_UINT, .min = CONG_INTERVAL_MIN_MS, .max = 3600000,

@@ -34,6 +34,7 @@ struct pz_config {
     char sim_node[64];     /* switch to take over; empty = $SIM_HOST */
     char sim_sockname[64]; /* pzfabric socket name; empty = $IBSIM_SOCKNAME or "sim" */
     int mad_transport;     /* auto|umad|board: -1, 0, 1 (auto: board for board = sim) */
+    unsigned busy_poll_us; /* keep polling this long after input before sleeping; 0 = off */
     /* Port-0 datagrams and the echo service (traffic/pz_echo.h). */
     int dgram;           /* dgram = on|off|auto: 1, 0, -1 (auto: on for board = sim) */
     uint32_t dgram_qkey; /* the datagram QP's Q_Key; high bit clear */
@@ -167,6 +168,8 @@ void pz_config_print(const struct pz_config *cfg, FILE *f);
 
 /* Highest port number a port list may name (a switch has at most 254 ports). */
 #define PZ_CONFIG_MAX_PORT 254
+/* The longest busy-polling window (busy_poll_us): 10 ms. */
+#define PZ_CONFIG_MAX_BUSY_POLL_US 10000
 
 /* Fill *cfg with the defaults (the table's). */
 void pz_config_defaults(struct pz_config *cfg);

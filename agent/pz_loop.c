@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -30,6 +31,8 @@ struct pz_loop {
     unsigned nfds; /* slots in use or freed, from the start */
     struct pz_loop_timer timers[PZ_LOOP_MAX_TIMERS];
     unsigned ntimers;
+    uint64_t busy_poll_ns;  /* pz_loop_set_busy_poll */
+    uint64_t last_input_ns; /* when poll() last found input */
     bool stop;
 };
 
@@ -151,6 +154,21 @@ static int pz_loop_wait_ms(uint64_t deadline, uint64_t now)
     return ms > PZ_LOOP_MAX_WAIT_MS ? PZ_LOOP_MAX_WAIT_MS : (int)ms;
 }
 
+void pz_loop_set_busy_poll(struct pz_loop *l, uint64_t ns)
+{
+    l->busy_poll_ns = ns;
+}
+
+/* How long the next poll() may sleep, in ms: 0 while busy polling after input. */
+static int pz_loop_timeout_ms(const struct pz_loop *l)
+{
+    uint64_t now = pz_loop_now_ns();
+
+    if (l->busy_poll_ns && now - l->last_input_ns < l->busy_poll_ns)
+        return 0;
+    return pz_loop_wait_ms(pz_loop_earliest(l), now);
+}
+
 /* Call the timer of every source whose deadline has passed. */
 static void pz_loop_run_timers(struct pz_loop *l)
 {
@@ -236,10 +254,15 @@ int pz_loop_run(struct pz_loop *l)
             held[i] = l->fds[i].fd >= 0 && l->fds[i].pending && l->fds[i].pending(l->fds[i].arg);
             pending |= held[i];
         }
-        int rc = poll(pfd, n, pending ? 0 : pz_loop_wait_ms(pz_loop_earliest(l), pz_loop_now_ns()));
+        int timeout = pending ? 0 : pz_loop_timeout_ms(l);
+        int rc = poll(pfd, n, timeout);
 
         if (rc < 0 && errno != EINTR)
             return -1;
+        if (rc > 0 && l->busy_poll_ns)
+            l->last_input_ns = pz_loop_now_ns();
+        else if (rc == 0 && timeout == 0 && !pending && l->busy_poll_ns)
+            sched_yield(); /* busy polling: whoever else is runnable here goes first */
         for (unsigned i = 0; i < n && pending; i++)
             if (held[i] && pfd[i].fd >= 0)
                 pfd[i].revents |= POLLIN; /* buffered input: as if readable */

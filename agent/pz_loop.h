@@ -66,6 +66,13 @@ int pz_loop_add_timer(struct pz_loop *l, pz_loop_deadline_fn next, pz_loop_timer
 /* Remove every deadline source registered with arg (not from inside a timer callback). */
 void pz_loop_remove_timers(struct pz_loop *l, void *arg);
 
+/*
+ * Busy polling: after input, keep polling without sleeping for ns before
+ * sleeping again (0, the default: sleep at once).  Trades a core for the
+ * wake-up a request would otherwise cost, as Linux's net.core.busy_poll does.
+ */
+void pz_loop_set_busy_poll(struct pz_loop *l, uint64_t ns);
+
 /* Run until pz_loop_stop(); returns 0, or -1 when poll() fails. */
 int pz_loop_run(struct pz_loop *l);
 

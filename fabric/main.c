@@ -9,6 +9,7 @@
  * SIGINT, 2 on bad arguments or a bad topology, 1 on other failures.
  */
 #include <getopt.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@ static volatile sig_atomic_t stop_signal;
 
 /* What the command line asks for. */
 #define MAX_AGENT_OPTS 64
+#define MAX_BUSY_POLL_US 10000 /* as portzerod's busy_poll_us */
 
 struct options {
     const char *sockname;
@@ -40,6 +42,7 @@ struct options {
     const char *pcap;                /* capture file, or NULL */
     enum pz_pcap_format pcap_format; /* its format */
     long monitor_ms;                 /* switches' congestion monitor interval, 0 off, -1 default */
+    long busy_poll_us;               /* poll this long after input before sleeping, 0 off */
 };
 
 /* Signal handler: remember the signal; the main loop notices within a tick. */
@@ -53,7 +56,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: pzfabric [--sockname NAME] [--agent SWITCH]... [--pcap FILE]\n"
-            "                [--pcap-format pcap|erf] [--monitor-interval MS] [-v] TOPOLOGY\n"
+            "                [--pcap-format pcap|erf] [--monitor-interval MS]\n"
+            "                [--busy-poll US] [-v] TOPOLOGY\n"
             "  TOPOLOGY         ibsim net file or ibnetdiscover output\n"
             "  --sockname NAME  socket base name (default: $IBSIM_SOCKNAME or \"%s\")\n"
             "  --agent SWITCH   SWITCH is served by an external portzerod (board = sim);\n"
@@ -63,11 +67,13 @@ static void usage(FILE *out)
             "                   records that tshark decodes as they are\n"
             "  --monitor-interval MS  the in-process switches' congestion monitors sample\n"
             "                   every MS ms (>= 100, default 1000; 0: no monitors)\n"
+            "  --busy-poll US   after input keep polling US microseconds (<= %d) before\n"
+            "                   sleeping: a core spent for lower latency (default 0: off)\n"
             "  -v, --verbose    more messages on stderr (twice: every packet)\n"
             "Clients attach with LD_PRELOAD=libumad2sim.so, IBSIM_SOCKNAME=NAME and\n"
             "SIM_HOST=<node name> (default: the first node of the file).\n"
             "pzfabric-ctl --sockname NAME talks to it (links, drop rate, status).\n",
-            SIM_PROTO_DEFAULT_NAME);
+            SIM_PROTO_DEFAULT_NAME, MAX_BUSY_POLL_US);
 }
 
 /* Parse the command line; returns 0, 1 after --help, or -1 on an error (reported). */
@@ -81,6 +87,7 @@ static int parse_args(int argc, char **argv, struct options *o)
         {"agent", required_argument, NULL, 'a'},
         {"pcap-format", required_argument, NULL, 'f'},
         {"monitor-interval", required_argument, NULL, 'm'},
+        {"busy-poll", required_argument, NULL, 'b'},
         {NULL, 0, NULL, 0},
     };
     char *end;
@@ -113,6 +120,15 @@ static int parse_args(int argc, char **argv, struct options *o)
                 (o->monitor_ms > 0 && o->monitor_ms < 100)) {
                 fprintf(stderr, "pzfabric: --monitor-interval %s: expected 0 or 100..3600000\n",
                         optarg);
+                return -1;
+            }
+            break;
+        case 'b':
+            o->busy_poll_us = strtol(optarg, &end, 10);
+            if (*optarg == '\0' || *end || o->busy_poll_us < 0 ||
+                o->busy_poll_us > MAX_BUSY_POLL_US) {
+                fprintf(stderr, "pzfabric: --busy-poll %s: expected 0..%d\n", optarg,
+                        MAX_BUSY_POLL_US);
                 return -1;
             }
             break;
@@ -164,17 +180,32 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Serve clients and run the fabric's timers until a stop signal; returns 0 or -1. */
-static int serve(struct sim_server *s, struct fabric *f, struct pz_pcap *capture)
+/*
+ * Serve clients and run the fabric's timers until a stop signal; with
+ * busy_poll_ns, poll without sleeping for that long after each input (an
+ * external agent's answer or a client's next request then costs no
+ * wake-up).  Returns 0 or -1.
+ */
+static int serve(struct sim_server *s, struct fabric *f, struct pz_pcap *capture,
+                 uint64_t busy_poll_ns)
 {
     uint64_t next_tick = now_ns() + FABRIC_TICK_NS;
+    uint64_t last_input = 0;
 
     while (!stop_signal) {
         uint64_t now = now_ns();
         int timeout_ms = now >= next_tick ? 0 : (int)((next_tick - now) / 1000000u) + 1;
+        int got;
 
-        if (sim_server_run_once(s, timeout_ms))
+        if (busy_poll_ns && now - last_input < busy_poll_ns)
+            timeout_ms = 0;
+        got = sim_server_run_once(s, timeout_ms);
+        if (got < 0)
             return -1;
+        if (got > 0 && busy_poll_ns)
+            last_input = now_ns();
+        else if (got == 0 && timeout_ms == 0 && busy_poll_ns)
+            sched_yield(); /* busy polling: whoever else is runnable here goes first */
         if (now_ns() >= next_tick) {
             fabric_tick(f);
             if (capture)
@@ -315,9 +346,11 @@ int main(int argc, char **argv)
         close_capture(capture, &o);
         return EXIT_FAILURE;
     }
+    if (o.busy_poll_us)
+        pzf_log(o.verbose, PZF_LOG_INFO, "busy polling %ld us after input", o.busy_poll_us);
     printf("ready\n");
     fflush(stdout);
-    rc = serve(s, f, capture);
+    rc = serve(s, f, capture, (uint64_t)o.busy_poll_us * 1000u);
     if (rc)
         perror("pzfabric: poll");
     log_stats(f, o.verbose);

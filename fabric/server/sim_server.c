@@ -597,5 +597,5 @@ int sim_server_run_once(struct sim_server *s, int timeout_ms)
         dgram_server_drain(s);
     }
     sim_reap(s);
-    return 0;
+    return ready > 0;
 }

@@ -28,7 +28,8 @@ void sim_server_destroy(struct sim_server *s);
 
 /*
  * Wait up to timeout_ms for control messages and packets and handle them.
- * Returns 0, or -1 if waiting failed for another reason than a signal.
+ * Returns 1 when there was input, 0 when there was none (timeout or a
+ * signal), or -1 if waiting failed for another reason than a signal.
  */
 int sim_server_run_once(struct sim_server *s, int timeout_ms);
 

@@ -6,12 +6,15 @@
 # TRANSPORT (mad_transport: auto, the default, carries the MADs over the
 # board/sim connection; umad through umad2sim, the path of hardware and
 # ibsim) says how the agent's MADs travel; both must give the same answers.
+# BUSY_US (default 0) runs pzfabric --busy-poll and portzerod busy_poll_us
+# with it: the same answers, and both say they poll.
 set -uo pipefail
 
 PZFABRIC=${1:?usage: test_pzfabric_agent.sh PZFABRIC PORTZEROD NETFILE [TRANSPORT]}
 PORTZEROD=${2:?}
 NET=${3:?}
 TRANSPORT=${4:-auto}
+BUSY_US=${5:-0}
 source "$(dirname "$0")/agent_lib.sh"
 SOCK="pzagent$$"
 
@@ -19,13 +22,24 @@ SOCK="pzagent$$"
 start_agent() {
     mkdir -p "$WORK/agent"
     (cd "$WORK/agent" && LD_PRELOAD=$UMAD2SIM SIM_HOST=Spine1 IBSIM_SOCKNAME=$SOCK \
-        exec "$PORTZEROD" -o board=sim -o mad_transport="$TRANSPORT" -vvv > "$1" 2> "$2") &
+        exec "$PORTZEROD" -o board=sim -o mad_transport="$TRANSPORT" -o busy_poll_us="$BUSY_US" -vvv > "$1" 2> "$2") &
     AGENT=$!
     PIDS+=("$AGENT")
 }
 
 cd "$WORK"
-"$PZFABRIC" --sockname "$SOCK" --agent Spine1 -v "$NET" > fabric.out 2> fabric.err &
+if [ "$BUSY_US" -gt 0 ]; then
+    # refused: pzfabric OPTION... exits 2 and names the option.
+    refused() {
+        local rc=0
+        "$PZFABRIC" --sockname "$SOCK" "$@" "$NET" > bad.out 2> bad.err || rc=$?
+        [ "$rc" = 2 ] && grep -q "^pzfabric: $1 $2: expected 0..10000" bad.err
+    }
+    check "pzfabric --busy-poll 10001 refused" refused --busy-poll 10001
+    check "pzfabric --busy-poll -5 refused" refused --busy-poll -5
+    check "pzfabric --busy-poll 2x refused" refused --busy-poll 2x
+fi
+"$PZFABRIC" --sockname "$SOCK" --agent Spine1 --busy-poll "$BUSY_US" -v "$NET" > fabric.out 2> fabric.err &
 FABRIC=$!
 PIDS+=("$FABRIC")
 check "pzfabric ready" wait_file fabric.out 10 '^ready$'
@@ -43,6 +57,13 @@ else
     check "MADs over the board/sim connection" grep -q 'MADs over the board/sim connection' agent1.err
 fi
 check "pzfabric: agent attached" wait_file fabric.err 5 'agent pid [0-9]+ attached to switch Spine1'
+if [ "$BUSY_US" -gt 0 ]; then
+    check "pzfabric busy polls" grep -q "busy polling $BUSY_US us after input" fabric.err
+    check "portzerod busy polls" grep -q "busy polling $BUSY_US us after input" agent1.err
+else
+    check "pzfabric sleeps at once" bash -c "! grep -q 'busy polling' fabric.err"
+    check "portzerod sleeps at once" bash -c "! grep -q 'busy polling' agent1.err"
+fi
 
 agent_start_opensm "$SOCK" "$WORK/sm"
 check "OpenSM: SUBNET UP" wait_file sm/osm.log 40 'SUBNET UP'

@@ -4,7 +4,8 @@
  * and looked at again after each of them, so input that arrives while
  * another callback runs (a MAD during a batch of datagrams) is served before
  * the next callback; an urgent descriptor with nothing waiting is not
- * called; its owner's buffered input (pending) counts as input.
+ * called; its owner's buffered input (pending) counts as input; with busy
+ * polling the loop keeps polling for the window after input, then sleeps.
  */
 #define _GNU_SOURCE /* pipe2 */
 #include <fcntl.h>
@@ -172,5 +173,80 @@ static void test_urgent_pending(void **state)
     unwatch(&m);
 }
 
+/* A deadline source that logs when the loop looks at it (every pass). */
+struct probe {
+    uint64_t start, deadline;
+    unsigned early, late; /* passes within the busy window, and after it */
+    uint64_t window;
+};
+
+/* pz_loop_deadline_fn: count the pass (in or after the window); the deadline. */
+static uint64_t probe_next(void *arg)
+{
+    struct probe *p = arg;
+    uint64_t t = pz_loop_now_ns() - p->start;
+
+    if (t < p->window)
+        p->early++;
+    else if (t > p->window + 10000000u && t < p->deadline - p->start)
+        p->late++;
+    return p->deadline;
+}
+
+/* pz_loop_timer_fn: the deadline passed; stop. */
+static void probe_run(void *arg, uint64_t now)
+{
+    (void)arg;
+    (void)now;
+    pz_loop_stop(rec.loop);
+}
+
+/*
+ * One input at the start, a deadline 300 ms later; returns the probe after
+ * the loop stopped at it, with busy polling of busy_ns (0: none).
+ */
+static struct probe run_probe(uint64_t busy_ns)
+{
+    struct watched a = {0};
+    struct probe p = {.window = 100000000u};
+
+    watch(&a, 'A');
+    pz_loop_set_busy_poll(rec.loop, busy_ns);
+    p.start = pz_loop_now_ns();
+    p.deadline = p.start + 300000000u;
+    assert_int_equal(pz_loop_add_timer(rec.loop, probe_next, probe_run, &p), 0);
+    assert_int_equal(write(a.fds[1], "x", 1), 1);
+    assert_int_equal(pz_loop_run(rec.loop), 0);
+    assert_string_equal(rec.log, "A");
+    unwatch(&a);
+    return p;
+}
+
+/*
+ * busy_poll 100 ms: after the input the loop passes again and again for the
+ * window (it yields between passes, so a loaded machine still gives it some),
+ * then sleeps until the deadline: no pass from 110 ms to 300 ms.
+ */
+static void test_busy_poll_window(void **state)
+{
+    struct probe p;
+
+    (void)state;
+    p = run_probe(100000000u);
+    assert_true(p.early >= 10);
+    assert_int_equal(p.late, 0);
+}
+
+/* Without busy polling the loop sleeps at once: a pass or two, none later. */
+static void test_no_busy_poll_sleeps(void **state)
+{
+    struct probe p;
+
+    (void)state;
+    p = run_probe(0);
+    assert_true(p.early <= 3);
+    assert_int_equal(p.late, 0);
+}
+
 PZT_MAIN_SETUP(setup, teardown, test_urgent_first_and_between, test_plain_order,
-               test_urgent_pending)
+               test_urgent_pending, test_busy_poll_window, test_no_busy_poll_sleeps)
