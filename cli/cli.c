@@ -19,8 +19,12 @@ static int cli_cmd_help(const struct cli_env *env, const struct cli_args *a,
 
 /* The command table: every command the switch's CLI has. */
 static const struct cli_command cli_table[] = {
-    {{"help", NULL}, "", "list the commands", true, cli_cmd_help},
-    {{"?", NULL}, "", "list the commands", true, cli_cmd_help},
+    {{"help", NULL},
+     "[WORD...]",
+     "list the commands (those beginning with WORD...)",
+     true,
+     cli_cmd_help},
+    {{"?", NULL}, "[WORD...]", "list the commands", true, cli_cmd_help},
     {{"show", "version", NULL}, "[json]", "software version", true, cli_cmd_show_version},
     {{"show", "system", NULL},
      "[json]",
@@ -125,12 +129,23 @@ void cli_printf(const struct cli_out *out, const char *fmt, ...)
     out->write(out->arg, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
-/* List the commands the user may run. */
-static int cli_cmd_help(const struct cli_env *env, const struct cli_args *a,
-                        const struct cli_out *out, struct cli_job **job)
+/* Whether the n typed words begin cmd's words (each a prefix of the word at its place). */
+static bool cli_begins(const struct cli_command *cmd, const char *const *words, int n)
 {
-    (void)env;
-    (void)job;
+    for (int w = 0; w < n; w++)
+        if (!cmd->words[w] || strncmp(cmd->words[w], words[w], strlen(words[w])))
+            return false;
+    return true;
+}
+
+/*
+ * Print the commands the user may run whose words the n typed words begin,
+ * one line each ("?" left out); returns how many.
+ */
+static int cli_list(const char *const *words, int n, bool read_only, const struct cli_out *out)
+{
+    int listed = 0;
+
     for (size_t i = 0; i < CLI_NCOMMANDS; i++) {
         char name[64] = "";
         size_t len = 0;
@@ -138,9 +153,24 @@ static int cli_cmd_help(const struct cli_env *env, const struct cli_args *a,
         for (int w = 0; cli_table[i].words[w]; w++)
             len += (size_t)snprintf(name + len, sizeof(name) - len, "%s%s", w ? " " : "",
                                     cli_table[i].words[w]);
-        if (!strcmp(name, "?") || (a->read_only && !cli_table[i].read_only))
+        if (!strcmp(name, "?") || (read_only && !cli_table[i].read_only) ||
+            !cli_begins(&cli_table[i], words, n))
             continue;
         cli_printf(out, "  %-18s %-40s %s\n", name, cli_table[i].usage, cli_table[i].help);
+        listed++;
+    }
+    return listed;
+}
+
+/* List the commands the user may run (help WORD...: those beginning with the words). */
+static int cli_cmd_help(const struct cli_env *env, const struct cli_args *a,
+                        const struct cli_out *out, struct cli_job **job)
+{
+    (void)env;
+    (void)job;
+    if (cli_list(a->argv, (int)a->argc, a->read_only, out) == 0) {
+        cli_printf(out, "%% no command begins with those words\n");
+        return CLI_USAGE;
     }
     return CLI_OK;
 }
@@ -206,6 +236,18 @@ static const struct cli_command *cli_lookup(const char **words, int n, int *used
     return best;
 }
 
+/* Whether the typed words begin a longer command the user may run (e.g. a bare "show"). */
+static bool cli_incomplete(const char *const *words, int n, bool read_only)
+{
+    if (n >= CLI_MAX_CMD_WORDS)
+        return false;
+    for (size_t i = 0; i < CLI_NCOMMANDS; i++)
+        if (cli_table[i].words[n] && cli_begins(&cli_table[i], words, n) &&
+            (!read_only || cli_table[i].read_only))
+            return true;
+    return false;
+}
+
 int cli_run(const struct cli_env *env, const char *line, bool read_only, const struct cli_out *out,
             struct cli_job **job)
 {
@@ -230,6 +272,11 @@ int cli_run(const struct cli_env *env, const char *line, bool read_only, const s
     if (n == 0)
         return CLI_OK;
     cmd = cli_lookup(words, n, &used, &ambiguous);
+    if (!cmd && !ambiguous && cli_incomplete(words, n, read_only)) {
+        cli_printf(out, "%% incomplete command: %s; it goes on as one of:\n", line);
+        cli_list(words, n, read_only, out);
+        return CLI_USAGE;
+    }
     if (!cmd || ambiguous) {
         cli_printf(out, "%% %s command: %s (try help)\n", ambiguous ? "ambiguous" : "unknown",
                    line);

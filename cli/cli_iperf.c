@@ -349,6 +349,12 @@ static int cli_iperf_server_switch(const struct cli_env *env, const char *word,
     return CLI_OK;
 }
 
+/* Whether k is one of the options of iperf -c that take a value (-c -b -t -P -l -i). */
+static bool cli_iperf_value_option(const char *k)
+{
+    return k[0] == '-' && k[1] != '\0' && strchr("cbtPli", k[1]) && k[2] == '\0';
+}
+
 /* Parse iperf -c's options into j; returns 0 or -1 (printed). */
 static int cli_iperf_options(const struct cli_args *a, const struct cli_out *out,
                              struct cli_iperf_job *j, double *rate)
@@ -360,6 +366,10 @@ static int cli_iperf_options(const struct cli_args *a, const struct cli_out *out
         if (!strcmp(k, "-u")) {
             j->cfg.udp = true;
             continue;
+        }
+        if (!cli_iperf_value_option(k)) {
+            cli_printf(out, "%% unknown option: %s\n", k); /* -r, -d, -R...: not supported */
+            return -1;
         }
         if (!v)
             bad = 1;

@@ -151,6 +151,11 @@ cli Leaf1 iperf -c 10.78.0.200 -t 1 > "$WORK/silent_tcp.txt" 2>&1
 check_eq "TCP to a silent address: exit 1" 1 $?
 check "... connect failed" grep -q "connect failed" "$WORK/silent_tcp.txt"
 check "... within 8 s ($((SECONDS - start)) s)" test $((SECONDS - start)) -le 8
+for opt in -r -d -R --reverse; do
+    cli Leaf1 iperf -c "${ADDR[Spine2]}" "$opt" > "$WORK/unknown_opt.txt" 2>&1
+    check_eq "iperf -c ... $opt: refused (exit 2)" 2 $?
+    check "... says: unknown option: $opt" grep -qx -- "% unknown option: $opt" "$WORK/unknown_opt.txt"
+done
 check "iperf server off" cli Spine2 iperf server off
 check "show iperf: off" bash -c "'$PZCLI' -s '$WORK/Spine2/ctl' show iperf | grep -q '^iperf server *off'"
 check "host iperf to a switch with the server off fails" bash -c \

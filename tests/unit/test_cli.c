@@ -373,6 +373,38 @@ static void test_show_log_and_help(void **state)
     fx_free(f);
 }
 
+/*
+ * An incomplete command ("show", "sh int") says so and lists how it goes
+ * on, the user's commands only; help WORD... lists those commands alone.
+ */
+static void test_incomplete_and_help_words(void **state)
+{
+    struct fx *f = fx_new();
+
+    (void)state;
+    assert_int_equal(fx_run(f, "show", true), CLI_USAGE);
+    assert_non_null(strstr(f->text, "% incomplete command: show; it goes on as one of:\n"));
+    assert_non_null(strstr(f->text, "  show version "));
+    assert_non_null(strstr(f->text, "  show route check "));
+    assert_null(strstr(f->text, "  help "));
+    assert_int_equal(fx_run(f, "sh int", true), CLI_USAGE);
+    assert_non_null(strstr(f->text, "% incomplete command: sh int;"));
+    assert_non_null(strstr(f->text, "  show interfaces ib "));
+    assert_null(strstr(f->text, "  show version "));
+    assert_int_equal(fx_run(f, "clear", true), CLI_USAGE); /* the monitor user has none */
+    assert_non_null(strstr(f->text, "% unknown command: clear"));
+    assert_int_equal(fx_run(f, "clear", false), CLI_USAGE);
+    assert_non_null(strstr(f->text, "  clear counters "));
+    assert_int_equal(fx_run(f, "bogus words here and more", true), CLI_USAGE);
+    assert_non_null(strstr(f->text, "% unknown command: bogus"));
+    assert_int_equal(fx_run(f, "help show snmp", true), CLI_OK);
+    assert_non_null(strstr(f->text, "  show snmp "));
+    assert_null(strstr(f->text, "  show ip "));
+    assert_int_equal(fx_run(f, "help nothing", true), CLI_USAGE);
+    assert_string_equal(f->text, "% no command begins with those words\n");
+    fx_free(f);
+}
+
 /* Tab completion: next words by prefix, the user's commands only. */
 static void test_complete(void **state)
 {
@@ -479,5 +511,5 @@ static void test_json_utf8(void **state)
 
 PZT_MAIN(test_show_interfaces, test_show_interfaces_after_set, test_show_interfaces_json,
          test_show_counters, test_show_lft, test_show_congestion, test_show_system_json,
-         test_clear_counters, test_show_log_and_help, test_complete, test_json_escaping,
-         test_json_utf8, test_route_check_words)
+         test_clear_counters, test_show_log_and_help, test_incomplete_and_help_words, test_complete,
+         test_json_escaping, test_json_utf8, test_route_check_words)
