@@ -42,6 +42,7 @@ struct node {
     uint32_t disc_seq;       /* discovery SMPs sent, for their TIDs */
     uint64_t next_disc_scan_ns;
     uint64_t next_link_scan_ns;
+    uint16_t notified_sm; /* the master SM's LID the ports' notified_hot refer to (0: none yet) */
 };
 
 /* A log line through the caller's hook (printf-style). */

@@ -9,7 +9,8 @@
  * differs from what the SM was last told gets one notice.  Before that
  * nothing is queued -- a trap queue filled with stale onsets would crowd
  * out the SMA's own traps -- and once the SM is known it hears of the
- * hot-spots that exist at that time.  A full trap queue leaves the port
+ * hot-spots that exist at that time; so does a new master SM (another
+ * MasterSMLID), which has heard of none.  A full trap queue leaves the port
  * unnotified until the next sample.
  */
 #include "node_internal.h"
@@ -42,10 +43,27 @@ static int node_send_notice(struct node *n, unsigned p, const struct cong_port_v
     return sma_send_vendor_notice(n->sma, trap, details, sizeof(details)) ? -1 : 0;
 }
 
+/*
+ * Forget what an earlier master SM was told when the SMA names another one
+ * (a failover, or an SM started elsewhere): the new SM has heard of no
+ * hot-spot, so every port counts as told "not hot" to it.  Returns nothing.
+ */
+static void node_notify_follow_sm(struct node *n)
+{
+    uint16_t sm = sma_master_sm_lid(n->sma, 0);
+
+    if (sm == n->notified_sm)
+        return;
+    for (unsigned p = 1; p <= n->num_ports; p++)
+        n->ports[p].notified_hot = false;
+    n->notified_sm = sm;
+}
+
 void node_notify(struct node *n)
 {
     if (!n->cfg.notices || !node_sm_known(n))
         return;
+    node_notify_follow_sm(n);
     for (unsigned p = 1; p <= n->num_ports; p++) {
         struct node_port *pp = &n->ports[p];
         struct cong_port_view v;

@@ -4,8 +4,9 @@
  * classification with hysteresis, per-port history and the event queue.
  *
  * Rules, per port and sampling round:
- * - Link down (or an unknown rate): class NORMAL, no sample, the baseline
- *   is dropped; the next round with the link up only takes a baseline.
+ * - Link down (or an unknown rate): class NORMAL, no measurement, the
+ *   baseline is dropped (the round that finds it down records a zero
+ *   sample); the next round with the link up only takes a baseline.
  * - A counter below its previous value (reset), a counter at 2^32-1 or
  *   2^64-1 on two reads in a row (stuck saturated), or a reader error: the
  *   sample is invalid; the class stays, the baseline restarts, it is counted.
@@ -343,19 +344,40 @@ static bool cong_reading_ok(struct cong_monitor *m, struct cong_port *cp, uint64
     return ok;
 }
 
+/*
+ * A round that finds port's link down at now (was_bps: its link rate at the
+ * round before): the baseline is dropped and the class is NORMAL.  When the
+ * link was up before, the zero sample the event carries also becomes the
+ * port's newest sample and enters its history, so no reader goes on showing
+ * the rates of a link that is gone, and the history shows where the class
+ * ended.  Returns the number of events queued (0 or 1).
+ */
+static unsigned cong_port_down(struct cong_monitor *m, unsigned port, uint64_t was_bps,
+                               uint64_t now)
+{
+    struct cong_port *cp = &m->ports[port];
+    struct cong_sample s = {.time_ns = now, .cls = CONG_PORT_NORMAL};
+
+    cp->have_base = false;
+    cp->valid = false;
+    if (was_bps) {
+        cp->last = s;
+        cong_hist_push(m, cp, &s);
+    }
+    return cong_set_class(m, port, CONG_PORT_NORMAL, &s);
+}
+
 /* Sample one port at now; returns the number of events queued (0 or 1). */
 static unsigned cong_sample_port(struct cong_monitor *m, unsigned port, uint64_t now)
 {
     struct cong_port *cp = &m->ports[port];
     struct cong_sample s = {.time_ns = now};
+    uint64_t was_bps = cp->link_bps;
     uint64_t wait, data, elapsed, util;
 
     cp->link_bps = cong_link_rate(m, port);
-    if (!cp->link_bps) {
-        cp->have_base = false;
-        cp->valid = false;
-        return cong_set_class(m, port, CONG_PORT_NORMAL, &s);
-    }
+    if (!cp->link_bps)
+        return cong_port_down(m, port, was_bps, now);
     if (m->read(m->arg, port, &wait, &data) != 0) {
         cong_invalid(m, cp, &m->stats.read_errors);
         cp->have_base = false;

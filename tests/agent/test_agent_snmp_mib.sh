@@ -21,6 +21,9 @@
 #     pzHotSpotOnset and pzHotSpotClear with pzCongClass/Ticks/Util equal to
 #     the sample the monitor changed class on (its own log line), and the
 #     CLI shows the class the notification says;
+#   - a link that goes down during a hot-spot: the pzHotSpotClear carries the
+#     monitor's zero link-down sample and pzCongTicks reads 0; the onset
+#     after link-up carries that onset's sample;
 #   - informs: an `informsink` snmptrapd acknowledges each notification once
 #     (no retransmission arrives), and a `trapsess -Ci` sink that starts
 #     listening only after the onset still gets it (retries), once.
@@ -250,6 +253,44 @@ done
 check_eq "the 12 error counters and PortXmitWait of every port = perfquery" "$want" "$got"
 xw=$(column "$WORK/port2.walk" 24 "$PORTT" | awk -v p=$HP '$1 == p { print $2 }')
 check "pzIbPortXmitWait.$HP moved during the hot-spot ($xw)" test "${xw:-0}" -gt 0
+
+# --- A link that goes down during a hot-spot ----------------------------------------
+# The clear carries the monitor's link-down sample (0 ticks/s, as its log says),
+# and pzCongTicks reads 0 while the link is down; the onset after the link came
+# back carries that onset's own sample, not the first hot-spot's (the history
+# used to run through the link-down without a break).
+# last_event TEXT: as monitor_event, from the monitor's newest line with TEXT.
+last_event() {
+    local ev
+    ev=$(grep "$1" "$WORK/agent/err" | tail -1)
+    note "monitor: ${ev#*monitor: }"
+    ev_ticks=$(sed -n 's/.*(congestion \([0-9]*\) ticks\/s.*/\1/p' <<< "$ev")
+    ev_util=$(sed -n 's/.*utilisation \([0-9]*\)\.\([0-9]\)%.*/\1\2/p' <<< "$ev" | sed 's/^0*\([0-9]\)/\1/')
+}
+FLOWS=()
+for src in host-1-1 host-1-2 host-2-1; do
+    id=$(ctl flow-add "$src" "$HOT" 40) && FLOWS+=("$id")
+done
+check "snmptrapd: a second pzHotSpotOnset" wait_lines "$WORK/trapd.log" 15 "\\[$SWADDR\\].*$ONSET" 2
+check "pzfabric-ctl link-down $SW $HP during the hot-spot" ctl link-down "$SW" "$HP"
+check "snmptrapd: pzHotSpotClear for the link-down" wait_lines "$WORK/trapd.log" 15 "\\[$SWADDR\\].*$CLEAR" 2
+off=$(from_sw "$WORK/trapd.log" "$CLEAR" | tail -1)
+note "clear: $off"
+last_event "monitor: port $HP hot-spot -> "
+check_eq "link-down clear: the monitor's sample is 0 ticks/s, 0 per mille" "0 0" "$ev_ticks $ev_util"
+check_eq "link-down clear pzCongClass/Ticks/Util.$HP = the monitor's sample" "0 $ev_ticks $ev_util" \
+    "$(varbind "$off" "$CONGT.2.$HP") $(varbind "$off" "$CONGT.3.$HP") $(varbind "$off" "$CONGT.4.$HP")"
+check_eq "link down: pzCongClass/Ticks/Util.$HP read normal, 0, 0" "0 0 0" \
+    "$(get "$CONGT.2.$HP" "$CONGT.3.$HP" "$CONGT.4.$HP" | tr '\n' ' ' | sed 's/ $//')"
+check "pzfabric-ctl link-up $SW $HP" ctl link-up "$SW" "$HP"
+check "snmptrapd: pzHotSpotOnset after the link came back" \
+    wait_lines "$WORK/trapd.log" 30 "\\[$SWADDR\\].*$ONSET" 3
+on=$(from_sw "$WORK/trapd.log" "$ONSET" | tail -1)
+note "onset: $on"
+last_event "monitor: port $HP normal -> hot-spot"
+check_eq "onset after link-up: pzCongTicks/Util.$HP = that onset's sample" "$ev_ticks $ev_util" \
+    "$(varbind "$on" "$CONGT.3.$HP") $(varbind "$on" "$CONGT.4.$HP")"
+for id in "${FLOWS[@]}"; do ctl flow-del "$id" > /dev/null; done
 
 stop_pid "$AGENT"
 check_eq "portzerod exits 0 on SIGTERM" 0 "$STOP_RC"

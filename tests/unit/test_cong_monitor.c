@@ -524,10 +524,11 @@ static void test_reader_error(void **state)
     fx_free(f);
 }
 
-/* Link down: NORMAL at once, no sample; link up: a baseline first. */
+/* Link down: NORMAL at once with a zero sample, then none; link up: a baseline first. */
 static void test_link_down(void **state)
 {
     struct fx *f = fx_new(1000);
+    struct cong_sample h[4];
     struct cong_port_view v;
     struct cong_event ev;
 
@@ -541,15 +542,28 @@ static void test_link_down(void **state)
     cong_monitor_port(f->m, 2, &v);
     assert_false(v.valid);
     assert_true(v.link_bps == 0);
-    assert_int_equal(cong_monitor_history(f->m, 2, &ev.sample, 1), 1); /* history kept */
+    /* The newest sample is the link-down one the event carries, not the hot-spot's rates. */
+    assert_true(v.last.time_ns == 3 * SEC && v.last.congestion == 0 && v.last.bandwidth == 0);
+    assert_int_equal(v.last.util_permille, 0);
+    assert_int_equal(v.last.cls, CONG_PORT_NORMAL);
+    /* History kept, the zero sample on top of it, once however long the link stays down. */
+    step(f, 2, SEC, 2 * THR, 0);
+    assert_int_equal(cong_monitor_history(f->m, 2, h, 4), 2);
+    assert_true(h[0].time_ns == 3 * SEC && h[0].congestion == 0);
+    assert_int_equal(h[0].cls, CONG_PORT_NORMAL);
+    assert_true(h[1].time_ns == 2 * SEC && h[1].congestion == 2 * THR);
+    assert_int_equal(h[1].cls, CONG_PORT_HOTSPOT);
 
     board_mem_set_connected(f->bm, 2, true);
     assert_int_equal(step(f, 2, SEC, 2 * THR, 500), 0); /* baseline */
     cong_monitor_port(f->m, 2, &v);
     assert_false(v.valid);
     assert_true(v.link_bps == LINK_BPS);
-    assert_int_equal(step(f, 2, SEC, 2 * THR, 500), 1);
+    assert_int_equal(step(f, 2, SEC, 3 * THR, 500), 1);
     expect_event(f, 2, CONG_PORT_NORMAL, CONG_PORT_HOTSPOT);
+    /* The second onset's run of hot-spot samples starts after the zero sample. */
+    assert_int_equal(cong_monitor_history(f->m, 2, h, 4), 3);
+    assert_true(h[0].congestion == 3 * THR && h[1].congestion == 0);
     /* A port that is down from the start never samples. */
     board_mem_set_connected(f->bm, 4, false);
     step(f, 4, SEC, 5 * THR, 500);

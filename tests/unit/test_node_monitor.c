@@ -325,8 +325,8 @@ static unsigned fx_traps(struct fx *f, unsigned *traps, unsigned max)
 
     while (count < 16 && fx_next_sent(f, &r)) {
         if (mad_get_field((void *)(r.mad + 64), 0, IB_NOTICE_IS_GENERIC_F))
-            continue; /* the SMA's own traps */
-        assert_int_equal(r.addr.dlid, SM_LID);
+            continue;                                                   /* the SMA's own traps */
+        assert_int_equal(r.addr.dlid, sma_master_sm_lid(f->n->sma, 0)); /* the current SM */
         if (count < max)
             traps[count] = (unsigned)mad_get_be(r.mad + 64 + N_TRAP, 2);
         count++;
@@ -358,6 +358,42 @@ static void test_notices(void **state)
     fx_run(f, 100); /* flows stopped: no XmitWait */
     assert_int_equal(fx_traps(f, traps, 4), 1);
     assert_int_equal(traps[0], CONG_TRAP_HOTSPOT_CLEAR);
+    fx_free(f);
+}
+
+/*
+ * A new master SM (another MasterSMLID) has heard of no hot-spot: it gets
+ * an onset for the one that goes on, and the clear later; the old SM's
+ * LID coming back is a new SM again.
+ */
+static void test_notices_new_sm(void **state)
+{
+    struct fx *f = fx_new(100, 1u << 1, true);
+    unsigned traps[4];
+
+    pzt_assign_lid(f->n, SW_LID, SM_LID, 18);
+    pzt_poll_all(f->n, NULL);
+    fx_block(f, 100);
+    fx_run(f, 100);
+    assert_int_equal(fx_traps(f, traps, 4), 1);
+    assert_int_equal(traps[0], CONG_TRAP_HOTSPOT_ONSET);
+    pzt_assign_lid(f->n, SW_LID, SM_LID + 1, 18); /* failover: another SM takes over */
+    pzt_poll_all(f->n, NULL);
+    fx_block(f, 100);
+    fx_run(f, 100);
+    assert_int_equal(fx_traps(f, traps, 4), 1);
+    assert_int_equal(traps[0], CONG_TRAP_HOTSPOT_ONSET);
+    fx_block(f, 100);
+    fx_run(f, 100);
+    assert_int_equal(fx_traps(f, traps, 4), 0); /* told once */
+    fx_run(f, 100);
+    assert_int_equal(fx_traps(f, traps, 4), 1);
+    assert_int_equal(traps[0], CONG_TRAP_HOTSPOT_CLEAR);
+    /* A new SM while nothing is hot: nothing to tell it. */
+    pzt_assign_lid(f->n, SW_LID, SM_LID, 18);
+    pzt_poll_all(f->n, NULL);
+    fx_run(f, 100);
+    assert_int_equal(fx_traps(f, traps, 4), 0);
     fx_free(f);
 }
 
@@ -395,4 +431,4 @@ static void test_deadline(void **state)
 }
 
 PZT_MAIN(test_discovery, test_not_ours, test_retries, test_port_bounce, test_ca_port_list,
-         test_notices, test_notices_off, test_deadline)
+         test_notices, test_notices_new_sm, test_notices_off, test_deadline)
