@@ -420,6 +420,14 @@ if has_ctl flow-add; then
     check "--vlxmitcounters: 16-bit, at most 65535" test "$(val "PortVLXmitWait$WVL" wv.txt)" -le 65535
     ctl flow-del "$id" > /dev/null
     check "flow-del" test $? = 0
+    # Units: Leaf2 port 3 carried only the flow's packets, each NeighborMTU +
+    # 24 bytes from LRH to ICRC; PortXmitData leaves out the 2-byte VCRC
+    # (IBA), so data x 4 = packets x (MTU + 24), up to one packet in flight.
+    mtu=$(sed -n 's/^NeighborMTU:\.*\([0-9]*\)$/\1/p' <<< "$pi")
+    pq u.txt -x "$LEAF2" 3
+    check "-x: Leaf2.3 PortXmitData x 4 = PortXmitPkts x (MTU $mtu + 24), no VCRC" \
+        awk -v d="$(val PortXmitData u.txt)" -v p="$(val PortXmitPkts u.txt)" -v m="$mtu" \
+        'BEGIN { e = d * 4 - p * (m + 24); exit !(m > 0 && p > 1000 && e >= -(m + 24) && e <= m + 24) }'
     ctl ca-rate Hca3 0 > /dev/null
 else
     echo "skip flow checks: pzfabric-ctl has no flow-add"
