@@ -403,14 +403,18 @@ static void fabric_node_timers(struct fabric *f, struct fabric_node *n)
     fabric_timer_update(f, n);
 }
 
-void fabric_tick(struct fabric *f)
+void fabric_run_timers(struct fabric *f)
 {
-    size_t due;
+    size_t due = fabric_timers_due(f); /* only the nodes whose deadline has passed */
 
-    fabric_traffic_tick(f); /* flow counters up to now, paths re-checked */
-    fabric_agent_expire(f);
-    due = fabric_timers_due(f); /* only the nodes whose deadline has passed */
     for (size_t i = 0; i < due; i++)
         fabric_node_timers(f, &f->nodes[f->timer_due[i]]);
     fabric_poll_dirty(f);
+}
+
+void fabric_tick(struct fabric *f)
+{
+    fabric_traffic_tick(f); /* flow counters up to now, paths re-checked */
+    fabric_agent_expire(f);
+    fabric_run_timers(f);
 }

@@ -126,6 +126,18 @@ int fabric_client_send(struct fabric *f, unsigned client, const struct fabric_ma
  */
 void fabric_tick(struct fabric *f);
 
+/*
+ * Board time (CLOCK_MONOTONIC ns, as board_now_ns() of an in-process node)
+ * of the earliest deadline of an in-process node's timed work; UINT64_MAX
+ * if none.  A server loop wakes then and calls fabric_run_timers(), so that
+ * timed work runs on time, not at the next fabric_tick(): a
+ * PortSamplesControl session of 10 ms must sample 10 ms of traffic.
+ */
+uint64_t fabric_next_deadline(const struct fabric *f);
+
+/* fabric_tick() without its traffic and agent work: only the timers that are due. */
+void fabric_run_timers(struct fabric *f);
+
 /* Who hears of port changes of external switches (board_server.c pushes them to the agent). */
 void fabric_set_port_event(struct fabric *f, fabric_port_event_fn fn, void *arg);
 

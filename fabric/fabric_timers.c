@@ -148,6 +148,11 @@ void fabric_timers_all(struct fabric *f)
         fabric_timer_update(f, &f->nodes[i]);
 }
 
+uint64_t fabric_next_deadline(const struct fabric *f)
+{
+    return f->timer_len ? f->nodes[f->timer_heap[0]].timer_at : UINT64_MAX;
+}
+
 size_t fabric_timers_due(struct fabric *f)
 {
     size_t n = 0;

@@ -197,9 +197,10 @@ static void tr_hop_advance(struct fabric *f, struct tr_flow *fl, unsigned k, uin
         return;
     bits = (tr_u128)fl->rate_bps * (now_ns - a->last_ns);
     a->last_ns = now_ns;
-    a->word_acc += bits;
+    /* Data counters exclude the VCRC: (pkt_bytes - 2) of every pkt_bytes on the wire. */
+    a->word_acc += bits * (fl->pkt_bytes - TR_VCRC_BYTES);
     a->pkt_acc += bits;
-    words = tr_take(&a->word_acc, (tr_u128)TR_WORD_BITS * TR_NS);
+    words = tr_take(&a->word_acc, (tr_u128)TR_WORD_BITS * TR_NS * fl->pkt_bytes);
     pkts = tr_take(&a->pkt_acc, (tr_u128)fl->pkt_bytes * 8 * TR_NS);
     if (words || pkts)
         tr_count(f, fl, k, words, pkts);

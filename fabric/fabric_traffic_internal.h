@@ -22,6 +22,7 @@ typedef unsigned __int128 tr_u128; /* bit-nanoseconds: rate x time without overf
 
 #define TR_NS 1000000000ull
 #define TR_WORD_BITS 32u
+#define TR_VCRC_BYTES 2u /* on the wire, not in PortXmitData/PortRcvData (LRH..ICRC) */
 #define TR_EPS 1e-9
 #define TR_HOL_ROUNDS 64 /* head-of-line fixed-point iterations at most */
 #define TR_NO_BOTTLENECK (-1)
@@ -29,7 +30,7 @@ typedef unsigned __int128 tr_u128; /* bit-nanoseconds: rate x time without overf
 /* What one link of a flow has not counted yet, since when. */
 struct tr_hop_acc {
     uint64_t last_ns;
-    tr_u128 word_acc; /* bit-ns not yet counted as 4-byte words */
+    tr_u128 word_acc; /* bit-ns x data bytes a packet, not yet counted as 4-byte words */
     tr_u128 pkt_acc;  /* bit-ns not yet counted as packets */
 };
 

@@ -181,6 +181,19 @@ static uint64_t now_ns(void)
 }
 
 /*
+ * When serve() must wake next: at the next tick, or earlier at an in-process
+ * node's deadline.  A deadline that was already due when the timers last ran
+ * (at ran_ns) and did not move waits for the tick, so it cannot spin the loop.
+ * Returns a CLOCK_MONOTONIC time in ns.
+ */
+static uint64_t next_wake(const struct fabric *f, uint64_t next_tick, uint64_t ran_ns)
+{
+    uint64_t d = fabric_next_deadline(f);
+
+    return d > ran_ns && d < next_tick ? d : next_tick;
+}
+
+/*
  * Serve clients and run the fabric's timers until a stop signal; with
  * busy_poll_ns, poll without sleeping for that long after each input (an
  * external agent's answer or a client's next request then costs no
@@ -190,11 +203,12 @@ static int serve(struct sim_server *s, struct fabric *f, struct pz_pcap *capture
                  uint64_t busy_poll_ns)
 {
     uint64_t next_tick = now_ns() + FABRIC_TICK_NS;
-    uint64_t last_input = 0;
+    uint64_t last_input = 0, timers_ran = 0;
 
     while (!stop_signal) {
         uint64_t now = now_ns();
-        int timeout_ms = now >= next_tick ? 0 : (int)((next_tick - now) / 1000000u) + 1;
+        uint64_t wake = next_wake(f, next_tick, timers_ran);
+        int timeout_ms = now >= wake ? 0 : (int)((wake - now) / 1000000u) + 1;
         int got;
 
         if (busy_poll_ns && now - last_input < busy_poll_ns)
@@ -206,11 +220,16 @@ static int serve(struct sim_server *s, struct fabric *f, struct pz_pcap *capture
             last_input = now_ns();
         else if (got == 0 && timeout_ms == 0 && busy_poll_ns)
             sched_yield(); /* busy polling: whoever else is runnable here goes first */
-        if (now_ns() >= next_tick) {
+        now = now_ns();
+        if (now >= next_tick) {
             fabric_tick(f);
             if (capture)
                 pz_pcap_flush(capture); /* readable while running; errors show at close */
             next_tick = now_ns() + FABRIC_TICK_NS;
+            timers_ran = now;
+        } else if (now >= next_wake(f, next_tick, timers_ran)) {
+            fabric_run_timers(f); /* a node's deadline before the tick: run it on time */
+            timers_ran = now;
         }
     }
     return 0;

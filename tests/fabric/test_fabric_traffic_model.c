@@ -35,6 +35,12 @@
 #define SEC 1000000000ull
 #define PKT_BYTES (4096 + 26) /* NeighborMTU 4096 + headers */
 
+/*
+ * PortXmitData words for bits on the wire: LRH..ICRC, i.e. without each
+ * packet's 2-byte VCRC (IBA PortXmitData), 4 bytes a word.
+ */
+#define DATA_WORDS(bits) ((bits) * (PKT_BYTES - 2) / (32 * PKT_BYTES))
+
 static const char net[] = FBED_NET_2S4H("[4] \"H5\"[1]\n", "\n"
                                                            "Hca 1 \"H5\"\n"
                                                            "[1] \"S1\"[4]\n");
@@ -197,7 +203,7 @@ static void test_ca_rate_xmit_wait(void **state)
     c1 = counters(f, "S2", 1);
     assert_int_equal(c1.xmit_wait - c0.xmit_wait, 900000);
     assert_int_equal(c1.vl_xmit_wait[0] - c0.vl_xmit_wait[0], 900000);
-    assert_int_equal(c1.xmit_data - c0.xmit_data, 10 * GBPS / 32);
+    assert_int_equal(c1.xmit_data - c0.xmit_data, DATA_WORDS(10 * GBPS));
     c1 = counters(f, "S1", 3);
     assert_int_equal(c1.xmit_wait, 900000);
     c1 = counters(f, "S2", 2);
@@ -227,7 +233,7 @@ static void test_hol_same_vl(void **state)
     advance(f, SEC / 2);
     c1 = counters(f, "S2", 2);
     assert_int_equal(c1.xmit_wait - c0.xmit_wait, 0);
-    assert_int_equal(c1.xmit_data - c0.xmit_data, 10 * GBPS / 2 / 32);
+    assert_int_equal(c1.xmit_data - c0.xmit_data, DATA_WORDS(10 * GBPS / 2));
     /* Without the hot flow the victim gets its demand. */
     assert_int_equal(fabric_flow_del(f, hot), 0);
     assert_int_equal(rate(f, victim), 50 * GBPS);
@@ -255,12 +261,12 @@ static void test_hol_other_vl(void **state)
     assert_int_equal(c.xmit_wait, 400000);
     assert_int_equal(c.vl_xmit_wait[0], 900000);
     assert_int_equal(c.vl_xmit_wait[1], 0);
-    assert_int_equal(c.xmit_data_sl[1], 50 * GBPS / 32);
-    assert_int_equal(c.xmit_data_sl[0], 10 * GBPS / 32);
+    assert_int_equal(c.xmit_data_sl[1], DATA_WORDS(50 * GBPS));
+    assert_int_equal(c.xmit_data_sl[0], DATA_WORDS(10 * GBPS));
     c = counters(f, "S2", 3); /* ingress: per-VL receive counters */
-    assert_int_equal(c.vl_op_data[1], 50 * GBPS / 32);
-    assert_int_equal(c.vl_op_data[0], 10 * GBPS / 32);
-    assert_int_equal(c.rcv_data_sl[1], 50 * GBPS / 32);
+    assert_int_equal(c.vl_op_data[1], DATA_WORDS(50 * GBPS));
+    assert_int_equal(c.vl_op_data[0], DATA_WORDS(10 * GBPS));
+    assert_int_equal(c.rcv_data_sl[1], DATA_WORDS(50 * GBPS));
 }
 
 /* Counters along the path are exact, whether advanced at once or in many small steps. */
@@ -271,7 +277,7 @@ static void test_counters_exact(void **state)
     static const unsigned txp[3] = {1, 3, 1};
     static const char *const rx[3] = {"S1", "S2", "H3"};
     static const unsigned rxp[3] = {1, 3, 1};
-    uint64_t words = 10 * GBPS / 32, pkts = 10 * GBPS / 8 / PKT_BYTES;
+    uint64_t words = DATA_WORDS(10 * GBPS), pkts = 10 * GBPS / 8 / PKT_BYTES;
 
     add(f, "H1", "H3", 10, 0);
     advance(f, SEC);
@@ -296,7 +302,7 @@ static void test_counters_exact(void **state)
         fabric_traffic_update(f, board_now_ns(fbed_board(f, "H1")));
     }
     advance(f, 7);
-    assert_int_equal(counters(f, "S1", 3).xmit_data, 4 * words + 7 * 10 / 32);
+    assert_int_equal(counters(f, "S1", 3).xmit_data, DATA_WORDS(4 * 10 * GBPS + 7 * 10));
     assert_int_equal(counters(f, "S1", 3).xmit_pkts, 4 * 10 * GBPS / 8 / PKT_BYTES);
 }
 
