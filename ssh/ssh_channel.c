@@ -4,6 +4,7 @@
  * channel windows; EOF and CLOSE; global requests answered with failure.
  * Other channel types (forwarding, X11) are refused.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ssh_internal.h"
@@ -14,8 +15,6 @@ enum {
     OPEN_UNKNOWN_CHANNEL_TYPE = 3,
     OPEN_RESOURCE_SHORTAGE = 4,
 };
-
-#define COMMAND_MAX 4096
 
 /* Sends a message of only a type and the peer's channel number. */
 static void send_simple(struct ssh_session *s, uint8_t type)
@@ -161,12 +160,32 @@ static void start_session(struct ssh_session *s, bool want_reply, enum ssh_sessi
         ssh_session_exit(s, 127);
 }
 
+/*
+ * Handles an "exec" request: its command, of any length the packet holds, goes to
+ * the app as a C string (the app judges a command too long, as a shell would); a
+ * command with a NUL byte, which a C string cannot carry whole, is refused.
+ */
+static void exec_request(struct ssh_session *s, struct ssh_rd *rd, bool want_reply)
+{
+    size_t len;
+    const uint8_t *cmd = ssh_rd_string(rd, &len);
+    char *command;
+
+    if (!cmd || !ssh_rd_end(rd) || memchr(cmd, 0, len) || !(command = malloc(len + 1))) {
+        reply(s, want_reply, false);
+        return;
+    }
+    memcpy(command, cmd, len);
+    command[len] = 0;
+    start_session(s, want_reply, SSH_SESSION_EXEC, command);
+    free(command);
+}
+
 /* Handles CHANNEL_REQUEST. */
 static void channel_request(struct ssh_session *s, struct ssh_rd *rd)
 {
     struct ssh_conn *c = s->conn;
     char type[64], term[64];
-    char command[COMMAND_MAX];
     bool want_reply, ok;
     size_t modes_len;
     unsigned cols, rows;
@@ -207,9 +226,8 @@ static void channel_request(struct ssh_session *s, struct ssh_rd *rd)
         reply(s, want_reply, ok);
     } else if (strcmp(type, "shell") == 0 && ssh_rd_end(rd)) {
         start_session(s, want_reply, SSH_SESSION_SHELL, NULL);
-    } else if (strcmp(type, "exec") == 0 && ssh_rd_cstring(rd, command, sizeof(command)) &&
-               ssh_rd_end(rd)) {
-        start_session(s, want_reply, SSH_SESSION_EXEC, command);
+    } else if (strcmp(type, "exec") == 0) {
+        exec_request(s, rd, want_reply);
     } else {
         reply(s, want_reply, false);
     }

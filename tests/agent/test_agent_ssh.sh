@@ -5,7 +5,7 @@
 #   - admin logs in with an ed25519 key; `ssh SWITCH show version` prints
 #     portzero, also while 20 idle TCP connections that never log in are
 #     held; `show system` has the LID smpquery reads; an unknown command
-#     exits 2;
+#     exits 2, so does a 5013-character one (the CLI's "line too long");
 #   - the monitor user logs in with a password (crypt(3) hash, SSH_ASKPASS),
 #     may `show ip` but not `iperf server off` (exit 3);
 #   - a wrong password and an unknown key are refused;
@@ -86,6 +86,12 @@ LID=$(diag Hca1 smpquery -D portinfo 0,1,1,2 0 | awk -F. '/^Lid/ { print $NF }')
 check_eq "admin: show system has smpquery's LID" "$LID" \
     "$(as_admin show system 2> /dev/null | awk '/^LID/ { print $2 }')"
 check_eq "admin: an unknown command exits 2" 2 "$(as_admin no such command > /dev/null 2>&1; echo $?)"
+# A command longer than the CLI's line is the CLI's usage error (exit 2), at any length:
+# 5000 characters too, not a refused exec request (ssh's own 255).
+long_out=$(as_admin "show version $(head -c 5000 /dev/zero | tr '\0' x)" 2>&1)
+check_eq "admin: a 5013-character command exits 2" 2 "$?"
+check_eq "admin: a 5013-character command: the CLI's message" \
+    "% line too long (at most 511 characters)" "$long_out"
 out=$(as_admin ping "$HOSTADDR" count 3 interval 100 2>&1)
 check "admin: ping the host through exec (a CLI job)" grep -q "3 packets transmitted, 3 received" <<< "$out"
 check_eq "monitor (password): show ip" "up" \

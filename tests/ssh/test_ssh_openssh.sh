@@ -3,8 +3,8 @@
 # through ssh_testd on 127.0.0.1: publickey with ed25519, ECDSA and RSA keys
 # made by ssh-keygen, password auth through SSH_ASKPASS (yescrypt and
 # sha512-crypt hashes), refusals (unknown key, wrong password, a key of the
-# other user), the monitor user's rights, exec exit status, several MB out of
-# a command and into one (sha256), re-keying asked by the client
+# other user), the monitor user's rights, exec exit status, a 20000-byte exec
+# command, several MB out of a command and into one (sha256), re-keying asked by the client
 # (RekeyLimit) and by the server (byte limit), a shell through ssh -tt
 # (prompt, line editing, history, tab completion, window size), ssh-keyscan
 # and host keys stable across restarts (files mode 0600).
@@ -68,6 +68,15 @@ check_eq "exec exit status 42" 42 "$rc"
 rc=0
 sshc -i admin_ed25519 admin@127.0.0.1 nosuchcommand > /dev/null || rc=$?
 check_eq "unknown command: exit status 127" 127 "$rc"
+# An exec command of any length a packet holds reaches the app whole (RFC 4254 §6.5 sets
+# no limit; the app judges it, as a shell would): ssh_testd logs it, runs its first 256
+# characters (its line limit) and exits 0.
+LONG=$(head -c 20000 /dev/zero | tr '\0' x)
+rc=0
+out=$(sshc -i admin_ed25519 admin@127.0.0.1 echo "$LONG") || rc=$?
+check_eq "exec of a 20005-byte command: exit status 0" 0 "$rc"
+check_eq "exec of a 20005-byte command: the app got it whole" 1 \
+    "$(grep -c -x "session start exec echo $LONG" main.log)"
 
 # Refusals.
 rc=0
