@@ -7,7 +7,8 @@
 #     held; `show system` has the LID smpquery reads; an unknown command
 #     exits 2, so does a 5013-character one (the CLI's "line too long");
 #   - the monitor user logs in with a password (crypt(3) hash, SSH_ASKPASS),
-#     may `show ip` but not `iperf server off` (exit 3);
+#     may `show ip` and `route check` but not `iperf server off` or `clear
+#     counters` (exit 3, "% not allowed for this user");
 #   - a wrong password and an unknown key are refused;
 #   - `ping` (a CLI job) runs through exec, switch to the host, exit 0;
 #   - an interactive shell (ssh -tt) runs two commands and `exit`;
@@ -98,6 +99,11 @@ check_eq "monitor (password): show ip" "up" \
     "$(as_monitor monitor-pass-1 show ip 2> /dev/null | awk '/^IPoIB state/ { print $3 }')"
 check_eq "monitor: iperf server off is denied (exit 3)" 3 \
     "$(as_monitor monitor-pass-1 iperf server off > /dev/null 2>&1; echo $?)"
+mon_out=$(as_monitor monitor-pass-1 clear counters 2> /dev/null)
+check_eq "monitor: clear counters is denied (exit 3)" 3 "$?"
+check_eq "monitor: clear counters: the CLI's message" "% not allowed for this user" "$mon_out"
+check_eq "monitor: route check, which changes nothing, runs (exit 0)" 0 \
+    "$(as_monitor monitor-pass-1 route check > /dev/null 2>&1; echo $?)"
 check_eq "a wrong password is refused (ssh exit 255)" 255 \
     "$(as_monitor wrong-password show ip > /dev/null 2>&1; echo $?)"
 check_eq "an unknown key is refused (ssh exit 255)" 255 \
