@@ -155,6 +155,7 @@ static void start_session(struct ssh_session *s, bool want_reply, enum ssh_sessi
         return;
     }
     s->started = true;
+    s->exec = kind == SSH_SESSION_EXEC;
     reply(s, want_reply, true);
     if (c->ops->session_start(c->app, s, kind, command) != 0)
         ssh_session_exit(s, 127);
@@ -386,6 +387,8 @@ static size_t session_send(struct ssh_session *s, bool err, const uint8_t *buf, 
         total += n;
         ssh_kex_maybe_rekey(c);
     }
+    if (total)
+        c->active_since_tick = true; /* output is activity too */
     return total;
 }
 
@@ -433,6 +436,7 @@ void ssh_session_exit(struct ssh_session *s, uint32_t status)
     s->sent_eof = true;
     send_simple(s, SSH_MSG_CHANNEL_CLOSE);
     s->sent_close = true;
+    s->conn->active_since_tick = true; /* idle from the command's end */
 }
 
 /* Which user the session belongs to. */

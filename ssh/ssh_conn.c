@@ -42,7 +42,7 @@ struct ssh_conn *ssh_conn_new(struct ssh_server *srv, const struct ssh_conn_ops 
     c->srv = srv;
     c->ops = ops;
     c->app = app;
-    c->now = c->started = c->last_input = c->kex_time = now;
+    c->now = c->started = c->last_active = c->kex_time = now;
     c->in = malloc(IN_BUF);
     c->pkt = malloc(PKT_SCRATCH);
     c->outq = malloc(65536);
@@ -215,7 +215,7 @@ size_t ssh_conn_input(struct ssh_conn *c, const uint8_t *buf, size_t len, uint64
         return len;
     taken = ssh_packet_input(c, buf, len);
     if (taken)
-        c->last_input = now;
+        c->last_active = now;
     return taken;
 }
 
@@ -246,6 +246,21 @@ size_t ssh_conn_pending_output(const struct ssh_conn *c)
 }
 
 /* Runs the timers due at now. */
+/*
+ * Whether an exec command of c is still running: the connection is then not
+ * idle, however long the command stays silent (an iperf test, a slow ping).
+ */
+static bool ssh_conn_command_running(const struct ssh_conn *c)
+{
+    for (unsigned i = 0; i < SSH_MAX_CHANNELS; i++) {
+        const struct ssh_session *s = &c->chans[i];
+
+        if (s->used && s->exec && s->started && !s->sent_close)
+            return true;
+    }
+    return false;
+}
+
 void ssh_conn_tick(struct ssh_conn *c, uint64_t now)
 {
     const struct ssh_server_config *cfg = &c->srv->cfg;
@@ -257,7 +272,12 @@ void ssh_conn_tick(struct ssh_conn *c, uint64_t now)
         ssh_conn_disconnect(c, SSH_DISCONNECT_BY_APPLICATION, "login grace time exceeded");
         return;
     }
-    if (c->authenticated && now - c->last_input >= cfg->idle_timeout_ms) {
+    if (c->active_since_tick) {
+        c->last_active = now; /* the app gives no time with its output: the tick does */
+        c->active_since_tick = false;
+    }
+    if (c->authenticated && !ssh_conn_command_running(c) &&
+        now - c->last_active >= cfg->idle_timeout_ms) {
         ssh_conn_disconnect(c, SSH_DISCONNECT_BY_APPLICATION, "idle timeout");
         return;
     }
@@ -275,8 +295,8 @@ uint64_t ssh_conn_next_deadline(const struct ssh_conn *c)
         return d;
     if (!c->authenticated)
         d = c->started + cfg->login_grace_ms;
-    else
-        d = c->last_input + cfg->idle_timeout_ms;
+    else if (!ssh_conn_command_running(c))
+        d = c->last_active + cfg->idle_timeout_ms;
     if (c->auth_failure_pending && c->auth_stall_until < d)
         d = c->auth_stall_until;
     if (c->first_kex_done && !c->kex.in_progress && c->kex_time + cfg->rekey_interval_ms < d)

@@ -111,6 +111,7 @@ struct ssh_session {
     uint32_t app_held;      /* bytes the app keeps */
     bool started, sent_eof, sent_close, got_eof, got_close, want_writable;
     bool pty;
+    bool exec; /* an exec command: its connection is not idle until it exits */
     unsigned cols, rows;
     void *data;
 };
@@ -148,7 +149,9 @@ struct ssh_conn {
     uint64_t auth_stall_until; /* a failure answer waits until then */
     bool auth_failure_pending;
     /* timers */
-    uint64_t now, started, last_input;
+    uint64_t now, started;
+    uint64_t last_active;   /* input, session output, or the end of a command */
+    bool active_since_tick; /* output or a command's end since the last tick: active now */
     bool in_closed;
     /* state */
     bool finished;

@@ -8,6 +8,7 @@
  *   exit N        exit status N               configure  admin only (monitor: denied, 1)
  *   cat PATH      the file's bytes (exec)     cat        stdin echoed back (exec)
  *   sha256        SHA-256 hex of stdin (exec) help       the command list
+ *   sleep MS      silent for MS ms, then exits 0 (exec; one a connection)
  *
  * Usage: ssh_testd --state DIR [--port N] [--admin-keys F] [--monitor-keys F]
  *        [--admin-hash H] [--monitor-hash H] [--max-auth N] [--fail-delay MS]
@@ -53,6 +54,7 @@ struct tsession {
     mbedtls_sha256_context sha;
     bool exiting;
     uint32_t status;
+    uint64_t wake_at; /* "sleep MS": exits 0 then, silent until */
     struct line_editor le;
 };
 
@@ -63,6 +65,7 @@ struct tconn {
     uint8_t in[IN_BUF];
     size_t in_len;
     bool counted, dead;
+    struct tsession *sleeper; /* a running "sleep MS" command, or NULL */
 };
 
 struct server {
@@ -322,6 +325,11 @@ static int sess_start(void *app, struct ssh_session *s, enum ssh_session_kind ki
         ts->mode = MODE_CAT;
         return 0;
     }
+    if (strncmp(command, "sleep ", 6) == 0 && !((struct tconn *)app)->sleeper) {
+        ts->wake_at = now_ms() + strtoull(command + 6, NULL, 10);
+        ((struct tconn *)app)->sleeper = ts; /* silent until then: conn_event ends it */
+        return 0;
+    }
     if (strcmp(command, "sha256") == 0) {
         ts->mode = MODE_SHA256;
         mbedtls_sha256_init(&ts->sha);
@@ -425,9 +433,10 @@ static void sess_closed(void *app, struct ssh_session *s)
 {
     struct tsession *ts = ssh_session_data(s);
 
-    (void)app;
     if (!ts)
         return;
+    if (((struct tconn *)app)->sleeper == ts)
+        ((struct tconn *)app)->sleeper = NULL;
     if (ts->file)
         fclose(ts->file);
     if (ts->mode == MODE_SHA256)
@@ -526,6 +535,12 @@ static void conn_event(struct server *srv, int slot, short revents)
         else if (n == 0 || (errno != EAGAIN && errno != EINTR))
             tc->dead = true;
     }
+    if (tc->sleeper && now >= tc->sleeper->wake_at) {
+        struct tsession *ts = tc->sleeper;
+
+        tc->sleeper = NULL;
+        sess_finish(ts, 0);
+    }
     if (now >= ssh_conn_next_deadline(tc->conn))
         ssh_conn_tick(tc->conn, now);
     offer_input(tc, now);
@@ -578,6 +593,8 @@ static void poll_round(struct server *srv, int lfd)
         d = ssh_conn_next_deadline(tc->conn);
         if (d < next)
             next = d;
+        if (tc->sleeper && tc->sleeper->wake_at < next)
+            next = tc->sleeper->wake_at;
         if (tc->in_len)
             next = now + 10; /* input waiting for the library */
     }

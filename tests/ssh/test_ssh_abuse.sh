@@ -85,9 +85,15 @@ check_eq "good password after 50 failures" admin "$out"
 check "server alive after the raw clients and failures" kill -0 "$LPID"
 
 rc=0
-(sleep 6) | sshc -i key admin@127.0.0.1 cat > /dev/null 2> idle.err || rc=$?
-check "idle session disconnected (idle timeout)" \
+(sleep 6) | sshc -T -i key admin@127.0.0.1 > /dev/null 2> idle.err || rc=$?
+check "idle shell disconnected (idle timeout)" \
     bash -c "[ $rc = 255 ] && grep -q 'idle timeout' idle.err"
+# A command that runs silent longer than the idle timeout is not idle: it ends
+# with its own status; the idle time starts again when it has ended.
+rc=0
+sshc -i key admin@127.0.0.1 'sleep 4000' < /dev/null > sleep.out 2> sleep.err || rc=$?
+check_eq "a silent 4 s command outlives the 1.5 s idle timeout (exit 0)" 0 "$rc"
+check "... no idle timeout said" bash -c "! grep -q 'idle timeout' sleep.err"
 
 # The session limit (the caller's count): 2 held, the third refused.
 ssh_start sessions --admin-keys "$WORK/key.pub" --max-sessions 2
