@@ -3,6 +3,7 @@
  * ICMP echo from the switch's lwIP stack (traffic/ip_ping), printed as
  * iputils' ping prints it.  Exit status 0 when a reply came, 1 when none.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,19 +21,31 @@ struct cli_ping_job {
     unsigned size;
 };
 
-/* Print the summary and return the exit status. */
-static int cli_ping_summary(struct cli_ping_job *pj, const struct cli_out *out)
+/* The mean deviation of the RTTs in ms, as iputils computes it: sqrt(E[rtt^2] - E[rtt]^2). */
+static double cli_ping_mdev_ms(const struct ip_ping_stats *st)
+{
+    double mean = st->rtt_sum_ns / 1e6 / st->received;
+    double var = st->rtt_sumsq_ms2 / st->received - mean * mean;
+
+    return var > 0 ? sqrt(var) : 0;
+}
+
+/* Print the summary (at now) and return the exit status. */
+static int cli_ping_summary(struct cli_ping_job *pj, uint64_t now, const struct cli_out *out)
 {
     struct ip_ping_stats st = ip_ping_stats(pj->ping);
     unsigned sent = st.sent + st.errors;
+    uint64_t ms = st.first_sent_ns && now > st.first_sent_ns
+                      ? (now - st.first_sent_ns + 500000) / 1000000
+                      : 0;
     char ip[16];
 
     cli_printf(out, "\n--- %s ping statistics ---\n", cli_ipv4_str(pj->dst, ip));
-    cli_printf(out, "%u packets transmitted, %u received, %u%% packet loss\n", sent, st.received,
-               sent ? (sent - st.received) * 100 / sent : 0);
+    cli_printf(out, "%u packets transmitted, %u received, %u%% packet loss, time %llums\n", sent,
+               st.received, sent ? (sent - st.received) * 100 / sent : 0, (unsigned long long)ms);
     if (st.received)
-        cli_printf(out, "rtt min/avg/max = %.3f/%.3f/%.3f ms\n", st.rtt_min_ns / 1e6,
-                   st.rtt_sum_ns / 1e6 / st.received, st.rtt_max_ns / 1e6);
+        cli_printf(out, "rtt min/avg/max/mdev = %.3f/%.3f/%.3f/%.3f ms\n", st.rtt_min_ns / 1e6,
+                   st.rtt_sum_ns / 1e6 / st.received, st.rtt_max_ns / 1e6, cli_ping_mdev_ms(&st));
     else
         cli_printf(out, "%s unreachable\n", ip);
     return st.received ? CLI_OK : CLI_FAILED;
@@ -59,7 +72,7 @@ static int cli_ping_poll(struct cli_job *job, uint64_t now, const struct cli_out
     cli_ping_replies(pj, now, out);
     if (!ip_ping_done(pj->ping, now))
         return CLI_RUNNING;
-    return cli_ping_summary(pj, out);
+    return cli_ping_summary(pj, now, out);
 }
 
 static uint64_t cli_ping_deadline(const struct cli_job *job)
@@ -90,7 +103,7 @@ static int cli_ping_interrupt(struct cli_job *job, uint64_t now, const struct cl
     struct cli_ping_job *pj = (struct cli_ping_job *)job;
 
     cli_ping_replies(pj, now, out);
-    return cli_ping_summary(pj, out);
+    return cli_ping_summary(pj, now, out);
 }
 
 static const struct cli_job_ops cli_ping_ops = {

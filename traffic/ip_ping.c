@@ -63,6 +63,7 @@ static void ip_ping_record(struct ip_ping *p, uint16_t seq, uint8_t ttl, uint64_
     if (rtt > p->stats.rtt_max_ns)
         p->stats.rtt_max_ns = rtt;
     p->stats.rtt_sum_ns += rtt;
+    p->stats.rtt_sumsq_ms2 += (rtt / 1e6) * (rtt / 1e6);
     p->stats.received++;
     if (p->queued < IP_PING_QUEUE)
         p->queue[p->queued++] = (struct ip_ping_reply){.seq = seq, .ttl = ttl, .rtt_ns = rtt};
@@ -116,6 +117,8 @@ static void ip_ping_send(struct ip_ping *p, uint16_t seq, uint64_t now)
         h->chksum = inet_chksum(h, pb->len);
         pthread_mutex_lock(&p->lock);
         p->sent_ns[seq] = now;
+        if (!p->stats.first_sent_ns)
+            p->stats.first_sent_ns = now;
         pthread_mutex_unlock(&p->lock);
         LOCK_TCPIP_CORE();
         rc = raw_sendto(p->pcb, pb, &p->dst);

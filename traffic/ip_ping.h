@@ -26,6 +26,8 @@ struct ip_ping_reply {
 struct ip_ping_stats {
     unsigned sent, received, errors; /* errors: the stack refused to send */
     uint64_t rtt_min_ns, rtt_max_ns, rtt_sum_ns;
+    double rtt_sumsq_ms2;   /* sum of the squared RTTs, ms^2 (iputils' mdev) */
+    uint64_t first_sent_ns; /* when the first request went out, 0 before */
 };
 
 struct ip_ping;

@@ -148,6 +148,13 @@ bad=$(pairs_ok)
 check_eq "switch to switch: all 30 pairs answer (--connect_roots)" "" "$bad"
 out=$(cli Leaf1 ping "${ADDR[Spine2]}" count 3 interval 100)
 check "pz-cli ping prints iputils' summary" grep -q "3 packets transmitted, 3 received, 0% packet loss" <<< "$out"
+# iputils' two summary lines: the run's time (two 100 ms intervals and the last
+# reply) and min/avg/max/mdev, the mean deviation no larger than max - min.
+ms=$(sed -n 's/.* packet loss, time \([0-9]*\)ms$/\1/p' <<< "$out")
+check "... time ${ms:-?}ms: about the two intervals" awk -v t="${ms:-0}" 'BEGIN { exit !(t >= 190 && t <= 2000) }'
+rtt=$(sed -n 's|^rtt min/avg/max/mdev = \([0-9.]*\)/\([0-9.]*\)/\([0-9.]*\)/\([0-9.]*\) ms$|\1 \2 \3 \4|p' <<< "$out")
+check "... rtt min/avg/max/mdev ($rtt): min <= avg <= max, mdev <= max - min" \
+    awk -v r="$rtt" 'BEGIN { n = split(r, v, " "); exit !(n == 4 && v[1] <= v[2] && v[2] <= v[3] && v[4] <= v[3] - v[1] + 0.0005) }'
 check_eq "pz-cli ping of a silent address exits 1" 1 \
     "$(cli Leaf1 ping 10.79.0.200 count 1 timeout 300 > "$WORK/silent.txt" 2>&1; echo $?)"
 check "... and says unreachable" grep -q "unreachable" "$WORK/silent.txt"
