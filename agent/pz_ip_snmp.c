@@ -176,6 +176,9 @@ static int pz_ip_snmp_start(struct pz_ip_snmp *s, const struct pz_config *cfg, c
         /* The handlers only read it; the monitor stays the agent loop's. */
         .cong = s->env.mon,
         .mgmt_port = 0, /* management through port 0: no external port is the path */
+        /* What the UDP port can send: net-snmp answers tooBig (or a shorter GETBULK)
+         * beyond it, instead of building an answer the send then refuses. */
+        .max_message = PZ_UDP_MAX,
         /* The IPoIB link comes up after the SM's sweep: coldStart waits for it. */
         .defer_cold_start = s->env.plane != NULL,
     };

@@ -27,7 +27,9 @@
 #   - perfquery -R on the host's port: ifHCOutOctets never steps back;
 #   - bad input (random, truncated, mutated datagrams; GETBULK with
 #     max-repetitions 10000; a 128-sub-identifier OID): the next good
-#     request is answered, the agent lives, no sanitizer report.
+#     request is answered, the agent lives, no sanitizer report;
+#   - an answer too long for the IP plane's UDP port: tooBig (v1, v2c, v3),
+#     snmpOutTooBigs counts it; sysServices has its value.
 # Usage: test_agent_snmp.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST PORTZEROD PZ_CLI
 set -u
 # shellcheck source=../fabric/fabric_lib.sh
@@ -101,6 +103,7 @@ check "ping $SW" wait_until 20 in_ns ping -c 1 -W 1 "$SWADDR"
 
 check "v3 authPriv: sysDescr names portzero" grep -qi portzero <<< "$(get .1.3.6.1.2.1.1.1.0)"
 check_eq "sysLocation from the config" '"emulated rack 1"' "$(get .1.3.6.1.2.1.1.6.0)"
+check_eq "sysServices 74 (subnetwork + end-to-end + applications)" 74 "$(get .1.3.6.1.2.1.1.7.0)"
 check_eq "ifNumber: $NPORTS ports + the IPoIB interface" $((NPORTS + 1)) "$(get .1.3.6.1.2.1.2.1.0)"
 check_eq "ifName.$HP" "\"IB1/$HP\"" "$(get "$IFX.1.$HP")"
 check_eq "ifType.$HP infiniband(199)" 199 "$(get "$IFT.3.$HP")"
@@ -239,6 +242,20 @@ check "after random/truncated/mutated datagrams the next good GET is answered" \
 bulk=$(in_ns snmpbulkget "${RO[@]}" -On -Cn0 -Cr10000 "$SWADDR" "$IFT" 2>&1)
 check "GETBULK max-repetitions 10000: an answer, as many rows as fit ($(wc -l <<< "$bulk"))" \
     test "$(grep -c "^$IFT\." <<< "$bulk")" -gt 10
+# Answers longer than the IP plane's UDP port can send (4064 bytes): a GET of
+# 100 x sysDescr.0 (about 5.7 KB of answer) gets tooBig in v1, v2c and v3, not
+# silence; 60 of them (3.4 KB, a fragmented datagram) are all answered.
+sysdescrs() { printf ' .1.3.6.1.2.1.1.1.0%.0s' $(seq "$1"); }
+toobig0=$(get .1.3.6.1.2.1.11.20.0)
+# shellcheck disable=SC2046,SC2086 # $v: options; one OID per word
+for v in "-v1 -c pzpublic" "-v2c -c pzpublic" "${RO[*]}"; do
+    big=$(in_ns snmpget $v -t 3 -r 1 "$SWADDR" $(sysdescrs 100) 2>&1)
+    check "GET of 100 x sysDescr.0 (${v%% *}): tooBig" grep -q '(tooBig)' <<< "$big" || head -n 3 <<< "$big"
+done
+check_eq "snmpOutTooBigs rose by 3" $((toobig0 + 3)) "$(get .1.3.6.1.2.1.11.20.0)"
+# shellcheck disable=SC2046
+check_eq "GET of 60 x sysDescr.0 (v2c): 60 values" 60 \
+    "$(in_ns snmpget -v2c -c pzpublic -t 3 -r 1 -Oqv "$SWADDR" $(sysdescrs 60) 2>&1 | grep -c portzero)"
 deep=.1.3.6.1.2.1.1$(printf '.1%.0s' $(seq 121))
 deep_out=$(in_ns snmpget "${RO[@]}" "$SWADDR" "$deep" 2>&1)
 check "128-sub-identifier OID: No Such Object/Instance" grep -qE "No Such (Object|Instance)" <<< "$deep_out"
