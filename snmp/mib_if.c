@@ -65,6 +65,23 @@ unsigned snmp_if_oper_status(struct pz_snmp *s, unsigned ifindex)
     }
 }
 
+/*
+ * ifLastChange: sysUpTime when the row's ifOperStatus was first seen as it
+ * is now, by a request or by the notification scan, whichever came first
+ * (the scan runs up to a second apart: an answer read down with the time
+ * the port had come up).  0 for the state the agent started in.  Returns it.
+ */
+uint32_t snmp_if_last_change(struct pz_snmp *s, unsigned ifindex)
+{
+    struct snmp_if_row *row = &s->if_rows[ifindex - 1];
+    unsigned oper = snmp_if_oper_status(s, ifindex);
+
+    if (row->lc_oper && row->lc_oper != oper)
+        row->last_change = snmp_uptime();
+    row->lc_oper = (uint8_t)oper;
+    return row->last_change;
+}
+
 /* ifAdminStatus: down while the port is PortPhysicalState Disabled. */
 unsigned snmp_if_admin_status(struct pz_snmp *s, unsigned ifindex)
 {
@@ -263,10 +280,11 @@ static bool if_table_value(struct pz_snmp *s, unsigned ifindex, unsigned col,
         if_set_int(var, snmp_if_admin_status(s, ifindex));
         return true;
     case 8:
+        snmp_if_last_change(s, ifindex); /* a change seen here dates from now */
         if_set_int(var, snmp_if_oper_status(s, ifindex));
         return true;
     case 9:
-        if_set_unsigned(var, ASN_TIMETICKS, s->if_rows[ifindex - 1].last_change);
+        if_set_unsigned(var, ASN_TIMETICKS, snmp_if_last_change(s, ifindex));
         return true;
     case 10:
     case 11:

@@ -23,7 +23,8 @@
 #     user get no value, usmStatsUnknownUserNames / usmStatsWrongDigests
 #     rise, and what authenticationFailure traps snmptrapd gets is checked;
 #   - coldStart reaches snmptrapd when the agent starts after it (restart);
-#     linkDown/linkUp within 2 s of pzfabric-ctl link-down/up;
+#     linkDown/linkUp within 2 s of pzfabric-ctl link-down/up; an
+#     ifOperStatus read right after the change comes with its ifLastChange;
 #   - perfquery -R on the host's port: ifHCOutOctets never steps back;
 #   - bad input (random, truncated, mutated datagrams; GETBULK with
 #     max-repetitions 10000; a 128-sub-identifier OID): the next good
@@ -209,12 +210,20 @@ check "ifHCInOctets.$HP did not step back either" test "$(get "$IFX.6.$HP")" -ge
 LDOWN='\.1\.3\.6\.1\.6\.3\.1\.1\.5\.3\|.*\.1\.3\.6\.1\.2\.1\.2\.2\.1\.1\.'$OP' '
 LUP='\.1\.3\.6\.1\.6\.3\.1\.1\.5\.4\|.*\.1\.3\.6\.1\.2\.1\.2\.2\.1\.1\.'$OP' '
 # link_trap NAME REGEX CTL-ACTION: pzfabric-ctl CTL-ACTION on port $OP; its trap NAME
-# (REGEX) reaches snmptrapd within 2 s.
+# (REGEX) reaches snmptrapd within 2 s.  Read in one request right after the
+# action: an ifOperStatus that changed has an ifLastChange from after the
+# action (sysUpTime before it), not the time of the state before.
 link_trap() {
-    local name=$1 re=$2 action=$3 n t0 dt
+    local name=$1 re=$2 action=$3 n t0 dt o0 u0 o1 l1 u1
     n=$(traps "$re")
+    read -r u0 o0 _ <<< "$(get -Ot .1.3.6.1.2.1.1.3.0 "$IFT.8.$OP" | paste -sd' ')"
     t0=$(ts)
     ctl "$action" "$SW" "$OP" > /dev/null
+    read -r u1 o1 l1 <<< "$(get -Ot .1.3.6.1.2.1.1.3.0 "$IFT.8.$OP" "$IFT.9.$OP" | paste -sd' ')"
+    if [ "$o1" != "$o0" ]; then
+        check "$action: ifOperStatus.$OP $o0 -> $o1 with ifLastChange $l1 in [$u0, $u1]" \
+            test "$l1" -ge "$u0" -a "$l1" -le "$u1"
+    fi
     wait_trap 15 "$re" $((n + 1))
     dt=$(awk -v a="$t0" -v b="$(ts)" 'BEGIN { printf "%.2f", b - a }')
     check "snmptrapd: $name of ifIndex $OP from $SWADDR in ${dt}s (<= 2 s)" awk -v d="$dt" 'BEGIN { exit !(d <= 2.0) }'
