@@ -5,7 +5,7 @@
 #   - SNMPv3 authPriv (SHA-256/AES) reads sysDescr, sysLocation, ifNumber,
 #     ifName, ifType; a wrong password and an unknown community get nothing;
 #   - ifOperStatus of a cabled and an uncabled port; the IPoIB interface row
-#     (up, MTU 2044);
+#     (up, MTU 2044; broadcast pings counted as broadcast, not unicast);
 #   - ifHCOutOctets of the host's port = 4 x perfquery's PortXmitData, read
 #     between two SNMP reads (the counters move: the SNMP answers cross it);
 #   - PORTZERO-MIB: the switch's LID and master SM LID as smpquery has them;
@@ -112,6 +112,15 @@ check_eq "ifOperStatus.$HP ($HOSTCA's cable) up" 1 "$(get "$IFT.8.$HP")"
 check_eq "ifOperStatus.7 (no cable) down" 2 "$(get "$IFT.8.7")"
 check_eq "ifOperStatus.$((NPORTS + 1)) (the IPoIB interface) up" 1 "$(get "$IFT.8.$((NPORTS + 1))")"
 check_eq "ifMtu.$((NPORTS + 1)) (the IPoIB interface) 2044" 2044 "$(get "$IFT.4.$((NPORTS + 1))")"
+# The IPoIB row counts the IP plane's packets: 5 pings to the subnet broadcast
+# reach it through the broadcast group, broadcast packets, not unicast ones.
+MIF=$((NPORTS + 1))
+read -r uc0 bc0 <<< "$(get "$IFT.11.$MIF" "$IFX.9.$MIF" | paste -sd' ')"
+in_ns ping -b -c 5 -i 0.2 -W 1 10.81.0.255 > /dev/null 2>&1
+read -r uc1 bc1 nu1 <<< "$(get "$IFT.11.$MIF" "$IFX.9.$MIF" "$IFT.12.$MIF" | paste -sd' ')"
+check_eq "ifHCInBroadcastPkts.$MIF: the 5 broadcast pings" $((bc0 + 5)) "$bc1"
+check "ifInUcastPkts.$MIF: only the GET between ($uc0 -> $uc1)" test $((uc1 - uc0)) -ge 1 -a $((uc1 - uc0)) -lt 5
+check "ifInNUcastPkts.$MIF includes them ($nu1)" test "$nu1" -ge "$bc1"
 
 # ifXTable of the 36-port switch, one authPriv snmpbulkwalk.
 in_ns snmpbulkwalk "${RO[@]}" -On "$SWADDR" "$IFX" > "$WORK/ifx.walk" 2>&1
