@@ -125,12 +125,15 @@ static void pz_ip_snmp_mgmt_if(struct pz_ip_snmp *s)
     ipoib_own_lladdr(ep, &ll);
     ipoib_lladdr_pack(&ll, mif.hw_addr);
     mif.in_octets = st->rx_bytes;
-    mif.in_ucast_pkts = st->rx_packets;
+    /* Packets through the broadcast group went to the IPoIB broadcast address. */
+    mif.in_ucast_pkts = st->rx_packets - st->rx_group_packets;
+    mif.in_bcast_pkts = st->rx_group_packets;
     mif.in_discards = st->rx_dropped_down + st->rx_dropped_qkey + st->rx_dropped_type;
     mif.in_errors =
         st->rx_dropped_short + st->rx_dropped_ip + st->rx_dropped_arp + st->rx_dropped_oversize;
     mif.out_octets = st->tx_bytes;
-    mif.out_ucast_pkts = st->tx_packets;
+    mif.out_ucast_pkts = st->tx_packets - st->tx_group_packets;
+    mif.out_bcast_pkts = st->tx_group_packets;
     mif.out_errors = st->tx_errors;
     mif.out_discards = st->tx_dropped_down + st->tx_dropped_no_route + st->tx_dropped_unresolved +
                        st->tx_dropped_bad;
@@ -176,6 +179,9 @@ static int pz_ip_snmp_start(struct pz_ip_snmp *s, const struct pz_config *cfg, c
         /* The handlers only read it; the monitor stays the agent loop's. */
         .cong = s->env.mon,
         .mgmt_port = 0, /* management through port 0: no external port is the path */
+        /* What the UDP port can send: net-snmp answers tooBig (or a shorter GETBULK)
+         * beyond it, instead of building an answer the send then refuses. */
+        .max_message = PZ_UDP_MAX,
         /* The IPoIB link comes up after the SM's sweep: coldStart waits for it. */
         .defer_cold_start = s->env.plane != NULL,
     };

@@ -469,6 +469,8 @@ void ipoib_input(struct ipoib *ep, const struct board_dgram_addr *a, const uint8
     }
     ep->stats.rx_packets++;
     ep->stats.rx_bytes += iplen;
+    if (a->dlid >= 0xC000)
+        ep->stats.rx_group_packets++; /* to the broadcast group's MLID */
     ep->ops.deliver(ep->ctx, payload + IPOIB_ENCAP_LEN, iplen);
 }
 
@@ -575,6 +577,8 @@ int ipoib_output(struct ipoib *ep, const uint8_t *pkt, size_t len, uint64_t now)
     memcpy(ep->txbuf + IPOIB_ENCAP_LEN, pkt, len);
     if (is_group_dest(ep, dst)) {
         rc = send_bcast(ep, IPOIB_ENCAP_LEN + len);
+        if (rc == 0)
+            ep->stats.tx_group_packets++;
     } else {
         nh = next_hop(ep, dst);
         if (!nh) {

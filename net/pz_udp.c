@@ -15,9 +15,6 @@
 #include <lwip/tcpip.h>
 #include <lwip/udp.h>
 
-/* The largest datagram kept (an IPoIB MTU of 4092 less IP and UDP headers). */
-#define PZ_UDP_MAX 4064
-
 /* One datagram waiting for the agent loop. */
 struct pz_udp_msg {
     struct pz_udp_msg *next;

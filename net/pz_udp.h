@@ -18,6 +18,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The largest datagram a port sends or keeps (an IPoIB MTU of 4092 less IP
+ * and UDP headers): pz_udp_send refuses a longer one, a longer one received
+ * is cut to it.  A service must build nothing longer (SNMP: its max_message).
+ */
+#define PZ_UDP_MAX 4064
+
 /* Counters. */
 struct pz_udp_stats {
     uint64_t rx, tx;

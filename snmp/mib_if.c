@@ -65,6 +65,23 @@ unsigned snmp_if_oper_status(struct pz_snmp *s, unsigned ifindex)
     }
 }
 
+/*
+ * ifLastChange: sysUpTime when the row's ifOperStatus was first seen as it
+ * is now, by a request or by the notification scan, whichever came first
+ * (the scan runs up to a second apart: an answer read down with the time
+ * the port had come up).  0 for the state the agent started in.  Returns it.
+ */
+uint32_t snmp_if_last_change(struct pz_snmp *s, unsigned ifindex)
+{
+    struct snmp_if_row *row = &s->if_rows[ifindex - 1];
+    unsigned oper = snmp_if_oper_status(s, ifindex);
+
+    if (row->lc_oper && row->lc_oper != oper)
+        row->last_change = snmp_uptime();
+    row->lc_oper = (uint8_t)oper;
+    return row->last_change;
+}
+
 /* ifAdminStatus: down while the port is PortPhysicalState Disabled. */
 unsigned snmp_if_admin_status(struct pz_snmp *s, unsigned ifindex)
 {
@@ -88,6 +105,8 @@ enum if_counter {
     CNT_OUT_MCAST,
     CNT_OUT_DISCARDS,
     CNT_OUT_ERRORS,
+    CNT_IN_BCAST,
+    CNT_OUT_BCAST,
 };
 
 /* The value of counter cnt of the management interface. */
@@ -114,6 +133,10 @@ static uint64_t if_mgmt_counter(const struct pz_snmp_mgmt_if *m, enum if_counter
         return m->out_discards;
     case CNT_OUT_ERRORS:
         return m->out_errors;
+    case CNT_IN_BCAST:
+        return m->in_bcast_pkts;
+    case CNT_OUT_BCAST:
+        return m->out_bcast_pkts;
     }
     return 0;
 }
@@ -147,6 +170,9 @@ static uint64_t if_port_counter(const struct board_port_counters *c, enum if_cou
         return c->xmit_discards;
     case CNT_OUT_ERRORS:
         return c->xmit_constraint_errors;
+    case CNT_IN_BCAST:
+    case CNT_OUT_BCAST:
+        return 0; /* InfiniBand has no broadcast */
     }
     return 0;
 }
@@ -160,6 +186,16 @@ static uint64_t if_counter(struct pz_snmp *s, unsigned ifindex, enum if_counter 
         return if_mgmt_counter(&s->mgmt, cnt);
     c = snmp_port_counters(s, ifindex);
     return c ? if_port_counter(c, cnt) : 0;
+}
+
+/*
+ * ifInNUcastPkts / ifOutNUcastPkts (deprecated, RFC 2863): multicast plus
+ * broadcast packets of the direction (in: true).
+ */
+static uint64_t if_nucast(struct pz_snmp *s, unsigned ifindex, bool in)
+{
+    return if_counter(s, ifindex, in ? CNT_IN_MCAST : CNT_OUT_MCAST) +
+           if_counter(s, ifindex, in ? CNT_IN_BCAST : CNT_OUT_BCAST);
 }
 
 /* ifHighSpeed: the signalling rate in Mb/s (lanes x lane rate), 0 without a link. */
@@ -263,27 +299,32 @@ static bool if_table_value(struct pz_snmp *s, unsigned ifindex, unsigned col,
         if_set_int(var, snmp_if_admin_status(s, ifindex));
         return true;
     case 8:
+        snmp_if_last_change(s, ifindex); /* a change seen here dates from now */
         if_set_int(var, snmp_if_oper_status(s, ifindex));
         return true;
     case 9:
-        if_set_unsigned(var, ASN_TIMETICKS, s->if_rows[ifindex - 1].last_change);
+        if_set_unsigned(var, ASN_TIMETICKS, snmp_if_last_change(s, ifindex));
         return true;
     case 10:
     case 11:
-    case 12:
     case 13:
     case 14:
         if_set_c32(var, if_counter(s, ifindex, (enum if_counter)(CNT_IN_OCTETS + col - 10)));
+        return true;
+    case 12:
+        if_set_c32(var, if_nucast(s, ifindex, true));
         return true;
     case 15:
         if_set_c32(var, 0); /* ifInUnknownProtos: IB switch ports have no protocols */
         return true;
     case 16:
     case 17:
-    case 18:
     case 19:
     case 20:
         if_set_c32(var, if_counter(s, ifindex, (enum if_counter)(CNT_OUT_OCTETS + col - 16)));
+        return true;
+    case 18:
+        if_set_c32(var, if_nucast(s, ifindex, false));
         return true;
     case 21:
         if_set_unsigned(var, ASN_GAUGE, 0);
@@ -314,8 +355,10 @@ static bool if_xtable_value(struct pz_snmp *s, unsigned ifindex, unsigned col,
         if_set_c32(var, if_counter(s, ifindex, CNT_OUT_MCAST));
         return true;
     case 3:
+        if_set_c32(var, if_counter(s, ifindex, CNT_IN_BCAST));
+        return true;
     case 5:
-        if_set_c32(var, 0); /* InfiniBand has no broadcast */
+        if_set_c32(var, if_counter(s, ifindex, CNT_OUT_BCAST));
         return true;
     case 6:
     case 7:
@@ -328,8 +371,10 @@ static bool if_xtable_value(struct pz_snmp *s, unsigned ifindex, unsigned col,
         if_set_c64(var, if_counter(s, ifindex, (enum if_counter)(CNT_OUT_OCTETS + col - 10)));
         return true;
     case 9:
+        if_set_c64(var, if_counter(s, ifindex, CNT_IN_BCAST));
+        return true;
     case 13:
-        if_set_c64(var, 0);
+        if_set_c64(var, if_counter(s, ifindex, CNT_OUT_BCAST));
         return true;
     case 14:
         if_set_int(var, 1); /* ifLinkUpDownTrapEnable: enabled */

@@ -69,11 +69,13 @@ struct pz_snmp_mgmt_if {
     uint64_t in_octets;
     uint64_t in_ucast_pkts;
     uint64_t in_mcast_pkts;
+    uint64_t in_bcast_pkts; /* to the IPoIB broadcast address (the broadcast group) */
     uint64_t in_errors;
     uint64_t in_discards;
     uint64_t out_octets;
     uint64_t out_ucast_pkts;
     uint64_t out_mcast_pkts;
+    uint64_t out_bcast_pkts; /* to the IPoIB broadcast address (the broadcast group) */
     uint64_t out_errors;
     uint64_t out_discards;
 };

@@ -54,6 +54,14 @@ void init_setSerialNo(void);
 /* sysDescr and sysObjectID of portzero (PORTZERO-MIB pzProducts.1). */
 #define PZ_SNMP_SYSDESCR "portzero InfiniBand switch management agent"
 
+/*
+ * sysServices (RFC 3418): 2 (datalink/subnetwork: the switch forwards
+ * InfiniBand packets) + 8 (end-to-end: the management CPU is an IP host) +
+ * 64 (applications: SNMP, SSH).  Without a value net-snmp answers
+ * noSuchInstance for this mandatory object of the system group.
+ */
+#define PZ_SNMP_SYSSERVICES 74
+
 uint32_t snmp_uptime(void)
 {
     return (uint32_t)netsnmp_get_agent_uptime();
@@ -144,7 +152,7 @@ static void snmp_engine_no_agentaddress(void)
     netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_PORTS, "none");
 }
 
-/* The standard MIB modules, and sysDescr/sysObjectID unless the config sets them. */
+/* The standard MIB modules, and sysDescr/sysObjectID/sysServices unless the config sets them. */
 static void snmp_engine_modules(void)
 {
     char line[128];
@@ -152,6 +160,8 @@ static void snmp_engine_modules(void)
     snprintf(line, sizeof(line), "sysDescr %s", PZ_SNMP_SYSDESCR);
     netsnmp_config_remember(line);
     snprintf(line, sizeof(line), "sysObjectID .1.3.6.1.4.1.%u.2.1", PZ_SNMP_ENTERPRISE);
+    netsnmp_config_remember(line);
+    snprintf(line, sizeof(line), "sysServices %d", PZ_SNMP_SYSSERVICES);
     netsnmp_config_remember(line);
     init_system_mib();
     init_sysORTable();
@@ -205,6 +215,23 @@ static int snmp_engine_own_mibs(struct pz_snmp *s, char *err, size_t errlen)
     }
     snmp_persist_register(s);
     return 0;
+}
+
+/*
+ * Cap the size of every answer at the caller's max_message.  net-snmp
+ * limits an SNMPv3 answer by the transport's msgMaxSize, but a v1/v2c one
+ * only by this global (default 2^31 - 1): an answer longer than the
+ * caller can send was built, then refused by the send, and the manager got
+ * nothing instead of tooBig (or a GETBULK answer cut to fit).  A smaller
+ * value from the configuration (sendMessageMaxSize) stays.
+ */
+static void snmp_engine_msg_max(const struct pz_snmp *s)
+{
+    int cur = netsnmp_ds_get_int(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_MSG_SEND_MAX);
+
+    if (cur <= 0 || (size_t)cur > s->p.max_message)
+        netsnmp_ds_set_int(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_MSG_SEND_MAX,
+                           (int)s->p.max_message);
 }
 
 /* Allocate the instance and its per-interface rows; NULL on OOM. */
@@ -309,6 +336,7 @@ struct pz_snmp *pz_snmp_create(const struct pz_snmp_params *params, char *err, s
     if (snmp_engine_own_mibs(s, err, errlen) != 0)
         goto fail;
     init_snmp(PZ_SNMP_APP);
+    snmp_engine_msg_max(s);
     snmp_engine_no_agentaddress();
     init_master_agent();
     t = snmp_transport_open_server(s);

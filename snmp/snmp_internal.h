@@ -49,7 +49,8 @@ struct snmp_held {
 /* What the agent remembers of one ifTable row between requests. */
 struct snmp_if_row {
     char alias[PZ_SNMP_ALIAS_MAX + 1];
-    uint8_t oper;          /* last ifOperStatus seen */
+    uint8_t oper;          /* last ifOperStatus the notification scan saw */
+    uint8_t lc_oper;       /* the ifOperStatus last_change is the start of (0: none yet) */
     uint32_t last_change;  /* sysUpTime (centiseconds) of the last ifOperStatus change */
     uint8_t hotspot_class; /* last congestion class seen (enum cong_port_class) */
     bool hotspot_valid;    /* hotspot_class has been read once */
@@ -134,6 +135,8 @@ void snmp_sink_free(struct pz_snmp *s);
 int snmp_mib_if_register(struct pz_snmp *s);
 unsigned snmp_if_oper_status(struct pz_snmp *s, unsigned ifindex);
 unsigned snmp_if_admin_status(struct pz_snmp *s, unsigned ifindex);
+/* ifLastChange of a row, first noting an ifOperStatus change a request or the scan sees. */
+uint32_t snmp_if_last_change(struct pz_snmp *s, unsigned ifindex);
 
 /* PORTZERO-MIB (mib_portzero.c; the pzRouteCheck scalars: mib_routes.c). */
 int snmp_mib_portzero_register(struct pz_snmp *s);

@@ -119,10 +119,10 @@ static void notify_scan_link(struct pz_snmp *s, unsigned ifindex, bool send)
     unsigned oper = snmp_if_oper_status(s, ifindex);
     unsigned was = row->oper;
 
+    snmp_if_last_change(s, ifindex);
     row->oper = (uint8_t)oper;
     if (!was || was == oper)
         return;
-    row->last_change = snmp_uptime();
     if (!send || (oper != IF_OPER_DOWN && was != IF_OPER_DOWN))
         return;
     notify_link(s, ifindex, oper != IF_OPER_DOWN, snmp_if_admin_status(s, ifindex), oper);

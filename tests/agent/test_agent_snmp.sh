@@ -5,7 +5,7 @@
 #   - SNMPv3 authPriv (SHA-256/AES) reads sysDescr, sysLocation, ifNumber,
 #     ifName, ifType; a wrong password and an unknown community get nothing;
 #   - ifOperStatus of a cabled and an uncabled port; the IPoIB interface row
-#     (up, MTU 2044);
+#     (up, MTU 2044; broadcast pings counted as broadcast, not unicast);
 #   - ifHCOutOctets of the host's port = 4 x perfquery's PortXmitData, read
 #     between two SNMP reads (the counters move: the SNMP answers cross it);
 #   - PORTZERO-MIB: the switch's LID and master SM LID as smpquery has them;
@@ -23,11 +23,14 @@
 #     user get no value, usmStatsUnknownUserNames / usmStatsWrongDigests
 #     rise, and what authenticationFailure traps snmptrapd gets is checked;
 #   - coldStart reaches snmptrapd when the agent starts after it (restart);
-#     linkDown/linkUp within 2 s of pzfabric-ctl link-down/up;
+#     linkDown/linkUp within 2 s of pzfabric-ctl link-down/up; an
+#     ifOperStatus read right after the change comes with its ifLastChange;
 #   - perfquery -R on the host's port: ifHCOutOctets never steps back;
 #   - bad input (random, truncated, mutated datagrams; GETBULK with
 #     max-repetitions 10000; a 128-sub-identifier OID): the next good
-#     request is answered, the agent lives, no sanitizer report.
+#     request is answered, the agent lives, no sanitizer report;
+#   - an answer too long for the IP plane's UDP port: tooBig (v1, v2c, v3),
+#     snmpOutTooBigs counts it; sysServices has its value.
 # Usage: test_agent_snmp.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST PORTZEROD PZ_CLI
 set -u
 # shellcheck source=../fabric/fabric_lib.sh
@@ -101,6 +104,7 @@ check "ping $SW" wait_until 20 in_ns ping -c 1 -W 1 "$SWADDR"
 
 check "v3 authPriv: sysDescr names portzero" grep -qi portzero <<< "$(get .1.3.6.1.2.1.1.1.0)"
 check_eq "sysLocation from the config" '"emulated rack 1"' "$(get .1.3.6.1.2.1.1.6.0)"
+check_eq "sysServices 74 (subnetwork + end-to-end + applications)" 74 "$(get .1.3.6.1.2.1.1.7.0)"
 check_eq "ifNumber: $NPORTS ports + the IPoIB interface" $((NPORTS + 1)) "$(get .1.3.6.1.2.1.2.1.0)"
 check_eq "ifName.$HP" "\"IB1/$HP\"" "$(get "$IFX.1.$HP")"
 check_eq "ifType.$HP infiniband(199)" 199 "$(get "$IFT.3.$HP")"
@@ -108,6 +112,15 @@ check_eq "ifOperStatus.$HP ($HOSTCA's cable) up" 1 "$(get "$IFT.8.$HP")"
 check_eq "ifOperStatus.7 (no cable) down" 2 "$(get "$IFT.8.7")"
 check_eq "ifOperStatus.$((NPORTS + 1)) (the IPoIB interface) up" 1 "$(get "$IFT.8.$((NPORTS + 1))")"
 check_eq "ifMtu.$((NPORTS + 1)) (the IPoIB interface) 2044" 2044 "$(get "$IFT.4.$((NPORTS + 1))")"
+# The IPoIB row counts the IP plane's packets: 5 pings to the subnet broadcast
+# reach it through the broadcast group, broadcast packets, not unicast ones.
+MIF=$((NPORTS + 1))
+read -r uc0 bc0 <<< "$(get "$IFT.11.$MIF" "$IFX.9.$MIF" | paste -sd' ')"
+in_ns ping -b -c 5 -i 0.2 -W 1 10.81.0.255 > /dev/null 2>&1
+read -r uc1 bc1 nu1 <<< "$(get "$IFT.11.$MIF" "$IFX.9.$MIF" "$IFT.12.$MIF" | paste -sd' ')"
+check_eq "ifHCInBroadcastPkts.$MIF: the 5 broadcast pings" $((bc0 + 5)) "$bc1"
+check "ifInUcastPkts.$MIF: only the GET between ($uc0 -> $uc1)" test $((uc1 - uc0)) -ge 1 -a $((uc1 - uc0)) -lt 5
+check "ifInNUcastPkts.$MIF includes them ($nu1)" test "$nu1" -ge "$bc1"
 
 # ifXTable of the 36-port switch, one authPriv snmpbulkwalk.
 in_ns snmpbulkwalk "${RO[@]}" -On "$SWADDR" "$IFX" > "$WORK/ifx.walk" 2>&1
@@ -206,12 +219,20 @@ check "ifHCInOctets.$HP did not step back either" test "$(get "$IFX.6.$HP")" -ge
 LDOWN='\.1\.3\.6\.1\.6\.3\.1\.1\.5\.3\|.*\.1\.3\.6\.1\.2\.1\.2\.2\.1\.1\.'$OP' '
 LUP='\.1\.3\.6\.1\.6\.3\.1\.1\.5\.4\|.*\.1\.3\.6\.1\.2\.1\.2\.2\.1\.1\.'$OP' '
 # link_trap NAME REGEX CTL-ACTION: pzfabric-ctl CTL-ACTION on port $OP; its trap NAME
-# (REGEX) reaches snmptrapd within 2 s.
+# (REGEX) reaches snmptrapd within 2 s.  Read in one request right after the
+# action: an ifOperStatus that changed has an ifLastChange from after the
+# action (sysUpTime before it), not the time of the state before.
 link_trap() {
-    local name=$1 re=$2 action=$3 n t0 dt
+    local name=$1 re=$2 action=$3 n t0 dt o0 u0 o1 l1 u1
     n=$(traps "$re")
+    read -r u0 o0 _ <<< "$(get -Ot .1.3.6.1.2.1.1.3.0 "$IFT.8.$OP" | paste -sd' ')"
     t0=$(ts)
     ctl "$action" "$SW" "$OP" > /dev/null
+    read -r u1 o1 l1 <<< "$(get -Ot .1.3.6.1.2.1.1.3.0 "$IFT.8.$OP" "$IFT.9.$OP" | paste -sd' ')"
+    if [ "$o1" != "$o0" ]; then
+        check "$action: ifOperStatus.$OP $o0 -> $o1 with ifLastChange $l1 in [$u0, $u1]" \
+            test "$l1" -ge "$u0" -a "$l1" -le "$u1"
+    fi
     wait_trap 15 "$re" $((n + 1))
     dt=$(awk -v a="$t0" -v b="$(ts)" 'BEGIN { printf "%.2f", b - a }')
     check "snmptrapd: $name of ifIndex $OP from $SWADDR in ${dt}s (<= 2 s)" awk -v d="$dt" 'BEGIN { exit !(d <= 2.0) }'
@@ -239,6 +260,20 @@ check "after random/truncated/mutated datagrams the next good GET is answered" \
 bulk=$(in_ns snmpbulkget "${RO[@]}" -On -Cn0 -Cr10000 "$SWADDR" "$IFT" 2>&1)
 check "GETBULK max-repetitions 10000: an answer, as many rows as fit ($(wc -l <<< "$bulk"))" \
     test "$(grep -c "^$IFT\." <<< "$bulk")" -gt 10
+# Answers longer than the IP plane's UDP port can send (4064 bytes): a GET of
+# 100 x sysDescr.0 (about 5.7 KB of answer) gets tooBig in v1, v2c and v3, not
+# silence; 60 of them (3.4 KB, a fragmented datagram) are all answered.
+sysdescrs() { printf ' .1.3.6.1.2.1.1.1.0%.0s' $(seq "$1"); }
+toobig0=$(get .1.3.6.1.2.1.11.20.0)
+# shellcheck disable=SC2046,SC2086 # $v: options; one OID per word
+for v in "-v1 -c pzpublic" "-v2c -c pzpublic" "${RO[*]}"; do
+    big=$(in_ns snmpget $v -t 3 -r 1 "$SWADDR" $(sysdescrs 100) 2>&1)
+    check "GET of 100 x sysDescr.0 (${v%% *}): tooBig" grep -q '(tooBig)' <<< "$big" || head -n 3 <<< "$big"
+done
+check_eq "snmpOutTooBigs rose by 3" $((toobig0 + 3)) "$(get .1.3.6.1.2.1.11.20.0)"
+# shellcheck disable=SC2046
+check_eq "GET of 60 x sysDescr.0 (v2c): 60 values" 60 \
+    "$(in_ns snmpget -v2c -c pzpublic -t 3 -r 1 -Oqv "$SWADDR" $(sysdescrs 60) 2>&1 | grep -c portzero)"
 deep=.1.3.6.1.2.1.1$(printf '.1%.0s' $(seq 121))
 deep_out=$(in_ns snmpget "${RO[@]}" "$SWADDR" "$deep" 2>&1)
 check "128-sub-identifier OID: No Such Object/Instance" grep -qE "No Such (Object|Instance)" <<< "$deep_out"
