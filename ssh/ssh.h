@@ -35,9 +35,10 @@ struct ssh_server_config {
     uint32_t login_grace_ms;     /* [120000] from connect to authenticated */
     uint32_t max_auth_tries;     /* [6] failed attempts per connection */
     uint32_t auth_fail_delay_ms; /* [1000] before a failure is answered */
-    uint32_t idle_timeout_ms;    /* [900000] after login: no input, no output, no exec command running */
-    uint64_t rekey_bytes;        /* [1 GiB] re-key after this many bytes one way */
-    uint32_t rekey_interval_ms;  /* [3600000] re-key after this long */
+    uint32_t
+        idle_timeout_ms;  /* [900000] after login: no input, no output, no exec command running */
+    uint64_t rekey_bytes; /* [1 GiB] re-key after this many bytes one way */
+    uint32_t rekey_interval_ms; /* [3600000] re-key after this long */
     /* false: only what ssh-audit judges clean is offered (curve25519, ssh-ed25519, the
      * AEADs and AES-CTR with -etm MACs); true adds ecdh-sha2-nistp256, the
      * ecdsa-sha2-nistp256 host key and the encrypt-and-MAC hmac-sha2-256/512 for
