@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "ssh_internal.h"
+#include "ssh_test_kexinit.h"
 #include "pzt_main.h"
 
 /* What a connection wrote, and its last log line. */
@@ -171,28 +172,12 @@ static size_t clear_packet(const uint8_t *payload, size_t len, uint8_t *out)
 /* A client KEXINIT payload (strict or not) into out; its length. */
 static size_t client_kexinit(bool strict, uint8_t *out, size_t cap)
 {
-    const char *lists[10] = {strict ? "curve25519-sha256,kex-strict-c-v00@openssh.com"
-                                    : "curve25519-sha256",
-                             "ssh-ed25519",
-                             "aes128-ctr",
-                             "aes128-ctr",
-                             "hmac-sha2-256",
-                             "hmac-sha2-256",
-                             "none",
-                             "none",
-                             "",
-                             ""};
     struct ssh_wr wr;
-    uint8_t cookie[16] = {0};
-    int i;
 
     ssh_wr_init(&wr, out, cap);
-    ssh_wr_u8(&wr, SSH_MSG_KEXINIT);
-    ssh_wr_bytes(&wr, cookie, 16);
-    for (i = 0; i < 10; i++)
-        ssh_wr_cstring(&wr, lists[i]);
-    ssh_wr_u8(&wr, 0);
-    ssh_wr_u32(&wr, 0);
+    ssh_test_client_kexinit(
+        &wr, strict ? "curve25519-sha256,kex-strict-c-v00@openssh.com" : "curve25519-sha256",
+        false);
     return wr.len;
 }
 

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "ssh_internal.h"
+#include "ssh_test_kexinit.h"
 #include "pzt_main.h"
 
 /* What a connection wrote, what the app saw. */
@@ -348,30 +349,6 @@ static void test_service_accept_held_during_rekey(void **state)
     teardown(&f);
 }
 
-/* A client KEXINIT payload (first_kex_packet_follows as given) into wr. */
-static void client_kexinit(struct ssh_wr *wr, const char *kex, bool follows)
-{
-    const char *lists[10] = {kex,
-                             "ssh-ed25519",
-                             "aes128-ctr",
-                             "aes128-ctr",
-                             "hmac-sha2-256",
-                             "hmac-sha2-256",
-                             "none",
-                             "none",
-                             "",
-                             ""};
-    uint8_t cookie[16] = {0};
-    int i;
-
-    ssh_wr_u8(wr, SSH_MSG_KEXINIT);
-    ssh_wr_bytes(wr, cookie, 16);
-    for (i = 0; i < 10; i++)
-        ssh_wr_cstring(wr, lists[i]);
-    ssh_wr_u8(wr, follows);
-    ssh_wr_u32(wr, 0);
-}
-
 /* RFC 4253 §7: after a wrong guess the next packet is ignored, whatever key exchange method
  * it belongs to (here a diffie-hellman-group-exchange request, type 34). */
 static void test_wrong_guess_ignored(void **state)
@@ -385,7 +362,7 @@ static void test_wrong_guess_ignored(void **state)
     (void)state;
     setup(&f);
     ssh_wr_init(&wr, buf, sizeof(buf));
-    client_kexinit(&wr, "diffie-hellman-group-exchange-sha256,curve25519-sha256", true);
+    ssh_test_client_kexinit(&wr, "diffie-hellman-group-exchange-sha256,curve25519-sha256", true);
     send_wr(&f, &wr);
     assert_false(ssh_conn_finished(f.c));
     send_clear(&f, gex, sizeof(gex)); /* the guessed packet of the method not chosen */
