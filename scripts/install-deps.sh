@@ -15,6 +15,7 @@ PACKAGES=(
     iputils-ping socat python3 liblwip-dev
     libsnmp-dev snmp snmptrapd smitools
     libmbedtls-dev libsodium-dev libcrypt-dev openssh-client openssh-server ssh-audit whois openssl
+    python3-paramiko dropbear-bin stress-ng
 )
 
 # --bench: also what only `make bench` uses (Debian's snmpd, the reference
