@@ -546,6 +546,7 @@ static bool pz_ssh_serve(struct pz_ssh_conn *c, uint64_t now)
     ssh_conn_tick(c->ssh, now);
     pz_ssh_feed(c, now);
     ssh_conn_output_ready(c->ssh, now);
+    pz_tcp_ack(c->tcp); /* what was read and not answered: ACK it now, not at lwIP's timer */
     if (ssh_conn_finished(c->ssh) && (!ssh_conn_pending_output(c->ssh) || c->eof)) {
         pz_ssh_conn_free(c);
         return false;

@@ -11,16 +11,17 @@ median() {
         awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# median_ms COMMAND...: median wall time (ms, one decimal) of RUNS runs of
-# COMMAND (its output is discarded).
-median_ms() {
+# median_max_ms COMMAND...: "MEDIAN MAX", the median and the longest wall
+# time (ms, one decimal) of RUNS runs of COMMAND (its output is discarded).
+median_max_ms() {
     local i t0 t1
     for ((i = 0; i < RUNS; i++)); do
         t0=$(date +%s%N)
         "$@" > /dev/null 2>&1
         t1=$(date +%s%N)
         echo $(((t1 - t0) / 1000))
-    done | sort -n | awk '{ v[NR] = $1 } END { printf "%.1f\n", v[int((NR + 1) / 2)] / 1000 }'
+    done | sort -n |
+        awk '{ v[NR] = $1 } END { printf "%.1f %.1f\n", v[int((NR + 1) / 2)] / 1000, v[NR] / 1000 }'
 }
 
 # log_seconds OSM_LOG: seconds from OpenSM's first log line to SUBNET UP.

@@ -32,6 +32,7 @@ struct pz_tcp_conn {
     uint8_t *ring;
     size_t head, count; /* ring content */
     bool peer_closed;   /* FIN or reset seen */
+    bool ack_owed;      /* data arrived since the last pz_tcp_ack */
     bool accepted;      /* taken by pz_tcp_accept */
     bool freed_by_loop; /* the loop is done with it (only lwIP's refs remain: none) */
     struct pz_tcp_conn *next;
@@ -81,6 +82,7 @@ static err_t pz_tcp_on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_
     if (first < p->tot_len)
         pbuf_copy_partial(p, c->ring, (u16_t)(p->tot_len - first), (u16_t)first);
     c->count += p->tot_len;
+    c->ack_owed = true;
     pthread_mutex_unlock(&l->lock);
     pbuf_free(p);
     pz_tcp_wake(l);
@@ -288,6 +290,34 @@ bool pz_tcp_drained(struct pz_tcp_conn *c)
         drained = !c->pcb->unacked && !c->pcb->unsent;
     UNLOCK_TCPIP_CORE();
     return drained;
+}
+
+/*
+ * lwIP delays the ACK of a lone segment until its fast timer, which ticks
+ * every 250 ms (TCP_TMR_INTERVAL); a peer with Nagle on (OpenSSH during the
+ * key exchange) holds its next packet until then, and Linux's 200 ms minimum
+ * retransmission timeout fires first.  Here, after the service answered
+ * what it read, an ACK still delayed goes out at once: a reply written
+ * meanwhile carried it already (tcp_output clears TF_ACK_DELAY), so a pure
+ * ACK leaves only when the service had nothing to say.
+ */
+void pz_tcp_ack(struct pz_tcp_conn *c)
+{
+    struct pz_tcp_port *l = c->port;
+    bool owed;
+
+    pthread_mutex_lock(&l->lock);
+    owed = c->ack_owed;
+    c->ack_owed = false;
+    pthread_mutex_unlock(&l->lock);
+    if (!owed)
+        return;
+    LOCK_TCPIP_CORE();
+    if (c->pcb && tcp_is_flag_set(c->pcb, TF_ACK_DELAY)) {
+        tcp_set_flags(c->pcb, TF_ACK_NOW); /* lwIP's tcp_ack_now(), a private macro */
+        tcp_output(c->pcb);
+    }
+    UNLOCK_TCPIP_CORE();
 }
 
 /* Unlink c from its port and free it (the port's lock held by nobody). */

@@ -48,6 +48,14 @@ size_t pz_tcp_send_space(struct pz_tcp_conn *c);
 /* Write up to len bytes (copied); returns how many it took, or -1 when the connection is gone. */
 int pz_tcp_write(struct pz_tcp_conn *c, const void *buf, size_t len);
 
+/*
+ * Acknowledge now what arrived since the last call, unless a write already
+ * carried the ACK: call it after serving the connection (reading and
+ * answering what it could), so the peer does not wait for lwIP's delayed
+ * ACK (up to 250 ms) when the service has nothing to send back.
+ */
+void pz_tcp_ack(struct pz_tcp_conn *c);
+
 /* Whether everything written was acknowledged by the peer. */
 bool pz_tcp_drained(struct pz_tcp_conn *c);
 

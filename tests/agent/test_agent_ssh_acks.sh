@@ -1,0 +1,83 @@
+#!/bin/bash
+# test_agent_ssh_acks.sh - portzerod's SSH server acknowledges every segment
+# in time: 20 OpenSSH logins (`ssh SWITCH show version`) from pz-iphost's
+# namespace across pzfabric with real OpenSM, captured by tshark on the
+# namespace's IPoIB interface:
+#   - all 20 logins print portzero, and the capture holds their 20 SYNs;
+#   - no segment from the client is a retransmission
+#     (tcp.analysis.retransmission): the client's key exchange sends
+#     NEWKEYS alone and, with Nagle, holds its next packet until that
+#     segment is acknowledged; a delayed ACK left to lwIP's 250 ms timer
+#     made the client's ~200 ms retransmission timer fire first, in about
+#     one login in two.
+# Usage: test_agent_ssh_acks.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST PORTZEROD PZ_CLI
+set -u
+# shellcheck source=../fabric/fabric_lib.sh
+source "$(dirname "$0")/../fabric/fabric_lib.sh"
+fl_init agentsshack "$1" "$2"
+pzt_paths "test_agent_ssh_acks.sh PZIPHOST PORTZEROD PZCLI" "${@:3}"
+pzt_require opensm ping ip ssh ssh-keygen tshark
+pzt_require_preload
+NET=$(abspath "$(dirname "$0")/../integration/ft-2s4l.net")
+NS="pzt-$$-sshack"
+SW=Leaf2
+SWADDR=10.83.0.4
+HOSTADDR=10.83.0.100
+LOGINS=20
+AGENT=
+HOST_PID=
+CAPTURE=
+trap 'fl_cleanup_ns $? "$NS" "$CAPTURE" "$HOST_PID" "$AGENT"' EXIT
+
+ssh-keygen -q -t ed25519 -N '' -f "$WORK/admin_key"
+cp "$WORK/admin_key.pub" "$WORK/admin_keys"
+in_ns() { ip netns exec "$NS" "$@"; }
+# Default client: Nagle on during the key exchange, as every OpenSSH login.
+SSHOPT=(-F /dev/null -o UserKnownHostsFile=/dev/null -o StrictHostKeyChecking=no -o LogLevel=ERROR
+    -o BatchMode=yes -o IdentitiesOnly=yes -o ConnectTimeout=10 -i "$WORK/admin_key")
+login() { in_ns ssh "${SSHOPT[@]}" "admin@$SWADDR" show version 2>&1; }
+joined() { "$PZCLI" -s "$WORK/agent/ctl" show ip 2> /dev/null | grep -q '^IPoIB state *up'; }
+
+fl_start_fabric --agent "$SW" "$NET" || exit 1
+mkdir -p "$WORK/agent"
+(cd "$WORK/agent" && LD_PRELOAD=$PZT_PRELOAD SIM_HOST=$SW IBSIM_SOCKNAME=$SOCK exec "$PORTZEROD" \
+    -o board=sim -o "ip_address=$SWADDR/24" -o "ctl_socket=$WORK/agent/ctl" \
+    -o "state_dir=$WORK/state" -o "ssh_authorized_keys=$WORK/admin_keys" -vv \
+    > "$WORK/agent/out" 2> "$WORK/agent/err" < /dev/null) &
+AGENT=$!
+check "portzerod ready" wait_file "$WORK/agent/out" 20 '^ready$' "$AGENT"
+fl_start_opensm Hca1
+fl_wait_up 60 || { echo "OpenSM never reached SUBNET UP"; exit 1; }
+check "$SW joins the broadcast group" wait_until 30 joined
+fl_start_host Hca3 "$HOSTADDR/24"
+check "ping $SW" wait_until 20 in_ns ping -c 1 -W 1 "$SWADDR"
+check "a first login (host key made, ARP resolved)" grep -q "^portzero " <<< "$(login)"
+
+count() { tshark -r "$WORK/ssh.pcapng" -n -Y "$1" 2> /dev/null | wc -l; }
+# tshark says "Capturing" before dumpcap captures: a ping it wrote down is the sign.
+capturing() { in_ns ping -c 1 -W 1 "$SWADDR" && [ "$(count icmp)" -gt 0 ]; }
+in_ns tshark -i ib0 -n -w "$WORK/ssh.pcapng" -f "tcp port 22 or icmp" > "$WORK/tshark.out" 2>&1 &
+CAPTURE=$!
+check "tshark captures in the namespace" wait_until 30 capturing
+ok=0
+for _ in $(seq "$LOGINS"); do
+    grep -q "^portzero " <<< "$(login)" && ok=$((ok + 1))
+done
+check_eq "$LOGINS logins print portzero" "$LOGINS" "$ok"
+# dumpcap writes the file behind the logins: wait for the last FIN before stopping it.
+captured() {
+    [ "$(count "ip.src == $HOSTADDR && tcp.flags.syn == 1 && tcp.flags.ack == 0")" = "$LOGINS" ] &&
+        [ "$(count "ip.src == $HOSTADDR && tcp.flags.fin == 1")" -ge "$LOGINS" ]
+}
+check "the capture holds the $LOGINS logins' SYNs and FINs" wait_until 30 captured
+# tshark closes its file on SIGTERM (a background job of a script ignores SIGINT).
+PZT_GRACE=20 stop_pid "$CAPTURE"
+CAPTURE=
+retrans=$(count "ip.src == $HOSTADDR && tcp.analysis.retransmission")
+tshark -r "$WORK/ssh.pcapng" -n -Y "tcp.analysis.retransmission" > "$WORK/retrans.txt" 2> /dev/null
+check_eq "no retransmission from the client in $LOGINS logins" 0 "$retrans"
+[ "$retrans" = 0 ] || head -n 12 "$WORK/retrans.txt"
+stop_pid "$AGENT"
+check "portzerod exits 0 on SIGTERM" test "$STOP_RC" = 0
+AGENT=
+fl_finish
