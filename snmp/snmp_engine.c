@@ -27,6 +27,7 @@
 
 #include "snmp_internal.h"
 #include "snmp_port.h"
+#include "snmp_system.h"
 
 /*
  * MIB modules of libnetsnmpmibs the agent uses: SNMPv2-MIB system, snmp
@@ -336,6 +337,10 @@ struct pz_snmp *pz_snmp_create(const struct pz_snmp_params *params, char *err, s
     if (snmp_engine_own_mibs(s, err, errlen) != 0)
         goto fail;
     init_snmp(PZ_SNMP_APP);
+    if (snmp_system_init(s) != 0 || snmp_notify_register(s) != 0) {
+        snprintf(err, errlen, "snmp: out of memory");
+        goto fail;
+    }
     snmp_engine_msg_max(s);
     snmp_engine_no_agentaddress();
     init_master_agent();
@@ -368,9 +373,11 @@ void pz_snmp_destroy(struct pz_snmp *s)
 {
     if (!s)
         return;
+    snmp_notify_unregister(s);
     /* snmp_shutdown stores the persistent state (the ifAlias callback included) first. */
     snmp_shutdown(PZ_SNMP_APP);
     shutdown_agent();
+    snmp_system_free(s);
     snmp_persist_unregister(s);
     snmp_transport_forget(s);
     snmp_queue_drain(s);
