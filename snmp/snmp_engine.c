@@ -153,17 +153,32 @@ static void snmp_engine_no_agentaddress(void)
     netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_PORTS, "none");
 }
 
+/*
+ * Give token the value unless the configuration file has a line of it:
+ * net-snmp processes remembered lines after the files, so a remembered
+ * default overrode the operator's line.
+ */
+static void snmp_engine_default(const char *token, const char *value)
+{
+    const char *conf = netsnmp_ds_get_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_OPTIONALCONFIG);
+    char line[160];
+
+    if (conf && snmp_conf_sets(conf, token))
+        return;
+    snprintf(line, sizeof(line), "%s %s", token, value);
+    netsnmp_config_remember(line);
+}
+
 /* The standard MIB modules, and sysDescr/sysObjectID/sysServices unless the config sets them. */
 static void snmp_engine_modules(void)
 {
-    char line[128];
+    char value[64];
 
-    snprintf(line, sizeof(line), "sysDescr %s", PZ_SNMP_SYSDESCR);
-    netsnmp_config_remember(line);
-    snprintf(line, sizeof(line), "sysObjectID .1.3.6.1.4.1.%u.2.1", PZ_SNMP_ENTERPRISE);
-    netsnmp_config_remember(line);
-    snprintf(line, sizeof(line), "sysServices %d", PZ_SNMP_SYSSERVICES);
-    netsnmp_config_remember(line);
+    snmp_engine_default("sysDescr", PZ_SNMP_SYSDESCR);
+    snprintf(value, sizeof(value), ".1.3.6.1.4.1.%u.2.1", PZ_SNMP_ENTERPRISE);
+    snmp_engine_default("sysObjectID", value);
+    snprintf(value, sizeof(value), "%d", PZ_SNMP_SYSSERVICES);
+    snmp_engine_default("sysServices", value);
     init_system_mib();
     init_sysORTable();
     init_snmp_mib();

@@ -155,6 +155,8 @@ void snmp_persist_unregister(struct pz_snmp *s);
  * (the line came from another file: the persistent one).
  */
 bool snmp_conf_user_configured(const char *path, const char *args, char *name, size_t cap);
+/* Whether the configuration file at path has a line of token (any case). */
+bool snmp_conf_sets(const char *path, const char *token);
 
 void snmp_notify_scan(struct pz_snmp *s, bool send);
 /*
