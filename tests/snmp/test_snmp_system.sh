@@ -55,9 +55,10 @@ start_agent() { # start_agent STATE_DIR CONFIG: until it serves
     AGENT_PID=$!
     wait_lines "$WORK/agent.out" 10 '^ready$' $(($(grep -c '^ready$' "$WORK/agent.out") + 1))
 }
-stop_agent() {
+stop_agent() { # and check it exits 0 (a sanitizer report would not)
     stop_pid "$AGENT_PID"
     AGENT_PID=
+    check_eq "snmp_testd exits 0 on SIGTERM" 0 "$STOP_RC"
 }
 get_ro() { snmpget "${RO[@]}" -Oqv "$AGENT" "$@" 2>&1; }
 

@@ -153,9 +153,13 @@ check "no notification carries net-snmp's Linux agent OID (.1.3.6.1.4.1.8072.3.2
 # A configured sysObjectID is what the notifications carry.
 stop_pid "$AGENT_PID"
 AGENT_PID=
+check_eq "snmp_testd exits 0 on SIGTERM (no sanitizer report)" 0 "$STOP_RC"
 : > "$WORK/trapd.log"
 write_config "sysObjectID $PZ.2.7"
 check "snmp_testd serves with sysObjectID $PZ.2.7" start_agent 2
 SYSOID=$(snmpget "${RO[@]}" -Oqvn "$AGENT" .1.3.6.1.2.1.1.2.0 2>&1)
 check_eq "sysObjectID.0 as configured" "$PZ.2.7" "$SYSOID"
 check_generic "coldStart (configured sysObjectID)" 1
+stop_pid "$AGENT_PID"
+AGENT_PID=
+check_eq "snmp_testd exits 0 on SIGTERM (no sanitizer report)" 0 "$STOP_RC"
