@@ -84,14 +84,14 @@ sink_lines() {
         v3) grep -E 'SNMP v3, user pztrap' "$WORK/trapd.log" ;;
     esac
 }
-# The SNMPv1 trap of generic type G, specific S (snmptrapd prints 3 as ".3").
-v1_trap() { sink_lines v1 | grep -E "^TRAP $1 \.?$2 " | tail -n 1; }
+# The SNMPv1 traps of generic type G, specific S (snmptrapd prints 3 as ".3").
+v1_trap() { sink_lines v1 | grep -E "^TRAP $1 \.?$2 "; }
 # The SNMPv2c/v3 notification whose snmpTrapOID.0 is OID.
-v2_trap() { sink_lines "$1" | grep -F "1.3.6.1.6.3.1.1.4.1.0 = OID: $2~" | tail -n 1; }
-v2_trap_last() { sink_lines "$1" | grep -E "1\.3\.6\.1\.6\.3\.1\.1\.4\.1\.0 = OID: ${2//./\\.}($|~)" | tail -n 1; }
-# The enterprise field of a v1 line; snmpTrapEnterprise.0's value of a v2 line.
-v1_enterprise() { sed -n 's/^TRAP [0-9]* [.0-9]* ent=\([^ ]*\) .*/\1/p'; }
-v2_enterprise() { tr '~' '\n' | sed -n "s/^${ENTERPRISE//./\\.} = OID: //p"; }
+v2_trap() { sink_lines "$1" | grep -F "1.3.6.1.6.3.1.1.4.1.0 = OID: $2~"; }
+v2_trap_last() { sink_lines "$1" | grep -E "1\.3\.6\.1\.6\.3\.1\.1\.4\.1\.0 = OID: ${2//./\\.}($|~)"; }
+# The enterprise field of the last v1 line; snmpTrapEnterprise.0's value of the last v2 line.
+v1_enterprise() { tail -n 1 | sed -n 's/^TRAP [0-9]* [.0-9]* ent=\([^ ]*\) .*/\1/p'; }
+v2_enterprise() { tail -n 1 | tr '~' '\n' | sed -n "s/^${ENTERPRISE//./\\.} = OID: //p"; }
 # wait_trap NAME VERSION REGEX: until that sink logged a line matching REGEX.
 wait_trap() {
     wait_until 5 bash -c "grep -E '$3' '$WORK/trapd.log' | grep -qE '$2'"
@@ -100,22 +100,27 @@ SINK_V1='community pzv1'
 SINK_V2='community pzv2'
 SINK_V3='SNMP v3, user pztrap'
 
-# check_generic NAME N: the generic notification snmpTraps.N at every sink
-# carries sysObjectID ($SYSOID) as its enterprise.
+# check_generic NAME N [REGEX]: the generic notification snmpTraps.N (whose
+# line also matches REGEX) at every sink carries sysObjectID ($SYSOID) as
+# its enterprise.
 check_generic() {
-    local name=$1 n=$2 v got
-    check "$name: SNMPv1 trap (generic $((n - 1))) received" wait_trap "$name" "$SINK_V1" "^TRAP $((n - 1)) 0 "
-    check "$name: SNMPv2c and SNMPv3 notifications received" \
-        wait_until 5 bash -c "grep -F '$SINK_V2' '$WORK/trapd.log' | grep -qE 'OID: ${TRAPS//./\\.}\\.$n($|~)' &&
-            grep -F '$SINK_V3' '$WORK/trapd.log' | grep -qE 'OID: ${TRAPS//./\\.}\\.$n($|~)'"
+    local name=$1 n=$2 re=${3:-.} v got
+    check "$name: SNMPv1 trap (generic $((n - 1))) received" \
+        wait_until 5 bash -c "grep -F '$SINK_V1' '$WORK/trapd.log' | grep -E '^TRAP $((n - 1)) 0 ' |
+            grep -qE '$re'"
+    for v in "$SINK_V2" "$SINK_V3"; do
+        check "$name: ${v%%,*} notification received" \
+            wait_until 5 bash -c "grep -F '$v' '$WORK/trapd.log' |
+                grep -E 'OID: ${TRAPS//./\\.}\\.$n($|~)' | grep -qE '$re'"
+    done
     check_eq "$name: SNMPv1 enterprise = sysObjectID" "$SYSOID" \
-        "$(v1_trap $((n - 1)) 0 | v1_enterprise)"
-    got=$(v1_trap $((n - 1)) 0 | v2_enterprise)
+        "$(v1_trap $((n - 1)) 0 | grep -E "$re" | v1_enterprise)"
+    got=$(v1_trap $((n - 1)) 0 | grep -E "$re" | v2_enterprise)
     check "$name: SNMPv1 snmpTrapEnterprise.0 varbind, if any, = sysObjectID ($got)" \
         test -z "$got" -o "$got" = "$SYSOID"
     for v in v2c v3; do
         check_eq "$name: $v snmpTrapEnterprise.0 = sysObjectID" "$SYSOID" \
-            "$(v2_trap_last "$v" "$TRAPS.$n" | v2_enterprise)"
+            "$(v2_trap_last "$v" "$TRAPS.$n" | grep -E "$re" | v2_enterprise)"
     done
 }
 
@@ -127,14 +132,14 @@ check_eq "sysObjectID.0 is portzero's pzSwitchAgent" "$PZ.2.1" "$SYSOID"
 
 check_generic coldStart 1
 echo "unplug 3" > "$WORK/ctl"
-check_generic linkDown 3
+check_generic linkDown 3 '2\.2\.1\.1\.3 = INTEGER: 3'
 echo "plug 3" > "$WORK/ctl"
-check_generic linkUp 4
+check_generic linkUp 4 '2\.2\.1\.1\.3 = INTEGER: 3'
 snmpget -v2c -c wrongcommunity -t 1 -r 0 "$AGENT" .1.3.6.1.2.1.1.1.0 > /dev/null 2>&1
 check_generic authenticationFailure 5
 check_eq "the linkDown v2c notification: ifIndex, ifAdminStatus, ifOperStatus, snmpTrapEnterprise.0" \
     ".1.3.6.1.2.1.2.2.1.1.3 .1.3.6.1.2.1.2.2.1.7.3 .1.3.6.1.2.1.2.2.1.8.3 $ENTERPRISE" \
-    "$(v2_trap_last v2c "$TRAPS.3" | tr '~' '\n' | sed -n '3,$s/ = .*//p' | tr '\n' ' ' | sed 's/ $//')"
+    "$(v2_trap_last v2c "$TRAPS.3" | tail -n 1 | tr '~' '\n' | sed -n '3,$s/ = .*//p' | tr '\n' ' ' | sed 's/ $//')"
 
 # PORTZERO-MIB's own notification: the enterprise is the notification's.
 echo "reach 42 0" > "$WORK/ctl"
