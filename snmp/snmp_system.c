@@ -13,7 +13,10 @@
  *     reads it back), a request reads the switch's NodeDescription, as the
  *     SMA answers it at that moment;
  *   - sysORTable: net-snmp registers only the SNMP framework modules it
- *     implements; IF-MIB and PORTZERO-MIB are added.
+ *     implements; IF-MIB and PORTZERO-MIB are added;
+ *   - sysContact, sysName, sysLocation: a Set value with an octet outside
+ *     printable ASCII is wrongValue (net-snmp stores it as a line of the
+ *     state file, read back as configuration).
  *
  * net-snmp keeps sysName and sysObjectID in static buffers behind
  * "watcher" handlers and sysName's guard (negative: configured, positive:
@@ -50,6 +53,10 @@ static oid sysor_portzero[] = {1, 3, 6, 1, 4, 1, PZ_SNMP_ENTERPRISE};
     "The MIB module to describe generic objects for network interface sub-layers"
 #define SYSOR_PORTZERO_DESCR                                                                       \
     "The MIB module of portzero: InfiniBand switch ports, congestion and reachability"
+
+/* Our handler's name in front of sysName's handlers, and of sysContact's and sysLocation's. */
+#define SYSTEM_NAME_HANDLER "portzero-sysName"
+#define SYSTEM_TEXT_HANDLER "portzero-sysText"
 
 /* The registration that answers the instance name (one of net-snmp's); NULL if none. */
 static netsnmp_handler_registration *system_registration(const oid *name, size_t len)
@@ -112,32 +119,63 @@ static void system_name_refresh(struct pz_snmp *s)
     buf[n] = '\0';
 }
 
-/* Injected above net-snmp's sysName handlers: a read first refreshes the default. */
-static int system_name_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
+/*
+ * Whether a Set value of sysContact, sysName or sysLocation is one that
+ * net-snmp can keep: printable ASCII only.  net-snmp stores a Set value as
+ * a line of the state file (psyscontact, psysname, psyslocation) and reads
+ * it back as configuration: a CR or LF in it (DisplayString allows CR LF)
+ * wrote lines of its own there, such as "rocommunity evil", which the next
+ * start obeyed.
+ */
+static bool system_text_ok(const netsnmp_variable_list *var)
+{
+    if (var->type != ASN_OCTET_STR)
+        return true; /* net-snmp's watcher answers wrongType */
+    for (size_t i = 0; i < var->val_len; i++)
+        if (var->val.string[i] < 0x20 || var->val.string[i] > 0x7E)
+            return false;
+    return true;
+}
+
+/*
+ * Injected above net-snmp's handlers of sysContact, sysName and sysLocation:
+ * a read of sysName first refreshes its default; a Set of a value
+ * system_text_ok refuses is wrongValue (RESERVE1).  The rest is net-snmp's.
+ */
+static int system_text_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reg,
                                netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
 {
-    if (reqinfo->mode == MODE_GET || reqinfo->mode == MODE_GETNEXT || reqinfo->mode == MODE_GETBULK)
+    bool is_name = strcmp(handler->handler_name, SYSTEM_NAME_HANDLER) == 0;
+
+    if (is_name && (reqinfo->mode == MODE_GET || reqinfo->mode == MODE_GETNEXT ||
+                    reqinfo->mode == MODE_GETBULK))
         system_name_refresh(handler->myvoid);
+    if (reqinfo->mode == MODE_SET_RESERVE1) {
+        bool refused = false;
+
+        for (netsnmp_request_info *r = requests; r; r = r->next)
+            if (!r->processed && !system_text_ok(r->requestvb)) {
+                netsnmp_set_request_error(reqinfo, r, SNMP_ERR_WRONGVALUE);
+                refused = true;
+            }
+        if (refused)
+            return SNMP_ERR_NOERROR;
+    }
     return netsnmp_call_next_handler(handler, reg, reqinfo, requests);
 }
 
 /*
- * Find sysName's buffer and guard and put our handler in front of
- * net-snmp's; without them (another net-snmp build) sysName stays
- * net-snmp's.  Returns 0 or -1 (out of memory).
+ * Put system_text_handler, called hname, in front of the handlers of the
+ * scalar name (an instance); 0 or -1.
  */
-static int system_name_hook(struct pz_snmp *s)
+static int system_text_inject(struct pz_snmp *s, const oid *name, size_t len, const char *hname)
 {
-    netsnmp_handler_registration *reg = system_registration(sys_name_oid, OID_LENGTH(sys_name_oid));
+    netsnmp_handler_registration *reg = system_registration(name, len);
     netsnmp_mib_handler *h;
 
-    s->sys->name = system_handler_data(sys_name_oid, OID_LENGTH(sys_name_oid), "watcher");
-    s->sys->name_guard = system_handler_data(sys_name_oid, OID_LENGTH(sys_name_oid), "update");
-    if (!reg || !s->sys->name || !s->sys->name_guard || s->sys->name->max_size < 1) {
-        s->sys->name = NULL;
-        return 0;
-    }
-    h = netsnmp_create_handler("portzero-sysName", system_name_handler);
+    if (!reg)
+        return 0; /* not served: nothing to guard */
+    h = netsnmp_create_handler(hname, system_text_handler);
     if (!h)
         return -1;
     h->myvoid = s;
@@ -145,6 +183,29 @@ static int system_name_hook(struct pz_snmp *s)
         netsnmp_handler_free(h);
         return -1;
     }
+    return 0;
+}
+
+/*
+ * Find sysName's buffer and guard (without them, another net-snmp build,
+ * sysName stays net-snmp's) and put system_text_handler in front of the
+ * three writable system scalars.  Returns 0 or -1 (out of memory).
+ */
+static int system_hook(struct pz_snmp *s)
+{
+    static const oid sys_contact_oid[] = {1, 3, 6, 1, 2, 1, 1, 4, 0};
+    static const oid sys_location_oid[] = {1, 3, 6, 1, 2, 1, 1, 6, 0};
+
+    s->sys->name = system_handler_data(sys_name_oid, OID_LENGTH(sys_name_oid), "watcher");
+    s->sys->name_guard = system_handler_data(sys_name_oid, OID_LENGTH(sys_name_oid), "update");
+    if (!s->sys->name || !s->sys->name_guard || s->sys->name->max_size < 1)
+        s->sys->name = NULL;
+    if (system_text_inject(s, sys_contact_oid, OID_LENGTH(sys_contact_oid), SYSTEM_TEXT_HANDLER) !=
+            0 ||
+        system_text_inject(s, sys_name_oid, OID_LENGTH(sys_name_oid), SYSTEM_NAME_HANDLER) != 0 ||
+        system_text_inject(s, sys_location_oid, OID_LENGTH(sys_location_oid),
+                           SYSTEM_TEXT_HANDLER) != 0)
+        return -1;
     system_name_refresh(s);
     return 0;
 }
@@ -158,7 +219,7 @@ int snmp_system_init(struct pz_snmp *s)
     if (register_sysORTable(sysor_if_mib, OID_LENGTH(sysor_if_mib), SYSOR_IF_MIB_DESCR) != 0 ||
         register_sysORTable(sysor_portzero, OID_LENGTH(sysor_portzero), SYSOR_PORTZERO_DESCR) != 0)
         return -1;
-    return system_name_hook(s);
+    return system_hook(s);
 }
 
 void snmp_system_free(struct pz_snmp *s)

@@ -5,7 +5,10 @@
 #   - sysName: the switch's NodeDescription (not the host name), following
 #     it, octets a DisplayString cannot hold as '?'; Set by the rwuser (not
 #     the rouser) it stays, across a restart too; a configured sysName wins
-#     and is read-only (notWritable);
+#     and is read-only (notWritable); a Set sysName, sysLocation or
+#     sysContact with a control character (a line break would write a line
+#     of its own into the state file, read back as configuration at the
+#     next start) is wrongValue;
 #   - sysORTable lists IF-MIB and PORTZERO-MIB with their descriptions;
 #   - ifTableLastChange (IF-MIB ifGeneralInformationGroup) is 0 and stays
 #     0 across a link bounce (no row is created or deleted);
@@ -86,10 +89,30 @@ check_eq "the rwuser sets sysName" '"spine-9"' "$(get_ro $SYSNAME)"
 echo "nodedesc leaf-4" > "$WORK/ctl"
 sleep 0.3
 check_eq "a Set sysName stays when the NodeDescription changes" '"spine-9"' "$(get_ro $SYSNAME)"
+# net-snmp keeps a Set sysContact/sysName/sysLocation as a line of the state
+# file, read back as configuration: a line break in the value wrote a line
+# of its own (here a community for anyone) that the next start obeyed.
+INJECT=$(printf 'row 5
+rocommunity evil
+' | od -An -tx1 | tr -d '\n')
+got=$(snmpset "${RW[@]}" "$AGENT" .1.3.6.1.2.1.1.6.0 x "$INJECT" 2>&1)
+check "sysLocation with a line break: wrongValue" bash -c '[[ $1 == *wrongValue* ]]' _ "$got"
+got=$(snmpset "${RW[@]}" "$AGENT" $SYSNAME x "41 0D 0A 42" 2>&1)
+check "sysName with CR LF: wrongValue" bash -c '[[ $1 == *wrongValue* ]]' _ "$got"
+got=$(snmpset "${RW[@]}" "$AGENT" .1.3.6.1.2.1.1.4.0 x "6F 70 73 09 78" 2>&1)
+check "sysContact with a TAB: wrongValue" bash -c '[[ $1 == *wrongValue* ]]' _ "$got"
+check_eq "sysName unchanged by the refused Set" '"spine-9"' "$(get_ro $SYSNAME)"
+snmpset "${RW[@]}" "$AGENT" .1.3.6.1.2.1.1.6.0 s "row 5, rack 2" > /dev/null 2>&1
+check_eq "the rwuser sets sysLocation" '"row 5, rack 2"' "$(get_ro .1.3.6.1.2.1.1.6.0)"
 stop_agent
 check "the Set sysName is in the state file" grep -qx 'psysname spine-9' "$WORK/state/portzero-snmp.conf"
+check "no line of a refused value is in the state file" \
+    bash -c "! grep -q 'rocommunity' '$WORK/state/portzero-snmp.conf'"
 check "snmp_testd serves again" start_agent "$WORK/state" "$WORK/agent.conf"
 check_eq "a Set sysName is kept across a restart" '"spine-9"' "$(get_ro $SYSNAME)"
+check_eq "a Set sysLocation is kept across a restart" '"row 5, rack 2"' "$(get_ro .1.3.6.1.2.1.1.6.0)"
+got=$(snmpget -v2c -c evil -t 1 -r 0 -Oqv "$AGENT" $SYSNAME 2>&1)
+check "no community 'evil' after the restart" bash -c '[[ $1 == *Timeout* ]]' _ "$got"
 stop_agent
 echo "sysName leaf-1" >> "$WORK/agent.conf"
 check "snmp_testd serves with sysName configured" start_agent "$WORK/state" "$WORK/agent.conf"
