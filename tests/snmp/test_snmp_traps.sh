@@ -92,7 +92,7 @@ v2_trap_last() { sink_lines "$1" | grep -E "1\.3\.6\.1\.6\.3\.1\.1\.4\.1\.0 = OI
 # The enterprise field of the last v1 line; snmpTrapEnterprise.0's value of the last v2 line.
 v1_enterprise() { tail -n 1 | sed -n 's/^TRAP [0-9]* [.0-9]* ent=\([^ ]*\) .*/\1/p'; }
 v2_enterprise() { tail -n 1 | tr '~' '\n' | sed -n "s/^${ENTERPRISE//./\\.} = OID: //p"; }
-# wait_trap NAME VERSION REGEX: until that sink logged a line matching REGEX.
+# wait_trap NAME SINK REGEX: until a line of SINK (its snmptrapd %P text) matches REGEX.
 wait_trap() {
     wait_until 5 bash -c "grep -E '$3' '$WORK/trapd.log' | grep -qE '$2'"
 }
