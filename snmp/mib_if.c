@@ -1,7 +1,7 @@
 /*
- * mib_if.c - IF-MIB (RFC 2863): ifNumber, ifTable and ifXTable, one row
- * per external port (ifIndex = port) and one for the IPoIB management
- * interface (ifIndex = num_ports + 1).
+ * mib_if.c - IF-MIB (RFC 2863): ifNumber, ifTableLastChange, ifTable and
+ * ifXTable, one row per external port (ifIndex = port) and one for the
+ * IPoIB management interface (ifIndex = num_ports + 1).
  *
  * Port rows read the board (link status and enables), the PMA's 64-bit
  * software counters (never reset, so no discontinuity but an agent
@@ -26,6 +26,7 @@
 static const oid if_number_oid[] = {1, 3, 6, 1, 2, 1, 2, 1};
 static const oid if_table_oid[] = {1, 3, 6, 1, 2, 1, 2, 2};
 static const oid if_xtable_oid[] = {1, 3, 6, 1, 2, 1, 31, 1, 1};
+static const oid if_table_last_change_oid[] = {1, 3, 6, 1, 2, 1, 31, 1, 5};
 
 /* ifTable / ifXTable columns used by name. */
 enum {
@@ -550,16 +551,45 @@ static int if_number_handler(netsnmp_mib_handler *handler, netsnmp_handler_regis
     return SNMP_ERR_NOERROR;
 }
 
-int snmp_mib_if_register(struct pz_snmp *s)
+/*
+ * ifTableLastChange (ifGeneralInformationGroup): sysUpTime of the last
+ * creation or deletion of an ifTable row, 0 if none since the agent
+ * started.  The rows never change: one per external port (fixed by the
+ * switch) and the IPoIB management interface, which has its row from the
+ * start (ifOperStatus down while IPoIB is down), so it is always 0.
+ */
+static int if_table_last_change_handler(netsnmp_mib_handler *handler,
+                                        netsnmp_handler_registration *reg,
+                                        netsnmp_agent_request_info *reqinfo,
+                                        netsnmp_request_info *requests)
 {
-    netsnmp_handler_registration *reg;
+    (void)handler;
+    (void)reg;
+    if (reqinfo->mode == MODE_GET)
+        for (netsnmp_request_info *r = requests; r; r = r->next)
+            if_set_unsigned(r->requestvb, ASN_TIMETICKS, 0);
+    return SNMP_ERR_NOERROR;
+}
 
-    reg = netsnmp_create_handler_registration("ifNumber", if_number_handler, if_number_oid,
-                                              OID_LENGTH(if_number_oid), HANDLER_CAN_RONLY);
+/* Register a read-only scalar (root.0) answered by fn; 0 or -1. */
+static int if_register_scalar(struct pz_snmp *s, const char *name, const oid *root, size_t len,
+                              Netsnmp_Node_Handler *fn)
+{
+    netsnmp_handler_registration *reg =
+        netsnmp_create_handler_registration(name, fn, root, len, HANDLER_CAN_RONLY);
+
     if (!reg)
         return -1;
     reg->my_reg_void = s;
-    if (netsnmp_register_scalar(reg) != MIB_REGISTERED_OK)
+    return netsnmp_register_scalar(reg) == MIB_REGISTERED_OK ? 0 : -1;
+}
+
+int snmp_mib_if_register(struct pz_snmp *s)
+{
+    if (if_register_scalar(s, "ifNumber", if_number_oid, OID_LENGTH(if_number_oid),
+                           if_number_handler) != 0 ||
+        if_register_scalar(s, "ifTableLastChange", if_table_last_change_oid,
+                           OID_LENGTH(if_table_last_change_oid), if_table_last_change_handler) != 0)
         return -1;
     if (if_register_table(s, "ifTable", if_table_oid, OID_LENGTH(if_table_oid), 22) != 0)
         return -1;

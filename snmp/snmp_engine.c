@@ -27,6 +27,7 @@
 
 #include "snmp_internal.h"
 #include "snmp_port.h"
+#include "snmp_system.h"
 
 /*
  * MIB modules of libnetsnmpmibs the agent uses: SNMPv2-MIB system, snmp
@@ -152,17 +153,32 @@ static void snmp_engine_no_agentaddress(void)
     netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_PORTS, "none");
 }
 
+/*
+ * Give token the value unless the configuration file has a line of it:
+ * net-snmp processes remembered lines after the files, so a remembered
+ * default overrode the operator's line.
+ */
+static void snmp_engine_default(const char *token, const char *value)
+{
+    const char *conf = netsnmp_ds_get_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_OPTIONALCONFIG);
+    char line[160];
+
+    if (conf && snmp_conf_sets(conf, token))
+        return;
+    snprintf(line, sizeof(line), "%s %s", token, value);
+    netsnmp_config_remember(line);
+}
+
 /* The standard MIB modules, and sysDescr/sysObjectID/sysServices unless the config sets them. */
 static void snmp_engine_modules(void)
 {
-    char line[128];
+    char value[64];
 
-    snprintf(line, sizeof(line), "sysDescr %s", PZ_SNMP_SYSDESCR);
-    netsnmp_config_remember(line);
-    snprintf(line, sizeof(line), "sysObjectID .1.3.6.1.4.1.%u.2.1", PZ_SNMP_ENTERPRISE);
-    netsnmp_config_remember(line);
-    snprintf(line, sizeof(line), "sysServices %d", PZ_SNMP_SYSSERVICES);
-    netsnmp_config_remember(line);
+    snmp_engine_default("sysDescr", PZ_SNMP_SYSDESCR);
+    snprintf(value, sizeof(value), ".1.3.6.1.4.1.%u.2.1", PZ_SNMP_ENTERPRISE);
+    snmp_engine_default("sysObjectID", value);
+    snprintf(value, sizeof(value), "%d", PZ_SNMP_SYSSERVICES);
+    snmp_engine_default("sysServices", value);
     init_system_mib();
     init_sysORTable();
     init_snmp_mib();
@@ -336,6 +352,10 @@ struct pz_snmp *pz_snmp_create(const struct pz_snmp_params *params, char *err, s
     if (snmp_engine_own_mibs(s, err, errlen) != 0)
         goto fail;
     init_snmp(PZ_SNMP_APP);
+    if (snmp_system_init(s) != 0 || snmp_notify_register(s) != 0) {
+        snprintf(err, errlen, "snmp: out of memory");
+        goto fail;
+    }
     snmp_engine_msg_max(s);
     snmp_engine_no_agentaddress();
     init_master_agent();
@@ -368,9 +388,11 @@ void pz_snmp_destroy(struct pz_snmp *s)
 {
     if (!s)
         return;
+    snmp_notify_unregister(s);
     /* snmp_shutdown stores the persistent state (the ifAlias callback included) first. */
     snmp_shutdown(PZ_SNMP_APP);
     shutdown_agent();
+    snmp_system_free(s);
     snmp_persist_unregister(s);
     snmp_transport_forget(s);
     snmp_queue_drain(s);

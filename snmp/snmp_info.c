@@ -124,6 +124,30 @@ static bool snmp_conf_lines(const char *path, bool (*fn)(char (*w)[SNMP_WORD], i
     return true;
 }
 
+/* What snmp_conf_sets looks for and found. */
+struct snmp_token_find {
+    const char *token;
+    bool found;
+};
+
+/* snmp_conf_lines callback: stop at a line of the token sought (any case, as net-snmp's). */
+static bool snmp_token_find_line(char (*w)[SNMP_WORD], int n, void *arg)
+{
+    struct snmp_token_find *tf = arg;
+
+    (void)n;
+    tf->found = !strcasecmp(w[0], tf->token);
+    return !tf->found;
+}
+
+bool snmp_conf_sets(const char *path, const char *token)
+{
+    struct snmp_token_find tf = {.token = token, .found = false};
+
+    snmp_conf_lines(path, snmp_token_find_line, &tf);
+    return tf.found;
+}
+
 /* What snmp_conf_user_configured looks for and found. */
 struct snmp_user_find {
     const char *name;

@@ -57,6 +57,7 @@ struct snmp_if_row {
 };
 
 struct snmp_sink;
+struct snmp_system;
 
 /* The agent. */
 struct pz_snmp {
@@ -81,6 +82,7 @@ struct pz_snmp {
     size_t num_reach;
 
     struct pz_snmp_route_check route_check; /* the last route check (mib_routes.c) */
+    struct snmp_system *sys;                /* sysObjectID, sysName's default (snmp_system.c) */
 
     struct snmp_port_snap *snaps;            /* [port], snmp_port.c */
     uint64_t gen;                            /* request generation of the snapshots */
@@ -153,8 +155,17 @@ void snmp_persist_unregister(struct pz_snmp *s);
  * (the line came from another file: the persistent one).
  */
 bool snmp_conf_user_configured(const char *path, const char *args, char *name, size_t cap);
+/* Whether the configuration file at path has a line of token (any case). */
+bool snmp_conf_sets(const char *path, const char *token);
 
 void snmp_notify_scan(struct pz_snmp *s, bool send);
+/*
+ * Stamp the switch's sysObjectID on the generic notifications net-snmp
+ * builds (snmp_notify_register; 0 or -1), before they reach any sink;
+ * snmp_notify_unregister undoes it.
+ */
+int snmp_notify_register(struct pz_snmp *s);
+void snmp_notify_unregister(struct pz_snmp *s);
 void snmp_notify_reach(struct pz_snmp *s, const struct pz_snmp_reach *peer);
 
 #endif /* PZ_SNMP_INTERNAL_H */

@@ -6,14 +6,32 @@
  * lost/regained.  Found by comparing the state with what the last scan
  * saw (the monitor's event queue belongs to the agent's notice glue); sent
  * through net-snmp's notification machinery to the configured sinks.
+ *
+ * The enterprise of the generic notifications (coldStart, linkDown,
+ * linkUp, authenticationFailure; net-snmp sends the last one itself) is
+ * the switch's sysObjectID, as RFC 1157 defines a trap's enterprise
+ * ("type of object generating trap, see sysObjectID").  net-snmp puts its
+ * own Linux agent OID there (NETSNMP_SYSTEM_MIB, .1.3.6.1.4.1.8072.3.2.10)
+ * in both the SNMPv1 Trap-PDU's enterprise field and the SNMPv2
+ * notification's trailing snmpTrapEnterprise.0, before handing both PDUs
+ * to its notification callbacks, which send them to every sink
+ * (snmpNotifyTable: trapsink, trap2sink, informsink, trapsess and
+ * SNMP-TARGET-MIB rows).  A callback of ours that runs first replaces it,
+ * so both carry sysObjectID, and translating either into the other
+ * (RFC 3584 3.1 and 3.2: the v1 enterprise is snmpTrapEnterprise.0's value
+ * when present) gives the same enterprise.  PORTZERO-MIB's own
+ * notifications carry no snmpTrapEnterprise.0; their SNMPv1 enterprise is
+ * the notification OID less ".0.N" (RFC 3584 3.2), portzero's enterprise arc.
  */
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
 #include <net-snmp/agent/net-snmp-agent-includes.h>
+#include <net-snmp/agent/agent_callbacks.h>
 
 #include "cong_monitor.h"
 #include "snmp_oids.h"
 #include "snmp_port.h"
+#include "snmp_system.h"
 
 /* IF-MIB ifOperStatus down. */
 #define IF_OPER_DOWN 2
@@ -153,4 +171,96 @@ void snmp_notify_scan(struct pz_snmp *s, bool send)
         if (i <= s->num_ports)
             notify_scan_cong(s, i, send);
     }
+}
+
+/* Whether trap (len sub-identifiers) is one of SNMPv2-MIB's snmpTraps (coldStart...). */
+static bool notify_is_generic(const oid *trap, size_t len)
+{
+    static const oid snmp_traps[] = {PZ_OID_SNMP_TRAPS};
+
+    return len == OID_LENGTH(snmp_traps) + 1 &&
+           snmp_oid_compare(trap, OID_LENGTH(snmp_traps), snmp_traps, OID_LENGTH(snmp_traps)) == 0;
+}
+
+/*
+ * A generic SNMPv1 Trap-PDU's enterprise becomes sysObjectID, and so does
+ * the snmpTrapEnterprise.0 varbind net-snmp leaves in it from the SNMPv2
+ * notification it translated; 0 or -1 (out of memory).
+ */
+static int notify_stamp_v1(struct pz_snmp *s, netsnmp_pdu *pdu)
+{
+    static const oid enterprise_oid[] = {PZ_OID_SNMP_TRAP_ENTERPRISE};
+    netsnmp_variable_list *ent =
+        find_varbind_in_list(pdu->variables, enterprise_oid, OID_LENGTH(enterprise_oid));
+    size_t len;
+    const oid *id = snmp_system_object_id(s, &len);
+    oid *copy;
+
+    if (pdu->trap_type == SNMP_TRAP_ENTERPRISESPECIFIC)
+        return 0; /* its enterprise names the notification */
+    copy = snmp_duplicate_objid(id, len);
+    if (!copy)
+        return -1;
+    free(pdu->enterprise);
+    pdu->enterprise = copy;
+    pdu->enterprise_length = len;
+    if (ent && snmp_set_var_typed_value(ent, ASN_OBJECT_ID, id, len * sizeof(oid)) != 0)
+        return -1;
+    return 0;
+}
+
+/* A generic SNMPv2 notification's snmpTrapEnterprise.0 becomes sysObjectID; 0 or -1. */
+static int notify_stamp_v2(struct pz_snmp *s, netsnmp_pdu *pdu)
+{
+    static const oid trap_oid[] = {PZ_OID_SNMP_TRAP};
+    static const oid enterprise_oid[] = {PZ_OID_SNMP_TRAP_ENTERPRISE};
+    netsnmp_variable_list *trap =
+        find_varbind_in_list(pdu->variables, trap_oid, OID_LENGTH(trap_oid));
+    netsnmp_variable_list *ent =
+        find_varbind_in_list(pdu->variables, enterprise_oid, OID_LENGTH(enterprise_oid));
+    size_t len;
+    const oid *id = snmp_system_object_id(s, &len);
+
+    if (!trap || !ent || trap->type != ASN_OBJECT_ID ||
+        !notify_is_generic(trap->val.objid, trap->val_len / sizeof(oid)))
+        return 0;
+    return snmp_set_var_typed_value(ent, ASN_OBJECT_ID, id, len * sizeof(oid)) == 0 ? 0 : -1;
+}
+
+/*
+ * net-snmp's SEND_TRAP1 / SEND_TRAP2 callback, ahead of the one that sends
+ * (snmpNotifyTable's): the template PDU (serverarg) of a notification
+ * about to go to the sinks gets the switch's enterprise.  Returns 0.
+ */
+static int notify_stamp(int major, int minor, void *serverarg, void *clientarg)
+{
+    struct pz_snmp *s = clientarg;
+    netsnmp_pdu *pdu = serverarg;
+    int rc;
+
+    (void)major;
+    if (!pdu)
+        return 0;
+    rc = minor == SNMPD_CALLBACK_SEND_TRAP1 ? notify_stamp_v1(s, pdu) : notify_stamp_v2(s, pdu);
+    if (rc != 0)
+        snmp_log(LOG_ERR, "portzero: out of memory setting a notification's enterprise\n");
+    return 0;
+}
+
+int snmp_notify_register(struct pz_snmp *s)
+{
+    if (netsnmp_register_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_SEND_TRAP1,
+                                  notify_stamp, s, NETSNMP_CALLBACK_HIGHEST_PRIORITY) != 0 ||
+        netsnmp_register_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_SEND_TRAP2,
+                                  notify_stamp, s, NETSNMP_CALLBACK_HIGHEST_PRIORITY) != 0)
+        return -1;
+    return 0;
+}
+
+void snmp_notify_unregister(struct pz_snmp *s)
+{
+    snmp_unregister_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_SEND_TRAP1, notify_stamp, s,
+                             1);
+    snmp_unregister_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_SEND_TRAP2, notify_stamp, s,
+                             1);
 }

@@ -8,7 +8,10 @@
 
 #include "snmp_internal.h"
 
-#define PZ_OID_SNMP_TRAP 1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0 /* snmpTrapOID.0 */
+#define PZ_OID_SNMP_TRAP 1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0            /* snmpTrapOID.0 */
+#define PZ_OID_SNMP_TRAP_ENTERPRISE 1, 3, 6, 1, 6, 3, 1, 1, 4, 3, 0 /* snmpTrapEnterprise.0 */
+#define PZ_OID_SNMP_TRAPS                                                                          \
+    1, 3, 6, 1, 6, 3, 1, 1, 5 /* snmpTraps: coldStart.. authenticationFailure */
 #define PZ_OID_LINK_DOWN 1, 3, 6, 1, 6, 3, 1, 1, 5, 3
 #define PZ_OID_LINK_UP 1, 3, 6, 1, 6, 3, 1, 1, 5, 4
 #define PZ_OID_IF_ENTRY 1, 3, 6, 1, 2, 1, 2, 2, 1 /* + column, ifIndex */

@@ -4,6 +4,8 @@
 # real OpenSM, by real net-snmp tools:
 #   - SNMPv3 authPriv (SHA-256/AES) reads sysDescr, sysLocation, ifNumber,
 #     ifName, ifType; a wrong password and an unknown community get nothing;
+#     sysName is the switch's NodeDescription (smpquery nodedesc);
+#     ifTableLastChange is 0;
 #   - ifOperStatus of a cabled and an uncabled port; the IPoIB interface row
 #     (up, MTU 2044; broadcast pings counted as broadcast, not unicast);
 #   - ifHCOutOctets of the host's port = 4 x perfquery's PortXmitData, read
@@ -11,7 +13,8 @@
 #   - PORTZERO-MIB: the switch's LID and master SM LID as smpquery has them;
 #     pzRouteCheck: 0 before, then the CLI's `route check` numbers;
 #   - snmptrapd in the namespace receives linkDown/linkUp when a cable is
-#     pulled and plugged (pzfabric-ctl);
+#     pulled and plugged (pzfabric-ctl), and coldStart, each with the
+#     switch's sysObjectID as snmpTrapEnterprise.0;
 #   - ifAdminStatus down (rwuser) disables the port (smpquery sees
 #     PhysLinkState Disabled), up restores it; the read-only user is refused;
 #   - portzerod restarts: engineBoots went up by one (state_dir kept).
@@ -105,6 +108,11 @@ check "ping $SW" wait_until 20 in_ns ping -c 1 -W 1 "$SWADDR"
 check "v3 authPriv: sysDescr names portzero" grep -qi portzero <<< "$(get .1.3.6.1.2.1.1.1.0)"
 check_eq "sysLocation from the config" '"emulated rack 1"' "$(get .1.3.6.1.2.1.1.6.0)"
 check_eq "sysServices 74 (subnetwork + end-to-end + applications)" 74 "$(get .1.3.6.1.2.1.1.7.0)"
+nodedesc=$(diag "$SM" smpquery -D nodedesc "$DR" | sed -n 's/^Node Description:\.*//p')
+check_eq "sysName is $SW's NodeDescription (smpquery nodedesc)" "\"$nodedesc\"" \
+    "$(get .1.3.6.1.2.1.1.5.0)"
+check_eq "ifTableLastChange 0 (no ifTable row created or deleted)" 0 \
+    "$(get -Ot .1.3.6.1.2.1.31.1.5.0)"
 check_eq "ifNumber: $NPORTS ports + the IPoIB interface" $((NPORTS + 1)) "$(get .1.3.6.1.2.1.2.1.0)"
 check_eq "ifName.$HP" "\"IB1/$HP\"" "$(get "$IFX.1.$HP")"
 check_eq "ifType.$HP infiniband(199)" 199 "$(get "$IFT.3.$HP")"
@@ -239,6 +247,14 @@ link_trap() {
 }
 link_trap linkDown "$LDOWN" link-down
 link_trap linkUp "$LUP" link-up
+# Their enterprise is the switch's sysObjectID, not net-snmp's Linux agent OID.
+# trap_enterprise REGEX: the newest such notification has snmpTrapEnterprise.0 = pzSwitchAgent.
+trap_enterprise() {
+    grep -E "\\[$SWADDR\\].*$1" "$WORK/trapd.log" | tail -n 1 |
+        grep -qF ".1.3.6.1.6.3.1.1.4.3.0 = OID: $PZ.2.1"
+}
+check "linkDown: snmpTrapEnterprise.0 = sysObjectID $PZ.2.1" trap_enterprise "$LDOWN"
+check "linkUp: snmpTrapEnterprise.0 = sysObjectID $PZ.2.1" trap_enterprise "$LUP"
 
 # ifAdminStatus: the read-only user is refused, the admin takes port $OP down and up.
 ro_set=$(in_ns snmpset "${RO[@]}" "$SWADDR" "$IFT.7.$OP" i 2 2>&1)
@@ -294,6 +310,7 @@ got_boots() { test "$(get .1.3.6.1.6.3.10.2.1.2.0)" = $((boots + 1)); }
 check "engineBoots went up by one ($boots -> $((boots + 1)))" wait_until 30 got_boots
 check "snmptrapd: coldStart from the restarted agent" wait_trap 5 "$COLD" $((c0 + 1))
 check_eq "exactly one coldStart per start" $((c0 + 1)) "$(traps "$COLD")"
+check "coldStart: snmpTrapEnterprise.0 = sysObjectID $PZ.2.1" trap_enterprise "$COLD"
 check "the state directory is private (0700)" test "$(stat -c %a "$WORK/state")" = 700
 
 stop_pid "$AGENT"

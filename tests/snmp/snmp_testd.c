@@ -21,6 +21,7 @@
  *   net 0 / net 1         every send fails (the IP path is down) / works again
  *   conf                  print what show snmp lists: "conf KIND|NAME|DETAIL"
  *                         per item, then "conf end"
+ *   nodedesc TEXT         set the switch's NodeDescription (as the CLI does)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -123,6 +124,10 @@ static void testd_command(struct testd *t, char *line)
     if (strcmp(line, "conf") == 0) {
         testd_conf(t);
         fflush(stdout);
+        return;
+    }
+    if (strncmp(line, "nodedesc ", 9) == 0) {
+        sma_set_node_description(t->sma, line + 9);
         return;
     }
     if (sscanf(line, "%31s %u %39s %llu", cmd, &port, name, &n) < 2)
