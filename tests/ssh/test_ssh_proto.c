@@ -4,8 +4,9 @@
  * ssh_internal.h, as test_ssh_packet.c and fuzz_ssh_conn do): malformed
  * channel messages and window overflow are protocol errors, a pty-req after
  * the session started changes nothing, SERVICE_ACCEPT waits for our NEWKEYS
- * during a re-key, and a wrong first_kex_packet_follows guess of any key
- * exchange method is ignored.
+ * during a re-key, a wrong first_kex_packet_follows guess of any key
+ * exchange method is ignored, ssh-userauth may be asked for again before each
+ * attempt and after the login a SERVICE_REQUEST gets UNIMPLEMENTED.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -349,6 +350,79 @@ static void test_service_accept_held_during_rekey(void **state)
     teardown(&f);
 }
 
+/* Sends SERVICE_REQUEST for service. */
+static void send_service_request(struct fixture *f, const char *service)
+{
+    uint8_t buf[64];
+    struct ssh_wr wr;
+
+    ssh_wr_init(&wr, buf, sizeof(buf));
+    ssh_wr_u8(&wr, SSH_MSG_SERVICE_REQUEST);
+    ssh_wr_cstring(&wr, service);
+    send_wr(f, &wr);
+}
+
+/* Counts the clear packets of type written from off on. */
+static size_t count_type(const struct capture *cap, size_t off, uint8_t type)
+{
+    uint8_t types[256];
+    size_t n = out_types(cap, off, types, 256), i, k = 0;
+
+    for (i = 0; i < n; i++)
+        k += types[i] == type;
+    return k;
+}
+
+/* ssh-userauth asked for again before a later attempt (paramiko does it before each one)
+ * is accepted each time, as OpenSSH's sshd does; an unknown service still ends it. */
+static void test_service_request_repeated(void **state)
+{
+    struct fixture f;
+    uint8_t buf[128];
+    struct ssh_wr wr;
+    size_t mark;
+
+    (void)state;
+    setup(&f);
+    after_kex(&f, false);
+    mark = f.cap->len;
+    send_service_request(&f, "ssh-userauth");
+    ssh_wr_init(&wr, buf, sizeof(buf));
+    ssh_wr_u8(&wr, SSH_MSG_USERAUTH_REQUEST);
+    ssh_wr_cstring(&wr, "admin");
+    ssh_wr_cstring(&wr, "ssh-connection");
+    ssh_wr_cstring(&wr, "none");
+    send_wr(&f, &wr);
+    send_service_request(&f, "ssh-userauth");
+    send_service_request(&f, "ssh-userauth");
+    assert_false(ssh_conn_finished(f.c));
+    assert_int_equal(count_type(f.cap, mark, SSH_MSG_SERVICE_ACCEPT), 3);
+    assert_int_equal(count_type(f.cap, mark, SSH_MSG_USERAUTH_FAILURE), 1);
+    send_service_request(&f, "ssh-connection");
+    expect_disconnect(&f, SSH_DISCONNECT_SERVICE_NOT_AVAILABLE);
+    teardown(&f);
+}
+
+/* After the login the userauth phase is over: a SERVICE_REQUEST gets UNIMPLEMENTED (as
+ * from OpenSSH's sshd), no SERVICE_ACCEPT, and the connection goes on. */
+static void test_service_request_after_login(void **state)
+{
+    struct fixture f;
+    size_t mark;
+
+    (void)state;
+    setup(&f);
+    after_kex(&f, true);
+    open_shell(&f, 1 << 20);
+    mark = f.cap->len;
+    send_service_request(&f, "ssh-userauth");
+    assert_false(ssh_conn_finished(f.c));
+    assert_int_equal(count_type(f.cap, mark, SSH_MSG_UNIMPLEMENTED), 1);
+    assert_int_equal(count_type(f.cap, mark, SSH_MSG_SERVICE_ACCEPT), 0);
+    assert_true(f.c->chans[0].used);
+    teardown(&f);
+}
+
 /* RFC 4253 §7: after a wrong guess the next packet is ignored, whatever key exchange method
  * it belongs to (here a diffie-hellman-group-exchange request, type 34). */
 static void test_wrong_guess_ignored(void **state)
@@ -379,4 +453,5 @@ static void test_wrong_guess_ignored(void **state)
 }
 
 PZT_MAIN(test_truncated_channel_id, test_truncated_window_adjust, test_window_overflow,
-         test_pty_after_start, test_service_accept_held_during_rekey, test_wrong_guess_ignored)
+         test_pty_after_start, test_service_accept_held_during_rekey, test_wrong_guess_ignored,
+         test_service_request_repeated, test_service_request_after_login)
