@@ -17,7 +17,11 @@
 /* A sha512-crypt setting hashed when no user has a password hash to borrow. */
 #define DUMMY_SETTING "$6$pzdummysalt0000$"
 
-/* Handles SERVICE_REQUEST: only ssh-userauth is offered (RFC 4253 §10). */
+/*
+ * Handles SERVICE_REQUEST before authentication: only ssh-userauth is offered (RFC 4253
+ * §10), and accepted each time it is asked for, as OpenSSH's sshd does (paramiko asks
+ * again before every authentication attempt).
+ */
 void ssh_auth_service_request(struct ssh_conn *c, const uint8_t *p, size_t len)
 {
     uint8_t buf[32];
@@ -25,7 +29,7 @@ void ssh_auth_service_request(struct ssh_conn *c, const uint8_t *p, size_t len)
     struct ssh_wr wr;
 
     ssh_rd_init(&rd, p + 1, len - 1);
-    if (!ssh_rd_string_is(&rd, "ssh-userauth") || !ssh_rd_end(&rd) || c->userauth_service) {
+    if (!ssh_rd_string_is(&rd, "ssh-userauth") || !ssh_rd_end(&rd)) {
         ssh_conn_disconnect(c, SSH_DISCONNECT_SERVICE_NOT_AVAILABLE, "service not available");
         return;
     }

@@ -166,7 +166,11 @@ static void dispatch_session(struct ssh_conn *c, uint8_t type, const uint8_t *p,
     case SSH_MSG_UNIMPLEMENTED:
         return;
     case SSH_MSG_SERVICE_REQUEST:
-        ssh_auth_service_request(c, p, len);
+        /* after the login the userauth phase is over: like OpenSSH, UNIMPLEMENTED */
+        if (c->authenticated)
+            send_unimplemented(c, c->rx.seq - 1);
+        else
+            ssh_auth_service_request(c, p, len);
         return;
     case SSH_MSG_USERAUTH_REQUEST:
         if (!c->userauth_service)

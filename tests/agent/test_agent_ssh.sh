@@ -12,6 +12,11 @@
 #   - a wrong password and an unknown key are refused;
 #   - `ping` (a CLI job) runs through exec, switch to the host, exit 0;
 #   - an interactive shell (ssh -tt) runs two commands and `exit`;
+#   - paramiko logs in after a refused key, with the next key (admin) or the
+#     password (monitor);
+#   - dbclient on a pty: 110 `show interfaces ib json` (~100 kB) typed ahead
+#     of `exit`, ten times, each run ends by itself with all 110 outputs and
+#     status 0;
 #   - the host key stays the same across a portzerod restart (state_dir).
 # Usage: test_agent_ssh.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST PORTZEROD PZ_CLI
 set -u
@@ -19,8 +24,11 @@ set -u
 source "$(dirname "$0")/../fabric/fabric_lib.sh"
 fl_init agentssh "$1" "$2"
 pzt_paths "test_agent_ssh.sh PZIPHOST PORTZEROD PZCLI" "${@:3}"
-pzt_require opensm ping ip ssh ssh-keygen ssh-keyscan mkpasswd smpquery
+pzt_require opensm ping ip ssh ssh-keygen ssh-keyscan mkpasswd smpquery dbclient dropbearconvert \
+    /usr/bin/python3
 pzt_require_preload
+PARAMIKO=$(abspath "$(dirname "$0")/../ssh/ssh_paramiko.py")
+PTY_DRIVE=$(abspath "$(dirname "$0")/../ssh/pty_drive.py")
 NET=$(abspath "$(dirname "$0")/../integration/ft-2s4l.net")
 NS="pzt-$$-ssh"
 SW=Leaf2
@@ -113,6 +121,41 @@ shell_out=$(printf 'show version\nshow ip\nexit\n' |
 check "shell: the prompt" grep -q "switch> " <<< "$shell_out"
 check "shell: show version ran" grep -q "portzero " <<< "$shell_out"
 check "shell: show ip ran" grep -q "IPoIB state" <<< "$shell_out"
+
+# paramiko (Netmiko, Ansible's paramiko transport) asks for ssh-userauth again before each
+# attempt: a refused key, then the next key or the password, on the same connection.
+paramiko() { # paramiko USER COMMAND MODE ARGS...: ssh_paramiko.py's lines joined by "|"
+    local user=$1 cmd=$2
+    shift 2
+    in_ns timeout 120 /usr/bin/python3 "$PARAMIKO" "$SWADDR" 22 "$WORK/known_hosts" \
+        "$user" "$cmd" "$@" 2>&1 | paste -sd '|'
+}
+out=$(paramiko admin 'show version' keys "$WORK/other_key" "$WORK/admin_key")
+check "paramiko: the other key refused, then the admin's: show version" \
+    grep -q '^status 0|out portzero ' <<< "$out"
+out=$(paramiko monitor 'show ip' key+password "$WORK/admin_key" monitor-pass-1)
+check "paramiko: the admin's key refused for monitor, then its password: show ip" \
+    grep -qE '^status 0\|.*\|out IPoIB state +up' <<< "$out"
+
+# dbclient on a pty: ~100 kB of output (110 `show interfaces ib json`) typed ahead of
+# `exit`, ten times; each run must end by itself (dbclient slept for hours after some of
+# them: ssh/README.md) with all of it.
+mkdir -p "$WORK/home/.ssh"
+cp "$WORK/known_hosts" "$WORK/home/.ssh/known_hosts"
+dropbearconvert openssh dropbear "$WORK/admin_key" "$WORK/admin_key.db" > /dev/null 2>&1
+printf 'expect switch> \nsend %s\nsend exit\\r\n' \
+    "$(printf 'show interfaces ib json\\r%.0s' $(seq 110))" > "$WORK/steps"
+dbc_ok=0
+for i in $(seq 10); do
+    st=$(HOME=$WORK/home PTY_DRIVE_EXIT_WAIT=30 python3 "$PTY_DRIVE" "$WORK/dbc.$i" 100 40 -- \
+        ip netns exec "$NS" dbclient -t -i "$WORK/admin_key.db" "admin@$SWADDR" < "$WORK/steps") ||
+        true
+    n=$(grep -o '"ports"' "$WORK/dbc.$i" | wc -l)
+    [ "$st $n" = "exit 0 110" ] || { echo "     dbclient run $i: $st, $n outputs" && break; }
+    dbc_ok=$((dbc_ok + 1))
+done
+note "dbclient run 1: $(stat -c %s "$WORK/dbc.1") bytes"
+check_eq "dbclient pty shell: 110 outputs then exit, each of 10 runs ends with status 0" 10 "$dbc_ok"
 
 # The host key across a restart.
 key1=$(in_ns ssh-keyscan -t ed25519 "$SWADDR" 2> /dev/null | awk '{ print $3 }')

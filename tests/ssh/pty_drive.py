@@ -9,7 +9,9 @@ Script on stdin, one step a line:
   expect TEXT      wait (10 s) for TEXT in the output since the last expect
   send TEXT        type TEXT (Python escapes: \\r, \\t, \\x1b...)
   resize C R       set the terminal size
-Prints "exit N" at the end; the whole output goes to TRANSCRIPT.
+Prints "exit N" at the end ("exit timeout" if COMMAND is still running
+PTY_DRIVE_EXIT_WAIT seconds, default 10, after the last step: then it is
+killed); the whole output goes to TRANSCRIPT.
 """
 import fcntl
 import os
@@ -69,7 +71,7 @@ def main():
         elif verb == "resize":
             c, r = arg.split()
             set_size(fd, int(c), int(r))
-    deadline = time.time() + 10
+    deadline = time.time() + float(os.environ.get("PTY_DRIVE_EXIT_WAIT", "10"))
     status = None
     while time.time() < deadline:
         read_some(0.1)

@@ -9,6 +9,7 @@
  *   cat PATH      the file's bytes (exec)     cat        stdin echoed back (exec)
  *   sha256        SHA-256 hex of stdin (exec) help       the command list
  *   sleep MS      silent for MS ms, then exits 0 (exec; one a connection)
+ *   seq N         the numbers 1 to N, one a line (N at most 100000: ~590 kB)
  *
  * Usage: ssh_testd --state DIR [--port N] [--admin-keys F] [--monitor-keys F]
  *        [--admin-hash H] [--monitor-hash H] [--max-auth N] [--fail-delay MS]
@@ -207,8 +208,22 @@ static void sess_finish(struct tsession *ts, uint32_t status)
     pump(ts);
 }
 
-static const char *const commands[] = {"cat",  "configure", "echo",   "exit",
-                                       "help", "sha256",    "whoami", NULL};
+static const char *const commands[] = {"cat", "configure", "echo",   "exit", "help",
+                                       "seq", "sha256",    "whoami", NULL};
+
+/* "seq N": the numbers 1..N, one a line (all of it queued: the pump sends it on). */
+static int print_seq(struct tsession *ts, const char *arg)
+{
+    unsigned long n = strtoul(arg, NULL, 10), i;
+
+    if (n > 100000) {
+        sess_printf(ts, "seq: at most 100000\n");
+        return 1;
+    }
+    for (i = 1; i <= n; i++)
+        sess_printf(ts, "%lu\n", i);
+    return 0;
+}
 
 /* Runs one command line; returns -1 if it keeps running (stream), else its exit status
  * (>= 0), or -2 for "exit" (with status in *status). */
@@ -229,6 +244,8 @@ static int run_command(struct tsession *ts, const char *cmdline, uint32_t *statu
         sess_printf(ts, "%s\n", line[4] ? line + 5 : "");
         return 0;
     }
+    if (strncmp(line, "seq ", 4) == 0)
+        return print_seq(ts, line + 4);
     if (strcmp(line, "whoami") == 0) {
         sess_printf(ts, "%s\n", user == SSH_USER_ADMIN ? "admin" : "monitor");
         return 0;

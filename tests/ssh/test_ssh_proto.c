@@ -4,8 +4,11 @@
  * ssh_internal.h, as test_ssh_packet.c and fuzz_ssh_conn do): malformed
  * channel messages and window overflow are protocol errors, a pty-req after
  * the session started changes nothing, SERVICE_ACCEPT waits for our NEWKEYS
- * during a re-key, and a wrong first_kex_packet_follows guess of any key
- * exchange method is ignored.
+ * during a re-key, a wrong first_kex_packet_follows guess of any key
+ * exchange method is ignored, ssh-userauth may be asked for again before each
+ * attempt and after the login a SERVICE_REQUEST gets UNIMPLEMENTED, a session
+ * ends with its data, exit-status, EOF and CLOSE, and the client's answering
+ * CLOSE on the last channel gets an IGNORE (the wake-up dbclient needs).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -349,6 +352,155 @@ static void test_service_accept_held_during_rekey(void **state)
     teardown(&f);
 }
 
+/* Sends SERVICE_REQUEST for service. */
+static void send_service_request(struct fixture *f, const char *service)
+{
+    uint8_t buf[64];
+    struct ssh_wr wr;
+
+    ssh_wr_init(&wr, buf, sizeof(buf));
+    ssh_wr_u8(&wr, SSH_MSG_SERVICE_REQUEST);
+    ssh_wr_cstring(&wr, service);
+    send_wr(f, &wr);
+}
+
+/* Counts the clear packets of type written from off on. */
+static size_t count_type(const struct capture *cap, size_t off, uint8_t type)
+{
+    uint8_t types[256];
+    size_t n = out_types(cap, off, types, 256), i, k = 0;
+
+    for (i = 0; i < n; i++)
+        k += types[i] == type;
+    return k;
+}
+
+/* ssh-userauth asked for again before a later attempt (paramiko does it before each one)
+ * is accepted each time, as OpenSSH's sshd does; an unknown service still ends it. */
+static void test_service_request_repeated(void **state)
+{
+    struct fixture f;
+    uint8_t buf[128];
+    struct ssh_wr wr;
+    size_t mark;
+
+    (void)state;
+    setup(&f);
+    after_kex(&f, false);
+    mark = f.cap->len;
+    send_service_request(&f, "ssh-userauth");
+    ssh_wr_init(&wr, buf, sizeof(buf));
+    ssh_wr_u8(&wr, SSH_MSG_USERAUTH_REQUEST);
+    ssh_wr_cstring(&wr, "admin");
+    ssh_wr_cstring(&wr, "ssh-connection");
+    ssh_wr_cstring(&wr, "none");
+    send_wr(&f, &wr);
+    send_service_request(&f, "ssh-userauth");
+    send_service_request(&f, "ssh-userauth");
+    assert_false(ssh_conn_finished(f.c));
+    assert_int_equal(count_type(f.cap, mark, SSH_MSG_SERVICE_ACCEPT), 3);
+    assert_int_equal(count_type(f.cap, mark, SSH_MSG_USERAUTH_FAILURE), 1);
+    send_service_request(&f, "ssh-connection");
+    expect_disconnect(&f, SSH_DISCONNECT_SERVICE_NOT_AVAILABLE);
+    teardown(&f);
+}
+
+/* After the login the userauth phase is over: a SERVICE_REQUEST gets UNIMPLEMENTED (as
+ * from OpenSSH's sshd), no SERVICE_ACCEPT, and the connection goes on. */
+static void test_service_request_after_login(void **state)
+{
+    struct fixture f;
+    size_t mark;
+
+    (void)state;
+    setup(&f);
+    after_kex(&f, true);
+    open_shell(&f, 1 << 20);
+    mark = f.cap->len;
+    send_service_request(&f, "ssh-userauth");
+    assert_false(ssh_conn_finished(f.c));
+    assert_int_equal(count_type(f.cap, mark, SSH_MSG_UNIMPLEMENTED), 1);
+    assert_int_equal(count_type(f.cap, mark, SSH_MSG_SERVICE_ACCEPT), 0);
+    assert_true(f.c->chans[0].used);
+    teardown(&f);
+}
+
+/* Sends the client's CHANNEL_CLOSE for our channel id. */
+static void send_channel_close(struct fixture *f, uint32_t id)
+{
+    uint8_t msg[5] = {SSH_MSG_CHANNEL_CLOSE};
+
+    ssh_put_u32(msg + 1, id);
+    send_clear(f, msg, sizeof(msg));
+}
+
+/*
+ * The end of a session: its output, then exit-status, EOF and CLOSE, nothing after; the
+ * client's CLOSE that answers ours, on the last channel, gets an SSH_MSG_IGNORE that wakes
+ * dbclient (it sleeps in select() after sending that CLOSE otherwise); no second CLOSE.
+ */
+static void test_close_sequence(void **state)
+{
+    static const uint8_t want[] = {SSH_MSG_CHANNEL_DATA, SSH_MSG_CHANNEL_REQUEST,
+                                   SSH_MSG_CHANNEL_EOF, SSH_MSG_CHANNEL_CLOSE};
+    struct fixture f;
+    uint8_t data[3000] = {0}, types[16];
+    size_t mark;
+
+    (void)state;
+    setup(&f);
+    after_kex(&f, true);
+    open_shell(&f, 1000);
+    mark = f.cap->len;
+    assert_int_equal(ssh_session_write(&f.c->chans[0], data, sizeof(data)), 1000); /* window */
+    ssh_session_exit(&f.c->chans[0], 3);
+    assert_int_equal(ssh_session_write(&f.c->chans[0], data, 10), 0);
+    assert_int_equal(out_types(f.cap, mark, types, 16), 4);
+    assert_memory_equal(types, want, sizeof(want));
+    mark = f.cap->len;
+    send_channel_close(&f, 0);
+    assert_int_equal(out_types(f.cap, mark, types, 16), 1);
+    assert_int_equal(types[0], SSH_MSG_IGNORE);
+    assert_int_equal(f.cap->closed, 1);
+    assert_false(f.c->chans[0].used);
+    assert_false(ssh_conn_finished(f.c));
+    teardown(&f);
+}
+
+/* No wake-up while another channel is open, nor when the client closes first (it waits
+ * for our CLOSE, which answers it). */
+static void test_close_no_wakeup(void **state)
+{
+    struct fixture f;
+    uint8_t buf[64];
+    struct ssh_wr wr;
+    size_t mark;
+
+    (void)state;
+    setup(&f);
+    after_kex(&f, true);
+    open_shell(&f, 1000);
+    ssh_wr_init(&wr, buf, sizeof(buf));
+    ssh_wr_u8(&wr, SSH_MSG_CHANNEL_OPEN);
+    ssh_wr_cstring(&wr, "session");
+    ssh_wr_u32(&wr, 8);
+    ssh_wr_u32(&wr, 1000);
+    ssh_wr_u32(&wr, 32768);
+    send_wr(&f, &wr);
+    assert_true(f.c->chans[1].used);
+    ssh_session_exit(&f.c->chans[0], 0);
+    mark = f.cap->len;
+    send_channel_close(&f, 0);
+    assert_false(wrote_type(f.cap, mark, SSH_MSG_IGNORE));
+    mark = f.cap->len;
+    send_channel_close(&f, 1); /* the client's CLOSE first: our CLOSE answers it */
+    assert_true(wrote_type(f.cap, mark, SSH_MSG_CHANNEL_CLOSE));
+    assert_false(wrote_type(f.cap, mark, SSH_MSG_IGNORE));
+    assert_false(f.c->chans[1].used);
+    assert_false(ssh_conn_finished(f.c));
+    teardown(&f);
+}
+
 /* RFC 4253 §7: after a wrong guess the next packet is ignored, whatever key exchange method
  * it belongs to (here a diffie-hellman-group-exchange request, type 34). */
 static void test_wrong_guess_ignored(void **state)
@@ -379,4 +531,6 @@ static void test_wrong_guess_ignored(void **state)
 }
 
 PZT_MAIN(test_truncated_channel_id, test_truncated_window_adjust, test_window_overflow,
-         test_pty_after_start, test_service_accept_held_during_rekey, test_wrong_guess_ignored)
+         test_pty_after_start, test_service_accept_held_during_rekey, test_wrong_guess_ignored,
+         test_service_request_repeated, test_service_request_after_login, test_close_sequence,
+         test_close_no_wakeup)
