@@ -87,7 +87,11 @@ check "the rouser cannot set sysName" \
 snmpset "${RW[@]}" "$AGENT" $SYSNAME s "spine-9" > /dev/null 2>&1
 check_eq "the rwuser sets sysName" '"spine-9"' "$(get_ro $SYSNAME)"
 echo "nodedesc leaf-4" > "$WORK/ctl"
-sleep 0.3
+# The FIFO is read in order: once "conf" is answered, the nodedesc before it was applied.
+ends=$(grep -c '^conf end$' "$WORK/agent.out")
+echo conf > "$WORK/ctl"
+check "snmp_testd took the new NodeDescription" \
+    wait_lines "$WORK/agent.out" 10 '^conf end$' $((ends + 1))
 check_eq "a Set sysName stays when the NodeDescription changes" '"spine-9"' "$(get_ro $SYSNAME)"
 # net-snmp keeps a Set sysContact/sysName/sysLocation as a line of the state
 # file, read back as configuration: a line break in the value wrote a line

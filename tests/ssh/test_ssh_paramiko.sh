@@ -64,6 +64,7 @@ check_eq "refused key, then the admin's password" "status 0|out admin" "$OUT"
 check_eq "key then password: one failed attempt" 1 "$FAILS"
 paramiko monitor whoami key+password admin_key 'mon-pass'
 check_eq "refused key, then the monitor's password" "status 0|out monitor" "$OUT"
+check_eq "key then the monitor's password: one failed attempt" 1 "$FAILS"
 paramiko admin whoami key+password stranger 'wrong'
 check_eq "refused key, then a wrong password: refused" \
     "error AuthenticationException: Authentication failed." "$OUT"
