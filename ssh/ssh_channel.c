@@ -235,7 +235,7 @@ static void channel_request(struct ssh_session *s, struct ssh_rd *rd)
 }
 
 /* True if some channel of c is open. */
-static bool any_channel_open(const struct ssh_conn *c)
+bool ssh_channel_any_open(const struct ssh_conn *c)
 {
     unsigned i;
 
@@ -243,21 +243,6 @@ static bool any_channel_open(const struct ssh_conn *c)
         if (c->chans[i].used)
             return true;
     return false;
-}
-
-/*
- * Sends an empty SSH_MSG_IGNORE (RFC 4253 §11.2) once the peer's CLOSE answered ours and
- * no channel is left.  dbclient (dropbear 2022.83 and its current source) removes its
- * last channel after it has written out the output it still held and only then sends
- * that CLOSE; its loop checks "no channel left: exit" before that step and next after
- * its select() returns: with nothing more from the server it sleeps there (hours)
- * instead of exiting.  This packet is that wake-up; any other client ignores it.
- */
-static void send_wakeup(struct ssh_conn *c)
-{
-    uint8_t buf[5] = {SSH_MSG_IGNORE, 0, 0, 0, 0};
-
-    ssh_send(c, buf, sizeof(buf));
 }
 
 /* Handles the peer's CLOSE: answer it, tell the app, free the slot. */
@@ -274,8 +259,10 @@ static void channel_close(struct ssh_session *s)
     if (s->started && c->ops->session_closed)
         c->ops->session_closed(c->app, s);
     memset(s, 0, sizeof(*s));
-    if (answer && !any_channel_open(c))
-        send_wakeup(c);
+    if (answer && !ssh_channel_any_open(c)) {
+        c->wakeup_pending = true;
+        c->wakeup_at = c->now + SSH_CLOSE_WAKEUP_MS;
+    }
 }
 
 /* Dispatches a channel message (90-100). */

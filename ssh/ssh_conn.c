@@ -249,6 +249,26 @@ size_t ssh_conn_pending_output(const struct ssh_conn *c)
     return c->out_len - c->out_head;
 }
 
+/*
+ * Sends the empty SSH_MSG_IGNORE (RFC 4253 §11.2) that ends dbclient's wait, when it is
+ * due and still no channel is open.  dbclient (dropbear 2022.83 and its current source)
+ * removes its last channel only after writing out the output it still held, then sends
+ * its CLOSE; its loop checked "no channel left: exit" before that step and checks next
+ * when select() returns: with nothing more from the server it sleeps there for hours.
+ * Sent at once, the packet would meet OpenSSH's client already gone (it closes the
+ * connection right after its CLOSE) and draw a reset: hence the delay.
+ */
+static void ssh_conn_wakeup_tick(struct ssh_conn *c)
+{
+    static const uint8_t ignore[5] = {SSH_MSG_IGNORE, 0, 0, 0, 0};
+
+    if (!c->wakeup_pending || c->now < c->wakeup_at)
+        return;
+    c->wakeup_pending = false;
+    if (!ssh_channel_any_open(c))
+        ssh_send(c, ignore, sizeof(ignore));
+}
+
 /* Runs the timers due at now. */
 /*
  * Whether an exec command of c is still running: the connection is then not
@@ -287,6 +307,7 @@ void ssh_conn_tick(struct ssh_conn *c, uint64_t now)
     }
     ssh_auth_tick(c);
     ssh_kex_maybe_rekey(c);
+    ssh_conn_wakeup_tick(c);
 }
 
 /* Earliest of the running timers. */
@@ -303,6 +324,8 @@ uint64_t ssh_conn_next_deadline(const struct ssh_conn *c)
         d = c->last_active + cfg->idle_timeout_ms;
     if (c->auth_failure_pending && c->auth_stall_until < d)
         d = c->auth_stall_until;
+    if (c->wakeup_pending && c->wakeup_at < d)
+        d = c->wakeup_at;
     if (c->first_kex_done && !c->kex.in_progress && c->kex_time + cfg->rekey_interval_ms < d)
         d = c->kex_time + cfg->rekey_interval_ms;
     return d;

@@ -63,6 +63,12 @@ enum {
 #define SSH_OUTQ_DATA_LIMIT 131072u /* no more channel data above this backlog */
 #define SSH_OUTQ_STALL 1048576u     /* no more input processed above this backlog */
 #define SSH_KEXINIT_MAX 8192u
+/*
+ * After the client's CLOSE answered ours on the last channel, an SSH_MSG_IGNORE follows
+ * this late unless the client closed the connection (OpenSSH does at once) or opened a
+ * channel: dbclient waits in select() for the server's next packet then (ssh_channel.c).
+ */
+#define SSH_CLOSE_WAKEUP_MS 200u
 
 struct ssh_server {
     struct ssh_server_config cfg;
@@ -152,6 +158,8 @@ struct ssh_conn {
     uint64_t now, started;
     uint64_t last_active;   /* input, session output, or the end of a command */
     bool active_since_tick; /* output or a command's end since the last tick: active now */
+    uint64_t wakeup_at;     /* the IGNORE that ends dbclient's wait goes out then ... */
+    bool wakeup_pending;    /* ... unless the client closed or opened a channel first */
     bool in_closed;
     /* state */
     bool finished;
@@ -193,6 +201,8 @@ void ssh_auth_tick(struct ssh_conn *c);
 void ssh_channel_message(struct ssh_conn *c, uint8_t type, const uint8_t *p, size_t len);
 void ssh_channel_global_request(struct ssh_conn *c, const uint8_t *p, size_t len);
 void ssh_channel_wake_writers(struct ssh_conn *c);
+/* True if some channel of c is open. */
+bool ssh_channel_any_open(const struct ssh_conn *c);
 void ssh_channel_free_all(struct ssh_conn *c);
 
 /* ssh_conn.c */

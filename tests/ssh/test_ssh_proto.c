@@ -436,8 +436,9 @@ static void send_channel_close(struct fixture *f, uint32_t id)
 
 /*
  * The end of a session: its output, then exit-status, EOF and CLOSE, nothing after; the
- * client's CLOSE that answers ours, on the last channel, gets an SSH_MSG_IGNORE that wakes
- * dbclient (it sleeps in select() after sending that CLOSE otherwise); no second CLOSE.
+ * client's CLOSE that answers ours, on the last channel, gets an SSH_MSG_IGNORE 200 ms later
+ * (unless the client closed) that wakes dbclient (it sleeps in select() after sending that CLOSE
+ * otherwise); no second CLOSE.
  */
 static void test_close_sequence(void **state)
 {
@@ -459,11 +460,44 @@ static void test_close_sequence(void **state)
     assert_memory_equal(types, want, sizeof(want));
     mark = f.cap->len;
     send_channel_close(&f, 0);
+    assert_int_equal(out_types(f.cap, mark, types, 16), 0); /* OpenSSH closes at once */
+    assert_int_equal(ssh_conn_next_deadline(f.c), f.c->now + SSH_CLOSE_WAKEUP_MS);
+    ssh_conn_tick(f.c, f.c->now + SSH_CLOSE_WAKEUP_MS - 1);
+    ssh_conn_output_ready(f.c, f.c->now);
+    assert_int_equal(out_types(f.cap, mark, types, 16), 0);
+    ssh_conn_tick(f.c, f.c->now + 1);
+    ssh_conn_output_ready(f.c, f.c->now);
     assert_int_equal(out_types(f.cap, mark, types, 16), 1);
     assert_int_equal(types[0], SSH_MSG_IGNORE);
+    ssh_conn_tick(f.c, f.c->now + 10 * SSH_CLOSE_WAKEUP_MS); /* only once */
+    ssh_conn_output_ready(f.c, f.c->now);
+    assert_int_equal(out_types(f.cap, mark, types, 16), 1);
     assert_int_equal(f.cap->closed, 1);
     assert_false(f.c->chans[0].used);
     assert_false(ssh_conn_finished(f.c));
+    teardown(&f);
+}
+
+/* A client that closes the connection before the wake-up is due (OpenSSH) gets none:
+ * a packet after its close would only draw a reset. */
+static void test_close_then_disconnect(void **state)
+{
+    struct fixture f;
+    uint8_t types[16];
+    size_t mark;
+
+    (void)state;
+    setup(&f);
+    after_kex(&f, true);
+    open_shell(&f, 1000);
+    ssh_session_exit(&f.c->chans[0], 0);
+    mark = f.cap->len;
+    send_channel_close(&f, 0);
+    ssh_conn_input_closed(f.c, f.c->now + 1);
+    ssh_conn_tick(f.c, f.c->now + SSH_CLOSE_WAKEUP_MS);
+    ssh_conn_output_ready(f.c, f.c->now);
+    assert_int_equal(out_types(f.cap, mark, types, 16), 0);
+    assert_true(ssh_conn_finished(f.c));
     teardown(&f);
 }
 
@@ -491,10 +525,14 @@ static void test_close_no_wakeup(void **state)
     ssh_session_exit(&f.c->chans[0], 0);
     mark = f.cap->len;
     send_channel_close(&f, 0);
+    ssh_conn_tick(f.c, f.c->now + SSH_CLOSE_WAKEUP_MS);
+    ssh_conn_output_ready(f.c, f.c->now);
     assert_false(wrote_type(f.cap, mark, SSH_MSG_IGNORE));
     mark = f.cap->len;
     send_channel_close(&f, 1); /* the client's CLOSE first: our CLOSE answers it */
     assert_true(wrote_type(f.cap, mark, SSH_MSG_CHANNEL_CLOSE));
+    ssh_conn_tick(f.c, f.c->now + SSH_CLOSE_WAKEUP_MS);
+    ssh_conn_output_ready(f.c, f.c->now);
     assert_false(wrote_type(f.cap, mark, SSH_MSG_IGNORE));
     assert_false(f.c->chans[1].used);
     assert_false(ssh_conn_finished(f.c));
@@ -533,4 +571,4 @@ static void test_wrong_guess_ignored(void **state)
 PZT_MAIN(test_truncated_channel_id, test_truncated_window_adjust, test_window_overflow,
          test_pty_after_start, test_service_accept_held_during_rekey, test_wrong_guess_ignored,
          test_service_request_repeated, test_service_request_after_login, test_close_sequence,
-         test_close_no_wakeup)
+         test_close_no_wakeup, test_close_then_disconnect)
