@@ -22,7 +22,11 @@
 #     key the same Set is answered;
 #   - ibportstate query with a wrong key fails, with the key it reads the
 #     port and its peer (a combined route, the key again);
-#   - every Trap 256 is repressed (OpenSM logs each TID once).
+#   - every Trap 256 is repressed (OpenSM logs each TID once);
+#   - a second OpenSM configured with m_key_lease_period 3 and
+#     sweep_interval 30: it raises the lease to 31 itself (a lease must
+#     outlast a sweep; it logs so) and writes 31, which the switches report:
+#     MkeyLeasePeriod 31 is OpenSM's doing, not the SMA's.
 set -euo pipefail
 
 source "$(dirname "$0")/lib.sh"
@@ -120,5 +124,19 @@ check "no violation at $HOST from its own reads (no Trap 256 from LID $HOST_LID)
     bash -c "! grep -q 'Bad M_Key\" from LID $HOST_LID,' '$WORK/sm/osm.log'"
 diag smpquery -y "$KEY" portinfo "$HOST_LID" 1 > hpi 2>&1 || true
 check_eq "... its MkeyViolations is 0" 0 "$(field hpi MkeyViolations)"
+
+# OpenSM with a lease of 3 s and a sweep every 30 s.
+stop sm
+sed -E -e 's/^m_key_lease_period .*/m_key_lease_period 3/' -e 's/^sweep_interval .*/sweep_interval 30/' \
+    "$WORK/mkey.conf" > "$WORK/lease.conf"
+start_opensm sm2 fab Hca1 --conf "$WORK/lease.conf"
+if wait_subnet_up sm2 30; then
+    check "OpenSM raises the lease itself: 'Setting lease period to 31'" \
+        grep -q 'Sweep interval 30 >= mkey lease period 3. Setting lease period to 31' "$WORK/sm2/osm.log" "$WORK/sm2/opensm.out"
+    diag smpquery -y "$KEY" portinfo "$L4" 0 > lease 2>&1 || true
+    check_eq "Leaf4 reports the lease OpenSM wrote: MkeyLeasePeriod 31" 31 "$(field lease MkeyLeasePeriod)"
+else
+    check "OpenSM (lease 3, sweep 30): SUBNET UP" false
+fi
 
 pzt_finish
