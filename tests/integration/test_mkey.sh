@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_mkey.sh PZFABRIC SMP_SET - M_Key protection of
+# test_mkey.sh PZFABRIC SMP_SET SMP_TOOL - M_Key protection of
 # portzero's SMA under OpenSM, on ft-2s4l.net.
 #
 # OpenSM runs with a configuration file made from its own template
@@ -22,6 +22,9 @@
 #     key the same Set is answered;
 #   - ibportstate query with a wrong key fails, with the key it reads the
 #     port and its peer (a combined route, the key again);
+#   - 5000 LID-routed Gets with a wrong key to Leaf4 (smp_tool flood): 5000
+#     timeouts, MKeyViolations up by exactly 5000, and right after them a
+#     Get and a Set with the key are answered, OpenSM still without ERR 3120;
 #   - every Trap 256 is repressed (OpenSM logs each TID once);
 #   - a second OpenSM configured with m_key_lease_period 3 and
 #     sweep_interval 30: it raises the lease to 31 itself (a lease must
@@ -30,7 +33,7 @@
 set -euo pipefail
 
 source "$(dirname "$0")/lib.sh"
-pzt_paths "test_mkey.sh PZFABRIC SMP_SET" "$@"
+pzt_paths "test_mkey.sh PZFABRIC SMP_SET SMP_TOOL" "$@"
 pzt_require opensm ibnetdiscover smpquery ibportstate
 pzt_init mkey
 
@@ -112,6 +115,20 @@ set -e
 check "ibportstate -y <wrong> query: fails" test "$rc" != 0
 diag ibportstate -y "$KEY" "$L4" 1 query > q 2>&1 || true
 check_eq "ibportstate -y <key> query: port and peer read, both Active" 2 "$(grep -c '^LinkState:\.*Active$' q)"
+
+# A flood of wrong keys: counted one by one, and the SM keeps the switch.
+diag smpquery -y "$KEY" portinfo "$L4" 0 > v0 2>&1 || true
+diag "$SMP_TOOL" -y "$WRONG" -t 1000 flood "$L4" 5000 > flood.out 2>&1 || true
+check_eq "5000 Gets with a wrong key to Leaf4: 5000 timeouts" "answered 0 timeouts 5000 other 0" \
+    "$(cat flood.out)"
+diag smpquery -y "$KEY" portinfo "$L4" 0 > v1 2>&1 || true
+v0=$(field v0 MkeyViolations) v1=$(field v1 MkeyViolations)
+check_eq "... then a Get with the key is answered: MKeyViolations up by exactly 5000" 5000 \
+    $((${v1:-0} - ${v0:-0}))
+diag "$SMP_SET" -y "$KEY" -t 1000 "$L4" Leaf4 > set.out 2>&1 || true
+check_eq "... and a Set with the key" Leaf4 "$(cat set.out)"
+check "OpenSM kept the switch: no ERR 3120 'mis-set mkey'" \
+    bash -c "! grep -qE 'ERR 3120|mis-set mkey' '$WORK/sm/osm.log'"
 
 # Traps are repressed: every Trap 256 TID from a switch once in OpenSM's log
 # (a TrapRepress carries the key; a lost one makes the SMA resend the trap
