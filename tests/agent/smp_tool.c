@@ -11,8 +11,9 @@
  *          sends COUNT Get(NodeInfo) with umad timeout TIMEOUT_MS, waits
  *          until all came back (at most TIMEOUT_MS + 30 s after the last
  *          send), then prints "answered A timeouts T other O"
- *        smp_tool [-y M_KEY] timeouts ROUTE LONG_MS SHORT_MS
- *          sends Get(NodeInfo) with umad timeout LONG_MS, then one with
+ *        smp_tool [-y M_KEY | -C CC_KEY] timeouts ROUTE LONG_MS SHORT_MS
+ *          sends Get(NodeInfo) (-C: a CC Get(CongestionKeyInfo) with that
+ *          CC_Key to LID ROUTE) with umad timeout LONG_MS, then one with
  *          SHORT_MS, and waits (up to LONG_MS + 60 s) for both to come back
  *          unanswered (umad status 110); prints "short S long L first WHICH"
  *          (S, L: ms from each send to its timeout; WHICH: short or long)
@@ -53,7 +54,7 @@ struct smp_route {
 /* The open umad port and its two SMI agents. */
 struct smp_port {
     int fd;
-    int agent_lid, agent_dr;
+    int agent_lid, agent_dr, agent_cc;
     uint16_t lid;
     uint8_t *umad; /* header + MAD */
     size_t umad_len;
@@ -65,7 +66,7 @@ static int usage(void)
     fprintf(stderr, "usage: smp_tool [-y M_KEY] [-t TIMEOUT_MS] [-i TID] [-l LEN] query ROUTE ATTR "
                     "MOD\n"
                     "       smp_tool [-y M_KEY] [-t TIMEOUT_MS] flood ROUTE COUNT\n"
-                    "       smp_tool [-y M_KEY] timeouts ROUTE LONG_MS SHORT_MS\n"
+                    "       smp_tool [-y M_KEY | -C CC_KEY] timeouts ROUTE LONG_MS SHORT_MS\n"
                     "       smp_tool [-y M_KEY] mkey ROUTE NEW_KEY [PROTECT]\n");
     return 2;
 }
@@ -118,7 +119,8 @@ static int smp_open(struct smp_port *p)
         return -1;
     p->agent_lid = umad_register(p->fd, IB_SMI_CLASS, 1, 0, NULL);
     p->agent_dr = umad_register(p->fd, IB_SMI_DIRECT_CLASS, 1, 0, NULL);
-    if (p->agent_lid < 0 || p->agent_dr < 0 || umad_get_port(NULL, 0, &port) < 0)
+    p->agent_cc = umad_register(p->fd, IB_CC_CLASS, 2, 0, NULL);
+    if (p->agent_lid < 0 || p->agent_dr < 0 || p->agent_cc < 0 || umad_get_port(NULL, 0, &port) < 0)
         return -1;
     p->lid = (uint16_t)port.base_lid;
     umad_release_port(&port);
@@ -149,6 +151,19 @@ static int smp_send(struct smp_port *p, const struct smp_route *r, int timeout_m
                      timeout_ms, 0) < 0
                ? -1
                : 0;
+}
+
+/* Send a CC Get(CongestionKeyInfo) with cc_key and TID tid to LID r->lid (QP1); returns 0 or -1. */
+static int smp_send_cc(struct smp_port *p, const struct smp_route *r, uint64_t cc_key, uint64_t tid,
+                       int timeout_ms)
+{
+    uint8_t *mad = umad_get_mad(p->umad);
+
+    memset(mad, 0, SMP_SIZE);
+    mad_header_init(mad, IB_CC_CLASS, 2, IB_MAD_METHOD_GET, tid, IB_CC_ATTR_CONGESTION_KEY_INFO, 0);
+    mad_set_field64(mad, 0, IB_CC_CCKEY_F, cc_key);
+    umad_set_addr(p->umad, r->lid, 1, 0, IB_DEFAULT_QP1_QKEY);
+    return umad_send(p->fd, p->agent_cc, p->umad, SMP_SIZE, timeout_ms, 0) < 0 ? -1 : 0;
 }
 
 /* Receive one MAD into p->umad within timeout_ms; returns 0 or -1. */
@@ -273,18 +288,27 @@ static int st_mkey(struct smp_port *p, const struct smp_route *r, uint64_t mkey,
  * prints when each came back timed out (ms after its send) and which came
  * first; returns the exit status (1 if either was answered or never came).
  */
-static int st_timeouts(struct smp_port *p, const struct smp_route *r, uint64_t mkey, int long_ms,
-                       int short_ms)
+static int st_timeouts(struct smp_port *p, const struct smp_route *r, uint64_t mkey,
+                       const uint64_t *cc_key, int long_ms, int short_ms)
 {
     const uint64_t tids[2] = {0x54310001u, 0x54310002u}; /* long, short */
     uint8_t *mad = umad_get_mad(p->umad);
     long long sent[2], took[2] = {-1, -1}, deadline;
     int first = -1;
 
+    if (cc_key && (r->directed || !r->lid))
+        return 1; /* a GMP goes LID-routed */
     for (int k = 0; k < 2; k++) {
-        smp_build(p, r, mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, mkey, tids[k]);
+        int rc;
+
         sent[k] = smp_now_ms();
-        if (smp_send(p, r, k ? short_ms : long_ms))
+        if (cc_key) {
+            rc = smp_send_cc(p, r, *cc_key, tids[k], k ? short_ms : long_ms);
+        } else {
+            smp_build(p, r, mad, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, mkey, tids[k]);
+            rc = smp_send(p, r, k ? short_ms : long_ms);
+        }
+        if (rc)
             return 1;
     }
     deadline = smp_now_ms() + long_ms + 60000;
@@ -316,12 +340,13 @@ static int st_timeouts(struct smp_port *p, const struct smp_route *r, uint64_t m
 
 int main(int argc, char **argv)
 {
-    uint64_t mkey = 0, tid = 0x12345678u;
+    uint64_t mkey = 0, tid = 0x12345678u, cc_key = 0;
+    bool cc = false;
     int timeout = 1000, opt;
     struct smp_route r;
     struct smp_port p = {0};
 
-    while ((opt = getopt(argc, argv, "y:t:i:l:")) != -1) {
+    while ((opt = getopt(argc, argv, "y:t:i:l:C:")) != -1) {
         switch (opt) {
         case 'y':
             mkey = strtoull(optarg, NULL, 0);
@@ -331,6 +356,10 @@ int main(int argc, char **argv)
             break;
         case 'i':
             tid = strtoull(optarg, NULL, 0);
+            break;
+        case 'C':
+            cc = true;
+            cc_key = strtoull(optarg, NULL, 0);
             break;
         case 'l':
             p.send_len = atoi(optarg);
@@ -357,6 +386,7 @@ int main(int argc, char **argv)
                        argc - optind == 4 ? (unsigned)strtoul(argv[optind + 3], NULL, 0) : 2,
                        timeout);
     if (!strcmp(argv[optind], "timeouts") && argc - optind == 4)
-        return st_timeouts(&p, &r, mkey, atoi(argv[optind + 2]), atoi(argv[optind + 3]));
+        return st_timeouts(&p, &r, mkey, cc ? &cc_key : NULL, atoi(argv[optind + 2]),
+                           atoi(argv[optind + 3]));
     return usage();
 }

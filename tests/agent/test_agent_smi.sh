@@ -19,9 +19,10 @@
 #     to the spine come back as 5000 timeouts, MKeyViolations counts exactly
 #     5000 of them, and then a LID-routed Get and the Set that clears the key
 #     (with the key) are answered, and after it SMPs without a key;
-#   - through portzerod a dropped request comes back after its client's own
-#     umad timeout: one of 100 ms sent after one of 3000 ms comes back
-#     first, neither before its timeout;
+#   - through portzerod a dropped request (an SMP with a wrong M_Key, a CC
+#     MAD with a wrong CC_Key) comes back after its client's own umad
+#     timeout: one of 100 ms sent after one of 3000 ms comes back first,
+#     neither before its timeout;
 #   - portzerod exits 0 on SIGTERM after all that.
 set -uo pipefail
 
@@ -186,6 +187,15 @@ for side in i a; do
         check_eq "through portzerod: the 100 ms request times out before the 3000 ms one" short "$first"
         check "... neither before its own timeout (short ${t_short:-?} ms, long ${t_long:-?} ms)" \
             test "${t_short:-0}" -ge 100 -a "${t_long:-0}" -ge 3000
+        # The same for CC MADs the agent drops for a wrong CC_Key (OpenSM's
+        # CC phase waited 1 s for each).
+        at "$sock" ibccconfig CK "$SL" 0x1234 1 0 0 > a/ck.txt 2>&1
+        at "$sock" "$SMP_TOOL" -C 0 timeouts "$SL" 3000 100 > a/cctimeouts.txt 2>&1
+        read -r _ t_short _ t_long _ first < a/cctimeouts.txt
+        check_eq "through portzerod: CC MAD with a wrong CC_Key, 100 ms before 3000 ms" short "$first"
+        check "... neither before its own timeout (short ${t_short:-?} ms, long ${t_long:-?} ms)" \
+            test "${t_short:-0}" -ge 100 -a "${t_long:-0}" -ge 3000
+        at "$sock" ibccconfig -c 0x1234 CK "$SL" 0 0 0 0 > a/ck0.txt 2>&1
     fi
     at "$sock" "$SMP_TOOL" -y 0x5045 mkey "$SL" 0 0 > $side/clear.txt 2>&1
     check_eq "$what: the Set with the key that clears it is answered" \
