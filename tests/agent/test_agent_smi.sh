@@ -11,9 +11,10 @@
 #   - at a 10% drop rate smpquery succeeds through portzerod as in-process;
 #   - a link change on the spine: its trap is repressed, and OpenSM logs no
 #     ERR 5412 (a TrapRepress timed out);
-#   - an SMP written to umad shorter than 256 bytes (24, 128) is answered on
+#   - an SMP written to umad shorter than 256 bytes (36, 128) is answered on
 #     both paths, as the whole zero-padded MAD a real sender's MAD layer
-#     makes of it;
+#     makes of it; one of 35 bytes (too short for Linux's umad write) is not
+#     sent: it times out on both;
 #   - with both OpenSMs stopped (routes stay; an SM that does not hold the
 #     key loses the switch, as on hardware): 5000 Gets with a wrong M_Key
 #     to the spine come back as 5000 timeouts, MKeyViolations counts exactly
@@ -149,14 +150,19 @@ check "OpenSM got the spine's Trap 128" \
 sleep 3
 check "OpenSM: no ERR 5412 (timed-out TrapRepress)" bash -c "! grep -q 'ERR 5412' a/sm/osm.log"
 
-# Short SMPs: the sender's MAD layer makes whole 256-byte MADs of them.
-for len in 128 24; do
+# Short SMPs: the sender's MAD layer makes whole 256-byte MADs of them
+# (36 bytes and more: Linux's umad write refuses shorter ones).
+for len in 128 36; do
     at "$SOCK_A" "$SMP_TOOL" -l "$len" query "$SL" 0x11 0 > "a/short$len.txt" 2>&1
     at "$SOCK_I" "$SMP_TOOL" -l "$len" query "$SL" 0x11 0 > "i/short$len.txt" 2>&1
     check "$len-byte LID-routed NodeInfo answered in-process" grep -q '^status 0x0000$' "i/short$len.txt"
     check_files "$len-byte LID-routed NodeInfo: the same answer through portzerod" \
         "i/short$len.txt" "a/short$len.txt"
 done
+at "$SOCK_A" "$SMP_TOOL" -t 2000 -l 35 query "$SL" 0x11 0 > a/short35.txt 2>&1
+at "$SOCK_I" "$SMP_TOOL" -t 2000 -l 35 query "$SL" 0x11 0 > i/short35.txt 2>&1
+check_eq "35-byte SMP: not sent (a timeout) in-process and through portzerod" \
+    "umad status 110/umad status 110" "$(cat i/short35.txt)/$(cat a/short35.txt)"
 
 # A wrong-M_Key flood, without SMs (each would lose the switch to a key it
 # does not hold and route around it: OpenSM's ERR 3120 "mis-set mkey").
