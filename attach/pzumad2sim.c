@@ -70,6 +70,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pzumad_timeout.h"
 #include "sim_proto.h"
 
 #define PZU_MAD_SIZE 256                                 /* sizeof(sim_request.mad) */
@@ -184,6 +185,7 @@ static void pzu_fill_pending(struct sim_request *req)
            (const uint8_t *)req + PZU_MAD_OFFSET + PZU_COPIED, PZU_MAD_SIZE - PZU_COPIED);
     if (be64toh(req->length) > PZU_MAD_SIZE)
         req->length = htobe64(PZU_MAD_SIZE);
+    pzu_timeout_strip(req); /* another client's umad timeout is no status of ours */
     pzu_log_arrival();
 }
 

@@ -60,6 +60,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pzumad_timeout.h"
 #include "rmpp.h"
 
 #define PZU_HDR sizeof(struct ib_user_mad) /* umad_size() */
@@ -768,8 +769,14 @@ int umad_send(int fd, int agentid, void *umad, int length, int timeout_ms, int r
 {
     struct ib_user_mad *u = umad;
 
-    if (!umad || !pzu_send_is_rmpp(fd, agentid, (const uint8_t *)umad + PZU_HDR, length))
-        return pzu_real_send(fd, agentid, umad, length, timeout_ms, retries);
+    if (!umad || !pzu_send_is_rmpp(fd, agentid, (const uint8_t *)umad + PZU_HDR, length)) {
+        int rc;
+
+        pzu_timeout_begin(timeout_ms, retries); /* for pzfabric (pzumad_timeout.c) */
+        rc = pzu_real_send(fd, agentid, umad, length, timeout_ms, retries);
+        pzu_timeout_end();
+        return rc;
+    }
     u->agent_id = (uint32_t)agentid; /* as libibumad leaves it */
     u->timeout_ms = (uint32_t)timeout_ms;
     u->retries = (uint32_t)retries;

@@ -409,6 +409,7 @@ void fabric_run_timers(struct fabric *f)
 
     for (size_t i = 0; i < due; i++)
         fabric_node_timers(f, &f->nodes[f->timer_due[i]]);
+    fabric_agent_expire(f); /* external agents' requests whose client timeout ran out */
     fabric_poll_dirty(f);
 }
 

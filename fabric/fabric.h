@@ -38,6 +38,12 @@ struct fabric_mad {
     uint32_t dqp;    /* destination QP */
     uint32_t status; /* to a client: 0, or FABRIC_STATUS_TIMEOUT */
     uint16_t len;    /* bytes of mad[] the sender filled; 0: all FABRIC_MAD_SIZE */
+    /*
+     * A client's request: how long its umad_send() waits for the answer
+     * (timeout x (retries + 1)), in ms, when the client says (libpzumad2sim.so
+     * does); 0: unknown.  What an external agent's request may wait.
+     */
+    uint32_t timeout_ms;
 };
 
 /* Where the fabric hands a MAD for client number client. */
@@ -128,14 +134,16 @@ void fabric_tick(struct fabric *f);
 
 /*
  * Board time (CLOCK_MONOTONIC ns, as board_now_ns() of an in-process node)
- * of the earliest deadline of an in-process node's timed work; UINT64_MAX
- * if none.  A server loop wakes then and calls fabric_run_timers(), so that
- * timed work runs on time, not at the next fabric_tick(): a
- * PortSamplesControl session of 10 ms must sample 10 ms of traffic.
+ * of the earliest deadline of an in-process node's timed work or of a
+ * request waiting for an external agent; UINT64_MAX if none.  A server loop
+ * wakes then and calls fabric_run_timers(), so that timed work runs on time,
+ * not at the next fabric_tick(): a PortSamplesControl session of 10 ms must
+ * sample 10 ms of traffic, and a request whose client waits 100 ms times out
+ * after 100 ms.
  */
 uint64_t fabric_next_deadline(const struct fabric *f);
 
-/* fabric_tick() without its traffic and agent work: only the timers that are due. */
+/* fabric_tick() without its traffic work: only the timers and agent timeouts that are due. */
 void fabric_run_timers(struct fabric *f);
 
 /* Who hears of port changes of external switches (board_server.c pushes them to the agent). */

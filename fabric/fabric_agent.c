@@ -92,177 +92,106 @@ bool fabric_node_is_switch(const struct fabric *f, size_t node)
     return node < f->num_nodes && f->nodes[node].is_switch;
 }
 
-/* The entry i places after the ring's head. */
-static struct fabric_deferred *fabric_deferred_at(struct fabric_deferred_ring *r, size_t i)
+/* The time the request m may wait for its agent: its client's timeout, or the default. */
+static uint64_t fabric_agent_wait_ns(const struct fabric_mad *m)
 {
-    return &r->items[(r->head + i) % r->cap];
+    return m->timeout_ms ? (uint64_t)m->timeout_ms * 1000000u : FABRIC_AGENT_TIMEOUT_NS;
 }
 
-/* Take the oldest entry off the ring (the caller dealt with it). */
-static void fabric_deferred_pop(struct fabric_deferred_ring *r)
-{
-    if (r->items[r->head].used)
-        r->live--;
-    r->head = (r->head + 1) % r->cap;
-    r->count--;
-}
-
-/* Drop answered entries at the head of the ring, so it does not grow with them. */
-static void fabric_deferred_trim(struct fabric_deferred_ring *r)
-{
-    while (r->count && !r->items[r->head].used)
-        fabric_deferred_pop(r);
-}
-
-/* Double the ring's room; returns 0 or -1. */
-static int fabric_deferred_grow(struct fabric_deferred_ring *r)
-{
-    size_t cap = r->cap ? 2 * r->cap : 64;
-    struct fabric_deferred *items = malloc(cap * sizeof(*items));
-
-    if (!items)
-        return -1;
-    for (size_t i = 0; i < r->count; i++)
-        items[i] = *fabric_deferred_at(r, i);
-    free(r->items);
-    r->items = items;
-    r->head = 0;
-    r->cap = cap;
-    return 0;
-}
-
-/* Time out the oldest deferred request now: the ring is full. */
+/* Time out the deferred request due first now: the heap is full. */
 static void fabric_deferred_evict(struct fabric *f)
 {
-    struct fabric_deferred d = f->deferred.items[f->deferred.head];
+    struct fabric_deferred d;
 
-    fabric_deferred_pop(&f->deferred);
-    if (d.used && fabric_client_attached(f, d.client))
+    fabric_deferred_remove(&f->deferred, 0, &d);
+    if (fabric_client_attached(f, d.client))
         fabric_client_timeout(f, d.client, &d.req);
 }
 
 /*
  * Remember that the request being processed now waits for the agent, if
- * it waits for an answer at all (a TrapRepress, a Send or a Trap does not).
+ * it waits for an answer at all (a TrapRepress, a Send or a Trap does not),
+ * until its client's own timeout runs out.
  */
 static void fabric_agent_defer(struct fabric *f, const uint8_t *mad)
 {
-    struct fabric_deferred_ring *r = &f->deferred;
-    struct fabric_deferred *slot;
+    struct fabric_deferred d;
 
     if (!f->run.active || !f->run.req || !fabric_expects_answer(mad))
         return;
-    f->run.answered = true; /* answered later, or timed out by fabric_agent_expire */
-    fabric_deferred_trim(r);
-    if (r->count == r->cap && (r->cap >= FABRIC_DEFERRED_MAX || fabric_deferred_grow(r))) {
-        if (!r->count) {
-            f->run.answered = false; /* no room at all: time it out now */
-            return;
-        }
+    memset(&d, 0, sizeof(d));
+    d.client = f->run.client;
+    d.tid = mad_get_field64((void *)mad, 0, IB_MAD_TRID_F);
+    d.deadline_ns = fabric_agent_now() + fabric_agent_wait_ns(f->run.req);
+    d.req = *f->run.req;
+    if (fabric_deferred_add(&f->deferred, &d)) {
+        if (!f->deferred.len)
+            return; /* no room at all: fabric_client_send times it out now */
         fabric_deferred_evict(f);
+        if (fabric_deferred_add(&f->deferred, &d))
+            return;
     }
-    slot = fabric_deferred_at(r, r->count++);
-    r->live++;
-    slot->used = true;
-    slot->client = f->run.client;
-    slot->tid = mad_get_field64((void *)mad, 0, IB_MAD_TRID_F);
-    slot->deadline_ns = fabric_agent_now() + FABRIC_AGENT_TIMEOUT_NS;
-    slot->req = *f->run.req;
-}
-
-/*
- * The deferred request of client (any client if client < 0) with this TID,
- * oldest first (agents answer in order), or NULL.
- */
-static struct fabric_deferred *fabric_deferred_find(struct fabric *f, long client, uint64_t tid)
-{
-    struct fabric_deferred_ring *r = &f->deferred;
-
-    for (size_t i = 0; r->live && i < r->count; i++) {
-        struct fabric_deferred *d = fabric_deferred_at(r, i);
-
-        if (d->used && d->tid == tid && (client < 0 || d->client == (unsigned long)client))
-            return d;
-    }
-    return NULL;
-}
-
-/* Forget deferred request d (answered); trims the ring. */
-static void fabric_deferred_forget(struct fabric *f, struct fabric_deferred *d)
-{
-    d->used = false;
-    f->deferred.live--;
-    fabric_deferred_trim(&f->deferred);
+    f->run.answered = true; /* answered later, or timed out by fabric_agent_expire */
 }
 
 void fabric_agent_settle(struct fabric *f, unsigned client, const uint8_t *mad)
 {
-    struct fabric_deferred *d;
+    long i;
 
-    if (!f->deferred.live || !mad_get_field((void *)mad, 0, IB_MAD_RESPONSE_F))
+    if (!f->deferred.len || !mad_get_field((void *)mad, 0, IB_MAD_RESPONSE_F))
         return;
-    d = fabric_deferred_find(f, client, mad_get_field64((void *)mad, 0, IB_MAD_TRID_F));
-    if (d)
-        fabric_deferred_forget(f, d);
+    i = fabric_deferred_find(&f->deferred, client, mad_get_field64((void *)mad, 0, IB_MAD_TRID_F));
+    if (i >= 0)
+        fabric_deferred_remove(&f->deferred, (size_t)i, NULL);
 }
 
 void fabric_agent_lost(struct fabric *f, const uint8_t *mad)
 {
-    struct fabric_deferred *d;
-    struct fabric_deferred copy;
+    struct fabric_deferred d;
+    long i;
 
-    if (!f->deferred.live)
+    if (!f->deferred.len)
         return;
-    d = fabric_deferred_find(f, -1, mad_get_field64((void *)mad, 0, IB_MAD_TRID_F));
-    if (!d)
+    i = fabric_deferred_find(&f->deferred, -1, mad_get_field64((void *)mad, 0, IB_MAD_TRID_F));
+    if (i < 0)
         return;
-    copy = *d;
-    fabric_deferred_forget(f, d);
-    if (fabric_client_attached(f, copy.client))
-        fabric_client_timeout(f, copy.client, &copy.req);
+    fabric_deferred_remove(&f->deferred, (size_t)i, &d);
+    if (fabric_client_attached(f, d.client))
+        fabric_client_timeout(f, d.client, &d.req);
 }
 
 void fabric_agent_expire(struct fabric *f)
 {
-    struct fabric_deferred_ring *r = &f->deferred;
     uint64_t now;
 
-    if (!r->live)
+    if (!f->deferred.len)
         return;
     now = fabric_agent_now();
-    while (r->count) {
-        struct fabric_deferred d = r->items[r->head];
+    while (fabric_deferred_next(&f->deferred) <= now) {
+        struct fabric_deferred d;
 
-        if (d.used && d.deadline_ns > now)
-            break; /* the rest are younger */
-        fabric_deferred_pop(r);
-        if (d.used && fabric_client_attached(f, d.client))
+        fabric_deferred_remove(&f->deferred, 0, &d);
+        if (fabric_client_attached(f, d.client))
             fabric_client_timeout(f, d.client, &d.req);
     }
+}
+
+uint64_t fabric_agent_next_deadline(const struct fabric *f)
+{
+    return fabric_deferred_next(&f->deferred);
 }
 
 /* Forget the deferred requests of a client that left (its id may be reused). */
 static void fabric_deferred_client_gone(struct fabric *f, unsigned client)
 {
-    struct fabric_deferred_ring *r = &f->deferred;
-
-    for (size_t i = 0; r->live && i < r->count; i++) {
-        struct fabric_deferred *d = fabric_deferred_at(r, i);
-
-        if (d->used && d->client == client) {
-            d->used = false;
-            r->live--;
-        }
-    }
-    fabric_deferred_trim(r);
+    fabric_deferred_drop_client(&f->deferred, client);
 }
 
 void fabric_agent_free(struct fabric *f)
 {
     for (size_t i = 0; f->nodes && i < f->num_nodes; i++)
         free(f->nodes[i].rx);
-    free(f->deferred.items);
-    memset(&f->deferred, 0, sizeof(f->deferred));
+    fabric_deferred_free(&f->deferred);
 }
 
 /*

@@ -380,6 +380,7 @@ void fabric_mad_of(struct fabric_mad *m, const struct fabric_pkt *p)
     m->dqp = p->dqp;
     m->status = 0;
     m->len = p->len;
+    m->timeout_ms = 0;
 }
 
 bool fabric_to_client(struct fabric *f, struct fabric_node *n, unsigned port,

@@ -86,6 +86,32 @@ static void fabric_host_dr(struct fabric *f, struct fabric_node *n, unsigned por
         fabric_host_dr_out(f, n, port, p, hc, hp);
 }
 
+/* The shortest write Linux's ib_umad_write() takes: MAD and RMPP headers (IB_MGMT_RMPP_HDR). */
+#define HOST_UMAD_MIN_LEN 36
+
+/*
+ * Make an SMP the whole 256-byte MAD it is on the wire, whatever length its
+ * client wrote; returns false for one too short to have been sent at all.
+ * Linux's ib_umad_write() refuses a MAD shorter than 36 bytes (-EINVAL) and
+ * has ib_create_send_mad() pad every MAD that is not RMPP-active with zeros
+ * up to the MAD size, so an SMP leaves a real host as 256 bytes and every
+ * SMA, in-process or external, sees the same zero-filled MAD (a short umad
+ * write is not a short packet).
+ */
+static bool fabric_host_pad_smp(struct fabric_pkt *p)
+{
+    unsigned mgmt_class = mad_get_field(p->mad, 0, IB_MAD_MGMTCLASS_F);
+
+    if (mgmt_class != IB_SMI_CLASS && mgmt_class != IB_SMI_DIRECT_CLASS)
+        return true;
+    if (p->len && p->len < HOST_UMAD_MIN_LEN)
+        return false;
+    if (p->len && p->len < FABRIC_MAD_SIZE)
+        memset(p->mad + p->len, 0, FABRIC_MAD_SIZE - p->len);
+    p->len = 0; /* all FABRIC_MAD_SIZE bytes */
+    return true;
+}
+
 void fabric_host_send(struct fabric *f, const struct fabric_client *c, const struct fabric_mad *m)
 {
     struct fabric_node *n = &f->nodes[c->node];
@@ -98,6 +124,10 @@ void fabric_host_send(struct fabric *f, const struct fabric_client *c, const str
     p.len = m->len <= FABRIC_MAD_SIZE ? m->len : 0;
     p.node = c->node;
     p.port = c->port;
+    if (!fabric_host_pad_smp(&p)) {
+        fabric_drop(f, &p, "SMP shorter than 36 bytes (a umad write would fail)");
+        return;
+    }
     if (mad_get_field(p.mad, 0, IB_MAD_BASEVER_F) != 1) {
         pzf_log(f->verbose, PZF_LOG_ERROR, "client at %s: not an IBA MAD (BaseVersion %u)", n->name,
                 mad_get_field(p.mad, 0, IB_MAD_BASEVER_F));

@@ -131,29 +131,30 @@ struct fabric_run {
 };
 
 /*
- * A request handed to an external agent: timed out if no answer comes back.
- * They wait in a ring in the order they were handed over, which is the order
- * of their deadlines; the ring grows up to FABRIC_DEFERRED_MAX entries, and
- * beyond that the oldest request is timed out at once (never forgotten).
+ * A request handed to an external agent: timed out if no answer comes back
+ * by its deadline, which is its client's own umad timeout (timeout x
+ * (retries + 1), as libpzumad2sim.so passes it on) or, from a client that
+ * does not say, FABRIC_AGENT_TIMEOUT_NS.  They wait in a min-heap on their
+ * deadlines (fabric_deferred.c) of up to FABRIC_DEFERRED_MAX entries; beyond
+ * that the one due first is timed out at once (never forgotten).
  */
 #define FABRIC_DEFERRED_MAX 65536
 /* As libibmad's default MAD timeout: an agent process may be slow under load. */
 #define FABRIC_AGENT_TIMEOUT_NS 1000000000ull
 struct fabric_deferred {
-    bool used; /* false: answered (or its client left) before its deadline */
     unsigned client;
     uint64_t tid;
-    uint64_t deadline_ns;
+    uint64_t deadline_ns; /* CLOCK_MONOTONIC */
+    uint64_t seq;         /* order of arrival: equal deadlines and TIDs, oldest first */
     struct fabric_mad req;
 };
 
-/* The ring of deferred requests. */
-struct fabric_deferred_ring {
+/* The heap of deferred requests, earliest deadline at items[0]. */
+struct fabric_deferred_heap {
     struct fabric_deferred *items;
-    size_t head;
-    size_t count; /* entries in the ring, used or not */
+    size_t len;
     size_t cap;
-    size_t live; /* used entries: deliveries skip the scan when 0 */
+    uint64_t next_seq;
 };
 
 /* The P_Key of a GMP request handed to the client at (node, port): its answer uses it. */
@@ -181,7 +182,7 @@ struct fabric {
     struct fabric_stats stats;
     int verbose;
     bool coupling;                        /* inside a link-coupling change: do not recurse */
-    struct fabric_deferred_ring deferred; /* requests waiting for external agents */
+    struct fabric_deferred_heap deferred; /* requests waiting for external agents */
     struct pz_pcap *pcap;                 /* capture of every link traversal, or NULL */
     const char *pcap_name;
     uint32_t drop_ppm; /* packets lost per million link traversals */
@@ -309,6 +310,19 @@ bool fabric_gmp_local(struct fabric *f, struct fabric_node *n, unsigned in_port,
 /* fabric_monitor.c: the hooks of node n's node/ object (its monitor's log lines). */
 struct node_hooks fabric_node_hooks(struct fabric_node *n);
 
+/* fabric_deferred.c */
+/* Add a copy of d (its seq is set here); returns 0, or -1 when full or out of memory. */
+int fabric_deferred_add(struct fabric_deferred_heap *h, const struct fabric_deferred *d);
+/* The index of the oldest entry with tid (of client, any client if < 0), or -1. */
+long fabric_deferred_find(const struct fabric_deferred_heap *h, long client, uint64_t tid);
+/* Take entry i out of the heap, into *out if out is not NULL. */
+void fabric_deferred_remove(struct fabric_deferred_heap *h, size_t i, struct fabric_deferred *out);
+/* Forget every entry of client (it left; its number may be reused). */
+void fabric_deferred_drop_client(struct fabric_deferred_heap *h, unsigned client);
+/* The earliest deadline (CLOCK_MONOTONIC ns), UINT64_MAX when none waits. */
+uint64_t fabric_deferred_next(const struct fabric_deferred_heap *h);
+void fabric_deferred_free(struct fabric_deferred_heap *h);
+
 /* fabric_agent.c */
 bool fabric_agent_deliver(struct fabric *f, struct fabric_node *n, const struct fabric_pkt *p);
 void fabric_agent_smp(struct fabric *f, struct fabric_node *n, unsigned in_port,
@@ -316,6 +330,8 @@ void fabric_agent_smp(struct fabric *f, struct fabric_node *n, unsigned in_port,
 bool fabric_agent_output(struct fabric *f, unsigned client, const struct fabric_mad *m);
 void fabric_agent_settle(struct fabric *f, unsigned client, const uint8_t *mad);
 void fabric_agent_expire(struct fabric *f);
+/* When the first deferred request times out (CLOCK_MONOTONIC ns), UINT64_MAX if none waits. */
+uint64_t fabric_agent_next_deadline(const struct fabric *f);
 void fabric_agent_lost(struct fabric *f, const uint8_t *mad);
 void fabric_agent_client_gone(struct fabric *f, unsigned client);
 void fabric_agent_free(struct fabric *f);

@@ -150,7 +150,10 @@ void fabric_timers_all(struct fabric *f)
 
 uint64_t fabric_next_deadline(const struct fabric *f)
 {
-    return f->timer_len ? f->nodes[f->timer_heap[0]].timer_at : UINT64_MAX;
+    uint64_t node = f->timer_len ? f->nodes[f->timer_heap[0]].timer_at : UINT64_MAX;
+    uint64_t agent = fabric_agent_next_deadline(f); /* a request's client timeout */
+
+    return node < agent ? node : agent;
 }
 
 size_t fabric_timers_due(struct fabric *f)

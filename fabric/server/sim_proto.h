@@ -97,6 +97,19 @@ struct sim_request {
     uint8_t mad[256];
 };
 
+/*
+ * portzero's extension of a client's request: umad2sim always sends status
+ * 0, so libpzumad2sim.so (attach/) puts into it how long the client's
+ * umad_send() waits for the answer on hardware, timeout_ms x (retries + 1):
+ * SIM_STATUS_TIMEOUT_TAG | milliseconds (at most SIM_STATUS_TIMEOUT_MASK).
+ * pzfabric lets a request it hands to an external agent wait that long;
+ * ibsim ignores it, and libpzumad2sim.so clears it from the requests it
+ * receives (ibsim forwards requests to clients as they came).  Real status
+ * values (errno numbers such as 110) never have the tag's bits.
+ */
+#define SIM_STATUS_TIMEOUT_TAG 0x7E000000u
+#define SIM_STATUS_TIMEOUT_MASK 0x00FFFFFFu
+
 _Static_assert(sizeof(struct sim_ctl) == 80, "sim_ctl wire size");
 _Static_assert(sizeof(struct sim_client_info) == 44, "sim_client_info wire size");
 _Static_assert(sizeof(struct sim_vendor_info) == 24, "sim_vendor_info wire size");

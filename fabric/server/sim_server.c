@@ -398,6 +398,8 @@ static void sim_packet(struct sim_server *s, unsigned id, const uint8_t *buf, ss
     m.dqp = ntohl(r.dqp);
     m.sqp = ntohl(r.sqp);
     m.len = (uint16_t)len;
+    if ((ntohl(r.status) & ~SIM_STATUS_TIMEOUT_MASK) == SIM_STATUS_TIMEOUT_TAG)
+        m.timeout_ms = ntohl(r.status) & SIM_STATUS_TIMEOUT_MASK; /* the client's umad timeout */
     fabric_client_send(s->f, id, &m);
 }
 

@@ -11,7 +11,19 @@
 #   - at a 10% drop rate smpquery succeeds through portzerod as in-process;
 #   - a link change on the spine: its trap is repressed, and OpenSM logs no
 #     ERR 5412 (a TrapRepress timed out);
-#   - 3000 Gets with a wrong M_Key to the spine come back as 3000 timeouts;
+#   - an SMP written to umad shorter than 256 bytes (36, 128) is answered on
+#     both paths, as the whole zero-padded MAD a real sender's MAD layer
+#     makes of it; one of 35 bytes (too short for Linux's umad write) is not
+#     sent: it times out on both;
+#   - with both OpenSMs stopped (routes stay; an SM that does not hold the
+#     key loses the switch, as on hardware): 5000 Gets with a wrong M_Key
+#     to the spine come back as 5000 timeouts, MKeyViolations counts exactly
+#     5000 of them, and then a LID-routed Get and the Set that clears the key
+#     (with the key) are answered, and after it SMPs without a key;
+#   - through portzerod a dropped request (an SMP with a wrong M_Key, a CC
+#     MAD with a wrong CC_Key) comes back after its client's own umad
+#     timeout: one of 100 ms sent after one of 3000 ms comes back first,
+#     neither before its timeout;
 #   - portzerod exits 0 on SIGTERM after all that.
 set -uo pipefail
 
@@ -50,7 +62,9 @@ AGENT=$!
 PIDS+=("$AGENT")
 check "portzerod ready" wait_file agent.out 10 '^ready$'
 agent_start_opensm "$SOCK_A" "$WORK/a/sm"
+OSM_A=$PZT_OSM_PID
 agent_start_opensm "$SOCK_I" "$WORK/i/sm"
+OSM_I=$PZT_OSM_PID
 check "OpenSM: SUBNET UP (agent)" wait_file a/sm/osm.log 60 'SUBNET UP'
 check "OpenSM: SUBNET UP (in-process)" wait_file i/sm/osm.log 60 'SUBNET UP'
 
@@ -136,17 +150,65 @@ check "OpenSM got the spine's Trap 128" \
 sleep 3
 check "OpenSM: no ERR 5412 (timed-out TrapRepress)" bash -c "! grep -q 'ERR 5412' a/sm/osm.log"
 
-# 3000 Gets with a wrong M_Key: the SMA drops them; each comes back as a timeout.
-flood() { # flood SOCK OUT
-    at "$1" "$SMP_TOOL" mkey D:0,1,1 0x5045 > "$2.mkey" 2>&1 &&
-        at "$1" "$SMP_TOOL" -t 30000 flood D:0,1,1 3000 > "$2" 2>&1
+# Short SMPs: the sender's MAD layer makes whole 256-byte MADs of them
+# (36 bytes and more: Linux's umad write refuses shorter ones).
+for len in 128 36; do
+    at "$SOCK_A" "$SMP_TOOL" -l "$len" query "$SL" 0x11 0 > "a/short$len.txt" 2>&1
+    at "$SOCK_I" "$SMP_TOOL" -l "$len" query "$SL" 0x11 0 > "i/short$len.txt" 2>&1
+    check "$len-byte LID-routed NodeInfo answered in-process" grep -q '^status 0x0000$' "i/short$len.txt"
+    check_files "$len-byte LID-routed NodeInfo: the same answer through portzerod" \
+        "i/short$len.txt" "a/short$len.txt"
+done
+at "$SOCK_A" "$SMP_TOOL" -t 2000 -l 35 query "$SL" 0x11 0 > a/short35.txt 2>&1
+at "$SOCK_I" "$SMP_TOOL" -t 2000 -l 35 query "$SL" 0x11 0 > i/short35.txt 2>&1
+check_eq "35-byte SMP: not sent (a timeout) in-process and through portzerod" \
+    "umad status 110/umad status 110" "$(cat i/short35.txt)/$(cat a/short35.txt)"
+
+# A wrong-M_Key flood, without SMs (each would lose the switch to a key it
+# does not hold and route around it: OpenSM's ERR 3120 "mis-set mkey").
+stop_pid "$OSM_A" "$OSM_I"
+# mad_hex FILE OFFSET LENGTH: bytes of the MAD smp_tool printed, as hex digits.
+mad_hex() { head -n 16 "$1" | tr -d '\n' | cut -c$(($2 * 2 + 1))-$((($2 + $3) * 2)); }
+# violations SOCK ROUTE OUT: PortInfo(0).MKeyViolations read with the key (MAD bytes 108-109).
+violations() {
+    at "$1" "$SMP_TOOL" -y 0x5045 query "$2" 0x15 0 > "$3" 2>&1 &&
+        echo $((0x$(mad_hex "$3" 108 2)))
 }
-flood "$SOCK_I" i/flood.txt
-check_eq "wrong M_Key flood in-process: 3000 timeouts" "answered 0 timeouts 3000 other 0" \
-    "$(cat i/flood.txt)"
-flood "$SOCK_A" a/flood.txt
-check_eq "wrong M_Key flood through portzerod: 3000 timeouts" "answered 0 timeouts 3000 other 0" \
-    "$(cat a/flood.txt)"
+for side in i a; do
+    if [ $side = i ]; then sock=$SOCK_I what=in-process; else sock=$SOCK_A what="through portzerod"; fi
+    at "$sock" "$SMP_TOOL" mkey D:0,1,1 0x5045 > $side/mkey.txt 2>&1
+    check_eq "$what: M_Key set, protect bits 2" "mkey 0x0000000000005045 protect 2" "$(cat $side/mkey.txt)"
+    v0=$(violations "$sock" D:0,1,1 $side/v0.txt)
+    at "$sock" "$SMP_TOOL" -t 1000 flood D:0,1,1 5000 > $side/flood.txt 2>&1
+    check_eq "wrong M_Key flood $what: 5000 timeouts" "answered 0 timeouts 5000 other 0" \
+        "$(cat $side/flood.txt)"
+    v1=$(violations "$sock" "$SL" $side/v1.txt)
+    check "$what: LID-routed Get with the key answered after the flood" grep -q '^status 0x0000$' $side/v1.txt
+    check_eq "$what: MKeyViolations counted all 5000" 5000 $((${v1:-0} - ${v0:-0}))
+    if [ $side = a ]; then
+        # The client's own umad timeout, not a fixed one (pzfabric wakes at
+        # each deadline); a lower bound only: a loaded machine may be late.
+        at "$sock" "$SMP_TOOL" timeouts D:0,1,1 3000 100 > a/timeouts.txt 2>&1
+        read -r _ t_short _ t_long _ first < a/timeouts.txt
+        check_eq "through portzerod: the 100 ms request times out before the 3000 ms one" short "$first"
+        check "... neither before its own timeout (short ${t_short:-?} ms, long ${t_long:-?} ms)" \
+            test "${t_short:-0}" -ge 100 -a "${t_long:-0}" -ge 3000
+        # The same for CC MADs the agent drops for a wrong CC_Key (OpenSM's
+        # CC phase waited 1 s for each).
+        at "$sock" ibccconfig CK "$SL" 0x1234 1 0 0 > a/ck.txt 2>&1
+        at "$sock" "$SMP_TOOL" -C 0 timeouts "$SL" 3000 100 > a/cctimeouts.txt 2>&1
+        read -r _ t_short _ t_long _ first < a/cctimeouts.txt
+        check_eq "through portzerod: CC MAD with a wrong CC_Key, 100 ms before 3000 ms" short "$first"
+        check "... neither before its own timeout (short ${t_short:-?} ms, long ${t_long:-?} ms)" \
+            test "${t_short:-0}" -ge 100 -a "${t_long:-0}" -ge 3000
+        at "$sock" ibccconfig -c 0x1234 CK "$SL" 0 0 0 0 > a/ck0.txt 2>&1
+    fi
+    at "$sock" "$SMP_TOOL" -y 0x5045 mkey "$SL" 0 0 > $side/clear.txt 2>&1
+    check_eq "$what: the Set with the key that clears it is answered" \
+        "mkey 0x0000000000000000 protect 0" "$(cat $side/clear.txt)"
+    at "$sock" "$SMP_TOOL" query "$SL" 0x11 0 > $side/after.txt 2>&1
+    check "$what: then a LID-routed Get without a key is answered" grep -q '^status 0x0000$' $side/after.txt
+done
 
 # After all those MADs through umad2sim: a clean exit.
 # Bounded: a hang shows its threads (gdb) and fails here, not at ctest's timeout.

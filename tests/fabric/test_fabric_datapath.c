@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -327,6 +328,102 @@ static void test_agent_own_requests(void **state)
     assert_int_equal(stats(b).timeouts, 0);
 }
 
+/* Monotonic time in ns (the clock of the fabric's deadlines). */
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A PMA Get from client to dlid whose client waits timeout_ms (0: does not say). */
+static void send_timed(struct bed *b, unsigned client, uint16_t dlid, uint64_t tid,
+                       uint32_t timeout_ms)
+{
+    struct fabric_mad m;
+
+    memset(&m, 0, sizeof(m));
+    mad_header_init(m.mad, IB_PERFORMANCE_CLASS, 1, IB_MAD_METHOD_GET, tid, 0x12, 0);
+    m.dlid = dlid;
+    m.dqp = 1;
+    m.sqp = 1;
+    m.timeout_ms = timeout_ms;
+    assert_int_equal(fabric_client_send(b->f, client, &m), 0);
+}
+
+/*
+ * A request handed to an external agent waits its own client's timeout: a
+ * 100 ms one sent after a 3000 ms one is due first; once answered, the
+ * other is; a client that does not say gets the 1 s default.
+ */
+static void test_agent_request_deadlines(void **state)
+{
+    struct bed *b = *state;
+    size_t s2 = fbed_node(b->f, "S2");
+    uint64_t t0, t1, d;
+
+    assert_int_equal(fabric_client_attach(b->f, 4, s2, false), 0);
+    assert_int_equal(fabric_agent_attach(b->f, s2, 4), 0);
+    b->got.count = 0;
+    t0 = mono_ns();
+    send_timed(b, 0, 2, 0x7100000001ull, 3000);
+    send_timed(b, 0, 2, 0x7100000002ull, 100);
+    t1 = mono_ns();
+    assert_int_equal(b->got.count, 2); /* both handed to the agent, none timed out */
+    assert_int_equal(b->got.client[0], 4);
+    d = fabric_agent_next_deadline(b->f);
+    assert_true(d >= t0 + 100000000u && d <= t1 + 100000000u);
+    /* The agent answers the short one: the long one is due next. */
+    send_mad(b, 4, IB_PERFORMANCE_CLASS, IB_MAD_METHOD_GET_RESPONSE, 11, 1, 0x7100000002ull);
+    assert_int_equal(b->got.client[2], 0);
+    d = fabric_agent_next_deadline(b->f);
+    assert_true(d >= t0 + 3000000000ull && d <= t1 + 3000000000ull);
+    send_mad(b, 4, IB_PERFORMANCE_CLASS, IB_MAD_METHOD_GET_RESPONSE, 11, 1, 0x7100000001ull);
+    assert_true(fabric_agent_next_deadline(b->f) == UINT64_MAX);
+    /* No timeout given: FABRIC_AGENT_TIMEOUT_NS. */
+    t0 = mono_ns();
+    send_timed(b, 0, 2, 0x7100000003ull, 0);
+    t1 = mono_ns();
+    d = fabric_agent_next_deadline(b->f);
+    assert_true(d >= t0 + FABRIC_AGENT_TIMEOUT_NS && d <= t1 + FABRIC_AGENT_TIMEOUT_NS);
+    assert_int_equal(stats(b).timeouts, 0);
+}
+
+/* The deferred heap hands entries back in deadline order, whatever was taken out between. */
+static void test_deferred_heap_order(void **state)
+{
+    struct fabric_deferred_heap h = {0};
+    struct fabric_deferred d = {0}, out;
+    uint64_t x = 88172645463325252ull, last = 0;
+    unsigned n = 0;
+
+    (void)state;
+    for (unsigned i = 0; i < 1000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+        d.deadline_ns = x % 5000;
+        d.tid = i;
+        d.client = i % 3;
+        assert_int_equal(fabric_deferred_add(&h, &d), 0);
+    }
+    for (unsigned i = 0; i < 1000; i += 7) { /* answered out of order */
+        long k = fabric_deferred_find(&h, (long)(i % 3), i);
+
+        assert_true(k >= 0);
+        fabric_deferred_remove(&h, (size_t)k, NULL);
+    }
+    fabric_deferred_drop_client(&h, 2); /* a client left */
+    while (h.len) {
+        fabric_deferred_remove(&h, 0, &out);
+        assert_true(out.deadline_ns >= last);
+        assert_true(out.tid % 7 != 0 && out.client != 2);
+        last = out.deadline_ns;
+        n++;
+    }
+    assert_int_equal(n, 571); /* i % 7 != 0 and i % 3 != 2 */
+    fabric_deferred_free(&h);
+}
+
 /*
  * A MAD reaches its client with the length its sender gave (an SA answer's
  * records end there); the SMA's own answers are whole MADs.
@@ -526,5 +623,5 @@ static void test_capture(void **state)
 PZT_MAIN_SETUP(setup, fbed_teardown, test_multicast_replication, test_multicast_port0_and_empty,
                test_pkey_match_rules, test_pkey_outbound_drop, test_pkey_inbound_drop,
                test_pkey_limited_members, test_pkey_answer_uses_request_pkey, test_length_kept,
-               test_agent_own_requests, test_link_modes, test_drop_rate, test_link_pull_and_plug,
-               test_capture)
+               test_agent_own_requests, test_agent_request_deadlines, test_deferred_heap_order,
+               test_link_modes, test_drop_rate, test_link_pull_and_plug, test_capture)

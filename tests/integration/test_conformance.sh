@@ -18,6 +18,8 @@
 #      that went down keeps its last width and speed; ibnetdiscover -p
 #      prints no "??";
 #   6. perfquery -c (PortSamplesControl) on a port that does not exist fails;
+#      perfquery of port 0 of a base-port-0 switch is refused (no counters
+#      there; ibsim answers);
 #   7. VLArbitrationTable modifiers: blocks 1-4 only (0x1C otherwise, as
 #      ibsim), no port 0 on a base-port-0 switch and no port 9 of 8 (the
 #      spec; ibsim answers those);
@@ -219,6 +221,14 @@ check_eq "its peer (hca-3): LinkDownedCounter 1" 1 "$(downed pz hca-3)"
 lid=$(lid_of pz leaf-0)
 check "perfquery -c leaf-0 port 3: answered" run_diag pz "$HOST" perfquery -c "$lid" 3
 check "perfquery -c leaf-0 port 9 of 8: refused" fails run_diag pz "$HOST" perfquery -c "$lid" 9
+# Port 0 of a base-port-0 switch has no link and no counters: 0x1C, as for
+# a port that does not exist (OpenSM's PerfMgr and ibqueryerrors never ask
+# it: they start at port 1 unless SwitchInfo says EnhancedPort0). ibsim
+# answers it with counters of its own.
+check "perfquery leaf-0 (base port 0) port 0: refused (ibsim answers)" \
+    fails run_diag pz "$HOST" perfquery "$lid" 0
+check "... ibsim answers it" run_diag ib "$HOST" perfquery "$(lid_of ib leaf-0)" 0
+check "perfquery leaf-0 port 1: answered" run_diag pz "$HOST" perfquery "$lid" 1
 lid=$(lid_of pz hca-1)
 check "perfquery -c hca-1 port 1: answered" run_diag pz "$HOST" perfquery -c "$lid" 1
 check "perfquery -c hca-1 port 2 of 1: refused" fails run_diag pz "$HOST" perfquery -c "$lid" 2

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_mkey.sh PZFABRIC SMP_SET - M_Key protection of
+# test_mkey.sh PZFABRIC SMP_SET SMP_TOOL - M_Key protection of
 # portzero's SMA under OpenSM, on ft-2s4l.net.
 #
 # OpenSM runs with a configuration file made from its own template
@@ -22,11 +22,18 @@
 #     key the same Set is answered;
 #   - ibportstate query with a wrong key fails, with the key it reads the
 #     port and its peer (a combined route, the key again);
-#   - every Trap 256 is repressed (OpenSM logs each TID once).
+#   - 5000 LID-routed Gets with a wrong key to Leaf4 (smp_tool flood): 5000
+#     timeouts, MKeyViolations up by exactly 5000, and right after them a
+#     Get and a Set with the key are answered, OpenSM still without ERR 3120;
+#   - every Trap 256 is repressed (OpenSM logs each TID once);
+#   - a second OpenSM configured with m_key_lease_period 3 and
+#     sweep_interval 30: it raises the lease to 31 itself (a lease must
+#     outlast a sweep; it logs so) and writes 31, which the switches report:
+#     MkeyLeasePeriod 31 is OpenSM's doing, not the SMA's.
 set -euo pipefail
 
 source "$(dirname "$0")/lib.sh"
-pzt_paths "test_mkey.sh PZFABRIC SMP_SET" "$@"
+pzt_paths "test_mkey.sh PZFABRIC SMP_SET SMP_TOOL" "$@"
 pzt_require opensm ibnetdiscover smpquery ibportstate
 pzt_init mkey
 
@@ -109,6 +116,20 @@ check "ibportstate -y <wrong> query: fails" test "$rc" != 0
 diag ibportstate -y "$KEY" "$L4" 1 query > q 2>&1 || true
 check_eq "ibportstate -y <key> query: port and peer read, both Active" 2 "$(grep -c '^LinkState:\.*Active$' q)"
 
+# A flood of wrong keys: counted one by one, and the SM keeps the switch.
+diag smpquery -y "$KEY" portinfo "$L4" 0 > v0 2>&1 || true
+diag "$SMP_TOOL" -y "$WRONG" -t 1000 flood "$L4" 5000 > flood.out 2>&1 || true
+check_eq "5000 Gets with a wrong key to Leaf4: 5000 timeouts" "answered 0 timeouts 5000 other 0" \
+    "$(cat flood.out)"
+diag smpquery -y "$KEY" portinfo "$L4" 0 > v1 2>&1 || true
+v0=$(field v0 MkeyViolations) v1=$(field v1 MkeyViolations)
+check_eq "... then a Get with the key is answered: MKeyViolations up by exactly 5000" 5000 \
+    $((${v1:-0} - ${v0:-0}))
+diag "$SMP_SET" -y "$KEY" -t 1000 "$L4" Leaf4 > set.out 2>&1 || true
+check_eq "... and a Set with the key" Leaf4 "$(cat set.out)"
+check "OpenSM kept the switch: no ERR 3120 'mis-set mkey'" \
+    bash -c "! grep -qE 'ERR 3120|mis-set mkey' '$WORK/sm/osm.log'"
+
 # Traps are repressed: every Trap 256 TID from a switch once in OpenSM's log
 # (a TrapRepress carries the key; a lost one makes the SMA resend the trap
 # every 1.07 s with the same TID).
@@ -120,5 +141,19 @@ check "no violation at $HOST from its own reads (no Trap 256 from LID $HOST_LID)
     bash -c "! grep -q 'Bad M_Key\" from LID $HOST_LID,' '$WORK/sm/osm.log'"
 diag smpquery -y "$KEY" portinfo "$HOST_LID" 1 > hpi 2>&1 || true
 check_eq "... its MkeyViolations is 0" 0 "$(field hpi MkeyViolations)"
+
+# OpenSM with a lease of 3 s and a sweep every 30 s.
+stop sm
+sed -E -e 's/^m_key_lease_period .*/m_key_lease_period 3/' -e 's/^sweep_interval .*/sweep_interval 30/' \
+    "$WORK/mkey.conf" > "$WORK/lease.conf"
+start_opensm sm2 fab Hca1 --conf "$WORK/lease.conf"
+if wait_subnet_up sm2 30; then
+    check "OpenSM raises the lease itself: 'Setting lease period to 31'" \
+        grep -q 'Sweep interval 30 >= mkey lease period 3. Setting lease period to 31' "$WORK/sm2/osm.log" "$WORK/sm2/opensm.out"
+    diag smpquery -y "$KEY" portinfo "$L4" 0 > lease 2>&1 || true
+    check_eq "Leaf4 reports the lease OpenSM wrote: MkeyLeasePeriod 31" 31 "$(field lease MkeyLeasePeriod)"
+else
+    check "OpenSM (lease 3, sweep 30): SUBNET UP" false
+fi
 
 pzt_finish
