@@ -151,6 +151,10 @@ size_t ssh_conn_pending_output(const struct ssh_conn *conn);
 void ssh_conn_tick(struct ssh_conn *conn, uint64_t now);
 /* When ssh_conn_tick() must run next (UINT64_MAX: no timer). */
 uint64_t ssh_conn_next_deadline(const struct ssh_conn *conn);
+/* True while a password attempt of the connection waits for its address's back-off
+ * turn (an address that failed backoff_after times): the first to drop when a caller
+ * must make room for a newcomer. */
+bool ssh_conn_waiting_turn(const struct ssh_conn *conn);
 /* True once the connection is over: send what is pending, then close and free it. */
 bool ssh_conn_finished(const struct ssh_conn *conn);
 /* Counters for tests and logs. */

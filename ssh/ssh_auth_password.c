@@ -87,8 +87,8 @@ static void hold(struct ssh_conn *c, const char *pw, uint64_t wait)
     memcpy(c->pw_held, pw, len);
     c->pw_held_len = len;
     c->pw_turn = c->now + wait;
-    ssh_log(c, SSH_LOG_INFO, "password attempt from %s waits %llu ms (back-off)", c->peer,
-            (unsigned long long)wait);
+    ssh_log(c, SSH_LOG_INFO, "password attempt from %s waits %llu ms (back-off, turn at %llu)",
+            c->peer, (unsigned long long)wait, (unsigned long long)c->pw_turn);
 }
 
 void ssh_auth_password(struct ssh_conn *c, int user, struct ssh_rd *rd)
@@ -170,6 +170,11 @@ static void on_verdict(void *arg, void *owner, bool ok)
     } else {
         verdict_failed(c);
     }
+}
+
+bool ssh_conn_waiting_turn(const struct ssh_conn *c)
+{
+    return c->pw_held != NULL;
 }
 
 int ssh_server_verdict_fd(const struct ssh_server *srv)
