@@ -161,7 +161,7 @@ static const struct pz_config_key pz_config_table[] = {
                    "curve25519, ssh-ed25519, chacha20/AES-GCM/AES-CTR with -etm MACs)"),
     /* One verifier: a hash takes a core, the agent loop keeps the other(s). */
     PZ_KEY(ssh_pw_workers, .type = PZ_CONFIG_UINT, .min = 1, .max = 8, .def = 1,
-           .help = "password hashes computed at once (verifier threads, at nice +10, off the "
+           .help = "password hashes computed at once (verifier threads, at nice 19, off the "
                    "thread that serves the MADs)"),
     PZ_KEY(ssh_pw_queue, .type = PZ_CONFIG_UINT, .min = 1, .max = 64, .def = 8,
            .help = "password attempts waiting for a verifier; a further one is refused "

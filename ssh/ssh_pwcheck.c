@@ -29,7 +29,7 @@
 
 #include "ssh_wire.h"
 
-#define PWCHECK_NICE 10 /* workers yield the CPU to the thread that serves the switch */
+#define PWCHECK_NICE 19 /* workers yield the CPU to the thread that serves the switch */
 
 struct pw_job {
     struct pw_job *next;

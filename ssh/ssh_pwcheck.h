@@ -20,7 +20,7 @@ struct ssh_pwcheck;
  * password matched. */
 typedef void (*ssh_pwcheck_verdict_fn)(void *arg, void *owner, bool ok);
 
-/* Starts workers threads (at nice +10) with room for queue_max attempts waiting
+/* Starts workers threads (at nice 19) with room for queue_max attempts waiting
  * for one; NULL with a message in err on failure. */
 struct ssh_pwcheck *ssh_pwcheck_new(unsigned workers, unsigned queue_max, char *err, size_t errlen);
 /* Stops and joins the workers, wipes and frees every job. */
