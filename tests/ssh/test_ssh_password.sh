@@ -92,3 +92,4 @@ for ((k = 1; k < ${#turns[@]}; k++)); do
 done
 check_eq "their turns are at least 300 ms apart" $((${#turns[@]} - 1)) "$ok"
 check "server alive" kill -0 "$PID"
+check "no sanitizer report" bash -c "! grep -q Sanitizer pw.log"
