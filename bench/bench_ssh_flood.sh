@@ -104,25 +104,22 @@ EOF
 }
 key_login() { ip netns exec "$NS2" ssh "${SSHOPT[@]}" "admin@$SWADDR" show version | grep -q '^portzero '; }
 
-# measure LABEL: the figures appended to the arrays LABEL_q, _smp, _ctl, _ctl95, _key.
+# measure LABEL: one phase's figures into Q, SMP, CTL, CTL95, KEY, and one line.
 measure() {
-    local q smp ctl ctl95 key
-    q=$(median_ms smp)
-    smp=$(smp_us)
-    read -r ctl ctl95 < <(ctl_ms)
-    key=$(RUNS=5 median_ms key_login)
-    eval "$1_q+=($q) $1_smp+=($smp) $1_ctl+=($ctl) $1_ctl95+=($ctl95) $1_key+=($key)"
-    echo "    $1: smpquery $q ms, SMP round trip $smp us, ctl show ip $ctl ms (p95 $ctl95 ms)," \
-        "key login $key ms"
+    Q=$(median_ms smp)
+    SMP=$(smp_us)
+    read -r CTL CTL95 < <(ctl_ms)
+    KEY=$(RUNS=5 median_ms key_login)
+    echo "    $1: smpquery $Q ms, SMP round trip $SMP us, ctl show ip $CTL ms (p95 $CTL95 ms)," \
+        "key login $KEY ms"
 }
 
 # round NAME [OPTION...]: with options, restart portzerod with them; PAIRS times an idle
 # phase then a flood phase (alternating, so the machine's other load hits both); print
 # the medians over the phases, their ratios and what the guessers got.
 round() {
-    local name=$1 seconds k f
-    local idle_q=() idle_smp=() idle_ctl=() idle_ctl95=() idle_key=()
-    local flood_q=() flood_smp=() flood_ctl=() flood_ctl95=() flood_key=()
+    local name=$1 seconds k
+    local iq=() ismp=() ictl=() ictl95=() ikey=() fq=() fsmp=() fctl=() fctl95=() fkey=()
     shift
     if [ $# -gt 0 ]; then
         stop_pid "$AGENT"
@@ -136,18 +133,25 @@ round() {
     seconds=13
     for ((k = 1; k <= PAIRS; k++)); do
         measure idle
+        iq+=("$Q") ismp+=("$SMP") ictl+=("$CTL") ictl95+=("$CTL95") ikey+=("$KEY")
         ip netns exec "$NS" nice -n 19 /usr/bin/python3 "$GUESS" flood - "$SWADDR" 22 admin \
             "$seconds" "$GUESSERS" > "$WORK/flood.out" 2> "$WORK/flood.err" &
         FLOOD=$!
         sleep 3
         measure flood
+        fq+=("$Q") fsmp+=("$SMP") fctl+=("$CTL") fctl95+=("$CTL95") fkey+=("$KEY")
         wait "$FLOOD"
         FLOOD=''
         cat "$WORK/flood.out" >> "$WORK/flood.all"
     done
-    for f in q smp ctl ctl95 key; do
-        eval "M_idle_$f=\$(median \"\${idle_$f[@]}\") M_flood_$f=\$(median \"\${flood_$f[@]}\")"
-    done
+    local M_idle_q M_idle_smp M_idle_ctl M_idle_ctl95 M_idle_key
+    local M_flood_q M_flood_smp M_flood_ctl M_flood_ctl95 M_flood_key
+    M_idle_q=$(median "${iq[@]}") M_idle_smp=$(median "${ismp[@]}")
+    M_idle_ctl=$(median "${ictl[@]}") M_idle_ctl95=$(median "${ictl95[@]}")
+    M_idle_key=$(median "${ikey[@]}")
+    M_flood_q=$(median "${fq[@]}") M_flood_smp=$(median "${fsmp[@]}")
+    M_flood_ctl=$(median "${fctl[@]}") M_flood_ctl95=$(median "${fctl95[@]}")
+    M_flood_key=$(median "${fkey[@]}")
     echo "  medians of $PAIRS: idle smpquery $M_idle_q ms, SMP $M_idle_smp us, ctl $M_idle_ctl ms" \
         "(p95 $M_idle_ctl95), key login $M_idle_key ms"
     echo "              flood smpquery $M_flood_q ms, SMP $M_flood_smp us, ctl $M_flood_ctl ms" \

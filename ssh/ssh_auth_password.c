@@ -91,6 +91,9 @@ static void hold(struct ssh_conn *c, const char *pw, uint64_t wait)
             c->peer, (unsigned long long)wait, (unsigned long long)c->pw_turn);
 }
 
+/* A password request: the connection goes pending; the attempt waits for its back-off
+ * turn or goes to the verifier at once.  A malformed request or a password change fails
+ * at once (after the failure delay), unhashed. */
 void ssh_auth_password(struct ssh_conn *c, int user, struct ssh_rd *rd)
 {
     char *pw = malloc(PW_MAX);
@@ -122,6 +125,7 @@ void ssh_auth_password(struct ssh_conn *c, int user, struct ssh_rd *rd)
     free(pw);
 }
 
+/* The held attempt's turn came: to the verifier. */
 void ssh_auth_password_tick(struct ssh_conn *c)
 {
     if (!c->pw_held || c->now < c->pw_turn)
@@ -130,6 +134,7 @@ void ssh_auth_password_tick(struct ssh_conn *c)
     drop_held(c);
 }
 
+/* The connection is freed: wipe the held password, cancel the verifier job. */
 void ssh_auth_password_drop(struct ssh_conn *c)
 {
     drop_held(c);
@@ -172,22 +177,26 @@ static void on_verdict(void *arg, void *owner, bool ok)
     }
 }
 
+/* Whether a password attempt waits for its back-off turn. */
 bool ssh_conn_waiting_turn(const struct ssh_conn *c)
 {
     return c->pw_held != NULL;
 }
 
+/* The verifier's descriptor, -1 without one. */
 int ssh_server_verdict_fd(const struct ssh_server *srv)
 {
     return srv->pwcheck ? ssh_pwcheck_fd(srv->pwcheck) : -1;
 }
 
+/* Answers the connections whose verdict came. */
 void ssh_server_verdicts(struct ssh_server *srv, uint64_t now)
 {
     if (srv->pwcheck)
         ssh_pwcheck_collect(srv->pwcheck, on_verdict, &now);
 }
 
+/* The back-off table and the verifier, when some user has a hash. */
 int ssh_auth_password_start(struct ssh_server *s, char *err, size_t errlen)
 {
     const struct ssh_backoff_config bc = {.after = s->cfg.backoff_after,
@@ -210,6 +219,7 @@ int ssh_auth_password_start(struct ssh_server *s, char *err, size_t errlen)
     return s->pwcheck ? 0 : -1;
 }
 
+/* Stops the verifier, frees the table. */
 void ssh_auth_password_stop(struct ssh_server *s)
 {
     ssh_pwcheck_free(s->pwcheck);

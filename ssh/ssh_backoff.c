@@ -29,6 +29,7 @@ struct ssh_backoff {
     struct backoff_entry *e;
 };
 
+/* An empty table of cfg->table entries. */
 struct ssh_backoff *ssh_backoff_new(const struct ssh_backoff_config *cfg)
 {
     struct ssh_backoff *bo = calloc(1, sizeof(*bo));
@@ -46,6 +47,7 @@ struct ssh_backoff *ssh_backoff_new(const struct ssh_backoff_config *cfg)
     return bo;
 }
 
+/* Frees the table. */
 void ssh_backoff_free(struct ssh_backoff *bo)
 {
     if (!bo)
@@ -54,6 +56,7 @@ void ssh_backoff_free(struct ssh_backoff *bo)
     free(bo);
 }
 
+/* base_ms << (failures - after), capped at max_ms; 0 below the threshold. */
 uint64_t ssh_backoff_delay(const struct ssh_backoff *bo, uint32_t failures)
 {
     uint32_t steps;
@@ -104,6 +107,7 @@ static struct backoff_entry *make(struct ssh_backoff *bo, const char *addr, uint
     return e;
 }
 
+/* Takes addr's next turn: the wait until it, and the turn after it one delay later. */
 uint64_t ssh_backoff_turn(struct ssh_backoff *bo, const char *addr, uint64_t now)
 {
     struct backoff_entry *e = find(bo, addr, now);
@@ -116,6 +120,7 @@ uint64_t ssh_backoff_turn(struct ssh_backoff *bo, const char *addr, uint64_t now
     return start - now;
 }
 
+/* Counts a failure; from the threshold on, the next turn is one delay after it at least. */
 uint32_t ssh_backoff_failed(struct ssh_backoff *bo, const char *addr, uint64_t now)
 {
     struct backoff_entry *e = find(bo, addr, now);
@@ -134,6 +139,7 @@ uint32_t ssh_backoff_failed(struct ssh_backoff *bo, const char *addr, uint64_t n
     return e->failures;
 }
 
+/* Forgets addr. */
 void ssh_backoff_success(struct ssh_backoff *bo, const char *addr)
 {
     for (uint32_t i = 0; i < bo->cfg.table; i++)

@@ -151,6 +151,7 @@ static int start_workers(struct ssh_pwcheck *pc)
     return rc;
 }
 
+/* Creates the verifier and starts its workers (see ssh_pwcheck.h). */
 struct ssh_pwcheck *ssh_pwcheck_new(unsigned workers, unsigned queue_max, char *err, size_t errlen)
 {
     struct ssh_pwcheck *pc = calloc(1, sizeof(*pc));
@@ -184,6 +185,7 @@ static void list_free(struct pw_job *j)
     }
 }
 
+/* Stops the workers (a hash in progress finishes first) and frees everything. */
 void ssh_pwcheck_free(struct ssh_pwcheck *pc)
 {
     if (!pc)
@@ -207,11 +209,13 @@ void ssh_pwcheck_free(struct ssh_pwcheck *pc)
     free(pc);
 }
 
+/* The eventfd the workers signal verdicts on. */
 int ssh_pwcheck_fd(const struct ssh_pwcheck *pc)
 {
     return pc->efd;
 }
 
+/* Queues a copy of the password for a worker; -1 when queue_max already wait. */
 int ssh_pwcheck_submit(struct ssh_pwcheck *pc, void *owner, const char *password,
                        const char *setting, const char *hash)
 {
@@ -250,6 +254,7 @@ static void list_cancel(struct pw_job *j, void *owner)
             j->owner = NULL;
 }
 
+/* Forgets owner in every job, wherever it is (its verdict is then dropped). */
 void ssh_pwcheck_cancel(struct ssh_pwcheck *pc, void *owner)
 {
     pthread_mutex_lock(&pc->mu);
@@ -261,6 +266,7 @@ void ssh_pwcheck_cancel(struct ssh_pwcheck *pc, void *owner)
     pthread_mutex_unlock(&pc->mu);
 }
 
+/* Hands each finished verdict to fn; returns how many. */
 unsigned ssh_pwcheck_collect(struct ssh_pwcheck *pc, ssh_pwcheck_verdict_fn fn, void *arg)
 {
     uint64_t count;
