@@ -159,6 +159,27 @@ static const struct pz_config_key pz_config_table[] = {
            .help = "also offer ecdh-sha2-nistp256, the ecdsa-sha2-nistp256 host key and the "
                    "non-etm hmac-sha2-256/512 (ssh-audit fails or warns on them; off offers "
                    "curve25519, ssh-ed25519, chacha20/AES-GCM/AES-CTR with -etm MACs)"),
+    /* One verifier: a hash takes a core, the agent loop keeps the other(s). */
+    PZ_KEY(ssh_pw_workers, .type = PZ_CONFIG_UINT, .min = 1, .max = 8, .def = 1,
+           .help = "password hashes computed at once (verifier threads, at nice 19, off the "
+                   "thread that serves the MADs)"),
+    PZ_KEY(ssh_pw_queue, .type = PZ_CONFIG_UINT, .min = 1, .max = 64, .def = 8,
+           .help = "password attempts waiting for a verifier; a further one is refused "
+                   "(USERAUTH_FAILURE, counted against the connection's 6 tries)"),
+    PZ_KEY(ssh_backoff_after, .type = PZ_CONFIG_UINT, .min = 0, .max = 1000, .def = 5,
+           .help = "failed passwords from one address before its attempts wait their turn; "
+                   "0 = no back-off"),
+    PZ_KEY(ssh_backoff_base_ms, .type = PZ_CONFIG_UINT, .min = 1, .max = 3600000, .def = 1000,
+           .help = "the first wait between an address's attempts in back-off; doubles per "
+                   "further failure"),
+    PZ_KEY(ssh_backoff_max_ms, .type = PZ_CONFIG_UINT, .min = 1, .max = 3600000, .def = 60000,
+           .help = "the longest wait between an address's attempts"),
+    PZ_KEY(ssh_backoff_forget_ms, .type = PZ_CONFIG_UINT, .min = 1000, .max = 86400000,
+           .def = 600000,
+           .help = "an address without a failed password this long (or after a login) starts "
+                   "afresh"),
+    PZ_KEY(ssh_backoff_table, .type = PZ_CONFIG_UINT, .min = 1, .max = 65536, .def = 256,
+           .help = "addresses the back-off remembers (the least recently used forgotten first)"),
     PZ_KEY(snmp_config, .type = PZ_CONFIG_PATH, .def_text = "",
            .help = "net-snmp snmpd.conf tokens (createUser, rouser, trap2sink...); empty = none"),
 };

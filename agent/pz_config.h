@@ -68,8 +68,15 @@ struct pz_config {
     char ssh_password_hash[160];      /* admin's crypt(3) hash; empty = no password login */
     char ssh_monitor_authorized_keys[128]; /* the read-only monitor user's */
     char ssh_monitor_password_hash[160];
-    unsigned ssh_max_sessions;  /* logged-in connections at once */
-    bool ssh_compat_algorithms; /* also offer NIST P-256 and the non-etm MACs */
+    unsigned ssh_max_sessions;      /* logged-in connections at once */
+    bool ssh_compat_algorithms;     /* also offer NIST P-256 and the non-etm MACs */
+    unsigned ssh_pw_workers;        /* password hashes at once (verifier threads) */
+    unsigned ssh_pw_queue;          /* password attempts waiting for a verifier; more: refused */
+    unsigned ssh_backoff_after;     /* failed passwords of an address before back-off; 0 = off */
+    unsigned ssh_backoff_base_ms;   /* the first wait of an address in back-off */
+    unsigned ssh_backoff_max_ms;    /* the wait's cap (it doubles per failure) */
+    unsigned ssh_backoff_forget_ms; /* an address quiet this long starts afresh */
+    unsigned ssh_backoff_table;     /* addresses remembered */
 };
 
 /*

@@ -564,20 +564,30 @@ static unsigned pz_ssh_pending_from(const struct pz_ip_ssh *s, uint32_t peer)
     return n;
 }
 
-/*
- * The table is full and a newcomer waits: drop the oldest connection that has not
- * logged in, of the address holding the most such connections, and return its slot
- * (PZ_SSH_MAX_CONNS when every connection is logged in).  Without it, a few idle TCP
- * connections that never log in would lock every operator out for the login grace
- * time, again and again; this way one address cannot keep another out, and a client
- * behind the flooding address still replaces the oldest of its idle connections.
- */
-static unsigned pz_ssh_evict_for(struct pz_ip_ssh *s)
+/* The oldest connection whose password attempt waits for its address's back-off turn
+ * (a guesser's: the address failed ssh_backoff_after times), or PZ_SSH_MAX_CONNS. */
+static unsigned pz_ssh_evict_waiting(const struct pz_ip_ssh *s)
+{
+    unsigned best = PZ_SSH_MAX_CONNS;
+
+    for (unsigned i = 0; i < PZ_SSH_MAX_CONNS; i++) {
+        const struct pz_ssh_conn *c = s->conns[i];
+
+        if (c && !c->counted && ssh_conn_waiting_turn(c->ssh) &&
+            (best == PZ_SSH_MAX_CONNS || c->serial < s->conns[best]->serial))
+            best = i;
+    }
+    return best;
+}
+
+/* The oldest connection not logged in of the address holding the most such
+ * connections, or PZ_SSH_MAX_CONNS. */
+static unsigned pz_ssh_evict_busiest(const struct pz_ip_ssh *s)
 {
     unsigned best = PZ_SSH_MAX_CONNS, best_n = 0;
 
     for (unsigned i = 0; i < PZ_SSH_MAX_CONNS; i++) {
-        struct pz_ssh_conn *c = s->conns[i];
+        const struct pz_ssh_conn *c = s->conns[i];
         unsigned n;
 
         if (!c || c->counted)
@@ -588,6 +598,24 @@ static unsigned pz_ssh_evict_for(struct pz_ip_ssh *s)
             best_n = n;
         }
     }
+    return best;
+}
+
+/*
+ * The table is full and a newcomer waits: drop the oldest connection waiting for its
+ * password back-off turn (a guesser's), else the oldest connection that has not logged
+ * in of the address holding the most such connections, and return its slot
+ * (PZ_SSH_MAX_CONNS when every connection is logged in).  Without it, a few idle TCP
+ * connections that never log in would lock every operator out for the login grace
+ * time, again and again; this way one address cannot keep another out, and a client
+ * behind the flooding address still replaces the oldest of its idle connections.
+ */
+static unsigned pz_ssh_evict_for(struct pz_ip_ssh *s)
+{
+    unsigned best = pz_ssh_evict_waiting(s);
+
+    if (best == PZ_SSH_MAX_CONNS)
+        best = pz_ssh_evict_busiest(s);
     if (best < PZ_SSH_MAX_CONNS) {
         struct pz_ssh_conn *c = s->conns[best];
 
@@ -599,6 +627,16 @@ static unsigned pz_ssh_evict_for(struct pz_ip_ssh *s)
         s->conns[best] = NULL;
     }
     return best;
+}
+
+/* Tell the library the client's address (the key of its password back-off). */
+static void pz_ssh_set_peer(struct pz_ssh_conn *c)
+{
+    char addr[16];
+
+    snprintf(addr, sizeof(addr), "%u.%u.%u.%u", c->peer >> 24, c->peer >> 16 & 255,
+             c->peer >> 8 & 255, c->peer & 255);
+    ssh_conn_set_peer(c->ssh, addr);
 }
 
 /* Accept the connections lwIP took. */
@@ -630,6 +668,7 @@ static void pz_ssh_accept(struct pz_ip_ssh *s, uint64_t now)
             free(c);
             continue;
         }
+        pz_ssh_set_peer(c);
         s->conns[i] = c;
     }
 }
@@ -644,6 +683,17 @@ static void pz_ssh_serve_all(struct pz_ip_ssh *s)
     for (unsigned i = 0; i < PZ_SSH_MAX_CONNS; i++)
         if (s->conns[i] && !pz_ssh_serve(s->conns[i], now))
             s->conns[i] = NULL;
+}
+
+/* Loop: password verdicts from the library's verifier threads: answer them, then serve
+ * (the answered connections take their held input). */
+static void pz_ssh_on_verdicts(void *arg, int fd)
+{
+    struct pz_ip_ssh *s = arg;
+
+    (void)fd;
+    ssh_server_verdicts(s->server, pz_ssh_now_ms());
+    pz_ssh_serve_all(s);
 }
 
 /* Loop: TCP events on port 22. */
@@ -708,7 +758,15 @@ static int pz_ssh_server_start(struct pz_ip_ssh *s, const struct pz_config *cfg,
                                size_t errlen)
 {
     struct ssh_server_config sc = {.state_dir = cfg->state_dir,
-                                   .compat_algorithms = cfg->ssh_compat_algorithms};
+                                   .compat_algorithms = cfg->ssh_compat_algorithms,
+                                   .pw_workers = cfg->ssh_pw_workers,
+                                   .pw_queue = cfg->ssh_pw_queue,
+                                   .backoff_after =
+                                       cfg->ssh_backoff_after ? cfg->ssh_backoff_after : UINT32_MAX,
+                                   .backoff_base_ms = cfg->ssh_backoff_base_ms,
+                                   .backoff_max_ms = cfg->ssh_backoff_max_ms,
+                                   .backoff_forget_ms = cfg->ssh_backoff_forget_ms,
+                                   .backoff_table = cfg->ssh_backoff_table};
 
     sc.users[SSH_USER_ADMIN] = (struct ssh_user_config){
         .name = "admin",
@@ -739,6 +797,8 @@ struct pz_ip_ssh *pz_ip_ssh_create(const struct pz_config *cfg, struct pz_loop *
         !(s->port =
               pz_tcp_listen(PZ_SSH_PORT, PZ_SSH_MAX_CONNS + PZ_SSH_SPARE_CONNS, err, errlen)) ||
         pz_loop_add_fd(loop, pz_tcp_port_fd(s->port), pz_ssh_on_port, s) ||
+        (ssh_server_verdict_fd(s->server) >= 0 &&
+         pz_loop_add_fd(loop, ssh_server_verdict_fd(s->server), pz_ssh_on_verdicts, s)) ||
         pz_loop_add_timer(loop, pz_ssh_deadline, pz_ssh_on_timer, s)) {
         if (!*err)
             snprintf(err, errlen, "the event loop is full");
@@ -747,6 +807,12 @@ struct pz_ip_ssh *pz_ip_ssh_create(const struct pz_config *cfg, struct pz_loop *
     }
     pz_log(PZ_LOG_INFO, "ssh: server on TCP %u (host keys in %s, at most %u sessions)", PZ_SSH_PORT,
            cfg->state_dir, s->max_logins);
+    if (ssh_server_verdict_fd(s->server) >= 0)
+        pz_log(PZ_LOG_INFO,
+               "ssh: passwords: %u verifier thread(s), %u waiting at most; back-off %s%u failures "
+               "(%u ms doubling up to %u ms)",
+               cfg->ssh_pw_workers, cfg->ssh_pw_queue, cfg->ssh_backoff_after ? "after " : "off, ",
+               cfg->ssh_backoff_after, cfg->ssh_backoff_base_ms, cfg->ssh_backoff_max_ms);
     return s;
 }
 
@@ -762,6 +828,8 @@ void pz_ip_ssh_destroy(struct pz_ip_ssh *s)
         pz_tcp_unlisten(s->port);
     }
     pz_loop_remove_timers(s->loop, s);
+    if (s->server && ssh_server_verdict_fd(s->server) >= 0)
+        pz_loop_remove_fd(s->loop, ssh_server_verdict_fd(s->server));
     ssh_server_free(s->server);
     free(s);
 }

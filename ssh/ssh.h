@@ -35,6 +35,21 @@ struct ssh_server_config {
     uint32_t login_grace_ms;     /* [120000] from connect to authenticated */
     uint32_t max_auth_tries;     /* [6] failed attempts per connection */
     uint32_t auth_fail_delay_ms; /* [1000] before a failure is answered */
+    /* Passwords are hashed by pw_workers threads (so many hashes at once); at most
+     * pw_queue attempts wait for one, a further attempt is refused (USERAUTH_FAILURE
+     * after the failure delay, counted against max_auth_tries). */
+    uint32_t pw_workers; /* [1] */
+    uint32_t pw_queue;   /* [8] */
+    /* Per source address (ssh_conn_set_peer): after backoff_after failed passwords
+     * (UINT32_MAX: never), each further attempt waits its turn: consecutive verdicts at
+     * least backoff_base_ms apart, doubling with each failure up to backoff_max_ms; an
+     * address with no failure for backoff_forget_ms, or a login from it, starts afresh.
+     * backoff_table addresses are remembered (least recently used forgotten first). */
+    uint32_t backoff_after;     /* [5] */
+    uint32_t backoff_base_ms;   /* [1000] */
+    uint32_t backoff_max_ms;    /* [60000] */
+    uint32_t backoff_forget_ms; /* [600000] */
+    uint32_t backoff_table;     /* [256] */
     uint32_t
         idle_timeout_ms;  /* [900000] after login: no input, no output, no exec command running */
     uint64_t rekey_bytes; /* [1 GiB] re-key after this many bytes one way */
@@ -103,16 +118,28 @@ struct ssh_conn_ops {
  * config's strings must outlive the server. */
 struct ssh_server *ssh_server_new(const struct ssh_server_config *config, char *err, size_t errlen);
 void ssh_server_free(struct ssh_server *srv);
+/*
+ * Password verdicts: hashes run on the server's worker threads; when this descriptor
+ * (-1: no user has a password hash) polls readable, call ssh_server_verdicts(), which
+ * answers the connections whose verdict came (they may then take held input and have
+ * output: serve them, as after ssh_conn_input).
+ */
+int ssh_server_verdict_fd(const struct ssh_server *srv);
+void ssh_server_verdicts(struct ssh_server *srv, uint64_t now);
 /* SHA256 fingerprint ("SHA256:base64") of the host key of algorithm alg; 0 on success. */
 int ssh_server_fingerprint(struct ssh_server *srv, const char *alg, char *out, size_t outlen);
 
 /* A new connection: sends the version line and KEXINIT at once.  NULL on no memory. */
 struct ssh_conn *ssh_conn_new(struct ssh_server *srv, const struct ssh_conn_ops *ops, void *app,
                               uint64_t now);
+/* The client's address as text (IPv4 or IPv6), the key of the password back-off; a
+ * connection without one shares the back-off of "" with the others without one. */
+void ssh_conn_set_peer(struct ssh_conn *conn, const char *addr);
 /* Frees the connection and its sessions (session_closed is called for each). */
 void ssh_conn_free(struct ssh_conn *conn);
 /* Received bytes; returns how many were taken.  Fewer than len means the library is
- * busy (output backlog, auth delay): offer the rest again later. */
+ * busy (output backlog, auth delay, a password verdict awaited): offer the rest again
+ * later. */
 size_t ssh_conn_input(struct ssh_conn *conn, const uint8_t *buf, size_t len, uint64_t now);
 /* The peer closed its side of the transport. */
 void ssh_conn_input_closed(struct ssh_conn *conn, uint64_t now);
@@ -124,6 +151,10 @@ size_t ssh_conn_pending_output(const struct ssh_conn *conn);
 void ssh_conn_tick(struct ssh_conn *conn, uint64_t now);
 /* When ssh_conn_tick() must run next (UINT64_MAX: no timer). */
 uint64_t ssh_conn_next_deadline(const struct ssh_conn *conn);
+/* True while a password attempt of the connection waits for its address's back-off
+ * turn (an address that failed backoff_after times): the first to drop when a caller
+ * must make room for a newcomer. */
+bool ssh_conn_waiting_turn(const struct ssh_conn *conn);
 /* True once the connection is over: send what is pending, then close and free it. */
 bool ssh_conn_finished(const struct ssh_conn *conn);
 /* Counters for tests and logs. */

@@ -1,21 +1,15 @@
 /*
  * ssh_auth.c - the ssh-userauth service (RFC 4252): "none", "publickey"
  * (RFC 4252 §7, keys from the user's authorized_keys) and "password"
- * (RFC 4252 §8, against a crypt(3) hash), attempt limits and the delay
- * after a failure, which holds back further input instead of blocking.
+ * (RFC 4252 §8, ssh_auth_password.c), attempt limits and the delay after
+ * a failure, which holds back further input instead of blocking.
  */
-#include <crypt.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <mbedtls/platform_util.h>
 
 #include "ssh_authkeys.h"
 #include "ssh_internal.h"
 #include "ssh_userkey.h"
-
-/* A sha512-crypt setting hashed when no user has a password hash to borrow. */
-#define DUMMY_SETTING "$6$pzdummysalt0000$"
 
 /*
  * Handles SERVICE_REQUEST before authentication: only ssh-userauth is offered (RFC 4253
@@ -42,7 +36,7 @@ void ssh_auth_service_request(struct ssh_conn *c, const uint8_t *p, size_t len)
 
 /* True if some user has a password hash (then "password" is listed for everyone, so the
  * list does not tell which users exist). */
-static bool any_password(const struct ssh_conn *c)
+bool ssh_auth_any_password(const struct ssh_conn *c)
 {
     int i;
 
@@ -60,13 +54,13 @@ static void send_failure(struct ssh_conn *c)
 
     ssh_wr_init(&wr, buf, sizeof(buf));
     ssh_wr_u8(&wr, SSH_MSG_USERAUTH_FAILURE);
-    ssh_wr_cstring(&wr, any_password(c) ? "publickey,password" : "publickey");
+    ssh_wr_cstring(&wr, ssh_auth_any_password(c) ? "publickey,password" : "publickey");
     ssh_wr_u8(&wr, 0);
     ssh_send(c, buf, wr.len);
 }
 
 /* A failed attempt: counted; answered after the delay when slow, at once otherwise. */
-static void auth_failed(struct ssh_conn *c, bool slow)
+void ssh_auth_failed(struct ssh_conn *c, bool slow)
 {
     c->auth_failures++;
     if (c->auth_failures >= c->srv->cfg.max_auth_tries) {
@@ -82,9 +76,11 @@ static void auth_failed(struct ssh_conn *c, bool slow)
     c->auth_stall_until = c->now + c->srv->cfg.auth_fail_delay_ms;
 }
 
-/* Sends the delayed failure answer when its time has come. */
+/* Sends the delayed failure answer when its time has come; a password attempt whose
+ * back-off turn came goes to the verifier. */
 void ssh_auth_tick(struct ssh_conn *c)
 {
+    ssh_auth_password_tick(c);
     if (c->auth_failure_pending && c->now >= c->auth_stall_until) {
         c->auth_failure_pending = false;
         send_failure(c);
@@ -92,7 +88,7 @@ void ssh_auth_tick(struct ssh_conn *c)
 }
 
 /* A user logged in: the caller may still refuse; else USERAUTH_SUCCESS. */
-static void auth_success(struct ssh_conn *c, enum ssh_user_id user)
+void ssh_auth_success(struct ssh_conn *c, enum ssh_user_id user)
 {
     uint8_t msg = SSH_MSG_USERAUTH_SUCCESS;
 
@@ -115,54 +111,6 @@ static int find_user(const struct ssh_conn *c, const char *name)
         if (c->srv->cfg.users[i].name && strcmp(c->srv->cfg.users[i].name, name) == 0)
             return i;
     return -1;
-}
-
-/* True if password matches the crypt(3) hash.  Without a hash (unknown user, or none
- * configured) it still hashes, with another user's setting (same algorithm and cost) or
- * a sha512-crypt dummy, and fails: the answer's timing does not tell which users exist. */
-static bool password_ok(const struct ssh_conn *c, const char *password, const char *hash)
-{
-    struct crypt_data *cd = calloc(1, sizeof(*cd));
-    const char *setting = hash, *out;
-    bool ok = false;
-    int i;
-
-    if (!cd)
-        return false;
-    for (i = 0; !setting && i < SSH_USER_COUNT; i++)
-        if (c->srv->cfg.users[i].password_hash && *c->srv->cfg.users[i].password_hash)
-            setting = c->srv->cfg.users[i].password_hash;
-    out = crypt_r(password, setting ? setting : DUMMY_SETTING, cd);
-    if (hash && out && out[0] != '*' && strlen(out) == strlen(hash))
-        ok = ssh_ct_equal(out, hash, strlen(hash));
-    mbedtls_platform_zeroize(cd, sizeof(*cd));
-    free(cd);
-    return ok;
-}
-
-/* "password": bool FALSE, string password. */
-static void method_password(struct ssh_conn *c, int user, struct ssh_rd *rd)
-{
-    char *pw = malloc(1024);
-    const char *hash = NULL;
-    bool change, ok;
-
-    if (!pw) {
-        auth_failed(c, true);
-        return;
-    }
-    change = ssh_rd_bool(rd);
-    ssh_rd_cstring(rd, pw, 1024);
-    if (user >= 0 && c->srv->cfg.users[user].password_hash &&
-        *c->srv->cfg.users[user].password_hash)
-        hash = c->srv->cfg.users[user].password_hash;
-    ok = ssh_rd_end(rd) && !change && password_ok(c, pw, hash) && hash;
-    mbedtls_platform_zeroize(pw, 1024);
-    free(pw);
-    if (ok)
-        auth_success(c, (enum ssh_user_id)user);
-    else
-        auth_failed(c, true);
 }
 
 /* Sends USERAUTH_PK_OK for a key the user may log in with. */
@@ -215,7 +163,7 @@ static void method_publickey(struct ssh_conn *c, int user, struct ssh_rd *rd, co
     if (has_sig)
         sig = ssh_rd_string(rd, &sig_len);
     if (!ssh_rd_end(rd) || !ssh_userkey_alg_fits(alg, blob, blob_len)) {
-        auth_failed(c, false);
+        ssh_auth_failed(c, false);
         return;
     }
     listed = user >= 0 && ssh_authkeys_file_has_key(c->srv->cfg.users[user].authorized_keys, blob,
@@ -224,13 +172,13 @@ static void method_publickey(struct ssh_conn *c, int user, struct ssh_rd *rd, co
         if (listed)
             send_pk_ok(c, alg, blob, blob_len);
         else
-            auth_failed(c, false);
+            ssh_auth_failed(c, false);
         return;
     }
     if (listed && signature_ok(c, alg, blob, blob_len, req, signed_len, sig, sig_len))
-        auth_success(c, (enum ssh_user_id)user);
+        ssh_auth_success(c, (enum ssh_user_id)user);
     else
-        auth_failed(c, true);
+        ssh_auth_failed(c, true);
 }
 
 /* Handles USERAUTH_REQUEST: user, service, method, method fields. */
@@ -257,8 +205,8 @@ void ssh_auth_request(struct ssh_conn *c, const uint8_t *p, size_t len)
         send_failure(c);
     else if (strcmp(method, "publickey") == 0)
         method_publickey(c, uid, &rd, p);
-    else if (strcmp(method, "password") == 0 && any_password(c))
-        method_password(c, uid, &rd);
+    else if (strcmp(method, "password") == 0 && ssh_auth_any_password(c))
+        ssh_auth_password(c, uid, &rd);
     else
-        auth_failed(c, false);
+        ssh_auth_failed(c, false);
 }

@@ -65,11 +65,18 @@ struct ssh_conn *ssh_conn_new(struct ssh_server *srv, const struct ssh_conn_ops 
     return c;
 }
 
+/* Notes the client's address (truncated to SSH_ADDR_MAX - 1 characters). */
+void ssh_conn_set_peer(struct ssh_conn *c, const char *addr)
+{
+    snprintf(c->peer, sizeof(c->peer), "%s", addr ? addr : "");
+}
+
 /* Frees everything of the connection. */
 void ssh_conn_free(struct ssh_conn *c)
 {
     if (!c)
         return;
+    ssh_auth_password_drop(c);
     ssh_channel_free_all(c);
     ssh_kex_free(c);
     ssh_cipher_free(&c->rx.c);
@@ -326,6 +333,8 @@ uint64_t ssh_conn_next_deadline(const struct ssh_conn *c)
         d = c->auth_stall_until;
     if (c->wakeup_pending && c->wakeup_at < d)
         d = c->wakeup_at;
+    if (c->pw_held && c->pw_turn < d)
+        d = c->pw_turn;
     if (c->first_kex_done && !c->kex.in_progress && c->kex_time + cfg->rekey_interval_ms < d)
         d = c->kex_time + cfg->rekey_interval_ms;
     return d;

@@ -15,6 +15,7 @@
 #include <mbedtls/entropy.h>
 
 #include "ssh.h"
+#include "ssh_backoff.h"
 #include "ssh_cipher.h"
 #include "ssh_hostkey.h"
 #include "ssh_wire.h"
@@ -77,6 +78,8 @@ struct ssh_server {
     struct ssh_hostkey hostkeys[2];
     unsigned n_hostkeys;
     const char *kex_algs[8], *host_algs[4], *ciphers[8], *macs[8];
+    struct ssh_pwcheck *pwcheck; /* the password verifier (when a user has a hash) */
+    struct ssh_backoff *backoff; /* failed passwords per source address */
 };
 
 /* One direction of the transport. */
@@ -154,6 +157,15 @@ struct ssh_conn {
     unsigned auth_failures;
     uint64_t auth_stall_until; /* a failure answer waits until then */
     bool auth_failure_pending;
+    char peer[SSH_ADDR_MAX]; /* the client's address (the back-off's key) */
+    /* A password attempt in progress (input held until its verdict): waiting for its
+     * back-off turn at pw_turn (the password kept in pw_held) or for the verifier. */
+    bool pw_pending;
+    char *pw_held;
+    size_t pw_held_len;
+    uint64_t pw_turn;
+    int pw_user; /* the configured user asked for, or -1 */
+    const char *pw_setting, *pw_hash;
     /* timers */
     uint64_t now, started;
     uint64_t last_active;   /* input, session output, or the end of a command */
@@ -196,6 +208,22 @@ void ssh_kex_free(struct ssh_conn *c);
 void ssh_auth_service_request(struct ssh_conn *c, const uint8_t *p, size_t len);
 void ssh_auth_request(struct ssh_conn *c, const uint8_t *p, size_t len);
 void ssh_auth_tick(struct ssh_conn *c);
+/* A failed attempt (slow: answered after auth_fail_delay_ms); a successful login. */
+void ssh_auth_failed(struct ssh_conn *c, bool slow);
+void ssh_auth_success(struct ssh_conn *c, enum ssh_user_id user);
+/* True if some user has a password hash. */
+bool ssh_auth_any_password(const struct ssh_conn *c);
+
+/* ssh_auth_password.c */
+/* "password": bool FALSE, string password; verified off the caller's thread. */
+void ssh_auth_password(struct ssh_conn *c, int user, struct ssh_rd *rd);
+/* Hands an attempt whose back-off turn came to the verifier. */
+void ssh_auth_password_tick(struct ssh_conn *c);
+/* The connection goes away: its attempt is dropped, the password wiped. */
+void ssh_auth_password_drop(struct ssh_conn *c);
+/* Starts the verifier and the back-off table; 0 or -1 with err. */
+int ssh_auth_password_start(struct ssh_server *s, char *err, size_t errlen);
+void ssh_auth_password_stop(struct ssh_server *s);
 
 /* ssh_channel.c */
 void ssh_channel_message(struct ssh_conn *c, uint8_t type, const uint8_t *p, size_t len);

@@ -226,11 +226,12 @@ static void packet_complete(struct ssh_conn *c)
         mbedtls_platform_zeroize(c->in, 4 + plen);
 }
 
-/* True while input must wait: an auth failure being delayed, a full output queue, or too
- * many answers held back by a key exchange the peer does not finish. */
+/* True while input must wait: an auth failure being delayed, a password verdict awaited,
+ * a full output queue, or too many answers held back by a key exchange the peer does not
+ * finish. */
 static bool input_blocked(const struct ssh_conn *c)
 {
-    return c->auth_failure_pending || c->out_len - c->out_head > SSH_OUTQ_STALL ||
+    return c->auth_failure_pending || c->pw_pending || c->out_len - c->out_head > SSH_OUTQ_STALL ||
            c->def_len > SSH_OUTQ_STALL;
 }
 

@@ -79,6 +79,20 @@ static void apply_defaults(struct ssh_server_config *cfg)
         cfg->rekey_bytes = 1ull << 30;
     if (!cfg->rekey_interval_ms)
         cfg->rekey_interval_ms = 3600000;
+    if (!cfg->pw_workers)
+        cfg->pw_workers = 1;
+    if (!cfg->pw_queue)
+        cfg->pw_queue = 8;
+    if (!cfg->backoff_after)
+        cfg->backoff_after = 5;
+    if (!cfg->backoff_base_ms)
+        cfg->backoff_base_ms = 1000;
+    if (!cfg->backoff_max_ms)
+        cfg->backoff_max_ms = 60000;
+    if (!cfg->backoff_forget_ms)
+        cfg->backoff_forget_ms = 600000;
+    if (!cfg->backoff_table)
+        cfg->backoff_table = 256;
 }
 
 /* Creates the server: RNG, algorithm lists, host keys. */
@@ -117,6 +131,10 @@ struct ssh_server *ssh_server_new(const struct ssh_server_config *config, char *
         ssh_server_free(s);
         return NULL;
     }
+    if (ssh_auth_password_start(s, err, errlen) != 0) {
+        ssh_server_free(s);
+        return NULL;
+    }
     if (!s->cfg.state_dir) {
         snprintf(err, errlen, "no state directory");
         ssh_server_free(s);
@@ -140,6 +158,7 @@ void ssh_server_free(struct ssh_server *srv)
 
     if (!srv)
         return;
+    ssh_auth_password_stop(srv);
     for (i = 0; i < srv->n_hostkeys; i++)
         ssh_hostkey_free(&srv->hostkeys[i]);
     mbedtls_ctr_drbg_free(&srv->drbg);

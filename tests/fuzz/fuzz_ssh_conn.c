@@ -7,7 +7,8 @@
  *       strict-KEX rules, the packet framing itself;
  *   1 - after the first key exchange, before login: the clear cipher kept
  *       so that the fuzzer reaches SERVICE_REQUEST and USERAUTH_REQUEST
- *       (publickey and password parsing, attempt limits);
+ *       (publickey and password parsing, attempt limits; a password's verdict
+ *       is awaited on the verifier's descriptor, as portzerod's loop does);
  *   2 - logged in: the channel layer (opens, requests, data, windows, EOF,
  *       CLOSE, global requests) with an app that starts sessions, echoes
  *       input, keeps some of it back and writes output.
@@ -24,6 +25,7 @@
  * completed key exchange leads there.  The second byte's bits cut the rest
  * into chunks and step the clock (timers: grace, auth delay, idle, re-key).
  */
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,10 +100,23 @@ static struct ssh_server *server(void)
     cfg.users[1].name = "monitor";
     cfg.max_auth_tries = 1000;
     cfg.auth_fail_delay_ms = 5;
+    /* The back-off table outlives each input: off, so that inputs replay alike
+     * (test_ssh_backoff and test_ssh_password cover it). */
+    cfg.backoff_after = UINT32_MAX;
     srv = ssh_server_new(&cfg, err, sizeof(err));
     if (!srv)
         abort();
     return srv;
+}
+
+/* A password verdict is awaited: wait for the verifier's descriptor and deliver it, as the
+ * product's loop does. */
+static void await_verdict(struct ssh_conn *c, uint64_t now)
+{
+    struct pollfd pfd = {.fd = ssh_server_verdict_fd(c->srv), .events = POLLIN};
+
+    while (c->pw_pending && !c->pw_held && pfd.fd >= 0 && poll(&pfd, 1, 30000) == 1)
+        ssh_server_verdicts(c->srv, now);
 }
 
 /* Feeds len bytes in chunks cut by *cut, running the clock and the timers like the
@@ -114,6 +129,7 @@ static bool feed(struct ssh_conn *c, const uint8_t *p, size_t len, uint8_t *cut,
         chunk = (*cut & 1) ? 1 + (len - off) / 3 : len - off;
         n = ssh_conn_input(c, p + off, chunk, *now);
         off += n;
+        await_verdict(c, *now);
         *now += (*cut & 2) ? 700 : 3;
         *cut = (uint8_t)(*cut >> 1 | *cut << 7);
         ssh_conn_tick(c, *now);

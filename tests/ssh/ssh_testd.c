@@ -15,10 +15,16 @@
  *        [--admin-hash H] [--monitor-hash H] [--max-auth N] [--fail-delay MS]
  *        [--grace MS] [--idle MS] [--rekey-bytes N] [--rekey-ms MS] [--max-sessions N]
  *        [--compat on|off] (ssh_compat_algorithms: NIST P-256, non-etm MACs)
+ *        [--pw-workers N] [--pw-queue N] [--backoff-after N (0: off)] [--backoff-base MS]
+ *        [--backoff-max MS] [--backoff-forget MS] [--backoff-table N]
  *        [--kex L] [--hostkeys L] [--ciphers L] [--macs L]   (L: comma-separated)
  * Prints "listening PORT" on stdout when ready (port 0: the kernel picks one);
- * logs to stderr; exits 0 on SIGTERM after freeing everything.
+ * logs to stderr (the library's lines as "[conn N] T LEVEL: text", T the monotonic
+ * clock in ms: tests read delays from it); exits 0 on SIGTERM after freeing everything.
+ * Password verdicts come from the library's worker threads through its verdict
+ * descriptor, polled with the sockets; clients' addresses key the back-off.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -117,7 +123,8 @@ static void conn_log(void *app, enum ssh_log_level level, const char *msg)
     static const char *const names[] = {"error", "warn", "info", "debug"};
     struct tconn *tc = app;
 
-    fprintf(stderr, "[conn %d] %s: %s\n", tc->id, names[level], msg);
+    fprintf(stderr, "[conn %d] %llu %s: %s\n", tc->id, (unsigned long long)now_ms(), names[level],
+            msg);
 }
 
 /* Session limit: counts logged-in connections. */
@@ -511,7 +518,10 @@ static void conn_close(struct server *srv, int slot)
 /* Accepts a connection. */
 static void accept_conn(struct server *srv, int lfd)
 {
-    int fd = accept(lfd, NULL, NULL), slot;
+    struct sockaddr_in peer = {0};
+    socklen_t plen = sizeof(peer);
+    int fd = accept(lfd, (struct sockaddr *)&peer, &plen), slot;
+    char addr[INET_ADDRSTRLEN] = "";
     struct tconn *tc;
 
     if (fd < 0)
@@ -533,7 +543,10 @@ static void accept_conn(struct server *srv, int lfd)
         close(fd);
         free(tc);
         srv->conns[slot] = NULL;
+        return;
     }
+    inet_ntop(AF_INET, &peer.sin_addr, addr, sizeof(addr));
+    ssh_conn_set_peer(tc->conn, addr);
 }
 
 /* Reads what the socket has and runs the connection's events. */
@@ -589,15 +602,26 @@ static int listen_on(int port, int *bound)
     return fd;
 }
 
-/* One poll round over the listener and the connections. */
+/* Password verdicts came: deliver them, then let every connection run (held input). */
+static void verdicts_event(struct server *srv)
+{
+    ssh_server_verdicts(srv->ssh, now_ms());
+    for (int i = 0; i < MAX_CONNS; i++)
+        if (srv->conns[i])
+            conn_event(srv, i, 0);
+}
+
+/* One poll round over the listener, the verdict descriptor and the connections. */
 static void poll_round(struct server *srv, int lfd)
 {
-    struct pollfd pfd[MAX_CONNS + 1];
-    int slots[MAX_CONNS + 1], n = 1, i, timeout;
+    struct pollfd pfd[MAX_CONNS + 2];
+    int slots[MAX_CONNS + 2], n = 2, i, timeout;
     uint64_t now = now_ms(), next = now + 1000, d;
 
     pfd[0].fd = lfd;
     pfd[0].events = POLLIN;
+    pfd[1].fd = ssh_server_verdict_fd(srv->ssh); /* -1: ignored by poll */
+    pfd[1].events = POLLIN;
     for (i = 0; i < MAX_CONNS; i++) {
         struct tconn *tc = srv->conns[i];
 
@@ -620,7 +644,9 @@ static void poll_round(struct server *srv, int lfd)
         return;
     if (pfd[0].revents & POLLIN)
         accept_conn(srv, lfd);
-    for (i = 1; i < n; i++)
+    if (pfd[1].revents & POLLIN)
+        verdicts_event(srv);
+    for (i = 2; i < n; i++)
         if (srv->conns[slots[i]])
             conn_event(srv, slots[i], pfd[i].revents);
 }
@@ -663,6 +689,20 @@ static int parse_args(int argc, char **argv, struct server *srv, int *port)
             c->rekey_bytes = strtoull(v, NULL, 10);
         else if (!strcmp(k, "--max-sessions"))
             srv->max_sessions = (unsigned)atoi(v);
+        else if (!strcmp(k, "--pw-workers"))
+            c->pw_workers = (uint32_t)atoi(v);
+        else if (!strcmp(k, "--pw-queue"))
+            c->pw_queue = (uint32_t)atoi(v);
+        else if (!strcmp(k, "--backoff-after"))
+            c->backoff_after = atoi(v) > 0 ? (uint32_t)atoi(v) : UINT32_MAX;
+        else if (!strcmp(k, "--backoff-base"))
+            c->backoff_base_ms = (uint32_t)atoi(v);
+        else if (!strcmp(k, "--backoff-max"))
+            c->backoff_max_ms = (uint32_t)atoi(v);
+        else if (!strcmp(k, "--backoff-forget"))
+            c->backoff_forget_ms = (uint32_t)atoi(v);
+        else if (!strcmp(k, "--backoff-table"))
+            c->backoff_table = (uint32_t)atoi(v);
         else if (!strcmp(k, "--compat"))
             c->compat_algorithms = !strcmp(v, "on");
         else if (!strcmp(k, "--kex"))

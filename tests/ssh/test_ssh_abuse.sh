@@ -26,7 +26,7 @@ ssh-keygen -q -t ed25519 -N '' -f key
 HASH=$(mkpasswd -m sha-512 'right-pw')
 
 ssh_start limits --admin-keys "$WORK/key.pub" --admin-hash "$HASH" --grace 1500 --idle 1500 \
-    --max-auth 3 --fail-delay 300
+    --max-auth 3 --fail-delay 300 --backoff-after 0
 LPID=$PID
 LPORT=$PORT
 ssh_keyscan

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -321,7 +322,18 @@ static int last_msg_type(const struct capture *cap, size_t off)
     return type;
 }
 
-/* A wrong password is answered after the delay; input waits meanwhile (the loop runs). */
+/* Waits (poll) for the server's verdict descriptor and delivers the verdicts at now. */
+static void wait_verdict(struct ssh_server *s, uint64_t now)
+{
+    struct pollfd pfd = {.fd = ssh_server_verdict_fd(s), .events = POLLIN};
+
+    assert_true(pfd.fd >= 0);
+    assert_int_equal(poll(&pfd, 1, 30000), 1);
+    ssh_server_verdicts(s, now);
+}
+
+/* A wrong password is verified off the caller's thread (nothing is sent and input is held
+ * until the verdict), then answered after the delay; input waits meanwhile. */
 static void test_auth_delay_holds_input(void **state)
 {
     char dir[] = "/tmp/pz_ssh_pkt.XXXXXX";
@@ -362,7 +374,11 @@ static void test_auth_delay_holds_input(void **state)
     len2 = clear_packet(payload, wr.len, pkt2);
     mark = cap->len;
     assert_int_equal(ssh_conn_input(c, pkt, len, 20), len);
-    assert_int_equal(cap->len, mark); /* no answer yet */
+    assert_int_equal(cap->len, mark); /* no answer yet: the hash runs on a worker */
+    assert_int_equal(ssh_conn_input(c, pkt2, len2, 30), 0); /* held while pending */
+    assert_int_equal(ssh_conn_next_deadline(c), 120000);    /* only the login grace */
+    wait_verdict(s, 20);
+    assert_int_equal(cap->len, mark); /* the failure is answered after the delay */
     assert_int_equal(ssh_conn_next_deadline(c), 520);
     assert_int_equal(ssh_conn_input(c, pkt2, len2, 100), 0); /* held back */
     ssh_conn_tick(c, 519);
