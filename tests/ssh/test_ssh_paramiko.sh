@@ -32,20 +32,27 @@ MONITOR_HASH=$(mkpasswd -m sha-512 'mon-pass')
 ssh_start main --admin-keys "$WORK/admin_key.pub" --monitor-keys "$WORK/monitor_key.pub" \
     --admin-hash "$ADMIN_HASH" --monitor-hash "$MONITOR_HASH" --fail-delay 100
 ssh_keyscan
-closed=$(grep -c '\] closed: ' "$WORK/main.log" || true) # ssh-keyscan's connections
+# The connection a paramiko run makes: the next number after the last one the server
+# logged (ssh-keyscan's and the earlier runs' "client version" lines are in by then; their
+# "closed" lines may come later, so those are matched by number, not counted).
+next_conn() {
+    local last
+    last=$(grep -oE '^\[conn [0-9]+\]' "$WORK/main.log" | grep -oE '[0-9]+' | sort -n | tail -n 1)
+    echo $((${last:-0} + 1))
+}
 
 # paramiko USER COMMAND MODE ARGS...: sets OUT to ssh_paramiko.py's lines joined by "|",
 # then waits for the server to log the connection's end and sets FAILS to its failed
 # attempts.
 paramiko() {
-    local user=$1 cmd=$2
+    local user=$1 cmd=$2 conn
     shift 2
+    conn=$(next_conn)
     OUT=$(timeout 120 /usr/bin/python3 "$PARAMIKO" 127.0.0.1 "$PORT" "$WORK/known_hosts" \
         "$user" "$cmd" "$@" 2>&1 | paste -sd '|') || true
-    closed=$((closed + 1))
     FAILS=none
-    if wait_lines "$WORK/main.log" 30 '\] closed: ' "$closed"; then
-        FAILS=$(grep '\] closed: ' "$WORK/main.log" | sed -n "${closed}p" |
+    if wait_file "$WORK/main.log" 30 "^\\[conn $conn\\] closed: "; then
+        FAILS=$(grep "^\\[conn $conn\\] closed: " "$WORK/main.log" |
             sed -E 's/.* ([0-9]+) auth failures$/\1/')
     fi
 }
