@@ -182,7 +182,10 @@ run_diag() {
 # run_diag_batch SIM HOST JOBS LIST: run_diag SIM HOST for every line
 # "OUTFILE ARG..." of LIST, JOBS at a time (a diag spends ~30 ms starting:
 # umad2sim builds its fake sysfs), stdout and stderr to OUTFILE, the exit
-# status to OUTFILE.rc.
+# status to OUTFILE.rc. A diag whose MAD timed out (an "ibwarn" line saying so,
+# even when it exits 0: ibroute then prints "unknown node" for that entry) or
+# that a signal killed is run again, alone, up to twice: on a loaded machine a
+# 4 s MAD timeout can pass while the fabric's process waits for a CPU.
 run_diag_batch() {
     local sim=$1 host=$2 jobs=$3 list=$4 out line pids=()
     local -a args
@@ -206,6 +209,18 @@ run_diag_batch() {
     for pid in "${pids[@]}"; do
         wait "$pid" || true
     done
+    local try rc
+    while read -r out line; do
+        read -r -a args <<< "$line"
+        for try in 1 2; do
+            rc=$(cat "$out.rc" 2> /dev/null || echo 255)
+            [ "$rc" -lt 128 ] && ! grep -q '^ibwarn: .*timed out' "$out" && break
+            echo "run_diag_batch: $sim: '${args[*]}' (exit $rc) again ($try)" >&2
+            rc=0
+            run_diag "$sim" "$host" "${args[@]}" > "$out" 2>&1 || rc=$?
+            echo "$rc" > "$out.rc"
+        done
+    done < "$list"
 }
 
 # --- ibnetdiscover output ---------------------------------------------------
