@@ -286,8 +286,10 @@ ran=$(grep -l '4 packets transmitted' "$WORK"/conc.*.out | wc -l)
 check_eq "20 connections at once, ssh_max_sessions 4: exactly 4 sessions ran" 4 "$ran"
 # Beyond 16 TCP connections (PZ_SSH_MAX_CONNS) portzerod resets at accept; the others
 # log in and get DISCONNECT TOO_MANY_CONNECTIONS (reason 12 in ssh's "Received disconnect").
+# A client that had already written when the reset came says "Broken pipe" (EPIPE on
+# its write) instead of "Connection reset" (seen on a loaded machine: 2 of 16).
 too_many=$(grep -lE 'Received disconnect from .* port 22:12:' "$WORK"/conc.*.err | wc -l)
-reset=$(grep -l 'reset' "$WORK"/conc.*.err | wc -l)
+reset=$(grep -lE 'reset|Connection to .* port 22: Broken pipe' "$WORK"/conc.*.err | wc -l)
 check_eq "the 16 others were refused: logged in past the limit (disconnected) or reset past 16 TCP" \
     16 "$((too_many + reset))"
 check "at least 12 of them got the login refusal, not a reset ($too_many)" test "$too_many" -ge 12
