@@ -27,12 +27,6 @@ GEN_FATTREE=$(abspath "$GEN_FATTREE")
 MCAST_TOOL=$(abspath "$MCAST_TOOL")
 pzt_require opensm saquery ibnetdiscover ibroute ibswitches ibsim
 pzt_init rmpp
-# The diags' MAD timeout (-t): a 380-segment answer through umad2sim takes
-# seconds on a loaded machine; a saquery that gives up at 4 s and asks again
-# leaves OpenSM an abandoned transfer that ends in an RMPP ABORT (no ACK
-# after the retries), which the no-RMPP-error check counts (ASan with
-# stress-ng --cpu 2, once).
-PZT_MAD_TIMEOUT=${PZT_MAD_TIMEOUT:-15000}
 
 NET=$WORK/ft648.net
 "$GEN_FATTREE" 2 > "$NET"
