@@ -11,7 +11,8 @@
  * LD_PRELOAD=libumad2sim.so.  Requests go through mad_rpc(), not
  * pma_query_via(): the port is chosen by the AttributeModifier, which
  * pma_query_via() always sends as 0.  Output is one "key=value" line per
- * record, for people and scripts alike.  Exit status: 0 done, 1 the agent
+ * record, for people and scripts alike (board times, *_ns, are the switch's
+ * monotonic clock).  Exit status: 0 done, 1 the agent
  * answered with an error status, 2 bad usage or no answer.
  */
 #include <errno.h>
@@ -117,7 +118,11 @@ static const char *hs_sample_age(const uint8_t *r, char *buf, size_t len)
     return buf;
 }
 
-/* Print a port record's main line. */
+/*
+ * Print a port record's main line; now_ns (the answer's board time) and
+ * since_ns (the last class change's) are the switch's own clock, for a
+ * script that times the monitor by its samples rather than by its own clock.
+ */
 static void hs_print_port(const uint8_t *r)
 {
     uint64_t now = mad_get_be(r + PZ_CMP_NOW, 8);
@@ -125,16 +130,18 @@ static void hs_print_port(const uint8_t *r)
 
     printf("port=%u class=%s peer=%s valid=%u link_up=%u congestion=%" PRIu64 " bandwidth=%" PRIu64
            " util_permille=%" PRIu64 " link_bps=%" PRIu64 " sample_age_ms=%s"
-           " since_ms=%" PRIu64 " changes=%" PRIu64 " invalid=%" PRIu64 "\n",
+           " since_ms=%" PRIu64 " changes=%" PRIu64 " invalid=%" PRIu64 " now_ns=%" PRIu64
+           " since_ns=%" PRIu64 "\n",
            r[PZ_CMP_PORT], hs_class(r[PZ_CMP_CLASS]), hs_peer(r[PZ_CMP_PEER]),
            r[PZ_CMP_FLAGS] & PZ_CMP_F_VALID ? 1 : 0, r[PZ_CMP_FLAGS] & PZ_CMP_F_LINK_UP ? 1 : 0,
            mad_get_be(r + PZ_CMP_CONGESTION, 8), mad_get_be(r + PZ_CMP_BANDWIDTH, 8),
            mad_get_be(r + PZ_CMP_UTIL, 2), mad_get_be(r + PZ_CMP_LINK_RATE, 8),
            hs_sample_age(r, age, sizeof(age)), hs_age_ms(now, mad_get_be(r + PZ_CMP_SINCE, 8)),
-           mad_get_be(r + PZ_CMP_CHANGES, 4), mad_get_be(r + PZ_CMP_INVALID, 4));
+           mad_get_be(r + PZ_CMP_CHANGES, 4), mad_get_be(r + PZ_CMP_INVALID, 4), now,
+           mad_get_be(r + PZ_CMP_SINCE, 8));
 }
 
-/* Print a port record's history entries, newest first. */
+/* Print a port record's history entries, newest first (time_ns: the sample's board time). */
 static void hs_print_history(const uint8_t *r)
 {
     uint64_t now = mad_get_be(r + PZ_CMP_NOW, 8);
@@ -144,10 +151,11 @@ static void hs_print_history(const uint8_t *r)
         const uint8_t *e = r + PZ_CMP_HIST + i * PZ_CMP_HIST_ENTRY;
 
         printf("  sample=%u age_ms=%" PRIu64 " congestion=%" PRIu64 " bandwidth=%" PRIu64
-               " util_permille=%" PRIu64 " class=%s\n",
+               " util_permille=%" PRIu64 " class=%s time_ns=%" PRIu64 "\n",
                i, hs_age_ms(now, mad_get_be(e + PZ_CMH_TIME, 8)),
                mad_get_be(e + PZ_CMH_CONGESTION, 8), mad_get_be(e + PZ_CMH_BANDWIDTH, 8),
-               mad_get_be(e + PZ_CMH_UTIL, 2), hs_class(e[PZ_CMH_CLASS]));
+               mad_get_be(e + PZ_CMH_UTIL, 2), hs_class(e[PZ_CMH_CLASS]),
+               mad_get_be(e + PZ_CMH_TIME, 8));
     }
 }
 

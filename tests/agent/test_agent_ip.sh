@@ -203,7 +203,8 @@ start=$SECONDS
 check_eq "no connect_roots: Spine1 -> Spine2 fails (exit 1)" 1 \
     "$(cli Spine1 ping "${ADDR[Spine2]}" count 3 interval 100 timeout 1000 > "$WORK/roots.txt" 2>&1; echo $?)"
 check "... reported unreachable" grep -q "10.79.0.2 unreachable" "$WORK/roots.txt"
-check "... within its timeout, not hung ($((SECONDS - start)) s)" test $((SECONDS - start)) -le 5
+# Not hung (3 pings 100 ms apart, 1 s timeout: ~1.2 s): a hang guard, not the design's bound.
+check "... ended, not hung ($((SECONDS - start)) s, at most 15)" test $((SECONDS - start)) -le 15
 check_eq "no connect_roots: Spine2 -> Spine1 fails too" 1 \
     "$(cli Spine2 ping "${ADDR[Spine1]}" count 2 interval 100 timeout 1000 > /dev/null 2>&1; echo $?)"
 

@@ -52,9 +52,14 @@ in_ns iperf -c "${ADDR[Spine1]}" -t 3 -y C > "$WORK/h2s_tcp.csv" 2> "$WORK/h2s_t
 bytes=$(awk -F, 'NR == 1 { print $8 }' "$WORK/h2s_tcp.csv")
 port=$(awk -F, 'NR == 1 { print $3 }' "$WORK/h2s_tcp.csv")
 bps=$(awk -F, 'NR == 1 { print $9 }' "$WORK/h2s_tcp.csv")
+# The test's length by iperf's own clock (its interval "0.0-T"): -t 3 or
+# more (a loaded machine stretches the last writes: 3.4 s once).
+secs=$(awk -F, 'NR == 1 { sub(/.*-/, "", $7); print $7 }' "$WORK/h2s_tcp.csv")
 check "host -> Spine1 TCP: iperf sent bytes ($bytes)" test "${bytes:-0}" -gt 100000
-check "host -> Spine1 TCP: rate consistent with bytes/3 s ($bps bit/s)" \
-    near "${bps:-0}" "$(((${bytes:-0} * 8) / 3))" 10
+check "host -> Spine1 TCP: the test ran its 3 s (${secs:-?} s by iperf's clock)" \
+    awk -v t="${secs:-0}" 'BEGIN { exit !(t >= 2.95) }'
+check "host -> Spine1 TCP: rate consistent with bytes/${secs:-?} s ($bps bit/s)" \
+    near "${bps:-0}" "$(awk -v b="${bytes:-0}" -v t="${secs:-1}" 'BEGIN { printf "%.0f", b * 8 / t }')" 10
 check_eq "host -> Spine1 TCP: the switch counted the same bytes" "$bytes" \
     "$(recent bytes Spine1 TCP "$HOST")"
 
@@ -145,12 +150,16 @@ check "... iperf's warning" grep -q "did not receive ack of last datagram" "$WOR
 udp_secs=$(sed -n 's/^\[  1\] 0\.0000-\([0-9.]*\) sec .*/\1/p' "$WORK/silent_udp.txt")
 check "... its interval is the 1 s it sent (0.0000-${udp_secs:-?})" \
     awk -v t="${udp_secs:-0}" 'BEGIN { exit !(t >= 0.9 && t <= 1.3) }'
-check "... within 5 s ($((SECONDS - start)) s)" test $((SECONDS - start)) -le 5
+# Not hung: 1 s of test and 2 s of final-datagram repeats (200, each 10 ms
+# after the one before, so a late loop stretches them): 15 s is a hang guard,
+# not the design's bound (the interval above is iperf's own clock).
+check "... ended, not hung ($((SECONDS - start)) s, at most 15)" test $((SECONDS - start)) -le 15
 start=$SECONDS
 cli Leaf1 iperf -c 10.78.0.200 -t 1 > "$WORK/silent_tcp.txt" 2>&1
 check_eq "TCP to a silent address: exit 1" 1 $?
 check "... connect failed" grep -q "connect failed" "$WORK/silent_tcp.txt"
-check "... within 8 s ($((SECONDS - start)) s)" test $((SECONDS - start)) -le 8
+# Not hung: the client gives up connecting after 5 s (IPERF_CLIENT_TCP_WAIT_NS).
+check "... ended, not hung ($((SECONDS - start)) s, at most 20)" test $((SECONDS - start)) -le 20
 for opt in -r -d -R --reverse; do
     cli Leaf1 iperf -c "${ADDR[Spine2]}" "$opt" > "$WORK/unknown_opt.txt" 2>&1
     check_eq "iperf -c ... $opt: refused (exit 2)" 2 $?

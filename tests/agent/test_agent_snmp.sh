@@ -81,7 +81,6 @@ start_agent() {
 in_ns() { ip netns exec "$NS" "$@"; }
 get() { in_ns snmpget "${RO[@]}" -Oqv "$SWADDR" "$@" 2>&1; }
 joined() { "$PZCLI" -s "$WORK/agent/ctl" show ip 2> /dev/null | grep -q '^IPoIB state *up'; }
-ts() { date +%s.%N; }
 # wait_trap SECONDS REGEX [COUNT]: until trapd.log has COUNT lines from the switch with REGEX.
 # (%b of snmptrapd: "UDP: [10.81.0.4]:161->[10.81.0.100]:162")
 wait_trap() { wait_lines "$WORK/trapd.log" "$1" "\\[$SWADDR\\].*$2" "${3:-1}"; }
@@ -223,27 +222,42 @@ check "ifHCOutOctets.$HP never steps back across perfquery -R ($hc0 <= $hc1 <= $
 in0=$(get "$IFX.6.$HP")
 check "ifHCInOctets.$HP did not step back either" test "$(get "$IFX.6.$HP")" -ge "$in0"
 
-# Traps: host-2-2's cable pulled and plugged, within 2 s.
+# Traps: host-2-2's cable pulled and plugged; each trap sent by the scan that
+# saw the change, timed by the agent's own clock (see link_trap).
 LDOWN='\.1\.3\.6\.1\.6\.3\.1\.1\.5\.3\|.*\.1\.3\.6\.1\.2\.1\.2\.2\.1\.1\.'$OP' '
 LUP='\.1\.3\.6\.1\.6\.3\.1\.1\.5\.4\|.*\.1\.3\.6\.1\.2\.1\.2\.2\.1\.1\.'$OP' '
+# trap_uptime REGEX: the sysUpTime.0 (ticks) of the last trap from the switch with REGEX.
+trap_uptime() {
+    grep -E "\\[$SWADDR\\].*$1" "$WORK/trapd.log" | tail -n 1 |
+        sed -n 's/.*\.1\.3\.6\.1\.2\.1\.1\.3\.0 = Timeticks: (\([0-9]*\)).*/\1/p'
+}
 # link_trap NAME REGEX CTL-ACTION: pzfabric-ctl CTL-ACTION on port $OP; its trap NAME
-# (REGEX) reaches snmptrapd within 2 s.  Read in one request right after the
-# action: an ifOperStatus that changed has an ifLastChange from after the
-# action (sysUpTime before it), not the time of the state before.
+# (REGEX) reaches snmptrapd.  Read in one request right after the action: an
+# ifOperStatus that changed has an ifLastChange from after the action
+# (sysUpTime before it), not the time of the state before.  The trap's
+# latency is measured by the agent's clock, not the test's: its sysUpTime
+# is at or after the action's (u0), and at most one scan period (the scan
+# runs at least every second: 100 ticks) after the sysUpTime of the first
+# request that read the new ifOperStatus (us).
 link_trap() {
-    local name=$1 re=$2 action=$3 n t0 dt o0 u0 o1 l1 u1
+    local name=$1 re=$2 action=$3 n o0 u0 o1 l1 u1 tu us os deadline=$((SECONDS + 30))
     n=$(traps "$re")
     read -r u0 o0 _ <<< "$(get -Ot .1.3.6.1.2.1.1.3.0 "$IFT.8.$OP" | paste -sd' ')"
-    t0=$(ts)
     ctl "$action" "$SW" "$OP" > /dev/null
     read -r u1 o1 l1 <<< "$(get -Ot .1.3.6.1.2.1.1.3.0 "$IFT.8.$OP" "$IFT.9.$OP" | paste -sd' ')"
     if [ "$o1" != "$o0" ]; then
         check "$action: ifOperStatus.$OP $o0 -> $o1 with ifLastChange $l1 in [$u0, $u1]" \
             test "$l1" -ge "$u0" -a "$l1" -le "$u1"
     fi
-    wait_trap 15 "$re" $((n + 1))
-    dt=$(awk -v a="$t0" -v b="$(ts)" 'BEGIN { printf "%.2f", b - a }')
-    check "snmptrapd: $name of ifIndex $OP from $SWADDR in ${dt}s (<= 2 s)" awk -v d="$dt" 'BEGIN { exit !(d <= 2.0) }'
+    us=$u1 os=$o1
+    while [ "$os" = "$o0" ] && ((SECONDS < deadline)); do
+        sleep 0.05
+        read -r us os <<< "$(get -Ot .1.3.6.1.2.1.1.3.0 "$IFT.8.$OP" | paste -sd' ')"
+    done
+    check "snmptrapd: $name of ifIndex $OP from $SWADDR" wait_trap 30 "$re" $((n + 1))
+    tu=$(trap_uptime "$re")
+    check "$name: sysUpTime ${tu:-?} at or after the action's ($u0), within a scan period (100 ticks) of the first read of the new state ($us)" \
+        test "${tu:-0}" -ge "$u0" -a "${tu:-0}" -le $((us + 100))
 }
 link_trap linkDown "$LDOWN" link-down
 link_trap linkUp "$LUP" link-up

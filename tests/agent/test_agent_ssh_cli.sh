@@ -94,24 +94,28 @@ check "pty: show interfaces ib ran (port 1's line)" grep -qE '^1 +(Active|Init|A
 
 # Ctrl-C interrupts a running command: a 100-ping run stops with its statistics
 # (as iputils' ping on SIGINT), the line typed while it ran is dropped, the
-# shell prompts again; an exec on a pty (ssh -tt) ends the same way.
+# shell prompts again; an exec on a pty (ssh -tt) ends the same way.  That the
+# Ctrl-C stopped it is read from ping's own count (one a second), not the
+# test's clock: fewer than 20 sent of the 100 asked for.
+# sent FILE: the "N packets transmitted" of ping's statistics in FILE.
+sent() { tr -d '\r' < "$1" | sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' | head -n 1; }
 printf '%s\n' 'expect switch> ' "send ping $HOSTADDR count 100\r" 'expect icmp_seq=2' \
     'send show version\r\x03' 'expect ping statistics' 'expect switch> ' 'send exit\r' > "$WORK/intr.script"
-start=$SECONDS
 intr_rc=$(python3 "$PTY_DRIVE" "$WORK/intr.txt" 100 30 -- ip netns exec "$NS" ssh "${SSHOPT[@]}" \
     -tt "admin@$SWADDR" < "$WORK/intr.script")
 tr -d '\r' < "$WORK/intr.txt" > "$WORK/intr.clean"
 check_eq "pty: Ctrl-C during ping: the statistics, the prompt, ssh exits 0" "exit 0" "$intr_rc"
-check "pty: ... within 10 s, not after 100 pings ($((SECONDS - start)) s)" test $((SECONDS - start)) -le 10
 check "pty: ... the statistics count what was sent" grep -qE '^[0-9]+ packets transmitted' "$WORK/intr.clean"
+n=$(sent "$WORK/intr.txt")
+check "pty: ... stopped by the Ctrl-C, not after 100 pings (${n:-?} sent)" test "${n:-100}" -lt 20
 check "pty: ... the line typed during the ping did not run" \
     bash -c "! grep -q 'the switch management agent' '$WORK/intr.clean'"
 printf '%s\n' 'expect icmp_seq=2' 'send \x03' 'expect ping statistics' > "$WORK/intr2.script"
-start=$SECONDS
 intr_rc=$(python3 "$PTY_DRIVE" "$WORK/intr2.txt" 100 30 -- ip netns exec "$NS" ssh "${SSHOPT[@]}" \
     -tt "admin@$SWADDR" ping "$HOSTADDR" count 100 < "$WORK/intr2.script")
 check_eq "exec on a pty: Ctrl-C ends ping with its status (replies came: 0)" "exit 0" "$intr_rc"
-check "exec on a pty: ... within 10 s ($((SECONDS - start)) s)" test $((SECONDS - start)) -le 10
+n=$(sent "$WORK/intr2.txt")
+check "exec on a pty: ... stopped by the Ctrl-C (${n:-?} sent)" test "${n:-100}" -lt 20
 # ssh -t keeps the client's terminal raw: each line must end in CR LF, or the
 # output of an exec on a pty steps down the screen without returning.
 printf '%s\n' 'expect 1 ' > "$WORK/crlf.script"
@@ -288,8 +292,10 @@ ran=$(grep -l '4 packets transmitted' "$WORK"/conc.*.out | wc -l)
 check_eq "20 connections at once, ssh_max_sessions 4: exactly 4 sessions ran" 4 "$ran"
 # Beyond 16 TCP connections (PZ_SSH_MAX_CONNS) portzerod resets at accept; the others
 # log in and get DISCONNECT TOO_MANY_CONNECTIONS (reason 12 in ssh's "Received disconnect").
+# A client that had already written when the reset came says "Broken pipe" (EPIPE on
+# its write) instead of "Connection reset" (seen on a loaded machine: 2 of 16).
 too_many=$(grep -lE 'Received disconnect from .* port 22:12:' "$WORK"/conc.*.err | wc -l)
-reset=$(grep -l 'reset' "$WORK"/conc.*.err | wc -l)
+reset=$(grep -lE 'reset|Connection to .* port 22: Broken pipe' "$WORK"/conc.*.err | wc -l)
 check_eq "the 16 others were refused: logged in past the limit (disconnected) or reset past 16 TCP" \
     16 "$((too_many + reset))"
 check "at least 12 of them got the login refusal, not a reset ($too_many)" test "$too_many" -ge 12

@@ -66,8 +66,11 @@ json_get() {
 # ibnetdiscover gives an LMC (switch port 0, CA ports) into $ID.lmcs; on
 # the simulator ID (or $RC_SIM).
 dumps() {
-    local id=$1 host=$3 sim=${RC_SIM:-$1} a la
-    run_diag "$sim" "$host" ibnetdiscover > "$id.disc" 2> /dev/null || true
+    local id=$1 host=$3 sim=${RC_SIM:-$1} a la try
+    for try in 1 2 3; do # the same for ibnetdiscover
+        run_diag "$sim" "$host" ibnetdiscover > "$id.disc" 2> /dev/null && break
+        note "$id: ibnetdiscover failed: again ($try)"
+    done
     disc_switches "$id.disc" | sort > "$id.swlids"
     awk '/^(Switch|Ca)/ { split($0, q, "\""); ca = ($1 == "Ca") ? q[4] : ""; next }
          ca != "" && /^\[/ { for (i = 1; i <= NF; i++) if ($i == "lid") { print ca, $(i + 1); break } }' \
@@ -80,11 +83,19 @@ dumps() {
         echo "$id.lft.$a ibroute $la"
     done < "$id.swlids" > "$id.lftlist"
     run_diag_batch "$sim" "$host" 4 "$id.lftlist"
-    # A dump that failed (a MAD timeout on a loaded machine) is taken again, alone.
+    # A dump that failed (a MAD timeout on a loaded machine; ibroute killed by
+    # SIGSEGV under umad2sim, twice in a row once under ASan + stress-ng) is
+    # taken again, alone, up to three times; one that never succeeds is named.
+    local rc
     while read -r a la; do
-        if [ "$(cat "$id.lft.$a.rc" 2> /dev/null)" != 0 ]; then
-            run_diag "$sim" "$host" ibroute "$la" > "$id.lft.$a" 2>&1 || true
-        fi
+        rc=$(cat "$id.lft.$a.rc" 2> /dev/null || echo none)
+        for try in 1 2 3; do
+            [ "$rc" = 0 ] && break
+            note "$id: ibroute $a (LID $la) exited $rc: again ($try)"
+            rc=0
+            run_diag "$sim" "$host" ibroute "$la" > "$id.lft.$a" 2>&1 || rc=$?
+        done
+        [ "$rc" = 0 ] || check "$id: ibroute $a (LID $la) dumps its LFT" false
     done < "$id.swlids"
     while read -r a la; do
         lft_lines "$a" "$id.lft.$a"

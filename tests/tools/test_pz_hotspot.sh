@@ -3,7 +3,8 @@
 # (their congestion monitors, served as the vendor PMA attribute 0xFF30),
 # through libumad2sim.so like the diags, with OpenSM assigning the LIDs:
 # the summary's values, a port record facing a CA, a Set read back, the
-# sampling rate after the Set, and every error path (bad port, bad value,
+# sampling rate after the Set (counted against the switch's board time), and
+# every error path (bad port, bad value,
 # bad --set list, a CA without a monitor, a LID nobody has). Uses the
 # harness of tests/integration (lib.sh): everything started is stopped by PID.
 set -uo pipefail
@@ -59,11 +60,30 @@ want="interval_ms=200 threshold=50000 low_util=40 clear=60 history=8"
 check_eq "set: answer" "$want" "$(head -n 1 "$WORK/hs.out" | cut -d' ' -f4-8)"
 hs -t 3000 "$leaf"
 check_eq "set: read back" "$want" "$(head -n 1 "$WORK/hs.out" | cut -d' ' -f4-8)"
+# The sampling rounds between two summaries, against the switch's own clock:
+# port records just before the first and after the second give board times
+# (now_ns) around both answers.  Rounds are never early (each is due an
+# interval after the one before, or after the round it was due at), so in a
+# span of S ms a 200 ms interval allows at most ceil(S / 200) + 1 of them;
+# more than a 1000 ms interval allows shows the Set took effect.  A late
+# scheduler only delays rounds: neither bound is wall-clock slack.
+hs -t 3000 "$leaf" 3
+n0=$(field now_ns)
+hs -t 3000 "$leaf"
 s0=$(field samples)
-sleep 1.2
+sleep 2
 hs -t 3000 "$leaf"
 s1=$(field samples)
-check "set: samples every 200 ms ($s0 -> $s1 in 1.2 s)" test "$((s1 - s0))" -ge 4 -a "$((s1 - s0))" -le 8
+hs -t 3000 "$leaf" 3
+n1=$(field now_ns)
+span=$((n1 - n0))
+rounds=$((s1 - s0))
+# most IVL_MS: the most rounds an interval of IVL_MS allows in the span.
+most() { echo $(((span + $1 * 1000000 - 1) / ($1 * 1000000) + 1)); }
+check "set: at most one round per 200 ms ($rounds rounds in $((span / 1000000)) ms of board time)" \
+    test "$rounds" -le "$(most 200)"
+check "set: more rounds than a 1000 ms interval allows ($rounds > $(most 1000))" \
+    test "$rounds" -gt "$(most 1000)"
 
 hs -t 3000 --set interval=50 "$leaf"
 check_eq "set interval 50: exit 1" 1 "$RC"

@@ -224,8 +224,13 @@ static struct probe run_probe(uint64_t busy_ns)
 
 /*
  * busy_poll 100 ms: after the input the loop passes again and again for the
- * window (it yields between passes, so a loaded machine still gives it some),
- * then sleeps until the deadline: no pass from 110 ms to 300 ms.
+ * window (it yields between passes, so a loaded machine still gives it some:
+ * more than the 3 looks of a loop that sleeps at once), then sleeps until the
+ * deadline.  A pass looks at the deadline twice (the wait, the timers), so
+ * the window's last pass and the pass that goes to sleep look at most 3
+ * times after 110 ms, when a loaded machine preempted them past it (once in
+ * 10 runs under stress-ng --cpu 2); a loop that went on polling looks dozens
+ * of times in the 190 ms left.
  */
 static void test_busy_poll_window(void **state)
 {
@@ -233,19 +238,22 @@ static void test_busy_poll_window(void **state)
 
     (void)state;
     p = run_probe(100000000u);
-    assert_true(p.early >= 10);
-    assert_int_equal(p.late, 0);
+    assert_true(p.early > 3);
+    assert_true(p.late <= 3);
 }
 
-/* Without busy polling the loop sleeps at once: a pass or two, none later. */
+/*
+ * Without busy polling the loop sleeps at once: three looks at the deadline
+ * before it (the input's pass: the wait and the timers; the pass that goes to
+ * sleep), early or, preempted, late, and no more.
+ */
 static void test_no_busy_poll_sleeps(void **state)
 {
     struct probe p;
 
     (void)state;
     p = run_probe(0);
-    assert_true(p.early <= 3);
-    assert_int_equal(p.late, 0);
+    assert_true(p.early + p.late <= 3);
 }
 
 PZT_MAIN_SETUP(setup, teardown, test_urgent_first_and_between, test_plain_order,
