@@ -55,8 +55,9 @@ void pzu_timeout_strip(struct sim_request *req)
 
 /*
  * write(): the next write(); a whole sim_request written while umad_send()
- * runs on this thread carries the noted timeout.  Returns what the next
- * write() returned.
+ * runs on this thread carries the noted timeout, and its socket is noted
+ * for the drain before a DISCONNECT (pzumad_drain.c).  Returns what the
+ * next write() returned.
  */
 ssize_t write(int fd, const void *buf, size_t count)
 {
@@ -65,6 +66,10 @@ ssize_t write(int fd, const void *buf, size_t count)
 
     if (!next_write)
         next_write = (ssize_t(*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
+    if (count == sizeof(req))
+        pzu_drain_note_packet_fd(fd);
+    else
+        pzu_drain_before_ctl(buf, count);
     if (!pzu_send_status || count != sizeof(req))
         return next_write(fd, buf, count);
     memcpy(&req, buf, sizeof(req));

@@ -5,6 +5,8 @@
 #ifndef PZ_PZUMAD_TIMEOUT_H
 #define PZ_PZUMAD_TIMEOUT_H
 
+#include <stddef.h>
+
 #include "sim_proto.h"
 
 /*
@@ -16,5 +18,10 @@ void pzu_timeout_begin(int timeout_ms, int retries);
 void pzu_timeout_end(void);
 /* Clear the timeout another client put into a request this client receives. */
 void pzu_timeout_strip(struct sim_request *req);
+/* A sim_request went to packet socket fd (pzumad_drain.c). */
+void pzu_drain_note_packet_fd(int fd);
+/* Before a control message (buf, count) goes out: if it is a DISCONNECT, wait (bounded)
+ * until the simulator has read every packet this process wrote. */
+void pzu_drain_before_ctl(const void *buf, size_t count);
 
 #endif
