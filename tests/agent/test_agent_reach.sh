@@ -50,18 +50,25 @@ AI_AGENT_EXTRA[Spine1]="-o state_dir=$WORK/state -o snmp_config=$WORK/snmp.conf"
 } > "$WORK/snmp.conf"
 
 # matrix: "SRC DST STATUS" for every pair, from each agent's show reachability json.
+# An answer that does not come or does not parse (a control socket slow to answer on a
+# loaded machine) is asked for again, up to three times: a missing agent's pairs would
+# otherwise vanish from the matrix and read as a change of status.
 matrix() {
-    local s
+    local s try
     for s in "${SWITCHES[@]}"; do
         [ -n "${AGENT[$s]:-}" ] || continue
-        cli "$s" show reachability json 2> /dev/null | python3 -c '
+        for try in 1 2 3; do
+            cli "$s" show reachability json 2> /dev/null | python3 -c '
 import json, sys
 try:
     d = json.load(sys.stdin)
-except ValueError:
-    sys.exit(0)
-for p in d["switches"]:
-    print(sys.argv[1], p["name"], p["status"])' "$s"
+    pairs = [(p["name"], p["status"]) for p in d["switches"]]
+except (ValueError, KeyError, TypeError):
+    sys.exit(3)
+for name, status in pairs:
+    print(sys.argv[1], name, status)' "$s" && break
+            echo "matrix: $s did not answer show reachability json ($try)" >&2
+        done
     done | sort
 }
 # count_status STATUS: how many pairs have it.
