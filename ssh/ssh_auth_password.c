@@ -134,12 +134,38 @@ void ssh_auth_password_tick(struct ssh_conn *c)
     drop_held(c);
 }
 
-/* The connection is freed: wipe the held password, cancel the verifier job. */
+/* Counts a failed password of c's address; logs the back-off's start; returns the count. */
+static uint32_t count_failure(struct ssh_conn *c)
+{
+    const struct ssh_server_config *cfg = &c->srv->cfg;
+    uint32_t n = ssh_backoff_failed(c->srv->backoff, c->peer, c->now);
+
+    if (n == cfg->backoff_after)
+        ssh_log(c, SSH_LOG_WARN,
+                "back-off for %s after %u failed passwords: its attempts now wait %u ms apart, "
+                "doubling per failure up to %u ms",
+                c->peer, n, cfg->backoff_base_ms, cfg->backoff_max_ms);
+    return n;
+}
+
+/*
+ * The connection is freed: wipe the held password, cancel the verifier job.  An attempt
+ * already handed to the verifier counts as a failure of the address: a client that sends
+ * a password and hangs up before the verdict would otherwise guess without ever meeting
+ * the back-off (a waiting job leaves the queue unhashed; one being hashed runs out).
+ */
 void ssh_auth_password_drop(struct ssh_conn *c)
 {
+    bool submitted = c->pw_pending && !c->pw_held;
+
     drop_held(c);
     if (c->pw_pending && c->srv->pwcheck)
         ssh_pwcheck_cancel(c->srv->pwcheck, c);
+    if (submitted && !c->authenticated)
+        ssh_log(c, SSH_LOG_INFO,
+                "password attempt for %s from %s abandoned before its verdict (%u failures from "
+                "the address)",
+                user_name(c, c->pw_user), c->peer, count_failure(c));
     c->pw_pending = false;
 }
 
@@ -147,16 +173,10 @@ void ssh_auth_password_drop(struct ssh_conn *c)
  * after the failure delay. */
 static void verdict_failed(struct ssh_conn *c)
 {
-    const struct ssh_server_config *cfg = &c->srv->cfg;
-    uint32_t n = ssh_backoff_failed(c->srv->backoff, c->peer, c->now);
+    uint32_t n = count_failure(c);
 
     ssh_log(c, SSH_LOG_INFO, "password for %s from %s refused (%u failures from the address)",
             user_name(c, c->pw_user), c->peer, n);
-    if (n == cfg->backoff_after)
-        ssh_log(c, SSH_LOG_WARN,
-                "back-off for %s after %u failed passwords: its attempts now wait %u ms apart, "
-                "doubling per failure up to %u ms",
-                c->peer, n, cfg->backoff_base_ms, cfg->backoff_max_ms);
     ssh_auth_failed(c, true);
 }
 
@@ -167,10 +187,14 @@ static void on_verdict(void *arg, void *owner, bool ok)
 
     c->now = *(const uint64_t *)arg;
     c->pw_pending = false;
-    if (c->finished)
+    if (c->finished) { /* the client left before its verdict: a failure still counts */
+        if (!ok)
+            count_failure(c);
         return;
+    }
     if (ok && c->pw_user >= 0) {
-        ssh_backoff_success(c->srv->backoff, c->peer);
+        /* The address's failures stay (forgotten after backoff_forget_ms): a password known
+         * for one user must not buy more guesses at the other. */
         ssh_auth_success(c, (enum ssh_user_id)c->pw_user);
     } else {
         verdict_failed(c);

@@ -254,11 +254,37 @@ static void list_cancel(struct pw_job *j, void *owner)
             j->owner = NULL;
 }
 
-/* Forgets owner in every job, wherever it is (its verdict is then dropped). */
+/* Unlinks owner's waiting jobs, wiped and freed (never hashed); the mutex held.  Returns how
+ * many went, each a place in the queue given back. */
+static unsigned wait_list_remove(struct ssh_pwcheck *pc, void *owner)
+{
+    struct pw_job **link = &pc->wait_head, *prev = NULL;
+    unsigned n = 0;
+
+    while (*link) {
+        struct pw_job *j = *link;
+
+        if (j->owner != owner) {
+            prev = j;
+            link = &j->next;
+            continue;
+        }
+        *link = j->next;
+        if (pc->wait_tail == j)
+            pc->wait_tail = prev;
+        job_free(j);
+        pc->waiting--;
+        n++;
+    }
+    return n;
+}
+
+/* Forgets owner in every job, wherever it is: a waiting one leaves the queue unhashed, one
+ * in a worker's hands or finished has its verdict dropped. */
 void ssh_pwcheck_cancel(struct ssh_pwcheck *pc, void *owner)
 {
     pthread_mutex_lock(&pc->mu);
-    list_cancel(pc->wait_head, owner);
+    wait_list_remove(pc, owner);
     list_cancel(pc->done_head, owner);
     for (unsigned i = 0; i < pc->n_workers; i++)
         if (pc->workers[i].job && pc->workers[i].job->owner == owner)

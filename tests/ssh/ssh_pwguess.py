@@ -8,6 +8,9 @@ own).
       from source address SRC ("-": any); prints "ok", "refused" or "closed"
       (the server hung up) per attempt, and stops after anything but
       "refused".
+  ssh_pwguess.py abandon SRC HOST PORT USER PASSWORD SECONDS
+      one password attempt that gives up after SECONDS without a verdict
+      and hangs up; prints "abandoned" (or the verdict, if one came first).
   ssh_pwguess.py flood SRC HOST PORT USER SECONDS GUESSERS
       GUESSERS threads guessing wrong passwords for SECONDS, one attempt
       per connection; prints
@@ -97,10 +100,27 @@ def flood(src, host, port, user, seconds, guessers):
           flush=True)
 
 
+def abandon(src, host, port, user, password, seconds):
+    """A password attempt left after seconds: the connection closes before the verdict."""
+    t = connect(src, host, port, auth_timeout=seconds)
+    try:
+        t.auth_password(user, password)
+        r = "ok"
+    except paramiko.AuthenticationException as e:  # paramiko's own timeout says so
+        r = "abandoned" if "timeout" in str(e).lower() else "refused"
+    except (paramiko.SSHException, OSError, EOFError):
+        r = "closed"
+    finally:
+        t.close()
+    print(r, flush=True)
+
+
 def main():
     a = sys.argv[1:]
     if len(a) >= 6 and a[0] == "seq":
         seq(a[1], a[2], int(a[3]), a[4], a[5:])
+    elif len(a) == 7 and a[0] == "abandon":
+        abandon(a[1], a[2], int(a[3]), a[4], a[5], float(a[6]))
     elif len(a) == 7 and a[0] == "flood":
         flood(a[1], a[2], int(a[3]), a[4], float(a[5]), int(a[6]))
     else:

@@ -5,6 +5,8 @@
 #   - asynchronous: while a slow hash (sha512-crypt, 5M rounds) of a wrong
 #     monitor password runs, admin logs in with a key and runs a command;
 #     the server logs that login before the password's verdict;
+#   - a password attempt whose client hangs up before the verdict counts as a
+#     failure of its address (2 such from 127.0.0.6: "2 failures");
 #   - back-off: 7 wrong passwords from 127.0.0.2 (a connection each): the
 #     first 3 are not held, the start is logged once after the 3rd, attempts
 #     4-7 are held ("waits N ms") and consecutive verdicts are at least
@@ -54,6 +56,16 @@ t_login=$(ts pw.log 'info: user admin logged in' | head -1)
 t_slow=$(ts pw.log 'password for monitor from 127.0.0.5 refused' | head -1)
 check "the login is logged before the slow verdict ($t_login < $t_slow)" \
     test "${t_login:-0}" -lt "${t_slow:-0}" -a -n "$t_login"
+
+# An attempt whose client hangs up before the verdict still counts for its address (a
+# client could otherwise guess without ever meeting the back-off): the first is hashed
+# out by the worker, the second (waiting behind it) leaves the queue unhashed.
+for i in 1 2; do
+    check_eq "slow hash: attempt $i from 127.0.0.6 abandoned after 0.3 s" abandoned \
+        "$(/usr/bin/python3 "$GUESS" abandon 127.0.0.6 127.0.0.1 "$PORT" monitor wrong 0.3 2>&1)"
+done
+check "the two abandoned attempts are 2 failures of 127.0.0.6" \
+    wait_file pw.log 60 'from 127\.0\.0\.6 .*\(2 failures from the address\)'
 
 # Back-off for one address.
 mapfile -t got < <(guess 127.0.0.2 admin w1 w2 w3 w4 w5 w6 w7)
