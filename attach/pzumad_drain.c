@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -43,12 +44,24 @@ static int pzu_drain_known(int fd)
     return 0;
 }
 
-void pzu_drain_note_packet_fd(int fd)
+/* Whether fd is an AF_UNIX datagram socket, as umad2sim's packet socket is (a write of a
+ * sim_request's size to a file, a pipe or another socket is the program's own). */
+static int pzu_drain_is_packet_socket(int fd)
 {
     struct stat st;
+    int domain = 0, type = 0;
+    socklen_t len = sizeof(domain);
 
-    /* A write of a sim_request's size to a file or a pipe is the program's own. */
-    if (fd < 0 || pzu_drain_known(fd) || fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
+    if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode) ||
+        getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0 || domain != AF_UNIX)
+        return 0;
+    len = sizeof(type);
+    return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_DGRAM;
+}
+
+void pzu_drain_note_packet_fd(int fd)
+{
+    if (fd < 0 || pzu_drain_known(fd) || !pzu_drain_is_packet_socket(fd))
         return;
     for (int i = 0; i < PZU_DRAIN_FDS; i++) {
         int want = 0;
