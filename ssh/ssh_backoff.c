@@ -77,7 +77,7 @@ static struct backoff_entry *find(struct ssh_backoff *bo, const char *addr, uint
 
         if (!e->used || strcmp(e->addr, addr) != 0)
             continue;
-        if (now - e->last_failure >= bo->cfg.forget_ms) {
+        if (now > e->last_failure && now - e->last_failure >= bo->cfg.forget_ms) {
             e->used = false;
             return NULL;
         }
