@@ -37,8 +37,17 @@ ssh_start() {
     PORT=$(awk '/^listening/ { print $2 }' "$WORK/$name.out")
 }
 
+# ssh_keyscan: the server's host keys into known_hosts.  ssh-keyscan gives up after 5 s
+# by default, and a failure here ended a `set -e` script without a word on a loaded
+# machine: a 30 s limit, three tries, and a FAIL line when none gets a key.
 ssh_keyscan() {
-    ssh-keyscan -p "$PORT" -t ed25519,ecdsa 127.0.0.1 > "$WORK/known_hosts" 2> /dev/null
+    local try
+    for try in 1 2 3; do
+        ssh-keyscan -T 30 -p "$PORT" -t ed25519,ecdsa 127.0.0.1 > "$WORK/known_hosts" 2> /dev/null
+        [ -s "$WORK/known_hosts" ] && return 0
+    done
+    echo "FAIL ssh-keyscan got no host key from port $PORT (3 tries)"
+    return 1
 }
 
 sshc() {
