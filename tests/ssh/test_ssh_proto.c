@@ -183,18 +183,34 @@ static bool wrote_type(const struct capture *cap, size_t off, uint8_t type)
 }
 
 /* Opens session channel 0 with the given window, asks for a pty (80x24), starts a shell. */
-static void open_shell(struct fixture *f, uint32_t window)
+/* The client opens a session channel: its id, window, 32 KiB packets. */
+static void send_channel_open(struct fixture *f, uint32_t id, uint32_t window)
 {
-    uint8_t buf[256];
+    uint8_t buf[64];
     struct ssh_wr wr;
 
     ssh_wr_init(&wr, buf, sizeof(buf));
     ssh_wr_u8(&wr, SSH_MSG_CHANNEL_OPEN);
     ssh_wr_cstring(&wr, "session");
-    ssh_wr_u32(&wr, 7);
+    ssh_wr_u32(&wr, id);
     ssh_wr_u32(&wr, window);
     ssh_wr_u32(&wr, 32768);
     send_wr(f, &wr);
+}
+
+/* Runs the connection's timers at now and sends what they queued. */
+static void run_timers(struct fixture *f, uint64_t now)
+{
+    ssh_conn_tick(f->c, now);
+    ssh_conn_output_ready(f->c, now);
+}
+
+static void open_shell(struct fixture *f, uint32_t window)
+{
+    uint8_t buf[256];
+    struct ssh_wr wr;
+
+    send_channel_open(f, 7, window);
     ssh_wr_init(&wr, buf, sizeof(buf));
     ssh_wr_u8(&wr, SSH_MSG_CHANNEL_REQUEST);
     ssh_wr_u32(&wr, 0);
@@ -462,15 +478,12 @@ static void test_close_sequence(void **state)
     send_channel_close(&f, 0);
     assert_int_equal(out_types(f.cap, mark, types, 16), 0); /* OpenSSH closes at once */
     assert_int_equal(ssh_conn_next_deadline(f.c), f.c->now + SSH_CLOSE_WAKEUP_MS);
-    ssh_conn_tick(f.c, f.c->now + SSH_CLOSE_WAKEUP_MS - 1);
-    ssh_conn_output_ready(f.c, f.c->now);
+    run_timers(&f, f.c->now + SSH_CLOSE_WAKEUP_MS - 1);
     assert_int_equal(out_types(f.cap, mark, types, 16), 0);
-    ssh_conn_tick(f.c, f.c->now + 1);
-    ssh_conn_output_ready(f.c, f.c->now);
+    run_timers(&f, f.c->now + 1);
     assert_int_equal(out_types(f.cap, mark, types, 16), 1);
     assert_int_equal(types[0], SSH_MSG_IGNORE);
-    ssh_conn_tick(f.c, f.c->now + 10 * SSH_CLOSE_WAKEUP_MS); /* only once */
-    ssh_conn_output_ready(f.c, f.c->now);
+    run_timers(&f, f.c->now + 10 * SSH_CLOSE_WAKEUP_MS); /* only once */
     assert_int_equal(out_types(f.cap, mark, types, 16), 1);
     assert_int_equal(f.cap->closed, 1);
     assert_false(f.c->chans[0].used);
@@ -494,8 +507,7 @@ static void test_close_then_disconnect(void **state)
     mark = f.cap->len;
     send_channel_close(&f, 0);
     ssh_conn_input_closed(f.c, f.c->now + 1);
-    ssh_conn_tick(f.c, f.c->now + SSH_CLOSE_WAKEUP_MS);
-    ssh_conn_output_ready(f.c, f.c->now);
+    run_timers(&f, f.c->now + SSH_CLOSE_WAKEUP_MS);
     assert_int_equal(out_types(f.cap, mark, types, 16), 0);
     assert_true(ssh_conn_finished(f.c));
     teardown(&f);
@@ -506,33 +518,23 @@ static void test_close_then_disconnect(void **state)
 static void test_close_no_wakeup(void **state)
 {
     struct fixture f;
-    uint8_t buf[64];
-    struct ssh_wr wr;
     size_t mark;
 
     (void)state;
     setup(&f);
     after_kex(&f, true);
     open_shell(&f, 1000);
-    ssh_wr_init(&wr, buf, sizeof(buf));
-    ssh_wr_u8(&wr, SSH_MSG_CHANNEL_OPEN);
-    ssh_wr_cstring(&wr, "session");
-    ssh_wr_u32(&wr, 8);
-    ssh_wr_u32(&wr, 1000);
-    ssh_wr_u32(&wr, 32768);
-    send_wr(&f, &wr);
+    send_channel_open(&f, 8, 1000);
     assert_true(f.c->chans[1].used);
     ssh_session_exit(&f.c->chans[0], 0);
     mark = f.cap->len;
     send_channel_close(&f, 0);
-    ssh_conn_tick(f.c, f.c->now + SSH_CLOSE_WAKEUP_MS);
-    ssh_conn_output_ready(f.c, f.c->now);
+    run_timers(&f, f.c->now + SSH_CLOSE_WAKEUP_MS);
     assert_false(wrote_type(f.cap, mark, SSH_MSG_IGNORE));
     mark = f.cap->len;
     send_channel_close(&f, 1); /* the client's CLOSE first: our CLOSE answers it */
     assert_true(wrote_type(f.cap, mark, SSH_MSG_CHANNEL_CLOSE));
-    ssh_conn_tick(f.c, f.c->now + SSH_CLOSE_WAKEUP_MS);
-    ssh_conn_output_ready(f.c, f.c->now);
+    run_timers(&f, f.c->now + SSH_CLOSE_WAKEUP_MS);
     assert_false(wrote_type(f.cap, mark, SSH_MSG_IGNORE));
     assert_false(f.c->chans[1].used);
     assert_false(ssh_conn_finished(f.c));
