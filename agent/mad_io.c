@@ -104,6 +104,15 @@ int mad_io_recv(struct mad_io *io, uint8_t mad[IB_MAD_SIZE], struct mad_addr *ad
     return io->bs ? mad_io_board_recv(io, mad, addr) : mad_io_umad_take(io->umad, mad, addr);
 }
 
+unsigned long mad_io_smp_dropped(const struct mad_io *io, int port)
+{
+    if (!io->bs)
+        return mad_io_umad_smp_dropped(io->umad, port);
+    if (port < 0)
+        return board_sim_smp_dropped(io->bs);
+    return port < 256 ? board_sim_madq_of(io->bs)->smp_dropped_on[port] : 0;
+}
+
 size_t mad_io_recv_whole(const struct mad_io *io, const uint8_t **whole)
 {
     if (!io->bs)

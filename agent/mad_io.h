@@ -61,6 +61,15 @@ int mad_io_recv(struct mad_io *io, uint8_t mad[IB_MAD_SIZE], struct mad_addr *ad
  */
 size_t mad_io_recv_whole(const struct mad_io *io, const uint8_t **whole);
 
+/*
+ * SMP requests dropped so far because the management port's receive queue
+ * was full (board_sim_mad.h says why a flood is dropped, not queued): all
+ * of them (port < 0), or those that entered by port (0: where umad did not
+ * tell).  On the kernel's umad the hardware drops them and counts
+ * VL15Dropped itself: 0 there.
+ */
+unsigned long mad_io_smp_dropped(const struct mad_io *io, int port);
+
 /* Send one MAD as *addr says.  Returns 0 or -1. */
 int mad_io_send(struct mad_io *io, const uint8_t mad[IB_MAD_SIZE], const struct mad_addr *addr);
 

@@ -18,6 +18,8 @@ int mad_io_umad_fd(const struct mad_io_umad *io);
 int mad_io_umad_take(struct mad_io_umad *io, uint8_t mad[IB_MAD_SIZE], struct mad_addr *addr);
 int mad_io_umad_send(struct mad_io_umad *io, const uint8_t mad[IB_MAD_SIZE],
                      const struct mad_addr *addr);
+/* SMP requests the reader dropped (as mad_io_smp_dropped): 0 without a reader. */
+unsigned long mad_io_umad_smp_dropped(const struct mad_io_umad *io, int port);
 /* The MAD mad_io_umad_take returned last, whole (as mad_io_recv_whole). */
 size_t mad_io_umad_whole(const struct mad_io_umad *io, const uint8_t **whole);
 

@@ -36,6 +36,12 @@
 
 /* MADs the reader thread may hold for the agent loop. */
 #define MAD_IO_QUEUE 256
+/*
+ * SMP requests it holds at most: QP0's receive queue.  One more is dropped
+ * and counted (VL15Dropped) as board_sim_mad.h explains; other MADs wait for
+ * room instead (the GSI's answers to the agent's own requests).
+ */
+#define MAD_IO_SMP_DEPTH 128
 /* The reader thread checks for a stop this often (ms) while no MAD comes. */
 #define MAD_IO_READER_POLL_MS 100
 /* umad2sim hands out descriptors from here up (its poll() treats them specially). */
@@ -67,6 +73,9 @@ struct mad_io_reader {
     atomic_bool stop;
     bool failed; /* umad_recv failed: reported once through mad_io_recv */
     unsigned head, count;
+    unsigned smps;                    /* SMP requests among them */
+    atomic_ulong smp_dropped;         /* SMP requests that found MAD_IO_SMP_DEPTH waiting */
+    atomic_ulong smp_dropped_on[256]; /* the same by ingress port (0: not known) */
     struct mad_io_rx q[MAD_IO_QUEUE];
     struct mad_io_buf buf; /* the thread's receive buffer */
 };
@@ -243,12 +252,29 @@ static bool mad_io_reader_wait(int fd)
     return poll(&pfd, 1, MAD_IO_READER_POLL_MS) > 0;
 }
 
-/* Append one MAD to the queue, waiting for room; false when told to stop. */
+/* Whether a MAD is an SMP request (SMI or directed-route SMI class, not a response). */
+static bool mad_io_is_smp_request(const uint8_t *mad)
+{
+    return (mad[1] == IB_SMI_CLASS || mad[1] == IB_SMI_DIRECT_CLASS) && !(mad[3] & 0x80);
+}
+
+/*
+ * Append one MAD to the queue, waiting for room, or drop an SMP request
+ * that finds MAD_IO_SMP_DEPTH waiting; false when told to stop.
+ */
 static bool mad_io_reader_push(struct mad_io_reader *r, const struct mad_io_rx *rx)
 {
     uint64_t one = 1;
+    bool smp = mad_io_is_smp_request(rx->mad);
 
     pthread_mutex_lock(&r->lock);
+    if (smp && r->smps >= MAD_IO_SMP_DEPTH) {
+        pthread_mutex_unlock(&r->lock);
+        atomic_fetch_add(&r->smp_dropped_on[rx->addr.port], 1);
+        atomic_fetch_add(&r->smp_dropped, 1);
+        free(rx->whole);
+        return true;
+    }
     while (r->count == MAD_IO_QUEUE && !atomic_load(&r->stop))
         pthread_cond_wait(&r->room, &r->lock);
     if (atomic_load(&r->stop)) {
@@ -257,6 +283,7 @@ static bool mad_io_reader_push(struct mad_io_reader *r, const struct mad_io_rx *
         return false;
     }
     r->q[(r->head + r->count) % MAD_IO_QUEUE] = *rx;
+    r->smps += smp;
     if (r->count++ == 0 && write(r->efd, &one, sizeof(one)) < 0)
         r->failed = true; /* cannot happen with a counter below 2^64 - 1 */
     pthread_mutex_unlock(&r->lock);
@@ -359,6 +386,7 @@ static int mad_io_reader_take(struct mad_io_reader *r, struct mad_io_rx *rx)
     pthread_mutex_lock(&r->lock);
     if (r->count) {
         *rx = r->q[r->head]; /* the whole copy's ownership moves too */
+        r->smps -= mad_io_is_smp_request(rx->mad);
         r->head = (r->head + 1) % MAD_IO_QUEUE;
         r->count--;
         pthread_cond_signal(&r->room);
@@ -512,4 +540,11 @@ int mad_io_umad_send(struct mad_io_umad *io, const uint8_t mad[IB_MAD_SIZE],
     else
         umad_set_addr(io->tx_umad, dlid, (int)addr->dst_qp, addr->sl, (int)MAD_GSI_QKEY);
     return umad_send(io->portid, agent, io->tx_umad, IB_MAD_SIZE, 0, 0) < 0 ? -1 : 0;
+}
+
+unsigned long mad_io_umad_smp_dropped(const struct mad_io_umad *io, int port)
+{
+    if (!io->reader || port > 255)
+        return 0;
+    return atomic_load(port < 0 ? &io->reader->smp_dropped : &io->reader->smp_dropped_on[port]);
 }

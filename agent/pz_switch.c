@@ -25,6 +25,8 @@
 #define PZ_SCAN_NS 10000000ull
 /* MADs served per wake at most, so the other sources get their turn. */
 #define PZ_MAD_BUDGET 256
+/* Receive-queue drops are logged this often at most. */
+#define PZ_DROP_LOG_NS 1000000000ull
 
 struct pz_switch {
     struct pz_switch_env env;
@@ -32,6 +34,10 @@ struct pz_switch {
     struct board_mem *bm; /* board = mem */
     struct board_sim *bs; /* board = sim */
     struct board *board;
+    unsigned long smp_dropped_seen;       /* SMP drops the last warning covered */
+    unsigned long smp_dropped_total;      /* SMP drops at the last look */
+    unsigned long smp_dropped_noted[256]; /* by port: handed to board/sim's VL15Dropped */
+    uint64_t drop_logged_ns;              /* when the last drop warning was logged (0: never) */
     struct node *node;
     struct mad_io *board_io; /* MADs over the board/sim connection (owned), or NULL */
     pz_switch_smp_set_fn smp_set;
@@ -260,6 +266,38 @@ static uint64_t pz_switch_deadline(void *arg)
     return node_next_deadline(sw->node);
 }
 
+/* Hand the umad reader's new SMP drops to board/sim, port by port, for VL15Dropped. */
+static void pz_switch_note_vl15(struct pz_switch *sw)
+{
+    for (unsigned p = 0; p <= sw->id.num_ports && p < 256; p++) {
+        unsigned long n = mad_io_smp_dropped(sw->env.io, (int)p);
+
+        board_sim_note_vl15_dropped(sw->bs, p, n - sw->smp_dropped_noted[p]);
+        sw->smp_dropped_noted[p] = n;
+    }
+}
+
+/*
+ * Note the SMPs the receive queue dropped since the last look: the umad
+ * reader's are handed to the board/sim connection for the VL15Dropped of
+ * the ports they entered by (the board transport counts its own), and a
+ * warning says how many, at most once per PZ_DROP_LOG_NS.
+ */
+static void pz_switch_note_drops(struct pz_switch *sw, uint64_t now)
+{
+    unsigned long total = mad_io_smp_dropped(sw->env.io, -1);
+    unsigned long fresh = total - sw->smp_dropped_seen;
+
+    if (total != sw->smp_dropped_total && sw->bs && !sw->board_io)
+        pz_switch_note_vl15(sw);
+    sw->smp_dropped_total = total;
+    if (!fresh || (sw->drop_logged_ns && now - sw->drop_logged_ns < PZ_DROP_LOG_NS))
+        return;
+    pz_log(PZ_LOG_WARN, "%lu SMPs dropped: the management port's receive queue was full", fresh);
+    sw->smp_dropped_seen = total;
+    sw->drop_logged_ns = now;
+}
+
 /* Loop timer: run the node's due work and send the traps and notices it queued. */
 static void pz_switch_timers(void *arg, uint64_t now)
 {
@@ -267,7 +305,7 @@ static void pz_switch_timers(void *arg, uint64_t now)
     uint8_t out[IB_MAD_SIZE];
     struct mad_addr to;
 
-    (void)now;
+    pz_switch_note_drops(sw, now);
     if (sw->bs)
         board_sim_wake(sw->bs);
     while (node_poll(sw->node, &to, out) == MAD_SEND)

@@ -392,18 +392,39 @@ static int bs_set_lft_top(void *ctx, uint16_t top)
     return bs_rpc(ctx, BOARD_SIM_SET_LFT_TOP, top, 0, 0, NULL, 0, NULL, 0);
 }
 
+/*
+ * Add to a port's VL15Dropped the SMPs that entered by it and were dropped
+ * on this side of the fabric (the management port's receive queue was
+ * full: board_sim_mad.h), wrapping at the counters' width as the fabric's
+ * own do.
+ */
+static void bs_add_local_drops(const struct board_sim *bs, unsigned port,
+                               struct board_port_counters *c)
+{
+    unsigned bits = bs->id.counter_bits;
+    uint64_t mask = bits == 0 || bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+
+    if (port < 256)
+        c->vl15_dropped =
+            (c->vl15_dropped + bs->madq.smp_dropped_on[port] + bs->madq.vl15_noted[port]) & mask;
+}
+
 static int bs_port_counters(void *ctx, unsigned port, struct board_port_counters *c)
 {
     uint8_t d[BOARD_SIM_DATA];
     int rc = bs_rpc(ctx, BOARD_SIM_PORT_COUNTERS, port, 0, 0, NULL, 0, d, sizeof(*c));
 
-    if (rc == 0)
+    if (rc == 0) {
         board_sim_unpack_counters(d, c);
+        bs_add_local_drops(ctx, port, c);
+    }
     return rc;
 }
 
 /* What bs_port_counters_many collects: the ports' counters and the first error. */
 struct bs_counters_run {
+    const struct board_sim *bs;
+    unsigned first; /* the port of c[0] */
     struct board_port_counters *c;
     unsigned count;
     unsigned got;  /* answers so far */
@@ -421,9 +442,10 @@ static bool bs_counters_answer(void *arg, const struct board_sim_msg *m)
         r->unsupported = true;
         return true;
     }
-    if (m->c < r->count && m->status == 0)
+    if (m->c < r->count && m->status == 0) {
         board_sim_unpack_counters(m->data, &r->c[m->c]);
-    else if (!r->first_err || m->c < r->first_err_at) {
+        bs_add_local_drops(r->bs, r->first + m->c, &r->c[m->c]);
+    } else if (!r->first_err || m->c < r->first_err_at) {
         r->first_err = m->status ? m->status : -EPROTO;
         r->first_err_at = m->c;
     }
@@ -443,7 +465,7 @@ static int bs_port_counters_many(void *ctx, unsigned first, unsigned count,
 
     while (count) {
         unsigned n = count < BOARD_SIM_COUNTERS_MAX ? count : BOARD_SIM_COUNTERS_MAX;
-        struct bs_counters_run r = {.c = c, .count = n};
+        struct bs_counters_run r = {.bs = bs, .first = first, .c = c, .count = n};
 
         board_sim_msg_request(&req, ++bs->seq, BOARD_SIM_COUNTERS_MANY, first, n, 0);
         if (bs_send_with_posted(bs, &req) ||

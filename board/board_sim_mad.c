@@ -23,6 +23,8 @@
 #define MAD_CLASS_SMI 0x01
 #define MAD_CLASS_SMI_DR 0x81
 #define MAD_METHOD_RESPONSE 0x80
+/* Batches one look at the socket reads at most (BOARD_SIM_MAD_QUEUE's worth). */
+#define BOARD_SIM_MADQ_ROUNDS (BOARD_SIM_MAD_QUEUE / BOARD_SIM_MAD_BATCH)
 
 int board_sim_madq_init(struct board_sim_madq *q)
 {
@@ -42,9 +44,19 @@ void board_sim_madq_free(struct board_sim_madq *q)
     memset(q, 0, sizeof(*q));
 }
 
+/* Whether a MAD is an SMP request (class SMI or directed-route SMI, not a response). */
+static bool madq_is_smp_request(const uint8_t *mad)
+{
+    uint8_t cls = mad[MAD_CLASS_OFFS];
+
+    return (cls == MAD_CLASS_SMI || cls == MAD_CLASS_SMI_DR) &&
+           !(mad[MAD_METHOD_OFFS] & MAD_METHOD_RESPONSE);
+}
+
 void board_sim_madq_push(struct board_sim_madq *q, const struct board_sim_msg *m)
 {
     struct board_sim_mad *slot;
+    bool smp;
 
     if (!q->ring)
         return; /* MADs were not asked for: a confused fabric's are dropped */
@@ -53,18 +65,24 @@ void board_sim_madq_push(struct board_sim_madq *q, const struct board_sim_msg *m
         return;
     }
     slot = &q->ring[(q->head + q->count) % BOARD_SIM_MAD_QUEUE];
-    if (board_sim_unpack_mad(m, slot) == 0)
-        q->count++;
+    if (board_sim_unpack_mad(m, slot) != 0)
+        return;
+    smp = madq_is_smp_request(slot->mad);
+    if (smp && q->smps >= BOARD_SIM_SMP_DEPTH) {
+        q->smp_dropped++; /* QP0's receive queue is full: VL15Dropped */
+        q->smp_dropped_on[slot->port]++;
+        return;
+    }
+    q->smps += smp;
+    q->count++;
 }
 
 /* Remember what the fabric said of an SMP request being taken: its receive record. */
 static void madq_note_rx(struct board_sim_madq *q, const struct board_sim_mad *m)
 {
-    uint8_t cls = m->mad[MAD_CLASS_OFFS];
-
-    if ((cls != MAD_CLASS_SMI && cls != MAD_CLASS_SMI_DR) ||
-        (m->mad[MAD_METHOD_OFFS] & MAD_METHOD_RESPONSE))
+    if (!madq_is_smp_request(m->mad))
         return;
+    q->smps--;
     q->have_last = true;
     q->last_tid = mad_tid(m->mad);
     q->last_rx.port = m->port;
@@ -165,6 +183,23 @@ int board_sim_madq_await(struct board_sim *bs, uint32_t seq, uint16_t op, int ti
     return 0;
 }
 
+/*
+ * Read the socket to its end (at most BOARD_SIM_MADQ_ROUNDS batches), so
+ * that SMPs beyond the receive queue's depth are dropped as they arrive
+ * instead of waiting on the socket.  Returns 0 or -ENOTCONN.
+ */
+static int madq_fill_all(struct board_sim *bs, struct board_sim_madq *q)
+{
+    q->since_fill = 0;
+    for (unsigned r = 0; r < BOARD_SIM_MADQ_ROUNDS && !q->drained; r++) {
+        int rc = madq_fill(bs, q);
+
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 int board_sim_mad_recv(struct board_sim *bs, struct board_sim_mad *m)
 {
     struct board_sim_madq *q = board_sim_madq_of(bs);
@@ -172,6 +207,9 @@ int board_sim_mad_recv(struct board_sim *bs, struct board_sim_mad *m)
 
     if (!q->ring)
         return 0;
+    /* every batch taken, look at what waits behind it (one recvmmsg when quiet) */
+    if (++q->since_fill > BOARD_SIM_MAD_BATCH && (rc = madq_fill_all(bs, q)))
+        return rc;
     while (!madq_pop(q, m)) {
         if (q->drained)
             return 0;
@@ -190,4 +228,15 @@ bool board_sim_mad_pending(const struct board_sim *bs)
 unsigned long board_sim_mad_dropped(const struct board_sim *bs)
 {
     return board_sim_madq_of((struct board_sim *)bs)->dropped;
+}
+
+unsigned long board_sim_smp_dropped(const struct board_sim *bs)
+{
+    return board_sim_madq_of((struct board_sim *)bs)->smp_dropped;
+}
+
+void board_sim_note_vl15_dropped(struct board_sim *bs, unsigned port, unsigned long n)
+{
+    if (port < 256)
+        board_sim_madq_of(bs)->vl15_noted[port] += n;
 }

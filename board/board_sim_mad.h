@@ -29,6 +29,16 @@
 #define BOARD_SIM_MAD_BATCH 16   /* messages one recvmmsg() takes at most */
 #define BOARD_SIM_POSTED_MAX 16  /* posted writes held for the next send */
 #define BOARD_SIM_MAD_QUEUE 1024 /* MADs kept while board requests wait */
+/*
+ * SMP requests kept at once: the management port's receive queue (QP0).
+ * One more arriving while it is full is dropped and counted in the
+ * VL15Dropped of the port it entered by (IBA 16.1.3.5: "incoming VL15
+ * packets dropped due to resource limitations ... in the port");
+ * a flood then costs the agent a receive each, never a backlog that the
+ * SM's own SMPs wait behind.  (Linux posts 512 receive buffers per QP;
+ * a switch's management CPU keeps fewer.)
+ */
+#define BOARD_SIM_SMP_DEPTH 128
 
 /*
  * Connect to pzfabric's "<sockname>:board" socket and attach to node as
@@ -70,6 +80,16 @@ int board_sim_flush(struct board_sim *bs);
 /* MADs dropped because the queue was full (the fabric times their requests out). */
 unsigned long board_sim_mad_dropped(const struct board_sim *bs);
 
+/* SMP requests dropped because BOARD_SIM_SMP_DEPTH of them waited already. */
+unsigned long board_sim_smp_dropped(const struct board_sim *bs);
+
+/*
+ * Count n SMPs that entered by port and that the agent's own receive queue
+ * dropped (the umad transport's reader): they show in that port's
+ * VL15Dropped with the ones dropped here.
+ */
+void board_sim_note_vl15_dropped(struct board_sim *bs, unsigned port, unsigned long n);
+
 /* ---- Internal to board/: the queue board_sim.c keeps, and its hooks. ---- */
 
 /* Room for one received message (one byte more: a longer one is malformed). */
@@ -79,9 +99,14 @@ struct board_sim_madq {
     struct board_sim_mad *ring; /* BOARD_SIM_MAD_QUEUE entries; NULL: MADs not carried */
     uint8_t *rxbuf;             /* BOARD_SIM_MAD_BATCH receive buffers */
     unsigned head, count;
-    bool drained;          /* the last receive found the socket empty (until the next wake) */
-    unsigned long dropped; /* arrived with the queue full */
-    bool have_last;        /* the receive record of the last request taken */
+    bool drained;              /* the last receive found the socket empty (until the next wake) */
+    unsigned long dropped;     /* arrived with the queue full */
+    unsigned smps;             /* SMP requests in the ring (at most BOARD_SIM_SMP_DEPTH) */
+    unsigned long smp_dropped; /* SMP requests that found BOARD_SIM_SMP_DEPTH waiting */
+    unsigned long smp_dropped_on[256]; /* the same by ingress port */
+    unsigned long vl15_noted[256];     /* drops the agent counted (board_sim_note_vl15_dropped) */
+    unsigned since_fill;               /* MADs taken since the socket was last read to the end */
+    bool have_last;                    /* the receive record of the last request taken */
     uint64_t last_tid;
     struct board_mad_rx last_rx;
 };

@@ -529,6 +529,86 @@ static void test_mads_refused(void **state)
     server_stop(&s);
 }
 
+/* Send a MAD of class cls (TID n) from the fabric without blocking; whether the socket took it. */
+static bool server_try_mad(struct server *s, uint8_t cls, unsigned n)
+{
+    struct board_sim_mad m = {.slid = 0xFFFF, .dlid = 0xFFFF, .len = 256, .port = 3};
+    struct board_sim_msg msg;
+
+    m.mad[0] = 1;
+    m.mad[1] = cls;
+    m.mad[2] = 1;
+    m.mad[3] = 0x01; /* Get */
+    m.mad[14] = (uint8_t)(n >> 8);
+    m.mad[15] = (uint8_t)n;
+    board_sim_pack_mad(&msg, 0, &m);
+    return send(s->fd, &msg, sizeof(msg), MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(msg);
+}
+
+/*
+ * An SMP flood: the management port's receive queue keeps
+ * BOARD_SIM_SMP_DEPTH SMP requests, drops the rest as they arrive (counted
+ * in the VL15Dropped of the port they entered by, 3), and lets the GMPs that came
+ * behind the flood through, all of them, in order.
+ */
+static void test_smp_flood_dropped(void **state)
+{
+    struct server s;
+    char err[128];
+    struct board_sim *bs = board_sim_attach_fd_flags(server_start_opts(&s, true), "spine-1",
+                                                     BOARD_SIM_ATTACH_MADS, err, sizeof(err));
+    struct board_port_counters c0, c1;
+    struct board_sim_mad got;
+    unsigned smps = 0, gmps = 0, got_smps = 0, got_gmps = 0, next_gmp = 0, ahead = 0;
+
+    assert_non_null(bs);
+    while (board_sim_mad_recv(bs, &got) == 1) /* the server's MAD before ATTACH's answer */
+        ;
+    assert_int_equal(board_port_counters(board_sim_board(bs), 3, &c0), 0);
+    while (board_sim_mad_recv(bs, &got) == 1) /* and the one before this answer */
+        ;
+    /* the fabric sends while the socket takes them; the agent takes one MAD between */
+    while (smps < 4 * BOARD_SIM_SMP_DEPTH || gmps < 8) {
+        while (smps < 4 * BOARD_SIM_SMP_DEPTH && server_try_mad(&s, 0x81, smps))
+            smps++;
+        while (smps == 4 * BOARD_SIM_SMP_DEPTH && gmps < 8 &&
+               server_try_mad(&s, 0x04, 0x8000 + gmps))
+            gmps++;
+        board_sim_wake(bs);
+        assert_int_equal(board_sim_mad_recv(bs, &got), 1);
+        got_smps++; /* the flood's SMPs come first */
+        assert_int_equal(got.mad[1], 0x81);
+    }
+    board_sim_wake(bs);
+    while (board_sim_mad_recv(bs, &got) == 1) {
+        if (got.mad[1] == 0x04) {
+            assert_int_equal(got.mad[14] << 8 | got.mad[15], 0x8000 + next_gmp++);
+            got_gmps++;
+        } else {
+            got_smps++;
+            ahead += !got_gmps;
+        }
+        if (!board_sim_mad_pending(bs))
+            board_sim_wake(bs); /* as the agent loop does when the socket is readable */
+    }
+    assert_int_equal(got_gmps, 8);
+    assert_true(board_sim_smp_dropped(bs) > 0);
+    assert_int_equal(got_smps + board_sim_smp_dropped(bs), smps);
+    /* the GMPs sent behind the flood waited for a queue's worth of SMPs at most */
+    assert_true(ahead <= BOARD_SIM_SMP_DEPTH + BOARD_SIM_MAD_BATCH);
+    assert_int_equal(board_sim_mad_dropped(bs), 0);
+    /* port 3's VL15Dropped counts them, port 1's what the agent noted, port 0's none */
+    board_sim_note_vl15_dropped(bs, 1, 5);
+    assert_int_equal(board_port_counters(board_sim_board(bs), 3, &c1), 0);
+    assert_int_equal(c1.vl15_dropped - c0.vl15_dropped, board_sim_smp_dropped(bs));
+    assert_int_equal(board_port_counters(board_sim_board(bs), 1, &c1), 0);
+    assert_int_equal(c1.vl15_dropped, 5);
+    assert_int_equal(board_port_counters(board_sim_board(bs), 0, &c1), 0);
+    assert_int_equal(c1.vl15_dropped, 0);
+    board_sim_close(bs);
+    server_stop(&s);
+}
+
 /* When the fabric goes away, operations fail promptly with -EIO. */
 static void test_fabric_gone(void **state)
 {
@@ -551,4 +631,4 @@ static void test_fabric_gone(void **state)
 
 PZT_MAIN(test_attach_identity, test_sma_over_board_sim, test_garbage_rejected, test_lft_set_posted,
          test_fabric_gone, test_mad_rx, test_counters_many_fallback, test_counters_many,
-         test_mads_over_board, test_mads_refused, test_posted_with_mad)
+         test_mads_over_board, test_mads_refused, test_posted_with_mad, test_smp_flood_dropped)
