@@ -265,4 +265,11 @@ bool fabric_capture(const struct fabric *f, const char **name, unsigned long lon
 int fabric_port_counters(const struct fabric *f, size_t node, unsigned port,
                          struct board_port_counters *c);
 
+/*
+ * Count one SMP dropped at node's port (the port it entered by) for want of
+ * a VL15 buffer: its VL15Dropped, wrapping at the board's counter width.
+ * Nothing for a node or port that does not exist.
+ */
+void fabric_count_vl15_dropped(struct fabric *f, size_t node, unsigned port);
+
 #endif /* PZ_FABRIC_H */

@@ -103,3 +103,16 @@ int fabric_error_inject(struct fabric *f, size_t node, unsigned port, const char
             (unsigned long long)count, k->name, n->name, port);
     return 0;
 }
+
+void fabric_count_vl15_dropped(struct fabric *f, size_t node, unsigned port)
+{
+    struct board_port_counters *c;
+    struct fabric_node *n;
+
+    if (node >= f->num_nodes)
+        return;
+    n = &f->nodes[node];
+    if (port > n->num_ports || !(c = board_mem_counters(n->bm, port)))
+        return;
+    err_add(n, c, ERR_CTR(vl15_dropped), 1);
+}

@@ -257,6 +257,15 @@ static void board_server_mad_in(struct sim_server *s, const struct sim_agent *a,
     fabric_client_send(s->f, (unsigned)a->client, &m);
 }
 
+/*
+ * Messages queued for an agent (its socket full) beyond which an SMP request
+ * for its switch is dropped rather than queued: the management port's VL15
+ * buffer is full.  With the socket's own room and the agent's receive queue
+ * (BOARD_SIM_SMP_DEPTH) this bounds how many SMPs of a flood an SM's SMP
+ * waits behind; without it the queue (SIM_TX_QUEUE_MAX) held a whole flood.
+ */
+#define BOARD_SERVER_SMP_BACKLOG 64
+
 /* Whether a MAD is an SMP request (for which the fabric keeps a receive record). */
 static bool board_server_is_smp_request(const uint8_t *mad)
 {
@@ -334,6 +343,12 @@ void board_server_deliver(struct sim_server *s, size_t i, const struct fabric_ma
     if (board_server_is_smp_request(m->mad) &&
         fabric_agent_mad_rx(s->f, (size_t)a->node, mad_tid(m->mad), &rx) == 0)
         bm.port = rx.port;
+    if (board_server_is_smp_request(m->mad) && a->tx_count >= BOARD_SERVER_SMP_BACKLOG) {
+        /* the agent's socket is full and a backlog waits: VL15 has no buffer for it */
+        fabric_count_vl15_dropped(s->f, (size_t)a->node, bm.port);
+        a->smp_dropped++;
+        return;
+    }
     board_sim_pack_mad(&msg, 0, &bm);
     lost = a->tx_lost;
     board_server_emit(a, &msg);

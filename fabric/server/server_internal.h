@@ -55,7 +55,8 @@ struct sim_agent {
     /* MAD messages waiting until the socket has room (in order). */
     struct board_sim_msg *txq;
     size_t tx_head, tx_count, tx_cap;
-    unsigned long tx_lost; /* messages lost with the queue full */
+    unsigned long tx_lost;     /* messages lost with the queue full */
+    unsigned long smp_dropped; /* SMP requests dropped with a backlog queued (VL15Dropped) */
 };
 
 /* An operator connection on NAME:pzctl (pzfabric-ctl). */
