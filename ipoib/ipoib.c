@@ -11,68 +11,11 @@
 #include <string.h>
 
 #include "ipoib_arp.h"
+#include "ipoib_internal.h"
 
-/*
- * Packets held per neighbour while it resolves: the first datagrams of a
- * UDP stream to a new peer (an iperf -u test: ~4 a ms at 50 Mbit/s) wait
- * through ARP and the PathRecord query instead of being dropped.  Linux
- * bounds its unresolved queue by bytes (unres_qlen_bytes, 212992: ~100
- * full-size IPoIB packets); 3 was its old packet limit.
- */
-#define NEIGH_QUEUE_MAX 64
 #define RESOLVE_TRIES 3 /* ARP requests or path queries before giving up */
 #define JOIN_BACKOFF_MAX_MS 16000
 #define IPV4_HDR_MIN 20
-#define NO_DEADLINE UINT64_MAX
-
-/* Where a neighbour entry stands. */
-enum neigh_state {
-    NEIGH_FREE,
-    NEIGH_ARP,   /* ARP request out, no answer yet */
-    NEIGH_PATH,  /* link address known, PathRecord query out */
-    NEIGH_VALID, /* resolved */
-};
-
-/* A packet waiting for its neighbour to resolve. */
-struct pending_pkt {
-    uint8_t *buf;
-    size_t len;
-};
-
-/* One IPv4 neighbour: its link address and the path to it. */
-struct neigh {
-    enum neigh_state state;
-    uint32_t ip;
-    struct ipoib_lladdr ll;
-    uint16_t lid;
-    uint8_t sl;
-    uint64_t updated;  /* when last confirmed */
-    uint64_t deadline; /* next retry, or NO_DEADLINE */
-    unsigned tries;
-    bool probing; /* VALID but old: an ARP request asks whether it still holds */
-    uint64_t tid; /* the path query out, if state == NEIGH_PATH */
-    struct pending_pkt q[NEIGH_QUEUE_MAX];
-    unsigned qn;
-};
-
-struct ipoib {
-    struct ipoib_config cfg;
-    struct ipoib_ops ops;
-    void *ctx;
-    struct ipoib_port port;
-    bool port_known;
-    enum ipoib_state state;
-    struct ipoib_group group;
-    uint8_t bcast_mgid[IPOIB_GID_LEN];
-    uint8_t own_gid[IPOIB_GID_LEN];
-    uint64_t join_tid;
-    uint64_t join_deadline;
-    unsigned join_backoff;
-    uint32_t tid_low;
-    struct neigh *neigh;
-    struct ipoib_stats stats;
-    uint8_t txbuf[IPOIB_ENCAP_LEN + BOARD_DGRAM_MAX_PAYLOAD];
-};
 
 /* Print one log line through ops.log, if there is one. */
 static void ep_log(const struct ipoib *ep, int level, const char *fmt, ...)
@@ -104,6 +47,12 @@ static uint64_t next_tid(struct ipoib *ep)
     if (ep->tid_low == 0)
         ep->tid_low = 1;
     return (uint64_t)ep->cfg.tid_tag << 24 | ep->tid_low;
+}
+
+/* The same, for ipoib6.c. */
+uint64_t ipoib_next_tid(struct ipoib *ep)
+{
+    return next_tid(ep);
 }
 
 /* Whether two TIDs are the same request as far as ours go: the low 32 bits. */
@@ -150,6 +99,11 @@ struct ipoib *ipoib_create(const struct ipoib_config *cfg, const struct ipoib_op
     ep->state = IPOIB_DOWN;
     ep->join_deadline = NO_DEADLINE;
     ep->join_backoff = ep->cfg.join_retry_ms;
+    if (ep->cfg.ip6 && ipoib6_init(ep) < 0) {
+        free(ep->neigh);
+        free(ep);
+        return NULL;
+    }
     return ep;
 }
 
@@ -179,6 +133,7 @@ void ipoib_destroy(struct ipoib *ep)
     for (unsigned i = 0; i < ep->cfg.neigh_max; i++)
         neigh_free(ep, &ep->neigh[i], false);
     free(ep->neigh);
+    ipoib6_fini(ep);
     free(ep);
 }
 
@@ -186,7 +141,7 @@ void ipoib_destroy(struct ipoib *ep)
 static struct neigh *neigh_find(struct ipoib *ep, uint32_t ip)
 {
     for (unsigned i = 0; i < ep->cfg.neigh_max; i++)
-        if (ep->neigh[i].state != NEIGH_FREE && ep->neigh[i].ip == ip)
+        if (ep->neigh[i].state != NEIGH_FREE && !ep->neigh[i].v6 && ep->neigh[i].ip == ip)
             return &ep->neigh[i];
     return NULL;
 }
@@ -217,6 +172,12 @@ static struct neigh *neigh_alloc(struct ipoib *ep, uint32_t ip)
     return victim;
 }
 
+/* A free entry for an IPv6 neighbour (ipoib6.c fills in the address). */
+struct neigh *ipoib_neigh_alloc(struct ipoib *ep)
+{
+    return neigh_alloc(ep, 0);
+}
+
 /* Flush every neighbour (a new join follows). */
 static void neigh_flush_all(struct ipoib *ep)
 {
@@ -226,11 +187,10 @@ static void neigh_flush_all(struct ipoib *ep)
     ep->stats.flushes++;
 }
 
-/* Fill the GRH of a send to the broadcast group. */
-static void mcast_grh(const struct ipoib *ep, uint8_t grh[BOARD_DGRAM_GRH_LEN])
+/* Fill the GRH of a send to group g. */
+static void mcast_grh(const struct ipoib *ep, const struct ipoib_group *g,
+                      uint8_t grh[BOARD_DGRAM_GRH_LEN])
 {
-    const struct ipoib_group *g = &ep->group;
-
     memset(grh, 0, BOARD_DGRAM_GRH_LEN);
     grh[0] = (uint8_t)(0x60 | g->tclass >> 4);
     grh[1] = (uint8_t)(g->tclass << 4 | ((g->flow_label >> 16) & 0x0f));
@@ -242,31 +202,37 @@ static void mcast_grh(const struct ipoib *ep, uint8_t grh[BOARD_DGRAM_GRH_LEN])
 }
 
 /*
- * Send header + body (already in ep->txbuf after the header room) to the
- * broadcast group.  Returns 0 or a negative errno.
+ * Send header + body (already in ep->txbuf after the header room) to group
+ * g.  Returns 0 or a negative errno.
  */
-static int send_bcast(struct ipoib *ep, size_t len)
+int ipoib_send_group(struct ipoib *ep, const struct ipoib_group *g, size_t len)
 {
     struct board_dgram_addr a = {
-        .dlid = ep->group.mlid,
-        .sl = ep->group.sl,
+        .dlid = g->mlid,
+        .sl = g->sl,
         .has_grh = true,
         .pkey = send_pkey(ep),
         .dst_qp = IPOIB_MCAST_QPN,
-        .qkey = ep->group.qkey,
+        .qkey = g->qkey,
     };
     int rc;
 
-    mcast_grh(ep, a.grh);
+    mcast_grh(ep, g, a.grh);
     rc = ep->ops.send_dgram(ep->ctx, &a, ep->txbuf, len);
     if (rc < 0)
         ep->stats.tx_errors++;
     return rc;
 }
 
+/* Send to the broadcast group. */
+static int send_bcast(struct ipoib *ep, size_t len)
+{
+    return ipoib_send_group(ep, &ep->group, len);
+}
+
 /* Send len bytes of ep->txbuf (or buf) to one peer. Returns 0 or -errno. */
-static int send_unicast(struct ipoib *ep, const uint8_t *buf, size_t len, uint16_t lid, uint8_t sl,
-                        uint32_t qpn)
+int ipoib_send_unicast(struct ipoib *ep, const uint8_t *buf, size_t len, uint16_t lid, uint8_t sl,
+                       uint32_t qpn)
 {
     struct board_dgram_addr a = {
         .dlid = lid,
@@ -315,7 +281,7 @@ static void arp_reply(struct ipoib *ep, const struct ipoib_arp *req, uint16_t li
 
     ipoib_own_lladdr(ep, &arp.sha);
     arp.tha = req->sha;
-    send_unicast(ep, ep->txbuf, arp_to_txbuf(ep, &arp), lid, sl, req->sha.qpn);
+    ipoib_send_unicast(ep, ep->txbuf, arp_to_txbuf(ep, &arp), lid, sl, req->sha.qpn);
 }
 
 /* Ask the SA for the path to a neighbour's GID. */
@@ -334,7 +300,7 @@ static void path_query(struct ipoib *ep, struct neigh *n, uint64_t now)
 static void neigh_send_queue(struct ipoib *ep, struct neigh *n)
 {
     for (unsigned i = 0; i < n->qn; i++) {
-        if (send_unicast(ep, n->q[i].buf, n->q[i].len, n->lid, n->sl, n->ll.qpn) == 0) {
+        if (ipoib_send_unicast(ep, n->q[i].buf, n->q[i].len, n->lid, n->sl, n->ll.qpn) == 0) {
             ep->stats.tx_packets++;
             ep->stats.tx_bytes += n->q[i].len - IPOIB_ENCAP_LEN;
         }
@@ -358,18 +324,19 @@ static void neigh_resolved(struct ipoib *ep, struct neigh *n, uint16_t lid, uint
 }
 
 /*
- * Learn a sender's link address from its ARP.  The datagram that carried
- * it gives the path when its source QP is the one the ARP names (the usual
- * case); otherwise the SA is asked.
+ * Learn a sender's link address from its ARP (or neighbour discovery
+ * message).  The datagram that carried it gives the path when its source
+ * QP is the one the message names (the usual case); otherwise the SA is
+ * asked.
  */
-static void arp_learn(struct ipoib *ep, struct neigh *n, const struct ipoib_arp *arp,
-                      const struct board_dgram_addr *a, uint64_t now)
+void ipoib_neigh_learn(struct ipoib *ep, struct neigh *n, const struct ipoib_lladdr *ll,
+                       const struct board_dgram_addr *a, uint64_t now)
 {
-    bool same = n->state == NEIGH_VALID && ipoib_lladdr_equal(&n->ll, &arp->sha);
+    bool same = n->state == NEIGH_VALID && ipoib_lladdr_equal(&n->ll, ll);
 
-    n->ll = arp->sha;
+    n->ll = *ll;
     n->ll.flags = 0;
-    if (a->src_qp == arp->sha.qpn && a->slid != 0 && a->slid < 0xC000) {
+    if (a->src_qp == ll->qpn && a->slid != 0 && a->slid < 0xC000) {
         neigh_resolved(ep, n, a->slid, a->sl, now);
     } else if (same) {
         n->updated = now;
@@ -404,7 +371,7 @@ static void arp_input(struct ipoib *ep, const struct board_dgram_addr *a, const 
     if (!n && for_us)
         n = neigh_alloc(ep, arp.spa);
     if (n)
-        arp_learn(ep, n, &arp, a, now);
+        ipoib_neigh_learn(ep, n, &arp.sha, a, now);
     if (for_us && arp.op == IPOIB_ARP_OP_REQUEST && a->slid != 0 && a->slid < 0xC000)
         arp_reply(ep, &arp, a->slid, a->sl);
 }
@@ -456,6 +423,10 @@ void ipoib_input(struct ipoib *ep, const struct board_dgram_addr *a, const uint8
     }
     if (type == IPOIB_ETHERTYPE_ARP) {
         arp_input(ep, a, payload + IPOIB_ENCAP_LEN, len - IPOIB_ENCAP_LEN, now);
+        return;
+    }
+    if (type == IPOIB_ETHERTYPE_IPV6 && ep->cfg.ip6) {
+        ipoib6_input(ep, a, payload + IPOIB_ENCAP_LEN, len - IPOIB_ENCAP_LEN, now);
         return;
     }
     if (type != IPOIB_ETHERTYPE_IPV4) {
@@ -510,52 +481,66 @@ static int neigh_enqueue(struct ipoib *ep, struct neigh *n, size_t framed_len)
     return 0;
 }
 
-/* Start resolving nh with an ARP request. */
+/* Ask for n's link address: an ARP request, or for IPv6 a solicitation. */
+static void neigh_request(struct ipoib *ep, struct neigh *n, uint64_t now)
+{
+    if (n->v6)
+        ipoib6_solicit(ep, n, now);
+    else
+        arp_request(ep, n->ip);
+}
+
+/* Start resolving n with a request. */
 static void neigh_start_arp(struct ipoib *ep, struct neigh *n, uint64_t now)
 {
     n->state = NEIGH_ARP;
     n->tries = 1;
     n->deadline = now + ep->cfg.retry_ms;
-    arp_request(ep, n->ip);
+    neigh_request(ep, n, now);
 }
 
 /*
- * Send a framed packet of framed_len bytes in ep->txbuf to next hop nh, or
- * queue it while nh resolves.  Returns 0 sent, 1 queued, or a negative
- * errno (counted).
+ * Send a framed packet of framed_len bytes in ep->txbuf through neighbour n
+ * (fresh from ipoib_neigh_alloc: resolving starts), or queue it while n
+ * resolves.  Returns 0 sent, 1 queued, or a negative errno (counted).
  */
-static int output_unicast(struct ipoib *ep, uint32_t nh, size_t framed_len, uint64_t now)
+int ipoib_output_neigh(struct ipoib *ep, struct neigh *n, size_t framed_len, uint64_t now)
 {
-    struct neigh *n = neigh_find(ep, nh);
     int rc;
 
-    if (n && n->state == NEIGH_VALID) {
-        rc = send_unicast(ep, ep->txbuf, framed_len, n->lid, n->sl, n->ll.qpn);
+    if (n->state == NEIGH_VALID) {
+        rc = ipoib_send_unicast(ep, ep->txbuf, framed_len, n->lid, n->sl, n->ll.qpn);
         if (!n->probing && now - n->updated >= ep->cfg.reachable_ms) {
             /* Old: keep using it, and ask whether it still holds. */
             n->probing = true;
             n->tries = 1;
             n->deadline = now + ep->cfg.retry_ms;
-            arp_request(ep, nh);
+            neigh_request(ep, n, now);
         }
         return rc;
     }
-    if (!n) {
-        n = neigh_alloc(ep, nh);
-        if (!n) {
-            ep->stats.tx_dropped_unresolved++;
-            return -ENOBUFS;
-        }
-        rc = neigh_enqueue(ep, n, framed_len);
+    rc = neigh_enqueue(ep, n, framed_len);
+    if (n->state == NEIGH_FREE)
         neigh_start_arp(ep, n, now);
-    } else {
-        rc = neigh_enqueue(ep, n, framed_len);
-    }
     if (rc < 0) {
         ep->stats.tx_dropped_unresolved++;
         return rc;
     }
     return 1;
+}
+
+/* Send to IPv4 next hop nh through its entry, made if there is none. */
+static int output_unicast(struct ipoib *ep, uint32_t nh, size_t framed_len, uint64_t now)
+{
+    struct neigh *n = neigh_find(ep, nh);
+
+    if (!n)
+        n = neigh_alloc(ep, nh);
+    if (!n) {
+        ep->stats.tx_dropped_unresolved++;
+        return -ENOBUFS;
+    }
+    return ipoib_output_neigh(ep, n, framed_len, now);
 }
 
 /* Frame and send one IPv4 packet. */
@@ -568,6 +553,8 @@ int ipoib_output(struct ipoib *ep, const uint8_t *pkt, size_t len, uint64_t now)
         ep->stats.tx_dropped_down++;
         return -ENETDOWN;
     }
+    if (ep->cfg.ip6 && len > 0 && pkt[0] >> 4 == 6)
+        return ipoib6_output(ep, pkt, len, now);
     if (len > ipoib_ip_mtu(ep->group.mtu) || !ipv4_check(pkt, len)) {
         ep->stats.tx_dropped_bad++;
         return -EINVAL;
@@ -589,11 +576,16 @@ int ipoib_output(struct ipoib *ep, const uint8_t *pkt, size_t len, uint64_t now)
         if (rc == 1)
             return 0; /* queued: counted when it goes out */
     }
-    if (rc == 0) {
-        ep->stats.tx_packets++;
-        ep->stats.tx_bytes += len;
-    }
+    if (rc == 0)
+        ipoib_count_tx(ep, len);
     return rc;
+}
+
+/* One more IP packet of len bytes out. */
+void ipoib_count_tx(struct ipoib *ep, size_t len)
+{
+    ep->stats.tx_packets++;
+    ep->stats.tx_bytes += len;
 }
 
 /* Leave the UP/JOINING state: the link goes down and the neighbours go. */
@@ -605,6 +597,8 @@ static void go_down(struct ipoib *ep)
     ep->join_tid = 0;
     ep->join_deadline = NO_DEADLINE;
     neigh_flush_all(ep);
+    if (ep->cfg.ip6)
+        ipoib6_down(ep);
     if (was_up && ep->ops.link)
         ep->ops.link(ep->ctx, false, 0);
 }
@@ -705,6 +699,8 @@ static void join_answer(struct ipoib *ep, const uint8_t *mad, size_t len, uint64
         ep->ops.link(ep->ctx, true, ipoib_ip_mtu(g.mtu));
     if (ep->cfg.addr)
         arp_request(ep, ep->cfg.addr); /* gratuitous */
+    if (ep->cfg.ip6)
+        ipoib6_up(ep, now);
 }
 
 /* The answer to a path query of neighbour n. */
@@ -743,6 +739,8 @@ bool ipoib_input_sa(struct ipoib *ep, const uint8_t *mad, size_t len, uint64_t n
             return true;
         }
     }
+    if (ep->cfg.ip6 && ipoib6_input_sa(ep, tid, mad, len, now))
+        return true;
     ep->stats.sa_dropped++;
     return true;
 }
@@ -755,7 +753,8 @@ static void neigh_retry(struct ipoib *ep, struct neigh *n, uint64_t now)
     if (n->tries >= RESOLVE_TRIES) {
         if (n->state == NEIGH_PATH)
             ep->stats.path_failures++;
-        ep_log(ep, 2, "ipoib: %s unresolved after %u tries", ip_str(n->ip, ip), n->tries);
+        if (!n->v6)
+            ep_log(ep, 2, "ipoib: %s unresolved after %u tries", ip_str(n->ip, ip), n->tries);
         neigh_free(ep, n, true);
         return;
     }
@@ -764,7 +763,7 @@ static void neigh_retry(struct ipoib *ep, struct neigh *n, uint64_t now)
     if (n->state == NEIGH_PATH)
         path_query(ep, n, now);
     else
-        arp_request(ep, n->ip);
+        neigh_request(ep, n, now);
 }
 
 /* Run what is due at now. */
@@ -782,6 +781,8 @@ void ipoib_poll(struct ipoib *ep, uint64_t now)
         if (n->state != NEIGH_FREE && n->deadline != NO_DEADLINE && now >= n->deadline)
             neigh_retry(ep, n, now);
     }
+    if (ep->cfg.ip6)
+        ipoib6_poll(ep, now);
 }
 
 /* The earliest of the join retry and every neighbour's retry. */
@@ -794,6 +795,8 @@ uint64_t ipoib_next_deadline(const struct ipoib *ep)
     for (unsigned i = 0; i < ep->cfg.neigh_max; i++)
         if (ep->neigh[i].state != NEIGH_FREE && ep->neigh[i].deadline < d)
             d = ep->neigh[i].deadline;
+    if (ep->cfg.ip6 && ipoib6_next_deadline(ep) < d)
+        d = ipoib6_next_deadline(ep);
     return d;
 }
 
@@ -830,12 +833,14 @@ unsigned ipoib_neighbours(const struct ipoib *ep, struct ipoib_neigh_info *out, 
         if (count < max) {
             out[count] = (struct ipoib_neigh_info){
                 .ip = n->ip,
+                .v6 = n->v6,
                 .lladdr = n->ll,
                 .lid = n->lid,
                 .sl = n->sl,
                 .resolved = n->state == NEIGH_VALID,
                 .updated = n->updated,
             };
+            memcpy(out[count].ip6, n->ip6, sizeof(n->ip6));
         }
         count++;
     }

@@ -70,6 +70,8 @@ struct ipoib_config {
      * agent number there), so answers are matched on the low 32 bits only.
      */
     uint8_t tid_tag;
+    bool ip6;                /* carry IPv6 too (ipoib6.h) */
+    uint8_t ip6_gateway[16]; /* IPv6 default router; :: = none (then the RAs' routers) */
 };
 
 /* Functions the endpoint calls; ctx is the caller's. */
@@ -78,7 +80,7 @@ struct ipoib_ops {
     int (*send_dgram)(void *ctx, const struct board_dgram_addr *a, const void *buf, size_t len);
     /* Send an SA request MAD to the SM at dlid/sl (QP1, GSI Q_Key); 0 or -errno. */
     int (*send_sa)(void *ctx, const void *mad, size_t len, uint16_t dlid, uint8_t sl);
-    /* Hand one received IPv4 packet to the host stack. */
+    /* Hand one received IPv4 (or, with ip6, IPv6) packet to the host stack. */
     void (*deliver)(void *ctx, const void *pkt, size_t len);
     /* Give the UD QP the group's Q_Key; 0 or -errno. */
     int (*set_qkey)(void *ctx, uint32_t qkey);
@@ -145,8 +147,8 @@ void ipoib_input(struct ipoib *ep, const struct board_dgram_addr *a, const uint8
 bool ipoib_input_sa(struct ipoib *ep, const uint8_t *mad, size_t len, uint64_t now);
 
 /*
- * Send one IPv4 packet (header included).  Returns 0 when sent or queued
- * for resolution, a negative errno when dropped (counted).
+ * Send one IPv4 packet (header included; with ip6 an IPv6 one too).
+ * Returns 0 when sent or queued for resolution, a negative errno when dropped (counted).
  */
 int ipoib_output(struct ipoib *ep, const uint8_t *pkt, size_t len, uint64_t now);
 
@@ -169,7 +171,9 @@ void ipoib_own_lladdr(const struct ipoib *ep, struct ipoib_lladdr *out);
 
 /* A neighbour as a caller sees it (for `show ip` and tests). */
 struct ipoib_neigh_info {
-    uint32_t ip;
+    uint32_t ip; /* IPv4, when !v6 */
+    bool v6;
+    uint8_t ip6[16]; /* when v6 */
     struct ipoib_lladdr lladdr;
     uint16_t lid;
     uint8_t sl;

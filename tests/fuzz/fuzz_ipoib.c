@@ -10,8 +10,11 @@
  * 4 = the bytes as an IPv4 packet to send, 5 = advance the clock by the
  * first two bytes in ms and poll, 6 = a port change (LID, SM, P_Key state,
  * re-registration from the bytes), 7 = an ARP for our address built from
- * the bytes.  Checked: every datagram the endpoint sends fits the group MTU
- * plus the header and carries the IPoIB header of ARP or IPv4; every SA
+ * the bytes, or with op bit 3 a neighbour discovery message (valid
+ * checksum) whose type, flags, addresses and link-layer options come from
+ * the bytes.  IPv6 is on, with a usable link-local and a tentative global
+ * address.  Checked: every datagram the endpoint sends fits the group MTU
+ * plus the header and carries the IPoIB header of ARP, IPv4 or IPv6; every SA
  * request is a 256-byte SA MAD; the endpoint never delivers a packet longer
  * than what came in.
  */
@@ -22,7 +25,9 @@
 #include <infiniband/mad.h>
 
 #include "ipoib.h"
+#include "ipoib6.h"
 #include "ipoib_arp.h"
+#include "ipoib_nd.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -44,7 +49,7 @@ static int fz_send_dgram(void *ctx, const struct board_dgram_addr *a, const void
     if (len < IPOIB_ENCAP_LEN || len > IPOIB_ENCAP_LEN + ipoib_mtu(w->ep))
         abort();
     type = ipoib_encap_read(p, len);
-    if (type != IPOIB_ETHERTYPE_ARP && type != IPOIB_ETHERTYPE_IPV4)
+    if (type != IPOIB_ETHERTYPE_ARP && type != IPOIB_ETHERTYPE_IPV4 && type != IPOIB_ETHERTYPE_IPV6)
         abort();
     if (a->dst_qp > IPOIB_QPN_MASK)
         abort();
@@ -119,6 +124,54 @@ static void answer_join(struct world *w)
     ipoib_input_sa(w->ep, mad, sizeof(mad), w->now);
 }
 
+/*
+ * A neighbour discovery message from the bytes: p[0] picks the type and the
+ * options, p[1] the NA flags, then source, destination and target tails
+ * (the last 2 bytes of each, over our link-local so they often match).
+ */
+static void nd_message(struct world *w, const struct board_dgram_addr *a, const uint8_t *p,
+                       size_t len)
+{
+    uint8_t b[10] = {0}, buf[300], ours[16];
+    struct ipoib_nd m;
+    size_t n;
+
+    memcpy(b, p, len < sizeof(b) ? len : sizeof(b));
+    memset(&m, 0, sizeof(m));
+    m.type = (uint8_t)(IPOIB_ND_RS + (b[0] & 3) + ((b[0] & 3) == 0 ? 2 : 0)); /* NS often */
+    ipoib_ip6_linklocal(0x1234, ours);
+    memcpy(m.src, ours, 16);
+    memcpy(m.dst, ours, 16);
+    memcpy(m.target, ours, 16);
+    m.src[14] = b[2], m.src[15] = b[3];
+    m.target[14] = b[4], m.target[15] = b[5];
+    if (b[0] & 0x10)
+        memset(m.src, 0, 16);
+    if (b[0] & 0x20)
+        ipoib_ip6_solicited_node(m.target, m.dst);
+    if (b[0] & 0x40)
+        ipoib_ip6_all_nodes(m.dst);
+    m.na_flags = b[1];
+    m.ra_lifetime = (uint16_t)(b[6] << 8 | b[7]);
+    m.has_slla = (b[0] & 0x04) != 0;
+    m.has_tlla = (b[0] & 0x08) != 0;
+    m.slla.qpn = m.tlla.qpn = b[8];
+    m.slla.gid[15] = m.tlla.gid[15] = b[9];
+    m.n_prefix = b[0] >> 7;
+    m.prefix[0].len = 64;
+    m.prefix[0].flags = IPOIB_ND_PREFIX_ONLINK;
+    m.prefix[0].valid_lifetime = b[6];
+    m.prefix[0].prefix[0] = 0xfd;
+    buf[0] = 0x86;
+    buf[1] = 0xdd;
+    buf[2] = buf[3] = 0;
+    n = ipoib_nd_build(&m, buf + 4, sizeof(buf) - 4);
+    if (!n)
+        return;
+    w->in_len = n;
+    ipoib_input(w->ep, a, buf, 4 + n, w->now);
+}
+
 /* Run one record. */
 static void run_op(struct world *w, uint8_t op, const uint8_t *p, size_t len)
 {
@@ -156,6 +209,10 @@ static void run_op(struct world *w, uint8_t op, const uint8_t *p, size_t len)
         port_change(w, p, len);
         break;
     default: {
+        if (op & 8) {
+            nd_message(w, &a, p, len);
+            break;
+        }
         struct ipoib_arp arp = {.op = (uint16_t)(1 + (op >> 7)), .tpa = 0x0a000001};
         memcpy(&arp.spa, p, len < 4 ? len : 4);
         arp.sha.qpn = op;
@@ -177,7 +234,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                .netmask = 0xffffff00,
                                .gateway = 0x0a0000fe,
                                .neigh_max = 8,
-                               .tid_tag = 7};
+                               .tid_tag = 7,
+                               .ip6 = true};
+    struct ipoib6_addr addrs[2] = {{.prefix_len = 64}, {.prefix_len = 64, .tentative = true}};
     struct ipoib_port port = {.active = true,
                               .lid = 3,
                               .gid_prefix = 0xfe80000000000000ull,
@@ -190,7 +249,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!w.ep)
         abort();
     ipoib_port_update(w.ep, &port, w.now);
-    answer_join(&w);
+    answer_join(&w); /* the broadcast group */
+    answer_join(&w); /* all-nodes */
+    ipoib_ip6_linklocal(0x1234, addrs[0].addr);
+    memcpy(addrs[1].addr, addrs[0].addr, 16);
+    addrs[1].addr[0] = 0xfd;
+    addrs[1].addr[1] = 0;
+    ipoib6_set_addrs(w.ep, addrs, 2, w.now);
+    answer_join(&w); /* their solicited-node group */
     while (size > 0) {
         uint8_t op = data[0];
         size_t len = size >= 3 ? (size_t)(data[1] << 8 | data[2]) : 0;
