@@ -18,6 +18,7 @@
 #define MCM_MTU_OFFS 38       /* MTUSelector(2) | MTU(6) */
 #define MCM_RATE_OFFS 42      /* RateSelector(2) | Rate(6) */
 #define MCM_HOP_LIMIT_OFFS 47 /* the byte after SL|FlowLabel */
+#define MCM_SCOPE_OFFS 48     /* Scope(4) | JoinState(4) */
 #define NO_DEADLINE UINT64_MAX
 
 /* The header, MGID, PortGID, P_Key and JoinState that a join and a leave share. */
@@ -62,6 +63,7 @@ void ipoib_mcast6_build_join(uint8_t mad[IPOIB_SA_MAD_LEN], uint64_t tid,
     rec[MCM_RATE_OFFS] = (uint8_t)(UMAD_SA_SELECTOR_EXACTLY << UMAD_SA_SELECTOR_SHIFT |
                                    (bcast->rate & UMAD_SA_RATE_MTU_PKT_LIFE_MASK));
     rec[MCM_HOP_LIMIT_OFFS] = bcast->hop_limit;
+    rec[MCM_SCOPE_OFFS] |= (uint8_t)((mgid[1] & 0x0f) << 4); /* the group's scope, as its MGID */
 }
 
 /* A leave: SubnAdmDelete with the base fields. */

@@ -67,7 +67,9 @@ struct ipoib_mcast6_table {
  * Build a SubnAdmSet(MCMemberRecord) joining mgid as port_gid with
  * join_state, carrying the broadcast group bcast's parameters so that the
  * SA can create the group: mask MGID|PortGID|Q_Key|MTU (selector exactly)|
- * TClass|P_Key|Rate (selector exactly)|SL|FlowLabel|HopLimit|JoinState.
+ * TClass|P_Key|Rate (selector exactly)|SL|FlowLabel|HopLimit|JoinState,
+ * and the Scope nibble of the MGID in the record (not in the mask; OpenSM
+ * keeps it for the group it creates, as the broadcast group's 2).
  */
 void ipoib_mcast6_build_join(uint8_t mad[IPOIB_SA_MAD_LEN], uint64_t tid,
                              const uint8_t mgid[IPOIB_GID_LEN],

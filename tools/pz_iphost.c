@@ -2,7 +2,8 @@
  * pz_iphost.c - pz-iphost: an emulated IP host on pzfabric.
  *
  *   pz-iphost --sockname NAME --ca CA --address A.B.C.D/PREFIX --netns NS
- *             [--gateway A.B.C.D] [--pkey P] [--ifname IF] [-v]
+ *             [--gateway A.B.C.D] [--pkey P] [--ifname IF]
+ *             [--ipv6] [--address6 X:Y::Z/PREFIX] [--gateway6 X:Y::Z] [-v]
  *
  * Attaches to pzfabric as the CA named CA (MADs over ibsim's client
  * protocol, the port's UD QP over NAME:dgram), runs the IPoIB endpoint of
@@ -11,6 +12,12 @@
  * tools run with `ip netns exec NS ...` reach the fabric's IPoIB addresses
  * through it: every packet crosses pzfabric's LID routes.  Prints "ready"
  * once the broadcast group is joined; SIGTERM/SIGINT stop it (exit 0).
+ *
+ * With --ipv6 (implied by --address6) the endpoint carries IPv6 too: the
+ * interface gets fe80::<interface identifier of the port GUID>/64 (Linux's
+ * own link-local generation is turned off: addrgenmode none) and the
+ * --address6 address, both without DAD (Linux does none on a NOARP TUN
+ * device; the endpoint answers neighbour discovery for them on the fabric).
  */
 #define _GNU_SOURCE /* setns, CLONE_NEWNET */
 #include <arpa/inet.h>
@@ -40,6 +47,7 @@
 
 #include "board_sim_dgram.h"
 #include "ipoib.h"
+#include "ipoib6.h"
 #include "pz_simclient.h"
 
 extern char **environ;
@@ -56,6 +64,11 @@ struct opts {
     uint32_t addr, netmask, gateway;
     uint16_t pkey;
     int verbose;
+    bool ip6;
+    bool has_addr6;
+    uint8_t addr6[16];
+    unsigned plen6;
+    uint8_t gateway6[16];
 };
 
 /* Everything the host holds. */
@@ -169,6 +182,45 @@ static int if_address(struct iphost *h)
     return ioctl(h->ifctl_fd, SIOCSIFNETMASK, &ifr);
 }
 
+/* Run `ip -n NS ARGS...` (at most 8 ARGS); returns its exit status or -1. */
+static int ip_ns(const struct iphost *h, const char *const args[])
+{
+    char *argv[16] = {"ip", "-n", (char *)h->o.netns};
+    unsigned n = 3;
+
+    for (unsigned i = 0; args[i] && n < 15; i++)
+        argv[n++] = (char *)args[i];
+    argv[n] = NULL;
+    return run(argv);
+}
+
+/*
+ * IPv6 on the interface: no address of Linux's choosing, our link-local
+ * and the configured address, no DAD; again at each link up (Linux drops
+ * link-local addresses when the interface goes down).  Returns 0 or -1.
+ */
+static int if_address6(struct iphost *h)
+{
+    char ll[64], text[INET6_ADDRSTRLEN];
+    uint8_t addr[16];
+
+    ipoib_ip6_linklocal(h->guid, addr);
+    snprintf(ll, sizeof(ll), "%s/64", ipoib_ip6_str(addr, text));
+    if (ip_ns(h, (const char *const[]){"link", "set", "dev", h->o.ifname, "addrgenmode", "none",
+                                       NULL}) ||
+        ip_ns(h, (const char *const[]){"-6", "addr", "replace", ll, "dev", h->o.ifname, "nodad",
+                                       NULL}))
+        return -1;
+    if (h->o.has_addr6) {
+        char g[64];
+        snprintf(g, sizeof(g), "%s/%u", ipoib_ip6_str(h->o.addr6, text), h->o.plen6);
+        if (ip_ns(h, (const char *const[]){"-6", "addr", "replace", g, "dev", h->o.ifname, "nodad",
+                                           NULL}))
+            return -1;
+    }
+    return 0;
+}
+
 /* Bring lo up in the namespace (tools expect it). */
 static void lo_up(struct iphost *h)
 {
@@ -179,6 +231,28 @@ static void lo_up(struct iphost *h)
         ifr.ifr_flags |= IFF_UP;
         ioctl(h->ifctl_fd, SIOCSIFFLAGS, &ifr);
     }
+}
+
+/*
+ * Keep the global IPv6 address while the interface is down (the endpoint
+ * takes it down on every rejoin; Linux would drop it, and drops the
+ * link-local even so: op_link gives them back).  Runs inside the
+ * namespace: /proc/sys/net is the opener's.  Returns 0 or -1.
+ */
+static int keep_addr_on_down(const struct iphost *h)
+{
+    char path[128];
+    int fd, ok;
+
+    snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/keep_addr_on_down", h->o.ifname);
+    fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+        say("cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    ok = write(fd, "1\n", 2) == 2;
+    close(fd);
+    return ok ? 0 : -1;
 }
 
 /*
@@ -205,7 +279,7 @@ static int tun_open(struct iphost *h)
         say("cannot create TUN device \"%s\": %s", h->o.ifname, strerror(errno));
     } else {
         h->ifctl_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        rc = h->ifctl_fd < 0 ? -1 : 0;
+        rc = h->ifctl_fd < 0 || (h->o.ip6 && keep_addr_on_down(h)) ? -1 : 0;
     }
     if (setns(self, CLONE_NEWNET)) {
         say("cannot return to the original network namespace: %s", strerror(errno));
@@ -218,6 +292,10 @@ out:
         close(ns);
     if (rc == 0 && (if_address(h) || if_set(h, false, 0))) {
         say("cannot configure %s: %s", h->o.ifname, strerror(errno));
+        rc = -1;
+    }
+    if (rc == 0 && h->o.ip6 && if_address6(h)) {
+        say("cannot give %s its IPv6 addresses", h->o.ifname);
         rc = -1;
     }
     if (rc == 0)
@@ -240,7 +318,7 @@ static int op_send_sa(void *ctx, const void *mad, size_t len, uint16_t dlid, uin
     return pz_simclient_send_gmp(h->sim, dlid, mad, len);
 }
 
-/* ops.deliver: one IPv4 packet into the namespace. */
+/* ops.deliver: one IPv4 or IPv6 packet into the namespace (TUN reads the version). */
 static void op_deliver(void *ctx, const void *pkt, size_t len)
 {
     struct iphost *h = ctx;
@@ -263,6 +341,14 @@ static void op_link(void *ctx, bool up, unsigned mtu)
 
     if (if_set(h, up, up ? mtu : 0))
         say("cannot set %s %s: %s", h->o.ifname, up ? "up" : "down", strerror(errno));
+    if (up && h->o.ip6 && if_address6(h))
+        say("cannot give %s its IPv6 addresses", h->o.ifname);
+    if (up && h->o.ip6 && !ipoib_ip6_is_unspecified(h->o.gateway6)) {
+        char gw[INET6_ADDRSTRLEN];
+        ipoib_ip6_str(h->o.gateway6, gw);
+        ip_ns(h, (const char *const[]){"-6", "route", "replace", "default", "via", gw, "dev",
+                                       h->o.ifname, NULL});
+    }
     if (up && !h->ready_printed) {
         printf("ready\n");
         fflush(stdout);
@@ -297,7 +383,7 @@ static void port_poll(struct iphost *h, uint64_t now)
         ipoib_port_update(h->ep, &p, now);
 }
 
-/* Packets from the namespace to the fabric (IPv4 only: the rest is not carried). */
+/* Packets from the namespace to the fabric (IPv4, and IPv6 when on). */
 static void tun_readable(struct iphost *h, uint64_t now)
 {
     uint8_t pkt[65536];
@@ -306,7 +392,7 @@ static void tun_readable(struct iphost *h, uint64_t now)
         ssize_t n = read(h->tun_fd, pkt, sizeof(pkt));
         if (n <= 0)
             return;
-        if ((pkt[0] >> 4) == 4)
+        if ((pkt[0] >> 4) == 4 || ((pkt[0] >> 4) == 6 && h->o.ip6))
             ipoib_output(h->ep, pkt, (size_t)n, now);
     }
 }
@@ -408,26 +494,48 @@ static int parse_prefix(const char *s, uint32_t *addr, uint32_t *mask)
     return (*addr & ~*mask) == 0 || (*addr | *mask) == 0xffffffffu ? -1 : 0;
 }
 
+/* Parse X:Y::Z/PREFIX (prefix 1..128, default 64, not multicast); returns 0 or -1. */
+static int parse_prefix6(const char *s, uint8_t addr[16], unsigned *plen)
+{
+    char buf[64];
+    char *slash, *end;
+    long p = 64;
+
+    snprintf(buf, sizeof(buf), "%s", s);
+    slash = strchr(buf, '/');
+    if (slash) {
+        *slash = '\0';
+        p = strtol(slash + 1, &end, 10);
+        if (*end || p < 1 || p > 128)
+            return -1;
+    }
+    if (inet_pton(AF_INET6, buf, addr) != 1 || ipoib_ip6_is_multicast(addr) ||
+        ipoib_ip6_is_unspecified(addr))
+        return -1;
+    *plen = (unsigned)p;
+    return 0;
+}
+
 /* Print usage and exit 2. */
 static void usage(void)
 {
-    fprintf(stderr, "usage: pz-iphost --sockname NAME --ca CA --address A.B.C.D/PREFIX --netns NS\n"
-                    "                 [--gateway A.B.C.D] [--pkey P] [--ifname IF] [-v]\n");
+    fprintf(stderr,
+            "usage: pz-iphost --sockname NAME --ca CA --address A.B.C.D/PREFIX --netns NS\n"
+            "                 [--gateway A.B.C.D] [--pkey P] [--ifname IF]\n"
+            "                 [--ipv6] [--address6 X:Y::Z/PREFIX] [--gateway6 X:Y::Z] [-v]\n");
     exit(2);
 }
 
 /* Parse the command line into *o; exits 2 on a bad one. */
 static void parse_args(int argc, char **argv, struct opts *o)
 {
-    static const struct option longopts[] = {{"sockname", required_argument, NULL, 's'},
-                                             {"ca", required_argument, NULL, 'c'},
-                                             {"address", required_argument, NULL, 'a'},
-                                             {"netns", required_argument, NULL, 'n'},
-                                             {"gateway", required_argument, NULL, 'g'},
-                                             {"pkey", required_argument, NULL, 'p'},
-                                             {"ifname", required_argument, NULL, 'i'},
-                                             {"verbose", no_argument, NULL, 'v'},
-                                             {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {
+        {"sockname", required_argument, NULL, 's'}, {"ca", required_argument, NULL, 'c'},
+        {"address", required_argument, NULL, 'a'},  {"netns", required_argument, NULL, 'n'},
+        {"gateway", required_argument, NULL, 'g'},  {"pkey", required_argument, NULL, 'p'},
+        {"ifname", required_argument, NULL, 'i'},   {"verbose", no_argument, NULL, 'v'},
+        {"ipv6", no_argument, NULL, '6'},           {"address6", required_argument, NULL, 'A'},
+        {"gateway6", required_argument, NULL, 'G'}, {NULL, 0, NULL, 0}};
     struct in_addr in;
     char *end;
     int c;
@@ -449,6 +557,24 @@ static void parse_args(int argc, char **argv, struct opts *o)
             break;
         case 'v':
             o->verbose++;
+            break;
+        case '6':
+            o->ip6 = true;
+            break;
+        case 'A':
+            if (parse_prefix6(optarg, o->addr6, &o->plen6)) {
+                say("bad IPv6 address \"%s\" (want X:Y::Z/PREFIX, unicast)", optarg);
+                exit(2);
+            }
+            o->has_addr6 = o->ip6 = true;
+            break;
+        case 'G':
+            if (inet_pton(AF_INET6, optarg, o->gateway6) != 1 ||
+                ipoib_ip6_is_multicast(o->gateway6)) {
+                say("bad IPv6 gateway \"%s\"", optarg);
+                exit(2);
+            }
+            o->ip6 = true;
             break;
         case 'a':
             if (parse_prefix(optarg, &o->addr, &o->netmask)) {
@@ -522,12 +648,22 @@ static int endpoint(struct iphost *h)
                                .addr = h->o.addr,
                                .netmask = h->o.netmask,
                                .gateway = h->o.gateway,
-                               .tid_tag = 0x49};
+                               .tid_tag = 0x49,
+                               .ip6 = h->o.ip6};
+    struct ipoib6_addr a6[2] = {{.prefix_len = 64}, {.prefix_len = (uint8_t)h->o.plen6}};
 
+    memcpy(cfg.ip6_gateway, h->o.gateway6, 16);
     h->ep = ipoib_create(&cfg, &iphost_ops, h);
-    if (!h->ep)
+    if (!h->ep) {
         say("cannot create the IPoIB endpoint");
-    return h->ep ? 0 : -1;
+        return -1;
+    }
+    if (!h->o.ip6)
+        return 0;
+    /* Linux does no DAD on the TUN device: both addresses are usable at once. */
+    ipoib_ip6_linklocal(h->guid, a6[0].addr);
+    memcpy(a6[1].addr, h->o.addr6, 16);
+    return ipoib6_set_addrs(h->ep, a6, h->o.has_addr6 ? 2 : 1, now_ms()) ? -1 : 0;
 }
 
 /* Block the termination signals and read them from a signalfd. */
@@ -559,6 +695,15 @@ static void print_stats(const struct iphost *h)
                              s->rx_dropped_arp + s->rx_dropped_oversize + s->rx_dropped_qkey),
         (unsigned long long)(s->tx_dropped_down + s->tx_dropped_no_route +
                              s->tx_dropped_unresolved + s->tx_dropped_bad));
+    if (h->o.ip6) {
+        const struct ipoib6_stats *s6 = ipoib6_stats(h->ep);
+        say("ipv6: rx %llu tx %llu packets, nd rx %llu tx %llu, nd dropped %llu, "
+            "groups joined %llu refused %llu, dad conflicts %llu",
+            (unsigned long long)s6->rx_packets, (unsigned long long)s6->tx_packets,
+            (unsigned long long)s6->rx_nd, (unsigned long long)s6->tx_nd,
+            (unsigned long long)s6->rx_dropped_nd, (unsigned long long)s6->mcast_joins,
+            (unsigned long long)s6->mcast_join_failures, (unsigned long long)s6->dad_conflicts);
+    }
 }
 
 int main(int argc, char **argv)

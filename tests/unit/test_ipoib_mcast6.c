@@ -77,6 +77,7 @@ static void test_join_mad(void **state)
     assert_int_equal(rec[38] >> 6, 2); /* MTUSelector: exactly */
     assert_int_equal(rec[42] >> 6, 2); /* RateSelector: exactly */
     assert_int_equal(rec[47], 7);      /* HopLimit */
+    assert_int_equal(rec[48], 0x21);   /* Scope 2 (link-local), JoinState full */
 
     ipoib_mcast6_build_join(mad, 1, mgid, pgid, &bcast, 0xffff, IPOIB_JOIN_SENDONLY_FULL);
     assert_int_equal(mad_get_field(mad, IB_SA_DATA_OFFS, IB_SA_MCM_JOIN_STATE_F), 8);
