@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <string.h>
+
 #include "ip_echo.h"
+#include "ipoib6.h"
 #include "iperf_server.h"
 #include "iperf_wire.h"
 #include "pz_netif.h"
@@ -27,7 +30,15 @@ struct pz_ipplane {
         void *arg;
     } hooks[PZ_IPPLANE_MAX_HOOKS];
     unsigned nhooks;
+    bool ip6;
+    struct ipoib6_addr addrs6[IPOIB6_ADDRS_MAX]; /* lwIP's, as last given to the endpoint */
+    unsigned n_addrs6;
+    bool tentative6; /* one of them is under DAD: look again within a second */
 };
+
+static void sync_addrs6(struct pz_ipplane *p, uint64_t now);
+
+#define ADDR6_RECHECK_MS 1000 /* lwIP's DAD ends on its own thread, 1 s after it starts */
 
 /* Note the owner's time (ms); returns it. */
 static uint64_t plane_clock(struct pz_ipplane *p, uint64_t now)
@@ -111,9 +122,14 @@ struct pz_ipplane *pz_ipplane_create(const struct pz_ipplane_config *cfg,
                                 .addr = cfg->addr,
                                 .netmask = cfg->netmask,
                                 .gateway = cfg->gateway,
-                                .tid_tag = cfg->tid_tag};
-    struct pz_netif_config ncfg = {
-        .addr = cfg->addr, .netmask = cfg->netmask, .gateway = cfg->gateway};
+                                .tid_tag = cfg->tid_tag,
+                                .ip6 = cfg->ip6};
+    struct pz_netif_config ncfg = {.addr = cfg->addr,
+                                   .netmask = cfg->netmask,
+                                   .gateway = cfg->gateway,
+                                   .ip6 = cfg->ip6,
+                                   .port_guid = cfg->port_guid,
+                                   .ip6_prefix = cfg->ip6_prefix};
 
     if (!p) {
         snprintf(err, errlen, "out of memory");
@@ -121,6 +137,9 @@ struct pz_ipplane *pz_ipplane_create(const struct pz_ipplane_config *cfg,
     }
     p->ops = *ops;
     p->ctx = ctx;
+    p->ip6 = cfg->ip6;
+    memcpy(icfg.ip6_gateway, cfg->ip6_gateway, 16);
+    memcpy(ncfg.ip6_addr, cfg->ip6_addr, 16);
     p->ep = ipoib_create(&icfg, &plane_ipoib_ops, p);
     if (!p->ep) {
         snprintf(err, errlen, "bad IPoIB settings (P_Key 0x%04x, QPN 0x%x)", icfg.pkey, icfg.qpn);
@@ -130,6 +149,8 @@ struct pz_ipplane *pz_ipplane_create(const struct pz_ipplane_config *cfg,
     if (!p->netif)
         goto fail;
     pz_netif_set_sender(p->netif, plane_send_now, p);
+    if (p->ip6)
+        sync_addrs6(p, 0); /* the link-local, tentative: looked at again each second */
     if (cfg->echo && !(p->echo = ip_echo_start(0, 0))) {
         snprintf(err, errlen, "cannot start the echo service on port %d", IP_ECHO_PORT);
         goto fail;
@@ -187,20 +208,50 @@ int pz_ipplane_fd(const struct pz_ipplane *p)
     return pz_netif_fd(p->netif);
 }
 
+/*
+ * Give the endpoint lwIP's IPv6 addresses when they changed (a DAD ended,
+ * SLAAC added one), so it answers neighbour discovery for them.
+ */
+static void sync_addrs6(struct pz_ipplane *p, uint64_t now)
+{
+    struct ipoib6_addr a[IPOIB6_ADDRS_MAX];
+    unsigned n = pz_netif_ip6_addrs(p->netif, a, IPOIB6_ADDRS_MAX);
+
+    p->tentative6 = false;
+    for (unsigned i = 0; i < n; i++)
+        p->tentative6 |= a[i].tentative;
+    if (n == p->n_addrs6 && memcmp(a, p->addrs6, n * sizeof(a[0])) == 0)
+        return;
+    memcpy(p->addrs6, a, n * sizeof(a[0]));
+    p->n_addrs6 = n;
+    ipoib6_set_addrs(p->ep, a, n, now);
+}
+
 void pz_ipplane_poll(struct pz_ipplane *p, uint64_t now)
 {
     pz_netif_drain(p->netif, p->ep, plane_clock(p, now));
+    if (p->ip6)
+        sync_addrs6(p, now);
     ipoib_poll(p->ep, now);
 }
 
 uint64_t pz_ipplane_next_deadline(const struct pz_ipplane *p)
 {
-    return ipoib_next_deadline(p->ep);
+    uint64_t d = ipoib_next_deadline(p->ep);
+
+    if (p->ip6 && p->tentative6 && p->now + ADDR6_RECHECK_MS < d)
+        d = p->now + ADDR6_RECHECK_MS;
+    return d;
 }
 
 struct ipoib *pz_ipplane_endpoint(const struct pz_ipplane *p)
 {
     return p->ep;
+}
+
+unsigned pz_ipplane_ip6_addrs(const struct pz_ipplane *p, struct ipoib6_addr *out, unsigned max)
+{
+    return p->ip6 ? pz_netif_ip6_addrs(p->netif, out, max) : 0;
 }
 
 struct pz_netif_stats pz_ipplane_netif_stats(const struct pz_ipplane *p)

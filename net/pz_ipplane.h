@@ -18,6 +18,7 @@
 #include "pz_netif.h"
 
 struct iperf_server;
+struct ipoib6_addr;
 
 /* Settings. */
 struct pz_ipplane_config {
@@ -27,6 +28,12 @@ struct pz_ipplane_config {
     uint8_t tid_tag;                 /* tags its SA TIDs (ipoib_config.tid_tag) */
     bool echo;                       /* TCP/UDP echo on port 7 */
     bool iperf_server;               /* the iperf 2 server on port 5001 */
+    /* IPv6 (ipoib6.h): fe80::<IID of port_guid>, SLAAC, and ip6_addr when ip6_prefix != 0 */
+    bool ip6;
+    uint64_t port_guid; /* host order */
+    uint8_t ip6_addr[16];
+    uint8_t ip6_prefix;
+    uint8_t ip6_gateway[16]; /* :: = none (routers from RAs) */
 };
 
 /* What the owner provides (called on the owner's thread). */
@@ -71,6 +78,9 @@ uint64_t pz_ipplane_next_deadline(const struct pz_ipplane *p);
 
 /* The endpoint, for state and counters. */
 struct ipoib *pz_ipplane_endpoint(const struct pz_ipplane *p);
+
+/* lwIP's IPv6 addresses, usable or tentative (at most max); returns how many (0: no IPv6). */
+unsigned pz_ipplane_ip6_addrs(const struct pz_ipplane *p, struct ipoib6_addr *out, unsigned max);
 
 /* The lwIP interface's counters (sent at once, queued by lwIP's thread, received). */
 struct pz_netif_stats pz_ipplane_netif_stats(const struct pz_ipplane *p);

@@ -5,7 +5,8 @@
  * layer of its own (neither NETIF_FLAG_ETHARP nor NETIF_FLAG_ETHERNET), so
  * received packets go straight to ip_input, and output receives each
  * packet's final destination: next-hop choice and IPoIB ARP are the
- * endpoint's.  IPv6 is not carried (no output_ip6).
+ * endpoint's, and so are IPv6 neighbour discovery and the IPv6 groups
+ * (output_ip6 hands every IPv6 packet over as it is; pz_netif6.c).
  *
  * With core locking any thread holding the lock may run the stack (lwIP's
  * rawapi.txt, "multithreading"): the owner's loop feeds ip_input under
@@ -35,6 +36,7 @@
 #include <lwip/tcpip.h>
 
 #include "ipoib.h"
+#include "pz_netif6.h"
 
 #define NETIF_MTU_BEFORE_JOIN 2044
 /*
@@ -64,6 +66,7 @@ struct pz_netif {
     struct queued_pkt *head, *tail;
     unsigned queued, queue_max;
     struct pz_netif_stats stats;
+    struct pz_netif_config cfg;
 };
 
 static pthread_once_t tcpip_once = PTHREAD_ONCE_INIT;
@@ -141,17 +144,17 @@ static err_t output_direct(struct pz_netif *n, struct pbuf *p)
 }
 
 /*
- * netif->output, in whichever thread holds the core lock: the owner's
- * thread sends at once (output_direct); lwIP's thread copies the packet (a
- * pbuf chain) into the queue.  Returns ERR_OK, or ERR_MEM when the queue is
- * full (dropped).
+ * netif->output and output_ip6, in whichever thread holds the core lock:
+ * the owner's thread sends at once (output_direct); lwIP's thread copies
+ * the packet (a pbuf chain) into the queue.  The endpoint reads the
+ * destination from the header.  Returns ERR_OK, or ERR_MEM when the queue
+ * is full (dropped).
  */
-static err_t netif_output_ip4(struct netif *netif, struct pbuf *p, const ip4_addr_t *dest)
+static err_t netif_output_any(struct netif *netif, struct pbuf *p)
 {
     struct pz_netif *n = netif->state;
     struct queued_pkt *q;
     bool wake;
-    (void)dest; /* the endpoint reads the destination from the header */
 
     if (n->send && pthread_equal(pthread_self(), n->owner) && p->tot_len <= PZ_NETIF_PKT_MAX)
         return output_direct(n, p);
@@ -186,6 +189,20 @@ static err_t netif_output_ip4(struct netif *netif, struct pbuf *p, const ip4_add
     return ERR_OK;
 }
 
+/* netif->output: an IPv4 packet. */
+static err_t netif_output_ip4(struct netif *netif, struct pbuf *p, const ip4_addr_t *dest)
+{
+    (void)dest;
+    return netif_output_any(netif, p);
+}
+
+/* netif->output_ip6: an IPv6 packet, its next hop the endpoint's choice. */
+static err_t netif_output_ip6(struct netif *netif, struct pbuf *p, const ip6_addr_t *dest)
+{
+    (void)dest;
+    return netif_output_any(netif, p);
+}
+
 /* netif init callback: name, MTU, flags, output. */
 static err_t netif_init_ipoib(struct netif *netif)
 {
@@ -195,6 +212,7 @@ static err_t netif_init_ipoib(struct netif *netif)
     netif->flags = NETIF_FLAG_BROADCAST;
     netif->hwaddr_len = 0;
     netif->output = netif_output_ip4;
+    netif->output_ip6 = netif_output_ip6;
     return ERR_OK;
 }
 
@@ -216,6 +234,7 @@ struct pz_netif *pz_netif_create(const struct pz_netif_config *cfg, char *err, s
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    n->cfg = *cfg;
     n->queue_max = cfg->queue_max ? cfg->queue_max : 1024;
     n->owner = pthread_self();
     n->flat = malloc(PZ_NETIF_PKT_MAX);
@@ -235,13 +254,18 @@ struct pz_netif *pz_netif_create(const struct pz_netif_config *cfg, char *err, s
     gw = lwip_addr(cfg->gateway);
     LOCK_TCPIP_CORE();
     added = netif_add(&n->netif, &ip, &mask, &gw, n, netif_init_ipoib, tcpip_input);
+    if (added && cfg->ip6 && pz_netif6_setup(&n->netif, cfg)) {
+        netif_remove(&n->netif);
+        added = NULL;
+    }
     if (added) {
         netif_set_default(&n->netif);
         netif_set_up(&n->netif);
     }
     UNLOCK_TCPIP_CORE();
     if (!added) {
-        snprintf(err, errlen, "lwIP refused the interface");
+        snprintf(err, errlen, "lwIP refused the interface%s",
+                 cfg->ip6 ? " or its IPv6 address" : "");
         close(n->event_fd);
         pthread_mutex_destroy(&n->lock);
         free(n->flat);
@@ -330,6 +354,8 @@ static void count_rx(struct pz_netif *n, bool delivered, bool direct)
  */
 static bool is_tcp(const uint8_t *pkt, size_t len)
 {
+    if (len > 6 && pkt[0] >> 4 == 6)
+        return pkt[6] == IP_PROTO_TCP; /* extension headers: handled as not TCP */
     return len > 9 && pkt[9] == IP_PROTO_TCP;
 }
 
@@ -373,11 +399,24 @@ void pz_netif_link(struct pz_netif *n, bool up, unsigned mtu)
     LOCK_TCPIP_CORE();
     if (up) {
         n->netif.mtu = (u16_t)mtu;
+        n->netif.mtu6 = (u16_t)mtu; /* lwIP sets it at netif_add and at link down only */
         netif_set_link_up(&n->netif);
     } else {
         netif_set_link_down(&n->netif);
     }
     UNLOCK_TCPIP_CORE();
+}
+
+unsigned pz_netif_ip6_addrs(struct pz_netif *n, struct ipoib6_addr *out, unsigned max)
+{
+    unsigned count;
+
+    if (!n->cfg.ip6)
+        return 0;
+    LOCK_TCPIP_CORE();
+    count = pz_netif6_addrs(&n->netif, &n->cfg, out, max);
+    UNLOCK_TCPIP_CORE();
+    return count;
 }
 
 struct pz_netif_stats pz_netif_stats(struct pz_netif *n)

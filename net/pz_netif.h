@@ -27,20 +27,25 @@
 #include <stdint.h>
 
 struct ipoib;
+struct ipoib6_addr;
 struct pz_netif;
 
 /* The largest packet output hands over (an IPoIB MTU of 4092 and some room). */
 #define PZ_NETIF_PKT_MAX 4096
 
-/* The owner's sender: one IPv4 packet to the wire, on the owner's thread. */
+/* The owner's sender: one IP packet (IPv4 or IPv6) to the wire, on the owner's thread. */
 typedef void (*pz_netif_send_fn)(void *ctx, const void *pkt, size_t len);
 
-/* The interface's IPv4 settings, host order. */
+/* The interface's settings: IPv4 in host order, IPv6 in network order. */
 struct pz_netif_config {
     uint32_t addr;
     uint32_t netmask;
     uint32_t gateway;   /* 0: none */
     unsigned queue_max; /* packets waiting for the agent loop; 0 = 1024 */
+    bool ip6;           /* IPv6 too: fe80::<IID of port_guid>, ip6_addr, SLAAC */
+    uint64_t port_guid; /* host order: the interface identifier's source */
+    uint8_t ip6_addr[16];
+    uint8_t ip6_prefix; /* ip6_addr's prefix length; 0 = no configured address */
 };
 
 /* Counters of the crossing. */
@@ -84,6 +89,12 @@ void pz_netif_deliver(struct pz_netif *n, const void *pkt, size_t len);
 
 /* Agent loop: link up with the IP MTU, or down (an ipoib link callback). */
 void pz_netif_link(struct pz_netif *n, bool up, unsigned mtu);
+
+/*
+ * Owner: lwIP's IPv6 addresses, usable or tentative (at most max), for the
+ * endpoint's mirror (ipoib6_set_addrs).  Returns how many; 0 without IPv6.
+ */
+unsigned pz_netif_ip6_addrs(struct pz_netif *n, struct ipoib6_addr *out, unsigned max);
 
 /* A copy of the counters. */
 struct pz_netif_stats pz_netif_stats(struct pz_netif *n);

@@ -193,13 +193,18 @@ static err_t echo_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 
 /*
  * Whether a UDP echo may go back to addr:port: never to another echo
- * service (two would loop), port 0, or a multicast or broadcast source.
+ * service (two would loop), port 0, or a multicast, broadcast or
+ * unspecified source (IPv4 or IPv6).
  */
 static bool udp_source_ok(const ip_addr_t *addr, u16_t port)
 {
     const ip4_addr_t *a;
 
-    if (port == IP_ECHO_PORT || port == 0 || !IP_IS_V4(addr))
+    if (port == IP_ECHO_PORT || port == 0)
+        return false;
+    if (IP_IS_V6(addr))
+        return !ip6_addr_ismulticast(ip_2_ip6(addr)) && !ip6_addr_isany(ip_2_ip6(addr));
+    if (!IP_IS_V4(addr))
         return false;
     a = ip_2_ip4(addr);
     if (ip4_addr_ismulticast(a) || ip4_addr_isany(a))

@@ -4,7 +4,11 @@
  * side can be tested against real Linux tools before and apart from
  * portzerod's own wiring.
  *
- *   lwip_host --sockname NAME --ca CA --address A.B.C.D/PREFIX [-v]
+ *   lwip_host --sockname NAME --ca CA --address A.B.C.D/PREFIX
+ *             [--address6 X:Y::Z/PREFIX] [-v]
+ *
+ * With --address6 the plane carries IPv6 too (fe80::<IID of the port GUID>,
+ * the address, SLAAC).
  *
  * Prints "ready" once joined; SIGTERM/SIGINT: prints its counters as
  * "key value" lines and exits 0.
@@ -23,6 +27,7 @@
 #include <infiniband/mad.h>
 
 #include "board_sim_dgram.h"
+#include "ipoib6.h"
 #include "pz_ipplane.h"
 #include "pz_netif.h"
 #include "pz_simclient.h"
@@ -191,7 +196,7 @@ static void port_poll(struct host *h, uint64_t now)
 
 int main(int argc, char **argv)
 {
-    const char *sock = NULL, *ca = NULL, *addr = NULL;
+    const char *sock = NULL, *ca = NULL, *addr = NULL, *addr6 = NULL;
     struct host h = {0};
     char err[256], ip[32], *slash;
     struct in_addr in;
@@ -207,11 +212,14 @@ int main(int argc, char **argv)
             ca = argv[++i];
         else if (!strcmp(argv[i], "--address") && i + 1 < argc)
             addr = argv[++i];
+        else if (!strcmp(argv[i], "--address6") && i + 1 < argc)
+            addr6 = argv[++i];
         else if (!strcmp(argv[i], "-v"))
             h.verbose++;
     }
     if (!sock || !ca || !addr) {
-        fprintf(stderr, "usage: lwip_host --sockname NAME --ca CA --address A.B.C.D/PREFIX [-v]\n");
+        fprintf(stderr, "usage: lwip_host --sockname NAME --ca CA --address A.B.C.D/PREFIX "
+                        "[--address6 X:Y::Z/PREFIX] [-v]\n");
         return 2;
     }
     snprintf(ip, sizeof(ip), "%s", addr);
@@ -243,7 +251,24 @@ int main(int argc, char **argv)
                                     .netmask = (uint32_t)(0xffffffffu << (32 - plen)),
                                     .qpn = board_sim_dgram_qpn(h.dg),
                                     .tid_tag = 0x4c,
-                                    .echo = true};
+                                    .echo = true,
+                                    .ip6 = addr6 != NULL,
+                                    .port_guid = h.guid};
+    if (addr6) {
+        char a6[64], *s6;
+        snprintf(a6, sizeof(a6), "%s", addr6);
+        s6 = strchr(a6, '/');
+        cfg.ip6_prefix = 64;
+        if (s6) {
+            *s6 = '\0';
+            cfg.ip6_prefix = (uint8_t)atoi(s6 + 1);
+        }
+        if (inet_pton(AF_INET6, a6, cfg.ip6_addr) != 1 || cfg.ip6_prefix < 1 ||
+            cfg.ip6_prefix > 128) {
+            fprintf(stderr, "lwip_host: bad IPv6 address %s\n", addr6);
+            return 2;
+        }
+    }
     h.plane = pz_ipplane_create(&cfg, &host_ops, &h, err, sizeof(err));
     if (!h.plane) {
         fprintf(stderr, "lwip_host: %s\n", err);
@@ -310,6 +335,20 @@ out:;
            (unsigned long long)ns.rx_delivered, (unsigned long long)ns.tx_direct,
            (unsigned long long)ns.tx_queued);
     printf("udp_hook_echoes %llu\n", h.udp_hook_echoes);
+    const struct ipoib6_stats *s6 = ipoib6_stats(pz_ipplane_endpoint(h.plane));
+    printf("ip6_rx_packets %llu\nip6_tx_packets %llu\nip6_rx_nd %llu\nip6_tx_nd %llu\n"
+           "ip6_rx_dropped_nd %llu\nip6_dad_conflicts %llu\nip6_mcast_joins %llu\n",
+           (unsigned long long)s6->rx_packets, (unsigned long long)s6->tx_packets,
+           (unsigned long long)s6->rx_nd, (unsigned long long)s6->tx_nd,
+           (unsigned long long)s6->rx_dropped_nd, (unsigned long long)s6->dad_conflicts,
+           (unsigned long long)s6->mcast_joins);
+    struct ipoib6_addr a6[8];
+    unsigned n6 = pz_ipplane_ip6_addrs(h.plane, a6, 8);
+    for (unsigned i = 0; i < n6; i++) {
+        char t[46];
+        printf("ip6_address %s %s\n", ipoib_ip6_str(a6[i].addr, t),
+               a6[i].tentative ? "tentative" : "usable");
+    }
     for (unsigned i = 0; i < LOOP_ECHO_CONNS; i++)
         pz_tcp_abort(h.conns[i].c);
     pz_tcp_unlisten(h.tcp);

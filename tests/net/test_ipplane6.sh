@@ -1,0 +1,95 @@
+#!/bin/bash
+# test_ipplane6.sh - IPv6 through the switch's IP plane (net/pz_ipplane over
+# ipoib/ with lwIP) on a CA of pzfabric (lwip_host --address6), reached by
+# Linux's own IPv6 stack in a network namespace through pz-iphost --ipv6,
+# with OpenSM as SM and SA (issue 26):
+#   - lwIP's link-local fe80::<IID of its port GUID> and its configured
+#     address end DAD and are usable (lwip_host lists them at exit);
+#   - ping -6 to both, 20/20, answered by lwIP's ICMPv6; 3000-byte echoes
+#     (fragmented both ways);
+#   - a 4 MiB TCP stream to the echo port over IPv6 comes back intact;
+#     UDP echo over IPv6 returns the datagram; IPv4 ping beside it;
+#   - a second lwIP host configured with the same address: its lwIP's DAD
+#     sees the first host defend it, and it gives the address up;
+#   - no malformed neighbour discovery counted.
+# Usage: test_ipplane6.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST LWIP_HOST
+set -u
+# shellcheck source=../fabric/fabric_lib.sh
+source "$(dirname "$0")/../fabric/fabric_lib.sh"
+fl_init ipplane6 "$1" "$2"
+PZIPHOST=$(abspath "$3")
+LWIPHOST=$(abspath "$4")
+pzt_require opensm ping socat sha256sum ip python3
+NET=$(abspath "$(dirname "$0")/../integration/ft-2s4l.net")
+NS="pzt-$$-ipp6"
+HOST_PID=
+LWIP_PID=
+DUP_PID=
+
+trap 'fl_cleanup_ns $? "$NS" "$HOST_PID" "$LWIP_PID" "$DUP_PID"' EXIT
+
+in_ns() { ip netns exec "$NS" "$@"; }
+received() { # received COUNT ADDRESS [PING OPTION...]
+    local count=$1 addr=$2
+    shift 2
+    in_ns ping "$@" -c "$count" -i 0.05 -W 2 "$addr" 2> /dev/null | awk '/packets transmitted/ { print $4 }'
+}
+linklocal() {
+    python3 -c 'import ipaddress, sys; print(ipaddress.IPv6Address((0xfe80 << 112) | (int(sys.argv[1], 16) ^ (2 << 56))))' "$1"
+}
+
+fl_start_fabric "$NET" || exit 1
+fl_start_opensm Hca1
+fl_wait_up 60 || { echo "OpenSM never reached SUBNET UP"; exit 1; }
+
+"$PZIPHOST" --sockname "$SOCK" --ca Hca3 --address 10.78.0.3/24 --address6 fd00:78::3/64 \
+    --netns "$NS" -v > "$WORK/iphost.out" 2> "$WORK/iphost.err" < /dev/null &
+HOST_PID=$!
+"$LWIPHOST" --sockname "$SOCK" --ca Hca7 --address 10.78.0.7/24 --address6 fd00:78::7/64 -v \
+    > "$WORK/lwip.out" 2> "$WORK/lwip.err" < /dev/null &
+LWIP_PID=$!
+check "pz-iphost joins" wait_file "$WORK/iphost.out" 30 '^ready$' "$HOST_PID"
+check "the lwIP host joins" wait_file "$WORK/lwip.out" 30 '^ready$' "$LWIP_PID"
+LL7=$(linklocal "$(diag Hca7 smpquery -D nodeinfo 0 | awk -F. '/^PortGuid/ { print $NF }')")
+
+# lwIP's DAD takes a second after the link is up: wait for the first answer.
+check "lwIP answers ping -6 on its link-local $LL7 (after its DAD)" \
+    wait_until 20 in_ns ping -6 -c 1 -W 1 "$LL7%ib0"
+check_eq "ping -6 lwIP link-local: 20/20" 20 "$(received 20 "$LL7%ib0" -6)"
+check "lwIP answers ping -6 on fd00:78::7" wait_until 20 in_ns ping -6 -c 1 -W 1 fd00:78::7
+check_eq "ping -6 lwIP global: 20/20" 20 "$(received 20 fd00:78::7 -6)"
+check_eq "ping -6 lwIP with 3000-byte fragments: 5/5" 5 "$(received 5 fd00:78::7 -6 -s 3000)"
+check_eq "ping lwIP over IPv4 beside it: 20/20" 20 "$(received 20 10.78.0.7)"
+
+head -c 4M /dev/urandom > "$WORK/blob"
+in_ns timeout 120 socat -t 30 - "TCP6:[fd00:78::7]:7" < "$WORK/blob" > "$WORK/back.bin"
+check_eq "4 MiB echoed over TCP/IPv6 intact" "$(sha256sum < "$WORK/blob")" "$(sha256sum < "$WORK/back.bin")"
+got=$(echo "portzero udp6 echo $$" | in_ns timeout 5 socat -T 3 - "UDP6:[fd00:78::7]:7")
+check_eq "UDP echo over IPv6" "portzero udp6 echo $$" "$got"
+
+# A duplicate: another lwIP host with the same address; the first defends it.
+"$LWIPHOST" --sockname "$SOCK" --ca Hca8 --address 10.78.0.8/24 --address6 fd00:78::7/64 -v \
+    > "$WORK/dup.out" 2> "$WORK/dup.err" < /dev/null &
+DUP_PID=$!
+check "the second lwIP host joins" wait_file "$WORK/dup.out" 30 '^ready$' "$DUP_PID"
+check "the first host saw a probe for its address" \
+    wait_file "$WORK/lwip.err" 20 'probes for fd00:78::7, which is ours: defended' "$LWIP_PID"
+sleep 2 # the second host's DAD decides one second after its probe
+stop_pid "$DUP_PID"
+DUP_PID=
+check_eq "the second host gave fd00:78::7 up (DAD: duplicate)" 0 \
+    "$(grep -c '^ip6_address fd00:78::7 ' "$WORK/dup.out")"
+check "the second host kept its link-local" grep -q '^ip6_address fe80::' "$WORK/dup.out"
+check_eq "ping -6 still reaches the first host: 5/5" 5 "$(received 5 fd00:78::7 -6)"
+
+stop_pid "$LWIP_PID"
+LWIP_PID=
+check_eq "lwip_host exits 0 on SIGTERM" 0 "$STOP_RC"
+check "lwIP's fd00:78::7 was usable" grep -q '^ip6_address fd00:78::7 usable' "$WORK/lwip.out"
+check "lwIP's $LL7 was usable" grep -q "^ip6_address $LL7 usable" "$WORK/lwip.out"
+check_eq "no malformed neighbour discovery counted" 0 \
+    "$(awk '$1 == "ip6_rx_dropped_nd" { print $2 }' "$WORK/lwip.out")"
+check "IPv6 packets went through the endpoint" \
+    test "$(awk '$1 == "ip6_rx_packets" { print $2 }' "$WORK/lwip.out")" -gt 1000
+
+fl_finish
