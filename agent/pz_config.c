@@ -5,6 +5,7 @@
 
 #include "cong_monitor.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -130,6 +131,13 @@ static const struct pz_config_key pz_config_table[] = {
            .help = "the switch's IPoIB address, e.g. 10.0.0.1/24; empty = no IP plane"),
     PZ_KEY(ip_gateway, .type = PZ_CONFIG_IPV4, .def_text = "",
            .help = "default gateway; empty = none (only the subnet is reached)"),
+    /* Off by default until the whole suite has run with the IPv6 groups joined. */
+    PZ_KEY(ip6, .type = PZ_CONFIG_CHOICE, .choices = pz_config_on_off, .def = 0,
+           .help = "IPv6 on the IP plane too: fe80::<port 0 GUID>, SLAAC, the keys below"),
+    PZ_KEY(ip6_address, .type = PZ_CONFIG_IPV6_PREFIX, .def_text = "",
+           .help = "a global IPv6 address, e.g. fd00::1/64; empty = link-local and SLAAC only"),
+    PZ_KEY(ip6_gateway, .type = PZ_CONFIG_IPV6, .def_text = "",
+           .help = "IPv6 default router; empty = the routers RAs announce"),
     PZ_KEY(ipoib_pkey, .type = PZ_CONFIG_HEX, .min = 1, .max = 0xFFFF, .width = 4, .def = 0xFFFF,
            .help = "the IPoIB partition (its broadcast group); the full-member bit is implied"),
     /* On by default, like the echo service on port 7: a receive-only sink with
@@ -312,6 +320,35 @@ static int pz_parse_ipv4(const char *s, struct pz_config_ipv4 *out)
     return pz_parse_ipv4_prefix(buf, out);
 }
 
+/*
+ * Parse "X:Y::Z/N" (with_prefix) or "X:Y::Z" (prefix 128) into *out: a
+ * unicast address, neither :: nor multicast.  Returns 0 or -1.
+ */
+static int pz_parse_ipv6(const char *s, bool with_prefix, struct pz_config_ipv6 *out)
+{
+    char buf[64];
+    const char *slash = strchr(s, '/');
+    int plen = 128;
+
+    if (strlen(s) >= sizeof(buf) || (with_prefix != (slash != NULL)))
+        return -1;
+    snprintf(buf, sizeof(buf), "%.*s", slash ? (int)(slash - s) : (int)strlen(s), s);
+    if (slash) {
+        const char *p = slash + 1;
+        if ((plen = pz_parse_small(&p, 128)) < 1 || *p)
+            return -1;
+    }
+    if (inet_pton(AF_INET6, buf, out->addr) != 1 || out->addr[0] == 0xff)
+        return -1;
+    for (int i = 0; i < 16; i++)
+        if (out->addr[i])
+            break;
+        else if (i == 15)
+            return -1; /* :: */
+    out->prefix_len = (unsigned)plen;
+    return 0;
+}
+
 /* Copy a string value that must fit dst (size n, NUL terminated). */
 static int pz_parse_str(const char *s, char *dst, size_t n)
 {
@@ -374,6 +411,16 @@ int pz_config_key_set(const struct pz_config_key *key, void *base, const char *v
         memcpy((char *)base + key->offset, &ip, sizeof(ip));
         return 0;
     }
+    case PZ_CONFIG_IPV6_PREFIX:
+    case PZ_CONFIG_IPV6: {
+        struct pz_config_ipv6 ip6;
+
+        memset(&ip6, 0, sizeof(ip6));
+        if (*value && pz_parse_ipv6(value, key->type == PZ_CONFIG_IPV6_PREFIX, &ip6))
+            return -1;
+        memcpy((char *)base + key->offset, &ip6, sizeof(ip6));
+        return 0;
+    }
     default:
         return pz_config_key_set_text(key, base, value);
     }
@@ -392,6 +439,8 @@ void pz_config_key_format(const struct pz_config_key *key, const void *base, cha
 {
     const char *p = (const char *)base + key->offset;
     struct pz_config_ipv4 ip;
+    struct pz_config_ipv6 ip6;
+    char text[INET6_ADDRSTRLEN];
 
     switch (key->type) {
     case PZ_CONFIG_UINT:
@@ -414,6 +463,16 @@ void pz_config_key_format(const struct pz_config_key *key, const void *base, cha
         else
             snprintf(buf, n, "%u.%u.%u.%u/%u", ip.addr >> 24, ip.addr >> 16 & 0xFF,
                      ip.addr >> 8 & 0xFF, ip.addr & 0xFF, ip.prefix_len);
+        break;
+    case PZ_CONFIG_IPV6_PREFIX:
+    case PZ_CONFIG_IPV6:
+        memcpy(&ip6, p, sizeof(ip6));
+        if (!ip6.prefix_len || !inet_ntop(AF_INET6, ip6.addr, text, sizeof(text)))
+            snprintf(buf, n, "%s", "");
+        else if (key->type == PZ_CONFIG_IPV6)
+            snprintf(buf, n, "%s", text);
+        else
+            snprintf(buf, n, "%s/%u", text, ip6.prefix_len);
         break;
     default:
         snprintf(buf, n, "%.*s", (int)key->size, p);
@@ -460,6 +519,12 @@ void pz_config_key_syntax(const struct pz_config_key *key, char *buf, size_t n)
         break;
     case PZ_CONFIG_IPV4:
         snprintf(buf, n, "A.B.C.D");
+        break;
+    case PZ_CONFIG_IPV6_PREFIX:
+        snprintf(buf, n, "X:Y::Z/N");
+        break;
+    case PZ_CONFIG_IPV6:
+        snprintf(buf, n, "X:Y::Z");
         break;
     default:
         snprintf(buf, n, "text, up to %zu bytes", key->size - 1);

@@ -20,6 +20,12 @@ struct pz_config_ipv4 {
     unsigned prefix_len; /* 0 .. 32 */
 };
 
+/* An IPv6 address with its prefix length ("fd00::5/64"), network order; all zero = empty. */
+struct pz_config_ipv6 {
+    uint8_t addr[16];
+    unsigned prefix_len; /* 1 .. 128 when set */
+};
+
 struct pz_config {
     char ca[64];        /* umad device name; empty = first device */
     unsigned port;      /* umad port number; 0 = first port */
@@ -54,18 +60,21 @@ struct pz_config {
     bool monitor_notices;         /* hot-spot notices to the master SM */
     char monitor_ca_ports[128];   /* CA-facing ports ("1-18,20"); empty = discover them */
     /* The IP management plane on port 0 (ipoib/, net/, agent/pz_ip.c). */
-    bool ip;                          /* ip = on|off; on runs it when ip_address is set */
-    struct pz_config_ipv4 ip_address; /* the switch's address and prefix; empty = no IP plane */
-    struct pz_config_ipv4 ip_gateway; /* default gateway; empty = none */
-    unsigned ipoib_pkey;              /* the IPoIB partition (membership bit ignored) */
-    bool iperf_server;                /* the iperf 2 server on port 5001 (traffic/) */
-    char ctl_socket[108];             /* the control socket (pz-cli); empty = none */
-    char state_dir[128];              /* persistent state: SNMP engine and users, SSH host keys */
-    bool snmp;                        /* snmp = on|off; on serves UDP 161 when snmp_config is set */
-    char snmp_config[128];            /* snmpd.conf tokens; empty = no SNMP agent */
-    bool ssh;                         /* ssh = on|off; on serves TCP 22 when a user is set up */
-    char ssh_authorized_keys[128];    /* admin's OpenSSH authorized_keys */
-    char ssh_password_hash[160];      /* admin's crypt(3) hash; empty = no password login */
+    bool ip;                           /* ip = on|off; on runs it when ip_address is set */
+    struct pz_config_ipv4 ip_address;  /* the switch's address and prefix; empty = no IP plane */
+    struct pz_config_ipv4 ip_gateway;  /* default gateway; empty = none */
+    unsigned ipoib_pkey;               /* the IPoIB partition (membership bit ignored) */
+    bool ip6;                          /* IPv6 on the plane too (link-local from port 0's GUID) */
+    struct pz_config_ipv6 ip6_address; /* a global address and prefix; empty = link-local/SLAAC */
+    struct pz_config_ipv6 ip6_gateway; /* IPv6 default router; empty = the RAs' routers */
+    bool iperf_server;                 /* the iperf 2 server on port 5001 (traffic/) */
+    char ctl_socket[108];              /* the control socket (pz-cli); empty = none */
+    char state_dir[128];               /* persistent state: SNMP engine and users, SSH host keys */
+    bool snmp;                     /* snmp = on|off; on serves UDP 161 when snmp_config is set */
+    char snmp_config[128];         /* snmpd.conf tokens; empty = no SNMP agent */
+    bool ssh;                      /* ssh = on|off; on serves TCP 22 when a user is set up */
+    char ssh_authorized_keys[128]; /* admin's OpenSSH authorized_keys */
+    char ssh_password_hash[160];   /* admin's crypt(3) hash; empty = no password login */
     char ssh_monitor_authorized_keys[128]; /* the read-only monitor user's */
     char ssh_monitor_password_hash[160];
     unsigned ssh_max_sessions;      /* logged-in connections at once */
@@ -93,6 +102,8 @@ enum pz_config_type {
     PZ_CONFIG_PATH,        /* an absolute path that fits the field, or empty */
     PZ_CONFIG_IPV4_PREFIX, /* A.B.C.D/N into a struct pz_config_ipv4, or empty (all zero) */
     PZ_CONFIG_IPV4,        /* A.B.C.D into a struct pz_config_ipv4 (prefix 32), or empty */
+    PZ_CONFIG_IPV6_PREFIX, /* X:Y::Z/N (unicast) into a struct pz_config_ipv6, or empty */
+    PZ_CONFIG_IPV6, /* X:Y::Z (unicast) into a struct pz_config_ipv6 (prefix 128), or empty */
 };
 
 /* How a field is stored (set by PZ_CONFIG_FIELD from the member's type). */
@@ -104,6 +115,7 @@ enum pz_config_storage {
     PZ_CONFIG_AS_ULLONG,
     PZ_CONFIG_AS_CHARS,
     PZ_CONFIG_AS_IPV4,
+    PZ_CONFIG_AS_IPV6,
 };
 
 /* One accepted word of a CHOICE key and the value it stands for. */
@@ -139,7 +151,8 @@ struct pz_config_key {
         unsigned long: PZ_CONFIG_AS_ULONG,                                                         \
         unsigned long long: PZ_CONFIG_AS_ULLONG,                                                   \
         char *: PZ_CONFIG_AS_CHARS,                                                                \
-        struct pz_config_ipv4: PZ_CONFIG_AS_IPV4)
+        struct pz_config_ipv4: PZ_CONFIG_AS_IPV4,                                                  \
+        struct pz_config_ipv6: PZ_CONFIG_AS_IPV6)
 
 /* Boolean words: on/off (printed), yes/no, true/false, 1/0. */
 extern const struct pz_config_choice pz_config_on_off[];

@@ -10,6 +10,7 @@
 
 #include <infiniband/mad.h>
 
+#include "ipoib_ip6.h"
 #include "pz_ipplane.h"
 #include "pz_log.h"
 #include "sma.h"
@@ -196,6 +197,22 @@ static uint32_t pz_ip_netmask(unsigned prefix_len)
     return prefix_len ? (uint32_t)(0xFFFFFFFFull << (32 - prefix_len)) : 0;
 }
 
+/* Log the IPv6 addresses the plane starts with: the link-local, the configured one. */
+static void pz_ip_log_ip6(const struct pz_config *cfg, uint64_t port_guid)
+{
+    uint8_t ll[16];
+    char a[46], g[46];
+
+    ipoib_ip6_linklocal(port_guid, ll);
+    ipoib_ip6_str(ll, a);
+    if (!cfg->ip6_address.prefix_len) {
+        pz_log(PZ_LOG_INFO, "ip: IPv6 %s/64 (and SLAAC)", a);
+        return;
+    }
+    pz_log(PZ_LOG_INFO, "ip: IPv6 %s/64, %s/%u", a, ipoib_ip6_str(cfg->ip6_address.addr, g),
+           cfg->ip6_address.prefix_len);
+}
+
 /* Open the QP and the plane; returns 0 or -1 with a message in err. */
 static int pz_ip_open(struct pz_ip *ip, const struct pz_config *cfg, char *err, size_t errlen)
 {
@@ -217,7 +234,13 @@ static int pz_ip_open(struct pz_ip *ip, const struct pz_config *cfg, char *err, 
         .tid_tag = (uint8_t)(PZ_IP_TID_TAG >> 24),
         .echo = true,
         .iperf_server = cfg->iperf_server,
+        .ip6 = cfg->ip6,
+        .port_guid = ip->env.board->id->port_guid[0],
+        .ip6_prefix = (uint8_t)cfg->ip6_address.prefix_len,
     };
+
+    memcpy(pcfg.ip6_addr, cfg->ip6_address.addr, 16);
+    memcpy(pcfg.ip6_gateway, cfg->ip6_gateway.addr, 16);
     ip->plane = pz_ipplane_create(&pcfg, &pz_ip_ops, ip, err, errlen);
     if (!ip->plane)
         return -1;
@@ -226,6 +249,8 @@ static int pz_ip_open(struct pz_ip *ip, const struct pz_config *cfg, char *err, 
            cfg->ip_address.addr >> 24, cfg->ip_address.addr >> 16 & 0xFF,
            cfg->ip_address.addr >> 8 & 0xFF, cfg->ip_address.addr & 0xFF,
            cfg->ip_address.prefix_len, (unsigned)ip->pkey, (unsigned)qpn);
+    if (cfg->ip6)
+        pz_ip_log_ip6(cfg, ip->env.board->id->port_guid[0]);
     return 0;
 }
 

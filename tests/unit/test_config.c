@@ -347,6 +347,8 @@ static void test_config_table_ranges(void **state)
             assert_int_equal(k->storage, PZ_CONFIG_AS_CHARS);
         else if (k->type == PZ_CONFIG_IPV4_PREFIX || k->type == PZ_CONFIG_IPV4)
             assert_int_equal(k->storage, PZ_CONFIG_AS_IPV4);
+        else if (k->type == PZ_CONFIG_IPV6_PREFIX || k->type == PZ_CONFIG_IPV6)
+            assert_int_equal(k->storage, PZ_CONFIG_AS_IPV6);
         else
             assert_true(k->storage <= PZ_CONFIG_AS_ULLONG);
         assert_non_null(k->help);
@@ -409,6 +411,47 @@ static void test_config_ip_plane_keys(void **state)
     assert_false(cfg.ip);
     assert_int_equal(pz_config_set(&cfg, "ctl_socket", "relative/path", err, sizeof(err)), -1);
     assert_int_equal(pz_config_set(&cfg, "ctl_socket", "/run/pz/ctl", err, sizeof(err)), 0);
+}
+
+/* The IPv6 keys: off by default; an address with prefix, a gateway without; refusals. */
+static void test_config_ip6_keys(void **state)
+{
+    static const uint8_t want[16] = {0xfd, 0, 0, 0, 0, 0x79, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5};
+    struct pz_config cfg;
+    char err[160], out[64];
+    const struct pz_config_key *addr = pz_config_key_find("ip6_address");
+    const struct pz_config_key *gw = pz_config_key_find("ip6_gateway");
+
+    pz_config_defaults(&cfg);
+    assert_false(cfg.ip6);
+    assert_int_equal(cfg.ip6_address.prefix_len, 0);
+    assert_non_null(addr);
+    assert_non_null(gw);
+    pz_config_key_format(addr, &cfg, out, sizeof(out));
+    assert_string_equal(out, "");
+    assert_int_equal(pz_config_set(&cfg, "ip6", "on", err, sizeof(err)), 0);
+    assert_true(cfg.ip6);
+    assert_int_equal(pz_config_set(&cfg, "ip6_address", "fd00:0:79::5/64", err, sizeof(err)), 0);
+    assert_memory_equal(cfg.ip6_address.addr, want, 16);
+    assert_int_equal(cfg.ip6_address.prefix_len, 64);
+    pz_config_key_format(addr, &cfg, out, sizeof(out));
+    assert_string_equal(out, "fd00:0:79::5/64");
+    assert_int_equal(pz_config_set(&cfg, "ip6_gateway", "FE80::1", err, sizeof(err)), 0);
+    pz_config_key_format(gw, &cfg, out, sizeof(out));
+    assert_string_equal(out, "fe80::1");
+    /* Refused, the field unchanged: no prefix, a prefix on the gateway, 129, multicast, ::. */
+    assert_int_equal(pz_config_set(&cfg, "ip6_address", "fd00::1", err, sizeof(err)), -1);
+    assert_int_equal(pz_config_set(&cfg, "ip6_gateway", "fe80::1/64", err, sizeof(err)), -1);
+    assert_int_equal(pz_config_set(&cfg, "ip6_address", "fd00::1/129", err, sizeof(err)), -1);
+    assert_int_equal(pz_config_set(&cfg, "ip6_address", "fd00::1/0", err, sizeof(err)), -1);
+    assert_int_equal(pz_config_set(&cfg, "ip6_address", "ff02::1/64", err, sizeof(err)), -1);
+    assert_int_equal(pz_config_set(&cfg, "ip6_address", "::/64", err, sizeof(err)), -1);
+    assert_int_equal(pz_config_set(&cfg, "ip6_address", "fd00::g/64", err, sizeof(err)), -1);
+    assert_int_equal(pz_config_set(&cfg, "ip6_address", "10.0.0.1/24", err, sizeof(err)), -1);
+    assert_memory_equal(cfg.ip6_address.addr, want, 16);
+    /* Empty clears it. */
+    assert_int_equal(pz_config_set(&cfg, "ip6_address", "", err, sizeof(err)), 0);
+    assert_int_equal(cfg.ip6_address.prefix_len, 0);
 }
 
 /* A struct of the kinds of key the IP plane needs, for a table of its own. */
@@ -508,4 +551,4 @@ static void test_config_table_types(void **state)
 PZT_MAIN(test_config_values, test_config_errors, test_config_binary, test_config_monitor,
          test_config_port_list, test_config_dgram, test_config_node_desc_64,
          test_config_duplicate_keys, test_config_table_prints, test_config_table_ranges,
-         test_config_table_types, test_config_ip_plane_keys)
+         test_config_table_types, test_config_ip_plane_keys, test_config_ip6_keys)

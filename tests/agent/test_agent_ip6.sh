@@ -1,0 +1,122 @@
+#!/bin/bash
+# test_agent_ip6.sh - IPv6 on the IP plane of portzerod (ip6 = on) on every
+# switch of a fat tree (pzfabric, six portzerod over board/sim), real OpenSM
+# as SM and SA, and Linux's own IPv6 stack in a network namespace behind an
+# emulated host (pz-iphost --ipv6), issue 26:
+#   - each switch's port 0 is a full member of all-nodes ff12:601b:ffff::1
+#     and of its solicited-node group, which OpenSM created for its join;
+#   - ping -6 from the host to every switch's link-local (fe80::<IID of its
+#     port-0 GUID>%ib0) and configured address, 20/20, IPv4 ping beside it;
+#   - 4 MiB through a switch's TCP echo port over IPv6 come back intact;
+#   - a portzerod restart (new QPN): the switch is reachable over IPv6 again
+#     (its unsolicited NA replaces the host's stale neighbour entry);
+#   - OpenSM restarts elsewhere with new LIDs: every switch rejoins its IPv6
+#     groups and answers ping -6 again.
+# Usage: test_agent_ip6.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST PORTZEROD PZ_CLI
+set -u
+# shellcheck source=agent_ip_lib.sh
+source "$(dirname "$0")/agent_ip_lib.sh"
+ai_init agentip6 10.80.0 "$@"
+pzt_require opensm saquery ping socat sha256sum ip python3
+pzt_require_preload
+
+declare -A ADDR6 LL6 GID
+for i in "${!SWITCHES[@]}"; do
+    s=${SWITCHES[$i]}
+    ADDR6[$s]="fd00:80::$((i + 1))"
+    AI_AGENT_EXTRA[$s]="-o ip6=on -o ip6_address=${ADDR6[$s]}/64"
+done
+
+received() { # received COUNT ADDRESS [PING OPTION...]: host pings; prints the received count
+    local count=$1 addr=$2
+    shift 2
+    in_ns ping "$@" -c "$count" -i 0.05 -W 2 "$addr" 2> /dev/null | awk '/packets transmitted/ { print $4 }'
+}
+linklocal() {
+    python3 -c 'import ipaddress, sys; print(ipaddress.IPv6Address((0xfe80 << 112) | (int(sys.argv[1], 16) ^ (2 << 56))))' "$1"
+}
+port_gid() {
+    python3 -c 'import ipaddress, sys; print(ipaddress.IPv6Address((0xfe80 << 112) | int(sys.argv[1], 16)))' "$1"
+}
+solnode_mgid() {
+    python3 -c 'import ipaddress, sys
+a = int(ipaddress.IPv6Address(sys.argv[1]))
+print(ipaddress.IPv6Address((0xff12601bffff << 80) | (0x1ff << 24) | (a & 0xffffff)))' "$1"
+}
+
+ai_start_all || exit 1
+"$PZIPHOST" --sockname "$SOCK" --ca Hca3 --address 10.80.0.100/24 --address6 fd00:80::100/64 \
+    --netns "$NS" -v > "$WORK/host.out" 2> "$WORK/host.err" < /dev/null &
+HOST_PID=$!
+check "pz-iphost --ipv6 joins (ready)" wait_file "$WORK/host.out" 30 '^ready$' "$HOST_PID"
+
+for s in "${SWITCHES[@]}"; do
+    guid=$(cli "$s" show system | awk '/^Port 0 GUID/ { print $4 }')
+    LL6[$s]=$(linklocal "$guid")
+    GID[$s]=$(port_gid "$guid")
+    check "$s: logs its IPv6 addresses" grep -q "ip: IPv6 ${LL6[$s]}/64, ${ADDR6[$s]}/64" "$WORK/$s/err"
+done
+
+# Every switch answers on its link-local (after lwIP's DAD, a second after the join).
+for s in "${SWITCHES[@]}"; do
+    check "host -> $s link-local answers" wait_until 30 in_ns ping -6 -c 1 -W 1 "${LL6[$s]}%ib0"
+done
+for s in "${SWITCHES[@]}"; do
+    check_eq "ping -6 $s ${LL6[$s]}%ib0: 20/20" 20 "$(received 20 "${LL6[$s]}%ib0" -6)"
+    check_eq "ping -6 $s ${ADDR6[$s]}: 20/20" 20 "$(received 20 "${ADDR6[$s]}" -6)"
+done
+received 20 "${ADDR[Spine1]}" > "$WORK/v4.count" &
+v4=$!
+check_eq "ping -6 Spine1 with an IPv4 ping beside it: 20/20" 20 "$(received 20 "${ADDR6[Spine1]}" -6)"
+wait "$v4"
+check_eq "ping Spine1 over IPv4 at the same time: 20/20" 20 "$(cat "$WORK/v4.count")"
+
+# The groups as the SA has them (the SM_Key lists every member's port GID).
+diag Hca2 saquery -m --smkey 1 > "$WORK/members.txt" 2>&1
+member_state() { # member_state MGID GID: ScopeState of GID in MGID, or nothing
+    awk -v m="$1" -v g="$2" '
+        /MGID\./ { n = split($0, f, "."); mgid = f[n] }
+        /PortGid\./ { n = split($0, f, "."); pg = f[n] }
+        /ScopeState\./ { n = split($0, f, "."); if (mgid == m && pg == g) print f[n] }' \
+        "$WORK/members.txt" | head -n 1
+}
+listed=0
+for s in "${SWITCHES[@]}"; do
+    state=$(member_state ff12:601b:ffff::1 "${GID[$s]}")
+    [ -z "$state" ] && continue # saquery -m: only the first MAD arrives (no RMPP in umad2sim)
+    listed=$((listed + 1))
+    check_eq "saquery -m: $s is a full member of all-nodes" "0x21" "$state"
+    sn=$(solnode_mgid "${LL6[$s]}")
+    state=$(member_state "$sn" "${GID[$s]}")
+    [ -z "$state" ] || check_eq "saquery -m: $s is a full member of $sn" "0x21" "$state"
+done
+check "saquery -m lists switches in all-nodes ($listed)" test "$listed" -ge 1
+
+head -c 4M /dev/urandom > "$WORK/blob"
+in_ns timeout 240 socat -t 60 - "TCP6:[${ADDR6[Leaf2]}]:7" < "$WORK/blob" > "$WORK/back.bin"
+check_eq "4 MiB through Leaf2's TCP echo over IPv6 intact" "$(sha256sum < "$WORK/blob")" \
+    "$(sha256sum < "$WORK/back.bin")"
+
+# portzerod restarts: a new QPN; its unsolicited NA updates the host at once.
+stop_pid "${AGENT[Leaf3]}"
+AGENT[Leaf3]=
+check "pzfabric saw Leaf3's agent go" wait_file "$WORK/fabric.err" 10 'switch Leaf3 lost its agent'
+start_agent Leaf3
+check "Leaf3: restarted portzerod ready" wait_lines "$WORK/Leaf3/out" 20 '^ready$' 2
+check "after a portzerod restart: host -> Leaf3 answers over IPv6" \
+    wait_until 60 in_ns ping -6 -c 1 -W 1 "${ADDR6[Leaf3]}"
+
+# OpenSM restarts on Hca8 and reassigns every LID (-r).
+fl_stop_opensm
+mv "$WORK/sm" "$WORK/sm.1"
+fl_start_opensm Hca8 -r
+fl_wait_up 60 || echo "second OpenSM never reached SUBNET UP"
+for s in "${SWITCHES[@]}"; do
+    check "after the SM restart: host -> $s answers over IPv6" \
+        wait_until 60 in_ns ping -6 -c 1 -W 1 "${LL6[$s]}%ib0"
+done
+check "after the SM restart: Spine1's global address answers" \
+    wait_until 30 in_ns ping -6 -c 1 -W 1 "${ADDR6[Spine1]}"
+
+ai_stop_agents
+fl_finish
