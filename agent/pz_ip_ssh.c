@@ -74,7 +74,7 @@ struct pz_ssh_conn {
     size_t in_len, in_off;
     bool counted;    /* a logged-in session counted against ssh_max_sessions */
     bool eof;        /* the peer closed; told the library */
-    uint32_t peer;   /* the client's IPv4 address */
+    char peer[48];   /* the client's address as text (IPv4 or IPv6) */
     uint64_t serial; /* accept order (lower: older) */
 };
 
@@ -555,12 +555,12 @@ static bool pz_ssh_serve(struct pz_ssh_conn *c, uint64_t now)
 }
 
 /* How many connections from peer have not logged in. */
-static unsigned pz_ssh_pending_from(const struct pz_ip_ssh *s, uint32_t peer)
+static unsigned pz_ssh_pending_from(const struct pz_ip_ssh *s, const char *peer)
 {
     unsigned n = 0;
 
     for (unsigned i = 0; i < PZ_SSH_MAX_CONNS; i++)
-        n += s->conns[i] && !s->conns[i]->counted && s->conns[i]->peer == peer;
+        n += s->conns[i] && !s->conns[i]->counted && !strcmp(s->conns[i]->peer, peer);
     return n;
 }
 
@@ -619,8 +619,7 @@ static unsigned pz_ssh_evict_for(struct pz_ip_ssh *s)
     if (best < PZ_SSH_MAX_CONNS) {
         struct pz_ssh_conn *c = s->conns[best];
 
-        pz_log(PZ_LOG_INFO, "ssh: connections full, dropped one from %u.%u.%u.%u not logged in",
-               c->peer >> 24, c->peer >> 16 & 255, c->peer >> 8 & 255, c->peer & 255);
+        pz_log(PZ_LOG_INFO, "ssh: connections full, dropped one from %s not logged in", c->peer);
         ssh_conn_disconnect(c->ssh, SSH_DISCONNECT_TOO_MANY_CONNECTIONS,
                             "too many connections not logged in");
         pz_ssh_conn_free(c);
@@ -632,11 +631,7 @@ static unsigned pz_ssh_evict_for(struct pz_ip_ssh *s)
 /* Tell the library the client's address (the key of its password back-off). */
 static void pz_ssh_set_peer(struct pz_ssh_conn *c)
 {
-    char addr[16];
-
-    snprintf(addr, sizeof(addr), "%u.%u.%u.%u", c->peer >> 24, c->peer >> 16 & 255,
-             c->peer >> 8 & 255, c->peer & 255);
-    ssh_conn_set_peer(c->ssh, addr);
+    ssh_conn_set_peer(c->ssh, c->peer);
 }
 
 /* Accept the connections lwIP took. */
@@ -647,8 +642,6 @@ static void pz_ssh_accept(struct pz_ip_ssh *s, uint64_t now)
     while ((t = pz_tcp_accept(s->port))) {
         unsigned i;
         struct pz_ssh_conn *c;
-        uint16_t port;
-
         for (i = 0; i < PZ_SSH_MAX_CONNS && s->conns[i]; i++)
             ;
         if (i == PZ_SSH_MAX_CONNS)
@@ -660,7 +653,7 @@ static void pz_ssh_accept(struct pz_ip_ssh *s, uint64_t now)
         }
         c->srv = s;
         c->tcp = t;
-        pz_tcp_peer(t, &c->peer, &port);
+        snprintf(c->peer, sizeof(c->peer), "%s", pz_tcp_peer_text(t));
         c->serial = s->accepted++;
         c->ssh = ssh_conn_new(s->server, &pz_ssh_conn_ops, c, now);
         if (!c->ssh) {

@@ -27,7 +27,8 @@
 struct pz_tcp_conn {
     struct pz_tcp_port *port;
     struct tcp_pcb *pcb; /* NULL once lwIP freed it or we closed it */
-    uint32_t peer_addr;
+    uint32_t peer_addr;  /* IPv4 peers (host order); 0 for IPv6 */
+    char peer_text[48];  /* the peer's address as text, either family */
     uint16_t peer_port;
     uint8_t *ring;
     size_t head, count; /* ring content */
@@ -135,7 +136,9 @@ static err_t pz_tcp_on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
     }
     c->port = l;
     c->pcb = pcb;
-    c->peer_addr = lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(&pcb->remote_ip)));
+    if (IP_IS_V4(&pcb->remote_ip))
+        c->peer_addr = lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(&pcb->remote_ip)));
+    ipaddr_ntoa_r(&pcb->remote_ip, c->peer_text, sizeof(c->peer_text));
     c->peer_port = pcb->remote_port;
     c->next = l->conns;
     l->conns = c;
@@ -170,7 +173,7 @@ struct pz_tcp_port *pz_tcp_listen(uint16_t port, unsigned max_conns, char *err, 
     }
     LOCK_TCPIP_CORE();
     pcb = tcp_new();
-    if (pcb && (rc = tcp_bind(pcb, IP4_ADDR_ANY, port)) == ERR_OK) {
+    if (pcb && (rc = tcp_bind(pcb, IP_ANY_TYPE, port)) == ERR_OK) { /* IPv4 and IPv6 */
         l->listener = tcp_listen_with_backlog(pcb, (u8_t)(l->max_conns > 255 ? 255 : l->max_conns));
         if (l->listener) {
             tcp_arg(l->listener, l);
@@ -221,6 +224,11 @@ void pz_tcp_peer(const struct pz_tcp_conn *c, uint32_t *addr, uint16_t *port)
 {
     *addr = c->peer_addr;
     *port = c->peer_port;
+}
+
+const char *pz_tcp_peer_text(const struct pz_tcp_conn *c)
+{
+    return c->peer_text;
 }
 
 int pz_tcp_read(struct pz_tcp_conn *c, void *buf, size_t cap)

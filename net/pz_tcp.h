@@ -33,8 +33,11 @@ void pz_tcp_port_clear(struct pz_tcp_port *l);
 /* The next accepted connection not yet taken, or NULL. */
 struct pz_tcp_conn *pz_tcp_accept(struct pz_tcp_port *l);
 
-/* The peer of a connection (host order). */
+/* The peer of a connection (host order; the address 0 for an IPv6 peer). */
 void pz_tcp_peer(const struct pz_tcp_conn *c, uint32_t *addr, uint16_t *port);
+
+/* The peer's address as text ("10.0.0.1", "fd00::1"), either family; valid while c is. */
+const char *pz_tcp_peer_text(const struct pz_tcp_conn *c);
 
 /*
  * Read up to cap bytes: their count, 0 when nothing waits, -1 when the peer

@@ -8,6 +8,7 @@
 #   - ping -6 from the host to every switch's link-local (fe80::<IID of its
 #     port-0 GUID>%ib0) and configured address, 20/20, IPv4 ping beside it;
 #   - 4 MiB through a switch's TCP echo port over IPv6 come back intact;
+#   - ssh admin@<global> and admin@<link-local>%ib0 show version (tcp6 22);
 #   - a portzerod restart (new QPN): the switch is reachable over IPv6 again
 #     (its unsolicited NA replaces the host's stale neighbour entry);
 #   - OpenSM restarts elsewhere with new LIDs: every switch rejoins its IPv6
@@ -17,7 +18,7 @@ set -u
 # shellcheck source=agent_ip_lib.sh
 source "$(dirname "$0")/agent_ip_lib.sh"
 ai_init agentip6 10.80.0 "$@"
-pzt_require opensm saquery ping socat sha256sum ip python3
+pzt_require opensm saquery ping socat sha256sum ip python3 ssh ssh-keygen
 pzt_require_preload
 
 declare -A ADDR6 LL6 GID
@@ -26,6 +27,13 @@ for i in "${!SWITCHES[@]}"; do
     ADDR6[$s]="fd00:80::$((i + 1))"
     AI_AGENT_EXTRA[$s]="-o ip6=on -o ip6_address=${ADDR6[$s]}/64"
 done
+
+# Leaf2 serves SSH to the admin key.
+ssh-keygen -q -t ed25519 -N '' -f "$WORK/admin_key"
+cp "$WORK/admin_key.pub" "$WORK/admin_keys"
+AI_AGENT_EXTRA[Leaf2]+=" -o state_dir=$WORK/state -o ssh_authorized_keys=$WORK/admin_keys"
+SSHOPT=(-F /dev/null -o "UserKnownHostsFile=$WORK/known_hosts" -o StrictHostKeyChecking=accept-new
+    -o BatchMode=yes -o ConnectTimeout=10 -i "$WORK/admin_key")
 
 received() { # received COUNT ADDRESS [PING OPTION...]: host pings; prints the received count
     local count=$1 addr=$2
@@ -96,6 +104,13 @@ head -c 4M /dev/urandom > "$WORK/blob"
 in_ns timeout 240 socat -t 60 - "TCP6:[${ADDR6[Leaf2]}]:7" < "$WORK/blob" > "$WORK/back.bin"
 check_eq "4 MiB through Leaf2's TCP echo over IPv6 intact" "$(sha256sum < "$WORK/blob")" \
     "$(sha256sum < "$WORK/back.bin")"
+
+check "ssh admin@${ADDR6[Leaf2]} show version names portzero" \
+    bash -c "ip netns exec '$NS' ssh ${SSHOPT[*]} admin@${ADDR6[Leaf2]} show version | grep -qi portzero"
+check "ssh admin@${LL6[Leaf2]}%ib0 show version names portzero" \
+    bash -c "ip netns exec '$NS' ssh ${SSHOPT[*]} 'admin@${LL6[Leaf2]}%ib0' show version | grep -qi portzero"
+check "ssh over IPv4 still works" \
+    bash -c "ip netns exec '$NS' ssh ${SSHOPT[*]} admin@${ADDR[Leaf2]} show version | grep -qi portzero"
 
 # portzerod restarts: a new QPN; its unsolicited NA updates the host at once.
 stop_pid "${AGENT[Leaf3]}"
