@@ -1,6 +1,7 @@
 /*
  * cli.c - the command table and the dispatcher (see cli.h).
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -383,6 +384,19 @@ int cli_parse_ipv4(const char *s, uint32_t *out)
             return -1;
     *out = v[0] << 24 | v[1] << 16 | v[2] << 8 | v[3];
     return 0;
+}
+
+int cli_parse_ip6(const char *s, uint8_t out[16])
+{
+    char buf[64];
+    const char *zone = strchr(s, '%');
+    size_t len = zone ? (size_t)(zone - s) : strlen(s);
+
+    if (len >= sizeof(buf) || (zone && strcmp(zone, "%ib0") != 0))
+        return -1;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    return inet_pton(AF_INET6, buf, out) == 1 ? 0 : -1;
 }
 
 struct cli_args cli_strip_json(const struct cli_args *a, bool *json)

@@ -80,11 +80,26 @@ int cli_json_only(const struct cli_args *a, const char *usage, bool *json,
 /* Parse a dotted IPv4 address (host order); returns 0 or -1. */
 int cli_parse_ipv4(const char *s, uint32_t *out);
 
+/*
+ * Parse an IPv6 address, optionally with the plane's zone ("fe80::1%ib0"),
+ * into out[16] (network order).  Returns 0 or -1.
+ */
+int cli_parse_ip6(const char *s, uint8_t out[16]);
+
 /* Parse an unsigned number in [min, max]; returns 0 or -1. */
 int cli_parse_uint(const char *s, unsigned min, unsigned max, unsigned *out);
 
 /* Format a host-order IPv4 address into buf[16]; returns buf. */
 const char *cli_ipv4_str(uint32_t ip, char buf[16]);
+
+struct cli_json;
+/*
+ * The IPv6 part of `show ip` (cli_show_ip6.c): addresses, gateway, routers
+ * (alive at now, ms of CLOCK_MONOTONIC), counters, groups, neighbours; and
+ * the same as the "ipv6" member of `show ip json`.  Nothing when ip6 is off.
+ */
+void cli_show_ip6(const struct cli_env *env, const struct cli_out *out, uint64_t now);
+void cli_show_ip6_json(const struct cli_env *env, struct cli_json *j, uint64_t now);
 
 /* CLOCK_MONOTONIC in ns: the clock of the agent loop that polls jobs. */
 uint64_t cli_now_ns(void);

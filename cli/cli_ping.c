@@ -1,9 +1,11 @@
 /*
  * cli_ping.c - `ping ADDRESS [count N] [interval MS] [timeout MS] [size BYTES]`:
- * ICMP echo from the switch's lwIP stack (traffic/ip_ping), printed as
- * iputils' ping prints it.  Exit status 0 when a reply came, 1 when none.
+ * ICMP echo (ICMPv6 for an IPv6 ADDRESS, "fe80::1%ib0" too) from the
+ * switch's lwIP stack (traffic/ip_ping), printed as iputils' ping prints
+ * it.  Exit status 0 when a reply came, 1 when none.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +19,7 @@
 struct cli_ping_job {
     struct cli_job job;
     struct ip_ping *ping;
-    uint32_t dst;
+    char dst[56]; /* as given: A.B.C.D, or IPv6 with its %ib0 */
     unsigned size;
 };
 
@@ -38,16 +40,14 @@ static int cli_ping_summary(struct cli_ping_job *pj, uint64_t now, const struct 
     uint64_t ms = st.first_sent_ns && now > st.first_sent_ns
                       ? (now - st.first_sent_ns + 500000) / 1000000
                       : 0;
-    char ip[16];
-
-    cli_printf(out, "\n--- %s ping statistics ---\n", cli_ipv4_str(pj->dst, ip));
+    cli_printf(out, "\n--- %s ping statistics ---\n", pj->dst);
     cli_printf(out, "%u packets transmitted, %u received, %u%% packet loss, time %llums\n", sent,
                st.received, sent ? (sent - st.received) * 100 / sent : 0, (unsigned long long)ms);
     if (st.received)
         cli_printf(out, "rtt min/avg/max/mdev = %.3f/%.3f/%.3f/%.3f ms\n", st.rtt_min_ns / 1e6,
                    st.rtt_sum_ns / 1e6 / st.received, st.rtt_max_ns / 1e6, cli_ping_mdev_ms(&st));
     else
-        cli_printf(out, "%s unreachable\n", ip);
+        cli_printf(out, "%s unreachable\n", pj->dst);
     return st.received ? CLI_OK : CLI_FAILED;
 }
 
@@ -56,12 +56,11 @@ static void cli_ping_replies(struct cli_ping_job *pj, uint64_t now, const struct
 {
     struct ip_ping_reply r[16];
     unsigned n;
-    char ip[16];
 
     while ((n = ip_ping_poll(pj->ping, now, r, 16)) > 0)
         for (unsigned i = 0; i < n; i++)
             cli_printf(out, "%u bytes from %s: icmp_seq=%u ttl=%u time=%.3f ms\n", pj->size + 8,
-                       cli_ipv4_str(pj->dst, ip), r[i].seq + 1u, r[i].ttl, r[i].rtt_ns / 1e6);
+                       pj->dst, r[i].seq + 1u, r[i].ttl, r[i].rtt_ns / 1e6);
 }
 
 /* Job: send what is due, print the replies; at the end the summary. */
@@ -145,10 +144,14 @@ int cli_cmd_ping(const struct cli_env *env, const struct cli_args *a, const stru
 {
     unsigned count = 5, interval = 1000, timeout = 2000, size = 56;
     struct cli_ping_job *pj;
-    uint32_t dst;
-    char ip[16];
+    uint32_t dst = 0;
+    uint8_t dst6[16];
+    bool v6 = false;
 
-    if (!a->argc || cli_parse_ipv4(a->argv[0], &dst)) {
+    bool ok =
+        a->argc && (!cli_parse_ipv4(a->argv[0], &dst) || (v6 = !cli_parse_ip6(a->argv[0], dst6)));
+
+    if (!ok) {
         cli_printf(out,
                    "%% usage: ping ADDRESS [count N] [interval MS] [timeout MS] [size BYTES]\n");
         return CLI_USAGE;
@@ -160,15 +163,18 @@ int cli_cmd_ping(const struct cli_env *env, const struct cli_args *a, const stru
         return CLI_FAILED;
     }
     pj = calloc(1, sizeof(*pj));
-    if (!pj || !(pj->ping = ip_ping_start(dst, count, interval, timeout, size))) {
+    if (pj)
+        pj->ping = v6 ? ip_ping_start6(dst6, count, interval, timeout, size)
+                      : ip_ping_start(dst, count, interval, timeout, size);
+    if (!pj || !pj->ping) {
         free(pj);
         cli_printf(out, "%% cannot start the ping\n");
         return CLI_FAILED;
     }
     pj->job.ops = &cli_ping_ops;
-    pj->dst = dst;
+    snprintf(pj->dst, sizeof(pj->dst), "%s", a->argv[0]);
     pj->size = size;
-    cli_printf(out, "PING %s %u(%u) bytes of data.\n", cli_ipv4_str(dst, ip), size, size + 28);
+    cli_printf(out, "PING %s %u(%u) bytes of data.\n", pj->dst, size, size + (v6 ? 48 : 28));
     *job = &pj->job;
     return CLI_RUNNING;
 }

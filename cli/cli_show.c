@@ -3,6 +3,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "board.h"
 #include "cli_internal.h"
@@ -85,6 +86,15 @@ int cli_cmd_show_system(const struct cli_env *env, const struct cli_args *a,
 }
 
 #ifdef PZ_HAVE_IP
+/* CLOCK_MONOTONIC in ms: the IP plane's clock. */
+static uint64_t cli_now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 /* The join state's name. */
 static const char *cli_ipoib_state(enum ipoib_state st)
 {
@@ -107,8 +117,10 @@ static void cli_show_neighbours(const struct ipoib *ep, const struct cli_out *ou
 
     cli_printf(out, "\n%-16s %-6s %-3s %-9s %s\n", "Neighbour", "LID", "SL", "QPN", "State");
     for (unsigned i = 0; i < n && i < 64; i++)
-        cli_printf(out, "%-16s %-6u %-3u 0x%06x  %s\n", cli_ipv4_str(nb[i].ip, ip), nb[i].lid,
-                   nb[i].sl, (unsigned)nb[i].lladdr.qpn, nb[i].resolved ? "resolved" : "resolving");
+        if (!nb[i].v6) /* IPv6 ones: cli_show_ip6 */
+            cli_printf(out, "%-16s %-6u %-3u 0x%06x  %s\n", cli_ipv4_str(nb[i].ip, ip), nb[i].lid,
+                       nb[i].sl, (unsigned)nb[i].lladdr.qpn,
+                       nb[i].resolved ? "resolved" : "resolving");
     if (n > 64)
         cli_printf(out, "(%u more)\n", n - 64);
 }
@@ -150,6 +162,8 @@ static void cli_show_ip_json(const struct cli_env *env, const struct cli_out *ou
     cli_json_uint(&j, "rejoins", st->flushes);
     cli_json_array(&j, "neighbours");
     for (unsigned i = 0; i < n && i < 64; i++) {
+        if (nb[i].v6)
+            continue;
         cli_json_object(&j, NULL);
         cli_json_str(&j, "ip", cli_ipv4_str(nb[i].ip, ip));
         cli_json_uint(&j, "lid", nb[i].lid);
@@ -159,6 +173,7 @@ static void cli_show_ip_json(const struct cli_env *env, const struct cli_out *ou
         cli_json_close_object(&j);
     }
     cli_json_close_array(&j);
+    cli_show_ip6_json(env, &j, cli_now_ms());
     cli_json_end(&j);
 }
 
@@ -221,6 +236,7 @@ int cli_cmd_show_ip(const struct cli_env *env, const struct cli_args *a, const s
                (unsigned long long)st->joins, (unsigned long long)st->join_failures,
                (unsigned long long)st->flushes);
     cli_show_neighbours(ep, out);
+    cli_show_ip6(env, out, cli_now_ms());
     return CLI_OK;
 }
 #else

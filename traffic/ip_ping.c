@@ -15,10 +15,13 @@
 #include <unistd.h>
 
 #include <lwip/icmp.h>
+#include <lwip/icmp6.h>
 #include <lwip/inet_chksum.h>
 #include <lwip/ip.h>
 #include <lwip/pbuf.h>
 #include <lwip/prot/icmp.h>
+#include <lwip/prot/icmp6.h>
+#include <lwip/prot/ip6.h>
 #include <lwip/raw.h>
 #include <lwip/tcpip.h>
 
@@ -38,6 +41,7 @@ struct ip_ping {
     struct ip_ping_stats stats;
     struct ip_ping_reply queue[IP_PING_QUEUE];
     unsigned queued;
+    bool v6; /* ICMPv6 echo (types 128/129) */
 };
 
 /* CLOCK_MONOTONIC in ns. */
@@ -98,6 +102,31 @@ static u8_t ip_ping_recv(void *arg, struct raw_pcb *pcb, struct pbuf *pb, const 
     return 1;
 }
 
+/*
+ * Raw ICMPv6 pcb receive (tcpip thread): the pbuf starts at the IPv6
+ * header; take an echo reply of ours (returns 1), leave the rest (0).  The
+ * source is compared without its zone (a link-local reply carries the
+ * interface's).
+ */
+static u8_t ip_ping_recv6(void *arg, struct raw_pcb *pcb, struct pbuf *pb, const ip_addr_t *addr)
+{
+    struct ip_ping *p = arg;
+    struct icmp6_echo_hdr echo;
+    uint8_t hdr[IP6_HLEN];
+
+    (void)pcb;
+    if (!IP_IS_V6(addr) || !ip6_addr_cmp_zoneless(ip_2_ip6(addr), ip_2_ip6(&p->dst)) ||
+        pbuf_copy_partial(pb, hdr, IP6_HLEN, 0) != IP6_HLEN || hdr[6] != IP6_NEXTH_ICMP6 ||
+        pbuf_copy_partial(pb, &echo, sizeof(echo), IP6_HLEN) != sizeof(echo) ||
+        echo.type != ICMP6_TYPE_EREP || echo.id != lwip_htons(p->id))
+        return 0;
+    pthread_mutex_lock(&p->lock);
+    ip_ping_record(p, lwip_ntohs(echo.seqno), hdr[7], ip_ping_now());
+    pthread_mutex_unlock(&p->lock);
+    pbuf_free(pb);
+    return 1;
+}
+
 /* Send request seq (owner's thread; takes the core lock). */
 static void ip_ping_send(struct ip_ping *p, uint16_t seq, uint64_t now)
 {
@@ -109,12 +138,13 @@ static void ip_ping_send(struct ip_ping *p, uint16_t seq, uint64_t now)
     if (pb) {
         h = pb->payload;
         memset(h, 0, pb->len);
-        h->type = ICMP_ECHO;
+        h->type = p->v6 ? ICMP6_TYPE_EREQ : ICMP_ECHO;
         h->id = lwip_htons(p->id);
         h->seqno = lwip_htons(seq);
         for (unsigned i = 0; i < p->payload_len; i++)
             ((uint8_t *)(h + 1))[i] = (uint8_t)(0x10 + i);
-        h->chksum = inet_chksum(h, pb->len);
+        if (!p->v6) /* ICMPv6's covers the pseudo-header: the raw pcb computes it */
+            h->chksum = inet_chksum(h, pb->len);
         pthread_mutex_lock(&p->lock);
         p->sent_ns[seq] = now;
         if (!p->stats.first_sent_ns)
@@ -141,8 +171,12 @@ static unsigned ip_ping_due(const struct ip_ping *p, uint64_t now)
     return n > p->count ? p->count : (unsigned)n;
 }
 
-struct ip_ping *ip_ping_start(uint32_t dst, unsigned count, unsigned interval_ms,
-                              unsigned timeout_ms, unsigned payload_len)
+/*
+ * A run of count requests to dst (its family says ICMP or ICMPv6), its raw
+ * pcb open.  Returns it, or NULL.
+ */
+static struct ip_ping *ip_ping_new(const ip_addr_t *dst, unsigned count, unsigned interval_ms,
+                                   unsigned timeout_ms, unsigned payload_len)
 {
     static const uint16_t id_base = 0x505A; /* 'PZ'; the low bits vary per run */
     struct ip_ping *p;
@@ -171,12 +205,18 @@ struct ip_ping *ip_ping_start(uint32_t dst, unsigned count, unsigned interval_ms
     p->interval_ms = interval_ms;
     p->timeout_ms = timeout_ms;
     p->payload_len = payload_len;
-    ip_addr_set_ip4_u32(&p->dst, lwip_htonl(dst));
+    p->dst = *dst;
+    p->v6 = IP_IS_V6(dst);
     pthread_mutex_init(&p->lock, NULL);
     LOCK_TCPIP_CORE();
-    p->pcb = raw_new(IP_PROTO_ICMP);
-    if (p->pcb)
+    p->pcb = p->v6 ? raw_new_ip_type(IPADDR_TYPE_V6, IP6_NEXTH_ICMP6) : raw_new(IP_PROTO_ICMP);
+    if (p->pcb && p->v6) {
+        p->pcb->chksum_reqd = 1;
+        p->pcb->chksum_offset = 2;
+        raw_recv(p->pcb, ip_ping_recv6, p);
+    } else if (p->pcb) {
         raw_recv(p->pcb, ip_ping_recv, p);
+    }
     UNLOCK_TCPIP_CORE();
     if (!p->pcb) {
         ip_ping_stop(p);
@@ -184,6 +224,26 @@ struct ip_ping *ip_ping_start(uint32_t dst, unsigned count, unsigned interval_ms
     }
     p->start_ns = ip_ping_now();
     return p;
+}
+
+struct ip_ping *ip_ping_start(uint32_t dst, unsigned count, unsigned interval_ms,
+                              unsigned timeout_ms, unsigned payload_len)
+{
+    ip_addr_t a;
+
+    ip_addr_set_ip4_u32_val(a, lwip_htonl(dst));
+    return ip_ping_new(&a, count, interval_ms, timeout_ms, payload_len);
+}
+
+struct ip_ping *ip_ping_start6(const uint8_t dst[16], unsigned count, unsigned interval_ms,
+                               unsigned timeout_ms, unsigned payload_len)
+{
+    ip_addr_t a;
+
+    memset(&a, 0, sizeof(a));
+    IP_SET_TYPE_VAL(a, IPADDR_TYPE_V6);
+    memcpy(ip_2_ip6(&a)->addr, dst, 16);
+    return ip_ping_new(&a, count, interval_ms, timeout_ms, payload_len);
 }
 
 unsigned ip_ping_poll(struct ip_ping *p, uint64_t now, struct ip_ping_reply *out, unsigned max)

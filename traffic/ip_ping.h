@@ -1,5 +1,5 @@
 /*
- * ip_ping.h - ICMP echo (ping) from the switch's lwIP stack.
+ * ip_ping.h - ICMP and ICMPv6 echo (ping) from the switch's lwIP stack.
  *
  * A ping run sends `count` echo requests, one every `interval_ms`, and
  * waits up to `timeout_ms` after the last for its replies.  Requests leave
@@ -51,6 +51,14 @@ int ip_ping_fd(const struct ip_ping *p);
 
 /* When the run next has work (ns): a request to send, or the end of the wait. */
 uint64_t ip_ping_next_deadline(const struct ip_ping *p);
+
+/*
+ * The same for IPv6 destination dst (16 bytes, network order; a link-local
+ * one is reached on the IP plane's one interface): ICMPv6 echo, its
+ * checksum computed by lwIP's raw pcb over the pseudo-header.
+ */
+struct ip_ping *ip_ping_start6(const uint8_t dst[16], unsigned count, unsigned interval_ms,
+                               unsigned timeout_ms, unsigned payload_len);
 
 /* Whether every request was sent and every reply came or timed out. */
 bool ip_ping_done(const struct ip_ping *p, uint64_t now);

@@ -9,6 +9,9 @@
 #     port-0 GUID>%ib0) and configured address, 20/20, IPv4 ping beside it;
 #   - 4 MiB through a switch's TCP echo port over IPv6 come back intact;
 #   - ssh admin@<global> and admin@<link-local>%ib0 show version (tcp6 22);
+#   - `show ip` lists the addresses (preferred), the groups with their MGIDs
+#     and MLIDs, the host as an IPv6 neighbour; `show ip json` the same;
+#   - switch to switch: `pz-cli ping` to a global and to a link-local%ib0;
 #   - a portzerod restart (new QPN): the switch is reachable over IPv6 again
 #     (its unsolicited NA replaces the host's stale neighbour entry);
 #   - OpenSM restarts elsewhere with new LIDs: every switch rejoins its IPv6
@@ -111,6 +114,25 @@ check "ssh admin@${LL6[Leaf2]}%ib0 show version names portzero" \
     bash -c "ip netns exec '$NS' ssh ${SSHOPT[*]} 'admin@${LL6[Leaf2]}%ib0' show version | grep -qi portzero"
 check "ssh over IPv4 still works" \
     bash -c "ip netns exec '$NS' ssh ${SSHOPT[*]} admin@${ADDR[Leaf2]} show version | grep -qi portzero"
+
+# The CLI's view.
+cli Spine1 show ip > "$WORK/showip.txt"
+check "show ip: the link-local, preferred" grep -q "^IPv6 address  *${LL6[Spine1]}/64 (preferred)" "$WORK/showip.txt"
+check "show ip: the global, preferred" grep -q "^  *${ADDR6[Spine1]}/64 (preferred)" "$WORK/showip.txt"
+check "show ip: all-nodes joined with its MGID and an MLID" \
+    grep -qE "^ff02::1 +ff12:601b:ffff::1 +0xc[0-9a-f]{3} +full +joined" "$WORK/showip.txt"
+check "show ip: its solicited-node group joined" \
+    grep -qE "^ff02::1:ff20:0 +ff12:601b:ffff::1:ff20:0 +0xc[0-9a-f]{3} +full +joined" "$WORK/showip.txt"
+check "show ip: the host as a resolved IPv6 neighbour" grep -qE "^fe80::[0-9a-f:]+ +[0-9]+ .* resolved" "$WORK/showip.txt"
+cli Spine1 show ip json > "$WORK/showip.json"
+check_eq "show ip json: the IPv6 addresses" "${LL6[Spine1]} ${ADDR6[Spine1]}" \
+    "$(python3 -c 'import json, sys; print(" ".join(a["address"] for a in json.load(open(sys.argv[1]))["ipv6"]["addresses"]))' "$WORK/showip.json")"
+check "pz-cli ping Spine1 -> Leaf4's global: 3 received" \
+    bash -c "'$PZCLI' -s '$WORK/Spine1/ctl' ping ${ADDR6[Leaf4]} count 3 interval 200 | grep -q '3 packets transmitted, 3 received'"
+check "pz-cli ping Leaf1 -> Spine2's link-local%ib0: 3 received" \
+    bash -c "'$PZCLI' -s '$WORK/Leaf1/ctl' ping ${LL6[Spine2]}%ib0 count 3 interval 200 | grep -q '3 packets transmitted, 3 received'"
+check "pz-cli ping to an IPv6 address nobody has fails (exit 1)" \
+    fails "$PZCLI" -s "$WORK/Leaf1/ctl" ping fd00:80::99 count 1 timeout 500
 
 # portzerod restarts: a new QPN; its unsolicited NA updates the host at once.
 stop_pid "${AGENT[Leaf3]}"
