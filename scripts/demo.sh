@@ -75,19 +75,20 @@ wait_for fabric.out 10 '^ready$'
 printf '%s\n' 'createUser nms SHA-256 "demo-auth-pass" AES "demo-priv-pass"' 'rouser nms priv' \
     'sysLocation demo rack' > snmp.conf
 ssh-keygen -q -t ed25519 -N '' -f admin_key 2> /dev/null && cp admin_key.pub admin_keys
-# start_agent SWITCH NAME ADDRESS: an external portzerod for SWITCH with an
-# IPoIB address, a control socket (pz-cli), SNMP and SSH, logs in NAME.out/.err
+# start_agent SWITCH NAME ADDRESS ADDRESS6: an external portzerod for SWITCH with
+# an IPoIB address (and IPv6: a link-local and ADDRESS6), a control socket
+# (pz-cli), SNMP and SSH, logs in NAME.out/.err
 start_agent() {
     mkdir "$2"
     "$ATTACH" -s "$SOCK" -C "$2" "$1" -- "$BIN/portzerod" -o board=sim -o monitor_interval_ms=500 \
         -o "ip_address=$3/24" -o "ctl_socket=$WORK/$2/ctl" -o "state_dir=$WORK/$2/state" \
         -o "snmp_config=$WORK/snmp.conf" -o "ssh_authorized_keys=$WORK/admin_keys" \
-        -vvv > "$2.out" 2> "$2.err" &
+        -o ip6=on -o "ip6_address=$4/64" -vvv > "$2.out" 2> "$2.err" &
     PIDS+=($!)
     wait_for "$2.out" 10 '^ready$'
 }
-start_agent spine-1 agent 10.60.0.1
-start_agent leaf-1 leafagent 10.60.0.2
+start_agent spine-1 agent 10.60.0.1 fd00:60::1
+start_agent leaf-1 leafagent 10.60.0.2 fd00:60::2
 grep -v 'SMP class' agent.err | sed 's/^portzerod [0-9.]* //'
 
 say "OpenSM -R ftree --connect_roots (on host-1-1)"
@@ -156,7 +157,7 @@ if [ "$(id -u)" = 0 ] && [ -e /dev/net/tun ]; then
         --netns "pzdemo$$-a" > iphost-a.out 2> iphost-a.err &
     PIDS+=($!)
     "$BIN/pz-iphost" --sockname "$SOCK" --ca host-4-2 --address 10.60.0.42/24 \
-        --netns "pzdemo$$-b" > iphost-b.out 2> iphost-b.err &
+        --address6 fd00:60::42/64 --netns "pzdemo$$-b" > iphost-b.out 2> iphost-b.err &
     PIDS+=($!)
     wait_for iphost-a.out 30 '^ready$'
     wait_for iphost-b.out 30 '^ready$'
@@ -201,6 +202,12 @@ if [ "$(id -u)" = 0 ] && [ -e /dev/net/tun ]; then
     echo "   ssh admin@10.60.0.1 ping 10.60.0.2 count 2 (switch to switch, from the CLI):"
     ip netns exec "pzdemo$$-b" ssh "${SSHO[@]}" admin@10.60.0.1 ping 10.60.0.2 count 2 interval 200 |
         sed 's/^/   /'
+
+    say "IPv6 on the same plane: spine-1 is fe80::<IID of its port-0 GUID> and fd00:60::1 (ip6 = on)"
+    echo "   ping -6 fd00:60::1 from host-4-2's namespace (Linux's IPv6; neighbour discovery by the IPoIB layers):"
+    ip netns exec "pzdemo$$-b" ping -6 -c 3 -i 0.2 fd00:60::1 | sed 's/^/   /'
+    echo "   ssh admin@fd00:60::1 show version:"
+    ip netns exec "pzdemo$$-b" ssh "${SSHO[@]}" admin@fd00:60::1 show version | sed 's/^/   /'
 else
     echo "   (needs root and /dev/net/tun for the network namespaces: skipped)"
 fi
