@@ -36,6 +36,7 @@
 #include <lwip/tcpip.h>
 
 #include "ipoib.h"
+#include "ipoib6.h"
 #include "pz_netif6.h"
 
 #define NETIF_MTU_BEFORE_JOIN 2044
@@ -45,6 +46,8 @@
  * of 1024) and comes back for the rest.
  */
 #define PZ_NETIF_DRAIN_BUDGET 64
+/* MLD group changes waiting for the agent loop, at most (more are dropped and counted). */
+#define PZ_NETIF_MLD_EVENTS 32
 /* lwIP's thread's nice value: below the agent loop's (0). */
 #define PZ_NETIF_TCPIP_NICE 10
 
@@ -53,6 +56,12 @@ struct queued_pkt {
     struct queued_pkt *next;
     size_t len;
     uint8_t data[];
+};
+
+/* A change of MLD membership lwIP made (core lock held, either thread). */
+struct mld_event {
+    uint8_t group[16];
+    bool join;
 };
 
 struct pz_netif {
@@ -67,6 +76,8 @@ struct pz_netif {
     unsigned queued, queue_max;
     struct pz_netif_stats stats;
     struct pz_netif_config cfg;
+    struct mld_event mld[PZ_NETIF_MLD_EVENTS]; /* for the owner's drain */
+    unsigned n_mld;
 };
 
 static pthread_once_t tcpip_once = PTHREAD_ONCE_INIT;
@@ -189,6 +200,50 @@ static err_t netif_output_any(struct netif *netif, struct pbuf *p)
     return ERR_OK;
 }
 
+/*
+ * netif->mld_mac_filter (core lock held, lwIP's thread or the owner's): a
+ * group's first join or last leave, kept for the owner's drain, which asks
+ * the endpoint to join or leave it through the SA.  Returns ERR_OK, or
+ * ERR_MEM when too many wait (counted in mld_dropped).
+ */
+static err_t netif_mld_filter(struct netif *netif, const ip6_addr_t *group,
+                              enum netif_mac_filter_action action)
+{
+    struct pz_netif *n = netif->state;
+
+    pthread_mutex_lock(&n->lock);
+    if (n->n_mld >= PZ_NETIF_MLD_EVENTS) {
+        n->stats.mld_dropped++;
+        pthread_mutex_unlock(&n->lock);
+        return ERR_MEM;
+    }
+    memcpy(n->mld[n->n_mld].group, group->addr, 16);
+    n->mld[n->n_mld].join = action == NETIF_ADD_MAC_FILTER;
+    n->n_mld++;
+    pthread_mutex_unlock(&n->lock);
+    signal_loop(n);
+    return ERR_OK;
+}
+
+/* Owner: hand MLD's group changes to the endpoint, in order. */
+static void apply_mld(struct pz_netif *n, struct ipoib *ep, uint64_t now)
+{
+    struct mld_event ev[PZ_NETIF_MLD_EVENTS];
+    unsigned count;
+
+    pthread_mutex_lock(&n->lock);
+    count = n->n_mld;
+    memcpy(ev, n->mld, count * sizeof(ev[0]));
+    n->n_mld = 0;
+    pthread_mutex_unlock(&n->lock);
+    for (unsigned i = 0; i < count; i++) {
+        if (ev[i].join)
+            ipoib6_join(ep, ev[i].group, now);
+        else
+            ipoib6_leave(ep, ev[i].group, now);
+    }
+}
+
 /* netif->output: an IPv4 packet. */
 static err_t netif_output_ip4(struct netif *netif, struct pbuf *p, const ip4_addr_t *dest)
 {
@@ -213,6 +268,7 @@ static err_t netif_init_ipoib(struct netif *netif)
     netif->hwaddr_len = 0;
     netif->output = netif_output_ip4;
     netif->output_ip6 = netif_output_ip6;
+    netif_set_mld_mac_filter(netif, netif_mld_filter); /* used with NETIF_FLAG_MLD6 (IPv6 on) */
     return ERR_OK;
 }
 
@@ -323,6 +379,8 @@ void pz_netif_drain(struct pz_netif *n, struct ipoib *ep, uint64_t now)
 {
     struct queued_pkt *q = take_queue(n, PZ_NETIF_DRAIN_BUDGET);
 
+    if (n->cfg.ip6)
+        apply_mld(n, ep, now);
     while (q) {
         struct queued_pkt *next = q->next;
         ipoib_output(ep, q->data, q->len, now);

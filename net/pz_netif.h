@@ -56,6 +56,7 @@ struct pz_netif_stats {
     uint64_t rx_delivered; /* packets handed to lwIP */
     uint64_t rx_dropped;   /* no pbuf, or lwIP refused */
     uint64_t rx_direct;    /* TCP past lwIP's full mailbox: to ip_input under the core lock */
+    uint64_t mld_dropped;  /* MLD group changes lost: too many waited for the agent loop */
 };
 
 /*
@@ -75,8 +76,9 @@ void pz_netif_set_sender(struct pz_netif *n, pz_netif_send_fn send, void *ctx);
 int pz_netif_fd(const struct pz_netif *n);
 
 /*
- * Agent loop: send the queued packets through ep at time now (ms), at most
- * 64 per call; the eventfd stays readable while more wait.
+ * Agent loop: hand MLD's group joins and leaves to ep (ipoib6_join/leave),
+ * then send the queued packets through ep at time now (ms), at most 64 per
+ * call; the eventfd stays readable while more wait.
  */
 void pz_netif_drain(struct pz_netif *n, struct ipoib *ep, uint64_t now);
 

@@ -27,7 +27,7 @@ int pz_netif6_setup(struct netif *netif, const struct pz_netif_config *cfg)
     ip6_addr_t ip;
     s8_t idx;
 
-    netif->flags |= NETIF_FLAG_MLD6;
+    netif->flags |= NETIF_FLAG_MLD6; /* the mld_mac_filter is pz_netif.c's */
     ipoib_ip6_linklocal(cfg->port_guid, ll);
     ip = lwip_addr6(ll);
     netif_ip6_addr_set(netif, 0, &ip);

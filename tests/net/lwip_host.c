@@ -5,10 +5,11 @@
  * portzerod's own wiring.
  *
  *   lwip_host --sockname NAME --ca CA --address A.B.C.D/PREFIX
- *             [--address6 X:Y::Z/PREFIX] [-v]
+ *             [--address6 X:Y::Z/PREFIX [--join6 GROUP]] [-v]
  *
  * With --address6 the plane carries IPv6 too (fe80::<IID of the port GUID>,
- * the address, SLAAC).
+ * the address, SLAAC); --join6 joins an IPv6 group through lwIP's MLD (the
+ * endpoint joins it through the SA).
  *
  * Prints "ready" once joined; SIGTERM/SIGINT: prints its counters as
  * "key value" lines and exits 0.
@@ -25,6 +26,9 @@
 #include <time.h>
 
 #include <infiniband/mad.h>
+
+#include <lwip/mld6.h>
+#include <lwip/tcpip.h>
 
 #include "board_sim_dgram.h"
 #include "ipoib6.h"
@@ -185,6 +189,21 @@ static const struct pz_ipplane_ops host_ops = {
     .log = h_log,
 };
 
+/* Join IPv6 group text through lwIP's MLD (as an application would); 0 or -1. */
+static int join_group6(const char *text)
+{
+    ip6_addr_t g;
+    err_t rc;
+
+    memset(&g, 0, sizeof(g));
+    if (inet_pton(AF_INET6, text, g.addr) != 1)
+        return -1;
+    LOCK_TCPIP_CORE();
+    rc = mld6_joingroup(IP6_ADDR_ANY6, &g);
+    UNLOCK_TCPIP_CORE();
+    return rc == ERR_OK ? 0 : -1;
+}
+
 /* The CA port's state, read from the simulator. */
 static void port_poll(struct host *h, uint64_t now)
 {
@@ -196,7 +215,7 @@ static void port_poll(struct host *h, uint64_t now)
 
 int main(int argc, char **argv)
 {
-    const char *sock = NULL, *ca = NULL, *addr = NULL, *addr6 = NULL;
+    const char *sock = NULL, *ca = NULL, *addr = NULL, *addr6 = NULL, *join6 = NULL;
     struct host h = {0};
     char err[256], ip[32], *slash;
     struct in_addr in;
@@ -214,6 +233,8 @@ int main(int argc, char **argv)
             addr = argv[++i];
         else if (!strcmp(argv[i], "--address6") && i + 1 < argc)
             addr6 = argv[++i];
+        else if (!strcmp(argv[i], "--join6") && i + 1 < argc)
+            join6 = argv[++i];
         else if (!strcmp(argv[i], "-v"))
             h.verbose++;
     }
@@ -281,6 +302,10 @@ int main(int argc, char **argv)
         return 1;
     }
     pz_udp_hooked(h.udp);
+    if (join6 && join_group6(join6)) {
+        fprintf(stderr, "lwip_host: cannot join %s\n", join6);
+        return 1;
+    }
     uint64_t next_port = 0;
     for (;;) {
         uint64_t now = now_ms(), d = pz_ipplane_next_deadline(h.plane);

@@ -11,6 +11,9 @@
 #     UDP echo over IPv6 returns the datagram; IPv4 ping beside it;
 #   - a second lwIP host configured with the same address: its lwIP's DAD
 #     sees the first host defend it, and it gives the address up;
+#   - a group lwIP's MLD joins (lwip_host --join6) is joined through the SA
+#     too: saquery lists the port as a full member, and a UDP datagram to the
+#     group reaches lwIP's echo service, which answers;
 #   - no malformed neighbour discovery counted.
 # Usage: test_ipplane6.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST LWIP_HOST
 set -u
@@ -45,7 +48,8 @@ fl_wait_up 60 || { echo "OpenSM never reached SUBNET UP"; exit 1; }
 "$PZIPHOST" --sockname "$SOCK" --ca Hca3 --address 10.78.0.3/24 --address6 fd00:78::3/64 \
     --netns "$NS" -v > "$WORK/iphost.out" 2> "$WORK/iphost.err" < /dev/null &
 HOST_PID=$!
-"$LWIPHOST" --sockname "$SOCK" --ca Hca7 --address 10.78.0.7/24 --address6 fd00:78::7/64 -v \
+"$LWIPHOST" --sockname "$SOCK" --ca Hca7 --address 10.78.0.7/24 --address6 fd00:78::7/64 \
+    --join6 ff02::1:3 -v \
     > "$WORK/lwip.out" 2> "$WORK/lwip.err" < /dev/null &
 LWIP_PID=$!
 check "pz-iphost joins" wait_file "$WORK/iphost.out" 30 '^ready$' "$HOST_PID"
@@ -66,6 +70,17 @@ in_ns timeout 120 socat -t 30 - "TCP6:[fd00:78::7]:7" < "$WORK/blob" > "$WORK/ba
 check_eq "4 MiB echoed over TCP/IPv6 intact" "$(sha256sum < "$WORK/blob")" "$(sha256sum < "$WORK/back.bin")"
 got=$(echo "portzero udp6 echo $$" | in_ns timeout 5 socat -T 3 - "UDP6:[fd00:78::7]:7")
 check_eq "UDP echo over IPv6" "portzero udp6 echo $$" "$got"
+
+# The group MLD joined: a member at the SA, and what is sent to it reaches lwIP.
+diag Hca1 saquery -m --smkey 1 > "$WORK/members.txt" 2>&1
+G7=$(python3 -c 'import ipaddress, sys; print(ipaddress.IPv6Address((0xfe80 << 112) | int(sys.argv[1], 16)))' \
+    "$(diag Hca7 smpquery -D nodeinfo 0 | awk -F. '/^PortGuid/ { print $NF }')")
+state=$(awk -v g="$G7" '/MGID\./ { n = split($0, f, "."); m = f[n] }
+    /PortGid\./ { n = split($0, f, "."); pg = f[n] }
+    /ScopeState\./ { n = split($0, f, "."); if (m == "ff12:601b:ffff::1:3" && pg == g) print f[n] }' "$WORK/members.txt")
+check_eq "the MLD group ff02::1:3 is joined at the SA (ff12:601b:ffff::1:3, full member)" 0x21 "$state"
+got=$(echo "portzero mcast6 $$" | in_ns timeout 5 socat -T 3 - "UDP6-DATAGRAM:[ff02::1:3%ib0]:7")
+check_eq "a UDP datagram to ff02::1:3 is echoed by lwIP" "portzero mcast6 $$" "$got"
 
 # A duplicate: another lwIP host with the same address; the first defends it.
 "$LWIPHOST" --sockname "$SOCK" --ca Hca8 --address 10.78.0.8/24 --address6 fd00:78::7/64 -v \
