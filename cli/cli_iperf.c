@@ -34,6 +34,9 @@ struct cli_iperf_job {
     struct iperf_client *run;
     struct iperf_client_config cfg;
     uint32_t dst[IPERF_CLIENT_MAX_STREAMS];
+    uint8_t dst6[IPERF_CLIENT_MAX_STREAMS][16]; /* iperf -c with an IPv6 address */
+    bool v6;
+    char peer6[56]; /* that address as given */
     uint32_t local; /* the switch's address, for the connect lines */
     bool matrix;
     unsigned interval_s; /* 0: no interval lines */
@@ -75,8 +78,8 @@ static void cli_iperf_announce(struct cli_iperf_job *j, const struct cli_out *ou
             continue;
         j->announced[i] = true;
         cli_printf(out, "[%s] local %s port %u connected with %s port %u\n", cli_iperf_id(i, id),
-                   cli_ipv4_str(j->local, a), r.local_port, cli_ipv4_str(r.dst, b),
-                   (unsigned)j->cfg.port);
+                   j->v6 ? (r.local_text[0] ? r.local_text : "::") : cli_ipv4_str(j->local, a),
+                   r.local_port, j->v6 ? j->peer6 : cli_ipv4_str(r.dst, b), (unsigned)j->cfg.port);
     }
     if (j->interval_s && !j->matrix && !j->header) {
         cli_printf(out, "[ ID] Interval       Transfer     Bandwidth\n");
@@ -161,7 +164,8 @@ static int cli_iperf_summary(struct cli_iperf_job *j, const struct cli_out *out)
         cli_iperf_id(i, id);
         if (r.state == IPERF_STREAM_FAILED && !r.start_ns) {
             cli_printf(out, "[%s] connect failed: no connection to %s port %u\n", id,
-                       cli_ipv4_str(r.dst, (char[16]){0}), (unsigned)j->cfg.port);
+                       j->v6 ? j->peer6 : cli_ipv4_str(r.dst, (char[16]){0}),
+                       (unsigned)j->cfg.port);
             status = CLI_FAILED;
             continue;
         }
@@ -315,6 +319,7 @@ static int cli_iperf_launch(const struct cli_env *env, struct cli_iperf_job *j,
                             const struct cli_out *out, struct cli_job **job)
 {
     j->cfg.dst = j->dst;
+    j->cfg.dst6 = j->v6 ? (const uint8_t(*)[16])j->dst6 : NULL;
     j->local = env->cfg ? env->cfg->ip_address.addr : 0;
     j->run = iperf_client_start(&j->cfg);
     if (!j->run) {
@@ -373,9 +378,14 @@ static int cli_iperf_options(const struct cli_args *a, const struct cli_out *out
         }
         if (!v)
             bad = 1;
-        else if (!strcmp(k, "-c"))
+        else if (!strcmp(k, "-c")) {
             bad = cli_parse_ipv4(v, &j->dst[0]);
-        else if (!strcmp(k, "-b"))
+            if (bad && !cli_parse_ip6(v, j->dst6[0])) {
+                bad = 0;
+                j->v6 = true;
+                snprintf(j->peer6, sizeof(j->peer6), "%s", v);
+            }
+        } else if (!strcmp(k, "-b"))
             bad = !(*rate = iperf_parse_rate(v));
         else if (!strcmp(k, "-t"))
             bad = cli_parse_uint(v, 1, IPERF_CLIENT_MAX_SECONDS, &j->cfg.seconds);
@@ -413,7 +423,7 @@ int cli_cmd_iperf(const struct cli_env *env, const struct cli_args *a, const str
     if (!j)
         return CLI_FAILED;
     j->cfg = (struct iperf_client_config){.seconds = 10, .nstreams = 1, .port = IPERF_PORT};
-    if (cli_iperf_options(a, out, j, &rate) || !j->dst[0] ||
+    if (cli_iperf_options(a, out, j, &rate) || (!j->dst[0] && !j->v6) ||
         (j->cfg.udp && j->cfg.len &&
          (j->cfg.len < IPERF_UDP_LEN_MIN || j->cfg.len > IPERF_UDP_LEN_MAX))) {
         cli_printf(out,
@@ -426,11 +436,14 @@ int cli_cmd_iperf(const struct cli_env *env, const struct cli_args *a, const str
     if (!j->cfg.len)
         j->cfg.len = j->cfg.udp ? 1470 : 128 * 1024; /* iperf's defaults */
     j->cfg.rate_bps = (uint64_t)rate;
-    for (unsigned i = 1; i < j->cfg.nstreams; i++)
+    for (unsigned i = 1; i < j->cfg.nstreams; i++) {
         j->dst[i] = j->dst[0];
+        memcpy(j->dst6[i], j->dst6[0], 16);
+    }
     cli_printf(out, "------------------------------------------------------------\n");
-    cli_printf(out, "Client connecting to %s, %s port %d\n", cli_ipv4_str(j->dst[0], ip),
-               j->cfg.udp ? "UDP" : "TCP", IPERF_PORT);
+    cli_printf(out, "Client connecting to %s, %s port %d\n",
+               j->v6 ? j->peer6 : cli_ipv4_str(j->dst[0], ip), j->cfg.udp ? "UDP" : "TCP",
+               IPERF_PORT);
     if (j->cfg.udp)
         cli_printf(out, "Sending %u byte datagrams, rate %s per stream\n", j->cfg.len,
                    iperf_format_rate(rate, r, sizeof(r)));

@@ -9,6 +9,7 @@
  */
 #include "pz_tcp.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -138,7 +139,10 @@ static err_t pz_tcp_on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
     c->pcb = pcb;
     if (IP_IS_V4(&pcb->remote_ip))
         c->peer_addr = lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(&pcb->remote_ip)));
-    ipaddr_ntoa_r(&pcb->remote_ip, c->peer_text, sizeof(c->peer_text));
+    if (IP_IS_V6(&pcb->remote_ip)) /* RFC 5952 text (lwIP's ntoa writes upper case) */
+        inet_ntop(AF_INET6, ip_2_ip6(&pcb->remote_ip)->addr, c->peer_text, sizeof(c->peer_text));
+    else
+        ipaddr_ntoa_r(&pcb->remote_ip, c->peer_text, sizeof(c->peer_text));
     c->peer_port = pcb->remote_port;
     c->next = l->conns;
     l->conns = c;

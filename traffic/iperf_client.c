@@ -6,6 +6,7 @@
  */
 #include "iperf_client.h"
 
+#include <arpa/inet.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,11 +98,16 @@ static void stream_count(struct stream *s, uint64_t bytes, uint64_t datagrams)
 }
 
 /* Record when a stream began sending (tcpip thread). */
-static void stream_started(struct stream *s, uint64_t now, uint16_t local_port)
+static void stream_started(struct stream *s, uint64_t now, uint16_t local_port,
+                           const ip_addr_t *local)
 {
     pthread_mutex_lock(&s->run->lock);
     s->res.start_ns = now;
     s->res.local_port = local_port;
+    if (local && IP_IS_V6(local)) /* RFC 5952 text (lwIP's ntoa writes upper case) */
+        inet_ntop(AF_INET6, ip_2_ip6(local)->addr, s->res.local_text, sizeof(s->res.local_text));
+    else if (local)
+        ipaddr_ntoa_r(local, s->res.local_text, sizeof(s->res.local_text));
     s->res.state = IPERF_STREAM_RUNNING;
     pthread_mutex_unlock(&s->run->lock);
 }
@@ -226,7 +232,7 @@ static err_t tcp_stream_connected(void *arg, struct tcp_pcb *pcb, err_t err)
 
     if (err != ERR_OK)
         return ERR_OK; /* tcp_err follows */
-    stream_started(s, now, pcb->local_port);
+    stream_started(s, now, pcb->local_port, &pcb->local_ip);
     tcp_stream_fill(s, now);
     return ERR_OK;
 }
@@ -234,7 +240,7 @@ static err_t tcp_stream_connected(void *arg, struct tcp_pcb *pcb, err_t err)
 /* Open a TCP stream (core lock held); returns 0 or -1. */
 static int tcp_stream_open(struct stream *s, uint16_t port)
 {
-    s->tcp = tcp_new();
+    s->tcp = tcp_new_ip_type(IP_GET_TYPE(&s->dst));
     if (!s->tcp)
         return -1;
     tcp_arg(s->tcp, s);
@@ -379,12 +385,12 @@ static void udp_stream_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, cons
 /* Open a UDP stream (core lock held); returns 0 or -1. */
 static int udp_stream_open(struct stream *s, uint16_t port, uint64_t now)
 {
-    s->udp = udp_new();
+    s->udp = udp_new_ip_type(IPADDR_TYPE_ANY);
     if (!s->udp || udp_bind(s->udp, IP_ANY_TYPE, 0) != ERR_OK ||
         udp_connect(s->udp, &s->dst, port) != ERR_OK)
         return -1;
     udp_recv(s->udp, udp_stream_recv, s);
-    stream_started(s, now, s->udp->local_port);
+    stream_started(s, now, s->udp->local_port, NULL);
     return 0;
 }
 
@@ -459,8 +465,14 @@ struct iperf_client *iperf_client_start(const struct iperf_client_config *cfg)
         struct stream *s = &c->s[i];
 
         s->run = c;
-        s->res.dst = cfg->dst[i];
-        ip_addr_set_ip4_u32(&s->dst, lwip_htonl(cfg->dst[i]));
+        if (cfg->dst6) {
+            memset(&s->dst, 0, sizeof(s->dst));
+            IP_SET_TYPE_VAL(s->dst, IPADDR_TYPE_V6);
+            memcpy(ip_2_ip6(&s->dst)->addr, cfg->dst6[i], 16);
+        } else {
+            s->res.dst = cfg->dst[i];
+            ip_addr_set_ip4_u32(&s->dst, lwip_htonl(cfg->dst[i]));
+        }
         ok = (cfg->udp ? udp_stream_open(s, c->cfg.port, c->start_ns)
                        : tcp_stream_open(s, c->cfg.port)) == 0;
     }

@@ -38,6 +38,8 @@ struct iperf_client_config {
     uint16_t port;       /* 0 = 5001 */
     unsigned nstreams;   /* 1 .. IPERF_CLIENT_MAX_STREAMS */
     const uint32_t *dst; /* [nstreams], host order */
+    /* [nstreams] IPv6 destinations (network order) used instead of dst, or NULL */
+    const uint8_t (*dst6)[16];
 };
 
 /* How a stream ended. */
@@ -52,7 +54,8 @@ enum iperf_stream_state {
 
 /* A stream's progress. */
 struct iperf_stream_result {
-    uint32_t dst;
+    uint32_t dst;        /* IPv4 destination; 0 for IPv6 */
+    char local_text[48]; /* TCP: the local address lwIP chose (either family), once connected */
     uint16_t local_port;
     enum iperf_stream_state state;
     uint64_t bytes;     /* TCP: acknowledged; UDP: sent */

@@ -11,7 +11,9 @@
 #   - ssh admin@<global> and admin@<link-local>%ib0 show version (tcp6 22);
 #   - `show ip` lists the addresses (preferred), the groups with their MGIDs
 #     and MLIDs, the host as an IPv6 neighbour; `show ip json` the same;
-#   - switch to switch: `pz-cli ping` to a global and to a link-local%ib0;
+#   - switch to switch: `pz-cli ping` to a global and to a link-local%ib0,
+#     and a TCP iperf (`pz-cli iperf -c <v6>`); the host's `iperf -V -c` to a
+#     switch, TCP and UDP;
 #   - a portzerod restart (new QPN): the switch is reachable over IPv6 again
 #     (its unsolicited NA replaces the host's stale neighbour entry);
 #   - OpenSM restarts elsewhere with new LIDs: every switch rejoins its IPv6
@@ -21,7 +23,7 @@ set -u
 # shellcheck source=agent_ip_lib.sh
 source "$(dirname "$0")/agent_ip_lib.sh"
 ai_init agentip6 10.80.0 "$@"
-pzt_require opensm saquery ping socat sha256sum ip python3 ssh ssh-keygen
+pzt_require opensm saquery ping socat sha256sum ip python3 ssh ssh-keygen iperf
 pzt_require_preload
 
 declare -A ADDR6 LL6 GID
@@ -133,6 +135,20 @@ check "pz-cli ping Leaf1 -> Spine2's link-local%ib0: 3 received" \
     bash -c "'$PZCLI' -s '$WORK/Leaf1/ctl' ping ${LL6[Spine2]}%ib0 count 3 interval 200 | grep -q '3 packets transmitted, 3 received'"
 check "pz-cli ping to an IPv6 address nobody has fails (exit 1)" \
     fails "$PZCLI" -s "$WORK/Leaf1/ctl" ping fd00:80::99 count 1 timeout 500
+
+# iperf over IPv6: switch to switch (TCP), host to switch (TCP and UDP).
+cli Leaf1 iperf -c "${ADDR6[Spine1]}" -t 2 > "$WORK/s2s6.txt" 2>&1
+check_eq "pz-cli iperf -c ${ADDR6[Spine1]} (Leaf1, TCP 2 s) exits 0" 0 "$?"
+check "the switch-to-switch stream connected over IPv6" \
+    grep -qE "local fd00:80::3 port [0-9]+ connected with ${ADDR6[Spine1]} port 5001" "$WORK/s2s6.txt"
+check "the switch-to-switch stream moved data" \
+    grep -qE "^\[  1\] 0\.0000-[0-9.]+ sec +[0-9.]+ (KBytes|MBytes)" "$WORK/s2s6.txt"
+in_ns iperf -V -c "${ADDR6[Spine2]}" -t 2 -y C > "$WORK/h2s6.csv" 2> "$WORK/h2s6.err"
+bytes=$(awk -F, 'NF > 8 { print $8 }' "$WORK/h2s6.csv" | tail -n 1)
+check "host iperf -V -c ${ADDR6[Spine2]} (TCP 2 s) moved data ($bytes bytes)" test "${bytes:-0}" -gt 100000
+in_ns iperf -V -u -c "${ADDR6[Leaf4]}" -b 1M -t 2 > "$WORK/h2s6u.txt" 2>&1
+check "host iperf -V -u -c ${ADDR6[Leaf4]}: the switch's server report came back" \
+    grep -q "Server Report" "$WORK/h2s6u.txt"
 
 # portzerod restarts: a new QPN; its unsolicited NA updates the host at once.
 stop_pid "${AGENT[Leaf3]}"
