@@ -507,10 +507,12 @@ static int icmp6_type(const uint8_t *pkt, size_t len)
  * Whether to send the host stack's packet: its neighbour discovery and MLD
  * are the endpoint's business (lwIP would send a 6-byte link-layer option,
  * and on IB the SA join is the membership).  A DAD probe (from ::, no
- * option) goes out as it is; an RS gets our option.  Returns the packet to
+ * option) goes out as it is; an RS, or a valid RA (a router behind the
+ * endpoint: its prefixes, MTU and lifetimes kept, other options dropped),
+ * gets our option.  Returns the packet to
  * send (pkt, or ep->v6.buf) and its length in *len, or NULL (counted).
  */
-static const uint8_t *filter_out(struct ipoib *ep, const uint8_t *pkt, size_t *len)
+static const uint8_t *filter_out(struct ipoib *ep, const uint8_t *pkt, size_t *len, uint64_t now)
 {
     int type = icmp6_type(pkt, *len);
     struct ipoib_nd m;
@@ -530,6 +532,19 @@ static const uint8_t *filter_out(struct ipoib *ep, const uint8_t *pkt, size_t *l
         memcpy(m.src, pkt + 8, IPOIB_IP6_ADDR_LEN);
         memcpy(m.dst, pkt + 24, IPOIB_IP6_ADDR_LEN);
         m.has_slla = !ipoib_ip6_is_unspecified(m.src);
+        ipoib_own_lladdr(ep, &m.slla);
+        *len = ipoib_nd_build(&m, ep->v6.buf, sizeof(ep->v6.buf));
+        ep->v6.stats.tx_nd++;
+        return *len ? ep->v6.buf : NULL;
+    }
+    if (type == IPOIB_ND_RA && ipoib_nd_parse(pkt, *len, &m) == IPOIB_ND_OK) {
+        /*
+         * A router behind the endpoint (Linux behind TUN): its RA with our
+         * option; the prefixes it calls on-link are on-link for us too.
+         */
+        for (unsigned i = 0; i < m.n_prefix; i++)
+            prefix_learn(ep, &m.prefix[i], now);
+        m.has_slla = true;
         ipoib_own_lladdr(ep, &m.slla);
         *len = ipoib_nd_build(&m, ep->v6.buf, sizeof(ep->v6.buf));
         ep->v6.stats.tx_nd++;
@@ -581,7 +596,7 @@ int ipoib6_output(struct ipoib *ep, const uint8_t *pkt, size_t len, uint64_t now
         ep->v6.stats.tx_dropped_bad++;
         return -EINVAL;
     }
-    pkt = filter_out(ep, pkt, &total);
+    pkt = filter_out(ep, pkt, &total, now);
     if (!pkt)
         return 0;
     framed = frame6(ep, pkt, total);

@@ -698,11 +698,14 @@ static void print_stats(const struct iphost *h)
     if (h->o.ip6) {
         const struct ipoib6_stats *s6 = ipoib6_stats(h->ep);
         say("ipv6: rx %llu tx %llu packets, nd rx %llu tx %llu, nd dropped %llu, "
-            "groups joined %llu refused %llu, dad conflicts %llu",
+            "groups joined %llu refused %llu, dad conflicts %llu, dropped: no route %llu, "
+            "not ours %llu, no group %llu",
             (unsigned long long)s6->rx_packets, (unsigned long long)s6->tx_packets,
             (unsigned long long)s6->rx_nd, (unsigned long long)s6->tx_nd,
             (unsigned long long)s6->rx_dropped_nd, (unsigned long long)s6->mcast_joins,
-            (unsigned long long)s6->mcast_join_failures, (unsigned long long)s6->dad_conflicts);
+            (unsigned long long)s6->mcast_join_failures, (unsigned long long)s6->dad_conflicts,
+            (unsigned long long)s6->tx_dropped_no_route, (unsigned long long)s6->rx_dropped_dst,
+            (unsigned long long)s6->tx_dropped_mcast);
     }
 }
 

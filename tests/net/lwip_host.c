@@ -362,11 +362,13 @@ out:;
     printf("udp_hook_echoes %llu\n", h.udp_hook_echoes);
     const struct ipoib6_stats *s6 = ipoib6_stats(pz_ipplane_endpoint(h.plane));
     printf("ip6_rx_packets %llu\nip6_tx_packets %llu\nip6_rx_nd %llu\nip6_tx_nd %llu\n"
-           "ip6_rx_dropped_nd %llu\nip6_dad_conflicts %llu\nip6_mcast_joins %llu\n",
+           "ip6_rx_dropped_nd %llu\nip6_dad_conflicts %llu\nip6_mcast_joins %llu\n"
+           "ip6_rx_dropped_dst %llu\nip6_tx_dropped_no_route %llu\nip6_tx_dropped_mcast %llu\n",
            (unsigned long long)s6->rx_packets, (unsigned long long)s6->tx_packets,
            (unsigned long long)s6->rx_nd, (unsigned long long)s6->tx_nd,
            (unsigned long long)s6->rx_dropped_nd, (unsigned long long)s6->dad_conflicts,
-           (unsigned long long)s6->mcast_joins);
+           (unsigned long long)s6->mcast_joins, (unsigned long long)s6->rx_dropped_dst,
+           (unsigned long long)s6->tx_dropped_no_route, (unsigned long long)s6->tx_dropped_mcast);
     struct ipoib6_addr a6[8];
     unsigned n6 = pz_ipplane_ip6_addrs(h.plane, a6, 8);
     for (unsigned i = 0; i < n6; i++) {

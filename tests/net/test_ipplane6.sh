@@ -14,6 +14,10 @@
 #   - a group lwIP's MLD joins (lwip_host --join6) is joined through the SA
 #     too: saquery lists the port as a full member, and a UDP datagram to the
 #     group reaches lwIP's echo service, which answers;
+#   - SLAAC: an RA with prefix fd00:79::/64 (A, L) sent from the namespace
+#     (tests/support/send_ra.py, through pz-iphost, which gives it its IPoIB
+#     option) makes lwIP form fd00:79::<IID> and end its DAD (lwip_host lists
+#     it usable);
 #   - no malformed neighbour discovery counted.
 # Usage: test_ipplane6.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST LWIP_HOST
 set -u
@@ -82,6 +86,12 @@ check_eq "the MLD group ff02::1:3 is joined at the SA (ff12:601b:ffff::1:3, full
 got=$(echo "portzero mcast6 $$" | in_ns timeout 5 socat -T 3 - "UDP6-DATAGRAM:[ff02::1:3%ib0]:7")
 check_eq "a UDP datagram to ff02::1:3 is echoed by lwIP" "portzero mcast6 $$" "$got"
 
+# SLAAC: a router advertisement from the namespace; lwIP forms fd00:79::<IID>.
+SLAAC7=$(python3 -c 'import ipaddress, sys; print(ipaddress.IPv6Address((0xfd000079 << 96) | (int(ipaddress.IPv6Address(sys.argv[1])) & ((1 << 64) - 1))))' "$LL7")
+check "send_ra.py: an RA for fd00:79::/64 leaves the namespace" \
+    in_ns /usr/bin/python3 "$(dirname "$0")/../support/send_ra.py" ib0 fd00:79::/64
+sleep 3 # lwIP's DAD of the new address: 1 s
+
 # A duplicate: another lwIP host with the same address; the first defends it.
 "$LWIPHOST" --sockname "$SOCK" --ca Hca8 --address 10.78.0.8/24 --address6 fd00:78::7/64 -v \
     > "$WORK/dup.out" 2> "$WORK/dup.err" < /dev/null &
@@ -102,6 +112,7 @@ LWIP_PID=
 check_eq "lwip_host exits 0 on SIGTERM" 0 "$STOP_RC"
 check "lwIP's fd00:78::7 was usable" grep -q '^ip6_address fd00:78::7 usable' "$WORK/lwip.out"
 check "lwIP's $LL7 was usable" grep -q "^ip6_address $LL7 usable" "$WORK/lwip.out"
+check "lwIP's SLAAC address $SLAAC7 was usable" grep -q "^ip6_address $SLAAC7 usable" "$WORK/lwip.out"
 check_eq "no malformed neighbour discovery counted" 0 \
     "$(awk '$1 == "ip6_rx_dropped_nd" { print $2 }' "$WORK/lwip.out")"
 check "IPv6 packets went through the endpoint" \

@@ -572,6 +572,41 @@ static void test_routing(void **state)
     free_fake(&f);
 }
 
+/*
+ * A router behind the endpoint (Linux behind TUN): its RA goes out with our
+ * option, and the prefix it advertises as on-link is on-link for us too.
+ */
+static void test_host_router(void **state)
+{
+    struct fake f = {0};
+    struct node *a = up_node(&f, 5), *b = up_node(&f, 9);
+    struct ipoib_nd m = {.type = IPOIB_ND_RA, .ra_lifetime = 0, .n_prefix = 1};
+    uint8_t ra[256], pkt[256], dst[16];
+    size_t len;
+
+    set_addrs(a, false, NULL);
+    set_addrs(b, false, NULL);
+    memcpy(m.src, a->ll, 16);
+    ipoib_ip6_all_nodes(m.dst);
+    addr_of("fd00:79::", m.prefix[0].prefix);
+    m.prefix[0].len = 64;
+    m.prefix[0].flags = IPOIB_ND_PREFIX_ONLINK | IPOIB_ND_PREFIX_AUTO;
+    m.prefix[0].valid_lifetime = 3600;
+    len = ipoib_nd_build(&m, ra, sizeof(ra));
+    b->delivered = 0;
+    assert_int_equal(ipoib_output(a->ep, ra, len, 1), 0);
+    assert_int_equal(b->delivered, 1); /* b's host stack gets the RA (SLAAC) */
+    assert_int_equal(ipoib_nd_parse(b->last_pkt, b->last_len, &m), IPOIB_ND_OK);
+    assert_true(m.has_slla);
+    assert_int_equal(m.slla.qpn, a->qpn);
+    /* A packet to the advertised prefix: resolved directly, not "no route". */
+    addr_of("fd00:79::1234", dst);
+    len = make_ip6(pkt, a->ll, dst, 8);
+    assert_int_equal(ipoib_output(a->ep, pkt, len, 2), 0);
+    assert_int_equal(ipoib6_stats(a->ep)->tx_dropped_no_route, 0);
+    free_fake(&f);
+}
+
 /* A rejoin (ClientReregister): the broadcast group first, then every IPv6 group, then NAs. */
 static void test_rejoin(void **state)
 {
@@ -612,4 +647,4 @@ static void test_refused_join(void **state)
 }
 
 PZT_MAIN(test_groups_and_announce, test_resolve, test_unresolved, test_dad, test_output_filter,
-         test_malformed, test_routing, test_rejoin, test_refused_join)
+         test_malformed, test_routing, test_host_router, test_rejoin, test_refused_join)
