@@ -16,6 +16,9 @@
 #   make cross       aarch64 build in build-arm64/; cross-test runs its tests under qemu
 #   make image       the switch image build-arm64/portzero-image-aarch64.tar.gz (image/);
 #                    image-check inspects it
+#   make deb         build-deb/portzero_<version>_amd64.deb and _arm64.deb (debian/,
+#                    dpkg-buildpackage; the arm64 one with toolchain.cmake and the
+#                    sysroot), each checked by lintian (scripts/make-deb.sh)
 #   make fuzz        libFuzzer targets in build-fuzz/bin (clang)
 #   make bench       run build/bin/bench_* and bench/bench_*.sh (bench_image.sh: the image's footprint)
 #   make format      clang-format -i the C sources; format-check only checks
@@ -65,7 +68,7 @@ FORMAT_FILES = $(if $(FORMAT_DIRS),$(shell find $(FORMAT_DIRS) -path '*/corpus' 
                  -type f \( -name '*.c' -o -name '*.h' \) -print | LC_ALL=C sort))
 
 .PHONY: all deps build test test-loaded test-asan test-tsan test-builds test-clang test-long cross cross-test fuzz fuzz-short fuzz-long \
-        bench demo format format-check clean image image-check
+        bench demo format format-check clean image image-check deb
 
 all: build
 
@@ -171,6 +174,14 @@ image: cross
 
 image-check: image
 	bash scripts/image-check.sh $(IMAGE) $(ARM64_DIR)/sysroot
+
+# The Debian packages (debian/README.packaging): amd64 natively, arm64 with the
+# cross toolchain and the sysroot make cross uses.
+DEB_DIR := build-deb
+deb: deps
+	bash scripts/make-deb.sh amd64 $(DEB_DIR)
+	bash scripts/make-sysroot-arm64.sh $(ARM64_DIR)/sysroot
+	bash scripts/make-deb.sh arm64 $(DEB_DIR)
 
 fuzz: deps
 	$(CMAKE) -S . -B $(FUZZ_DIR) -DCMAKE_C_COMPILER=$(FUZZ_CC) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
