@@ -80,7 +80,7 @@ build: deps
 	$(CMAKE) --build $(BUILD_DIR) -j$(JOBS)
 
 # Each stage runs only if the previous one passed; any failure fails `make test`.
-test: format-check build image
+test: format-check build image deb
 	@echo "== make test: native ctest"
 	$(CTEST) --test-dir $(BUILD_DIR) $(CTEST_FLAGS) $(CTEST_SHORT)
 	@echo "== make test: ASan+UBSan ctest"
@@ -105,7 +105,7 @@ test: format-check build image
 # for a fixed time (load only means fewer executions).  The hogs' PID is stopped on
 # exit, on a failure too (the trap).
 STRESS_NG ?= stress-ng
-test-loaded: build image
+test-loaded: build image deb
 	@$(STRESS_NG) --cpu 2 --timeout 0 --quiet & hogs=$$!; \
 	trap 'kill $$hogs 2> /dev/null || true; wait $$hogs 2> /dev/null || true' EXIT; \
 	echo "== make test-loaded: stress-ng --cpu 2 running (PID $$hogs)"; \
