@@ -122,6 +122,10 @@ for page in "8 portzerod" "5 portzero.conf"; do
     check_eq "man $page lists every key" "$nkeys" "$(zcat "$f" 2> /dev/null | grep -c '^\.BI "[a-z0-9_]* = "')"
 done
 
+for t in pz-cli pz-hotspot pz-routecheck; do
+    check "man 1 $t is installed" test -f "$(man -w 1 "$t" 2> /dev/null)"
+done
+
 # 2. --check-config.
 check "/usr/sbin/portzerod --check-config" bash -c "/usr/sbin/portzerod --check-config > '$WORK/check0.out' 2>&1"
 check_eq "... num_ports default" "num_ports = 36" "$(grep '^num_ports = ' "$WORK/check0.out")"
