@@ -20,6 +20,8 @@
 # Safe on a shared machine: skipped (77) when not root or when a portzero
 # package is already installed (it is never touched); dpkg's lock is waited
 # for; the exit trap stops the agent and purges the package on a failure too,
+# removes what a purge left of the package's paths that did not exist before
+# (/etc/portzero, /var/lib/portzero, /run/portzero, /var/log/portzerod.log),
 # and removes the portzero user if this test created it.
 # Usage: test_deb_install.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST DEB_DIR
 set -u
@@ -65,16 +67,24 @@ leftovers() {
 }
 had_user=no
 getent passwd portzero > /dev/null && had_user=yes
+# The package's own paths that are not here yet: if a purge leaves any (a
+# failure this test reports), the exit trap removes them.
+OWN=()
+for p in /etc/portzero /var/lib/portzero /run/portzero /var/log/portzerod.log; do
+    [ -e "$p" ] || OWN+=("$p")
+done
 leftovers > "$WORK/before.txt"
 INSTALLED=
 AGENT=
 HOST_PID=
 # deb_cleanup: purge the package if this test installed it (and it is still
-# there), and remove the user portzero if this test created it.
+# there), remove what a purge left of the package's paths that were not there
+# before, and the user portzero if this test created it.
 deb_cleanup() {
     if [ -n "$INSTALLED" ]; then
         "${APT[@]}" purge portzero > "$WORK/purge-trap.out" 2>&1 || cat "$WORK/purge-trap.out"
     fi
+    rm -rf "${OWN[@]}"
     if [ "$had_user" = no ] && getent passwd portzero > /dev/null; then
         userdel portzero 2> /dev/null
         getent group portzero > /dev/null && groupdel portzero 2> /dev/null
