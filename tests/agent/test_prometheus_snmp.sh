@@ -21,7 +21,10 @@
 #     monitor logs the clear, it returns nothing while
 #     pzCongClass{Leaf2, port 4} is still scraped (value 0).
 # Prometheus and the exporter run in the namespace on 127.0.0.1 and are
-# stopped by PID (AI_PIDS); their data lives in the work directory.
+# stopped by PID (AI_PIDS); their data lives in the work directory. The full
+# module is scraped every 5 s here (snmp/README.md: 30-60 s), so that the
+# test is short and a slow agent (ThreadSanitizer, a loaded machine) still
+# answers within the scrape.
 # Usage: test_prometheus_snmp.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST PORTZEROD PZ_CLI
 set -u
 SRC=$(cd "$(dirname "$0")/../.." && pwd) # before ai_init changes directory
@@ -80,8 +83,8 @@ global:
   evaluation_interval: 1s
 scrape_configs:
   - job_name: portzero
-    scrape_interval: 2s
-    scrape_timeout: 2s
+    scrape_interval: 5s
+    scrape_timeout: 5s
     metrics_path: /snmp
     params:
       module: [portzero_v3]
@@ -170,7 +173,7 @@ newer() { # newer: every switch has an ifHCInOctets sample scraped after tA + 0.
     n=$(value "count(timestamp(ifHCInOctets{job=\"portzero\",ifIndex=\"1\"}) > $tA + 0.05)")
     [ "$n" = 6 ]
 }
-check "a scrape of every switch after the perfquery reads" wait_until 30 newer
+check "a scrape of every switch after the perfquery reads" wait_until 60 newer
 promq 'ifHCInOctets{job="portzero"}' > "$WORK/ifhcin.txt"
 for s in "${SWITCHES[@]}"; do
     for p in 1 2 3 4 5 6 7 8; do B[$s.$p]=$(rcv "$(lid_of "$s")" "$p"); done
@@ -208,7 +211,10 @@ check_eq "three flows into $HOT" 3 "${#FLOWS[@]}"
 check "$HOTSW's monitor: port $HP normal -> hot-spot" \
     wait_lines "$WORK/$HOTSW/err" 30 "monitor: port $HP normal -> hot-spot"
 hot() { [ -n "$(promq "$HOTQ")" ]; }
-check "PromQL $HOTQ: a result" wait_until 30 hot
+check "PromQL $HOTQ: a result" wait_until 60 hot
+# Five queries a second apart: each names exactly that port, or (a scrape that
+# timed out on a loaded machine leaves the series stale for that second)
+# nothing; at least three name it.
 n=0 others=
 for i in 1 2 3 4 5; do
     r=$(promq "$HOTQ")
@@ -218,7 +224,7 @@ done
 still_hot=$(grep -c "monitor: port $HP hot-spot -> " "$WORK/$HOTSW/err")
 check_eq "the monitor still had port $HP in hot-spot meanwhile" 0 "$still_hot"
 check "PromQL $HOTQ: exactly $HOTSW port $HP in 5 queries a second apart ($n)${others:+, other results: $others}" \
-    test "$n" -ge 4 -a -z "$others"
+    test "$n" -ge 3 -a -z "$others"
 for id in "${FLOWS[@]}"; do ctl flow-del "$id" > /dev/null; done
 check "$HOTSW's monitor: port $HP hot-spot -> normal" \
     wait_lines "$WORK/$HOTSW/err" 30 "monitor: port $HP hot-spot -> normal"
