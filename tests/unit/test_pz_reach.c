@@ -1,5 +1,5 @@
 /*
- * test_pz_reach.c - portzerod's reachability glue (agent/pz_reach.c) on an
+ * test_pz_reach.c - portzerod's reachability glue (traffic/pz_reach.c) on an
  * in-memory switch: nothing before the SM is known; then the ServiceRecord
  * Set (component mask, GID, name, QPN and Q_Key, lease), the two GetTables
  * (NodeRecord of switches, ServiceRecord of the echo ServiceID) to the SM's
@@ -22,9 +22,7 @@
 
 #include "board_mem.h"
 #include "mad.h"
-#include "pz_config.h"
 #include "pz_echo.h"
-#include "pz_log.h"
 #include "pz_reach.h"
 #include "pzt.h"
 #include "sa_query.h"
@@ -81,15 +79,14 @@ static void fx_publish(void *arg, const struct reach_peer *peers, size_t n)
 
 static struct fx *fx_new(void)
 {
-    static const char conf[] = "reach_interval_ms = 1000\nreach_timeout_ms = 300\n"
-                               "reach_lost_after = 2\nreach_lease_s = 60\n";
+    /* reach_refresh_s at portzerod's default */
+    static const struct pz_reach_config cfg = {
+        .interval_ms = 1000, .timeout_ms = 300, .lost_after = 2, .refresh_s = 30, .lease_s = 60};
     struct fx *f = test_calloc(1, sizeof(*f));
-    struct pz_config cfg;
     char err[160] = "";
 
     struct board_identity id;
 
-    pz_log_set_level(PZ_LOG_ERROR);
     board_mem_default_switch_identity(&id, 0x0002c90000001000ull, 4);
     id.port0_client_rereg = true; /* IsClientReregistrationSupported on port 0 */
     f->n = pzt_node_new(&id);
@@ -97,8 +94,6 @@ static struct fx *fx_new(void)
     assert_int_equal(board_dgram_open(f->n->board, PZ_ECHO_QKEY_DEFAULT, &f->qpn), 0);
     f->echo = pz_echo_create(f->n->board, PZ_ECHO_QKEY_DEFAULT);
     assert_non_null(f->echo);
-    pz_config_defaults(&cfg);
-    assert_int_equal(pz_config_parse(&cfg, conf, strlen(conf), err, sizeof(err)), 0);
     struct pz_reach_env env = {.board = f->n->board,
                                .sma = f->n->sma,
                                .echo = f->echo,

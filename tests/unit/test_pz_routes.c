@@ -1,5 +1,5 @@
 /*
- * test_pz_routes.c - portzerod's route check (agent/pz_routes.c) with a
+ * test_pz_routes.c - portzerod's route check (traffic/pz_routes.c) with a
  * fake SA: the requests it sends (attribute, TID tag, the SM's LID and SL
  * from port 0's PortInfo), the four answers of a line of three switches
  * fed back (a late or foreign answer ignored), the result and its summary,

@@ -4,6 +4,7 @@
 #include "pz_reach.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,6 @@
 #include "board.h"
 #include "mad.h"
 #include "pz_echo.h"
-#include "pz_log.h"
 #include "sa_query.h"
 #include "sma.h"
 
@@ -86,6 +86,23 @@ struct pz_reach {
     bool have_nodes;
 };
 
+/* Format one log line and hand it to the agent's hook (none: dropped). */
+static void pz_reach_log(const struct pz_reach *r, enum pz_reach_log_level level, const char *fmt,
+                         ...) __attribute__((format(printf, 3, 4)));
+static void pz_reach_log(const struct pz_reach *r, enum pz_reach_log_level level, const char *fmt,
+                         ...)
+{
+    char msg[256];
+    va_list ap;
+
+    if (!r->env.log)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    r->env.log(r->env.log_arg, level, msg);
+}
+
 /* CLOCK_MONOTONIC in ns: the agent loop's clock, the table's time base. */
 static uint64_t pz_reach_now(void)
 {
@@ -129,7 +146,7 @@ static int pz_reach_send(struct pz_reach *r, enum pz_reach_kind kind, const uint
     q->sent_ns = now;
     q->tries++;
     if (r->env.send(r->env.send_ctx, mad, &to)) {
-        pz_log(PZ_LOG_WARN, "reach: SA request to LID %u not sent", r->port.sm_lid);
+        pz_reach_log(r, PZ_REACH_LOG_WARN, "reach: SA request to LID %u not sent", r->port.sm_lid);
         return -1;
     }
     return 0;
@@ -222,7 +239,7 @@ static void pz_reach_send_delete(struct pz_reach *r)
     sa_service_build(mad, IB_MAD_METHOD_DELETE, pz_reach_tid(r, PZ_REACH_SET), &sr,
                      SA_SR_COMP_ID | SA_SR_COMP_GID | SA_SR_COMP_PKEY);
     pz_reach_send(r, PZ_REACH_SET, mad, now);
-    pz_log(PZ_LOG_INFO, "reach: echo service record deleted at the SA");
+    pz_reach_log(r, PZ_REACH_LOG_INFO, "reach: echo service record deleted at the SA");
 }
 
 /* The echo service of the port with GUID port_guid, or NULL. */
@@ -249,7 +266,7 @@ static void pz_reach_update_peers(struct pz_reach *r)
         p->qkey = s ? s->qkey : 0;
     }
     if (reach_set_peers(r->table, r->nodes, r->n_nodes, now))
-        pz_log(PZ_LOG_WARN, "reach: cannot take %zu peers", r->n_nodes);
+        pz_reach_log(r, PZ_REACH_LOG_WARN, "reach: cannot take %zu peers", r->n_nodes);
 }
 
 /* Take a NodeRecord table: every switch but this one. */
@@ -281,7 +298,7 @@ static void pz_reach_take_nodes(struct pz_reach *r, const struct sa_answer *a)
     r->node_port_guid = guids;
     r->n_nodes = n;
     if (!r->have_nodes)
-        pz_log(PZ_LOG_INFO, "reach: %zu other switches in the subnet", n);
+        pz_reach_log(r, PZ_REACH_LOG_INFO, "reach: %zu other switches in the subnet", n);
     r->have_nodes = true;
 }
 
@@ -339,9 +356,10 @@ static void pz_reach_take_services(struct pz_reach *r, const struct sa_answer *a
     free(r->services);
     r->services = sv;
     r->n_services = n;
-    pz_log(PZ_LOG_DEBUG, "reach: %zu echo services at the SA, %zu kept", k, n);
+    pz_reach_log(r, PZ_REACH_LOG_DEBUG, "reach: %zu echo services at the SA, %zu kept", k, n);
     if (!own && r->registered && !r->req[PZ_REACH_SET].out) {
-        pz_log(PZ_LOG_INFO, "reach: the SA lost the echo service record: registering again");
+        pz_reach_log(r, PZ_REACH_LOG_INFO,
+                     "reach: the SA lost the echo service record: registering again");
         r->registered = false;
         r->register_ns = now;
         r->discover_ns = now + PZ_REACH_REDISCOVER_NS;
@@ -352,16 +370,18 @@ static void pz_reach_take_services(struct pz_reach *r, const struct sa_answer *a
 static void pz_reach_take_set(struct pz_reach *r, const struct sa_answer *a, uint64_t now)
 {
     if (a->status) {
-        pz_log(PZ_LOG_WARN, "reach: the SA refused the echo service record (%s, status 0x%04x)",
-               sa_status_name(a->status), a->status);
+        pz_reach_log(r, PZ_REACH_LOG_WARN,
+                     "reach: the SA refused the echo service record (%s, status 0x%04x)",
+                     sa_status_name(a->status), a->status);
         r->register_ns = now + PZ_REACH_RETRY_NS;
         return;
     }
     if (!r->registered) {
-        pz_log(PZ_LOG_INFO,
-               "reach: echo service registered at the SA (ServiceID 0x%016llx, QPN 0x%06x, "
-               "lease %u s)",
-               (unsigned long long)PZ_REACH_SERVICE_ID, (unsigned)r->env.echo_qpn, r->lease_s);
+        pz_reach_log(r, PZ_REACH_LOG_INFO,
+                     "reach: echo service registered at the SA (ServiceID 0x%016llx, QPN 0x%06x, "
+                     "lease %u s)",
+                     (unsigned long long)PZ_REACH_SERVICE_ID, (unsigned)r->env.echo_qpn,
+                     r->lease_s);
         /*
          * The other agents register when this one does (all start with the
          * subnet, or all after the SM's ClientReregister): look again soon
@@ -382,7 +402,7 @@ void pz_reach_take_mad(void *arg, const uint8_t *mad, size_t len)
     const char *why = "";
 
     if (sa_answer_parse(mad, len, &a, &why)) {
-        pz_log(PZ_LOG_DEBUG, "reach: SA answer dropped: %s", why);
+        pz_reach_log(r, PZ_REACH_LOG_DEBUG, "reach: SA answer dropped: %s", why);
         return;
     }
     for (int k = 0; k < PZ_REACH_KINDS; k++) {
@@ -396,12 +416,13 @@ void pz_reach_take_mad(void *arg, const uint8_t *mad, size_t len)
             return;
         }
         if (a.status && sa_status_code(a.status) != SA_STATUS_NO_RECORDS) {
-            pz_log(PZ_LOG_WARN, "reach: SA GetTable refused (%s, status 0x%04x)",
-                   sa_status_name(a.status), a.status);
+            pz_reach_log(r, PZ_REACH_LOG_WARN, "reach: SA GetTable refused (%s, status 0x%04x)",
+                         sa_status_name(a.status), a.status);
             return;
         }
         if (a.truncated)
-            pz_log(PZ_LOG_WARN, "reach: SA table arrived truncated (no RMPP reassembly)");
+            pz_reach_log(r, PZ_REACH_LOG_WARN,
+                         "reach: SA table arrived truncated (no RMPP reassembly)");
         if (a.status)
             a.count = 0; /* no records: an empty table */
         if (k == PZ_REACH_NODES)
@@ -412,7 +433,7 @@ void pz_reach_take_mad(void *arg, const uint8_t *mad, size_t len)
             pz_reach_update_peers(r);
         return;
     }
-    pz_log(PZ_LOG_DEBUG, "reach: stray SA answer TID 0x%08x", (unsigned)a.tid);
+    pz_reach_log(r, PZ_REACH_LOG_DEBUG, "reach: stray SA answer TID 0x%08x", (unsigned)a.tid);
 }
 
 /* Look at port 0: a new LID, SM or a ClientReregister calls for a new Set and discovery. */
@@ -427,10 +448,10 @@ static void pz_reach_check_port(struct pz_reach *r, uint64_t now)
         p.rereg == r->port.rereg && p.gid_prefix == r->port.gid_prefix)
         return;
     if (r->port_known)
-        pz_log(PZ_LOG_INFO,
-               "reach: port 0 now LID %u, SM LID %u (ClientReregister %u): registering and "
-               "discovering again",
-               p.lid, p.sm_lid, p.rereg);
+        pz_reach_log(r, PZ_REACH_LOG_INFO,
+                     "reach: port 0 now LID %u, SM LID %u (ClientReregister %u): registering and "
+                     "discovering again",
+                     p.lid, p.sm_lid, p.rereg);
     r->port = p;
     r->port_known = true;
     r->registered = false;
@@ -450,11 +471,11 @@ static void pz_reach_sa_timeouts(struct pz_reach *r, uint64_t now)
             continue;
         if (q->tries >= PZ_REACH_SA_TRIES) {
             q->out = false;
-            pz_log(PZ_LOG_WARN, "reach: no SA answer to %s after %u tries",
-                   k == PZ_REACH_SET     ? "the service record Set"
-                   : k == PZ_REACH_NODES ? "the NodeRecord GetTable"
-                                         : "the ServiceRecord GetTable",
-                   q->tries);
+            pz_reach_log(r, PZ_REACH_LOG_WARN, "reach: no SA answer to %s after %u tries",
+                         k == PZ_REACH_SET     ? "the service record Set"
+                         : k == PZ_REACH_NODES ? "the NodeRecord GetTable"
+                                               : "the ServiceRecord GetTable",
+                         q->tries);
             if (k == PZ_REACH_SET)
                 r->register_ns = now + PZ_REACH_RETRY_NS;
             continue;
@@ -498,8 +519,8 @@ static void pz_reach_send_probes(struct pz_reach *r, uint64_t now)
             int rc = pz_echo_probe_send(r->env.echo, pr[i].dlid, pr[i].qpn, pr[i].qkey, pr[i].seq);
 
             if (rc)
-                pz_log(PZ_LOG_DEBUG, "reach: probe to LID %u not sent (%s)", pr[i].dlid,
-                       strerror(-rc));
+                pz_reach_log(r, PZ_REACH_LOG_DEBUG, "reach: probe to LID %u not sent (%s)",
+                             pr[i].dlid, strerror(-rc));
         }
     } while (n == PZ_REACH_PROBE_BATCH);
 }
@@ -542,8 +563,8 @@ static void pz_reach_on_reply(void *arg, uint32_t seq, uint64_t rtt_ns,
     struct pz_reach *r = arg;
 
     if (!reach_reply(r->table, seq, from->slid, rtt_ns, pz_reach_now()))
-        pz_log(PZ_LOG_DEBUG, "reach: late or foreign probe reply %u from LID %u", (unsigned)seq,
-               from->slid);
+        pz_reach_log(r, PZ_REACH_LOG_DEBUG, "reach: late or foreign probe reply %u from LID %u",
+                     (unsigned)seq, from->slid);
 }
 
 /* Queue the vendor notice of a peer's new status to the SM; logs a failure. */
@@ -560,11 +581,13 @@ static void pz_reach_notice(struct pz_reach *r, const struct reach_peer *p)
         details[2 + i] = (uint8_t)(p->guid >> (56 - 8 * i));
     details[10] = (uint8_t)p->status;
     if (sma_send_vendor_notice(r->env.sma, trap, details, sizeof(details)))
-        pz_log(PZ_LOG_WARN, "reach: notice for LID %u not queued (trap queue full)", p->lid);
+        pz_reach_log(r, PZ_REACH_LOG_WARN, "reach: notice for LID %u not queued (trap queue full)",
+                     p->lid);
     else
-        pz_log(PZ_LOG_INFO, "reach: %s notice (trap 0x%04x) for LID %u queued for SM LID %u",
-               trap == PZ_REACH_TRAP_LOST ? "reachability lost" : "reachability regained", trap,
-               p->lid, r->port.sm_lid);
+        pz_reach_log(r, PZ_REACH_LOG_INFO,
+                     "reach: %s notice (trap 0x%04x) for LID %u queued for SM LID %u",
+                     trap == PZ_REACH_TRAP_LOST ? "reachability lost" : "reachability regained",
+                     trap, p->lid, r->port.sm_lid);
 }
 
 /* Hand the peers to the publisher (the SNMP agent), if there is one. */
@@ -585,23 +608,25 @@ static void pz_reach_on_change(void *arg, const struct reach_peer *p, enum reach
                   (p->status == REACH_REACHABLE && old == REACH_UNREACHABLE);
 
     if (p->status == REACH_REACHABLE)
-        pz_log(PZ_LOG_INFO, "reach: %s (LID %u, GUID 0x%016llx) %s -> reachable (rtt %.3f ms)",
-               p->name, p->lid, (unsigned long long)p->guid, reach_status_name(old),
-               (double)p->rtt_ns / 1e6);
+        pz_reach_log(r, PZ_REACH_LOG_INFO,
+                     "reach: %s (LID %u, GUID 0x%016llx) %s -> reachable (rtt %.3f ms)", p->name,
+                     p->lid, (unsigned long long)p->guid, reach_status_name(old),
+                     (double)p->rtt_ns / 1e6);
     else
-        pz_log(PZ_LOG_INFO, "reach: %s (LID %u, GUID 0x%016llx) %s -> %s", p->name, p->lid,
-               (unsigned long long)p->guid, reach_status_name(old), reach_status_name(p->status));
+        pz_reach_log(r, PZ_REACH_LOG_INFO, "reach: %s (LID %u, GUID 0x%016llx) %s -> %s", p->name,
+                     p->lid, (unsigned long long)p->guid, reach_status_name(old),
+                     reach_status_name(p->status));
     if (notify)
         pz_reach_notice(r, p);
     pz_reach_publish(r);
 }
 
-struct pz_reach *pz_reach_create(const struct pz_config *cfg, const struct pz_reach_env *env,
+struct pz_reach *pz_reach_create(const struct pz_reach_config *cfg, const struct pz_reach_env *env,
                                  char *err, size_t errlen)
 {
-    struct reach_config rc = {.interval_ns = cfg->reach_interval_ms * 1000000ull,
-                              .timeout_ns = cfg->reach_timeout_ms * 1000000ull,
-                              .lost_after = cfg->reach_lost_after};
+    struct reach_config rc = {.interval_ns = cfg->interval_ms * 1000000ull,
+                              .timeout_ns = cfg->timeout_ms * 1000000ull,
+                              .lost_after = cfg->lost_after};
     struct pz_reach *r;
 
     if (!env->echo) {
@@ -620,9 +645,9 @@ struct pz_reach *pz_reach_create(const struct pz_config *cfg, const struct pz_re
     }
     r->env = *env;
     r->timeout_ns = rc.timeout_ns;
-    r->refresh_ns = cfg->reach_refresh_s * 1000000000ull;
-    r->lease_s = cfg->reach_lease_s;
-    r->lease_ns = cfg->reach_lease_s * 1000000000ull;
+    r->refresh_ns = cfg->refresh_s * 1000000000ull;
+    r->lease_s = cfg->lease_s;
+    r->lease_ns = cfg->lease_s * 1000000000ull;
     r->node_guid = env->board->id->node_guid;
     r->port_guid = env->board->id->port_guid[0];
     r->register_ns = UINT64_MAX;

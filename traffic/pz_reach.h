@@ -25,7 +25,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pz_config.h"
 #include "reach.h"
 
 struct mad_addr;
@@ -59,6 +58,21 @@ struct pz_echo;
 /* How a request MAD (IB_MAD_SIZE bytes) goes out: 0 or -1 (portzerod: mad_io_send). */
 typedef int (*pz_reach_send_fn)(void *ctx, const uint8_t *mad, const struct mad_addr *to);
 
+/* The service's settings (portzerod: the configuration's reach_* keys). */
+struct pz_reach_config {
+    unsigned interval_ms; /* between two probes of one switch */
+    unsigned timeout_ms;  /* a probe unanswered this long is a miss; less than interval_ms */
+    unsigned lost_after;  /* misses in a row that make a switch unreachable */
+    unsigned refresh_s;   /* SA rediscovery of the switches and their echo services */
+    unsigned lease_s;     /* lease of the echo service's ServiceRecord, renewed at half */
+};
+
+/* How loud a log line is (the agent maps it to its own levels). */
+enum pz_reach_log_level { PZ_REACH_LOG_WARN, PZ_REACH_LOG_INFO, PZ_REACH_LOG_DEBUG };
+
+/* Called with each log line of the service ("reach: ...", no newline). */
+typedef void (*pz_reach_log_fn)(void *arg, enum pz_reach_log_level level, const char *msg);
+
 /* What the reachability service uses of the agent. */
 struct pz_reach_env {
     const struct board *board;
@@ -72,16 +86,18 @@ struct pz_reach_env {
      * table and notifications); NULL: none. */
     void (*publish)(void *arg, const struct reach_peer *peers, size_t n);
     void *publish_arg;
+    pz_reach_log_fn log; /* NULL: the service logs nothing */
+    void *log_arg;
 };
 
 struct pz_reach;
 
 /*
- * Start as cfg says (reach_*).  NULL with a message in err.  The caller
+ * Start as cfg says.  NULL with a message in err.  The caller
  * registers pz_reach_deadline / pz_reach_on_timer with its loop (clock:
  * CLOCK_MONOTONIC ns, pz_loop's).
  */
-struct pz_reach *pz_reach_create(const struct pz_config *cfg, const struct pz_reach_env *env,
+struct pz_reach *pz_reach_create(const struct pz_reach_config *cfg, const struct pz_reach_env *env,
                                  char *err, size_t errlen);
 
 /* Delete the ServiceRecord (when registered: the Delete is sent, not awaited) and free
