@@ -30,7 +30,7 @@ may_call() {
 status=0
 for d in $folders; do
     grep -q 'May call:' "$d/README.md" || continue
-    if awk '/May call:/ { on = 1 } on' "$d/README.md" | head -2 | grep -q 'May call: everything'; then
+    if awk '/May call:/ { print; exit }' "$d/README.md" | grep -q 'May call: everything'; then
         continue
     fi
     allowed=" $d $(may_call "$d" | tr '\n' ' ') "
