@@ -202,8 +202,9 @@ static void pz_on_signal(void *arg, int fd)
 
 #ifdef PZ_HAVE_IP
 /* Router client: the IP plane's SA answers (joins, path queries). */
-static void pz_route_ip(void *arg, const uint8_t *mad)
+static void pz_route_ip(void *arg, const uint8_t *mad, size_t len)
 {
+    (void)len; /* the IPoIB endpoint's SA answers are single MADs */
     pz_log(PZ_LOG_DEBUG, "SA answer attr 0x%04x status 0x%04x TID 0x%016llx to the IP plane",
            (unsigned)mad_get_field((void *)mad, 0, IB_MAD_ATTRID_F),
            (unsigned)mad_get_field((void *)mad, 0, IB_MAD_STATUS_F),
@@ -243,8 +244,8 @@ static int pz_setup_routes(struct pz_agent *ag)
     struct node *node = pz_switch_node(ag->sw);
 
     ag->routes = pz_routes_create(pz_routes_send_mad, ag, node_sma(node));
-    if (!ag->routes || node_add_client_len(node, IB_SA_CLASS, PZ_ROUTES_TID_MASK, PZ_ROUTES_TID_TAG,
-                                           pz_routes_take_mad, ag->routes)) {
+    if (!ag->routes || node_add_client(node, IB_SA_CLASS, PZ_ROUTES_TID_MASK, PZ_ROUTES_TID_TAG,
+                                       pz_routes_take_mad, ag->routes)) {
         pz_log(PZ_LOG_ERROR, "route check: out of memory or the MAD router is full");
         return -1;
     }
@@ -402,8 +403,8 @@ static int pz_setup_reach(struct pz_agent *ag)
         pz_log(PZ_LOG_ERROR, "reach: %s", err);
         return -1;
     }
-    if (node_add_client_len(node, IB_SA_CLASS, PZ_REACH_TID_MASK, PZ_REACH_TID_TAG,
-                            pz_reach_take_mad, ag->reach) ||
+    if (node_add_client(node, IB_SA_CLASS, PZ_REACH_TID_MASK, PZ_REACH_TID_TAG, pz_reach_take_mad,
+                        ag->reach) ||
         pz_loop_add_timer(ag->loop, pz_reach_deadline, pz_reach_on_timer, ag->reach)) {
         pz_log(PZ_LOG_ERROR, "reach: the MAD router or the event loop is full");
         return -1;

@@ -5,9 +5,9 @@
  * traffic/pz_echo's probes) and what a change of a peer's status sets off
  * (a log line, the SNMP notification, a vendor notice to the SM).
  *
- * SA side (requests through the agent's umad port, answers back through the
- * MAD router by TID tag PZ_REACH_TID_TAG, RMPP answers reassembled by the
- * MAD layer):
+ * SA side (requests through the agent's umad port, each a mad/mad_txn
+ * transaction: resent with its TID, answers back through the MAD router by
+ * TID tag PZ_REACH_TID_TAG, RMPP answers reassembled by the MAD layer):
  *   - ServiceRecord Set: ServiceID PZ_REACH_SERVICE_ID, ServiceGID port 0's
  *     GID (GidPrefix + port 0's GUID), the default P_Key, ServiceName
  *     "portzero-echo", ServiceData32[0] the echo QP's number, [1] its
@@ -32,7 +32,7 @@ struct sma;
 struct board;
 struct pz_echo;
 
-/* The router tag of the SA requests ('e', for echo, in the top TID byte). */
+/* The router tag of the SA requests ('e', for echo, in the top TID byte; mad_txn.h's layout). */
 #define PZ_REACH_TID_MASK 0xFF000000u
 #define PZ_REACH_TID_TAG 0x65000000u
 
@@ -110,7 +110,7 @@ uint64_t pz_reach_deadline(void *arg);
 /* Loop timer: look at port 0, run the SA requests' timers, expire and send probes. */
 void pz_reach_on_timer(void *arg, uint64_t now);
 
-/* MAD router client (mad_answer_len_fn): an SA answer carrying the tag. */
+/* MAD router client (mad_answer_fn): an SA answer carrying the tag. */
 void pz_reach_take_mad(void *arg, const uint8_t *mad, size_t len);
 
 /* The SM may have changed port 0 (an SMP Set): look at it soon. */
