@@ -449,7 +449,7 @@ static size_t ipv4_check(const uint8_t *pkt, size_t len)
     if (len < IPV4_HDR_MIN || pkt[0] >> 4 != 4)
         return 0;
     ihl = (size_t)(pkt[0] & 0x0f) * 4;
-    total = mad_be16(pkt + 2);
+    total = be16_get(pkt + 2);
     if (ihl < IPV4_HDR_MIN || total < ihl || total > len)
         return 0;
     return total;
@@ -601,7 +601,7 @@ int ipoib_output(struct ipoib *ep, const uint8_t *pkt, size_t len, uint64_t now)
         ep->stats.tx_dropped_bad++;
         return -EINVAL;
     }
-    dst = mad_be32(pkt + 16);
+    dst = be32_get(pkt + 16);
     ipoib_encap_write(IPOIB_ETHERTYPE_IPV4, ep->txbuf);
     memcpy(ep->txbuf + IPOIB_ENCAP_LEN, pkt, len);
     if (is_group_dest(ep, dst)) {

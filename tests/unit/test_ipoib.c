@@ -290,7 +290,7 @@ static void test_port_from_attrs(void **state)
     PZT_SET_FIELDS(pi, {IB_PORT_STATE_F, 4}, {IB_PORT_LID_F, 0x1234}, {IB_PORT_SMLID_F, 3},
                    {IB_PORT_SMSL_F, 5});
     mad_set_field64(pi, 0, IB_PORT_GID_PREFIX_F, PREFIX);
-    mad_put_be16(pk + 2, 0x7fff); /* limited member of the default partition */
+    be16_put(pk + 2, 0x7fff); /* limited member of the default partition */
     ipoib_port_from_attrs(pi, pk, 0x42, 0xffff, &p);
     assert_true(p.active);
     assert_int_equal(p.lid, 0x1234);
@@ -300,11 +300,11 @@ static void test_port_from_attrs(void **state)
     assert_true(p.port_guid == 0x42);
     assert_int_equal(p.pkey_state, IPOIB_PKEY_LIMITED);
     assert_int_equal(p.reregister, 7);
-    mad_put_be16(pk + 10, 0xffff);
+    be16_put(pk + 10, 0xffff);
     assert_int_equal(ipoib_pkey_state_of(pk, 0xffff), IPOIB_PKEY_FULL);
     assert_int_equal(ipoib_pkey_state_of(pk, 0x8012), IPOIB_PKEY_ABSENT);
     memset(pk, 0, sizeof(pk));
-    mad_put_be16(pk + 62, 0x8012); /* the last entry of the block counts */
+    be16_put(pk + 62, 0x8012); /* the last entry of the block counts */
     assert_int_equal(ipoib_pkey_state_of(pk, 0x0012), IPOIB_PKEY_FULL);
     assert_int_equal(ipoib_pkey_state_of(pk, 0xffff), IPOIB_PKEY_ABSENT);
     mad_set_field(pi, 0, IB_PORT_STATE_F, 2); /* Init */

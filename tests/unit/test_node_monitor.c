@@ -328,7 +328,7 @@ static unsigned fx_traps(struct fx *f, unsigned *traps, unsigned max)
             continue;                                                   /* the SMA's own traps */
         assert_int_equal(r.addr.dlid, sma_master_sm_lid(f->n->sma, 0)); /* the current SM */
         if (count < max)
-            traps[count] = (unsigned)mad_get_be(r.mad + 64 + N_TRAP, 2);
+            traps[count] = (unsigned)be_get(r.mad + 64 + N_TRAP, 2);
         count++;
     }
     return count;

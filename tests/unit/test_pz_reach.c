@@ -146,13 +146,13 @@ static void node_record(uint8_t *rec, uint16_t lid, uint8_t type, uint64_t node_
                         uint64_t port_guid, const char *desc)
 {
     memset(rec, 0, 112);
-    mad_put_be16(rec, lid);
+    be16_put(rec, lid);
     rec[4] = 1;
     rec[5] = 1;
     rec[6] = type;
     rec[7] = 8;
-    mad_put_be64(rec + 16, node_guid); /* NodeGUID at NodeInfo 12 */
-    mad_put_be64(rec + 24, port_guid); /* PortGUID at NodeInfo 20 */
+    be64_put(rec + 16, node_guid); /* NodeGUID at NodeInfo 12 */
+    be64_put(rec + 24, port_guid); /* PortGUID at NodeInfo 20 */
     memcpy(rec + 44, desc, strlen(desc));
 }
 
@@ -212,7 +212,7 @@ static unsigned fx_traps(struct fx *f, unsigned *traps, unsigned max)
         if (mad_get_field((void *)(r.mad + 64), 0, IB_NOTICE_IS_GENERIC_F))
             continue;
         if (count < max)
-            traps[count] = mad_be16(r.mad + 64 + N_TRAP);
+            traps[count] = be16_get(r.mad + 64 + N_TRAP);
         count++;
     }
     return count;
@@ -400,7 +400,7 @@ static void test_bad_answers(void **state)
     b[0] = 1;
     b[1] = IB_SA_CLASS;
     b[3] = 0x92;
-    mad_put_be32(b + 12, PZ_REACH_TID_TAG | 0x200001); /* an old services TID */
+    be32_put(b + 12, PZ_REACH_TID_TAG | 0x200001); /* an old services TID */
     pz_reach_take_mad(f->r, b, 256);
     assert_int_equal(fx_peer(f)->lid, PEER_LID);
     assert_true(fx_peer(f)->has_service);
