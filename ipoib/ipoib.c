@@ -836,15 +836,19 @@ static void neigh_retry(struct ipoib *ep, struct neigh *n, uint64_t now)
 /* Run what is due at now: the SA requests' copies and timeouts, the ARP retries. */
 void ipoib_poll(struct ipoib *ep, uint64_t now)
 {
-    uint32_t join_sent = mad_txn_sent(&ep->txns, ep->join_txn);
+    uint32_t join_sent = mad_txn_sent(&ep->txns, ep->join_txn), join_resent = 0;
+    uint64_t resent = ep->txns.stats.resent;
 
     ep->sa_now = now;
     mad_txn_poll(&ep->txns, now);
     if (mad_txn_sent(&ep->txns, ep->join_txn) > join_sent) {
+        join_resent = mad_txn_sent(&ep->txns, ep->join_txn) - join_sent;
         if (!ep->join_answered)
             ep->stats.join_timeouts++;
         ep->join_answered = false;
     }
+    /* every copy of a path query counts, as each query did when each was its own */
+    ep->stats.path_queries += ep->txns.stats.resent - resent - join_resent;
     if (ep->state != IPOIB_UP)
         return;
     for (unsigned i = 0; i < ep->cfg.neigh_max; i++) {

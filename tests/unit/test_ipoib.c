@@ -341,6 +341,7 @@ struct fake {
     bool sa_silent;     /* the SA answers nothing */
     unsigned joins_seen, paths_seen;
     uint64_t last_join_tid; /* the TID of the last join sent */
+    uint64_t last_path_tid; /* ... and of the last path query */
     unsigned dgrams;        /* datagrams carried */
     bool drop_arp_replies;
     struct board_dgram_addr last_mcast;
@@ -400,6 +401,7 @@ static int fake_send_sa(void *ctx, const void *req, size_t len, uint16_t dlid, u
         make_join_answer(mad, f->sa_status, 0x0b1b, 0xc001, 4, 2);
     } else {
         f->paths_seen++;
+        f->last_path_tid = mad_get_field64(mad, 0, IB_MAD_TRID_F);
         if (f->sa_silent)
             return 0;
         mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
@@ -771,6 +773,55 @@ static void test_path_query_when_qp_differs(void **state)
     free_fake(&f);
 }
 
+/*
+ * An unanswered path query: sent 3 times 1 s apart with one TID (each copy
+ * counted), then the neighbour is given up; an answer to it after that is
+ * consumed and counted, never adopted.
+ */
+static void test_path_query_retries(void **state)
+{
+    struct fake f = {0};
+    struct node *a = joined_node(&f, 5, 1);
+    struct ipoib_arp arp = {.op = IPOIB_ARP_OP_REQUEST, .spa = 0x0a000009, .tpa = a->ip};
+    struct board_dgram_addr rx = {.dlid = 0xc001, .slid = 33, .qkey = 0x0b1b, .src_qp = 0x777};
+    struct ipoib_neigh_info ni[4];
+    uint8_t buf[60], mad[256], sgid[16], dgid[16];
+    uint64_t tid;
+
+    arp.sha.qpn = 0x55; /* arrives from another QP: the SA is asked */
+    ipoib_gid_make(PREFIX, 0x0002c90300000009ull, arp.sha.gid);
+    ipoib_encap_write(IPOIB_ETHERTYPE_ARP, buf);
+    ipoib_arp_build(&arp, buf + 4);
+    f.sa_silent = true;
+    ipoib_input(a->ep, &rx, buf, 60, 1);
+    assert_int_equal(f.paths_seen, 1);
+    tid = f.last_path_tid;
+    assert_int_equal(tid >> 24, 5); /* the endpoint's tag */
+    ipoib_poll(a->ep, 1000);
+    assert_int_equal(f.paths_seen, 1);
+    ipoib_poll(a->ep, 1001);
+    ipoib_poll(a->ep, 2001);
+    assert_int_equal(f.paths_seen, 3);
+    assert_int_equal(f.last_path_tid, tid); /* every copy the same request */
+    assert_int_equal(ipoib_stats(a->ep)->path_queries, 3);
+    assert_int_equal(ipoib_neighbours(a->ep, ni, 4), 1);
+    assert_false(ni[0].resolved);
+    ipoib_poll(a->ep, 3001);
+    assert_int_equal(f.paths_seen, 3);
+    assert_int_equal(ipoib_stats(a->ep)->path_failures, 1);
+    assert_int_equal(ipoib_neighbours(a->ep, ni, 4), 0);
+    /* The answer after the give-up: a stray. */
+    ipoib_gid_make(PREFIX, a->guid, sgid);
+    memcpy(dgid, arp.sha.gid, 16);
+    ipoib_sa_build_path_query(mad, tid, sgid, dgid, 0xffff);
+    mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
+    mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
+    assert_true(ipoib_input_sa(a->ep, mad, 256, 3002));
+    assert_int_equal(ipoib_stats(a->ep)->sa_dropped, 1);
+    assert_int_equal(ipoib_neighbours(a->ep, ni, 4), 0);
+    free_fake(&f);
+}
+
 /* Garbage in: counted by reason, nothing delivered, nothing crashes. */
 static void test_bad_input(void **state)
 {
@@ -923,5 +974,5 @@ PZT_MAIN(test_bcast_mgid, test_mcast_mgid, test_lladdr, test_encap_mtu, test_arp
          test_arp_refusals, test_sa_join_request, test_sa_path_request, test_sa_parse_join,
          test_sa_parse_path, test_port_from_attrs, test_join, test_join_retry, test_join_timeout,
          test_limited_pkey, test_resolve_and_send, test_unresolved, test_routing,
-         test_path_query_when_qp_differs, test_bad_input, test_rejoin, test_stale_probe,
-         test_create_refusals)
+         test_path_query_when_qp_differs, test_path_query_retries, test_bad_input, test_rejoin,
+         test_stale_probe, test_create_refusals)
