@@ -743,13 +743,30 @@ static void test_routing(void **state)
     free_fake(&g);
 }
 
+/* The source of proxy_arp(): a multicast from QP 0x777 of LID 33. */
+static const struct board_dgram_addr proxy_rx = {
+    .dlid = 0xc001, .slid = 33, .qkey = 0x0b1b, .src_qp = 0x777};
+
+/*
+ * The framed ARP request for a's address from 10.0.0.9 (port GUID ...09),
+ * naming QPN 0x55 while it arrives from QP 0x777 (proxy_rx: a proxy): the
+ * endpoint must ask the SA for the path.  Fills buf[60] and *arp.
+ */
+static void proxy_arp(const struct node *a, struct ipoib_arp *arp, uint8_t buf[60])
+{
+    *arp = (struct ipoib_arp){.op = IPOIB_ARP_OP_REQUEST, .spa = 0x0a000009, .tpa = a->ip};
+    arp->sha.qpn = 0x55;
+    ipoib_gid_make(PREFIX, 0x0002c90300000009ull, arp->sha.gid);
+    ipoib_encap_write(IPOIB_ETHERTYPE_ARP, buf);
+    ipoib_arp_build(arp, buf + 4);
+}
+
 /* The ARP reply is lost: the sender asks the SA for the path after learning only the address. */
 static void test_path_query_when_qp_differs(void **state)
 {
     struct fake f = {0};
     struct node *a = joined_node(&f, 5, 1);
-    struct ipoib_arp arp = {.op = IPOIB_ARP_OP_REQUEST, .spa = 0x0a000009, .tpa = a->ip};
-    struct board_dgram_addr rx = {.dlid = 0xc001, .slid = 33, .qkey = 0x0b1b, .src_qp = 0x777};
+    struct ipoib_arp arp;
     uint8_t buf[60];
 
     /* A peer without an endpoint, known to the fake SA only (LID 9). */
@@ -758,12 +775,8 @@ static void test_path_query_when_qp_differs(void **state)
     b->lid = 9;
     b->qpn = 0x55;
     b->guid = 0x0002c90300000009ull;
-    /* Its ARP names QPN 0x55 but arrives from QP 0x777 (a proxy): ask the SA. */
-    arp.sha.qpn = 0x55;
-    ipoib_gid_make(PREFIX, b->guid, arp.sha.gid);
-    ipoib_encap_write(IPOIB_ETHERTYPE_ARP, buf);
-    ipoib_arp_build(&arp, buf + 4);
-    ipoib_input(a->ep, &rx, buf, 60, 1);
+    proxy_arp(a, &arp, buf);
+    ipoib_input(a->ep, &proxy_rx, buf, 60, 1);
     assert_int_equal(f.paths_seen, 1);
     struct ipoib_neigh_info ni[4];
     assert_int_equal(ipoib_neighbours(a->ep, ni, 4), 1);
@@ -782,18 +795,14 @@ static void test_path_query_retries(void **state)
 {
     struct fake f = {0};
     struct node *a = joined_node(&f, 5, 1);
-    struct ipoib_arp arp = {.op = IPOIB_ARP_OP_REQUEST, .spa = 0x0a000009, .tpa = a->ip};
-    struct board_dgram_addr rx = {.dlid = 0xc001, .slid = 33, .qkey = 0x0b1b, .src_qp = 0x777};
+    struct ipoib_arp arp;
     struct ipoib_neigh_info ni[4];
     uint8_t buf[60], mad[256], sgid[16], dgid[16];
     uint64_t tid;
 
-    arp.sha.qpn = 0x55; /* arrives from another QP: the SA is asked */
-    ipoib_gid_make(PREFIX, 0x0002c90300000009ull, arp.sha.gid);
-    ipoib_encap_write(IPOIB_ETHERTYPE_ARP, buf);
-    ipoib_arp_build(&arp, buf + 4);
+    proxy_arp(a, &arp, buf);
     f.sa_silent = true;
-    ipoib_input(a->ep, &rx, buf, 60, 1);
+    ipoib_input(a->ep, &proxy_rx, buf, 60, 1);
     assert_int_equal(f.paths_seen, 1);
     tid = f.last_path_tid;
     assert_int_equal(tid >> 24, 5); /* the endpoint's tag */
