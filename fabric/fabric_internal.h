@@ -211,7 +211,7 @@ bool fabric_port_enabled(const struct fabric_node *n, unsigned port);
 void fabric_tell_peers(struct fabric *f, struct fabric_node *n, unsigned port);
 
 /* fabric_timers.c: the deadline heap of every in-process node's SMA, PMA and monitor. */
-/* Build the heap from every node's deadlines; returns 0 or -1 (no memory). */
+/* Build the heap from every node's deadlines; returns 0 or -ENOMEM. */
 int fabric_timers_init(struct fabric *f);
 void fabric_timers_free(struct fabric *f);
 /* Re-key node n after anything that may have moved its deadlines. */
@@ -259,7 +259,7 @@ unsigned fabric_wire_vl(const struct fabric_node *n, unsigned in_port, unsigned 
 /* Append a packet to the capture file, if any; a failing file stops the capture. */
 void fabric_wire_capture(struct fabric *f, const struct pz_pcap_ud *ud);
 
-/* fabric_dgram.c: set up (0 or -1) and free the port-0 datagram state. */
+/* fabric_dgram.c: set up (0 or -ENOMEM) and free the port-0 datagram state. */
 int fabric_dgram_init(struct fabric *f);
 void fabric_dgram_destroy(struct fabric *f);
 
@@ -311,7 +311,7 @@ bool fabric_gmp_local(struct fabric *f, struct fabric_node *n, unsigned in_port,
 struct node_hooks fabric_node_hooks(struct fabric_node *n);
 
 /* fabric_deferred.c */
-/* Add a copy of d (its seq is set here); returns 0, or -1 when full or out of memory. */
+/* Add a copy of d (its seq is set here); returns 0, -ENOSPC (full) or -ENOMEM. */
 int fabric_deferred_add(struct fabric_deferred_heap *h, const struct fabric_deferred *d);
 /* The index of the oldest entry with tid (of client, any client if < 0), or -1. */
 long fabric_deferred_find(const struct fabric_deferred_heap *h, long client, uint64_t tid);

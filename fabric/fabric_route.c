@@ -15,6 +15,7 @@
  * everything else (responses, traps, SA and other classes) to a client
  * attached there.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,7 +32,7 @@ int fabric_enqueue(struct fabric *f, const struct fabric_pkt *p)
 
     if (q->count >= FABRIC_QUEUE_MAX) {
         fabric_drop(f, p, "work queue full");
-        return -1;
+        return -ENOBUFS;
     }
     if (q->count == q->cap) {
         struct fabric_pkt *items =
@@ -39,7 +40,7 @@ int fabric_enqueue(struct fabric *f, const struct fabric_pkt *p)
 
         if (!items) {
             fabric_drop(f, p, "out of memory");
-            return -1;
+            return -ENOMEM;
         }
         q->items = items;
     }

@@ -146,7 +146,7 @@ static err_t output_direct(struct pz_netif *n, struct pbuf *p)
  * pbuf chain) into the queue.  Returns ERR_OK, or ERR_MEM when the queue is
  * full (dropped).
  */
-static err_t netif_output_ip4(struct netif *netif, struct pbuf *p, const ip4_addr_t *dest)
+static err_t pz_netif_output_ip4(struct netif *netif, struct pbuf *p, const ip4_addr_t *dest)
 {
     struct pz_netif *n = netif->state;
     struct queued_pkt *q;
@@ -187,19 +187,19 @@ static err_t netif_output_ip4(struct netif *netif, struct pbuf *p, const ip4_add
 }
 
 /* netif init callback: name, MTU, flags, output. */
-static err_t netif_init_ipoib(struct netif *netif)
+static err_t pz_netif_init_ipoib(struct netif *netif)
 {
     netif->name[0] = 'i';
     netif->name[1] = 'b';
     netif->mtu = NETIF_MTU_BEFORE_JOIN;
     netif->flags = NETIF_FLAG_BROADCAST;
     netif->hwaddr_len = 0;
-    netif->output = netif_output_ip4;
+    netif->output = pz_netif_output_ip4;
     return ERR_OK;
 }
 
 /* lwIP address from a host-order IPv4 address. */
-static ip4_addr_t lwip_addr(uint32_t a)
+static ip4_addr_t pz_netif_ip4_addr(uint32_t a)
 {
     ip4_addr_t ip;
     ip4_addr_set_u32(&ip, lwip_htonl(a));
@@ -230,11 +230,11 @@ struct pz_netif *pz_netif_create(const struct pz_netif_config *cfg, char *err, s
     }
     pthread_mutex_init(&n->lock, NULL);
     pthread_once(&tcpip_once, start_tcpip);
-    ip = lwip_addr(cfg->addr);
-    mask = lwip_addr(cfg->netmask);
-    gw = lwip_addr(cfg->gateway);
+    ip = pz_netif_ip4_addr(cfg->addr);
+    mask = pz_netif_ip4_addr(cfg->netmask);
+    gw = pz_netif_ip4_addr(cfg->gateway);
     LOCK_TCPIP_CORE();
-    added = netif_add(&n->netif, &ip, &mask, &gw, n, netif_init_ipoib, tcpip_input);
+    added = netif_add(&n->netif, &ip, &mask, &gw, n, pz_netif_init_ipoib, tcpip_input);
     if (added) {
         netif_set_default(&n->netif);
         netif_set_up(&n->netif);
