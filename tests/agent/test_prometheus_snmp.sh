@@ -64,8 +64,6 @@ check "the shipped snmp.yml is what it writes" cmp "$PROMSRC/snmp.yml" "$WORK/ge
 # 2. The fabric, the switches, the host.
 ai_start_all || exit 1
 ai_start_host "$HOSTADDR/24" Hca3
-fl_switch_lids Hca1 L_Spine1=Spine1 L_Spine2=Spine2 L_Leaf1=Leaf1 L_Leaf2=Leaf2 L_Leaf3=Leaf3 L_Leaf4=Leaf4
-lid_of() { local v="L_$1"; echo "${!v}"; }
 
 # 3. The exporter and Prometheus in the namespace, with snmp/README.md's jobs.
 targets=$(for s in "${SWITCHES[@]}"; do printf "'%s', " "${ADDR[$s]}"; done)
