@@ -114,6 +114,7 @@ struct fabric_sent_tid {
 struct fabric_client {
     bool used;
     bool issm;
+    bool sa_subscriber; /* it sent an SA Set(InformInfo): SA Reports are for it */
     uint32_t node;
     uint8_t port;
     uint64_t last_seq;            /* fabric.seq when it last sent anything */
