@@ -40,17 +40,17 @@ CTL=${2:?}
 GEN=${3:?}
 DFTREE=${4:?}
 HERE=$(cd "$(dirname "$0")" && pwd)
-# shellcheck disable=SC2034 # PZFABRIC is lib.sh's
+# shellcheck disable=SC2034 # PZFABRIC and PZT_LOG are lib.sh's
 # shellcheck source=lib.sh
 source "$HERE/lib.sh"
 
 IVL=500 # the switches' monitor interval, ms
-HOT=host-1-1
+HOT="host-1-1"
 CONTRIBUTORS="host-2-1 host-3-1 host-4-1"
-VICTIM_SRC=host-2-1
-VICTIM_DST=host-1-2
-MGR_HOST=host-4-3
-SM_HOST=host-4-4
+VICTIM_SRC="host-2-1"
+VICTIM_DST="host-1-2"
+MGR_HOST="host-4-3"
+SM_HOST="host-4-4"
 VENDOR_RE='Received Vendor Notice type:4 vend:0x0002C9 dev:31344 from LID:'
 
 pzt_init dftree-loop
@@ -158,7 +158,9 @@ start_dftree() {
     mkdir -p "$WORK/$id"
     (cd "$WORK/$id" && LD_PRELOAD=$PZT_UMAD2SIM SIM_HOST=$MGR_HOST IBSIM_SOCKNAME=$SOCK \
         exec "$DFTREE" "$@" > "$WORK/$id.out" 2> "$WORK/$id.err" < /dev/null) &
+    # shellcheck disable=SC2004 # associative arrays: the key is the string $id
     PZT_PID[$id]=$!
+    # shellcheck disable=SC2004
     PZT_LOG[$id]=$WORK/$id.err
 }
 start_dftree D --check 1000
@@ -166,7 +168,10 @@ check "pz-dftree ready" wait_file "$WORK/D.out" 20 '^ready$' "${PZT_PID[D]}"
 check "pz-dftree subscribed" grep -q 'subscribed at the SA' "$WORK/D.err"
 start_flows 0
 # moved ID: the flow is on SL 1.
-on_slow() { [ "$(sls "$@")" = "$(echo "$@" | sed 's/[0-9]*/1/g')" ]; }
+on_slow() {
+    local want="$*"
+    [ "$(sls "$@")" = "$(echo "$want" | tr -s '0-9' '1')" ]
+}
 check "the contributors' flows move to SL 1" wait_until 30 on_slow "${CIDS[@]}"
 check "pz-dftree: the onset came as a Report (OpenSM forwarded the vendor notice)" \
     grep -q 'onset at switch LID .* (notice)' "$WORK/D.err"
@@ -210,12 +215,12 @@ stop_flows "${CIDS[0]}" "$VID"
 check "ca-rate $HOT 25 again" ctl ca-rate "$HOT" 25
 BAD=$(add "$VICTIM_SRC" "$HOT" 10)
 before=$(ctl flow-list)
-out=$(run_diag F "$MGR_HOST" "$DFTREE" --send repath --hot 999 --to "$VICTIM_SRC_LID" 2> "$WORK/send1.err")
-check_eq "repath for an unknown LID: refused with status 0x1C" "status=0x001c" "$out"
+answer=$(run_diag F "$MGR_HOST" "$DFTREE" --send repath --hot 999 --to "$VICTIM_SRC_LID" 2> "$WORK/send1.err")
+check_eq "repath for an unknown LID: refused with status 0x1C" "status=0x001c" "$answer"
 check "pzfabric logged the refusal" grep -q "refuses a repath notice for LID 999" "$FLOG"
-out=$(run_diag F host-3-3 "$DFTREE" -t 100 --send repath --hot "$HOT_LID" --to "$VICTIM_SRC_LID" \
+answer=$(run_diag F host-3-3 "$DFTREE" -t 100 --send repath --hot "$HOT_LID" --to "$VICTIM_SRC_LID" \
     2> "$WORK/send2.err")
-check_eq "a notice from an untrusted issuer (host-3-3): no answer" "no answer" "$out"
+check_eq "a notice from an untrusted issuer (host-3-3): no answer" "no answer" "$answer"
 check "pzfabric logged the unknown issuer" grep -q "drops a repath notice .* unknown issuer" "$FLOG"
 check_eq "no flow moved" "$before" "$(ctl flow-list)"
 run_diag F host-3-3 "$DFTREE" --issuers 60000 > "$WORK/refused.out" 2> "$WORK/refused.err"
