@@ -8,7 +8,11 @@
 # recovers.  Nothing is mocked: OpenSM 3.3.23 does the subscription, the
 # forwarding and the SL-to-VL tables.
 #
-#   test_dftree_loop.sh PZFABRIC PZFABRIC_CTL GEN_FATTREE PZ_DFTREE [PZ_HOTSPOT]
+#   test_dftree_loop.sh MODE PZFABRIC PZFABRIC_CTL GEN_FATTREE PZ_DFTREE
+#
+# MODE small: the paper's small scenario, steps 1-7 below; oversub: steps
+# 1-5 in a 2:1 oversubscribed tree (2 uplinks a leaf); two: two hot-spots
+# at once (see two_hotspots below).
 #
 # The paper's small scenario in a 1:1 fat tree (2 spines, 4 leaves of 4
 # hosts): host-1-1 is the hot-spot (sinks 25 Gb/s on a 100 Gb/s link);
@@ -35,10 +39,11 @@
 #      onset through the new SM's Reports.
 set -uo pipefail
 
-PZFABRIC=${1:?usage: test_dftree_loop.sh PZFABRIC PZFABRIC_CTL GEN_FATTREE PZ_DFTREE}
-CTL=${2:?}
-GEN=${3:?}
-DFTREE=${4:?}
+MODE=${1:?usage: test_dftree_loop.sh small|oversub|two PZFABRIC PZFABRIC_CTL GEN_FATTREE PZ_DFTREE}
+PZFABRIC=${2:?}
+CTL=${3:?}
+GEN=${4:?}
+DFTREE=${5:?}
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck disable=SC2034 # PZFABRIC and PZT_LOG are lib.sh's
 # shellcheck source=lib.sh
@@ -53,10 +58,19 @@ MGR_HOST="host-4-3"
 SM_HOST="host-4-4"
 VENDOR_RE='Received Vendor Notice type:4 vend:0x0002C9 dev:31344 from LID:'
 
-pzt_init dftree-loop
+pzt_init "dftree-loop-$MODE"
 pzt_require opensm ibswitches saquery smpquery
+case "$MODE" in
+small | two) UPLINKS=4 ;;
+oversub) UPLINKS=2 ;;
+*)
+    echo "unknown mode $MODE"
+    exit 2
+    ;;
+esac
 
-"$GEN" 2 --spines 2 --leaves 4 --hosts-per-leaf 4 --uplinks 4 --radix 8 > "$WORK/tree.net" || exit 1
+"$GEN" 2 --spines 2 --leaves 4 --hosts-per-leaf 4 --uplinks "$UPLINKS" --radix 8 > "$WORK/tree.net" ||
+    exit 1
 start_pzfabric F "$WORK/tree.net" -v --monitor-interval "$IVL" --repath-issuer "$MGR_HOST" ||
     exit 1
 SOCK=${PZT_SOCK[F]}
@@ -126,6 +140,88 @@ lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'; }
 # notices N: wait until OpenSM logged N vendor notices.
 notices() { wait_log S 20 "$VENDOR_RE" "$1"; }
 
+# start_dftree ID ARGS...: pz-dftree at $MGR_HOST in the background (log $WORK/ID.err).
+start_dftree() {
+    local id=$1
+    shift
+    mkdir -p "$WORK/$id"
+    (cd "$WORK/$id" && LD_PRELOAD=$PZT_UMAD2SIM SIM_HOST=$MGR_HOST IBSIM_SOCKNAME=$SOCK \
+        exec "$DFTREE" "$@" > "$WORK/$id.out" 2> "$WORK/$id.err" < /dev/null) &
+    # shellcheck disable=SC2004 # associative arrays: the key is the string $id
+    PZT_PID[$id]=$!
+    # shellcheck disable=SC2004
+    PZT_LOG[$id]=$WORK/$id.err
+}
+# on_slow ID...: every flow is on SL 1.
+on_slow() {
+    local want="$*"
+    [ "$(sls "$@")" = "$(echo "$want" | tr -s '0-9' '1')" ]
+}
+
+# two_hotspots: two hot-spots at once.  host-1-1 and host-2-2 each sink 25
+# Gb/s; host-2-1, host-3-1, host-4-1 send host-1-1 40 Gb/s each, host-3-2,
+# host-4-2, host-1-3 send host-2-2 40 Gb/s each; victims host-2-1 ->
+# host-1-2 and host-4-2 -> host-3-3 (40 Gb/s each, each behind a
+# contributor's flow).  Reference: the contributors on SL 1 by hand.  With
+# pz-dftree both onsets are handled, every contributor flow moves to SL 1
+# (a host moves only its flows to the hot-spot a notice names), both
+# victims get their reference share, the contributors keep their reference
+# rates; after both clear the remaining contributor flows are back on SL 0.
+two_hotspots() {
+    local hot_b=host-2-2 a b id ref ids_a=() ids_b=() victims=() all
+    local lid_b
+    lid_b=$(lid "$hot_b")
+    check "ca-rate $HOT 25, $hot_b 25" ctl ca-rate "$HOT" 25
+    ctl ca-rate "$hot_b" 25 > /dev/null
+    # flows SL: every flow of the scenario, contributors on SL; ids in ids_a, ids_b, victims.
+    flows() {
+        ids_a=() ids_b=() victims=()
+        for a in host-2-1 host-3-1 host-4-1; do ids_a+=("$(add "$a" "$HOT" 40 --sl "$1")"); done
+        for b in host-3-2 host-4-2 host-1-3; do ids_b+=("$(add "$b" "$hot_b" 40 --sl "$1")"); done
+        victims=("$(add host-2-1 host-1-2 40)" "$(add host-4-2 host-3-3 40)")
+    }
+    # rates_of ID...: their achieved rates, one line.
+    rates_of() {
+        for id in "$@"; do printf '%s ' "$(field "$id" 6)"; done
+    }
+    flows 1
+    ref=$(rates_of "${ids_a[@]}" "${ids_b[@]}" "${victims[@]}")
+    note "reference (contributors on SL 1): A, B, victims: $ref"
+    check "reference: both onsets reach OpenSM" notices 2
+    stop_flows "${ids_a[@]}" "${ids_b[@]}" "${victims[@]}"
+    check "reference: both clears reach OpenSM" notices 4
+    start_dftree D --check 1000
+    check "pz-dftree ready" wait_file "$WORK/D.out" 20 '^ready$' "${PZT_PID[D]}"
+    flows 0
+    all=("${ids_a[@]}" "${ids_b[@]}")
+    note "without pz-dftree's moves yet: victims $(rates_of "${victims[@]}")"
+    check "every contributor flow of both hot-spots moves to SL 1" wait_until 30 on_slow "${all[@]}"
+    check "pz-dftree: hot-spot $HOT (LID $HOT_LID) handled" \
+        grep -q "hot-spot: LID $HOT_LID ($HOT)" "$WORK/D.err"
+    check "pz-dftree: hot-spot $hot_b (LID $lid_b) handled" \
+        grep -q "hot-spot: LID $lid_b ($hot_b)" "$WORK/D.err"
+    check_eq "the victims stay on SL 0" "0 0" "$(sls "${victims[@]}")"
+    check_eq "with pz-dftree: contributors and victims at their reference rates" "$ref" \
+        "$(rates_of "${ids_a[@]}" "${ids_b[@]}" "${victims[@]}")"
+    # Clear both: one contributor flow less each, the sinks at their link rate.
+    stop_flows "${ids_a[2]}" "${ids_b[2]}"
+    ctl ca-rate "$HOT" 0 > /dev/null
+    ctl ca-rate "$hot_b" 0 > /dev/null
+    # shellcheck disable=SC2317 # called through wait_until
+    back() { [ "$(sls "${ids_a[0]}" "${ids_a[1]}" "${ids_b[0]}" "${ids_b[1]}")" = "0 0 0 0" ]; }
+    check "after both clears the remaining contributor flows are back on SL 0" wait_until 30 back
+    check_eq "pz-dftree: two clears handled" 2 \
+        "$(grep -c 'clear at switch LID .* (notice): hot-spot LID' "$WORK/D.err")"
+}
+
+if [ "$MODE" = two ]; then
+    two_hotspots
+    stop_pid "${PZT_PID[D]}"
+    unset "PZT_PID[D]"
+    pzt_finish
+    exit
+fi
+
 check "ca-rate $HOT 25" ctl ca-rate "$HOT" 25
 
 # --- 1. Reference: the contributors on SL 1 by hand ------------------------------
@@ -133,7 +229,8 @@ start_flows 1
 REF_RATES=$(rates)
 REF=$(field "$VID" 6)
 note "reference (contributors on SL 1): contributors and victim: $REF_RATES"
-check_eq "reference: the victim gets its demand (40 Gb/s) with the contributors on VL 1" 40 "$REF"
+[ "$MODE" = small ] &&
+    check_eq "reference: the victim gets its demand (40 Gb/s) with the contributors on VL 1" 40 "$REF"
 check "reference: the hot-spot's onset notice reaches OpenSM" notices 1
 stop_flows "${CIDS[@]}" "$VID"
 check "reference: the clear notice reaches OpenSM" notices 2
@@ -151,27 +248,10 @@ stop_flows "${CIDS[@]}" "$VID"
 check "without pz-dftree: clear notice" notices 4
 
 # --- 3. With pz-dftree -------------------------------------------------------------------
-# start_dftree ID ARGS...: pz-dftree at $MGR_HOST in the background (log $WORK/ID.err).
-start_dftree() {
-    local id=$1
-    shift
-    mkdir -p "$WORK/$id"
-    (cd "$WORK/$id" && LD_PRELOAD=$PZT_UMAD2SIM SIM_HOST=$MGR_HOST IBSIM_SOCKNAME=$SOCK \
-        exec "$DFTREE" "$@" > "$WORK/$id.out" 2> "$WORK/$id.err" < /dev/null) &
-    # shellcheck disable=SC2004 # associative arrays: the key is the string $id
-    PZT_PID[$id]=$!
-    # shellcheck disable=SC2004
-    PZT_LOG[$id]=$WORK/$id.err
-}
 start_dftree D --check 1000
 check "pz-dftree ready" wait_file "$WORK/D.out" 20 '^ready$' "${PZT_PID[D]}"
 check "pz-dftree subscribed" grep -q 'subscribed at the SA' "$WORK/D.err"
 start_flows 0
-# moved ID: the flow is on SL 1.
-on_slow() {
-    local want="$*"
-    [ "$(sls "$@")" = "$(echo "$want" | tr -s '0-9' '1')" ]
-}
 check "the contributors' flows move to SL 1" wait_until 30 on_slow "${CIDS[@]}"
 check "pz-dftree: the onset came as a Report (OpenSM forwarded the vendor notice)" \
     grep -q 'onset at switch LID .* (notice)' "$WORK/D.err"
@@ -210,6 +290,13 @@ check "pz-dftree: fast-lane notice answered" \
     grep -q "fast-lane notice for hot-spot LID $HOT_LID to LID $VICTIM_SRC_LID .*status 0x0000" \
     "$WORK/D.err"
 stop_flows "${CIDS[0]}" "$VID"
+
+if [ "$MODE" = oversub ]; then
+    stop_pid "${PZT_PID[D]}"
+    unset "PZT_PID[D]"
+    pzt_finish
+    exit
+fi
 
 # --- 6. Bad input moves no flow --------------------------------------------------------------
 check "ca-rate $HOT 25 again" ctl ca-rate "$HOT" 25
