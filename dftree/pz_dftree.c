@@ -2,7 +2,7 @@
  * pz_dftree.c - pz-dftree, the dFtree manager: the paper's performance
  * manager and optimiser as a daemon beside the SM, attached like the diags.
  *
- *   pz-dftree [-C ca] [-P port] [-t ms] [--poll MS] [--sample MS]
+ *   pz-dftree [-C ca] [-P port] [-t ms] [--poll MS [--no-notices]] [--sample MS]
  *             [--check MS] [--issuers LID[-LID]] [-v]
  *   pz-dftree [-C ca] [-P port] [-t ms] --send repath|fast-lane --hot LID --to LID
  *
@@ -57,7 +57,8 @@ struct dt_opts {
     int timeout_ms;
     unsigned poll_ms;   /* 0: notices only */
     unsigned sample_ms; /* between the two counter readings of the contributor rule */
-    unsigned check_ms;  /* subscription check */
+    unsigned check_ms;  /* subscription check, 0: never */
+    bool no_notices;    /* --no-notices: no subscription, --poll alone */
     uint16_t lid_begin, lid_end;
     uint32_t vendor_id;
     uint16_t device_id;
@@ -496,20 +497,28 @@ static void dt_on_signal(int sig)
 /* Run until a signal; returns the exit status. */
 static int dt_run(struct dt_mgr *m)
 {
-    uint64_t next_check = dt_now() + (uint64_t)m->o.check_ms * 1000000u;
-    uint64_t next_poll = m->o.poll_ms ? dt_now() : UINT64_MAX;
-    int rc = dt_subscribe(m);
+    bool notices = !m->o.no_notices;
+    uint64_t next_check =
+        notices && m->o.check_ms ? dt_now() + (uint64_t)m->o.check_ms * 1000000u : UINT64_MAX;
+    uint64_t next_poll = UINT64_MAX;
+    int rc = notices ? dt_subscribe(m) : 0;
 
     if (rc != 0 && !m->o.poll_ms)
         return DT_EXIT_ERROR; /* refused or unanswered, and nothing else to go on */
-    if (rc == 0)
+    if (!notices)
+        dt_log(m, "no subscription (--no-notices): polling every %u ms", m->o.poll_ms);
+    if (rc == 0 || m->o.poll_ms)
         dt_poll_round(m, "start");
+    if (m->o.poll_ms)
+        next_poll = dt_now() + (uint64_t)m->o.poll_ms * 1000000u;
     printf("ready\n");
     fflush(stdout);
     while (!dt_stop) {
         uint64_t now = dt_now(), wake = next_check < next_poll ? next_check : next_poll;
+        uint64_t wait_ms = now >= wake ? 0 : (wake - now) / 1000000u + 1;
         struct dt_report r;
-        int got = dt_next_report(&m->p, now >= wake ? 0 : (int)((wake - now) / 1000000u) + 1, &r);
+        /* at most a second: a signal is noticed within it */
+        int got = dt_next_report(&m->p, wait_ms > 1000 ? 1000 : (int)wait_ms, &r);
 
         if (got < 0 && !dt_stop) {
             dt_log(m, "receive error: stopping");
@@ -522,7 +531,7 @@ static int dt_run(struct dt_mgr *m)
             dt_poll_round(m, "poll");
             next_poll = dt_now() + (uint64_t)m->o.poll_ms * 1000000u;
         }
-        if (now >= next_check && m->o.check_ms) {
+        if (now >= next_check) {
             dt_check(m);
             next_check = dt_now() + (uint64_t)m->o.check_ms * 1000000u;
         }
@@ -555,13 +564,15 @@ static int dt_send_one(struct dt_mgr *m)
 
 static void dt_usage(FILE *out)
 {
-    fputs("usage: pz-dftree [-C ca] [-P port] [-t ms] [--poll MS] [--sample MS] [--check MS]\n"
-          "                 [--issuers LID[-LID]] [--vendor-id ID] [--device-id ID] [-v]\n"
+    fputs("usage: pz-dftree [-C ca] [-P port] [-t ms] [--poll MS [--no-notices]] [--sample MS]\n"
+          "                 [--check MS] [--issuers LID[-LID]] [--vendor-id ID] [--device-id ID]\n"
+          "                 [-v]\n"
           "       pz-dftree [-C ca] [-P port] [-t ms] --send repath|fast-lane --hot LID --to LID\n"
           "  -C, --Ca CA        the umad device (default: the first)\n"
           "  -P, --Port PORT    its port (default: the first active)\n"
           "  -t, --timeout MS   per MAD (default 200, 3 retries)\n"
           "  --poll MS          also read every switch's monitor every MS ms (0: notices only)\n"
+          "  --no-notices       no subscription: --poll alone (the PM-sweep baseline)\n"
           "  --sample MS        the contributor rule's measurement (default 50)\n"
           "  --check MS         check the subscription every MS ms (default 2000; 0: never)\n"
           "  --issuers LID[-LID] subscribe to notices of these LIDs only (default: all)\n"
@@ -623,6 +634,7 @@ static int dt_parse(int argc, char **argv, struct dt_opts *o)
         {"send", required_argument, NULL, 'S'},
         {"hot", required_argument, NULL, 'H'},
         {"to", required_argument, NULL, 'T'},
+        {"no-notices", no_argument, NULL, 'N'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -680,6 +692,9 @@ static int dt_parse(int argc, char **argv, struct dt_opts *o)
         case 'v':
             o->verbose++;
             break;
+        case 'N':
+            o->no_notices = true;
+            break;
         case 'h':
             dt_usage(stdout);
             return 100;
@@ -692,7 +707,7 @@ static int dt_parse(int argc, char **argv, struct dt_opts *o)
             return DT_EXIT_USAGE;
         }
     }
-    if (optind != argc || (o->send && !o->send_to)) {
+    if (optind != argc || (o->send && !o->send_to) || (o->no_notices && !o->poll_ms)) {
         dt_usage(stderr);
         return DT_EXIT_USAGE;
     }
