@@ -268,6 +268,7 @@ bool fabric_repath_local(struct fabric *f, struct fabric_node *n, unsigned in_po
     struct dftree_notice nt;
     const char *why = "";
     size_t len = p->len ? p->len : FABRIC_MAD_SIZE;
+    uint16_t status;
 
     if (n->is_switch || mad_get_field((void *)p->mad, 0, IB_MAD_MGMTCLASS_F) != DFTREE_MGMT_CLASS ||
         mad_get_field((void *)p->mad, 0, IB_MAD_RESPONSE_F))
@@ -303,12 +304,9 @@ bool fabric_repath_local(struct fabric *f, struct fabric_node *n, unsigned in_po
         fabric_drop(f, p, "dFtree notice from an unknown issuer");
         return true;
     }
-    {
-        uint16_t status = repath_take(f, n, &nt);
-
-        if (status)
-            r->stats.refused++;
-        repath_answer(f, n, in_port, p, status);
-    }
+    status = repath_take(f, n, &nt);
+    if (status)
+        r->stats.refused++;
+    repath_answer(f, n, in_port, p, status);
     return true;
 }
