@@ -60,7 +60,9 @@ struct dt_subscription {
 
 /* Read NodeRecords and PortInfoRecords into *f (replacing it); 0 or -1 (reason in *why). */
 int dt_sa_read_fabric(struct dt_port *p, struct dt_fabric *f, const char **why);
+/* Free what dt_sa_read_fabric() read (f is empty after it). */
 void dt_fabric_free(struct dt_fabric *f);
+/* The end port or switch with LID lid, or NULL. */
 const struct dt_node *dt_fabric_by_lid(const struct dt_fabric *f, uint16_t lid);
 
 /*
@@ -77,6 +79,7 @@ int dt_sa_subscribed(struct dt_port *p);
 
 /* A switch's monitor summary; 0, the MAD status (> 0), or -1 (no answer). */
 int dt_pma_monitor(struct dt_port *p, uint16_t lid, struct dt_monitor *m);
+/* One port record of a switch's monitor; 0, the MAD status, or -1. */
 int dt_pma_port_record(struct dt_port *p, uint16_t lid, unsigned port, struct dt_port_record *r);
 
 /* An end port's PortXmitData and PortXmitWait (PortCountersExtended); 0, status or -1. */

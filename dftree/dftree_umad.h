@@ -50,6 +50,7 @@ struct dt_port {
  */
 int dt_port_open(struct dt_port *p, const char *ca, int port, int timeout_ms, int retries,
                  char *err, size_t err_len);
+/* Close the port and free its buffer. */
 void dt_port_close(struct dt_port *p);
 
 /* Re-read the port's LID and SM LID (an SM restart may move them); returns 0 or -1. */

@@ -489,6 +489,7 @@ static void dt_check(struct dt_mgr *m)
 
 /* ---- the daemon ---- */
 
+/* Signal handler: remember the signal; the loop notices it within a second. */
 static void dt_on_signal(int sig)
 {
     dt_stop = sig;
@@ -562,6 +563,7 @@ static int dt_send_one(struct dt_mgr *m)
 
 /* ---- options ---- */
 
+/* Print the usage text on out. */
 static void dt_usage(FILE *out)
 {
     fputs("usage: pz-dftree [-C ca] [-P port] [-t ms] [--poll MS [--no-notices]] [--sample MS]\n"

@@ -245,6 +245,7 @@ bool fabric_lid_is_mine(const struct fabric_node *n, unsigned port, uint16_t dli
  */
 bool fabric_repath_local(struct fabric *f, struct fabric_node *n, unsigned in_port,
                          const struct fabric_pkt *p);
+/* Free the hosts' dFtree state (fabric_destroy). */
 void fabric_repath_free(struct fabric *f);
 
 /* fabric_wire.c */
