@@ -3,7 +3,7 @@
  * manager and optimiser as a daemon beside the SM, attached like the diags.
  *
  *   pz-dftree [-C ca] [-P port] [-t ms] [--poll MS [--no-notices]] [--sample MS]
- *             [--check MS] [--issuers LID[-LID]] [-v]
+ *             [--check MS] [--recheck MS] [--issuers LID[-LID]] [-v]
  *   pz-dftree [-C ca] [-P port] [-t ms] --send repath|fast-lane --hot LID --to LID
  *
  * It subscribes at the SA (InformInfo, IsGeneric 0, VendorID 0x0002C9,
@@ -14,7 +14,9 @@
  * level, the port's figures), finds the contributors by the paper's rule
  * (dftree_rule.h) from two PortCountersExtended readings of every end port
  * --sample ms apart, and sends each a repath notice (dftree_notice.h); on
- * the clear it sends them the fast-lane notice.  With --poll MS it reads
+ * the clear it sends them the fast-lane notice.  Every --recheck ms, while
+ * a hot-spot is on, end ports not told yet are measured again and new
+ * contributors repathed.  With --poll MS it reads
  * every switch's monitor summary every MS instead (or as well): an SM that
  * forwards nothing, or the PM-sweep baseline.  Every --check ms it asks the
  * SA whether it still holds the subscription and subscribes again if not
@@ -55,10 +57,11 @@ struct dt_opts {
     const char *ca;
     int port;
     int timeout_ms;
-    unsigned poll_ms;   /* 0: notices only */
-    unsigned sample_ms; /* between the two counter readings of the contributor rule */
-    unsigned check_ms;  /* subscription check, 0: never */
-    bool no_notices;    /* --no-notices: no subscription, --poll alone */
+    unsigned poll_ms;    /* 0: notices only */
+    unsigned sample_ms;  /* between the two counter readings of the contributor rule */
+    unsigned check_ms;   /* subscription check, 0: never */
+    unsigned recheck_ms; /* contributors of hot-spots still on looked for again, 0: never */
+    bool no_notices;     /* --no-notices: no subscription, --poll alone */
     uint16_t lid_begin, lid_end;
     uint32_t vendor_id;
     uint16_t device_id;
@@ -72,6 +75,7 @@ struct dt_hot {
     uint16_t switch_lid;
     uint8_t port;
     uint16_t hot_lid;
+    struct dt_rule rule; /* the reporting switch's */
     uint16_t *contrib;
     unsigned num_contrib;
     uint64_t onset_ns;
@@ -173,29 +177,50 @@ static int dt_notify(struct dt_mgr *m, uint16_t to, uint16_t trap, uint16_t hot_
 
 /* ---- contributors ---- */
 
-/* The CA ports to measure: every end port but the hot-spot's; their count. */
-static size_t dt_candidates(const struct dt_mgr *m, uint16_t hot_lid, const struct dt_node **c)
+/* Whether lid is one of known[0..n). */
+static bool dt_known(const uint16_t *known, unsigned n, uint16_t lid)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (known[i] == lid)
+            return true;
+    return false;
+}
+
+/* The end ports to measure: all but the hot-spot's and the known ones; their count. */
+static size_t dt_candidates(const struct dt_mgr *m, uint16_t hot_lid, const uint16_t *known,
+                            unsigned num_known, const struct dt_node **c)
 {
     size_t n = 0;
 
     for (size_t i = 0; i < m->fab.count; i++)
-        if (!m->fab.nodes[i].is_switch && m->fab.nodes[i].lid != hot_lid)
+        if (!m->fab.nodes[i].is_switch && m->fab.nodes[i].lid != hot_lid &&
+            !dt_known(known, num_known, m->fab.nodes[i].lid))
             c[n++] = &m->fab.nodes[i];
     return n;
 }
 
+/* Which end ports dt_contributors() measures and what it logs. */
+struct dt_search {
+    const struct dt_rule *rule;
+    uint16_t hot_lid;
+    const uint16_t *known; /* contributors already told: not measured again */
+    unsigned num_known;
+    bool recheck; /* log only the contributors found */
+};
+
 /*
- * Find the contributors to hot_lid by the rule r: two readings of every
+ * Find the contributors to s->hot_lid by s->rule: two readings of every
  * candidate sample_ms apart.  Their LIDs go to out (at most max); returns
- * how many, every decision logged.
+ * how many, every decision logged (on a recheck only the contributors).
  */
-static unsigned dt_contributors(struct dt_mgr *m, const struct dt_rule *r, uint16_t hot_lid,
-                                uint16_t *out, unsigned max)
+static unsigned dt_contributors(struct dt_mgr *m, const struct dt_search *s, uint16_t *out,
+                                unsigned max)
 {
+    const struct dt_rule *r = s->rule;
     const struct dt_node **c = calloc(m->fab.count + 1, sizeof(*c));
     struct dt_reading *a = calloc(m->fab.count + 1, sizeof(*a));
     bool *ok = calloc(m->fab.count + 1, sizeof(*ok));
-    size_t n = c ? dt_candidates(m, hot_lid, c) : 0, quiet = 0;
+    size_t n = c ? dt_candidates(m, s->hot_lid, s->known, s->num_known, c) : 0, quiet = 0;
     unsigned found = 0;
 
     if (!c || !a || !ok) {
@@ -210,14 +235,15 @@ static unsigned dt_contributors(struct dt_mgr *m, const struct dt_rule *r, uint1
         struct dt_figures fg;
 
         if (!ok[i] || dt_pma_counters(&m->p, c[i]->lid, c[i]->port, &b)) {
-            dt_log(m, "  LID %u (%s): counters unreadable: not a contributor", c[i]->lid,
-                   c[i]->desc);
+            if (!s->recheck)
+                dt_log(m, "  LID %u (%s): counters unreadable: not a contributor", c[i]->lid,
+                       c[i]->desc);
             continue;
         }
         dt_rule_apply(r, &a[i], &b, c[i]->link_bps, &fg);
         if (fg.contributor && found < max)
             out[found++] = c[i]->lid;
-        if (!fg.contributor && fg.valid && fg.congestion == 0 && !m->o.verbose) {
+        if (!fg.contributor && ((fg.valid && fg.congestion == 0 && !m->o.verbose) || s->recheck)) {
             quiet++;
             continue;
         }
@@ -228,7 +254,7 @@ static unsigned dt_contributors(struct dt_mgr *m, const struct dt_rule *r, uint1
                fg.util_permille % 10, r->low_util_pct, c[i]->link_bps, fg.why,
                fg.contributor ? ": CONTRIBUTOR" : "");
     }
-    if (quiet)
+    if (quiet && !s->recheck)
         dt_log(m, "  %zu more end ports without congestion: not contributors", quiet);
 out:
     free(c);
@@ -326,8 +352,9 @@ static void dt_onset(struct dt_mgr *m, uint16_t switch_lid, unsigned port, const
         return;
     }
     h = &m->hot[m->num_hot++];
-    *h = (struct dt_hot){switch_lid, (uint8_t)port, lid, contrib, 0, dt_now()};
-    h->num_contrib = dt_contributors(m, &r, lid, contrib, DT_CONTRIB_MAX);
+    *h = (struct dt_hot){switch_lid, (uint8_t)port, lid, r, contrib, 0, dt_now()};
+    h->num_contrib = dt_contributors(m, &(struct dt_search){&h->rule, lid, NULL, 0, false}, contrib,
+                                     DT_CONTRIB_MAX);
     dt_log(m, "hot-spot LID %u: %u contributor(s): sending repath notices", lid, h->num_contrib);
     for (unsigned i = 0; i < h->num_contrib; i++)
         if (dt_notify(m, contrib[i], DFTREE_TRAP_REPATH, lid, switch_lid, port) >= 0)
@@ -356,6 +383,30 @@ static void dt_clear(struct dt_mgr *m, uint16_t switch_lid, unsigned port, const
             m->fast_lanes++;
     free(h->contrib);
     *h = m->hot[--m->num_hot];
+}
+
+/*
+ * While hot-spots are on: end ports that became contributors since (a
+ * host not told yet started sending to the hot-spot) get their repath
+ * notice too.  Returns nothing; new contributors are logged.
+ */
+static void dt_recheck(struct dt_mgr *m)
+{
+    for (unsigned i = 0; i < m->num_hot && !dt_stop; i++) {
+        struct dt_hot *h = &m->hot[i];
+        struct dt_search s = {&h->rule, h->hot_lid, h->contrib, h->num_contrib, true};
+        uint16_t *fresh = h->contrib + h->num_contrib;
+        unsigned n = dt_contributors(m, &s, fresh, DT_CONTRIB_MAX - h->num_contrib);
+
+        if (!n)
+            continue;
+        dt_log(m, "recheck of hot-spot LID %u (%s): %u new contributor(s): sending repath notices",
+               h->hot_lid, dt_name(m, h->hot_lid), n);
+        h->num_contrib += n;
+        for (unsigned k = 0; k < n; k++)
+            if (dt_notify(m, fresh[k], DFTREE_TRAP_REPATH, h->hot_lid, h->switch_lid, h->port) >= 0)
+                m->repaths++;
+    }
 }
 
 /* ---- notices from the switches (SA Reports) ---- */
@@ -501,7 +552,7 @@ static int dt_run(struct dt_mgr *m)
     bool notices = !m->o.no_notices;
     uint64_t next_check =
         notices && m->o.check_ms ? dt_now() + (uint64_t)m->o.check_ms * 1000000u : UINT64_MAX;
-    uint64_t next_poll = UINT64_MAX;
+    uint64_t next_poll = UINT64_MAX, next_recheck = UINT64_MAX;
     int rc = notices ? dt_subscribe(m) : 0;
 
     if (rc != 0 && !m->o.poll_ms)
@@ -516,6 +567,12 @@ static int dt_run(struct dt_mgr *m)
     fflush(stdout);
     while (!dt_stop) {
         uint64_t now = dt_now(), wake = next_check < next_poll ? next_check : next_poll;
+
+        if (m->num_hot && m->o.recheck_ms && next_recheck == UINT64_MAX)
+            next_recheck = now + (uint64_t)m->o.recheck_ms * 1000000u;
+        if (!m->num_hot)
+            next_recheck = UINT64_MAX;
+        wake = next_recheck < wake ? next_recheck : wake;
         uint64_t wait_ms = now >= wake ? 0 : (wake - now) / 1000000u + 1;
         struct dt_report r;
         /* at most a second: a signal is noticed within it */
@@ -531,6 +588,10 @@ static int dt_run(struct dt_mgr *m)
         if (now >= next_poll) {
             dt_poll_round(m, "poll");
             next_poll = dt_now() + (uint64_t)m->o.poll_ms * 1000000u;
+        }
+        if (now >= next_recheck) {
+            dt_recheck(m);
+            next_recheck = dt_now() + (uint64_t)m->o.recheck_ms * 1000000u;
         }
         if (now >= next_check) {
             dt_check(m);
@@ -567,8 +628,8 @@ static int dt_send_one(struct dt_mgr *m)
 static void dt_usage(FILE *out)
 {
     fputs("usage: pz-dftree [-C ca] [-P port] [-t ms] [--poll MS [--no-notices]] [--sample MS]\n"
-          "                 [--check MS] [--issuers LID[-LID]] [--vendor-id ID] [--device-id ID]\n"
-          "                 [-v]\n"
+          "                 [--check MS] [--recheck MS] [--issuers LID[-LID]] [--vendor-id ID]\n"
+          "                 [--device-id ID] [-v]\n"
           "       pz-dftree [-C ca] [-P port] [-t ms] --send repath|fast-lane --hot LID --to LID\n"
           "  -C, --Ca CA        the umad device (default: the first)\n"
           "  -P, --Port PORT    its port (default: the first active)\n"
@@ -577,6 +638,8 @@ static void dt_usage(FILE *out)
           "  --no-notices       no subscription: --poll alone (the PM-sweep baseline)\n"
           "  --sample MS        the contributor rule's measurement (default 50)\n"
           "  --check MS         check the subscription every MS ms (default 2000; 0: never)\n"
+          "  --recheck MS       look for new contributors of hot-spots still on every MS ms\n"
+          "                     (default 2000; 0: never)\n"
           "  --issuers LID[-LID] subscribe to notices of these LIDs only (default: all)\n"
           "  --vendor-id ID, --device-id ID  the switches' (default 0x0002C9, 0x7A70)\n"
           "  --send repath|fast-lane --hot LID --to LID  send one notice, print its answer\n"
@@ -637,6 +700,7 @@ static int dt_parse(int argc, char **argv, struct dt_opts *o)
         {"hot", required_argument, NULL, 'H'},
         {"to", required_argument, NULL, 'T'},
         {"no-notices", no_argument, NULL, 'N'},
+        {"recheck", required_argument, NULL, 'R'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -670,6 +734,10 @@ static int dt_parse(int argc, char **argv, struct dt_opts *o)
         case 'c':
             bad = dt_number(optarg, 0, 3600000, &v) || (v && v < 100);
             o->check_ms = (unsigned)v;
+            break;
+        case 'R':
+            bad = dt_number(optarg, 0, 3600000, &v) || (v && v < 100);
+            o->recheck_ms = (unsigned)v;
             break;
         case 'i':
             bad = dt_range(optarg, o);
@@ -726,6 +794,7 @@ int main(int argc, char **argv)
     m.o = (struct dt_opts){.timeout_ms = 200,
                            .sample_ms = 50,
                            .check_ms = 2000,
+                           .recheck_ms = 2000,
                            .lid_begin = 0xFFFF,
                            .lid_end = 0xFFFF,
                            .vendor_id = DFTREE_VENDOR_ID,

@@ -31,7 +31,8 @@
 #      vendor notice), it finds host-1-1 and exactly the three contributors,
 #      their flows to host-1-1 move to SL 1, the victim gets REF, the
 #      contributors lose nothing (their rates as in 2).
-#   4. A new flow to the hot-spot, still on, starts on SL 1.
+#   4. A new flow to the hot-spot, still on, starts on SL 1; a host not
+#      told yet that starts sending to it is found by pz-dftree's recheck.
 #   5. The clear: the flows to host-1-1 go back to SL 0.
 #   6. Bad input moves no flow: a repath for an unknown LID (status 0x1C),
 #      a notice from an issuer the hosts do not trust (no answer), a
@@ -290,10 +291,18 @@ check "flow-list: a contributor's flow says when it moved" \
 NEW=$(add host-3-1 "$HOT" 5)
 check_eq "a new flow from a contributor to the hot-spot starts on SL 1" 1 "$(field "$NEW" 4)"
 check "pzfabric logged it" grep -q "lane: flow $NEW .*new flow to a hot-spot" "$FLOG"
+# A host not told yet (host-3-2) starts sending to the hot-spot: the recheck finds it.
+LATE=$(add host-3-2 "$HOT" 40)
+check_eq "a flow from a host not told starts on SL 0" 0 "$(field "$LATE" 4)"
+late_slow() { [ "$(field "$LATE" 4)" = 1 ]; }
+check "pz-dftree's recheck repaths host-3-2: its flow moves to SL 1" wait_until 30 late_slow
+check "pz-dftree logged the new contributor" \
+    grep -q "recheck of hot-spot LID $HOT_LID ($HOT): 1 new contributor" "$WORK/D.err"
+check_eq "the victim at the reference share again" "$REF" "$(field "$VID" 6)"
 
 # --- 5. The clear: back to the fast lane ---------------------------------------------------
 # Only host-2-1's contributor flow stays, and host-1-1 sinks at its link rate: no wait.
-stop_flows "${CIDS[1]}" "${CIDS[2]}" "$NEW"
+stop_flows "${CIDS[1]}" "${CIDS[2]}" "$NEW" "$LATE"
 check "ca-rate $HOT 0" ctl ca-rate "$HOT" 0
 on_fast() { [ "$(field "${CIDS[0]}" 4)" = 0 ]; }
 check "after the clear host-2-1's flow to $HOT is back on SL 0" wait_until 30 on_fast
