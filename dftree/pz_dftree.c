@@ -48,6 +48,8 @@
 #define DT_EXIT_USAGE 2
 #define DT_DEFAULT_THRESHOLD 100000 /* the monitor's default, if its summary cannot be read */
 #define DT_DEFAULT_LOW_UTIL 50
+#define PZ_TRAP_ONSET 0x0001 /* the switches' hot-spot notices (pma/README.md) */
+#define PZ_TRAP_CLEAR 0x0002
 
 /* The signal that asked us to stop (0 while running). */
 static volatile sig_atomic_t dt_stop;
@@ -439,18 +441,22 @@ static void dt_take_report(struct dt_mgr *m, const struct dt_report *r)
                r->from_lid, generic, vendor, device);
         return;
     }
+    if (trap != PZ_TRAP_ONSET && trap != PZ_TRAP_CLEAR) {
+        /* portzerod's others (0x0003, reachability lost) share vendor and device */
+        dt_log(m, "notice 0x%04x from LID %u: not a hot-spot onset or clear: ignored", trap,
+               issuer);
+        return;
+    }
     dt_log(m,
            "notice 0x%04x from switch LID %u port %u: class %u -> %u, congestion %" PRIu64
            " ticks/s, utilisation %u.%u%%",
            trap, issuer, rec[PZ_CMN_PORT], rec[PZ_CMN_PREV_CLASS], rec[PZ_CMN_CLASS],
            dt_be(rec + PZ_CMN_CONGESTION, 8), (unsigned)dt_be(rec + PZ_CMN_UTIL, 2) / 10,
            (unsigned)dt_be(rec + PZ_CMN_UTIL, 2) % 10);
-    if (trap == 0x0001)
+    if (trap == PZ_TRAP_ONSET)
         dt_onset(m, issuer, rec[PZ_CMN_PORT], "notice");
-    else if (trap == 0x0002)
-        dt_clear(m, issuer, rec[PZ_CMN_PORT], "notice");
     else
-        dt_log(m, "notice with trap number 0x%04x: not an onset or clear: ignored", trap);
+        dt_clear(m, issuer, rec[PZ_CMN_PORT], "notice");
 }
 
 /* ---- polling: the switches' monitor summaries ---- */
