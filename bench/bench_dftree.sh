@@ -130,9 +130,8 @@ echo "648-port tree, monitors every $IVL ms, ${#CIDS[@]} contributors of ${#HOTS
 declare -A RECOVERY
 # run NAME ARGS...: one loop driver.
 run() {
-    local name=$1 t0 during after moved rec pid cpu t_start t_end n0 ticks secs sent recv ok=1
+    local name=$1 t0 during after moved rec pid cpu t_start t_end ticks secs sent recv ok=1
     shift
-    n0=$(notices)
     mkdir -p "$WORK/$name"
     (cd "$WORK/$name" && LD_PRELOAD=$PZT_UMAD2SIM SIM_HOST=$MGR IBSIM_SOCKNAME=$SOCK \
         exec "$BIN/pz-dftree" "$@" > "$WORK/$name.out" 2> "$WORK/$name.err" < /dev/null) &
@@ -155,8 +154,13 @@ run() {
     [ "$ok" = 1 ] || rec=nan
     RECOVERY[$name]=$rec
     del_all
-    wait_clear $((n0 + 2 * ${#HOTS[@]})) || true
-    sleep 1 # the fast-lane notices
+    # the clears: within 2 monitor intervals; on notices pz-dftree sends the fast-lane notices
+    clears() { [ "$(grep -c 'clear at switch LID .*: hot-spot LID' "$WORK/$name.err")" -ge "${#HOTS[@]}" ]; }
+    if [ "$name" = notices ]; then
+        wait_until 30 clears || true
+    else
+        sleep $((3 * IVL / 1000 + 1))
+    fi
     ticks=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
     t_end=$(mono)
     stop_pid "$pid"
