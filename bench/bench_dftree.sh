@@ -9,7 +9,8 @@
 # host-10-1 40 Gb/s each; victims host-2-1 -> host-1-2 and host-11-1 ->
 # host-10-2 (40 Gb/s each, behind a contributor's flow).  For each loop
 # driver:
-#   notices   pz-dftree on OpenSM's Reports of the switches' notices;
+#   notices   pz-dftree on OpenSM's Reports of the switches' notices ($RUNS
+#             runs, default 3: the median recovery);
 #   poll S    pz-dftree --poll S s --no-notices (PM-style sweeps alone): S = 180, OpenSM
 #             perfmgr's default sweep, and 10 (DFTREE_SWEEPS="180 10");
 # it prints the victims' throughput before (alone), during (held, right
@@ -156,7 +157,7 @@ run() {
     del_all
     # the clears: within 2 monitor intervals; on notices pz-dftree sends the fast-lane notices
     clears() { [ "$(grep -c 'clear at switch LID .*: hot-spot LID' "$WORK/$name.err")" -ge "${#HOTS[@]}" ]; }
-    if [ "$name" = notices ]; then
+    if [ "${name%-*}" = notices ]; then
         wait_until 30 clears || true
     else
         sleep $((3 * IVL / 1000 + 1))
@@ -176,7 +177,14 @@ run() {
         "(contributor search: $(grep -o 'handled in [0-9.]* ms' "$WORK/$name.err" | head -2 | tr '\n' ' '))"
 }
 
-SWEEP_S=0 run notices --check 0
+# notices: RUNS runs (default 3; the onset lands anywhere in a monitor interval), the median
+recs=()
+for ((i = 1; i <= ${RUNS:-3}; i++)); do
+    SWEEP_S=0 run "notices-$i" --check 0
+    recs+=("${RECOVERY[notices-$i]}")
+done
+RECOVERY[notices]=$(median "${recs[@]}")
+echo "notices: median recovery ${RECOVERY[notices]} s over ${#recs[@]} runs (${recs[*]})"
 for s in $SWEEPS; do
     SWEEP_S=$s run "poll-$s" --poll $((s * 1000)) --no-notices
 done
