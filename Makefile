@@ -64,7 +64,7 @@ FUZZ_LONG_SECONDS ?= 600
 SAN_ENV := ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1} \
            UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-FORMAT_DIRS := $(wildcard util mad node board sma pma ipoib net snmp traffic agent tests bench tools fabric attach ssh cli)
+FORMAT_DIRS := $(wildcard util mad node board sma pma ipoib net snmp traffic agent tests bench tools fabric attach ssh cli dftree)
 FORMAT_FILES = $(if $(FORMAT_DIRS),$(shell find $(FORMAT_DIRS) -path '*/corpus' -prune -o \
                  -type f \( -name '*.c' -o -name '*.h' \) -print | LC_ALL=C sort))
 

@@ -238,6 +238,7 @@ void fabric_destroy(struct fabric *f)
         free(n->downed_seen);
     }
     fabric_traffic_destroy(f->traffic);
+    fabric_repath_free(f);
     fabric_timers_free(f);
     fabric_dgram_destroy(f);
     fabric_clients_free(f);

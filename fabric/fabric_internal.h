@@ -114,6 +114,7 @@ struct fabric_sent_tid {
 struct fabric_client {
     bool used;
     bool issm;
+    bool sa_subscriber; /* it sent an SA Set(InformInfo): SA Reports are for it */
     uint32_t node;
     uint8_t port;
     uint64_t last_seq;            /* fabric.seq when it last sent anything */
@@ -195,7 +196,8 @@ struct fabric {
     void *port_event_arg;
     uint32_t *timer_heap; /* nodes with timed work, earliest first (fabric_timers.c) */
     size_t timer_len;
-    uint32_t *timer_due; /* fabric_timers_due()'s answer: nodes whose deadline passed */
+    uint32_t *timer_due;          /* fabric_timers_due()'s answer: nodes whose deadline passed */
+    struct fabric_repath *repath; /* the hosts' slow-lane state (fabric_repath.c), NULL: none */
 };
 
 /* fabric.c */
@@ -232,6 +234,19 @@ void fabric_sma_output(struct fabric *f, struct fabric_node *n, unsigned in_port
                        const struct mad_addr *addr, const uint8_t *mad, unsigned hops);
 void fabric_drop(struct fabric *f, const struct fabric_pkt *p, const char *why);
 uint16_t fabric_port_lid(const struct fabric_node *n, unsigned port);
+/* Whether dlid is in the LID range (LID, LMC) of the end port behind port. */
+bool fabric_lid_is_mine(const struct fabric_node *n, unsigned port, uint16_t dlid);
+
+/* fabric_repath.c: the emulated hosts' side of dFtree (fabric_repath.h) */
+/*
+ * A LID-routed MAD reached CA n: if it is a dFtree repath notice
+ * (dftree/dftree_notice.h), the host takes it (moves its flows, answers or
+ * drops it) and this returns true; otherwise false.
+ */
+bool fabric_repath_local(struct fabric *f, struct fabric_node *n, unsigned in_port,
+                         const struct fabric_pkt *p);
+/* Free the hosts' dFtree state (fabric_destroy). */
+void fabric_repath_free(struct fabric *f);
 
 /* fabric_wire.c */
 void fabric_transmit(struct fabric *f, struct fabric_node *n, unsigned port, struct fabric_pkt *p,

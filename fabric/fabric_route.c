@@ -80,8 +80,7 @@ uint16_t fabric_port_lid(const struct fabric_node *n, unsigned port)
     return board_mem_lid(n->bm, fabric_end_port(n, port));
 }
 
-/* Whether dlid is in the LID range (LID, LMC) of the end port behind port. */
-static bool fabric_lid_is_mine(const struct fabric_node *n, unsigned port, uint16_t dlid)
+bool fabric_lid_is_mine(const struct fabric_node *n, unsigned port, uint16_t dlid)
 {
     unsigned ep = fabric_end_port(n, port);
     uint32_t base = board_mem_lid(n->bm, ep);
@@ -186,7 +185,7 @@ static void fabric_lid_local(struct fabric *f, struct fabric_node *n, unsigned i
             fabric_smp_in(f, n, in_port, p);
     } else if (mgmt_class == IB_SMI_CLASS && !response && method != IB_MAD_METHOD_TRAP) {
         fabric_smp_in(f, n, in_port, p);
-    } else if (!fabric_gmp_local(f, n, in_port, p)) {
+    } else if (!fabric_gmp_local(f, n, in_port, p) && !fabric_repath_local(f, n, in_port, p)) {
         fabric_client_or_drop(f, n, in_port, p);
     }
 }

@@ -136,7 +136,8 @@ ctl flow-list > "$WORK/flows.txt"
 cat "$WORK/flows.txt"
 check_eq "flow-list: id src dst sl demand achieved state" "1 Hca3 Hca5 0 25 25 routed" \
     "$(awk '$1 == 1 { print $1, $2, $3, $4, $5, $6, $7 }' "$WORK/flows.txt")"
-hops=$(awk '$1 == 1 { for (i = 8; i <= NF; i++) print $i }' "$WORK/flows.txt")
+check_eq "flow-list: never moved between lanes" "moved=-" "$(awk '$1 == 1 { print $8 }' "$WORK/flows.txt")"
+hops=$(awk '$1 == 1 { for (i = 9; i <= NF; i++) print $i }' "$WORK/flows.txt")
 check_eq "path: 4 links, Hca3 to Leaf2, Leaf2 up, spine down to Leaf3, Leaf3 to Hca5" \
     "Hca3:1>Leaf2:3 Leaf2:X>SpineX:2 SpineX:3>Leaf3:X Leaf3:3>Hca5:1" \
     "$(echo "$hops" | paste -sd ' ' | sed -E 's/Leaf2:[12]>Spine[12]:2/Leaf2:X>SpineX:2/; s/Spine[12]:3>Leaf3:[12]/SpineX:3>Leaf3:X/')"
