@@ -14,8 +14,12 @@
 #                    + 10 min of libFuzzer per fuzz target
 #   make test-asan   the sanitizer suite only (build-asan/)
 #   make cross       aarch64 build in build-arm64/; cross-test runs its tests under qemu
-#   make image       the switch image build-arm64/portzero-image-aarch64.tar.gz (image/);
+#   make image       the switch image build-arm64/portzero-image-aarch64.tar.gz (image/),
+#                    the files of the arm64 package;
 #                    image-check inspects it
+#   make deb         build-deb/portzero_<version>_amd64.deb and _arm64.deb (debian/,
+#                    dpkg-buildpackage; the arm64 one with toolchain.cmake and the
+#                    sysroot), each checked by lintian (scripts/make-deb.sh)
 #   make fuzz        libFuzzer targets in build-fuzz/bin (clang)
 #   make bench       run build/bin/bench_* and bench/bench_*.sh (bench_image.sh: the image's footprint)
 #   make format      clang-format -i the C sources; format-check only checks
@@ -60,12 +64,12 @@ FUZZ_LONG_SECONDS ?= 600
 SAN_ENV := ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1} \
            UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-FORMAT_DIRS := $(wildcard mad node board sma pma ipoib net snmp traffic agent tests bench tools fabric attach ssh cli)
+FORMAT_DIRS := $(wildcard util mad node board sma pma ipoib net snmp traffic agent tests bench tools fabric attach ssh cli dftree)
 FORMAT_FILES = $(if $(FORMAT_DIRS),$(shell find $(FORMAT_DIRS) -path '*/corpus' -prune -o \
                  -type f \( -name '*.c' -o -name '*.h' \) -print | LC_ALL=C sort))
 
 .PHONY: all deps build test test-loaded test-asan test-tsan test-builds test-clang test-long cross cross-test fuzz fuzz-short fuzz-long \
-        bench demo format format-check clean image image-check
+        bench demo format format-check clean image image-check deb deb-amd64 deb-arm64
 
 all: build
 
@@ -77,7 +81,7 @@ build: deps
 	$(CMAKE) --build $(BUILD_DIR) -j$(JOBS)
 
 # Each stage runs only if the previous one passed; any failure fails `make test`.
-test: format-check build image
+test: format-check build image deb
 	@echo "== make test: native ctest"
 	$(CTEST) --test-dir $(BUILD_DIR) $(CTEST_FLAGS) $(CTEST_SHORT)
 	@echo "== make test: ASan+UBSan ctest"
@@ -102,7 +106,7 @@ test: format-check build image
 # for a fixed time (load only means fewer executions).  The hogs' PID is stopped on
 # exit, on a failure too (the trap).
 STRESS_NG ?= stress-ng
-test-loaded: build image
+test-loaded: build image deb
 	@$(STRESS_NG) --cpu 2 --timeout 0 --quiet & hogs=$$!; \
 	trap 'kill $$hogs 2> /dev/null || true; wait $$hogs 2> /dev/null || true' EXIT; \
 	echo "== make test-loaded: stress-ng --cpu 2 running (PID $$hogs)"; \
@@ -164,13 +168,24 @@ cross: deps
 cross-test: cross
 	$(CTEST) --test-dir $(ARM64_DIR) $(CTEST_FLAGS) $(CTEST_CROSS)
 
-# The switch image: a root-filesystem tree for a Debian arm64 base (image/README.md).
+# The switch image: a root-filesystem tree for a Debian arm64 base (image/README.md),
+# the arm64 package's files (dpkg-deb -x).
+DEB_DIR := build-deb
 IMAGE := $(ARM64_DIR)/portzero-image-aarch64.tar.gz
-image: cross
-	bash scripts/make-image.sh $(ARM64_DIR) $(IMAGE)
+image: cross deb-arm64
+	bash scripts/make-image.sh $(ARM64_DIR) $(DEB_DIR) $(IMAGE)
 
 image-check: image
 	bash scripts/image-check.sh $(IMAGE) $(ARM64_DIR)/sysroot
+
+# The Debian packages (debian/README.packaging): amd64 natively, arm64 with the
+# cross toolchain and the sysroot make cross uses.
+deb: deb-amd64 deb-arm64
+deb-amd64: deps
+	bash scripts/make-deb.sh amd64 $(DEB_DIR)
+deb-arm64: deps
+	bash scripts/make-sysroot-arm64.sh $(ARM64_DIR)/sysroot
+	bash scripts/make-deb.sh arm64 $(DEB_DIR)
 
 fuzz: deps
 	$(CMAKE) -S . -B $(FUZZ_DIR) -DCMAKE_C_COMPILER=$(FUZZ_CC) -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -55,14 +55,15 @@
 struct pz_agent {
     struct pz_config cfg;
     struct mad_io *io;
-    struct pz_switch *sw;     /* the board and the node on it */
-    struct pz_dgram *dgram;   /* port-0 datagrams and the echo service, or NULL */
-    struct pz_ip *ip;         /* the IP plane, or NULL */
-    struct pz_ip_snmp *snmp;  /* the SNMP agent on it, or NULL */
-    struct pz_ip_ssh *ssh;    /* the SSH CLI on it, or NULL */
-    struct pz_ctl *ctl;       /* the control socket, or NULL */
-    struct pz_routes *routes; /* the route check over the SA client */
-    struct pz_reach *reach;   /* switch-to-switch reachability, or NULL */
+    struct pz_switch *sw;      /* the board and the node on it */
+    struct pz_dgram *dgram;    /* port-0 datagrams and the echo service, or NULL */
+    struct pz_ip *ip;          /* the IP plane, or NULL */
+    struct pz_ip_snmp *snmp;   /* the SNMP agent on it, or NULL */
+    struct pz_ip_ssh *ssh;     /* the SSH CLI on it, or NULL */
+    struct pz_ctl *ctl;        /* the control socket, or NULL */
+    struct pz_routes *routes;  /* the route check over the SA client */
+    struct pz_reach *reach;    /* switch-to-switch reachability, or NULL */
+    struct cli_config cli_cfg; /* what the CLI shows of cfg */
     struct pz_loop *loop;
     int sigfd;
     int exit_code; /* what main returns once the loop stops */
@@ -201,8 +202,9 @@ static void pz_on_signal(void *arg, int fd)
 
 #ifdef PZ_HAVE_IP
 /* Router client: the IP plane's SA answers (joins, path queries). */
-static void pz_route_ip(void *arg, const uint8_t *mad)
+static void pz_route_ip(void *arg, const uint8_t *mad, size_t len)
 {
+    (void)len; /* the IPoIB endpoint's SA answers are single MADs */
     pz_log(PZ_LOG_DEBUG, "SA answer attr 0x%04x status 0x%04x TID 0x%016llx to the IP plane",
            (unsigned)mad_get_field((void *)mad, 0, IB_MAD_ATTRID_F),
            (unsigned)mad_get_field((void *)mad, 0, IB_MAD_STATUS_F),
@@ -242,8 +244,8 @@ static int pz_setup_routes(struct pz_agent *ag)
     struct node *node = pz_switch_node(ag->sw);
 
     ag->routes = pz_routes_create(pz_routes_send_mad, ag, node_sma(node));
-    if (!ag->routes || node_add_client_len(node, IB_SA_CLASS, PZ_ROUTES_TID_MASK, PZ_ROUTES_TID_TAG,
-                                           pz_routes_take_mad, ag->routes)) {
+    if (!ag->routes || node_add_client(node, IB_SA_CLASS, PZ_ROUTES_TID_MASK, PZ_ROUTES_TID_TAG,
+                                       pz_routes_take_mad, ag->routes)) {
         pz_log(PZ_LOG_ERROR, "route check: out of memory or the MAD router is full");
         return -1;
     }
@@ -357,6 +359,16 @@ static struct pz_snmp *pz_agent_snmp(struct pz_agent *ag)
 #endif
 }
 
+/* Reachability's log lines, at the agent's levels. */
+static void pz_reach_log_line(void *arg, enum pz_reach_log_level level, const char *msg)
+{
+    (void)arg;
+    pz_log(level == PZ_REACH_LOG_WARN   ? PZ_LOG_WARN
+           : level == PZ_REACH_LOG_INFO ? PZ_LOG_INFO
+                                        : PZ_LOG_DEBUG,
+           "%s", msg);
+}
+
 /*
  * Start switch-to-switch reachability (reach = on, with the echo service):
  * its SA requests go out like the route check's, its SA answers come back
@@ -370,7 +382,13 @@ static int pz_setup_reach(struct pz_agent *ag)
                                .sma = node_sma(node),
                                .echo_qkey = ag->cfg.dgram_qkey,
                                .send = pz_routes_send_mad,
-                               .send_ctx = ag};
+                               .send_ctx = ag,
+                               .log = pz_reach_log_line};
+    struct pz_reach_config rc = {.interval_ms = ag->cfg.reach_interval_ms,
+                                 .timeout_ms = ag->cfg.reach_timeout_ms,
+                                 .lost_after = ag->cfg.reach_lost_after,
+                                 .refresh_s = ag->cfg.reach_refresh_s,
+                                 .lease_s = ag->cfg.reach_lease_s};
     char err[160];
 
     env.echo = pz_dgram_echo(ag->dgram, &env.echo_qpn);
@@ -380,13 +398,13 @@ static int pz_setup_reach(struct pz_agent *ag)
     env.publish = ag->snmp ? pz_ip_snmp_set_reach : NULL;
     env.publish_arg = ag->snmp;
 #endif
-    ag->reach = pz_reach_create(&ag->cfg, &env, err, sizeof(err));
+    ag->reach = pz_reach_create(&rc, &env, err, sizeof(err));
     if (!ag->reach) {
         pz_log(PZ_LOG_ERROR, "reach: %s", err);
         return -1;
     }
-    if (node_add_client_len(node, IB_SA_CLASS, PZ_REACH_TID_MASK, PZ_REACH_TID_TAG,
-                            pz_reach_take_mad, ag->reach) ||
+    if (node_add_client(node, IB_SA_CLASS, PZ_REACH_TID_MASK, PZ_REACH_TID_TAG, pz_reach_take_mad,
+                        ag->reach) ||
         pz_loop_add_timer(ag->loop, pz_reach_deadline, pz_reach_on_timer, ag->reach)) {
         pz_log(PZ_LOG_ERROR, "reach: the MAD router or the event loop is full");
         return -1;
@@ -401,6 +419,33 @@ static bool pz_ssh_has_user(const struct pz_config *cfg)
            *cfg->ssh_monitor_authorized_keys || *cfg->ssh_monitor_password_hash;
 }
 
+/* What the CLI's commands read (the control socket's and the SSH sessions'), started now. */
+static struct cli_env pz_cli_env(struct pz_agent *ag)
+{
+    struct node *node = pz_switch_node(ag->sw);
+
+    ag->cli_cfg = (struct cli_config){.ip_address = ag->cfg.ip_address.addr,
+                                      .prefix_len = ag->cfg.ip_address.prefix_len,
+                                      .ip_gateway = ag->cfg.ip_gateway.addr,
+                                      .ipoib_pkey = ag->cfg.ipoib_pkey,
+                                      .ip6 = ag->cfg.ip6,
+                                      .has_ip6_gateway = ag->cfg.ip6_gateway.prefix_len != 0};
+    memcpy(ag->cli_cfg.ip6_gateway, ag->cfg.ip6_gateway.addr, sizeof(ag->cli_cfg.ip6_gateway));
+    return (struct cli_env){.board = node_board(node),
+                            .sma = node_sma(node),
+                            .pma = node_pma(node),
+                            .mon = node_cong(node),
+#ifdef PZ_HAVE_IP
+                            .plane = pz_ip_plane(ag->ip),
+#endif
+                            .snmp = pz_agent_snmp(ag),
+                            .routes = ag->routes,
+                            .reach = ag->reach,
+                            .cfg = &ag->cli_cfg,
+                            .log_recent = pz_log_recent_cli,
+                            .start_ns = pz_loop_now_ns()};
+}
+
 /*
  * Start the SSH CLI on the IP plane if a user is set up (keys or password;
  * with none, there is no login at all); returns 0, or -1 (message logged).
@@ -410,17 +455,7 @@ static int pz_setup_ssh(struct pz_agent *ag)
     if (!ag->cfg.ssh || !pz_ssh_has_user(&ag->cfg))
         return 0;
 #ifdef PZ_HAVE_SSH
-    struct node *node = pz_switch_node(ag->sw);
-    struct cli_env cli = {.board = node_board(node),
-                          .sma = node_sma(node),
-                          .pma = node_pma(node),
-                          .mon = node_cong(node),
-                          .plane = pz_ip_plane(ag->ip),
-                          .snmp = pz_agent_snmp(ag),
-                          .routes = ag->routes,
-                          .reach = ag->reach,
-                          .cfg = &ag->cfg,
-                          .start_ns = pz_loop_now_ns()};
+    struct cli_env cli = pz_cli_env(ag);
     char err[256] = "";
 
     if (pz_ip_service_ready(ag, "ssh users are set up"))
@@ -438,23 +473,13 @@ static int pz_setup_ssh(struct pz_agent *ag)
 /* Open the control socket if one is configured; returns 0, or -1 (message logged). */
 static int pz_setup_ctl(struct pz_agent *ag)
 {
-    struct node *node = pz_switch_node(ag->sw);
-    struct pz_ctl_env env = {.loop = ag->loop,
-                             .board = node_board(node),
-                             .sma = node_sma(node),
-                             .pma = node_pma(node),
-                             .mon = node_cong(node),
-#ifdef PZ_HAVE_IP
-                             .plane = pz_ip_plane(ag->ip),
-#endif
-                             .snmp = pz_agent_snmp(ag),
-                             .routes = ag->routes,
-                             .reach = ag->reach,
-                             .cfg = &ag->cfg};
+    struct cli_env cli;
     char err[256];
 
     if (!*ag->cfg.ctl_socket)
         return 0;
+    cli = pz_cli_env(ag);
+    struct pz_ctl_env env = {.loop = ag->loop, .cli = &cli};
     ag->ctl = pz_ctl_open(ag->cfg.ctl_socket, &env, err, sizeof(err));
     if (!ag->ctl)
         pz_log(PZ_LOG_ERROR, "%s", err);
@@ -520,7 +545,7 @@ static void pz_teardown(struct pz_agent *ag)
 /*
  * End the process after a clean teardown without running other libraries'
  * exit destructors: umad2sim's tears its sockets down under its own reader
- * thread, which then crashes on a MAD in flight (mad_io_umad.c).  Output is
+ * thread, which then crashes on a MAD in flight (mad/mad_io_umad.c).  Output is
  * flushed first; a sanitizer build still runs its leak check.
  */
 static _Noreturn void pz_exit(int rc)

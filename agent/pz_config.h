@@ -44,7 +44,7 @@ struct pz_config {
     /* Port-0 datagrams and the echo service (traffic/pz_echo.h). */
     int dgram;           /* dgram = on|off|auto: 1, 0, -1 (auto: on for board = sim) */
     uint32_t dgram_qkey; /* the datagram QP's Q_Key; high bit clear */
-    /* Switch-to-switch reachability (agent/pz_reach.c, traffic/reach.h). */
+    /* Switch-to-switch reachability (traffic/pz_reach.c, traffic/reach.h). */
     bool reach;                 /* reach = on|off: discover and probe the other switches */
     unsigned reach_interval_ms; /* between two probes of one switch */
     unsigned reach_timeout_ms;  /* a probe unanswered this long is a miss */

@@ -13,6 +13,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "cli_session.h"
 #include "pz_log.h"
 
 #define PZ_CTL_MAX_SESSIONS 8
@@ -28,7 +29,7 @@ struct pz_ctl_session {
     char line[PZ_CTL_MAX_LINE];
     size_t len;
     uint64_t opened_ns;
-    struct cli_job *job; /* a command still running */
+    struct cli_session cs; /* its command (a job still running in cs.job) */
 };
 
 struct pz_ctl {
@@ -61,11 +62,11 @@ static void pz_ctl_write(void *arg, const char *text, size_t len)
  */
 static void pz_ctl_log_end(const struct pz_ctl_session *s, int status)
 {
-    if (status < 0 && s->job)
+    if (status < 0 && s->cs.job)
         pz_log(PZ_LOG_WARN, "ctl: '%s' stopped: the client left", s->line);
     else if (status > 0)
         pz_log(PZ_LOG_WARN, "ctl: '%s' ended with exit status %d", s->line, status);
-    else if (status == 0 && s->job)
+    else if (status == 0 && s->cs.job)
         pz_log(PZ_LOG_INFO, "ctl: '%s' ended with exit status 0", s->line);
 }
 
@@ -80,10 +81,7 @@ static void pz_ctl_end(struct pz_ctl *ctl, struct pz_ctl_session *s, int status)
         n = snprintf(trailer, sizeof(trailer), "%c%d\n", 0, status);
         pz_ctl_write(s, trailer, (size_t)n);
     }
-    if (s->job && cli_job_fd(s->job) >= 0)
-        pz_loop_remove_fd(ctl->env.loop, cli_job_fd(s->job));
-    cli_job_free(s->job);
-    s->job = NULL;
+    cli_session_stop(&s->cs);
     pz_loop_remove_fd(ctl->env.loop, s->fd);
     close(s->fd);
     s->fd = -1;
@@ -101,8 +99,7 @@ static struct pz_ctl_session *pz_ctl_session_of(struct pz_ctl *ctl, int fd)
 /* Let the session's job progress; ends the session when it finished. */
 static void pz_ctl_poll_job(struct pz_ctl *ctl, struct pz_ctl_session *s, uint64_t now)
 {
-    struct cli_out out = {.write = pz_ctl_write, .arg = s};
-    int status = cli_job_poll(s->job, now, &out);
+    int status = cli_session_poll(&s->cs, now);
 
     if (status != CLI_RUNNING)
         pz_ctl_end(ctl, s, status);
@@ -116,7 +113,7 @@ static void pz_ctl_on_job(void *arg, int fd)
     for (int i = 0; i < PZ_CTL_MAX_SESSIONS; i++) {
         struct pz_ctl_session *s = &ctl->s[i];
 
-        if (s->fd >= 0 && s->job && cli_job_fd(s->job) == fd) {
+        if (s->fd >= 0 && s->cs.job && s->cs.job_fd == fd) {
             pz_ctl_poll_job(ctl, s, pz_loop_now_ns());
             return;
         }
@@ -126,15 +123,13 @@ static void pz_ctl_on_job(void *arg, int fd)
 /* Run the session's command line; a job's descriptor joins the loop. */
 static void pz_ctl_run(struct pz_ctl *ctl, struct pz_ctl_session *s)
 {
-    struct cli_out out = {.write = pz_ctl_write, .arg = s};
-    int status = cli_run(&ctl->cli, s->line, false, &out, &s->job);
+    int status = cli_session_run(&s->cs, s->line, false, pz_ctl_on_job, ctl);
 
     if (status != CLI_RUNNING) {
         pz_ctl_end(ctl, s, status);
         return;
     }
-    if (cli_job_fd(s->job) >= 0 &&
-        pz_loop_add_fd(ctl->env.loop, cli_job_fd(s->job), pz_ctl_on_job, ctl))
+    if (cli_session_unwatched(&s->cs))
         pz_log(PZ_LOG_WARN, "ctl: the event loop is full: the command runs on its deadlines only");
 }
 
@@ -153,7 +148,7 @@ static void pz_ctl_on_client(void *arg, int fd)
         pz_ctl_end(ctl, s, -1); /* gone: a running job stops with it */
         return;
     }
-    if (n < 0 || s->job)
+    if (n < 0 || s->cs.job)
         return; /* bytes after the line are ignored while the command runs */
     s->len += (size_t)n;
     s->line[s->len] = '\0';
@@ -164,6 +159,16 @@ static void pz_ctl_on_client(void *arg, int fd)
         pz_ctl_write(s, "% line too long\n", 16);
         pz_ctl_end(ctl, s, CLI_USAGE);
     }
+}
+
+/* The session's command host: the CLI writing to its client, jobs on the loop. */
+static void pz_ctl_start_session(struct pz_ctl *ctl, struct pz_ctl_session *s)
+{
+    struct cli_session_loop loop;
+    struct cli_out out = {.write = pz_ctl_write, .arg = s};
+
+    pz_loop_for_cli(ctl->env.loop, &loop);
+    cli_session_init(&s->cs, &ctl->cli, &loop, &out);
 }
 
 /* Loop: a client connects. */
@@ -188,6 +193,7 @@ static void pz_ctl_on_listen(void *arg, int fd)
     }
     setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
     *s = (struct pz_ctl_session){.fd = c, .opened_ns = pz_loop_now_ns()};
+    pz_ctl_start_session(ctl, s);
     if (pz_loop_add_fd(ctl->env.loop, c, pz_ctl_on_client, ctl)) {
         close(c);
         s->fd = -1;
@@ -206,7 +212,7 @@ static uint64_t pz_ctl_deadline(void *arg)
 
         if (s->fd < 0)
             continue;
-        t = s->job ? cli_job_deadline(s->job) : s->opened_ns + PZ_CTL_LINE_NS;
+        t = s->cs.job ? cli_session_deadline(&s->cs) : s->opened_ns + PZ_CTL_LINE_NS;
         if (t < next)
             next = t;
     }
@@ -223,9 +229,9 @@ static void pz_ctl_on_timer(void *arg, uint64_t now)
 
         if (s->fd < 0)
             continue;
-        if (s->job && now >= cli_job_deadline(s->job)) {
+        if (cli_session_due(&s->cs, -1, now)) {
             pz_ctl_poll_job(ctl, s, now);
-        } else if (!s->job && now >= s->opened_ns + PZ_CTL_LINE_NS) {
+        } else if (!s->cs.job && now >= s->opened_ns + PZ_CTL_LINE_NS) {
             pz_ctl_end(ctl, s, -1);
         }
     }
@@ -269,16 +275,8 @@ struct pz_ctl *pz_ctl_open(const char *path, const struct pz_ctl_env *env, char 
         return NULL;
     }
     ctl->env = *env;
-    ctl->cli = (struct cli_env){.board = env->board,
-                                .sma = env->sma,
-                                .pma = env->pma,
-                                .mon = env->mon,
-                                .plane = env->plane,
-                                .snmp = env->snmp,
-                                .routes = env->routes,
-                                .reach = env->reach,
-                                .cfg = env->cfg,
-                                .start_ns = pz_loop_now_ns()};
+    ctl->cli = *env->cli;
+    ctl->env.cli = &ctl->cli;
     for (int i = 0; i < PZ_CTL_MAX_SESSIONS; i++)
         ctl->s[i].fd = -1;
     ctl->listen_fd = pz_ctl_listen(path, err, errlen);

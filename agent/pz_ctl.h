@@ -18,18 +18,10 @@
 
 struct pz_ctl;
 
-/* What the control socket needs: the loop and what the commands read. */
+/* What the control socket needs: the loop and what the commands read (copied). */
 struct pz_ctl_env {
     struct pz_loop *loop;
-    const struct board *board;
-    struct sma *sma;
-    struct pma *pma;
-    struct cong_monitor *mon;
-    struct pz_ipplane *plane;
-    struct pz_snmp *snmp;     /* NULL: no SNMP agent */
-    struct pz_routes *routes; /* the route check (NULL: none) */
-    struct pz_reach *reach;   /* switch-to-switch reachability (NULL: off) */
-    const struct pz_config *cfg;
+    const struct cli_env *cli;
 };
 
 /* Listen on path (a stale socket there is replaced); NULL with a message in err. */

@@ -40,7 +40,7 @@ struct reach_peer;
  * verdict (reachable or unreachable; pz_snmp_set_reach: a peer whose flag
  * changed, or whose first verdict is unreachable, raises pzReachLost /
  * pzReachRegained).  arg is the struct pz_ip_snmp (NULL is fine): the
- * publish callback of agent/pz_reach.h.
+ * publish callback of traffic/pz_reach.h.
  */
 void pz_ip_snmp_set_reach(void *arg, const struct reach_peer *peers, size_t n);
 

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_session.h"
 #include "line_editor.h"
 #include "pz_log.h"
 #include "pz_tcp.h"
@@ -52,9 +53,8 @@ struct pz_ssh_session {
     bool crlf; /* "\n" leaves as "\r\n": a shell, or an exec on a pty (its terminal is raw) */
     bool read_only;
     struct line_editor le;
-    struct cli_job *job;
-    int job_fd;   /* registered with the loop, or -1 */
-    bool exiting; /* exit once the output is out */
+    struct cli_session cs; /* its command (a job still running in cs.job) */
+    bool exiting;          /* exit once the output is out */
     uint32_t status;
     uint8_t *out; /* output waiting for the channel */
     size_t out_len, out_cap;
@@ -222,11 +222,7 @@ static void pz_ssh_finish(struct pz_ssh_session *ss, uint32_t status)
 /* Drop the session's job (and its descriptor). */
 static void pz_ssh_drop_job(struct pz_ssh_session *ss)
 {
-    if (ss->job_fd >= 0)
-        pz_loop_remove_fd(ss->conn->srv->loop, ss->job_fd);
-    ss->job_fd = -1;
-    cli_job_free(ss->job);
-    ss->job = NULL;
+    cli_session_stop(&ss->cs);
 }
 
 static void pz_ssh_drain_input(struct pz_ssh_session *ss);
@@ -245,8 +241,7 @@ static void pz_ssh_command_done(struct pz_ssh_session *ss, int status)
 /* Let the session's job progress at now; on its end, what its command does next. */
 static void pz_ssh_poll_job(struct pz_ssh_session *ss, uint64_t now)
 {
-    struct cli_out out = {.write = pz_ssh_out, .arg = ss};
-    int status = cli_job_poll(ss->job, now, &out);
+    int status = cli_session_poll(&ss->cs, now);
 
     if (status == CLI_RUNNING) {
         pz_ssh_pump(ss); /* what the job printed so far */
@@ -265,17 +260,21 @@ static void pz_ssh_on_job(void *arg, int fd);
 /* Run one command line for the session; a job keeps it busy. */
 static void pz_ssh_run(struct pz_ssh_session *ss, const char *line)
 {
-    struct cli_out out = {.write = pz_ssh_out, .arg = ss};
-    struct pz_ip_ssh *srv = ss->conn->srv;
-    int status = cli_run(&srv->cli, line, ss->read_only, &out, &ss->job);
+    /* When the loop is full the job runs on its deadlines only. */
+    int status = cli_session_run(&ss->cs, line, ss->read_only, pz_ssh_on_job, ss->conn->srv);
 
-    if (status != CLI_RUNNING) {
+    if (status != CLI_RUNNING)
         pz_ssh_command_done(ss, status);
-        return;
-    }
-    ss->job_fd = cli_job_fd(ss->job);
-    if (ss->job_fd >= 0 && pz_loop_add_fd(srv->loop, ss->job_fd, pz_ssh_on_job, srv))
-        ss->job_fd = -1; /* the loop is full: the job runs on its deadlines */
+}
+
+/* The session's command host: the CLI writing to the session, jobs on the loop. */
+static void pz_ssh_start_host(struct pz_ssh_session *ss)
+{
+    struct cli_session_loop loop;
+    struct cli_out out = {.write = pz_ssh_out, .arg = ss};
+
+    pz_loop_for_cli(ss->conn->srv->loop, &loop);
+    cli_session_init(&ss->cs, &ss->conn->srv->cli, &loop, &out);
 }
 
 /* A shell or exec request. */
@@ -288,7 +287,7 @@ static int pz_ssh_session_start(void *app, struct ssh_session *s, enum ssh_sessi
         return -1;
     ss->conn = app;
     ss->s = s;
-    ss->job_fd = -1;
+    pz_ssh_start_host(ss);
     ss->read_only = ssh_session_user(s) != SSH_USER_ADMIN;
     ssh_session_set_data(s, ss);
     ss->next = ss->conn->srv->sessions;
@@ -311,7 +310,7 @@ static int pz_ssh_session_start(void *app, struct ssh_session *s, enum ssh_sessi
 /* Whether the shell takes its next line now: no command running, its output (nearly) out. */
 static bool pz_ssh_shell_ready(const struct pz_ssh_session *ss)
 {
-    return !ss->job && !ss->exiting && ss->out_len < PZ_SSH_OUT_BATCH;
+    return !ss->cs.job && !ss->exiting && ss->out_len < PZ_SSH_OUT_BATCH;
 }
 
 /* Typed bytes through the line editor while the shell is ready, one command per line;
@@ -391,20 +390,14 @@ static size_t pz_ssh_keep_input(struct pz_ssh_session *ss, const uint8_t *data, 
  */
 static void pz_ssh_interrupt(struct pz_ssh_session *ss)
 {
-    struct cli_out out = {.write = pz_ssh_out, .arg = ss};
-    struct cli_job *job = ss->job;
     int status;
 
     if (ss->in_len) {
         ssh_session_input_done(ss->s, ss->in_len);
         ss->in_len = 0;
     }
-    if (ss->job_fd >= 0)
-        pz_loop_remove_fd(ss->conn->srv->loop, ss->job_fd);
-    ss->job_fd = -1;
-    ss->job = NULL;
     pz_ssh_out(ss, "^C\n", 3);
-    status = cli_job_interrupt(job, pz_loop_now_ns(), &out);
+    status = cli_session_interrupt(&ss->cs, pz_loop_now_ns());
     pz_ssh_command_done(ss, status);
     pz_ssh_pump(ss);
 }
@@ -419,7 +412,7 @@ static size_t pz_ssh_session_input(void *app, struct ssh_session *s, const uint8
 
     (void)app;
     /* A terminal's interrupt character: a shell's, or an exec's on a pty (ssh -t). */
-    if (ss && ss->job && !ss->exiting && (ss->shell || ssh_session_pty(s, NULL, NULL)) &&
+    if (ss && ss->cs.job && !ss->exiting && (ss->shell || ssh_session_pty(s, NULL, NULL)) &&
         (intr = memchr(data, 0x03, len)) != NULL) {
         size_t skip = (size_t)(intr - data) + 1;
 
@@ -441,7 +434,7 @@ static size_t pz_ssh_session_input(void *app, struct ssh_session *s, const uint8
     if (used == len)
         return len;
     /* A line of this input started a command that the rest interrupts. */
-    if (ss->job && memchr(data + used, 0x03, len - used))
+    if (ss->cs.job && memchr(data + used, 0x03, len - used))
         return used + pz_ssh_session_input(app, s, data + used, len - used);
     /* Acknowledged now: what was taken, and what could not be kept (dropped). */
     return used + pz_ssh_keep_input(ss, data + used, len - used);
@@ -704,7 +697,7 @@ static void pz_ssh_poll_jobs(struct pz_ip_ssh *s, int fd)
 
     for (; ss; ss = next) {
         next = ss->next; /* polling may end the session's command, never free it */
-        if (ss->job && ((fd >= 0 && ss->job_fd == fd) || now >= cli_job_deadline(ss->job)))
+        if (cli_session_due(&ss->cs, fd, now))
             pz_ssh_poll_job(ss, now);
     }
 }
@@ -733,8 +726,8 @@ static uint64_t pz_ssh_deadline(void *arg)
             next = t * 1000000u;
     }
     for (struct pz_ssh_session *ss = s->sessions; ss; ss = ss->next)
-        if (ss->job && cli_job_deadline(ss->job) < next)
-            next = cli_job_deadline(ss->job);
+        if (cli_session_deadline(&ss->cs) < next)
+            next = cli_session_deadline(&ss->cs);
     return next;
 }
 

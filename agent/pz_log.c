@@ -10,8 +10,11 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "cli.h"
 
 static enum pz_log_level pz_log_level_now = PZ_LOG_INFO;
 
@@ -79,5 +82,23 @@ size_t pz_log_recent(struct pz_log_entry *out, size_t max)
     for (size_t i = 0; i < n; i++)
         out[i] = pz_log_ring.lines[(first + i) % PZ_LOG_RING_LINES];
     pthread_mutex_unlock(&pz_log_ring.lock);
+    return n;
+}
+
+size_t pz_log_recent_cli(struct cli_log_line *out, size_t max)
+{
+    struct pz_log_entry *e = malloc(sizeof(*e) * (max ? max : 1));
+    size_t n;
+
+    _Static_assert(CLI_LOG_TEXT_MAX == PZ_LOG_TEXT_MAX, "a log line fits the CLI's");
+    if (!e)
+        return 0;
+    n = pz_log_recent(e, max);
+    for (size_t i = 0; i < n; i++) {
+        out[i].time_ms = e[i].time_ms;
+        out[i].level = pz_log_level_name(e[i].level);
+        memcpy(out[i].text, e[i].text, sizeof(out[i].text));
+    }
+    free(e);
     return n;
 }

@@ -33,4 +33,12 @@ const char *pz_log_level_name(enum pz_log_level level);
 /* Copy the newest lines, at most max, oldest first, into out; returns how many. */
 size_t pz_log_recent(struct pz_log_entry *out, size_t max);
 
+struct cli_log_line;
+
+/*
+ * The CLI's view of the ring (cli_log_recent_fn, for `show log`): the newest
+ * lines, at most max, oldest first, into out; returns how many.
+ */
+size_t pz_log_recent_cli(struct cli_log_line *out, size_t max);
+
 #endif /* PZ_LOG_H */

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "cli_session.h"
+
 /* The longest single sleep, so a deadline source that changed its mind is seen. */
 #define PZ_LOOP_MAX_WAIT_MS 1000
 
@@ -271,4 +273,22 @@ int pz_loop_run(struct pz_loop *l)
         pz_loop_run_timers(l);
     }
     return 0;
+}
+
+/* cli_session_loop's add_fd on a pz_loop. */
+static int pz_loop_cli_add_fd(void *loop, int fd, cli_fd_fn fn, void *arg)
+{
+    return pz_loop_add_fd(loop, fd, fn, arg);
+}
+
+/* cli_session_loop's remove_fd on a pz_loop. */
+static void pz_loop_cli_remove_fd(void *loop, int fd)
+{
+    pz_loop_remove_fd(loop, fd);
+}
+
+void pz_loop_for_cli(struct pz_loop *l, struct cli_session_loop *out)
+{
+    *out = (struct cli_session_loop){
+        .add_fd = pz_loop_cli_add_fd, .remove_fd = pz_loop_cli_remove_fd, .loop = l};
 }

@@ -82,4 +82,9 @@ void pz_loop_stop(struct pz_loop *l);
 /* The loop's clock: CLOCK_MONOTONIC in ns. */
 uint64_t pz_loop_now_ns(void);
 
+struct cli_session_loop;
+
+/* l as the CLI's job host watches its jobs' descriptors (cli/cli_session.h). */
+void pz_loop_for_cli(struct pz_loop *l, struct cli_session_loop *out);
+
 #endif

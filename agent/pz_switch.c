@@ -229,8 +229,9 @@ static void pz_on_mads(void *arg, int fd)
 
         node_take_rx_record(sw->node, in, &from);
         /* a reassembled SA answer (route check, reachability) goes to its client whole */
-        bool send = (len ? node_process_len(sw->node, &from, whole, len, &to, out, &how)
-                         : node_process(sw->node, &from, in, &to, out, &how)) == MAD_SEND;
+        bool send =
+            (len ? node_process(sw->node, &from, whole, len, &to, out, &how)
+                 : node_process(sw->node, &from, in, IB_MAD_SIZE, &to, out, &how)) == MAD_SEND;
 
         if (how == MAD_ROUTED_ANSWER)
             continue; /* a client's: discovery's or the IP plane's */

@@ -327,7 +327,7 @@ static int bs_get16(void *ctx, enum board_sim_op op, unsigned a, unsigned b, uin
     int rc = bs_rpc(ctx, op, a, b, 0, NULL, 0, d, sizeof(d));
 
     for (unsigned i = 0; rc == 0 && i < n; i++)
-        v[i] = mad_be16(d + 2 * i);
+        v[i] = be16_get(d + 2 * i);
     return rc;
 }
 
@@ -338,7 +338,7 @@ static int bs_set16(void *ctx, enum board_sim_op op, unsigned a, unsigned b, con
     uint8_t d[BOARD_SIM_DATA];
 
     for (unsigned i = 0; i < n; i++)
-        mad_put_be16(d + 2 * i, v[i]);
+        be16_put(d + 2 * i, v[i]);
     return bs_rpc(ctx, op, a, b, 0, d, 2 * (size_t)n, NULL, 0);
 }
 

@@ -40,19 +40,19 @@ size_t board_sim_dgram_encode(uint8_t *buf, size_t cap, enum board_sim_dgram_op 
         a->src_qp > DGRAM_QP_MAX || a->dst_qp > DGRAM_QP_MAX || (len && !payload))
         return 0;
     memset(buf, 0, BOARD_SIM_DGRAM_HDR);
-    mad_put_be(buf, BOARD_SIM_DGRAM_MAGIC, 4);
+    be_put(buf, BOARD_SIM_DGRAM_MAGIC, 4);
     buf[4] = BOARD_SIM_DGRAM_VERSION;
     buf[5] = (uint8_t)op;
     buf[6] = a->has_grh ? BOARD_SIM_DGRAM_FLAG_GRH : 0;
     buf[7] = a->sl;
-    mad_put_be(buf + 8, (uint32_t)status, 4);
-    mad_put_be(buf + 12, a->dlid, 2);
-    mad_put_be(buf + 14, a->slid, 2);
-    mad_put_be(buf + 16, a->pkey, 2);
-    mad_put_be(buf + 18, (uint32_t)len, 2);
-    mad_put_be(buf + 20, a->src_qp, 4);
-    mad_put_be(buf + 24, a->dst_qp, 4);
-    mad_put_be(buf + 28, a->qkey, 4);
+    be_put(buf + 8, (uint32_t)status, 4);
+    be_put(buf + 12, a->dlid, 2);
+    be_put(buf + 14, a->slid, 2);
+    be_put(buf + 16, a->pkey, 2);
+    be_put(buf + 18, (uint32_t)len, 2);
+    be_put(buf + 20, a->src_qp, 4);
+    be_put(buf + 24, a->dst_qp, 4);
+    be_put(buf + 28, a->qkey, 4);
     if (a->has_grh)
         memcpy(buf + 32, a->grh, BOARD_DGRAM_GRH_LEN);
     if (len)
@@ -64,27 +64,27 @@ int board_sim_dgram_decode(const uint8_t *buf, size_t n, struct board_sim_dgram_
 {
     size_t len;
 
-    if (!buf || !m || n < BOARD_SIM_DGRAM_HDR || mad_get_be(buf, 4) != BOARD_SIM_DGRAM_MAGIC ||
+    if (!buf || !m || n < BOARD_SIM_DGRAM_HDR || be_get(buf, 4) != BOARD_SIM_DGRAM_MAGIC ||
         buf[4] != BOARD_SIM_DGRAM_VERSION || buf[5] < BOARD_SIM_DGRAM_ATTACH ||
         buf[5] > BOARD_SIM_DGRAM_QKEY || (buf[6] & ~BOARD_SIM_DGRAM_FLAG_GRH) || buf[7] > 15)
         return -EPROTO;
-    len = mad_get_be(buf + 18, 2);
+    len = be_get(buf + 18, 2);
     if (len > BOARD_DGRAM_MAX_PAYLOAD || n != BOARD_SIM_DGRAM_HDR + len ||
-        mad_get_be(buf + 20, 4) > DGRAM_QP_MAX || mad_get_be(buf + 24, 4) > DGRAM_QP_MAX)
+        be_get(buf + 20, 4) > DGRAM_QP_MAX || be_get(buf + 24, 4) > DGRAM_QP_MAX)
         return -EPROTO;
     if (buf[5] == BOARD_SIM_DGRAM_ATTACH && (len == 0 || len > BOARD_SIM_DGRAM_NAME_MAX))
         return -EPROTO;
     memset(m, 0, sizeof(*m));
     m->op = buf[5];
-    m->status = (int32_t)(uint32_t)mad_get_be(buf + 8, 4);
+    m->status = (int32_t)(uint32_t)be_get(buf + 8, 4);
     m->a.has_grh = buf[6] & BOARD_SIM_DGRAM_FLAG_GRH;
     m->a.sl = buf[7];
-    m->a.dlid = (uint16_t)mad_get_be(buf + 12, 2);
-    m->a.slid = (uint16_t)mad_get_be(buf + 14, 2);
-    m->a.pkey = (uint16_t)mad_get_be(buf + 16, 2);
-    m->a.src_qp = mad_get_be(buf + 20, 4);
-    m->a.dst_qp = mad_get_be(buf + 24, 4);
-    m->a.qkey = mad_get_be(buf + 28, 4);
+    m->a.dlid = (uint16_t)be_get(buf + 12, 2);
+    m->a.slid = (uint16_t)be_get(buf + 14, 2);
+    m->a.pkey = (uint16_t)be_get(buf + 16, 2);
+    m->a.src_qp = be_get(buf + 20, 4);
+    m->a.dst_qp = be_get(buf + 24, 4);
+    m->a.qkey = be_get(buf + 28, 4);
     if (m->a.has_grh)
         memcpy(m->a.grh, buf + 32, BOARD_DGRAM_GRH_LEN);
     m->payload = buf + BOARD_SIM_DGRAM_HDR;

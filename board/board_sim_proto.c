@@ -75,7 +75,7 @@ void board_sim_pack_status(uint8_t *d, const struct board_port_status *st)
     d[2] = st->width_active;
     d[3] = st->speed_active;
     d[4] = st->speed_ext_active;
-    mad_put_be(d + 5, st->link_down_events, 4);
+    be_put(d + 5, st->link_down_events, 4);
 }
 
 void board_sim_unpack_status(const uint8_t *d, struct board_port_status *st)
@@ -85,7 +85,7 @@ void board_sim_unpack_status(const uint8_t *d, struct board_port_status *st)
     st->width_active = d[2];
     st->speed_active = d[3];
     st->speed_ext_active = d[4];
-    st->link_down_events = (uint32_t)mad_get_be(d + 5, 4);
+    st->link_down_events = (uint32_t)be_get(d + 5, 4);
 }
 
 void board_sim_pack_config(uint8_t *d, const struct board_port_config *cfg)
@@ -132,7 +132,7 @@ void board_sim_pack_counters(uint8_t *d, const struct board_port_counters *c)
 
     memcpy(v, c, sizeof(v));
     for (size_t i = 0; i < BOARD_SIM_NCOUNTERS; i++)
-        mad_put_be(d + 8 * i, v[i], 8);
+        be_put(d + 8 * i, v[i], 8);
 }
 
 void board_sim_unpack_counters(const uint8_t *d, struct board_port_counters *c)
@@ -140,7 +140,7 @@ void board_sim_unpack_counters(const uint8_t *d, struct board_port_counters *c)
     uint64_t v[BOARD_SIM_NCOUNTERS];
 
     for (size_t i = 0; i < BOARD_SIM_NCOUNTERS; i++)
-        v[i] = mad_get_be(d + 8 * i, 8);
+        v[i] = be_get(d + 8 * i, 8);
     memcpy(c, v, sizeof(v));
 }
 
@@ -161,16 +161,16 @@ void board_sim_pack_identity(uint8_t *d, const struct board_identity *id)
     d[ID_SPEED_EXT] = id->speed_ext_supported;
     d[ID_GUID_CAP] = id->guid_cap;
     d[ID_COUNTER_BITS] = id->counter_bits;
-    mad_put_be(d + ID_NODE_GUID, id->node_guid, 8);
-    mad_put_be(d + ID_SYS_GUID, id->system_image_guid, 8);
-    mad_put_be(d + ID_PORT_GUID, id->port_guid[0], 8);
-    mad_put_be(d + ID_VENDOR, id->vendor_id, 4);
-    mad_put_be(d + ID_DEVICE, id->device_id, 2);
-    mad_put_be(d + ID_REVISION, id->revision, 4);
-    mad_put_be(d + ID_LFT_CAP, id->lft_cap, 2);
-    mad_put_be(d + ID_MFT_CAP, id->mft_cap, 2);
-    mad_put_be(d + ID_PART_CAP, id->partition_cap, 2);
-    mad_put_be(d + ID_PART_ENF_CAP, id->partition_enforcement_cap, 2);
+    be_put(d + ID_NODE_GUID, id->node_guid, 8);
+    be_put(d + ID_SYS_GUID, id->system_image_guid, 8);
+    be_put(d + ID_PORT_GUID, id->port_guid[0], 8);
+    be_put(d + ID_VENDOR, id->vendor_id, 4);
+    be_put(d + ID_DEVICE, id->device_id, 2);
+    be_put(d + ID_REVISION, id->revision, 4);
+    be_put(d + ID_LFT_CAP, id->lft_cap, 2);
+    be_put(d + ID_MFT_CAP, id->mft_cap, 2);
+    be_put(d + ID_PART_CAP, id->partition_cap, 2);
+    be_put(d + ID_PART_ENF_CAP, id->partition_enforcement_cap, 2);
     memcpy(d + ID_NODE_DESC, id->node_desc, sizeof(id->node_desc));
 }
 
@@ -193,16 +193,16 @@ int board_sim_unpack_identity(const uint8_t *d, struct board_identity *id)
     id->speed_ext_supported = d[ID_SPEED_EXT];
     id->guid_cap = d[ID_GUID_CAP];
     id->counter_bits = d[ID_COUNTER_BITS];
-    id->node_guid = mad_get_be(d + ID_NODE_GUID, 8);
-    id->system_image_guid = mad_get_be(d + ID_SYS_GUID, 8);
-    id->port_guid[0] = mad_get_be(d + ID_PORT_GUID, 8);
-    id->vendor_id = (uint32_t)mad_get_be(d + ID_VENDOR, 4);
-    id->device_id = (uint16_t)mad_get_be(d + ID_DEVICE, 2);
-    id->revision = (uint32_t)mad_get_be(d + ID_REVISION, 4);
-    id->lft_cap = (uint16_t)mad_get_be(d + ID_LFT_CAP, 2);
-    id->mft_cap = (uint16_t)mad_get_be(d + ID_MFT_CAP, 2);
-    id->partition_cap = (uint16_t)mad_get_be(d + ID_PART_CAP, 2);
-    id->partition_enforcement_cap = (uint16_t)mad_get_be(d + ID_PART_ENF_CAP, 2);
+    id->node_guid = be_get(d + ID_NODE_GUID, 8);
+    id->system_image_guid = be_get(d + ID_SYS_GUID, 8);
+    id->port_guid[0] = be_get(d + ID_PORT_GUID, 8);
+    id->vendor_id = (uint32_t)be_get(d + ID_VENDOR, 4);
+    id->device_id = (uint16_t)be_get(d + ID_DEVICE, 2);
+    id->revision = (uint32_t)be_get(d + ID_REVISION, 4);
+    id->lft_cap = (uint16_t)be_get(d + ID_LFT_CAP, 2);
+    id->mft_cap = (uint16_t)be_get(d + ID_MFT_CAP, 2);
+    id->partition_cap = (uint16_t)be_get(d + ID_PART_CAP, 2);
+    id->partition_enforcement_cap = (uint16_t)be_get(d + ID_PART_ENF_CAP, 2);
     memcpy(id->node_desc, d + ID_NODE_DESC, sizeof(id->node_desc));
     return 0;
 }
@@ -211,14 +211,14 @@ int board_sim_unpack_identity(const uint8_t *d, struct board_identity *id)
 static void pack16(uint8_t *d, const uint16_t *v, unsigned n)
 {
     for (unsigned i = 0; i < n; i++)
-        mad_put_be(d + 2 * i, v[i], 2);
+        be_put(d + 2 * i, v[i], 2);
 }
 
 /* Unpack n big-endian 16-bit values. */
 static void unpack16(const uint8_t *d, uint16_t *v, unsigned n)
 {
     for (unsigned i = 0; i < n; i++)
-        v[i] = (uint16_t)mad_get_be(d + 2 * i, 2);
+        v[i] = (uint16_t)be_get(d + 2 * i, 2);
 }
 
 /* Execute a decoded table request on b; returns the board operation's result. */
@@ -308,14 +308,14 @@ void board_sim_pack_mad(struct board_sim_msg *m, uint32_t seq, const struct boar
     board_sim_msg_request(m, seq, BOARD_SIM_MAD, (uint32_t)mad->slid << 16 | mad->dlid, mad->sqp,
                           mad->dqp);
     m->status = (int32_t)htonl(mad->status);
-    mad_put_be(m->data, len, 2);
+    be_put(m->data, len, 2);
     m->data[2] = mad->port;
     memcpy(m->data + BOARD_SIM_MAD_HDR, mad->mad, len);
 }
 
 int board_sim_unpack_mad(const struct board_sim_msg *m, struct board_sim_mad *mad)
 {
-    uint16_t len = (uint16_t)mad_get_be(m->data, 2);
+    uint16_t len = (uint16_t)be_get(m->data, 2);
 
     if (m->op != BOARD_SIM_MAD || len < BOARD_SIM_MAD_MIN || len > BOARD_SIM_MAD_BYTES)
         return -1;

@@ -23,8 +23,33 @@ struct cong_monitor;
 struct pz_ipplane;
 struct pz_routes;
 struct pz_reach;
-struct pz_config;
 struct pz_snmp;
+
+/* What the commands show of the agent's configuration (the agent fills it). */
+struct cli_config {
+    uint32_t ip_address; /* the IP plane's address, host order (0: none) */
+    unsigned prefix_len;
+    uint32_t ip_gateway; /* host order (0: none) */
+    unsigned ipoib_pkey; /* the IPoIB partition (membership bit ignored) */
+    bool ip6;            /* IPv6 on the plane too (ip6 = on) */
+    bool has_ip6_gateway;
+    uint8_t ip6_gateway[16]; /* the configured IPv6 default router, if has_ip6_gateway */
+};
+
+/* Lines `show log` takes at most, and the longest text of one. */
+#define CLI_LOG_LINES 256
+#define CLI_LOG_TEXT_MAX 200
+
+/* One line of the agent's log. */
+struct cli_log_line {
+    int64_t time_ms;   /* CLOCK_REALTIME */
+    const char *level; /* its level's name ("error", "warn", "info", "debug") */
+    char text[CLI_LOG_TEXT_MAX + 1];
+};
+
+/* The agent's log: copies its newest lines, at most max, oldest first, into out; returns how
+ * many. */
+typedef size_t (*cli_log_recent_fn)(struct cli_log_line *out, size_t max);
 
 /* What the commands read. */
 struct cli_env {
@@ -33,11 +58,12 @@ struct cli_env {
     struct pma *pma;
     struct cong_monitor *mon; /* the congestion monitor (node_cong()), NULL: off */
     struct pz_ipplane *plane; /* NULL: no IP plane */
-    struct pz_routes *routes; /* the route check (agent/pz_routes.h); NULL: none */
-    struct pz_reach *reach;   /* reachability (agent/pz_reach.h); NULL: off */
-    const struct pz_config *cfg;
-    struct pz_snmp *snmp; /* NULL: no SNMP agent */
-    uint64_t start_ns;    /* when the agent started (CLOCK_MONOTONIC) */
+    struct pz_routes *routes; /* the route check (traffic/pz_routes.h); NULL: none */
+    struct pz_reach *reach;   /* reachability (traffic/pz_reach.h); NULL: off */
+    const struct cli_config *cfg;
+    cli_log_recent_fn log_recent; /* NULL: no log */
+    struct pz_snmp *snmp;         /* NULL: no SNMP agent */
+    uint64_t start_ns;            /* when the agent started (CLOCK_MONOTONIC) */
 };
 
 /* Where output goes. */

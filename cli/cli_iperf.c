@@ -8,6 +8,7 @@
  * `traffic matrix tcp SECONDS ADDRESS...` (one TCP stream to every peer,
  * the bytes each acknowledged and the rate).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +18,6 @@
 #include "iperf_client.h"
 #include "iperf_format.h"
 #include "iperf_server.h"
-#include "pz_config.h"
 #include "pz_ipplane.h"
 #endif
 
@@ -320,7 +320,7 @@ static int cli_iperf_launch(const struct cli_env *env, struct cli_iperf_job *j,
 {
     j->cfg.dst = j->dst;
     j->cfg.dst6 = j->v6 ? (const uint8_t(*)[16])j->dst6 : NULL;
-    j->local = env->cfg ? env->cfg->ip_address.addr : 0;
+    j->local = env->cfg ? env->cfg->ip_address : 0;
     j->run = iperf_client_start(&j->cfg);
     if (!j->run) {
         free(j);

@@ -1,6 +1,6 @@
 /*
  * cli_log.c - `show log [LINES] [json]`: the agent's most recent log lines
- * (agent/pz_log's in-memory ring), oldest first.
+ * (the agent's in-memory ring, read through cli_env's log_recent), oldest first.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +9,6 @@
 
 #include "cli_internal.h"
 #include "cli_json.h"
-#include "pz_log.h"
 
 /* A log time (ms, CLOCK_REALTIME) as "YYYY-MM-DD HH:MM:SS.mmm" UTC into buf[32]; returns buf. */
 static const char *cli_log_time(int64_t ms, char buf[32])
@@ -27,18 +26,17 @@ static const char *cli_log_time(int64_t ms, char buf[32])
 int cli_cmd_show_log(const struct cli_env *env, const struct cli_args *a, const struct cli_out *out,
                      struct cli_job **job)
 {
-    struct pz_log_entry *lines;
-    unsigned want = PZ_LOG_RING_LINES;
+    struct cli_log_line *lines;
+    unsigned want = CLI_LOG_LINES;
     bool json;
     struct cli_args r = cli_strip_json(a, &json);
     struct cli_json j;
     char when[32];
     size_t n;
 
-    (void)env;
     (void)job;
-    if (r.argc > 1 || (r.argc == 1 && cli_parse_uint(r.argv[0], 1, PZ_LOG_RING_LINES, &want))) {
-        cli_printf(out, "%% usage: show log [LINES (1..%u)] [json]\n", PZ_LOG_RING_LINES);
+    if (r.argc > 1 || (r.argc == 1 && cli_parse_uint(r.argv[0], 1, CLI_LOG_LINES, &want))) {
+        cli_printf(out, "%% usage: show log [LINES (1..%u)] [json]\n", CLI_LOG_LINES);
         return CLI_USAGE;
     }
     lines = malloc(sizeof(*lines) * want);
@@ -46,7 +44,7 @@ int cli_cmd_show_log(const struct cli_env *env, const struct cli_args *a, const 
         cli_printf(out, "%% out of memory\n");
         return CLI_FAILED;
     }
-    n = pz_log_recent(lines, want);
+    n = env->log_recent ? env->log_recent(lines, want) : 0;
     if (json) {
         cli_json_begin(&j, out);
         cli_json_array(&j, "log");
@@ -54,12 +52,12 @@ int cli_cmd_show_log(const struct cli_env *env, const struct cli_args *a, const 
     for (size_t i = 0; i < n; i++) {
         cli_log_time(lines[i].time_ms, when);
         if (!json) {
-            cli_printf(out, "%s %-5s %s\n", when, pz_log_level_name(lines[i].level), lines[i].text);
+            cli_printf(out, "%s %-5s %s\n", when, lines[i].level, lines[i].text);
             continue;
         }
         cli_json_object(&j, NULL);
         cli_json_str(&j, "time", when);
-        cli_json_str(&j, "level", pz_log_level_name(lines[i].level));
+        cli_json_str(&j, "level", lines[i].level);
         cli_json_str(&j, "text", lines[i].text);
         cli_json_close_object(&j);
     }

@@ -1,6 +1,6 @@
 /*
  * cli_reach.c - `show reachability [json]`: the agent's view of every
- * other switch of the subnet (agent/pz_reach.h): name, LID, GUID, status,
+ * other switch of the subnet (traffic/pz_reach.h): name, LID, GUID, status,
  * last round trip, hops, since when; `reachability check [json]`: probe
  * every switch now, wait for the answers (a job, like ping) and print the
  * same table with this check's verdicts.  The check exits 1 when a switch

@@ -1,6 +1,6 @@
 /*
  * cli_routes.c - `route check [all] [json]`: the route check of the live
- * LFTs run by the agent (agent/pz_routes.h: the SA's tables through the
+ * LFTs run by the agent (traffic/pz_routes.h: the SA's tables through the
  * agent's own SA client), printed as pz-routecheck prints it; `show route
  * check [json]`: the last result again.  Exit status 0 clean, 1 findings
  * (unrouted pairs, loops, a cycle) or a failed check.

@@ -8,7 +8,6 @@
 #include "board.h"
 #include "cli_internal.h"
 #include "cli_json.h"
-#include "pz_config.h"
 #include "sma.h"
 #ifdef PZ_HAVE_IP
 #include "ipoib.h"
@@ -128,7 +127,7 @@ static void cli_show_neighbours(const struct ipoib *ep, const struct cli_out *ou
 /* `show ip json`: what `show ip` prints, as one JSON object. */
 static void cli_show_ip_json(const struct cli_env *env, const struct cli_out *out)
 {
-    const struct pz_config *cfg = env->cfg;
+    const struct cli_config *cfg = env->cfg;
     const struct ipoib *ep = pz_ipplane_endpoint(env->plane);
     const struct ipoib_stats *st = ipoib_stats(ep);
     struct ipoib_neigh_info nb[64];
@@ -137,10 +136,10 @@ static void cli_show_ip_json(const struct cli_env *env, const struct cli_out *ou
     char ip[16];
 
     cli_json_begin(&j, out);
-    cli_json_str(&j, "address", cli_ipv4_str(cfg->ip_address.addr, ip));
-    cli_json_uint(&j, "prefix_len", cfg->ip_address.prefix_len);
-    if (cfg->ip_gateway.addr)
-        cli_json_str(&j, "gateway", cli_ipv4_str(cfg->ip_gateway.addr, ip));
+    cli_json_str(&j, "address", cli_ipv4_str(cfg->ip_address, ip));
+    cli_json_uint(&j, "prefix_len", cfg->prefix_len);
+    if (cfg->ip_gateway)
+        cli_json_str(&j, "gateway", cli_ipv4_str(cfg->ip_gateway, ip));
     else
         cli_json_null(&j, "gateway");
     cli_json_str(&j, "ipoib_state", cli_ipoib_state(ipoib_state(ep)));
@@ -180,7 +179,7 @@ static void cli_show_ip_json(const struct cli_env *env, const struct cli_out *ou
 int cli_cmd_show_ip(const struct cli_env *env, const struct cli_args *a, const struct cli_out *out,
                     struct cli_job **job)
 {
-    const struct pz_config *cfg = env->cfg;
+    const struct cli_config *cfg = env->cfg;
     const struct ipoib *ep;
     const struct ipoib_stats *st;
     struct pz_netif_stats ns;
@@ -208,10 +207,9 @@ int cli_cmd_show_ip(const struct cli_env *env, const struct cli_args *a, const s
     ep = pz_ipplane_endpoint(env->plane);
     st = ipoib_stats(ep);
     ns = pz_ipplane_netif_stats(env->plane);
-    cli_printf(out, "%-20s %s/%u\n", "Address", cli_ipv4_str(cfg->ip_address.addr, ip),
-               cfg->ip_address.prefix_len);
+    cli_printf(out, "%-20s %s/%u\n", "Address", cli_ipv4_str(cfg->ip_address, ip), cfg->prefix_len);
     cli_printf(out, "%-20s %s\n", "Gateway",
-               cfg->ip_gateway.addr ? cli_ipv4_str(cfg->ip_gateway.addr, gw) : "none");
+               cfg->ip_gateway ? cli_ipv4_str(cfg->ip_gateway, gw) : "none");
     cli_printf(out, "%-20s %s\n", "IPoIB state", cli_ipoib_state(ipoib_state(ep)));
     cli_printf(out, "%-20s 0x%04x\n", "P_Key", cfg->ipoib_pkey | 0x8000);
     if (ipoib_state(ep) == IPOIB_UP) {

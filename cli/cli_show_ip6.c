@@ -8,7 +8,6 @@
 
 #include "cli_internal.h"
 #include "cli_json.h"
-#include "pz_config.h"
 
 #ifdef PZ_HAVE_IP
 #include "ipoib6.h"
@@ -44,8 +43,7 @@ static void show_addrs(const struct cli_env *env, const struct cli_out *out, uin
     if (!n)
         cli_printf(out, "%-20s none\n", "IPv6 address");
     cli_printf(out, "%-20s %s\n", "IPv6 gateway",
-               env->cfg->ip6_gateway.prefix_len ? ipoib_ip6_str(env->cfg->ip6_gateway.addr, t)
-                                                : "none");
+               env->cfg->has_ip6_gateway ? ipoib_ip6_str(env->cfg->ip6_gateway, t) : "none");
     for (unsigned i = 0; i < nr && i < IPOIB6_ROUTERS_MAX; i++)
         cli_printf(out, "%-20s %s\n", i ? "" : "IPv6 routers (RA)", ipoib_ip6_str(routers[i], t));
 }

@@ -91,7 +91,7 @@ static void fabric_port_untrained(struct fabric_node *n, unsigned port)
     board_mem_set_untrained_modes(n->bm, port, (widths & 0x02) ? 0x02 : width, 0x01);
 }
 
-/* Create the board of node i; returns 0 or -1. */
+/* Create the board of node i; returns 0 or -ENOMEM. */
 static int fabric_node_init(struct fabric *f, const struct topo *t, size_t i)
 {
     const struct topo_node *tn = &t->nodes[i];
@@ -99,7 +99,7 @@ static int fabric_node_init(struct fabric *f, const struct topo *t, size_t i)
     struct board_identity *id = calloc(1, sizeof(*id));
 
     if (!id)
-        return -1;
+        return -ENOMEM;
     fabric_identity(tn, id);
     n->f = f;
     n->index = (uint32_t)i;
@@ -114,7 +114,7 @@ static int fabric_node_init(struct fabric *f, const struct topo *t, size_t i)
     n->downed_seen = calloc(n->num_ports + 1, sizeof(*n->downed_seen));
     if (!n->bm || !n->peers || !n->downed_seen) {
         pzf_log(f->verbose, PZF_LOG_ERROR, "node \"%s\": cannot create its board", tn->name);
-        return -1;
+        return -ENOMEM;
     }
     n->board = board_mem_board(n->bm);
     for (unsigned p = 1; p <= n->num_ports; p++) {
@@ -146,7 +146,7 @@ void fabric_tell_peers(struct fabric *f, struct fabric_node *n, unsigned port)
     board_mem_set_peer_enables(r->bm, peer->port, &near);
 }
 
-/* Create the node/ object of n (SMA, PMA, CC agent; no monitor yet); returns 0 or -1. */
+/* Create the node/ object of n (SMA, PMA, CC agent; no monitor yet); returns 0 or -ENOMEM. */
 static int fabric_node_agents(struct fabric *f, struct fabric_node *n)
 {
     struct node_hooks hooks = fabric_node_hooks(n);
@@ -157,12 +157,15 @@ static int fabric_node_agents(struct fabric *f, struct fabric_node *n)
     n->node = node_create(n->board, &cfg, &hooks, err, sizeof(err));
     if (!n->node)
         pzf_log(f->verbose, PZF_LOG_ERROR, "node \"%s\": %s", n->name, err);
-    return n->node ? 0 : -1;
+    return n->node ? 0 : -ENOMEM;
 }
 
-/* Plug in every cable, then create the SMAs and install the hooks; returns 0 or -1. */
+/* Plug in every cable, then create the SMAs and install the hooks; returns 0 or a negative
+ * errno. */
 static int fabric_power_on(struct fabric *f)
 {
+    int rc;
+
     for (size_t i = 0; i < f->num_nodes; i++)
         for (unsigned p = 1; p <= f->nodes[i].num_ports; p++)
             if (f->nodes[i].peers[p].cabled)
@@ -174,14 +177,14 @@ static int fabric_power_on(struct fabric *f)
     for (size_t i = 0; i < f->num_nodes; i++) {
         struct fabric_node *n = &f->nodes[i];
 
-        if (fabric_node_agents(f, n))
-            return -1;
+        if ((rc = fabric_node_agents(f, n)))
+            return rc;
         for (unsigned p = 1; p <= n->num_ports; p++)
             n->downed_seen[p] = board_mem_link_downed(n->bm, p);
         board_mem_set_port_hook(n->bm, fabric_port_hook, n);
     }
-    if (fabric_set_monitor(f, CONG_INTERVAL_DEFAULT_MS))
-        return -1;
+    if ((rc = fabric_set_monitor(f, CONG_INTERVAL_DEFAULT_MS)))
+        return rc;
     return fabric_timers_init(f);
 }
 
@@ -235,6 +238,7 @@ void fabric_destroy(struct fabric *f)
         free(n->downed_seen);
     }
     fabric_traffic_destroy(f->traffic);
+    fabric_repath_free(f);
     fabric_timers_free(f);
     fabric_dgram_destroy(f);
     fabric_clients_free(f);

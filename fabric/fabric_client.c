@@ -336,11 +336,31 @@ static bool fabric_sm_class(unsigned mgmt_class)
            mgmt_class == IB_SA_CLASS;
 }
 
+/* Whether p is an SA Report (a Notice the SA forwards to an InformInfo subscriber). */
+static bool fabric_sa_report(const struct fabric_pkt *p)
+{
+    return mad_get_field((void *)p->mad, 0, IB_MAD_MGMTCLASS_F) == IB_SA_CLASS &&
+           mad_get_field((void *)p->mad, 0, IB_MAD_METHOD_F) == IB_MAD_METHOD_REPORT &&
+           !mad_get_field((void *)p->mad, 0, IB_MAD_RESPONSE_F);
+}
+
+/* Whether m is an SA Set(InformInfo): its sender subscribes to Reports. */
+static bool fabric_sa_subscribe(const struct fabric_mad *m)
+{
+    return mad_get_field((void *)m->mad, 0, IB_MAD_MGMTCLASS_F) == IB_SA_CLASS &&
+           mad_get_field((void *)m->mad, 0, IB_MAD_METHOD_F) == IB_MAD_METHOD_SET &&
+           !mad_get_field((void *)m->mad, 0, IB_MAD_RESPONSE_F) &&
+           mad_get_field((void *)m->mad, 0, IB_MAD_ATTRID_F) == IB_SA_ATTR_INFORMINFO;
+}
+
 /*
  * The client at (n, port) that packet p is for, or -1: for a response the
- * client that sent its TID last, for a request the subnet manager client
- * that was heard from last (a killed SM that never detached stays in the
- * table until a send to it fails, and a restarted one reuses its TIDs).
+ * client that sent its TID last; for an SA Report the client that
+ * subscribed (sent an SA Set(InformInfo)) and was heard from last, as the
+ * kernel hands a Report to the agent registered for it; for another
+ * request the subnet manager client that was heard from last (a killed SM
+ * that never detached stays in the table until a send to it fails, and a
+ * restarted one reuses its TIDs).
  */
 static long fabric_pick_client(const struct fabric *f, const struct fabric_node *n, unsigned port,
                                const struct fabric_pkt *p)
@@ -348,6 +368,7 @@ static long fabric_pick_client(const struct fabric *f, const struct fabric_node 
     bool response = mad_get_field((void *)p->mad, 0, IB_MAD_RESPONSE_F);
     unsigned mgmt_class = mad_get_field((void *)p->mad, 0, IB_MAD_MGMTCLASS_F);
     uint64_t tid = mad_get_field64((void *)p->mad, 0, IB_MAD_TRID_F);
+    bool report = !response && fabric_sa_report(p);
     uint64_t best_seq = 0;
     long best = -1;
 
@@ -361,6 +382,8 @@ static long fabric_pick_client(const struct fabric *f, const struct fabric_node 
             continue;
         if (response)
             seq = fabric_client_sent_tid(c, tid);
+        else if (report)
+            seq = c->sa_subscriber ? c->last_seq + 1 : 0;
         else
             seq = c->issm ? c->last_seq + 1 : 0;
         if (seq > best_seq) {
@@ -454,6 +477,8 @@ int fabric_client_send(struct fabric *f, unsigned client, const struct fabric_ma
     }
     f->run.active = false;
     c->last_seq = ++f->seq;
+    if (fabric_sa_subscribe(m))
+        c->sa_subscriber = true;
     if (!mad_get_field((void *)m->mad, 0, IB_MAD_RESPONSE_F))
         fabric_client_note_tid(c, mad_get_field64((void *)m->mad, 0, IB_MAD_TRID_F), f->seq);
     f->run.active = true;

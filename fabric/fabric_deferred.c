@@ -3,6 +3,7 @@
  * an answer: a binary min-heap on their deadlines, so each may carry its
  * own client's timeout and the earliest is always the one to time out next.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,19 +51,19 @@ static void fabric_deferred_down(struct fabric_deferred_heap *h, size_t i)
     }
 }
 
-/* Double the heap's room (up to FABRIC_DEFERRED_MAX); returns 0 or -1. */
+/* Double the heap's room (up to FABRIC_DEFERRED_MAX); returns 0, -ENOSPC or -ENOMEM. */
 static int fabric_deferred_grow(struct fabric_deferred_heap *h)
 {
     size_t cap = h->cap ? 2 * h->cap : 64;
     struct fabric_deferred *items;
 
     if (h->cap >= FABRIC_DEFERRED_MAX)
-        return -1;
+        return -ENOSPC;
     if (cap > FABRIC_DEFERRED_MAX)
         cap = FABRIC_DEFERRED_MAX;
     items = realloc(h->items, cap * sizeof(*items));
     if (!items)
-        return -1;
+        return -ENOMEM;
     h->items = items;
     h->cap = cap;
     return 0;
@@ -70,8 +71,10 @@ static int fabric_deferred_grow(struct fabric_deferred_heap *h)
 
 int fabric_deferred_add(struct fabric_deferred_heap *h, const struct fabric_deferred *d)
 {
-    if (h->len == h->cap && fabric_deferred_grow(h))
-        return -1;
+    int rc;
+
+    if (h->len == h->cap && (rc = fabric_deferred_grow(h)))
+        return rc;
     h->items[h->len] = *d;
     h->items[h->len].seq = h->next_seq++;
     fabric_deferred_up(h, h->len++);

@@ -548,11 +548,11 @@ int fabric_dgram_init(struct fabric *f)
 {
     f->dgram = calloc(1, sizeof(*f->dgram));
     if (!f->dgram)
-        return -1;
+        return -ENOMEM;
     f->dgram->stacks =
         calloc((f->num_nodes ? f->num_nodes : 1) * DG_QPS, sizeof(*f->dgram->stacks));
     if (!f->dgram->stacks)
-        return -1;
+        return -ENOMEM;
     f->dgram->next_qpn = FABRIC_DGRAM_QPN_FIRST;
     for (size_t i = 0; i < f->num_nodes; i++)
         board_mem_set_dgram_hook(f->nodes[i].bm, dg_board_mem_send, &f->nodes[i]);

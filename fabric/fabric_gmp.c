@@ -49,7 +49,7 @@ enum mad_verdict fabric_node_process(struct fabric *f, struct fabric_node *n, un
         .src_qp = p->sqp,
         .dst_qp = p->dqp,
     };
-    enum mad_verdict v = node_process(n->node, &in, p->mad, to, out, NULL);
+    enum mad_verdict v = node_process(n->node, &in, p->mad, IB_MAD_SIZE, to, out, NULL);
 
     fabric_timer_update(f, n); /* a sampling session or monitor setting may have moved it */
     return v;

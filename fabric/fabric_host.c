@@ -12,6 +12,7 @@
  *   - everything else, including DR SMPs with a LID-routed first leg, is
  *     LID-routed from the client's port with the port's LID as source.
  */
+#include <errno.h>
 #include <string.h>
 
 #include <infiniband/mad.h>
@@ -164,7 +165,7 @@ int fabric_host_get_attr(struct fabric *f, struct fabric_node *n, unsigned port,
         pzf_log(f->verbose, PZF_LOG_INFO,
                 "%s: local Get of attribute 0x%04x failed (status 0x%04x)", n->name, attr_id,
                 status);
-        return -1;
+        return -EIO;
     }
     return 0;
 }

@@ -114,6 +114,7 @@ struct fabric_sent_tid {
 struct fabric_client {
     bool used;
     bool issm;
+    bool sa_subscriber; /* it sent an SA Set(InformInfo): SA Reports are for it */
     uint32_t node;
     uint8_t port;
     uint64_t last_seq;            /* fabric.seq when it last sent anything */
@@ -195,7 +196,8 @@ struct fabric {
     void *port_event_arg;
     uint32_t *timer_heap; /* nodes with timed work, earliest first (fabric_timers.c) */
     size_t timer_len;
-    uint32_t *timer_due; /* fabric_timers_due()'s answer: nodes whose deadline passed */
+    uint32_t *timer_due;          /* fabric_timers_due()'s answer: nodes whose deadline passed */
+    struct fabric_repath *repath; /* the hosts' slow-lane state (fabric_repath.c), NULL: none */
 };
 
 /* fabric.c */
@@ -211,7 +213,7 @@ bool fabric_port_enabled(const struct fabric_node *n, unsigned port);
 void fabric_tell_peers(struct fabric *f, struct fabric_node *n, unsigned port);
 
 /* fabric_timers.c: the deadline heap of every in-process node's SMA, PMA and monitor. */
-/* Build the heap from every node's deadlines; returns 0 or -1 (no memory). */
+/* Build the heap from every node's deadlines; returns 0 or -ENOMEM. */
 int fabric_timers_init(struct fabric *f);
 void fabric_timers_free(struct fabric *f);
 /* Re-key node n after anything that may have moved its deadlines. */
@@ -232,6 +234,19 @@ void fabric_sma_output(struct fabric *f, struct fabric_node *n, unsigned in_port
                        const struct mad_addr *addr, const uint8_t *mad, unsigned hops);
 void fabric_drop(struct fabric *f, const struct fabric_pkt *p, const char *why);
 uint16_t fabric_port_lid(const struct fabric_node *n, unsigned port);
+/* Whether dlid is in the LID range (LID, LMC) of the end port behind port. */
+bool fabric_lid_is_mine(const struct fabric_node *n, unsigned port, uint16_t dlid);
+
+/* fabric_repath.c: the emulated hosts' side of dFtree (fabric_repath.h) */
+/*
+ * A LID-routed MAD reached CA n: if it is a dFtree repath notice
+ * (dftree/dftree_notice.h), the host takes it (moves its flows, answers or
+ * drops it) and this returns true; otherwise false.
+ */
+bool fabric_repath_local(struct fabric *f, struct fabric_node *n, unsigned in_port,
+                         const struct fabric_pkt *p);
+/* Free the hosts' dFtree state (fabric_destroy). */
+void fabric_repath_free(struct fabric *f);
 
 /* fabric_wire.c */
 void fabric_transmit(struct fabric *f, struct fabric_node *n, unsigned port, struct fabric_pkt *p,
@@ -259,7 +274,7 @@ unsigned fabric_wire_vl(const struct fabric_node *n, unsigned in_port, unsigned 
 /* Append a packet to the capture file, if any; a failing file stops the capture. */
 void fabric_wire_capture(struct fabric *f, const struct pz_pcap_ud *ud);
 
-/* fabric_dgram.c: set up (0 or -1) and free the port-0 datagram state. */
+/* fabric_dgram.c: set up (0 or -ENOMEM) and free the port-0 datagram state. */
 int fabric_dgram_init(struct fabric *f);
 void fabric_dgram_destroy(struct fabric *f);
 
@@ -311,7 +326,7 @@ bool fabric_gmp_local(struct fabric *f, struct fabric_node *n, unsigned in_port,
 struct node_hooks fabric_node_hooks(struct fabric_node *n);
 
 /* fabric_deferred.c */
-/* Add a copy of d (its seq is set here); returns 0, or -1 when full or out of memory. */
+/* Add a copy of d (its seq is set here); returns 0, -ENOSPC (full) or -ENOMEM. */
 int fabric_deferred_add(struct fabric_deferred_heap *h, const struct fabric_deferred *d);
 /* The index of the oldest entry with tid (of client, any client if < 0), or -1. */
 long fabric_deferred_find(const struct fabric_deferred_heap *h, long client, uint64_t tid);

@@ -15,6 +15,7 @@
  * everything else (responses, traps, SA and other classes) to a client
  * attached there.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,7 +32,7 @@ int fabric_enqueue(struct fabric *f, const struct fabric_pkt *p)
 
     if (q->count >= FABRIC_QUEUE_MAX) {
         fabric_drop(f, p, "work queue full");
-        return -1;
+        return -ENOBUFS;
     }
     if (q->count == q->cap) {
         struct fabric_pkt *items =
@@ -39,7 +40,7 @@ int fabric_enqueue(struct fabric *f, const struct fabric_pkt *p)
 
         if (!items) {
             fabric_drop(f, p, "out of memory");
-            return -1;
+            return -ENOMEM;
         }
         q->items = items;
     }
@@ -79,8 +80,7 @@ uint16_t fabric_port_lid(const struct fabric_node *n, unsigned port)
     return board_mem_lid(n->bm, fabric_end_port(n, port));
 }
 
-/* Whether dlid is in the LID range (LID, LMC) of the end port behind port. */
-static bool fabric_lid_is_mine(const struct fabric_node *n, unsigned port, uint16_t dlid)
+bool fabric_lid_is_mine(const struct fabric_node *n, unsigned port, uint16_t dlid)
 {
     unsigned ep = fabric_end_port(n, port);
     uint32_t base = board_mem_lid(n->bm, ep);
@@ -185,7 +185,7 @@ static void fabric_lid_local(struct fabric *f, struct fabric_node *n, unsigned i
             fabric_smp_in(f, n, in_port, p);
     } else if (mgmt_class == IB_SMI_CLASS && !response && method != IB_MAD_METHOD_TRAP) {
         fabric_smp_in(f, n, in_port, p);
-    } else if (!fabric_gmp_local(f, n, in_port, p)) {
+    } else if (!fabric_gmp_local(f, n, in_port, p) && !fabric_repath_local(f, n, in_port, p)) {
         fabric_client_or_drop(f, n, in_port, p);
     }
 }

@@ -11,6 +11,7 @@
  * call, a poll, a monitor sample or a configuration change) calls
  * fabric_timer_update() for it afterwards.
  */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "fabric_internal.h"
@@ -98,7 +99,7 @@ int fabric_timers_init(struct fabric *f)
     f->timer_heap = calloc(cap, sizeof(*f->timer_heap));
     f->timer_due = calloc(cap, sizeof(*f->timer_due));
     if (!f->timer_heap || !f->timer_due)
-        return -1;
+        return -ENOMEM;
     f->timer_len = 0;
     for (size_t i = 0; i < f->num_nodes; i++)
         f->nodes[i].timer_pos = TIMER_NONE;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fabric_internal.h"
+#include "fabric_repath.h"
 #include "fabric_traffic_internal.h"
 #include "pzf_array.h"
 #include "pzf_log.h"
@@ -362,6 +363,78 @@ static void tr_changed(struct fabric *f, struct fabric_traffic *t)
     t->busy = false;
 }
 
+/* ---- lanes (dFtree) ---- */
+
+/*
+ * A new flow on the fast lane to a destination its host knows as a
+ * hot-spot starts on the slow lane (the host's stack would open the QP
+ * there); logged as a move.
+ */
+static void tr_start_lane(struct fabric *f, struct tr_flow *fl)
+{
+    unsigned fast, slow;
+
+    fabric_repath_lanes(f, &fast, &slow);
+    if (fl->sl != fast || !fabric_repath_is_hot(f, fl->src, fl->dst))
+        return;
+    fl->sl = (uint8_t)slow;
+    fl->repathed = true;
+    fl->moved_ns = tr_now(f);
+    pzf_log(f->verbose, PZF_LOG_INFO,
+            "lane: flow %u %s -> %s: SL %u -> %u (slow lane: new flow to a hot-spot) at %llu ns",
+            fl->id, f->nodes[fl->src].name, f->nodes[fl->dst].name, fast, slow,
+            (unsigned long long)fl->moved_ns);
+}
+
+/* Move fl to the other lane if it belongs there; returns whether it moved. */
+static bool tr_move_lane(struct fabric *f, struct tr_flow *fl, bool slow, uint16_t lid,
+                         uint64_t now)
+{
+    unsigned fast_sl, slow_sl, from = fl->sl;
+
+    fabric_repath_lanes(f, &fast_sl, &slow_sl);
+    if (slow && fl->sl == fast_sl && !fl->repathed) {
+        fl->sl = (uint8_t)slow_sl;
+        fl->repathed = true;
+    } else if (!slow && fl->repathed) {
+        fl->sl = (uint8_t)fast_sl;
+        fl->repathed = false;
+    } else {
+        return false;
+    }
+    fl->moved_ns = now;
+    pzf_log(f->verbose, PZF_LOG_INFO,
+            "lane: flow %u %s -> %s: SL %u -> %u (%s lane, hot-spot LID %u) at %llu ns", fl->id,
+            f->nodes[fl->src].name, f->nodes[fl->dst].name, from, fl->sl, slow ? "slow" : "fast",
+            lid, (unsigned long long)now);
+    return true;
+}
+
+unsigned fabric_flows_move_lane(struct fabric *f, size_t src, uint16_t lid, bool slow)
+{
+    struct fabric_traffic *t = f->traffic;
+    uint64_t now = tr_now(f);
+    unsigned moved = 0;
+
+    if (!t || t->busy)
+        return 0;
+    tr_advance(f, t, now); /* what they sent until now counts on their old SL */
+    for (size_t i = 0; i < t->num_flows; i++) {
+        struct tr_flow *fl = t->flows[i];
+
+        if (fl->src == src && fabric_lid_is_mine(&f->nodes[fl->dst], 1, lid))
+            moved += tr_move_lane(f, fl, slow, lid, now);
+    }
+    if (moved)
+        tr_changed(f, t);
+    return moved;
+}
+
+uint64_t fabric_traffic_now(const struct fabric *f)
+{
+    return tr_now(f);
+}
+
 /* ---- the API ---- */
 
 int fabric_flow_add(struct fabric *f, size_t src, size_t dst, uint64_t demand_bps, unsigned sl,
@@ -395,12 +468,13 @@ int fabric_flow_add(struct fabric *f, size_t src, size_t dst, uint64_t demand_bp
     fl->sl = (uint8_t)sl;
     fl->demand_bps = demand_bps;
     fl->why = "";
+    tr_start_lane(f, fl);
     tr_advance(f, t, tr_now(f)); /* before the new flow exists */
     t->flows[t->num_flows++] = fl;
     tr_changed(f, t);
     *id = fl->id;
     pzf_log(f->verbose, PZF_LOG_INFO, "flow %u: %s -> %s sl %u, %llu b/s: %s", fl->id,
-            f->nodes[src].name, f->nodes[dst].name, sl, (unsigned long long)demand_bps,
+            f->nodes[src].name, f->nodes[dst].name, fl->sl, (unsigned long long)demand_bps,
             fl->routed ? "routed" : fl->why);
     return 0;
 }
@@ -442,6 +516,8 @@ int fabric_flow_get(struct fabric *f, size_t index, struct fabric_flow_info *inf
     info->src = fl->src;
     info->dst = fl->dst;
     info->sl = fl->sl;
+    info->repathed = fl->repathed;
+    info->moved_ns = fl->moved_ns;
     info->demand_bps = fl->demand_bps;
     info->rate_bps = fl->routed ? fl->rate_bps : 0;
     info->routed = fl->routed;

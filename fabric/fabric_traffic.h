@@ -44,6 +44,8 @@ struct fabric_flow_info {
     unsigned id;
     size_t src, dst; /* node indices (CAs) */
     unsigned sl;
+    bool repathed;       /* on the slow lane by a repath notice */
+    uint64_t moved_ns;   /* board time of its last lane move, 0: never moved */
     uint64_t demand_bps; /* what it asks for */
     uint64_t rate_bps;   /* what it gets now (0 when unrouted) */
     bool routed;
@@ -60,6 +62,17 @@ struct fabric_flow_info {
  */
 int fabric_flow_add(struct fabric *f, size_t src, size_t dst, uint64_t demand_bps, unsigned sl,
                     unsigned *id);
+
+/*
+ * Move the flows of CA src whose destination's LID range holds lid between
+ * the lanes (fabric_repath.h): slow moves those on the fast-lane SL to the
+ * slow-lane SL, !slow moves those a repath had moved back to the fast lane.
+ * Each move is logged.  Returns the number of flows moved.
+ */
+unsigned fabric_flows_move_lane(struct fabric *f, size_t src, uint16_t lid, bool slow);
+
+/* The fabric's model time now (board time of the first node), ns. */
+uint64_t fabric_traffic_now(const struct fabric *f);
 
 /* Remove flow id; returns 0 or -ENOENT. */
 int fabric_flow_del(struct fabric *f, unsigned id);

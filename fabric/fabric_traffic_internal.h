@@ -39,6 +39,8 @@ struct tr_flow {
     unsigned id;
     uint32_t src, dst;
     uint8_t sl;
+    bool repathed;     /* on the slow lane by a repath notice (fabric_repath.h) */
+    uint64_t moved_ns; /* board time of its last lane move, 0: never moved */
     uint64_t demand_bps;
     bool routed;
     const char *why;

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "fabric.h"
+#include "fabric_repath.h"
 #include "pcap.h"
 #include "pzf_log.h"
 #include "sim_proto.h"
@@ -43,6 +44,9 @@ struct options {
     enum pz_pcap_format pcap_format; /* its format */
     long monitor_ms;                 /* switches' congestion monitor interval, 0 off, -1 default */
     long busy_poll_us;               /* poll this long after input before sleeping, 0 off */
+    long fast_sl, slow_sl;           /* the dFtree hosts' lanes */
+    const char *issuers[FABRIC_REPATH_ISSUERS_MAX]; /* nodes whose repath notices hosts take */
+    unsigned num_issuers;
 };
 
 /* Signal handler: remember the signal; the main loop notices within a tick. */
@@ -57,7 +61,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: pzfabric [--sockname NAME] [--agent SWITCH]... [--pcap FILE]\n"
             "                [--pcap-format pcap|erf] [--monitor-interval MS]\n"
-            "                [--busy-poll US] [-v] TOPOLOGY\n"
+            "                [--busy-poll US] [--fast-sl SL] [--slow-sl SL]\n"
+            "                [--repath-issuer NODE]... [-v] TOPOLOGY\n"
             "  TOPOLOGY         ibsim net file or ibnetdiscover output\n"
             "  --sockname NAME  socket base name (default: $IBSIM_SOCKNAME or \"%s\")\n"
             "  --agent SWITCH   SWITCH is served by an external portzerod (board = sim);\n"
@@ -69,11 +74,26 @@ static void usage(FILE *out)
             "                   every MS ms (>= 100, default 1000; 0: no monitors)\n"
             "  --busy-poll US   after input keep polling US microseconds (<= %d) before\n"
             "                   sleeping: a core spent for lower latency (default 0: off)\n"
+            "  --fast-sl SL, --slow-sl SL  the dFtree hosts' lanes: a repath notice moves a\n"
+            "                   CA's flows to the hot-spot from the fast SL to the slow one\n"
+            "                   (default 0 and 1)\n"
+            "  --repath-issuer NODE  hosts take repath notices only from NODE's ports\n"
+            "                   (repeatable; default: from any issuer whose IssuerLID is\n"
+            "                   the notice's source LID)\n"
             "  -v, --verbose    more messages on stderr (twice: every packet)\n"
             "Clients attach with LD_PRELOAD=libumad2sim.so, IBSIM_SOCKNAME=NAME and\n"
             "SIM_HOST=<node name> (default: the first node of the file).\n"
             "pzfabric-ctl --sockname NAME talks to it (links, drop rate, status).\n",
             SIM_PROTO_DEFAULT_NAME, MAX_BUSY_POLL_US);
+}
+
+/* Parse an SL (0..15) into *sl; returns 0 or -1. */
+static int parse_sl(const char *arg, long *sl)
+{
+    char *end;
+
+    *sl = strtol(arg, &end, 10);
+    return *arg < '0' || *arg > '9' || *end || *sl > 15 ? -1 : 0;
 }
 
 /* Parse the command line; returns 0, 1 after --help, or -1 on an error (reported). */
@@ -88,6 +108,9 @@ static int parse_args(int argc, char **argv, struct options *o)
         {"pcap-format", required_argument, NULL, 'f'},
         {"monitor-interval", required_argument, NULL, 'm'},
         {"busy-poll", required_argument, NULL, 'b'},
+        {"fast-sl", required_argument, NULL, 'F'},
+        {"slow-sl", required_argument, NULL, 'S'},
+        {"repath-issuer", required_argument, NULL, 'I'},
         {NULL, 0, NULL, 0},
     };
     char *end;
@@ -132,6 +155,22 @@ static int parse_args(int argc, char **argv, struct options *o)
                 return -1;
             }
             break;
+        case 'F':
+        case 'S':
+            if (parse_sl(optarg, opt == 'F' ? &o->fast_sl : &o->slow_sl)) {
+                fprintf(stderr, "pzfabric: --%s %s: expected 0..15\n",
+                        opt == 'F' ? "fast-sl" : "slow-sl", optarg);
+                return -1;
+            }
+            break;
+        case 'I':
+            if (o->num_issuers == FABRIC_REPATH_ISSUERS_MAX) {
+                fprintf(stderr, "pzfabric: at most %u --repath-issuer options\n",
+                        FABRIC_REPATH_ISSUERS_MAX);
+                return -1;
+            }
+            o->issuers[o->num_issuers++] = optarg;
+            break;
         case 'a':
             if (o->num_agents == MAX_AGENT_OPTS) {
                 fprintf(stderr, "pzfabric: at most %d --agent options\n", MAX_AGENT_OPTS);
@@ -150,6 +189,11 @@ static int parse_args(int argc, char **argv, struct options *o)
         return -1;
     }
     o->topology = argv[optind];
+    if (o->fast_sl == o->slow_sl) {
+        fprintf(stderr, "pzfabric: the fast and slow lanes need different SLs (both %ld)\n",
+                o->fast_sl);
+        return -1;
+    }
     if (o->pcap_format != PZ_PCAP_FORMAT_PCAP && !o->pcap) {
         fprintf(stderr, "pzfabric: --pcap-format needs --pcap FILE\n");
         return -1;
@@ -266,6 +310,27 @@ static int expect_agents(struct fabric *f, const struct options *o)
     return 0;
 }
 
+/* The dFtree hosts' lanes and trusted issuers; returns 0 or -1 (reported). */
+static int set_repath(struct fabric *f, const struct options *o)
+{
+    if (fabric_repath_set_lanes(f, (unsigned)o->fast_sl, (unsigned)o->slow_sl)) {
+        fprintf(stderr, "pzfabric: cannot set the lanes\n");
+        return -1;
+    }
+    for (unsigned i = 0; i < o->num_issuers; i++) {
+        long node = fabric_find_node(f, o->issuers[i]);
+
+        if (node < 0 || fabric_repath_trust(f, (size_t)node)) {
+            fprintf(stderr, "pzfabric: --repath-issuer %s: no such node\n", o->issuers[i]);
+            return -1;
+        }
+    }
+    pzf_log(o->verbose, PZF_LOG_INFO,
+            "dFtree lanes: fast SL %ld, slow SL %ld; %u trusted issuer(s)", o->fast_sl, o->slow_sl,
+            o->num_issuers);
+    return 0;
+}
+
 /*
  * Create the --pcap file and let the fabric write to it (*capture stays
  * NULL without --pcap).  Returns 0 or -1 (reported).
@@ -330,7 +395,7 @@ static struct fabric *load_fabric(const struct options *o, int *status)
         *status = EXIT_FAILURE;
         return NULL;
     }
-    if (expect_agents(f, o)) {
+    if (expect_agents(f, o) || set_repath(f, o)) {
         fabric_destroy(f);
         *status = EXIT_USAGE;
         return NULL;
@@ -340,7 +405,8 @@ static struct fabric *load_fabric(const struct options *o, int *status)
 
 int main(int argc, char **argv)
 {
-    struct options o = {.monitor_ms = -1};
+    struct options o = {
+        .monitor_ms = -1, .fast_sl = FABRIC_FAST_SL_DEFAULT, .slow_sl = FABRIC_SLOW_SL_DEFAULT};
     struct pz_pcap *capture;
     char err[TOPO_ERR_MAX];
     struct sim_server *s;

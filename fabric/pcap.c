@@ -149,23 +149,23 @@ static void put_ud_headers(const struct pz_pcap_ud *pkt, uint8_t *buf, unsigned 
     lrh[1] = (uint8_t)(pkt->sl << 4 | (pkt->grh ? IB_LNH_IBA_GLOBAL : IB_LNH_IBA_LOCAL));
     if (pkt->grh) {
         memcpy(lrh + PZ_IB_LRH_LEN, pkt->grh, PZ_IB_GRH_LEN);
-        mad_put_be(lrh + PZ_IB_LRH_LEN + 4, paylen, 2);
+        be_put(lrh + PZ_IB_LRH_LEN + 4, paylen, 2);
     }
-    mad_put_be(lrh + 2, pkt->dlid, 2);
-    mad_put_be(lrh + 4, words & IB_PKTLEN_MAX, 2); /* reserved 5 bits 0 */
-    mad_put_be(lrh + 6, pkt->slid, 2);
+    be_put(lrh + 2, pkt->dlid, 2);
+    be_put(lrh + 4, words & IB_PKTLEN_MAX, 2); /* reserved 5 bits 0 */
+    be_put(lrh + 6, pkt->slid, 2);
 
     bth[0] = PZ_IB_OPCODE_UD_SEND_ONLY;
     bth[1] = (uint8_t)(pad << 4); /* SE 0, MigReq 0, TVer 0 */
-    mad_put_be(bth + 2, pkt->pkey, 2);
+    be_put(bth + 2, pkt->pkey, 2);
     bth[4] = 0; /* Resv8a */
-    mad_put_be(bth + 5, pkt->dest_qp, 3);
+    be_put(bth + 5, pkt->dest_qp, 3);
     bth[8] = 0; /* AckReq 0, reserved 7 bits */
-    mad_put_be(bth + 9, pkt->psn, 3);
+    be_put(bth + 9, pkt->psn, 3);
 
-    mad_put_be(deth, pkt->qkey, 4);
+    be_put(deth, pkt->qkey, 4);
     deth[4] = 0;
-    mad_put_be(deth + 5, pkt->src_qp, 3);
+    be_put(deth + 5, pkt->src_qp, 3);
 }
 
 /* Frame pkt into buf; returns the frame length or -1 with errno. */
@@ -354,9 +354,9 @@ static int write_erf_record(struct pz_pcap *p, const uint8_t *frame, size_t len,
     put_le(rec + 4, (uint32_t)(stamp >> 32), 4);
     rec[8] = PZ_ERF_TYPE_INFINIBAND;
     rec[9] = ERF_FLAG_VARLEN;
-    mad_put_be(rec + 10, (uint32_t)(PZ_ERF_HDR_LEN + len + pad), 2); /* rlen */
-    mad_put_be(rec + 12, 0, 2);                                      /* lctr: nothing lost */
-    mad_put_be(rec + 14, (uint32_t)len, 2);                          /* wlen */
+    be_put(rec + 10, (uint32_t)(PZ_ERF_HDR_LEN + len + pad), 2); /* rlen */
+    be_put(rec + 12, 0, 2);                                      /* lctr: nothing lost */
+    be_put(rec + 14, (uint32_t)len, 2);                          /* wlen */
     if (fwrite(rec, sizeof(rec), 1, p->f) != 1 || fwrite(frame, 1, len, p->f) != len ||
         (pad && fwrite(zeros, 1, pad, p->f) != pad))
         return -1;

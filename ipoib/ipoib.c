@@ -12,6 +12,7 @@
 
 #include "ipoib_arp.h"
 #include "ipoib_internal.h"
+#include "mad_txn.h"
 
 #define RESOLVE_TRIES 3 /* ARP requests or path queries before giving up */
 #define JOIN_BACKOFF_MAX_MS 16000
@@ -40,8 +41,22 @@ static const char *ip_str(uint32_t ip, char buf[16])
     return buf;
 }
 
-/* A fresh SA transaction ID: our tag, a 24-bit counter that skips 0 (high word 0). */
-static uint64_t next_tid(struct ipoib *ep)
+/* Format neighbour n's address (IPv4 or IPv6) into buf; returns buf. */
+static const char *neigh_str(const struct neigh *n, char buf[46])
+{
+    return n->v6 ? ipoib_ip6_str(n->ip6, buf) : ip_str(n->ip, buf);
+}
+
+/* The transaction layer's send callback: one SA request to the master SM; 0 or -1. */
+static int sa_send(void *arg, const uint8_t *mad, const struct mad_addr *to)
+{
+    struct ipoib *ep = arg;
+
+    return ep->ops.send_sa(ep->ctx, mad, IPOIB_SA_MAD_LEN, to->dlid, to->sl) < 0 ? -1 : 0;
+}
+
+/* A fresh SA transaction ID for ipoib6.c: our tag, a 24-bit counter that skips 0. */
+uint64_t ipoib_next_tid(struct ipoib *ep)
 {
     ep->tid_low = (ep->tid_low + 1) & 0xFFFFFFu;
     if (ep->tid_low == 0)
@@ -49,16 +64,11 @@ static uint64_t next_tid(struct ipoib *ep)
     return (uint64_t)ep->cfg.tid_tag << 24 | ep->tid_low;
 }
 
-/* The same, for ipoib6.c. */
-uint64_t ipoib_next_tid(struct ipoib *ep)
+/* Where SA requests go: the master SM's LID and SL, QP1. */
+static struct mad_addr sa_addr(const struct ipoib *ep)
 {
-    return next_tid(ep);
-}
-
-/* Whether two TIDs are the same request as far as ours go: the low 32 bits. */
-static bool tid_same(uint64_t a, uint64_t b)
-{
-    return (uint32_t)a == (uint32_t)b;
+    return (struct mad_addr){
+        .dlid = ep->port.sm_lid, .sl = ep->port.sm_sl, .dst_qp = 1, .lid_routed = true};
 }
 
 /* The P_Key every datagram carries: the partition's, full member. */
@@ -97,8 +107,8 @@ struct ipoib *ipoib_create(const struct ipoib_config *cfg, const struct ipoib_op
     }
     ipoib_bcast_mgid(ep->cfg.pkey, ep->bcast_mgid);
     ep->state = IPOIB_DOWN;
-    ep->join_deadline = NO_DEADLINE;
-    ep->join_backoff = ep->cfg.join_retry_ms;
+    mad_txns_init(&ep->txns, ep->cfg.tid_tag, 0, sa_send, ep);
+    ep->join_txn = -1;
     if (ep->cfg.ip6 && ipoib6_init(ep) < 0) {
         free(ep->neigh);
         free(ep);
@@ -118,9 +128,18 @@ static void neigh_drop_queue(struct ipoib *ep, struct neigh *n, bool count)
     n->qn = 0;
 }
 
+/* Stop a neighbour's path query, if one is out. */
+static void neigh_stop_query(struct ipoib *ep, struct neigh *n)
+{
+    if (n->state == NEIGH_PATH)
+        mad_txn_cancel(&ep->txns, n->txn);
+    n->txn = -1;
+}
+
 /* Free a neighbour entry and what it holds. */
 static void neigh_free(struct ipoib *ep, struct neigh *n, bool count)
 {
+    neigh_stop_query(ep, n);
     neigh_drop_queue(ep, n, count);
     memset(n, 0, sizeof(*n));
 }
@@ -169,6 +188,8 @@ static struct neigh *neigh_alloc(struct ipoib *ep, uint32_t ip)
     neigh_free(ep, victim, true);
     victim->ip = ip;
     victim->deadline = NO_DEADLINE;
+    victim->txn = -1;
+    victim->owner = ep;
     return victim;
 }
 
@@ -284,16 +305,31 @@ static void arp_reply(struct ipoib *ep, const struct ipoib_arp *req, uint16_t li
     ipoib_send_unicast(ep, ep->txbuf, arp_to_txbuf(ep, &arp), lid, sl, req->sha.qpn);
 }
 
-/* Ask the SA for the path to a neighbour's GID. */
+static void path_ended(void *arg, int status, const uint8_t *mad, size_t len);
+
+/* Path queries: RESOLVE_TRIES sends, cfg.retry_ms apart. */
+static struct mad_txn_timing path_timing(const struct ipoib *ep)
+{
+    return (struct mad_txn_timing){.timeout = ep->cfg.retry_ms, .tries = RESOLVE_TRIES};
+}
+
+/* Ask the SA for the path to a neighbour's GID (a transaction: the layer resends it). */
 static void path_query(struct ipoib *ep, struct neigh *n, uint64_t now)
 {
     uint8_t mad[IPOIB_SA_MAD_LEN];
+    struct mad_addr to = sa_addr(ep);
+    struct mad_txn_timing tm = path_timing(ep);
 
-    n->tid = next_tid(ep);
-    ipoib_sa_build_path_query(mad, n->tid, ep->own_gid, n->ll.gid, ep->cfg.pkey | 0x8000);
+    neigh_stop_query(ep, n);
+    n->state = NEIGH_PATH; /* before: the answer may come back within the send */
+    n->deadline = NO_DEADLINE;
+    ipoib_sa_build_path_query(mad, 0, ep->own_gid, n->ll.gid, ep->cfg.pkey | 0x8000);
     ep->stats.path_queries++;
-    ep->ops.send_sa(ep->ctx, mad, sizeof(mad), ep->port.sm_lid, ep->port.sm_sl);
-    n->deadline = now + ep->cfg.retry_ms;
+    if (mad_txn_start(&ep->txns, mad, &to, now, &tm, path_ended, n, &n->txn, &n->tid) == -ENOSPC) {
+        n->txn = -1; /* no room: asked again after a retry interval */
+        n->state = NEIGH_ARP;
+        n->deadline = now + ep->cfg.retry_ms;
+    }
 }
 
 /* Send the packets a neighbour held, now that it resolved. */
@@ -314,12 +350,12 @@ static void neigh_resolved(struct ipoib *ep, struct neigh *n, uint16_t lid, uint
 {
     n->lid = lid;
     n->sl = sl;
+    neigh_stop_query(ep, n);
     n->state = NEIGH_VALID;
     n->updated = now;
     n->deadline = NO_DEADLINE;
     n->tries = 0;
     n->probing = false;
-    n->tid = 0;
     neigh_send_queue(ep, n);
 }
 
@@ -343,7 +379,6 @@ void ipoib_neigh_learn(struct ipoib *ep, struct neigh *n, const struct ipoib_lla
         n->probing = false;
         n->deadline = NO_DEADLINE;
     } else {
-        n->state = NEIGH_PATH;
         n->tries = 1;
         path_query(ep, n, now);
     }
@@ -387,7 +422,7 @@ static size_t ipv4_check(const uint8_t *pkt, size_t len)
     if (len < IPV4_HDR_MIN || pkt[0] >> 4 != 4)
         return 0;
     ihl = (size_t)(pkt[0] & 0x0f) * 4;
-    total = mad_be16(pkt + 2);
+    total = be16_get(pkt + 2);
     if (ihl < IPV4_HDR_MIN || total < ihl || total > len)
         return 0;
     return total;
@@ -559,7 +594,7 @@ int ipoib_output(struct ipoib *ep, const uint8_t *pkt, size_t len, uint64_t now)
         ep->stats.tx_dropped_bad++;
         return -EINVAL;
     }
-    dst = mad_be32(pkt + 16);
+    dst = be32_get(pkt + 16);
     ipoib_encap_write(IPOIB_ETHERTYPE_IPV4, ep->txbuf);
     memcpy(ep->txbuf + IPOIB_ENCAP_LEN, pkt, len);
     if (is_group_dest(ep, dst)) {
@@ -594,8 +629,8 @@ static void go_down(struct ipoib *ep)
     bool was_up = ep->state == IPOIB_UP;
 
     ep->state = IPOIB_DOWN;
-    ep->join_tid = 0;
-    ep->join_deadline = NO_DEADLINE;
+    mad_txn_cancel(&ep->txns, ep->join_txn);
+    ep->join_txn = -1;
     neigh_flush_all(ep);
     if (ep->cfg.ip6)
         ipoib6_down(ep);
@@ -603,19 +638,27 @@ static void go_down(struct ipoib *ep)
         ep->ops.link(ep->ctx, false, 0);
 }
 
-/* Send a join of the broadcast group and arm its retry. */
+static void join_ended(void *arg, int status, const uint8_t *mad, size_t len);
+
+/*
+ * Join the broadcast group: a transaction resent (with its TID) until
+ * answered, the interval doubling from cfg.join_retry_ms up to 16 s.
+ */
 static void send_join(struct ipoib *ep, uint64_t now)
 {
     uint8_t mad[IPOIB_SA_MAD_LEN];
+    struct mad_addr to = sa_addr(ep);
+    struct mad_txn_timing tm = {.timeout = ep->cfg.join_retry_ms,
+                                .timeout_max = JOIN_BACKOFF_MAX_MS,
+                                .tries = MAD_TXN_FOREVER};
 
     ep->state = IPOIB_JOINING;
-    ep->join_tid = next_tid(ep);
-    ipoib_sa_build_join(mad, ep->join_tid, ep->bcast_mgid, ep->own_gid, ep->cfg.pkey | 0x8000, 1);
-    ep->ops.send_sa(ep->ctx, mad, sizeof(mad), ep->port.sm_lid, ep->port.sm_sl);
-    ep->join_deadline = now + ep->join_backoff;
-    if (ep->join_backoff < JOIN_BACKOFF_MAX_MS)
-        ep->join_backoff =
-            ep->join_backoff * 2 > JOIN_BACKOFF_MAX_MS ? JOIN_BACKOFF_MAX_MS : ep->join_backoff * 2;
+    ep->join_answered = false;
+    mad_txn_cancel(&ep->txns, ep->join_txn);
+    ipoib_sa_build_join(mad, 0, ep->bcast_mgid, ep->own_gid, ep->cfg.pkey | 0x8000, 1);
+    if (mad_txn_start(&ep->txns, mad, &to, now, &tm, join_ended, ep, &ep->join_txn,
+                      &ep->join_tid) == -ENOSPC)
+        ep->join_txn = -1; /* never: the join is started first */
 }
 
 /* True if the port can carry IPoIB: active, addressed, an SM, full membership. */
@@ -660,38 +703,52 @@ void ipoib_port_update(struct ipoib *ep, const struct ipoib_port *port, uint64_t
         go_down(ep);
     ep->port = *port;
     ipoib_gid_make(port->gid_prefix, port->port_guid, ep->own_gid);
-    ep->join_backoff = ep->cfg.join_retry_ms;
+    mad_txns_set_lid(&ep->txns, port->lid);
     if (port_usable(port))
         send_join(ep, now);
 }
 
-/* The answer to our join: adopt the group, or wait for the retry. */
+/*
+ * An answer to the join out: a refusal (or a Q_Key the QP cannot take) is
+ * counted and logged, and the join's next copy goes out at its time; a
+ * good one ends the transaction (join_ended adopts the group).
+ */
 static void join_answer(struct ipoib *ep, const uint8_t *mad, size_t len, uint64_t now)
 {
     struct ipoib_group g;
     unsigned status;
     enum ipoib_sa_result r = ipoib_sa_parse_join(mad, len, ep->bcast_mgid, &g, &status);
-    char ip[16];
+    uint64_t due = mad_txn_due(&ep->txns, ep->join_txn);
 
+    ep->join_answered = true;
     if (r != IPOIB_SA_OK) {
         ep->stats.join_failures++;
         ep_log(ep, 0, "ipoib: broadcast group join refused (%s, MAD status 0x%04x); retry in %u ms",
                r == IPOIB_SA_STATUS ? "SA status" : "bad answer", status,
-               (unsigned)(ep->join_deadline > now ? ep->join_deadline - now : 0));
-        ep->join_tid = 0;
+               (unsigned)(due > now ? due - now : 0));
         return;
     }
     if (ep->ops.set_qkey(ep->ctx, g.qkey) < 0) {
         ep->stats.join_failures++;
         ep_log(ep, 0, "ipoib: cannot set the QP's Q_Key to 0x%08x", g.qkey);
-        ep->join_tid = 0;
         return;
     }
+    mad_txn_answer(&ep->txns, mad, len);
+}
+
+/* The join ended with a good answer: adopt the group, the link is up. */
+static void join_ended(void *arg, int status, const uint8_t *mad, size_t len)
+{
+    struct ipoib *ep = arg;
+    struct ipoib_group g;
+    unsigned mad_status;
+    char ip[16];
+
+    ep->join_txn = -1;
+    if (status || ipoib_sa_parse_join(mad, len, ep->bcast_mgid, &g, &mad_status) != IPOIB_SA_OK)
+        return; /* no timeout (it runs until answered); join_answer checked the answer */
     ep->group = g;
     ep->state = IPOIB_UP;
-    ep->join_tid = 0;
-    ep->join_deadline = NO_DEADLINE;
-    ep->join_backoff = ep->cfg.join_retry_ms;
     ep->stats.joins++;
     ep_log(ep, 2, "ipoib: joined the broadcast group: MLID 0x%04x Q_Key 0x%08x MTU %u SL %u, %s",
            g.mlid, g.qkey, ipoib_ip_mtu(g.mtu), g.sl, ip_str(ep->cfg.addr, ip));
@@ -700,42 +757,62 @@ static void join_answer(struct ipoib *ep, const uint8_t *mad, size_t len, uint64
     if (ep->cfg.addr)
         arp_request(ep, ep->cfg.addr); /* gratuitous */
     if (ep->cfg.ip6)
-        ipoib6_up(ep, now);
+        ipoib6_up(ep, ep->sa_now);
 }
 
-/* The answer to a path query of neighbour n. */
-static void path_answer(struct ipoib *ep, struct neigh *n, const uint8_t *mad, size_t len,
-                        uint64_t now)
+/* An answer to neighbour n's path query: a failure is counted (the query's next copy asks
+ * again); a path ends the transaction (path_ended resolves n). */
+static void path_answer(struct ipoib *ep, struct neigh *n, const uint8_t *mad, size_t len)
 {
     struct ipoib_path p;
     unsigned status;
 
     if (ipoib_sa_parse_path(mad, len, n->ll.gid, &p, &status) != IPOIB_SA_OK) {
         ep->stats.path_failures++;
-        n->tid = 0; /* the retry timer asks again */
         return;
     }
-    neigh_resolved(ep, n, p.dlid, p.sl, now);
+    mad_txn_answer(&ep->txns, mad, len);
 }
 
-/* Match an SA answer to our join or a path query by TID. */
+/* A neighbour's path query ended: its path (status 0), or no answer after the tries. */
+static void path_ended(void *arg, int status, const uint8_t *mad, size_t len)
+{
+    struct neigh *n = arg;
+    struct ipoib *ep = n->owner;
+    struct ipoib_path p;
+    unsigned mad_status;
+    char ip[46];
+
+    n->txn = -1;
+    if (status) {
+        ep->stats.path_failures++;
+        ep_log(ep, 2, "ipoib: %s unresolved after %u tries", neigh_str(n, ip), RESOLVE_TRIES);
+        neigh_free(ep, n, true);
+        return;
+    }
+    if (ipoib_sa_parse_path(mad, len, n->ll.gid, &p, &mad_status) == IPOIB_SA_OK)
+        neigh_resolved(ep, n, p.dlid, p.sl, ep->sa_now);
+}
+
+/* Match an SA answer to our join or a path query by TID (the low 32 bits). */
 bool ipoib_input_sa(struct ipoib *ep, const uint8_t *mad, size_t len, uint64_t now)
 {
-    uint64_t tid;
+    uint32_t tid;
 
     if (!ipoib_sa_is_response(mad, len))
         return false;
-    tid = ipoib_sa_tid(mad);
+    tid = (uint32_t)ipoib_sa_tid(mad);
     if ((uint8_t)(tid >> 24) != ep->cfg.tid_tag)
         return false;
-    if (ep->join_tid && tid_same(tid, ep->join_tid)) {
+    ep->sa_now = now;
+    if (mad_txn_busy(&ep->txns, ep->join_txn) && tid == ep->join_tid) {
         join_answer(ep, mad, len, now);
         return true;
     }
     for (unsigned i = 0; i < ep->cfg.neigh_max; i++) {
         struct neigh *n = &ep->neigh[i];
-        if (n->state == NEIGH_PATH && tid_same(n->tid, tid)) {
-            path_answer(ep, n, mad, len, now);
+        if (n->state == NEIGH_PATH && n->txn >= 0 && n->tid == tid) {
+            path_answer(ep, n, mad, len);
             return true;
         }
     }
@@ -745,35 +822,40 @@ bool ipoib_input_sa(struct ipoib *ep, const uint8_t *mad, size_t len, uint64_t n
     return true;
 }
 
-/* A neighbour's retry is due: ask again, or give up after RESOLVE_TRIES. */
+/*
+ * A neighbour's ARP (IPv6: solicitation) retry is due: ask again, or give
+ * up after RESOLVE_TRIES.
+ */
 static void neigh_retry(struct ipoib *ep, struct neigh *n, uint64_t now)
 {
-    char ip[16];
+    char ip[46];
 
     if (n->tries >= RESOLVE_TRIES) {
-        if (n->state == NEIGH_PATH)
-            ep->stats.path_failures++;
-        if (!n->v6)
-            ep_log(ep, 2, "ipoib: %s unresolved after %u tries", ip_str(n->ip, ip), n->tries);
+        ep_log(ep, 2, "ipoib: %s unresolved after %u tries", neigh_str(n, ip), n->tries);
         neigh_free(ep, n, true);
         return;
     }
     n->tries++;
     n->deadline = now + ep->cfg.retry_ms;
-    if (n->state == NEIGH_PATH)
-        path_query(ep, n, now);
-    else
-        neigh_request(ep, n, now);
+    neigh_request(ep, n, now);
 }
 
-/* Run what is due at now. */
+/* Run what is due at now: the SA requests' copies and timeouts, the ARP retries. */
 void ipoib_poll(struct ipoib *ep, uint64_t now)
 {
-    if (ep->state == IPOIB_JOINING && now >= ep->join_deadline) {
-        if (ep->join_tid)
+    uint32_t join_sent = mad_txn_sent(&ep->txns, ep->join_txn), join_resent = 0;
+    uint64_t resent = ep->txns.stats.resent;
+
+    ep->sa_now = now;
+    mad_txn_poll(&ep->txns, now);
+    if (mad_txn_sent(&ep->txns, ep->join_txn) > join_sent) {
+        join_resent = mad_txn_sent(&ep->txns, ep->join_txn) - join_sent;
+        if (!ep->join_answered)
             ep->stats.join_timeouts++;
-        send_join(ep, now);
+        ep->join_answered = false;
     }
+    /* every copy of a path query counts, as each query did when each was its own */
+    ep->stats.path_queries += ep->txns.stats.resent - resent - join_resent;
     if (ep->state != IPOIB_UP)
         return;
     for (unsigned i = 0; i < ep->cfg.neigh_max; i++) {
@@ -785,10 +867,10 @@ void ipoib_poll(struct ipoib *ep, uint64_t now)
         ipoib6_poll(ep, now);
 }
 
-/* The earliest of the join retry and every neighbour's retry. */
+/* The earliest of the SA requests' next copies and every neighbour's ARP retry. */
 uint64_t ipoib_next_deadline(const struct ipoib *ep)
 {
-    uint64_t d = ep->state == IPOIB_JOINING ? ep->join_deadline : NO_DEADLINE;
+    uint64_t d = mad_txn_deadline(&ep->txns);
 
     if (ep->state != IPOIB_UP)
         return d;

@@ -445,7 +445,7 @@ static size_t ipv6_check(const uint8_t *pkt, size_t len)
 
     if (len < IPOIB_IP6_HDR_LEN || pkt[0] >> 4 != 6)
         return 0;
-    total = IPOIB_IP6_HDR_LEN + mad_be16(pkt + 4);
+    total = IPOIB_IP6_HDR_LEN + be16_get(pkt + 4);
     return total <= len ? total : 0;
 }
 

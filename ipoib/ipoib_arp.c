@@ -16,36 +16,36 @@ enum ipoib_arp_parse_result ipoib_arp_parse(const uint8_t *buf, size_t len, stru
 {
     if (len < IPOIB_ARP_LEN)
         return IPOIB_ARP_SHORT;
-    if (mad_be16(buf) != IPOIB_ARP_HTYPE)
+    if (be16_get(buf) != IPOIB_ARP_HTYPE)
         return IPOIB_ARP_BAD_HTYPE;
-    if (mad_be16(buf + 2) != ARP_PTYPE_IPV4)
+    if (be16_get(buf + 2) != ARP_PTYPE_IPV4)
         return IPOIB_ARP_BAD_PTYPE;
     if (buf[4] != IPOIB_LLADDR_LEN)
         return IPOIB_ARP_BAD_HLEN;
     if (buf[5] != 4)
         return IPOIB_ARP_BAD_PLEN;
-    arp->op = mad_be16(buf + 6);
+    arp->op = be16_get(buf + 6);
     if (arp->op != IPOIB_ARP_OP_REQUEST && arp->op != IPOIB_ARP_OP_REPLY)
         return IPOIB_ARP_BAD_OP;
     ipoib_lladdr_unpack(buf + 8, &arp->sha);
-    arp->spa = mad_be32(buf + 28);
+    arp->spa = be32_get(buf + 28);
     ipoib_lladdr_unpack(buf + 32, &arp->tha);
-    arp->tpa = mad_be32(buf + 52);
+    arp->tpa = be32_get(buf + 52);
     return IPOIB_ARP_OK;
 }
 
 /* The fixed part, then sender and target addresses. */
 void ipoib_arp_build(const struct ipoib_arp *arp, uint8_t out[IPOIB_ARP_LEN])
 {
-    mad_put_be16(out, IPOIB_ARP_HTYPE);
-    mad_put_be16(out + 2, ARP_PTYPE_IPV4);
+    be16_put(out, IPOIB_ARP_HTYPE);
+    be16_put(out + 2, ARP_PTYPE_IPV4);
     out[4] = IPOIB_LLADDR_LEN;
     out[5] = 4;
-    mad_put_be16(out + 6, arp->op);
+    be16_put(out + 6, arp->op);
     ipoib_lladdr_pack(&arp->sha, out + 8);
-    mad_put_be32(out + 28, arp->spa);
+    be32_put(out + 28, arp->spa);
     ipoib_lladdr_pack(&arp->tha, out + 32);
-    mad_put_be32(out + 52, arp->tpa);
+    be32_put(out + 52, arp->tpa);
 }
 
 /* Names for logs: the reason as one word. */

@@ -13,6 +13,7 @@
 #include "ipoib.h"
 #include "ipoib6.h"
 #include "ipoib_mcast6.h"
+#include "mad_txn.h"
 
 /*
  * Packets held per neighbour while it resolves: the first datagrams of a
@@ -51,7 +52,9 @@ struct neigh {
     uint64_t deadline; /* next retry, or NO_DEADLINE */
     unsigned tries;
     bool probing; /* VALID but old: a request asks whether it still holds */
-    uint64_t tid; /* the path query out, if state == NEIGH_PATH */
+    int txn;      /* the path query out (a transaction of ep->txns), if state == NEIGH_PATH */
+    uint32_t tid; /* its TID's low 32 bits */
+    struct ipoib *owner;
     struct pending_pkt q[NEIGH_QUEUE_MAX];
     unsigned qn;
 };
@@ -80,9 +83,11 @@ struct ipoib {
     struct ipoib_group group;
     uint8_t bcast_mgid[IPOIB_GID_LEN];
     uint8_t own_gid[IPOIB_GID_LEN];
-    uint64_t join_tid;
-    uint64_t join_deadline;
-    unsigned join_backoff;
+    struct mad_txns txns; /* the SA requests: the join and the path queries */
+    int join_txn;         /* the join out (JOINING), or -1 */
+    uint32_t join_tid;    /* its TID's low 32 bits */
+    bool join_answered;   /* its last copy was answered (refused): a resend is no timeout */
+    uint64_t sa_now;      /* the time of the answer or poll that ends a transaction */
     uint32_t tid_low;
     struct neigh *neigh;
     struct ipoib_stats stats;

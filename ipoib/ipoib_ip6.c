@@ -10,7 +10,7 @@
 /* The GUID big-endian, the universal/local bit (0x02 of byte 0) complemented. */
 void ipoib_ip6_iid(uint64_t guid, uint8_t iid[8])
 {
-    mad_put_be64(iid, guid);
+    be64_put(iid, guid);
     iid[0] ^= 0x02;
 }
 
@@ -55,7 +55,7 @@ void ipoib_ip6_mcast_mgid(uint16_t pkey, uint8_t scope, const uint8_t group[IPOI
     mgid[1] = (uint8_t)(0x10 | (scope & 0x0f)); /* flags 1: transient */
     mgid[2] = 0x60;
     mgid[3] = 0x1b; /* IPv6 signature */
-    mad_put_be16(mgid + 4, (uint16_t)(pkey | 0x8000));
+    be16_put(mgid + 4, (uint16_t)(pkey | 0x8000));
     memcpy(mgid + 6, group + 6, 10);
 }
 

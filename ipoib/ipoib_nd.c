@@ -36,7 +36,7 @@ static size_t fixed_len(uint8_t type)
 static uint32_t sum_words(uint32_t sum, const uint8_t *p, size_t len)
 {
     for (size_t i = 0; i + 1 < len; i += 2)
-        sum += mad_be16(p + i);
+        sum += be16_get(p + i);
     if (len & 1)
         sum += (uint32_t)p[len - 1] << 8;
     return sum;
@@ -91,8 +91,8 @@ static enum ipoib_nd_result opt_prefix(const uint8_t *opt, struct ipoib_nd *m)
     p = &m->prefix[m->n_prefix++];
     p->len = opt[2];
     p->flags = opt[3] & (IPOIB_ND_PREFIX_ONLINK | IPOIB_ND_PREFIX_AUTO);
-    p->valid_lifetime = mad_be32(opt + 4);
-    p->preferred_lifetime = mad_be32(opt + 8);
+    p->valid_lifetime = be32_get(opt + 4);
+    p->preferred_lifetime = be32_get(opt + 8);
     memcpy(p->prefix, opt + 16, IPOIB_IP6_ADDR_LEN);
     return IPOIB_ND_OK;
 }
@@ -103,7 +103,7 @@ static enum ipoib_nd_result opt_mtu(const uint8_t *opt, struct ipoib_nd *m)
     if (opt[1] != MTU_OPT_UNITS)
         return IPOIB_ND_OPT_LEN;
     if (!m->has_mtu) {
-        m->mtu = mad_be32(opt + 4);
+        m->mtu = be32_get(opt + 4);
         m->has_mtu = true;
     }
     return IPOIB_ND_OK;
@@ -181,9 +181,9 @@ static void parse_fixed(const uint8_t *icmp, struct ipoib_nd *m)
     } else if (m->type == IPOIB_ND_RA) {
         m->ra_hop_limit = icmp[4];
         m->ra_flags = icmp[5];
-        m->ra_lifetime = mad_be16(icmp + 6);
-        m->ra_reachable_ms = mad_be32(icmp + 8);
-        m->ra_retrans_ms = mad_be32(icmp + 12);
+        m->ra_lifetime = be16_get(icmp + 6);
+        m->ra_reachable_ms = be32_get(icmp + 8);
+        m->ra_retrans_ms = be32_get(icmp + 12);
     }
 }
 
@@ -228,7 +228,7 @@ enum ipoib_nd_result ipoib_nd_parse(const uint8_t *pkt, size_t len, struct ipoib
 
     if (len < IPOIB_IP6_HDR_LEN)
         return IPOIB_ND_SHORT;
-    icmp_len = mad_be16(pkt + 4);
+    icmp_len = be16_get(pkt + 4);
     if (pkt[0] >> 4 != 6 || IPOIB_IP6_HDR_LEN + icmp_len > len)
         return IPOIB_ND_NOT_IP6;
     if (pkt[6] != IPOIB_IP6_NH_ICMP6)
@@ -278,8 +278,8 @@ static size_t put_prefix(uint8_t *out, const struct ipoib_nd_prefix *p)
     out[1] = PREFIX_OPT_UNITS;
     out[2] = p->len;
     out[3] = p->flags;
-    mad_put_be32(out + 4, p->valid_lifetime);
-    mad_put_be32(out + 8, p->preferred_lifetime);
+    be32_put(out + 4, p->valid_lifetime);
+    be32_put(out + 8, p->preferred_lifetime);
     memcpy(out + 16, p->prefix, IPOIB_IP6_ADDR_LEN);
     return PREFIX_OPT_UNITS * 8;
 }
@@ -290,7 +290,7 @@ static size_t put_mtu(uint8_t *out, uint32_t mtu)
     memset(out, 0, MTU_OPT_UNITS * 8);
     out[0] = IPOIB_ND_OPT_MTU;
     out[1] = MTU_OPT_UNITS;
-    mad_put_be32(out + 4, mtu);
+    be32_put(out + 4, mtu);
     return MTU_OPT_UNITS * 8;
 }
 
@@ -322,9 +322,9 @@ static void put_fixed(uint8_t *icmp, const struct ipoib_nd *m)
     } else if (m->type == IPOIB_ND_RA) {
         icmp[4] = m->ra_hop_limit;
         icmp[5] = m->ra_flags;
-        mad_put_be16(icmp + 6, m->ra_lifetime);
-        mad_put_be32(icmp + 8, m->ra_reachable_ms);
-        mad_put_be32(icmp + 12, m->ra_retrans_ms);
+        be16_put(icmp + 6, m->ra_lifetime);
+        be32_put(icmp + 8, m->ra_reachable_ms);
+        be32_put(icmp + 12, m->ra_retrans_ms);
     }
 }
 
@@ -342,7 +342,7 @@ size_t ipoib_nd_build(const struct ipoib_nd *m, uint8_t *out, size_t max)
         return 0;
     memset(out, 0, IPOIB_IP6_HDR_LEN + fixed);
     out[0] = 0x60;
-    mad_put_be16(out + 4, (uint16_t)icmp_len);
+    be16_put(out + 4, (uint16_t)icmp_len);
     out[6] = IPOIB_IP6_NH_ICMP6;
     out[7] = IPOIB_ND_HOP_LIMIT;
     memcpy(out + 8, m->src, IPOIB_IP6_ADDR_LEN);
@@ -360,7 +360,7 @@ size_t ipoib_nd_build(const struct ipoib_nd *m, uint8_t *out, size_t max)
         for (unsigned i = 0; i < m->n_prefix && i < IPOIB_ND_PREFIX_MAX; i++)
             pos += put_prefix(icmp + pos, &m->prefix[i]);
     }
-    mad_put_be16(icmp + 2, ipoib_icmp6_checksum(out, icmp_len));
+    be16_put(icmp + 2, ipoib_icmp6_checksum(out, icmp_len));
     return IPOIB_IP6_HDR_LEN + icmp_len;
 }
 

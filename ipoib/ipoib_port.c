@@ -16,7 +16,7 @@ enum ipoib_pkey_state ipoib_pkey_state_of(const uint8_t block[64], uint16_t pkey
     enum ipoib_pkey_state st = IPOIB_PKEY_ABSENT;
 
     for (int i = 0; i < PKEY_BLOCK_ENTRIES; i++) {
-        uint16_t v = mad_be16(block + 2 * i);
+        uint16_t v = be16_get(block + 2 * i);
         if ((v & 0x7fff) == 0 || (v & 0x7fff) != (pkey & 0x7fff))
             continue;
         if (v & 0x8000)

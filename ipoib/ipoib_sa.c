@@ -155,7 +155,7 @@ enum ipoib_sa_result ipoib_sa_parse_path(const uint8_t *mad, size_t len,
     p->slid = (uint16_t)mad_get_field(m, IB_SA_DATA_OFFS, IB_SA_PR_SLID_F);
     p->sl = (uint8_t)mad_get_field(m, IB_SA_DATA_OFFS, IB_SA_PR_SL_F);
     p->mtu = mad[IB_SA_DATA_OFFS + PR_MTU_OFFS] & UMAD_SA_RATE_MTU_PKT_LIFE_MASK;
-    p->pkey = mad_be16(mad + IB_SA_DATA_OFFS + 50);
+    p->pkey = be16_get(mad + IB_SA_DATA_OFFS + 50);
     if (p->dlid == 0 || p->dlid >= 0xC000)
         return IPOIB_SA_MISMATCH;
     return IPOIB_SA_OK;

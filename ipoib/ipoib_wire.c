@@ -10,7 +10,7 @@
 void ipoib_lladdr_pack(const struct ipoib_lladdr *a, uint8_t out[IPOIB_LLADDR_LEN])
 {
     out[0] = a->flags;
-    mad_put_be(out + 1, a->qpn & IPOIB_QPN_MASK, 3);
+    be_put(out + 1, a->qpn & IPOIB_QPN_MASK, 3);
     memcpy(out + 4, a->gid, IPOIB_GID_LEN);
 }
 
@@ -18,7 +18,7 @@ void ipoib_lladdr_pack(const struct ipoib_lladdr *a, uint8_t out[IPOIB_LLADDR_LE
 void ipoib_lladdr_unpack(const uint8_t in[IPOIB_LLADDR_LEN], struct ipoib_lladdr *a)
 {
     a->flags = in[0];
-    a->qpn = (uint32_t)mad_get_be(in + 1, 3);
+    a->qpn = (uint32_t)be_get(in + 1, 3);
     memcpy(a->gid, in + 4, IPOIB_GID_LEN);
 }
 
@@ -31,14 +31,14 @@ bool ipoib_lladdr_equal(const struct ipoib_lladdr *a, const struct ipoib_lladdr 
 /* gid = prefix:guid, network order. */
 void ipoib_gid_make(uint64_t prefix, uint64_t guid, uint8_t gid[IPOIB_GID_LEN])
 {
-    mad_put_be(gid, prefix, 8);
-    mad_put_be(gid + 8, guid, 8);
+    be_put(gid, prefix, 8);
+    be_put(gid + 8, guid, 8);
 }
 
 /* The low 64 bits of gid, host order. */
 uint64_t ipoib_gid_guid(const uint8_t gid[IPOIB_GID_LEN])
 {
-    return mad_get_be(gid + 8, 8);
+    return be_get(gid + 8, 8);
 }
 
 /* ff12:401b:<pkey>:0:0:0 followed by the 4 bytes in tail. */
@@ -49,7 +49,7 @@ static void ipv4_mgid(uint16_t pkey, const uint8_t tail[4], uint8_t mgid[IPOIB_G
     mgid[1] = 0x12; /* flags 1 (transient), scope 2 (link-local) */
     mgid[2] = 0x40;
     mgid[3] = 0x1b; /* IPv4 signature */
-    mad_put_be(mgid + 4, (uint16_t)(pkey | 0x8000), 2);
+    be_put(mgid + 4, (uint16_t)(pkey | 0x8000), 2);
     memcpy(mgid + 12, tail, 4);
 }
 
@@ -64,14 +64,14 @@ void ipoib_bcast_mgid(uint16_t pkey, uint8_t mgid[IPOIB_GID_LEN])
 void ipoib_ipv4_mcast_mgid(uint16_t pkey, uint32_t ip, uint8_t mgid[IPOIB_GID_LEN])
 {
     uint8_t tail[4];
-    mad_put_be(tail, ip & 0x0FFFFFFFu, 4);
+    be_put(tail, ip & 0x0FFFFFFFu, 4);
     ipv4_mgid(pkey, tail, mgid);
 }
 
 /* ethertype, then two reserved zero bytes. */
 void ipoib_encap_write(uint16_t ethertype, uint8_t out[IPOIB_ENCAP_LEN])
 {
-    mad_put_be(out, ethertype, 2);
+    be_put(out, ethertype, 2);
     out[2] = 0;
     out[3] = 0;
 }
@@ -81,5 +81,5 @@ int ipoib_encap_read(const uint8_t *payload, size_t len)
 {
     if (len < IPOIB_ENCAP_LEN)
         return -1;
-    return (int)mad_get_be(payload, 2);
+    return (int)be_get(payload, 2);
 }

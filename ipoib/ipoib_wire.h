@@ -31,7 +31,7 @@ struct ipoib_lladdr {
     uint8_t gid[IPOIB_GID_LEN]; /* subnet prefix + port GUID, network order */
 };
 
-/* Big-endian access: mad.h (mad_be16, mad_be32, mad_put_be16, mad_put_be32). */
+/* Big-endian access: mad.h (be16_get, be32_get, be16_put, be32_put). */
 
 /* Write a into out[20]. */
 void ipoib_lladdr_pack(const struct ipoib_lladdr *a, uint8_t out[IPOIB_LLADDR_LEN]);

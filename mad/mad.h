@@ -1,7 +1,8 @@
 /*
  * mad.h - what every MAD user shares: the size, the address a MAD came from
  * or goes to, the verdict of an agent that handled one, the MAD status codes
- * and big-endian field access for the few bytes libibmad has no field for.
+ * and the TID; big-endian access for the few bytes libibmad has no field for
+ * is util/byte_order.h's (included here).
  *
  * Everything else of a MAD's layout is libibmad's (mad_get_field /
  * mad_set_field with IB_*_F): this header holds only what libibmad lacks.
@@ -11,6 +12,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "byte_order.h"
 
 /*
  * A MAD is IB_MAD_SIZE (256) bytes: libibmad's constant, used everywhere
@@ -53,81 +56,10 @@ enum mad_verdict {
 /* The well-known Q_Key of QP1 (GSI): IBA 9.6.1.1. */
 #define MAD_GSI_QKEY 0x80010000u
 
-/* Write v as n (1..8) big-endian bytes at p: the fields of odd widths (24-bit QPNs, 48-bit times).
- */
-static inline void mad_put_be(uint8_t *p, uint64_t v, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++)
-        p[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
-}
-
-/* Read the n (1..8) big-endian bytes at p. */
-static inline uint64_t mad_get_be(const uint8_t *p, unsigned n)
-{
-    uint64_t v = 0;
-
-    for (unsigned i = 0; i < n; i++)
-        v = v << 8 | p[i];
-    return v;
-}
-
-/* Read a big-endian 16-bit value at p. */
-static inline uint16_t mad_be16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-/* Write v big-endian at p. */
-static inline void mad_put_be16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-/* Read a big-endian 32-bit value at p. */
-static inline uint32_t mad_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-/* Write v big-endian at p. */
-static inline void mad_put_be32(uint8_t *p, uint32_t v)
-{
-    mad_put_be16(p, (uint16_t)(v >> 16));
-    mad_put_be16(p + 2, (uint16_t)v);
-}
-
-/* Read a big-endian 64-bit value at p. */
-static inline uint64_t mad_be64(const uint8_t *p)
-{
-    return (uint64_t)mad_be32(p) << 32 | mad_be32(p + 4);
-}
-
-/* Write v big-endian at p. */
-static inline void mad_put_be64(uint8_t *p, uint64_t v)
-{
-    mad_put_be32(p, (uint32_t)(v >> 32));
-    mad_put_be32(p + 4, (uint32_t)v);
-}
-
 /* The TransactionID of a MAD (its common header, big-endian at byte 8). */
 static inline uint64_t mad_tid(const uint8_t *mad)
 {
-    return mad_be64(mad + 8);
-}
-
-/* Write the n 16-bit values of v big-endian at p (2n bytes): a P_Key or MFT block. */
-static inline void mad_put_be16_array(uint8_t *p, const uint16_t *v, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++)
-        mad_put_be16(p + 2 * i, v[i]);
-}
-
-/* Read n big-endian 16-bit values at p (2n bytes) into v. */
-static inline void mad_be16_array(const uint8_t *p, uint16_t *v, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++)
-        v[i] = mad_be16(p + 2 * i);
+    return be64_get(mad + 8);
 }
 
 #endif

@@ -44,12 +44,10 @@ static bool mad_router_overlap(uint8_t class_a, uint32_t mask_a, uint32_t tag_a,
     return (tag_a & common) == (tag_b & common);
 }
 
-/* Add a client with either callback (the other NULL); 0 or -1. */
-static int mad_router_add(struct mad_router *r, uint8_t mgmt_class, uint32_t tid_mask,
-                          uint32_t tid_tag, mad_answer_fn fn, mad_answer_len_fn fn_len, void *arg)
+int mad_router_add_client(struct mad_router *r, uint8_t mgmt_class, uint32_t tid_mask,
+                          uint32_t tid_tag, mad_answer_fn fn, void *arg)
 {
-    if (r->nclients == MAD_ROUTER_MAX_CLIENTS || (!fn && !fn_len) || !tid_mask ||
-        (tid_tag & ~tid_mask))
+    if (r->nclients == MAD_ROUTER_MAX_CLIENTS || !fn || !tid_mask || (tid_tag & ~tid_mask))
         return -1;
     for (unsigned i = 0; i < r->nclients; i++)
         if (mad_router_overlap(mgmt_class, tid_mask, tid_tag, r->clients[i].mgmt_class,
@@ -59,22 +57,9 @@ static int mad_router_add(struct mad_router *r, uint8_t mgmt_class, uint32_t tid
     r->clients[r->nclients].tid_mask = tid_mask;
     r->clients[r->nclients].tid_tag = tid_tag;
     r->clients[r->nclients].fn = fn;
-    r->clients[r->nclients].fn_len = fn_len;
     r->clients[r->nclients].arg = arg;
     r->nclients++;
     return 0;
-}
-
-int mad_router_add_client(struct mad_router *r, uint8_t mgmt_class, uint32_t tid_mask,
-                          uint32_t tid_tag, mad_answer_fn fn, void *arg)
-{
-    return fn ? mad_router_add(r, mgmt_class, tid_mask, tid_tag, fn, NULL, arg) : -1;
-}
-
-int mad_router_add_client_len(struct mad_router *r, uint8_t mgmt_class, uint32_t tid_mask,
-                              uint32_t tid_tag, mad_answer_len_fn fn, void *arg)
-{
-    return fn ? mad_router_add(r, mgmt_class, tid_mask, tid_tag, NULL, fn, arg) : -1;
 }
 
 /* Give an answer to the client whose tag its TID carries; false when none. */
@@ -87,10 +72,7 @@ static bool mad_router_answer(struct mad_router *r, const uint8_t *in, size_t le
         if ((r->clients[i].mgmt_class && r->clients[i].mgmt_class != mgmt_class) ||
             (tid & r->clients[i].tid_mask) != r->clients[i].tid_tag)
             continue;
-        if (r->clients[i].fn_len)
-            r->clients[i].fn_len(r->clients[i].arg, in, len);
-        else
-            r->clients[i].fn(r->clients[i].arg, in);
+        r->clients[i].fn(r->clients[i].arg, in, len);
         return true;
     }
     return false;
@@ -106,15 +88,8 @@ static int mad_router_agent_of(const struct mad_router *r, uint8_t mgmt_class)
 }
 
 enum mad_verdict mad_router_dispatch(struct mad_router *r, const struct mad_addr *from,
-                                     const uint8_t *in, struct mad_addr *to, uint8_t *out,
-                                     enum mad_route *how)
-{
-    return mad_router_dispatch_len(r, from, in, IB_MAD_SIZE, to, out, how);
-}
-
-enum mad_verdict mad_router_dispatch_len(struct mad_router *r, const struct mad_addr *from,
-                                         const uint8_t *in, size_t len, struct mad_addr *to,
-                                         uint8_t *out, enum mad_route *how)
+                                     const uint8_t *in, size_t len, struct mad_addr *to,
+                                     uint8_t *out, enum mad_route *how)
 {
     int a = mad_router_agent_of(r, (uint8_t)mad_get_field((void *)in, 0, IB_MAD_MGMTCLASS_F));
     enum mad_kind kind = mad_router_kind(in);

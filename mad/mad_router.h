@@ -26,10 +26,11 @@
 /* Serve one request of the class; MAD_SEND when out must be sent to *to. */
 typedef enum mad_verdict (*mad_request_fn)(void *arg, const struct mad_addr *from,
                                            const uint8_t *in, struct mad_addr *to, uint8_t *out);
-/* Take one answer to the client's own request. */
-typedef void (*mad_answer_fn)(void *arg, const uint8_t *mad);
-/* Take one answer of len bytes (a reassembled RMPP answer is longer than a MAD). */
-typedef void (*mad_answer_len_fn)(void *arg, const uint8_t *mad, size_t len);
+/*
+ * Take one answer to the client's own request, len bytes (IB_MAD_SIZE, or
+ * more for a reassembled RMPP answer).
+ */
+typedef void (*mad_answer_fn)(void *arg, const uint8_t *mad, size_t len);
 
 /* What a MAD is, for routing. */
 enum mad_kind {
@@ -65,8 +66,7 @@ struct mad_router {
     struct {
         uint8_t mgmt_class; /* 0: any class */
         uint32_t tid_mask, tid_tag;
-        mad_answer_fn fn; /* one of the two is set */
-        mad_answer_len_fn fn_len;
+        mad_answer_fn fn;
         void *arg;
     } clients[MAD_ROUTER_MAX_CLIENTS];
     unsigned nclients;
@@ -90,25 +90,14 @@ int mad_router_add_agent(struct mad_router *r, uint8_t mgmt_class, mad_request_f
 int mad_router_add_client(struct mad_router *r, uint8_t mgmt_class, uint32_t tid_mask,
                           uint32_t tid_tag, mad_answer_fn fn, void *arg);
 
-/* The same for a client that takes the answer's length too (mad_answer_len_fn). */
-int mad_router_add_client_len(struct mad_router *r, uint8_t mgmt_class, uint32_t tid_mask,
-                              uint32_t tid_tag, mad_answer_len_fn fn, void *arg);
-
 /*
- * Route one received MAD.  *how says what happened; the return value is the
+ * Route one received MAD of len bytes (at least IB_MAD_SIZE are readable at
+ * in; more for a reassembled RMPP answer): a client gets len, an agent the
+ * first IB_MAD_SIZE bytes.  *how says what happened; the return value is the
  * serving agent's verdict (MAD_DROP for everything but a request it answered).
  */
 enum mad_verdict mad_router_dispatch(struct mad_router *r, const struct mad_addr *from,
-                                     const uint8_t *in, struct mad_addr *to, uint8_t *out,
-                                     enum mad_route *how);
-
-/*
- * The same for a MAD of len bytes (at least IB_MAD_SIZE are readable at in):
- * a length-taking client gets len, every other receiver the first
- * IB_MAD_SIZE bytes.
- */
-enum mad_verdict mad_router_dispatch_len(struct mad_router *r, const struct mad_addr *from,
-                                         const uint8_t *in, size_t len, struct mad_addr *to,
-                                         uint8_t *out, enum mad_route *how);
+                                     const uint8_t *in, size_t len, struct mad_addr *to,
+                                     uint8_t *out, enum mad_route *how);
 
 #endif

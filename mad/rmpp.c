@@ -80,8 +80,8 @@ void pzr_hdr_get(const uint8_t *mad, struct pzr_hdr *h)
     h->flags = p[2] & 0x07;
     h->rtime = p[2] >> 3;
     h->status = p[3];
-    h->seg_num = mad_be32(p + 4);
-    h->paylen_newwin = mad_be32(p + 8);
+    h->seg_num = be32_get(p + 4);
+    h->paylen_newwin = be32_get(p + 8);
 }
 
 /* Write h into mad's RMPP header. */
@@ -93,8 +93,8 @@ void pzr_hdr_put(uint8_t *mad, const struct pzr_hdr *h)
     p[1] = h->type;
     p[2] = (uint8_t)(h->rtime << 3 | (h->flags & 0x07));
     p[3] = h->status;
-    mad_put_be32(p + 4, h->seg_num);
-    mad_put_be32(p + 8, h->paylen_newwin);
+    be32_put(p + 4, h->seg_num);
+    be32_put(p + 8, h->paylen_newwin);
 }
 
 /* Classify a received MAD for an RMPP agent; returns its kind. */

@@ -197,10 +197,10 @@ int sa_link_record_decode(const uint8_t *rec, size_t stride, struct sa_link_reco
         return -1;
     /* libibmad has no LinkRecord fields: FromLID 16, FromPort 8, ToPort 8,
      * ToLID 16 (IBA 15.2.5.13), big-endian. */
-    r->from_lid = mad_be16(rec);
+    r->from_lid = be16_get(rec);
     r->from_port = rec[2];
     r->to_port = rec[3];
-    r->to_lid = mad_be16(rec + 4);
+    r->to_lid = be16_get(rec + 4);
     return 0;
 }
 
@@ -210,8 +210,8 @@ int sa_lft_record_decode(const uint8_t *rec, size_t stride, struct sa_lft_record
         return -1;
     /* libibmad has no LFTRecord fields: LID 16, BlockNum 16, Reserved 32
      * (IBA 15.2.5.6); the block itself is SMP LinearForwardingTable data. */
-    r->lid = mad_be16(rec);
-    r->block = mad_be16(rec + 2);
+    r->lid = be16_get(rec);
+    r->block = be16_get(rec + 2);
     mad_get_array((void *)(rec + 8), 0, IB_LINEAR_FORW_TBL_F, r->port);
     return 0;
 }
@@ -224,7 +224,7 @@ int sa_switch_info_record_decode(const uint8_t *rec, size_t stride, struct sa_sw
         return -1;
     /* libibmad has no SwitchInfoRecord header fields: LID 16, Reserved 16
      * (IBA 15.2.5.4); SwitchInfo follows, read with IB_SW_*. */
-    r->lid = mad_be16(rec);
+    r->lid = be16_get(rec);
     r->linear_fdb_cap = (uint16_t)sa_field(si, 0, IB_SW_LINEAR_FDB_CAP_F);
     r->linear_fdb_top = (uint16_t)sa_field(si, 0, IB_SW_LINEAR_FDB_TOP_F);
     r->lifetime = (uint8_t)sa_field(si, 0, IB_SW_LIFE_TIME_F);
@@ -242,7 +242,7 @@ int sa_port_info_record_decode(const uint8_t *rec, size_t stride, struct sa_port
     /* libibmad has no PortInfoRecord header fields: EndportLID 16, PortNum 8,
      * Options 8 (IBA 15.2.5.3); PortInfo follows, read with IB_PORT_*. */
     memset(r, 0, sizeof(*r));
-    r->lid = mad_be16(rec);
+    r->lid = be16_get(rec);
     r->port = rec[2];
     r->base_lid = (uint16_t)sa_field(rec, SA_PIR_PORT_INFO_OFFSET, IB_PORT_LID_F);
     r->lmc = (uint8_t)sa_field(rec, SA_PIR_PORT_INFO_OFFSET, IB_PORT_LMC_F);
@@ -270,7 +270,7 @@ size_t sa_service_build(uint8_t *buf, uint8_t method, uint64_t tid,
     memcpy(name, r->name, strnlen(r->name, SA_SERVICE_NAME_LEN));
     mad_set_array(rec, 0, IB_SA_SR_NAME_F, name);
     for (i = 0; i < 4; i++)
-        mad_put_be32(data + SA_SR_DATA32_OFFSET(i), r->data32[i]);
+        be32_put(data + SA_SR_DATA32_OFFSET(i), r->data32[i]);
     mad_set_array(rec, 0, IB_SA_SR_DATA_F, data);
     return sa_query_build(buf, method, IB_SA_ATTR_SERVICERECORD, tid, comp_mask, rec, sizeof(rec));
 }
@@ -293,6 +293,6 @@ int sa_service_record_decode(const uint8_t *rec, size_t stride, struct sa_servic
         r->name[i] = name[i] < 0x20 || name[i] > 0x7E ? '?' : (char)name[i];
     mad_get_array((void *)rec, 0, IB_SA_SR_DATA_F, data);
     for (i = 0; i < 4; i++)
-        r->data32[i] = mad_be32(data + SA_SR_DATA32_OFFSET(i));
+        r->data32[i] = be32_get(data + SA_SR_DATA32_OFFSET(i));
     return 0;
 }

@@ -161,7 +161,7 @@ static err_t output_direct(struct pz_netif *n, struct pbuf *p)
  * destination from the header.  Returns ERR_OK, or ERR_MEM when the queue
  * is full (dropped).
  */
-static err_t netif_output_any(struct netif *netif, struct pbuf *p)
+static err_t pz_netif_output_any(struct netif *netif, struct pbuf *p)
 {
     struct pz_netif *n = netif->state;
     struct queued_pkt *q;
@@ -206,8 +206,8 @@ static err_t netif_output_any(struct netif *netif, struct pbuf *p)
  * the endpoint to join or leave it through the SA.  Returns ERR_OK, or
  * ERR_MEM when too many wait (counted in mld_dropped).
  */
-static err_t netif_mld_filter(struct netif *netif, const ip6_addr_t *group,
-                              enum netif_mac_filter_action action)
+static err_t pz_netif_mld_filter(struct netif *netif, const ip6_addr_t *group,
+                                 enum netif_mac_filter_action action)
 {
     struct pz_netif *n = netif->state;
 
@@ -226,7 +226,7 @@ static err_t netif_mld_filter(struct netif *netif, const ip6_addr_t *group,
 }
 
 /* Owner: hand MLD's group changes to the endpoint, in order. */
-static void apply_mld(struct pz_netif *n, struct ipoib *ep, uint64_t now)
+static void pz_netif_apply_mld(struct pz_netif *n, struct ipoib *ep, uint64_t now)
 {
     struct mld_event ev[PZ_NETIF_MLD_EVENTS];
     unsigned count;
@@ -245,35 +245,35 @@ static void apply_mld(struct pz_netif *n, struct ipoib *ep, uint64_t now)
 }
 
 /* netif->output: an IPv4 packet. */
-static err_t netif_output_ip4(struct netif *netif, struct pbuf *p, const ip4_addr_t *dest)
+static err_t pz_netif_output_ip4(struct netif *netif, struct pbuf *p, const ip4_addr_t *dest)
 {
     (void)dest;
-    return netif_output_any(netif, p);
+    return pz_netif_output_any(netif, p);
 }
 
 /* netif->output_ip6: an IPv6 packet, its next hop the endpoint's choice. */
-static err_t netif_output_ip6(struct netif *netif, struct pbuf *p, const ip6_addr_t *dest)
+static err_t pz_netif_output_ip6(struct netif *netif, struct pbuf *p, const ip6_addr_t *dest)
 {
     (void)dest;
-    return netif_output_any(netif, p);
+    return pz_netif_output_any(netif, p);
 }
 
 /* netif init callback: name, MTU, flags, output. */
-static err_t netif_init_ipoib(struct netif *netif)
+static err_t pz_netif_init_ipoib(struct netif *netif)
 {
     netif->name[0] = 'i';
     netif->name[1] = 'b';
     netif->mtu = NETIF_MTU_BEFORE_JOIN;
     netif->flags = NETIF_FLAG_BROADCAST;
     netif->hwaddr_len = 0;
-    netif->output = netif_output_ip4;
-    netif->output_ip6 = netif_output_ip6;
-    netif_set_mld_mac_filter(netif, netif_mld_filter); /* used with NETIF_FLAG_MLD6 (IPv6 on) */
+    netif->output = pz_netif_output_ip4;
+    netif->output_ip6 = pz_netif_output_ip6;
+    netif_set_mld_mac_filter(netif, pz_netif_mld_filter); /* used with NETIF_FLAG_MLD6 (IPv6 on) */
     return ERR_OK;
 }
 
 /* lwIP address from a host-order IPv4 address. */
-static ip4_addr_t lwip_addr(uint32_t a)
+static ip4_addr_t pz_netif_ip4_addr(uint32_t a)
 {
     ip4_addr_t ip;
     ip4_addr_set_u32(&ip, lwip_htonl(a));
@@ -305,11 +305,11 @@ struct pz_netif *pz_netif_create(const struct pz_netif_config *cfg, char *err, s
     }
     pthread_mutex_init(&n->lock, NULL);
     pthread_once(&tcpip_once, start_tcpip);
-    ip = lwip_addr(cfg->addr);
-    mask = lwip_addr(cfg->netmask);
-    gw = lwip_addr(cfg->gateway);
+    ip = pz_netif_ip4_addr(cfg->addr);
+    mask = pz_netif_ip4_addr(cfg->netmask);
+    gw = pz_netif_ip4_addr(cfg->gateway);
     LOCK_TCPIP_CORE();
-    added = netif_add(&n->netif, &ip, &mask, &gw, n, netif_init_ipoib, tcpip_input);
+    added = netif_add(&n->netif, &ip, &mask, &gw, n, pz_netif_init_ipoib, tcpip_input);
     if (added && cfg->ip6 && pz_netif6_setup(&n->netif, cfg)) {
         netif_remove(&n->netif);
         added = NULL;
@@ -380,7 +380,7 @@ void pz_netif_drain(struct pz_netif *n, struct ipoib *ep, uint64_t now)
     struct queued_pkt *q = take_queue(n, PZ_NETIF_DRAIN_BUDGET);
 
     if (n->cfg.ip6)
-        apply_mld(n, ep, now);
+        pz_netif_apply_mld(n, ep, now);
     while (q) {
         struct queued_pkt *next = q->next;
         ipoib_output(ep, q->data, q->len, now);

@@ -11,7 +11,7 @@
 #include "ipoib_ip6.h"
 
 /* lwIP's form of a 16-byte network-order address. */
-static ip6_addr_t lwip_addr6(const uint8_t a[16])
+static ip6_addr_t pz_netif6_ip6_addr(const uint8_t a[16])
 {
     ip6_addr_t ip;
 
@@ -29,13 +29,13 @@ int pz_netif6_setup(struct netif *netif, const struct pz_netif_config *cfg)
 
     netif->flags |= NETIF_FLAG_MLD6; /* the mld_mac_filter is pz_netif.c's */
     ipoib_ip6_linklocal(cfg->port_guid, ll);
-    ip = lwip_addr6(ll);
+    ip = pz_netif6_ip6_addr(ll);
     netif_ip6_addr_set(netif, 0, &ip);
     netif_ip6_addr_set_state(netif, 0, IP6_ADDR_TENTATIVE);
     netif_set_ip6_autoconfig_enabled(netif, 1);
     if (!cfg->ip6_prefix)
         return 0;
-    ip = lwip_addr6(cfg->ip6_addr);
+    ip = pz_netif6_ip6_addr(cfg->ip6_addr);
     return netif_add_ip6_address(netif, &ip, &idx) == ERR_OK ? 0 : -1;
 }
 

@@ -58,8 +58,9 @@ static enum mad_verdict node_route_cc(void *arg, const struct mad_addr *from, co
 }
 
 /* Router client: the answers to discovery SMPs. */
-static void node_route_discovery(void *arg, const uint8_t *mad)
+static void node_route_discovery(void *arg, const uint8_t *mad, size_t len)
 {
+    (void)len; /* an SMP */
     node_discovery_take(arg, mad);
 }
 
@@ -103,6 +104,7 @@ struct node *node_create(struct board *board, const struct node_config *cfg,
         node_destroy(n);
         return NULL;
     }
+    node_discovery_reset(n);
     if (cfg->monitor && node_monitor_start(n, &cfg->mon)) {
         snprintf(err, errlen, "monitor: bad settings");
         node_destroy(n);
@@ -124,26 +126,11 @@ void node_destroy(struct node *n)
 }
 
 enum mad_verdict node_process(struct node *n, const struct mad_addr *from, const uint8_t *in,
-                              struct mad_addr *to, uint8_t *out, enum mad_route *how)
+                              size_t len, struct mad_addr *to, uint8_t *out, enum mad_route *how)
 {
     enum mad_route routed;
 
-    return mad_router_dispatch(&n->router, from, in, to, out, how ? how : &routed);
-}
-
-enum mad_verdict node_process_len(struct node *n, const struct mad_addr *from, const uint8_t *in,
-                                  size_t len, struct mad_addr *to, uint8_t *out,
-                                  enum mad_route *how)
-{
-    enum mad_route routed;
-
-    return mad_router_dispatch_len(&n->router, from, in, len, to, out, how ? how : &routed);
-}
-
-int node_add_client_len(struct node *n, uint8_t mgmt_class, uint32_t tid_mask, uint32_t tid_tag,
-                        mad_answer_len_fn fn, void *arg)
-{
-    return mad_router_add_client_len(&n->router, mgmt_class, tid_mask, tid_tag, fn, arg);
+    return mad_router_dispatch(&n->router, from, in, len, to, out, how ? how : &routed);
 }
 
 int node_add_client(struct node *n, uint8_t mgmt_class, uint32_t tid_mask, uint32_t tid_tag,

@@ -76,19 +76,15 @@ struct node *node_create(struct board *board, const struct node_config *cfg,
 void node_destroy(struct node *n);
 
 /*
- * One received MAD (IB_MAD_SIZE bytes): requests by class to the SMA, PMA
- * or CC agent; answers by TID to the client that asked (discovery, the
- * clients added with node_add_client()), else to the class's agent (the
- * SMA forwards returning directed-route SMPs).  MAD_SEND when out must be
- * sent to *to; *how (may be NULL) says who had it.
+ * One received MAD of len bytes (IB_MAD_SIZE, or more: a reassembled
+ * multi-packet SA answer): requests by class to the SMA, PMA or CC agent;
+ * answers by TID to the client that asked (discovery, the clients added with
+ * node_add_client(), which get len), else to the class's agent (the SMA
+ * forwards returning directed-route SMPs).  MAD_SEND when out must be sent
+ * to *to; *how (may be NULL) says who had it.
  */
 enum mad_verdict node_process(struct node *n, const struct mad_addr *from, const uint8_t *in,
-                              struct mad_addr *to, uint8_t *out, enum mad_route *how);
-
-/* node_process for a MAD of len bytes (a reassembled multi-packet SA answer may be longer). */
-enum mad_verdict node_process_len(struct node *n, const struct mad_addr *from, const uint8_t *in,
-                                  size_t len, struct mad_addr *to, uint8_t *out,
-                                  enum mad_route *how);
+                              size_t len, struct mad_addr *to, uint8_t *out, enum mad_route *how);
 
 /*
  * A client for answers to requests someone else on the management port
@@ -96,10 +92,6 @@ enum mad_verdict node_process_len(struct node *n, const struct mad_addr *from, c
  */
 int node_add_client(struct node *n, uint8_t mgmt_class, uint32_t tid_mask, uint32_t tid_tag,
                     mad_answer_fn fn, void *arg);
-
-/* The same for a client that takes the answer's length (mad_router_add_client_len). */
-int node_add_client_len(struct node *n, uint8_t mgmt_class, uint32_t tid_mask, uint32_t tid_tag,
-                        mad_answer_len_fn fn, void *arg);
 
 /*
  * Take what the switch recorded when an SMP request arrived (board_mad_rx):

@@ -8,6 +8,7 @@
 #ifndef PZ_NODE_INTERNAL_H
 #define PZ_NODE_INTERNAL_H
 
+#include "mad_txn.h"
 #include "node.h"
 
 /* Where a port's neighbour discovery stands. */
@@ -22,9 +23,9 @@ enum node_disc {
 struct node_port {
     bool active;          /* PortState Active at the last discovery scan */
     uint8_t disc;         /* enum node_disc */
-    uint8_t tries;        /* sends of the current discovery */
-    uint32_t tid;         /* low 32 TID bits of the SMP that is out */
-    uint64_t deadline_ns; /* answer timeout (WAIT) or retry time (FAILED) */
+    struct node *owner;   /* the node (discovery's completions find it from the port) */
+    int txn;              /* the SMP out (WAIT): its transaction in disc_txns */
+    uint64_t deadline_ns; /* retry time (FAILED) */
     bool notified_hot;    /* what the SM was last told: hot-spot or not */
 };
 
@@ -38,8 +39,9 @@ struct node {
     struct node_hooks hooks;
     struct mad_router router;
     unsigned num_ports;
-    struct node_port *ports; /* [0..num_ports], 0 unused */
-    uint32_t disc_seq;       /* discovery SMPs sent, for their TIDs */
+    struct node_port *ports;   /* [0..num_ports], 0 unused */
+    struct mad_txns disc_txns; /* the discovery SMPs out (tag 0x50, requester: the GUID's) */
+    uint64_t disc_now;         /* the time of the poll that ends a discovery */
     uint64_t next_disc_scan_ns;
     uint64_t next_link_scan_ns;
     uint16_t notified_sm; /* the master SM's LID the ports' notified_hot refer to (0: none yet) */

@@ -509,13 +509,13 @@ unsigned cong_event_notice(const struct cong_monitor *m, const struct cong_event
     details[PZ_CMN_CLASS] = ev->to;
     details[PZ_CMN_PREV_CLASS] = ev->from;
     details[PZ_CMN_PEER] = m->ports[ev->port].peer;
-    mad_put_be(details + PZ_CMN_CONGESTION, ev->sample.congestion, 8);
-    mad_put_be(details + PZ_CMN_BANDWIDTH, ev->sample.bandwidth, 8);
-    mad_put_be(details + PZ_CMN_UTIL, ev->sample.util_permille, 2);
-    mad_put_be(details + PZ_CMN_LINK_RATE, m->ports[ev->port].link_bps, 8);
-    mad_put_be(details + PZ_CMN_TIME, ev->sample.time_ns, 8);
-    mad_put_be(details + PZ_CMN_CHANGES, m->ports[ev->port].changes, 4);
-    mad_put_be(details + PZ_CMN_INTERVAL, m->cfg.interval_ms, 4);
+    be_put(details + PZ_CMN_CONGESTION, ev->sample.congestion, 8);
+    be_put(details + PZ_CMN_BANDWIDTH, ev->sample.bandwidth, 8);
+    be_put(details + PZ_CMN_UTIL, ev->sample.util_permille, 2);
+    be_put(details + PZ_CMN_LINK_RATE, m->ports[ev->port].link_bps, 8);
+    be_put(details + PZ_CMN_TIME, ev->sample.time_ns, 8);
+    be_put(details + PZ_CMN_CHANGES, m->ports[ev->port].changes, 4);
+    be_put(details + PZ_CMN_INTERVAL, m->cfg.interval_ms, 4);
     return trap;
 }
 

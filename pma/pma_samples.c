@@ -233,6 +233,6 @@ uint16_t pma_psr_ext_get(struct pma *pma, struct pma_req *req)
     if (s->status != PMA_SAMPLE_DONE)
         return MAD_STATUS_OK;
     for (unsigned i = 0; i < PMA_SAMPLE_COUNTERS; i++)
-        mad_put_be64(req->out + PMA_PSRE_COUNTER_OFFS + 8 * i, s->result[i]);
+        be64_put(req->out + PMA_PSRE_COUNTER_OFFS + 8 * i, s->result[i]);
     return MAD_STATUS_OK;
 }

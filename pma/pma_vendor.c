@@ -47,13 +47,13 @@ static void pma_vendor_summary(const struct pma *pma, uint8_t *out)
     out[PZ_CM_NUM_PORTS] = (uint8_t)n;
     out[PZ_CM_LOW_UTIL] = cfg.low_util_percent;
     out[PZ_CM_CLEAR] = cfg.clear_percent;
-    mad_put_be(out + PZ_CM_INTERVAL, cfg.interval_ms, 4);
-    mad_put_be(out + PZ_CM_THRESHOLD, cfg.threshold_ticks, 8);
-    mad_put_be(out + PZ_CM_SAMPLES, pma_vendor_u32(st.samples), 4);
-    mad_put_be(out + PZ_CM_INVALID, pma_vendor_u32(st.invalid), 4);
-    mad_put_be(out + PZ_CM_EVENTS, pma_vendor_u32(st.events), 4);
+    be_put(out + PZ_CM_INTERVAL, cfg.interval_ms, 4);
+    be_put(out + PZ_CM_THRESHOLD, cfg.threshold_ticks, 8);
+    be_put(out + PZ_CM_SAMPLES, pma_vendor_u32(st.samples), 4);
+    be_put(out + PZ_CM_INVALID, pma_vendor_u32(st.invalid), 4);
+    be_put(out + PZ_CM_EVENTS, pma_vendor_u32(st.events), 4);
     out[PZ_CM_HISTORY] = cfg.history;
-    mad_put_be(out + PZ_CM_TICK_NS, PZ_CM_XMIT_WAIT_TICK_NS, 2);
+    be_put(out + PZ_CM_TICK_NS, PZ_CM_XMIT_WAIT_TICK_NS, 2);
     for (unsigned p = 1; p <= n; p++) {
         struct cong_port_view v;
 
@@ -85,22 +85,22 @@ static void pma_vendor_port(const struct pma *pma, unsigned port, uint8_t *out)
     out[PZ_CMP_FLAGS] =
         (uint8_t)((v.valid ? PZ_CMP_F_VALID : 0) | (v.link_bps ? PZ_CMP_F_LINK_UP : 0));
     out[PZ_CMP_HIST_COUNT] = (uint8_t)n;
-    mad_put_be(out + PZ_CMP_UTIL, v.last.util_permille, 2);
-    mad_put_be(out + PZ_CMP_CONGESTION, v.last.congestion, 8);
-    mad_put_be(out + PZ_CMP_BANDWIDTH, v.last.bandwidth, 8);
-    mad_put_be(out + PZ_CMP_LINK_RATE, v.link_bps, 8);
-    mad_put_be(out + PZ_CMP_SAMPLE_TIME, v.last.time_ns, 8);
-    mad_put_be(out + PZ_CMP_SINCE, v.since_ns, 8);
-    mad_put_be(out + PZ_CMP_CHANGES, v.changes, 4);
-    mad_put_be(out + PZ_CMP_INVALID, v.invalid, 4);
-    mad_put_be(out + PZ_CMP_NOW, board_now_ns(pma->board), 8);
+    be_put(out + PZ_CMP_UTIL, v.last.util_permille, 2);
+    be_put(out + PZ_CMP_CONGESTION, v.last.congestion, 8);
+    be_put(out + PZ_CMP_BANDWIDTH, v.last.bandwidth, 8);
+    be_put(out + PZ_CMP_LINK_RATE, v.link_bps, 8);
+    be_put(out + PZ_CMP_SAMPLE_TIME, v.last.time_ns, 8);
+    be_put(out + PZ_CMP_SINCE, v.since_ns, 8);
+    be_put(out + PZ_CMP_CHANGES, v.changes, 4);
+    be_put(out + PZ_CMP_INVALID, v.invalid, 4);
+    be_put(out + PZ_CMP_NOW, board_now_ns(pma->board), 8);
     for (unsigned i = 0; i < n; i++) {
         uint8_t *e = out + PZ_CMP_HIST + i * PZ_CMP_HIST_ENTRY;
 
-        mad_put_be(e + PZ_CMH_TIME, hist[i].time_ns, 8);
-        mad_put_be(e + PZ_CMH_CONGESTION, hist[i].congestion, 8);
-        mad_put_be(e + PZ_CMH_BANDWIDTH, hist[i].bandwidth, 8);
-        mad_put_be(e + PZ_CMH_UTIL, hist[i].util_permille, 2);
+        be_put(e + PZ_CMH_TIME, hist[i].time_ns, 8);
+        be_put(e + PZ_CMH_CONGESTION, hist[i].congestion, 8);
+        be_put(e + PZ_CMH_BANDWIDTH, hist[i].bandwidth, 8);
+        be_put(e + PZ_CMH_UTIL, hist[i].util_permille, 2);
         e[PZ_CMH_CLASS] = hist[i].cls;
     }
 }
@@ -126,8 +126,8 @@ uint16_t pma_vendor_set(struct pma *pma, struct pma_req *req)
     if (req->attr_mod != 0 || in[PZ_CM_VERSION] != PZ_CM_LAYOUT_VERSION)
         return MAD_STATUS_BAD_FIELD;
     cong_monitor_get_config(pma->cong, &cfg);
-    cfg.interval_ms = (uint32_t)mad_get_be(in + PZ_CM_INTERVAL, 4);
-    cfg.threshold_ticks = mad_get_be(in + PZ_CM_THRESHOLD, 8);
+    cfg.interval_ms = (uint32_t)be_get(in + PZ_CM_INTERVAL, 4);
+    cfg.threshold_ticks = be_get(in + PZ_CM_THRESHOLD, 8);
     cfg.low_util_percent = in[PZ_CM_LOW_UTIL];
     cfg.clear_percent = in[PZ_CM_CLEAR];
     cfg.history = in[PZ_CM_HISTORY];

@@ -6,7 +6,9 @@
 # spine-1 and leaf-1 are taken over by external portzerod processes; runs
 # OpenSM (-R ftree --connect_roots) until SUBNET UP; then shows what the
 # diags see; then makes host-1-1 an endpoint hot-spot (three contributors,
-# one victim) and shows leaf-1's portzerod finding it (dFtree); then two
+# one victim) and shows leaf-1's portzerod finding it and pz-dftree, the
+# dFtree manager, moving the contributors to the slow lane so that the
+# victim recovers (its throughput before and after); then two
 # emulated IP hosts (pz-iphost) ping and stream TCP over IPoIB through the
 # fabric.  Everything it starts is stopped
 # by PID on exit, and it works in a temporary directory.
@@ -67,7 +69,7 @@ say "Topology: gen-fattree 2 --spines 2 --leaves 4 --hosts-per-leaf 2 --radix 8"
 sed -n '2p' fabric.net
 
 say "pzfabric: every switch and HCA answered by portzero's SMA/PMA; spine-1 and leaf-1 by external portzerods"
-"$BIN/pzfabric" --sockname "$SOCK" --agent spine-1 --agent leaf-1 --monitor-interval 500 \
+"$BIN/pzfabric" --sockname "$SOCK" --agent spine-1 --agent leaf-1 --monitor-interval 500 -v \
     fabric.net > fabric.out 2> fabric.err &
 PIDS+=($!)
 wait_for fabric.out 10 '^ready$'
@@ -91,10 +93,12 @@ start_agent spine-1 agent 10.60.0.1 fd00:60::1
 start_agent leaf-1 leafagent 10.60.0.2 fd00:60::2
 grep -v 'SMP class' agent.err | sed 's/^portzerod [0-9.]* //'
 
-say "OpenSM -R ftree --connect_roots (on host-1-1)"
+say "OpenSM -R ftree --connect_roots -Q (on host-1-1): QoS maps SL 0 to VL 0, SL 1 to VL 1 (dFtree's two lanes)"
 mkdir -p sm/cache sm/tmp sm/dump
+printf '%s\n' 'qos_max_vls 2' 'qos_high_limit 0' 'qos_vlarb_high 0:0' 'qos_vlarb_low 0:64,1:64' \
+    'qos_sl2vl 0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0' > qos.conf
 OSM_CACHE_DIR=$WORK/sm/cache OSM_TMP_DIR=$WORK/sm/tmp "$ATTACH" -s "$SOCK" -C sm host-1-1 -- \
-    opensm -d2 -R ftree --connect_roots --dump_files_dir "$WORK/sm/dump" \
+    opensm -d2 -R ftree --connect_roots -Q -F "$WORK/qos.conf" --dump_files_dir "$WORK/sm/dump" \
     -f "$WORK/sm/osm.log" > sm/opensm.out 2>&1 &
 PIDS+=($!)
 wait_for sm/osm.log 60 'SUBNET UP'
@@ -121,6 +125,12 @@ diag smpquery switchinfo "$SPINE1" | grep -E 'LinearFdbTop|LinearFdbCap|StateCha
 
 LEAF1=$(diag ibnetdiscover | sed -n 's/^Switch.*"leaf-1".* lid \([0-9]*\) .*/\1/p')
 CTL=("$BIN/pzfabric-ctl" --sockname "$SOCK")
+say "dFtree: pz-dftree, the manager (on host-3-2), subscribes at the SA for the switches' hot-spot notices"
+mkdir dftree
+"$ATTACH" -s "$SOCK" -C dftree host-3-2 -- "$BIN/pz-dftree" > dftree.out 2> dftree.err &
+PIDS+=($!)
+wait_for dftree.out 20 '^ready$'
+sed 's/^pz-dftree: /   /' dftree.err
 say "dFtree: host-1-1 sinks only 25 Gb/s (a PCIe-limited HCA); three contributors send to it,"
 echo "   and host-2-1 also sends to host-1-2 (the victim, sharing leaf-2's queue with a contributor)"
 "${CTL[@]}" ca-rate host-1-1 25
@@ -128,9 +138,24 @@ FLOWS=()
 for src in host-2-1 host-3-1 host-4-1; do
     FLOWS+=("$("${CTL[@]}" flow-add "$src" host-1-1 40)")
 done
-FLOWS+=("$("${CTL[@]}" flow-add host-2-1 host-1-2 40)")
-sleep 2
-"${CTL[@]}" flow-list
+VICTIM=$("${CTL[@]}" flow-add host-2-1 host-1-2 40)
+FLOWS+=("$VICTIM")
+# victim: the victim's achieved rate (Gb/s) now.
+victim() { "${CTL[@]}" flow-list | awk -v id="$VICTIM" '$1 == id { print $6 }'; }
+echo "   flows (id src dst SL demand achieved state moved path), all on SL 0 (the fast lane):"
+"${CTL[@]}" flow-list | sed 's/^/   /'
+BEFORE=$(victim)
+echo "   victim before: $BEFORE Gb/s of 40 (held behind host-2-1's contributor flow)"
+for _ in $(seq 100); do
+    [ "$("${CTL[@]}" flow-list | awk -v id="${FLOWS[0]}" '$1 == id { print $4 }')" = 1 ] && break
+    sleep 0.1
+done
+say "leaf-1's portzerod told OpenSM, OpenSM forwarded the notice to pz-dftree, pz-dftree repathed"
+grep -E 'notice 0x0001|onset|hot-spot|CONTRIBUTOR|repath' dftree.err | sed 's/^pz-dftree: /   /'
+grep 'lane:' fabric.err | sed 's/^pzfabric: /   /' || true
+echo "   flows now: the contributors on SL 1 (VL 1), the victim alone on VL 0:"
+"${CTL[@]}" flow-list | sed 's/^/   /'
+echo "   victim before: $BEFORE Gb/s, after: $(victim) Gb/s (the contributors keep their share)"
 
 say "leaf-1's portzerod (LID $LEAF1): its congestion monitor, read as vendor PMA attribute 0xFF30"
 diag "$BIN/pz-hotspot" -t 3000 "$LEAF1"
@@ -148,8 +173,11 @@ sleep 1.5
 diag "$BIN/pz-hotspot" -t 3000 "$LEAF1"
 grep -E 'hot-spot|normal' leafagent.err | sed 's/^portzerod [0-9.]* //' | tail -2
 
-say "What OpenSM received: leaf-1's vendor notices (onset, clear)"
-grep 'Received Vendor Notice' sm/osm.log | sed 's/^.*\] //' || true
+say "What OpenSM received: leaf-1's vendor notices (onset, clear), and what it forwarded"
+grep -E 'Received Vendor Notice|Reporting Vendor Notice' sm/osm.log | sed 's/^.*\] //' || true
+echo "   pz-dftree on the clear (the fast-lane notices):"
+wait_for dftree.err 5 'fast-lane notice' || true
+grep -E 'notice 0x0002|clear|fast-lane' dftree.err | sed 's/^pz-dftree: /   /'
 
 say "IPoIB: two emulated hosts (pz-iphost: a CA bridged to a TUN device in a network namespace)"
 if [ "$(id -u)" = 0 ] && [ -e /dev/net/tun ]; then

@@ -16,6 +16,8 @@ PACKAGES=(
     libsnmp-dev snmp snmptrapd smitools
     libmbedtls-dev libsodium-dev libcrypt-dev openssh-client openssh-server ssh-audit whois openssl
     python3-paramiko dropbear-bin stress-ng
+    dpkg-dev debhelper lintian
+    prometheus prometheus-snmp-exporter curl man-db
 )
 
 # --bench: also what only `make bench` uses (Debian's snmpd, the reference

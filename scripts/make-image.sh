@@ -1,146 +1,120 @@
 #!/usr/bin/env bash
-# Assemble the aarch64 switch image from the cross build (make image).
+# Assemble the aarch64 switch image from the arm64 Debian package (make image).
 #
-# Usage: scripts/make-image.sh BUILD_DIR OUT.tar.gz
-#   BUILD_DIR  the aarch64 build (build-arm64), configured with toolchain.cmake;
-#              its sysroot is BUILD_DIR/sysroot (scripts/make-sysroot-arm64.sh)
+# Usage: scripts/make-image.sh BUILD_DIR DEB_DIR OUT.tar.gz
+#   BUILD_DIR  the aarch64 build (build-arm64): its sysroot BUILD_DIR/sysroot
+#              (scripts/make-sysroot-arm64.sh) and that sysroot's .deb cache
+#   DEB_DIR    where make deb put portzero_<version>_arm64.deb (build-deb)
 #
-# The tree (BUILD_DIR/image-rootfs, rebuilt each time) is what
-# `cmake --install BUILD_DIR --component image` puts there (image/CMakeLists.txt),
-# with the ELF files stripped, plus three generated files:
-#   /etc/portzero/portzero.conf           image/portzero.conf.head + every key of
-#                                         `portzerod --help` as a commented default
-#   /usr/share/portzero/debian-packages.txt  the Debian arm64 packages (name, version,
-#                                         sonames) the image's ELF files need from the
-#                                         base, their library dependencies included
+# One source of truth for what a switch gets: the tree (BUILD_DIR/image-rootfs,
+# rebuilt each time) is the package's contents, `dpkg-deb -x`, with lib/ moved
+# to usr/lib/ (a Debian 12 base has merged /usr: lib is a symlink there, which
+# a directory in the tarball would replace). Maintainer scripts do not run on
+# an image: systemd-sysusers creates the user portzero at boot from the
+# package's /usr/lib/sysusers.d/portzero.conf, and the unit's StateDirectory=
+# gives it /var/lib/portzero. Two files are added:
+#   /usr/share/portzero/debian-packages.txt  the package's Depends, and the
+#                                         Debian arm64 library packages (name,
+#                                         version, sonames) they resolve to, their
+#                                         own library dependencies included
 #   /usr/share/portzero/MANIFEST          every entry: type, mode, size, sha256, path
 # The tarball is reproducible: sorted, owner root, mtime of the last commit.
 set -euo pipefail
 
-TRIPLET=aarch64-linux-gnu
-CROSS_LIBC=/usr/$TRIPLET
 die() {
     echo "make-image: error: $*" >&2
     exit 1
 }
 log() { echo "make-image: $*"; }
 
-[ $# -eq 2 ] || die "usage: $0 BUILD_DIR OUT.tar.gz"
+[ $# -eq 3 ] || die "usage: $0 BUILD_DIR DEB_DIR OUT.tar.gz"
 BUILD=$(cd "$1" && pwd)
-OUT=$2
+DEB_DIR=$(cd "$2" && pwd)
+OUT=$3
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 SYSROOT=$BUILD/sysroot
-SYSLIB=$SYSROOT/usr/lib/$TRIPLET
 DEBS=${PZ_DEB_CACHE:-$SYSROOT.debs} # where make-sysroot-arm64.sh keeps the .debs
 ROOT=$BUILD/image-rootfs
-READELF=${TRIPLET}-readelf
-STRIP=${TRIPLET}-strip
+VERSION=$(dpkg-parsechangelog -l "$SRC/debian/changelog" -S Version)
+DEB=$DEB_DIR/portzero_${VERSION}_arm64.deb
 [ -f "$SYSROOT/.complete" ] || die "no sysroot in $SYSROOT (make cross assembles it)"
-[ -x "$BUILD/bin/portzerod" ] || die "no $BUILD/bin/portzerod (make cross builds it)"
+[ -f "$DEB" ] || die "no $DEB (make deb builds it)"
 
-# 1. The installed tree.
+# 1. The package's tree.
 rm -rf "$ROOT"
 mkdir -p "$ROOT"
-DESTDIR=$ROOT cmake --install "$BUILD" --component image > /dev/null
-while IFS= read -r -d '' f; do
-    if [ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = '177ELF' ]; then
-        "$STRIP" --strip-unneeded "$f"
-    fi
-done < <(find "$ROOT" -type f -print0)
+dpkg-deb -x "$DEB" "$ROOT"
+if [ -d "$ROOT/lib" ] && [ ! -L "$ROOT/lib" ]; then
+    mkdir -p "$ROOT/usr/lib"
+    cp -a "$ROOT/lib/." "$ROOT/usr/lib/"
+    rm -rf "${ROOT:?}/lib"
+fi
 
-# 2. portzero.conf: the image's settings, then every key commented out with
-#    its default, from the daemon's own key table (portzerod --help, run
-#    under qemu-aarch64), so the file cannot fall behind the code.
-conf=$ROOT/etc/portzero/portzero.conf
-mkdir -p "$(dirname "$conf")"
-cp "$SRC/image/portzero.conf.head" "$conf"
-set_keys=$(sed -n -E 's/^([a-z0-9_]+) *=.*/\1/p' "$conf" | tr '\n' ' ')
-qemu-aarch64 -L "$CROSS_LIBC" -E "LD_LIBRARY_PATH=$SYSLIB" "$ROOT/usr/sbin/portzerod" --help 2>&1 |
-    awk -v set=" $set_keys" '
-    /^  [a-z0-9_]+ = / {
-        key = $1
-        spec = substr($0, index($0, "= ") + 2)
-        def = spec
-        sub(/.*\(default: /, "", def)
-        sub(/\)$/, "", def)
-        sub(/ \(default: .*\)$/, "", spec)
-        if (def == "empty") def = ""
-        next
-    }
-    /^      / && key != "" {
-        help = $0
-        sub(/^ +/, "", help)
-        printf "#\n# %s: %s\n#   %s\n", key, help, spec
-        if (index(set, " " key " ")) printf "#   (set above)\n"
-        else if (def == "") printf "#%s =\n", key
-        else printf "#%s = %s\n", key, def
-        key = ""
-    }' >> "$conf"
-grep -q '^#num_ports = 36$' "$conf" || die "portzerod --help gave no key list (see $conf)"
-
-# 3. The Debian packages behind every NEEDED soname, followed through the
-#    libraries' own NEEDED. A soname is found in the sysroot (its .deb is
-#    known from the sysroot's package list) or in the cross toolchain's C
-#    library (Debian package libc6, or libgcc-s1 for libgcc_s).
-declare -A deb_of=() # soname -> package (from the unpacked .debs)
-while read -r deb; do
-    pkg=${deb%%_*}
-    while read -r path; do
-        name=${path##*/}
-        case "$name" in *.so.*) deb_of[$name]=$pkg ;; esac
-    done < <(dpkg-deb -c "$DEBS/$deb" | awk '{ print $6 }')
-done < <(sed -n '3,$p' "$SYSROOT/.complete")
+# 2. debian-packages.txt: the package's Depends, resolved to the arm64 library
+#    packages of the sysroot's cache (the exact version there) and followed
+#    through those packages' own Depends; libc6 and libgcc-s1 (the cross
+#    toolchain's C library, not unpacked into the sysroot) in apt's version.
+#    The sonames of each package are its .deb's; image-check then checks that
+#    every NEEDED soname of the image is among them.
+declare -A deb_file=() # package -> its .deb in the cache
+while read -r deb; do deb_file[${deb%%_*}]=$DEBS/$deb; done < <(sed -n '3,$p' "$SYSROOT/.complete")
 pkg_version() { # pkg_version PACKAGE: the arm64 candidate version apt knows
     apt-cache policy "$1:arm64" 2> /dev/null | awk '/^ *Candidate:/ { print $2; exit }'
 }
-needed_of() { "$READELF" -d "$1" 2> /dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
-lib_path() { # lib_path SONAME: the library file in the sysroot or the cross libc
-    local d
-    for d in "$SYSLIB" "$CROSS_LIBC/lib"; do
-        [ -e "$d/$1" ] && { echo "$d/$1"; return 0; }
-    done
-    return 1
+dep_names() { # dep_names DEPENDS-FIELD: the first alternative of each dependency
+    tr ',' '\n' <<< "$1" | sed -E 's/^ *//; s/[ (|].*//; s/:any$//' | sed '/^$/d'
 }
-declare -A pkg_of=() # soname -> package, the closure
+is_lib() { [ -n "${deb_file[$1]:-}" ] || [ "$1" = libc6 ] || [ "$1" = libgcc-s1 ]; }
+DEPENDS=$(dpkg-deb -f "$DEB" Depends)
+declare -A want=()
+others=
 queue=()
-while IFS= read -r -d '' f; do
-    [ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
-    for so in $(needed_of "$f"); do queue+=("$so"); done
-    interp=$("$READELF" -l "$f" | sed -n 's/.*Requesting program interpreter: \(.*\)\]/\1/p')
-    [ -z "$interp" ] || queue+=("${interp##*/}")
-done < <(find "$ROOT" -type f -print0)
-while [ ${#queue[@]} -gt 0 ]; do
-    so=${queue[0]}
-    queue=("${queue[@]:1}")
-    [ -n "${pkg_of[$so]:-}" ] && continue
-    [ -e "$ROOT/usr/lib/$TRIPLET/$so" ] && continue # shipped in the image
-    if [ -n "${deb_of[$so]:-}" ]; then
-        pkg_of[$so]=${deb_of[$so]}
-    elif [ -e "$CROSS_LIBC/lib/$so" ]; then
-        case "$so" in libgcc_s.so.*) pkg_of[$so]=libgcc-s1 ;; *) pkg_of[$so]=libc6 ;; esac
-    else
-        die "no Debian package provides $so (add its -dev package to scripts/make-sysroot-arm64.sh)"
-    fi
-    p=$(lib_path "$so") || die "$so is not in $SYSLIB or $CROSS_LIBC/lib"
-    for d in $(needed_of "$p"); do queue+=("$d"); done
+for p in $(dep_names "$DEPENDS"); do
+    if is_lib "$p"; then queue+=("$p"); else others+="$p "; fi
 done
+while [ ${#queue[@]} -gt 0 ]; do
+    p=${queue[0]}
+    queue=("${queue[@]:1}")
+    [ -n "${want[$p]:-}" ] && continue
+    want[$p]=1
+    [ -n "${deb_file[$p]:-}" ] || continue
+    for d in $(dep_names "$(dpkg-deb -f "${deb_file[$p]}" Depends Pre-Depends | sed 's/^[A-Za-z-]*: //' | tr '\n' ',')"); do
+        is_lib "$d" && queue+=("$d")
+    done
+done
+base_deb() { # base_deb PACKAGE: its arm64 .deb: the sysroot's, or libc6/libgcc-s1 from the cache
+    if [ -n "${deb_file[$1]:-}" ]; then
+        echo "${deb_file[$1]}"
+        return 0
+    fi
+    local ver f
+    ver=$(pkg_version "$1")
+    f=$DEBS/${1}_${ver//:/%3a}_arm64.deb
+    [ -f "$f" ] || die "no $f (scripts/make-deb.sh arm64 downloads it)"
+    echo "$f"
+}
+sonames_of() { # sonames_of PACKAGE: the sonames its arm64 .deb ships
+    dpkg-deb -c "$(base_deb "$1")" | awk '{ print $6 }' | sed -n 's#.*/\([^/]*\.so\.[^/]*\)$#\1#p' |
+        sort -u | tr '\n' ' '
+}
 list=$ROOT/usr/share/portzero/debian-packages.txt
 mkdir -p "$(dirname "$list")"
 {
     echo "# The Debian arm64 (bookworm) packages this image needs on its base: the"
-    echo "# shared libraries of its ELF files, their library dependencies included."
-    echo "# package version sonames"
-    for pkg in $(printf '%s\n' "${pkg_of[@]}" | sort -u); do
-        ver=$(pkg_version "$pkg")
-        [ -n "$ver" ] && [ "$ver" != "(none)" ] || die "apt knows no $pkg:arm64"
-        sonames=$(for so in "${!pkg_of[@]}"; do
-            if [ "${pkg_of[$so]}" = "$pkg" ]; then echo "$so"; fi
-        done | sort | tr '\n' ' ')
+    echo "# Depends of portzero_${VERSION}_arm64.deb, whose files the image is,"
+    echo "# Depends: $DEPENDS"
+    [ -z "$others" ] || echo "# (not libraries, so not listed below: ${others% })"
+    echo "# and the library packages they resolve to, their own library dependencies"
+    echo "# included: package version sonames"
+    for pkg in $(printf '%s\n' "${!want[@]}" | sort); do
+        f=$(base_deb "$pkg")
+        ver=$(dpkg-deb -f "$f" Version)
+        sonames=$(sonames_of "$pkg")
         echo "$pkg $ver ${sonames% }"
     done
 } > "$list"
 
-# 4. The manifest: every entry of the tree but the manifest itself.
+# 3. The manifest: every entry of the tree but the manifest itself.
 manifest=$ROOT/usr/share/portzero/MANIFEST
 {
     echo "# type mode size sha256 path (every entry of the image but this file;"
@@ -160,7 +134,7 @@ manifest=$ROOT/usr/share/portzero/MANIFEST
         done
 } > "$manifest"
 
-# 5. The tarball.
+# 4. The tarball.
 epoch=$(git -C "$SRC" log -1 --format=%ct 2> /dev/null || echo 0)
 mkdir -p "$(dirname "$OUT")"
 tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" -C "$ROOT" -cf - . |

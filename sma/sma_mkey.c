@@ -36,13 +36,12 @@ static void sma_mkey_trap(struct sma *sma, const struct sma_port *ep, const uint
     bool dr = mad_get_field((void *)mad, 0, IB_MAD_MGMTCLASS_F) == IB_SMI_DIRECT_CLASS;
 
     sma_notice_init(sma, notice, 2 /* security */, 256);
-    mad_put_be(notice + NTC256_LID, ep->lid, 2);
-    mad_put_be(notice + NTC256_DRSLID, dr ? mad_get_field((void *)mad, 0, IB_DRSMP_DRSLID_F) : slid,
-               2);
+    be_put(notice + NTC256_LID, ep->lid, 2);
+    be_put(notice + NTC256_DRSLID, dr ? mad_get_field((void *)mad, 0, IB_DRSMP_DRSLID_F) : slid, 2);
     notice[NTC256_METHOD] = (uint8_t)method;
-    mad_put_be(notice + NTC256_ATTR_ID, mad_get_field((void *)mad, 0, IB_MAD_ATTRID_F), 2);
-    mad_put_be(notice + NTC256_ATTR_MOD, mad_get_field((void *)mad, 0, IB_MAD_ATTRMOD_F), 4);
-    mad_put_be(notice + NTC256_MKEY, mad_get_field64((void *)mad, 0, IB_MAD_MKEY_F), 8);
+    be_put(notice + NTC256_ATTR_ID, mad_get_field((void *)mad, 0, IB_MAD_ATTRID_F), 2);
+    be_put(notice + NTC256_ATTR_MOD, mad_get_field((void *)mad, 0, IB_MAD_ATTRMOD_F), 4);
+    be_put(notice + NTC256_MKEY, mad_get_field64((void *)mad, 0, IB_MAD_MKEY_F), 8);
     if (dr) {
         unsigned hc = mad_get_field((void *)mad, 0, IB_DRSMP_HOPCNT_F);
         unsigned n = hc < NTC256_DR_PATH_MAX ? hc : NTC256_DR_PATH_MAX;

@@ -138,7 +138,7 @@ uint16_t sma_mft_get(struct sma *sma, struct sma_req *req)
     if (!sma_mft_mod(sma, req->attr_mod, &block, &pos) ||
         board_mft_get(sma->board, block, pos, masks))
         return MAD_STATUS_BAD_FIELD;
-    mad_put_be16_array(req->out, masks, BOARD_MFT_BLOCK);
+    be16_put_array(req->out, masks, BOARD_MFT_BLOCK);
     return MAD_STATUS_OK;
 }
 
@@ -150,7 +150,7 @@ uint16_t sma_mft_set(struct sma *sma, struct sma_req *req)
 
     if (!sma_mft_mod(sma, req->attr_mod, &block, &pos))
         return MAD_STATUS_BAD_FIELD;
-    mad_be16_array(req->in, masks, BOARD_MFT_BLOCK);
+    be16_get_array(req->in, masks, BOARD_MFT_BLOCK);
     if (board_mft_set(sma->board, block, pos, masks))
         return MAD_STATUS_BAD_FIELD;
     return sma_mft_get(sma, req);

@@ -48,7 +48,7 @@ uint16_t sma_pkey_get(struct sma *sma, struct sma_req *req)
 
     if (!sma_pkey_target(sma, req, &port, &block) || board_pkey_get(sma->board, port, block, keys))
         return MAD_STATUS_BAD_FIELD;
-    mad_put_be16_array(req->out, keys, BOARD_PKEY_BLOCK);
+    be16_put_array(req->out, keys, BOARD_PKEY_BLOCK);
     return MAD_STATUS_OK;
 }
 
@@ -60,7 +60,7 @@ uint16_t sma_pkey_set(struct sma *sma, struct sma_req *req)
 
     if (!sma_pkey_target(sma, req, &port, &block))
         return MAD_STATUS_BAD_FIELD;
-    mad_be16_array(req->in, keys, BOARD_PKEY_BLOCK);
+    be16_get_array(req->in, keys, BOARD_PKEY_BLOCK);
     if (board_pkey_set(sma->board, port, block, keys))
         return MAD_STATUS_BAD_FIELD;
     return sma_pkey_get(sma, req);

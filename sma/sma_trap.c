@@ -99,8 +99,8 @@ void sma_trap_local_changes(struct sma *sma, unsigned port, uint16_t change_flag
     sma_notice_init(sma, notice, 4 /* informational */, 144);
     notice[NTC144_LOCAL_CHANGES] = change_flags ? 1 : 0;
     mad_set_field(notice, 0, IB_NOTICE_DATA_144_CAPMASK_F, ep->capmask);
-    mad_put_be(notice + NTC144_CHANGE_FLAGS, change_flags, 2);
-    mad_put_be(notice + NTC144_CAPMASK2, ep->capmask2, 2);
+    be_put(notice + NTC144_CHANGE_FLAGS, change_flags, 2);
+    be_put(notice + NTC144_CAPMASK2, ep->capmask2, 2);
     sma_trap_queue_notice(sma, port, notice);
 }
 
@@ -109,7 +109,7 @@ void sma_trap_sys_image_guid(struct sma *sma)
     uint8_t notice[SMA_DATA_SIZE];
 
     sma_notice_init(sma, notice, 4 /* informational */, 145);
-    mad_put_be(notice + NTC145_SYS_GUID, sma->system_image_guid, 8);
+    be_put(notice + NTC145_SYS_GUID, sma->system_image_guid, 8);
     sma_trap_queue_notice(sma, sma->is_switch ? 0 : 1, notice);
 }
 
@@ -128,7 +128,7 @@ int sma_send_vendor_notice(struct sma *sma, uint16_t trap_number, const uint8_t 
     mad_set_field(notice, 0, IB_NOTICE_TYPE_F, SMA_VENDOR_NOTICE_TYPE);
     mad_set_field(notice, 0, IB_NOTICE_PRODUCER_F, sma->board->id->vendor_id & 0xFFFFFF);
     mad_set_field(notice, 0, IB_NOTICE_TRAP_NUMBER_F, sma->board->id->device_id);
-    mad_put_be(notice + NTC_VENDOR_TRAP, trap_number, 2);
+    be_put(notice + NTC_VENDOR_TRAP, trap_number, 2);
     if (len)
         memcpy(notice + NTC_VENDOR_DETAILS, details, len);
     return sma_trap_queue_notice(sma, sma->is_switch ? 0 : 1, notice);
@@ -183,7 +183,7 @@ static void sma_trap_build(const struct sma *sma, struct sma_trap *t, uint8_t *o
     else if (trap_num == 144)
         mad_set_field(t->notice, 0, IB_NOTICE_DATA_144_LID_F, ep->lid);
     else
-        mad_put_be(t->notice + NTC_DETAILS_LID, ep->lid, 2);
+        be_put(t->notice + NTC_DETAILS_LID, ep->lid, 2);
 
     mad_header_init(out, IB_SMI_CLASS, 1, IB_MAD_METHOD_TRAP, t->tid, SMA_ATTR_NOTICE, 0);
     /* M_Key of a trap is always 0 (o14-1): left zero by the header builder. */

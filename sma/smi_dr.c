@@ -5,6 +5,11 @@
  * LID-routed leg ends), node k the k-th hop.  An outgoing SMP arrives at node
  * k with HopPointer == k; a returning SMP arrives at node k with
  * HopPointer == k + 1.
+ *
+ * Every branch names the compliance statement it implements: C14-9:1..5
+ * for an outgoing SMP (Direction 0), C14-13:1..5 for a returning one
+ * (Direction 1), as Linux's drivers/infiniband/core/smi.c numbers them;
+ * C14-6 bounds the hop count.
  */
 #include "smi_dr.h"
 
@@ -99,16 +104,16 @@ enum smi_action smi_dr_outgoing(uint8_t *smp, unsigned in_port, const struct smi
     struct smi_hdr h = smi_read(smp);
 
     if (h.hc >= SMI_MAX_HOPS)
-        return SMI_DISCARD; /* C14-6 */
+        return SMI_DISCARD; /* C14-6: at most 63 hops */
     if (h.hp == 0 && h.hc > 0) {
-        /* Only legal where a leading LID-routed leg ends (at a switch). */
+        /* C14-9:1: only where a leading LID-routed leg ends (at a switch). */
         if (h.drslid == SMI_PERMISSIVE_LID || !node->is_switch)
             return SMI_DISCARD;
         smi_set_hp(smp, 1);
         return smi_forward(node, smi_initial(smp, 1), port);
     }
     if (h.hp > 0 && h.hp < h.hc) {
-        /* Intermediate hop: switches only. */
+        /* C14-9:2: an intermediate hop, switches only. */
         if (!node->is_switch)
             return SMI_DISCARD;
         smi_set_return(smp, h.hp, in_port);
@@ -116,7 +121,7 @@ enum smi_action smi_dr_outgoing(uint8_t *smp, unsigned in_port, const struct smi
         return smi_forward(node, smi_initial(smp, h.hp + 1), port);
     }
     if (h.hp == h.hc) {
-        /* Last directed-route hop. */
+        /* C14-9:3: the end of the directed-route part: here, or on by DrDLID (a switch). */
         if (h.hc)
             smi_set_return(smp, h.hp, in_port);
         smi_set_hp(smp, h.hp + 1);
@@ -125,8 +130,8 @@ enum smi_action smi_dr_outgoing(uint8_t *smp, unsigned in_port, const struct smi
         return node->is_switch ? SMI_LID_DRDLID : SMI_DISCARD;
     }
     if (h.hp == h.hc + 1)
-        return SMI_LOCAL; /* end of a trailing LID-routed leg */
-    return SMI_DISCARD;
+        return SMI_LOCAL; /* C14-9:4: the end of a trailing LID-routed leg: to the SMA */
+    return SMI_DISCARD;   /* C14-9:5: an unreasonable hop pointer */
 }
 
 enum smi_action smi_dr_returning(uint8_t *smp, unsigned in_port, const struct smi_node *node,
@@ -136,30 +141,31 @@ enum smi_action smi_dr_returning(uint8_t *smp, unsigned in_port, const struct sm
 
     (void)in_port;
     if (h.hc >= SMI_MAX_HOPS)
-        return SMI_DISCARD;
+        return SMI_DISCARD; /* C14-6: at most 63 hops */
     if (h.hc > 0 && h.hp == h.hc + 1) {
-        /* Back from a trailing LID-routed leg: resume the return path. */
+        /* C14-13:1: back from a trailing LID-routed leg: resume the return path. */
         if (!node->is_switch)
             return SMI_DISCARD;
         smi_set_hp(smp, h.hc);
         return smi_forward(node, smi_return(smp, h.hc), port);
     }
     if (h.hp >= 2 && h.hp <= h.hc) {
-        /* Intermediate hop on the way back: switches only. */
+        /* C14-13:2: an intermediate hop on the way back, switches only. */
         if (!node->is_switch)
             return SMI_DISCARD;
         smi_set_hp(smp, h.hp - 1);
         return smi_forward(node, smi_return(smp, h.hp - 1), port);
     }
     if (h.hp == 1) {
+        /* C14-13:3: the end of the directed-route part: the SM, or on by DrSLID (a switch). */
         smi_set_hp(smp, 0);
         if (h.drslid == SMI_PERMISSIVE_LID)
             return SMI_TO_SM;
         return node->is_switch ? SMI_LID_DRSLID : SMI_DISCARD;
     }
     if (h.hp == 0)
-        return SMI_TO_SM;
-    return SMI_DISCARD;
+        return SMI_TO_SM; /* C14-13:4: at the requester: to the SM */
+    return SMI_DISCARD;   /* C14-13:5: an unreasonable hop pointer */
 }
 
 enum smi_action smi_dr_receive(uint8_t *smp, unsigned in_port, const struct smi_node *node,
@@ -176,17 +182,19 @@ enum smi_action smi_dr_respond(uint8_t *smp, const struct smi_node *node, unsign
 
     mad_set_field(smp, 0, IB_DRSMP_DIRECTION_F, 1);
     if (h.hc >= SMI_MAX_HOPS || h.hp != h.hc + 1)
-        return SMI_DISCARD;
+        return SMI_DISCARD; /* C14-6, and C14-9:4 (a request the SMA takes has hc + 1) */
     if (h.drdlid != SMI_PERMISSIVE_LID) {
-        /* The request came over a trailing LID-routed leg: answer along it. */
+        /* C14-13:1's first leg: the request came over a trailing LID-routed leg, the
+         * answer goes back along it to the switch that resumes the return path. */
         return SMI_LID_SOURCE;
     }
     if (h.hc > 0) {
-        /* Leave through the port the request came in on (C14-13:1). */
+        /* C14-13:1: leave through the port the request came in on. */
         smi_set_hp(smp, h.hc);
         return smi_forward(node, smi_return(smp, h.hc), port);
     }
-    /* HopCount 0: the requester is on this node or at the end of a LID leg. */
+    /* C14-13:3 with HopCount 0: the requester is on this node (the SM) or at the end of a
+     * leading LID leg (DrSLID). */
     smi_set_hp(smp, 0);
     return h.drslid == SMI_PERMISSIVE_LID ? SMI_TO_SM : SMI_LID_DRSLID;
 }

@@ -28,10 +28,55 @@ static const oid if_table_oid[] = {1, 3, 6, 1, 2, 1, 2, 2};
 static const oid if_xtable_oid[] = {1, 3, 6, 1, 2, 1, 31, 1, 1};
 static const oid if_table_last_change_oid[] = {1, 3, 6, 1, 2, 1, 31, 1, 5};
 
-/* ifTable / ifXTable columns used by name. */
-enum {
+/* ifTable's columns (IF-MIB, RFC 2863 ifEntry). */
+enum if_table_column {
+    IF_INDEX = 1,
+    IF_DESCR = 2,
+    IF_TYPE = 3,
+    IF_MTU = 4,
+    IF_SPEED = 5,
+    IF_PHYS_ADDRESS = 6,
     IF_ADMIN_STATUS = 7,
+    IF_OPER_STATUS = 8,
+    IF_LAST_CHANGE = 9,
+    IF_IN_OCTETS = 10,
+    IF_IN_UCAST_PKTS = 11,
+    IF_IN_NUCAST_PKTS = 12,
+    IF_IN_DISCARDS = 13,
+    IF_IN_ERRORS = 14,
+    IF_IN_UNKNOWN_PROTOS = 15,
+    IF_OUT_OCTETS = 16,
+    IF_OUT_UCAST_PKTS = 17,
+    IF_OUT_NUCAST_PKTS = 18,
+    IF_OUT_DISCARDS = 19,
+    IF_OUT_ERRORS = 20,
+    IF_OUT_QLEN = 21,
+    IF_SPECIFIC = 22,
+    IF_TABLE_LAST = IF_SPECIFIC,
+};
+
+/* ifXTable's columns (IF-MIB, RFC 2863 ifXEntry). */
+enum if_xtable_column {
+    IFX_NAME = 1,
+    IFX_IN_MULTICAST_PKTS = 2,
+    IFX_IN_BROADCAST_PKTS = 3,
+    IFX_OUT_MULTICAST_PKTS = 4,
+    IFX_OUT_BROADCAST_PKTS = 5,
+    IFX_HC_IN_OCTETS = 6,
+    IFX_HC_IN_UCAST_PKTS = 7,
+    IFX_HC_IN_MULTICAST_PKTS = 8,
+    IFX_HC_IN_BROADCAST_PKTS = 9,
+    IFX_HC_OUT_OCTETS = 10,
+    IFX_HC_OUT_UCAST_PKTS = 11,
+    IFX_HC_OUT_MULTICAST_PKTS = 12,
+    IFX_HC_OUT_BROADCAST_PKTS = 13,
+    IFX_LINK_UP_DOWN_TRAP_ENABLE = 14,
+    IFX_HIGH_SPEED = 15,
+    IFX_PROMISCUOUS_MODE = 16,
+    IFX_CONNECTOR_PRESENT = 17,
     IFX_ALIAS = 18,
+    IFX_COUNTER_DISCONTINUITY_TIME = 19,
+    IFX_TABLE_LAST = IFX_COUNTER_DISCONTINUITY_TIME,
 };
 
 /* ifOperStatus / ifAdminStatus values (RFC 2863). */
@@ -274,63 +319,75 @@ static bool if_table_value(struct pz_snmp *s, unsigned ifindex, unsigned col,
     static const oid zero_dot_zero[] = {0, 0};
 
     switch (col) {
-    case 1:
+    case IF_INDEX:
         if_set_int(var, ifindex);
         return true;
-    case 2:
+    case IF_DESCR:
         if_names(s, ifindex, true, text, sizeof(text));
         snmp_set_var_typed_value(var, ASN_OCTET_STR, text, strlen(text));
         return true;
-    case 3:
+    case IF_TYPE:
         if_set_int(var, IF_TYPE_INFINIBAND);
         return true;
-    case 4:
+    case IF_MTU:
         if_set_int(var, if_mtu(s, ifindex));
         return true;
-    case 5:
+    case IF_SPEED:
         if_set_unsigned(var, ASN_GAUGE, (uint64_t)if_high_speed(s, ifindex) * 1000000u);
         return true;
-    case 6:
+    case IF_PHYS_ADDRESS:
         if (ifindex == s->num_if)
             snmp_set_var_typed_value(var, ASN_OCTET_STR, s->mgmt.hw_addr, sizeof(s->mgmt.hw_addr));
         else
             snmp_set_var_typed_value(var, ASN_OCTET_STR, "", 0);
         return true;
-    case 7:
+    case IF_ADMIN_STATUS:
         if_set_int(var, snmp_if_admin_status(s, ifindex));
         return true;
-    case 8:
+    case IF_OPER_STATUS:
         snmp_if_last_change(s, ifindex); /* a change seen here dates from now */
         if_set_int(var, snmp_if_oper_status(s, ifindex));
         return true;
-    case 9:
+    case IF_LAST_CHANGE:
         if_set_unsigned(var, ASN_TIMETICKS, snmp_if_last_change(s, ifindex));
         return true;
-    case 10:
-    case 11:
-    case 13:
-    case 14:
-        if_set_c32(var, if_counter(s, ifindex, (enum if_counter)(CNT_IN_OCTETS + col - 10)));
+    case IF_IN_OCTETS:
+        if_set_c32(var, if_counter(s, ifindex, CNT_IN_OCTETS));
         return true;
-    case 12:
+    case IF_IN_UCAST_PKTS:
+        if_set_c32(var, if_counter(s, ifindex, CNT_IN_UCAST));
+        return true;
+    case IF_IN_DISCARDS:
+        if_set_c32(var, if_counter(s, ifindex, CNT_IN_DISCARDS));
+        return true;
+    case IF_IN_ERRORS:
+        if_set_c32(var, if_counter(s, ifindex, CNT_IN_ERRORS));
+        return true;
+    case IF_IN_NUCAST_PKTS:
         if_set_c32(var, if_nucast(s, ifindex, true));
         return true;
-    case 15:
+    case IF_IN_UNKNOWN_PROTOS:
         if_set_c32(var, 0); /* ifInUnknownProtos: IB switch ports have no protocols */
         return true;
-    case 16:
-    case 17:
-    case 19:
-    case 20:
-        if_set_c32(var, if_counter(s, ifindex, (enum if_counter)(CNT_OUT_OCTETS + col - 16)));
+    case IF_OUT_OCTETS:
+        if_set_c32(var, if_counter(s, ifindex, CNT_OUT_OCTETS));
         return true;
-    case 18:
+    case IF_OUT_UCAST_PKTS:
+        if_set_c32(var, if_counter(s, ifindex, CNT_OUT_UCAST));
+        return true;
+    case IF_OUT_DISCARDS:
+        if_set_c32(var, if_counter(s, ifindex, CNT_OUT_DISCARDS));
+        return true;
+    case IF_OUT_ERRORS:
+        if_set_c32(var, if_counter(s, ifindex, CNT_OUT_ERRORS));
+        return true;
+    case IF_OUT_NUCAST_PKTS:
         if_set_c32(var, if_nucast(s, ifindex, false));
         return true;
-    case 21:
+    case IF_OUT_QLEN:
         if_set_unsigned(var, ASN_GAUGE, 0);
         return true;
-    case 22:
+    case IF_SPECIFIC:
         snmp_set_var_typed_value(var, ASN_OBJECT_ID, zero_dot_zero, sizeof(zero_dot_zero));
         return true;
     }
@@ -345,54 +402,62 @@ static bool if_xtable_value(struct pz_snmp *s, unsigned ifindex, unsigned col,
     const char *alias = s->if_rows[ifindex - 1].alias;
 
     switch (col) {
-    case 1:
+    case IFX_NAME:
         if_names(s, ifindex, false, text, sizeof(text));
         snmp_set_var_typed_value(var, ASN_OCTET_STR, text, strlen(text));
         return true;
-    case 2:
+    case IFX_IN_MULTICAST_PKTS:
         if_set_c32(var, if_counter(s, ifindex, CNT_IN_MCAST));
         return true;
-    case 4:
+    case IFX_OUT_MULTICAST_PKTS:
         if_set_c32(var, if_counter(s, ifindex, CNT_OUT_MCAST));
         return true;
-    case 3:
+    case IFX_IN_BROADCAST_PKTS:
         if_set_c32(var, if_counter(s, ifindex, CNT_IN_BCAST));
         return true;
-    case 5:
+    case IFX_OUT_BROADCAST_PKTS:
         if_set_c32(var, if_counter(s, ifindex, CNT_OUT_BCAST));
         return true;
-    case 6:
-    case 7:
-    case 8:
-        if_set_c64(var, if_counter(s, ifindex, (enum if_counter)(CNT_IN_OCTETS + col - 6)));
+    case IFX_HC_IN_OCTETS:
+        if_set_c64(var, if_counter(s, ifindex, CNT_IN_OCTETS));
         return true;
-    case 10:
-    case 11:
-    case 12:
-        if_set_c64(var, if_counter(s, ifindex, (enum if_counter)(CNT_OUT_OCTETS + col - 10)));
+    case IFX_HC_IN_UCAST_PKTS:
+        if_set_c64(var, if_counter(s, ifindex, CNT_IN_UCAST));
         return true;
-    case 9:
+    case IFX_HC_IN_MULTICAST_PKTS:
+        if_set_c64(var, if_counter(s, ifindex, CNT_IN_MCAST));
+        return true;
+    case IFX_HC_OUT_OCTETS:
+        if_set_c64(var, if_counter(s, ifindex, CNT_OUT_OCTETS));
+        return true;
+    case IFX_HC_OUT_UCAST_PKTS:
+        if_set_c64(var, if_counter(s, ifindex, CNT_OUT_UCAST));
+        return true;
+    case IFX_HC_OUT_MULTICAST_PKTS:
+        if_set_c64(var, if_counter(s, ifindex, CNT_OUT_MCAST));
+        return true;
+    case IFX_HC_IN_BROADCAST_PKTS:
         if_set_c64(var, if_counter(s, ifindex, CNT_IN_BCAST));
         return true;
-    case 13:
+    case IFX_HC_OUT_BROADCAST_PKTS:
         if_set_c64(var, if_counter(s, ifindex, CNT_OUT_BCAST));
         return true;
-    case 14:
+    case IFX_LINK_UP_DOWN_TRAP_ENABLE:
         if_set_int(var, 1); /* ifLinkUpDownTrapEnable: enabled */
         return true;
-    case 15:
+    case IFX_HIGH_SPEED:
         if_set_unsigned(var, ASN_GAUGE, if_high_speed(s, ifindex));
         return true;
-    case 16:
+    case IFX_PROMISCUOUS_MODE:
         if_set_int(var, 2); /* ifPromiscuousMode: false */
         return true;
-    case 17:
+    case IFX_CONNECTOR_PRESENT:
         if_set_int(var, ifindex == s->num_if ? 2 : 1); /* ifConnectorPresent */
         return true;
-    case 18:
+    case IFX_ALIAS:
         snmp_set_var_typed_value(var, ASN_OCTET_STR, alias, strlen(alias));
         return true;
-    case 19:
+    case IFX_COUNTER_DISCONTINUITY_TIME:
         if_set_unsigned(var, ASN_TIMETICKS, ifindex == s->num_if ? s->mgmt_discontinuity : 0);
         return true;
     }
@@ -591,7 +656,8 @@ int snmp_mib_if_register(struct pz_snmp *s)
         if_register_scalar(s, "ifTableLastChange", if_table_last_change_oid,
                            OID_LENGTH(if_table_last_change_oid), if_table_last_change_handler) != 0)
         return -1;
-    if (if_register_table(s, "ifTable", if_table_oid, OID_LENGTH(if_table_oid), 22) != 0)
+    if (if_register_table(s, "ifTable", if_table_oid, OID_LENGTH(if_table_oid), IF_TABLE_LAST) != 0)
         return -1;
-    return if_register_table(s, "ifXTable", if_xtable_oid, OID_LENGTH(if_xtable_oid), 19);
+    return if_register_table(s, "ifXTable", if_xtable_oid, OID_LENGTH(if_xtable_oid),
+                             IFX_TABLE_LAST);
 }

@@ -1,6 +1,6 @@
 /*
  * mib_routes.c - PORTZERO-MIB's pzRouteCheck scalars: the last route check
- * the agent ran (agent/pz_routes.h, the CLI's `route check`), as the caller
+ * the agent ran (traffic/pz_routes.h, the CLI's `route check`), as the caller
  * hands it over with pz_snmp_set_route_check():
  *   1 pzRouteCheckTime      Unsigned32, seconds since 1970 UTC (0: none ran)
  *   2 pzRouteCheckSwitches  Unsigned32

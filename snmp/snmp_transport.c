@@ -40,7 +40,7 @@
 
 #include <arpa/inet.h>
 
-#include "mad.h" /* byte order */
+#include "byte_order.h"
 #include "snmp_internal.h"
 
 /*
@@ -196,8 +196,8 @@ static void pzudp_get_taddr(netsnmp_transport *t, void **addr, size_t *len)
     *len = b ? 6 : 0;
     if (!b)
         return;
-    mad_put_be32(b, td->to.addr);
-    mad_put_be16(b + 4, td->to.port);
+    be32_put(b, td->to.addr);
+    be16_put(b + 4, td->to.port);
 }
 
 /* A transport of ours with the callbacks and domain set; NULL on OOM. */
@@ -317,8 +317,8 @@ static netsnmp_transport *pzudp_create_ostring(const void *o, size_t len, int lo
 
     if (local || len != 6 || !pzudp_agent)
         return NULL;
-    to.addr = mad_be32(b);
-    to.port = mad_be16(b + 4);
+    to.addr = be32_get(b);
+    to.port = be16_get(b + 4);
     return pzudp_new_sender(&to);
 }
 

@@ -55,6 +55,10 @@ failures=${failures:-0}
 
 abspath() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 
+# field FILE NAME: the value of FILE's first "NAME:....value" line (what smpquery and
+# perfquery print).
+field() { sed -n "s/^$2:\.*//p" "$1" | head -n 1; }
+
 # pzt_paths "SCRIPT NAME..." ARG...: the programs a test is given, one NAME
 # each: sets NAME to the absolute path of its ARG, in order (extra ARGs are
 # left to the caller); exits 1 with "usage: SCRIPT NAME..." when one is missing.

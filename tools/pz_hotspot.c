@@ -101,20 +101,20 @@ static void hs_print_summary(unsigned lid, const uint8_t *s)
     printf("lid=%u version=%u ports=%u interval_ms=%" PRIu64 " threshold=%" PRIu64
            " low_util=%u clear=%u history=%u samples=%" PRIu64 " invalid=%" PRIu64
            " events=%" PRIu64 " tick_ns=%" PRIu64 "\n",
-           lid, s[PZ_CM_VERSION], s[PZ_CM_NUM_PORTS], mad_get_be(s + PZ_CM_INTERVAL, 4),
-           mad_get_be(s + PZ_CM_THRESHOLD, 8), s[PZ_CM_LOW_UTIL], s[PZ_CM_CLEAR], s[PZ_CM_HISTORY],
-           mad_get_be(s + PZ_CM_SAMPLES, 4), mad_get_be(s + PZ_CM_INVALID, 4),
-           mad_get_be(s + PZ_CM_EVENTS, 4), mad_get_be(s + PZ_CM_TICK_NS, 2));
+           lid, s[PZ_CM_VERSION], s[PZ_CM_NUM_PORTS], be_get(s + PZ_CM_INTERVAL, 4),
+           be_get(s + PZ_CM_THRESHOLD, 8), s[PZ_CM_LOW_UTIL], s[PZ_CM_CLEAR], s[PZ_CM_HISTORY],
+           be_get(s + PZ_CM_SAMPLES, 4), be_get(s + PZ_CM_INVALID, 4), be_get(s + PZ_CM_EVENTS, 4),
+           be_get(s + PZ_CM_TICK_NS, 2));
 }
 
 /* The age of a port's newest sample as text: ms before the answer, "-" if it has none. */
 static const char *hs_sample_age(const uint8_t *r, char *buf, size_t len)
 {
-    uint64_t t = mad_get_be(r + PZ_CMP_SAMPLE_TIME, 8);
+    uint64_t t = be_get(r + PZ_CMP_SAMPLE_TIME, 8);
 
     if (t == 0)
         return "-";
-    snprintf(buf, len, "%" PRIu64, hs_age_ms(mad_get_be(r + PZ_CMP_NOW, 8), t));
+    snprintf(buf, len, "%" PRIu64, hs_age_ms(be_get(r + PZ_CMP_NOW, 8), t));
     return buf;
 }
 
@@ -125,7 +125,7 @@ static const char *hs_sample_age(const uint8_t *r, char *buf, size_t len)
  */
 static void hs_print_port(const uint8_t *r)
 {
-    uint64_t now = mad_get_be(r + PZ_CMP_NOW, 8);
+    uint64_t now = be_get(r + PZ_CMP_NOW, 8);
     char age[24];
 
     printf("port=%u class=%s peer=%s valid=%u link_up=%u congestion=%" PRIu64 " bandwidth=%" PRIu64
@@ -134,17 +134,17 @@ static void hs_print_port(const uint8_t *r)
            " since_ns=%" PRIu64 "\n",
            r[PZ_CMP_PORT], hs_class(r[PZ_CMP_CLASS]), hs_peer(r[PZ_CMP_PEER]),
            r[PZ_CMP_FLAGS] & PZ_CMP_F_VALID ? 1 : 0, r[PZ_CMP_FLAGS] & PZ_CMP_F_LINK_UP ? 1 : 0,
-           mad_get_be(r + PZ_CMP_CONGESTION, 8), mad_get_be(r + PZ_CMP_BANDWIDTH, 8),
-           mad_get_be(r + PZ_CMP_UTIL, 2), mad_get_be(r + PZ_CMP_LINK_RATE, 8),
-           hs_sample_age(r, age, sizeof(age)), hs_age_ms(now, mad_get_be(r + PZ_CMP_SINCE, 8)),
-           mad_get_be(r + PZ_CMP_CHANGES, 4), mad_get_be(r + PZ_CMP_INVALID, 4), now,
-           mad_get_be(r + PZ_CMP_SINCE, 8));
+           be_get(r + PZ_CMP_CONGESTION, 8), be_get(r + PZ_CMP_BANDWIDTH, 8),
+           be_get(r + PZ_CMP_UTIL, 2), be_get(r + PZ_CMP_LINK_RATE, 8),
+           hs_sample_age(r, age, sizeof(age)), hs_age_ms(now, be_get(r + PZ_CMP_SINCE, 8)),
+           be_get(r + PZ_CMP_CHANGES, 4), be_get(r + PZ_CMP_INVALID, 4), now,
+           be_get(r + PZ_CMP_SINCE, 8));
 }
 
 /* Print a port record's history entries, newest first (time_ns: the sample's board time). */
 static void hs_print_history(const uint8_t *r)
 {
-    uint64_t now = mad_get_be(r + PZ_CMP_NOW, 8);
+    uint64_t now = be_get(r + PZ_CMP_NOW, 8);
     unsigned n = r[PZ_CMP_HIST_COUNT] <= PZ_CMP_HIST_MAX ? r[PZ_CMP_HIST_COUNT] : PZ_CMP_HIST_MAX;
 
     for (unsigned i = 0; i < n; i++) {
@@ -152,10 +152,9 @@ static void hs_print_history(const uint8_t *r)
 
         printf("  sample=%u age_ms=%" PRIu64 " congestion=%" PRIu64 " bandwidth=%" PRIu64
                " util_permille=%" PRIu64 " class=%s time_ns=%" PRIu64 "\n",
-               i, hs_age_ms(now, mad_get_be(e + PZ_CMH_TIME, 8)),
-               mad_get_be(e + PZ_CMH_CONGESTION, 8), mad_get_be(e + PZ_CMH_BANDWIDTH, 8),
-               mad_get_be(e + PZ_CMH_UTIL, 2), hs_class(e[PZ_CMH_CLASS]),
-               mad_get_be(e + PZ_CMH_TIME, 8));
+               i, hs_age_ms(now, be_get(e + PZ_CMH_TIME, 8)), be_get(e + PZ_CMH_CONGESTION, 8),
+               be_get(e + PZ_CMH_BANDWIDTH, 8), be_get(e + PZ_CMH_UTIL, 2),
+               hs_class(e[PZ_CMH_CLASS]), be_get(e + PZ_CMH_TIME, 8));
     }
 }
 
@@ -221,9 +220,9 @@ static int hs_apply_settings(char *spec, uint8_t *s)
             return -1;
         *eq = '\0';
         if (!strcmp(tok, "interval") && !hs_number(eq + 1, UINT32_MAX, &v))
-            mad_put_be(s + PZ_CM_INTERVAL, v, 4);
+            be_put(s + PZ_CM_INTERVAL, v, 4);
         else if (!strcmp(tok, "threshold") && !hs_number(eq + 1, UINT64_MAX, &v))
-            mad_put_be(s + PZ_CM_THRESHOLD, v, 8);
+            be_put(s + PZ_CM_THRESHOLD, v, 8);
         else if (!strcmp(tok, "util") && !hs_number(eq + 1, 255, &v))
             s[PZ_CM_LOW_UTIL] = (uint8_t)v;
         else if (!strcmp(tok, "clear") && !hs_number(eq + 1, 255, &v))

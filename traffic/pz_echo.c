@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "byte_order.h"
+
 /* The service's state. */
 struct pz_echo {
     const struct board *b;
@@ -37,16 +39,16 @@ int pz_echo_decode(const uint8_t *p, size_t len, struct pz_echo_hdr *h)
 {
     if (!p || len < PZ_ECHO_HDR_LEN)
         return PZ_ECHO_SHORT;
-    if (mad_get_be(p, 4) != PZ_ECHO_MAGIC)
+    if (be_get(p, 4) != PZ_ECHO_MAGIC)
         return PZ_ECHO_BAD_MAGIC;
     if (p[4] != PZ_ECHO_VERSION)
         return PZ_ECHO_BAD_VERSION;
     if (p[5] != PZ_ECHO_REQUEST && p[5] != PZ_ECHO_REPLY)
         return PZ_ECHO_BAD_TYPE;
     h->type = p[5];
-    h->flags = (uint16_t)mad_get_be(p + 6, 2);
-    h->seq = (uint32_t)mad_get_be(p + 8, 4);
-    h->ts_ns = mad_get_be(p + 12, 8);
+    h->flags = (uint16_t)be_get(p + 6, 2);
+    h->seq = (uint32_t)be_get(p + 8, 4);
+    h->ts_ns = be_get(p + 12, 8);
     return PZ_ECHO_OK;
 }
 
@@ -54,12 +56,12 @@ size_t pz_echo_encode(uint8_t *buf, size_t cap, const struct pz_echo_hdr *h)
 {
     if (!buf || cap < PZ_ECHO_HDR_LEN)
         return 0;
-    mad_put_be(buf, PZ_ECHO_MAGIC, 4);
+    be_put(buf, PZ_ECHO_MAGIC, 4);
     buf[4] = PZ_ECHO_VERSION;
     buf[5] = h->type;
-    mad_put_be(buf + 6, h->flags, 2);
-    mad_put_be(buf + 8, h->seq, 4);
-    mad_put_be(buf + 12, h->ts_ns, 8);
+    be_put(buf + 6, h->flags, 2);
+    be_put(buf + 8, h->seq, 4);
+    be_put(buf + 12, h->ts_ns, 8);
     return PZ_ECHO_HDR_LEN;
 }
 

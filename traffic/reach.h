@@ -4,7 +4,7 @@
  * probes the caller sends and the replies it feeds back.
  *
  * Pure state, no I/O and no clock of its own: the caller (portzerod's
- * agent/pz_reach.c) discovers the peers (SA NodeRecords and the echo
+ * traffic/pz_reach.c) discovers the peers (SA NodeRecords and the echo
  * service's ServiceRecords), sends each probe reach_due() hands out as a
  * port-0 echo request (traffic/pz_echo) and feeds every reply to
  * reach_reply(); reach_expire() turns unanswered probes into misses.

@@ -568,8 +568,10 @@ static int cmd_flow_del(struct call *c)
 }
 
 /*
- * flow-list: one line per flow, "ID SRC DST SL DEMAND ACHIEVED STATE
- * HOP...", rates in Gb/s, each hop "TXNODE:PORT>RXNODE:PORT" (an unrouted
+ * flow-list: one line per flow, "ID SRC DST SL DEMAND ACHIEVED STATE MOVED
+ * HOP...", rates in Gb/s, MOVED "moved=-" (never) or "moved=S.mmm" (board
+ * time in seconds of its last lane move, fabric_repath.h), each hop
+ * "TXNODE:PORT>RXNODE:PORT" (an unrouted
  * flow: as far as it got, then "(why)"); a last "... N more flows" line
  * when the reply is full.
  */
@@ -594,6 +596,11 @@ static int cmd_flow_list(struct call *c)
         say(r, " ");
         say_gbps(r, fi->rate_bps);
         say(r, " %s", fi->routed ? "routed" : "unrouted");
+        if (fi->moved_ns)
+            say(r, " moved=%llu.%03llu", (unsigned long long)(fi->moved_ns / 1000000000u),
+                (unsigned long long)(fi->moved_ns / 1000000u % 1000u));
+        else
+            say(r, " moved=-");
         for (unsigned k = 0; k < fi->num_hops; k++)
             say(r, " %s:%u>%s:%u", fabric_node_name(f, fi->hops[k].tx_node), fi->hops[k].tx_port,
                 fabric_node_name(f, fi->hops[k].rx_node), fi->hops[k].rx_port);

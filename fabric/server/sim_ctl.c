@@ -110,8 +110,8 @@ static int sim_ctl_get_gid(struct sim_server *s, struct sim_ctl *ctl)
         sim_ctl_attr(s, ctl, IB_ATTR_NODE_INFO, 0, ni))
         return -1;
     memset(ctl->data, 0, sizeof(ctl->data));
-    mad_put_be64(ctl->data, mad_get_field64(pi, 0, IB_PORT_GID_PREFIX_F));
-    mad_put_be64(ctl->data + 8, mad_get_field64(ni, 0, IB_NODE_PORT_GUID_F));
+    be64_put(ctl->data, mad_get_field64(pi, 0, IB_PORT_GID_PREFIX_F));
+    be64_put(ctl->data + 8, mad_get_field64(ni, 0, IB_NODE_PORT_GUID_F));
     return 0;
 }
 

@@ -2,7 +2,7 @@
 #
 #   source "$(dirname "$0")/agent_lib.sh"
 #   PIDS+=(pid)              stopped by PID (KILL) on exit, with $WORK removed
-#   diag TOOL ARGS...        an infiniband-diags tool at Hca2 of $SOCK, in its own directory
+#   agent_diag TOOL ARGS...  an infiniband-diags tool at Hca2 of $SOCK, in its own directory
 #   agent_start_opensm SOCK DIR [OPTION]...  OpenSM at Hca1 of fabric SOCK
 #                            (-R ftree --connect_roots), files under DIR, log DIR/osm.log
 #   agent_start_spine1 NET   in $WORK: pzfabric on $SOCK (NET, Spine1 external) and a
@@ -29,7 +29,7 @@ agent_cleanup() {
 trap agent_cleanup EXIT
 pzt_require_preload
 
-diag() { pzt_diag "$SOCK" Hca2 '' 15 "$@"; } # diag TOOL ARGS...
+agent_diag() { pzt_diag "$SOCK" Hca2 '' 15 "$@"; } # agent_diag TOOL ARGS...
 
 agent_start_opensm() { # agent_start_opensm SOCK DIR [OPTION]...
     pzt_start_opensm "$2" "$1" Hca1 -R ftree --connect_roots "${@:3}"

@@ -24,7 +24,6 @@
 #include "board.h"
 #include "board_sim_dgram.h"
 #include "pz_echo.h"
-#include "pz_log.h"
 
 /* Board ops that only know the datagram QP and the clock (all pz_echo uses). */
 static int et_open(void *ctx, uint32_t qkey, uint32_t *qpn)
@@ -194,7 +193,6 @@ int main(int argc, char **argv)
     struct board b = {.id = &id, .ops = &et_ops, .ctx = d};
     struct pz_echo *e = pz_echo_create(&b, qkey);
 
-    pz_log_set_level(PZ_LOG_WARN);
     if (e && board_dgram_open(&b, qkey, &qpn) == 0) {
         printf("qpn 0x%06x lid %u\n", (unsigned)qpn, board_sim_dgram_lid(d));
         fflush(stdout);

@@ -24,9 +24,9 @@ PATH_TO_SPINE=0,1,1 # from Hca2: Leaf1 port 1 -> Spine1
 
 ctl() { "$PZCTL" --sockname "$SOCK" "$@"; }
 # spine_port FIELD PORT: a PortInfo field of Spine1's port, by directed route.
-spine_port() { diag smpquery -D portinfo "$PATH_TO_SPINE" "$2" 2> /dev/null | sed -n "s/^$1:\.*//p"; }
+spine_port() { agent_diag smpquery -D portinfo "$PATH_TO_SPINE" "$2" 2> /dev/null | sed -n "s/^$1:\.*//p"; }
 # link_downed PORT: Spine1's LinkDownedCounter of port, from its PMA.
-link_downed() { diag perfquery "$SPINE" "$1" 2> /dev/null | sed -n 's/^LinkDownedCounter:\.*//p'; }
+link_downed() { agent_diag perfquery "$SPINE" "$1" 2> /dev/null | sed -n 's/^LinkDownedCounter:\.*//p'; }
 # traps: Trap 128s from Spine1 in OpenSM's log.
 traps() { grep -c "num:128 .*from LID:$SPINE " sm/osm.log 2> /dev/null || true; }
 # wait_value SECONDS WANT COMMAND...: until COMMAND prints WANT.
@@ -45,11 +45,11 @@ agent_start_spine1 "$NET"
 agent_start_opensm "$SOCK" "$WORK/sm"
 check "OpenSM: SUBNET UP" wait_file sm/osm.log 40 'SUBNET UP'
 
-SPINE=$(diag smpquery -D portinfo "$PATH_TO_SPINE" 0 | sed -n 's/^Lid:\.*//p')
+SPINE=$(agent_diag smpquery -D portinfo "$PATH_TO_SPINE" 0 | sed -n 's/^Lid:\.*//p')
 check "Spine1 has a LID" test -n "$SPINE" -a "${SPINE:-0}" != 0
 # Without an IP address its reachability service still registers at the SA,
 # so a new SM's ClientReregister must reach it.
-diag smpquery -D portinfo "$PATH_TO_SPINE" 0 > spine_pi0.txt 2> /dev/null
+agent_diag smpquery -D portinfo "$PATH_TO_SPINE" 0 > spine_pi0.txt 2> /dev/null
 check "Spine1 port 0 advertises IsClientReregistrationSupported (reach = on, no IP)" \
     grep -q IsClientRegistrationSupported spine_pi0.txt # libibmad's name for bit 25
 check "Spine1 port 4: Active before" wait_value 20 Active spine_port LinkState 4
@@ -72,15 +72,15 @@ check "Spine1 port 4: Active again after OpenSM's sweep" wait_value 20 Active sp
 check_eq "Spine1 port 4: LinkDowned unchanged by link-up" $((downed0 + 1)) "$(link_downed 4)"
 
 # link_width GUID PORT: the width iblinkinfo shows for PORT of switch GUID.
-link_width() { diag iblinkinfo -S "$1" 2> /dev/null | awk -v p="$2[" '$2 == p { print $5; exit }'; }
+link_width() { agent_diag iblinkinfo -S "$1" 2> /dev/null | awk -v p="$2[" '$2 == p { print $5; exit }'; }
 SPINE1_GUID=0x200000 LEAF4_GUID=0x200005 # as ibsim assigns them (file order)
 check_eq "iblinkinfo: Spine1 port 4 at 4X" 4X "$(link_width $SPINE1_GUID 4)"
-diag ibportstate "$SPINE" 4 width 1 > width.txt 2>&1
+agent_diag ibportstate "$SPINE" 4 width 1 > width.txt 2>&1
 check "ibportstate <Spine1> 4 width 1: LinkWidthEnabled 1X" \
     bash -c "sed -n '/^After PortInfo set/,\$p' width.txt | grep -q '^LinkWidthEnabled:\.*1X$'"
 check_eq "width 1 alone: still 4X (new enables apply at the next training)" 4X "$(link_width $SPINE1_GUID 4)"
 traps1=$(traps)
-diag ibportstate "$SPINE" 4 reset > reset.txt 2>&1
+agent_diag ibportstate "$SPINE" 4 reset > reset.txt 2>&1
 check "ibportstate <Spine1> 4 reset: retrained at 1X (iblinkinfo, Spine1 port 4)" \
     wait_value 10 1X link_width $SPINE1_GUID 4
 check "ibportstate <Spine1> 4 reset: retrained at 1X (iblinkinfo, Leaf4 port 1)" \
@@ -89,8 +89,8 @@ check "reset: OpenSM gets Trap 128 from Spine1" wait_value 10 yes \
     sh -c "[ \$(grep -c 'num:128 .*from LID:$SPINE ' sm/osm.log) -gt $traps1 ] && echo yes"
 check "reset: Spine1 port 4 Active again after OpenSM's sweep" wait_value 20 Active spine_port LinkState 4
 check_eq "reset: LinkDowned unchanged (down on command)" $((downed0 + 1)) "$(link_downed 4)"
-diag ibportstate "$SPINE" 4 width 3 > /dev/null 2>&1
-diag ibportstate "$SPINE" 4 reset > /dev/null 2>&1
+agent_diag ibportstate "$SPINE" 4 width 3 > /dev/null 2>&1
+agent_diag ibportstate "$SPINE" 4 reset > /dev/null 2>&1
 check "width 3, reset: 4X again" wait_value 10 4X link_width $SPINE1_GUID 4
 check "width 3, reset: Active again" wait_value 20 Active spine_port LinkState 4
 agent_finish

@@ -36,14 +36,13 @@
 #     snmpOutTooBigs counts it; sysServices has its value.
 # Usage: test_agent_snmp.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST PORTZEROD PZ_CLI
 set -u
-# shellcheck source=../fabric/fabric_lib.sh
-source "$(dirname "$0")/../fabric/fabric_lib.sh"
-fl_init agentsnmp "$1" "$2"
+# shellcheck source=agent_ip_lib.sh
+source "$(dirname "$0")/agent_ip_lib.sh"
+ai_init_one agentsnmp "$1" "$2"
 pzt_paths "test_agent_snmp.sh PZIPHOST PORTZEROD PZCLI" "${@:3}"
 pzt_require opensm ping ip snmpget snmpwalk snmpbulkwalk snmpbulkget snmpset snmptrapd perfquery smpquery python3
 pzt_require_preload
 NET=$(abspath "$(dirname "$0")/../integration/ft-36port.net")
-NS="pzt-$$-snmp"
 SW=leaf-2 # 36 ports: host-2-1 (the host) hangs at port 1, host-2-2 at port 2
 SM=host-1-1
 HOSTCA=host-2-1
@@ -52,15 +51,15 @@ HP=1       # the host's port
 OP=2       # the other host's port (cable pulled and plugged)
 NPORTS=36
 SWADDR=10.81.0.4
+ai_switch "$SW" "$SWADDR"
 HOSTADDR=10.81.0.100
-AGENT='' HOST_PID='' TRAPD_PID='' # stopped on exit (fl_cleanup_ns)
+HOST_PID='' TRAPD_PID=''
+AI_PID_VARS=(TRAPD_PID) # stopped on exit before the host and the agent (ai_cleanup)
 RO=("${PZT_SNMP_RO[@]}" -t 3 -r 2)
 RW=("${PZT_SNMP_RW[@]}" -t 3 -r 2)
 IFT=.1.3.6.1.2.1.2.2.1
 IFX=.1.3.6.1.2.1.31.1.1.1
 PZ=.1.3.6.1.4.1.99999
-
-trap 'fl_cleanup_ns $? "$NS" "$TRAPD_PID" "$HOST_PID" "$AGENT"' EXIT
 
 {
     pzt_snmp_users
@@ -70,17 +69,9 @@ trap 'fl_cleanup_ns $? "$NS" "$TRAPD_PID" "$HOST_PID" "$AGENT"' EXIT
     echo 'authtrapenable 1'
 } > "$WORK/snmp.conf"
 
-start_agent() {
-    mkdir -p "$WORK/agent"
-    (cd "$WORK/agent" && LD_PRELOAD=$PZT_PRELOAD SIM_HOST=$SW IBSIM_SOCKNAME=$SOCK exec "$PORTZEROD" \
-        -o board=sim -o "ip_address=$SWADDR/24" -o "ctl_socket=$WORK/agent/ctl" \
-        -o "state_dir=$WORK/state" -o "snmp_config=$WORK/snmp.conf" -vv \
-        >> "$WORK/agent/out" 2>> "$WORK/agent/err" < /dev/null) &
-    AGENT=$!
-}
-in_ns() { ip netns exec "$NS" "$@"; }
+AI_AGENT_FLAGS=-vv
+AI_AGENT_ARGS=(-o "state_dir=$WORK/state" -o "snmp_config=$WORK/snmp.conf")
 get() { in_ns snmpget "${RO[@]}" -Oqv "$SWADDR" "$@" 2>&1; }
-joined() { "$PZCLI" -s "$WORK/agent/ctl" show ip 2> /dev/null | grep -q '^IPoIB state *up'; }
 # wait_trap SECONDS REGEX [COUNT]: until trapd.log has COUNT lines from the switch with REGEX.
 # (%b of snmptrapd: "UDP: [10.81.0.4]:161->[10.81.0.100]:162")
 wait_trap() { wait_lines "$WORK/trapd.log" "$1" "\\[$SWADDR\\].*$2" "${3:-1}"; }
@@ -90,12 +81,12 @@ AUTHF='\.1\.3\.6\.1\.6\.3\.1\.1\.5\.5([^0-9]|$)'
 SPI=$(abspath "$(dirname "$0")/snmp_raw.py")
 
 fl_start_fabric --agent "$SW" "$NET" || exit 1
-start_agent
-check "portzerod ready" wait_file "$WORK/agent/out" 20 '^ready$' "$AGENT"
+start_agent "$SW"
+check "portzerod ready" wait_file "$WORK/agent/out" 20 '^ready$' "${AGENT[$SW]}"
 check "portzerod logs its SNMP agent" grep -q "snmp: agent on UDP 161" "$WORK/agent/err"
 fl_start_opensm "$SM"
 fl_wait_up 60 || { echo "OpenSM never reached SUBNET UP"; exit 1; }
-check "$SW joins the broadcast group" wait_until 30 joined
+check "$SW joins the broadcast group" wait_until 30 joined "$SW"
 
 fl_start_host "$HOSTCA" "$HOSTADDR/24"
 echo "disableAuthorization yes" > "$WORK/trapd.conf"
@@ -202,7 +193,7 @@ check_eq "PORTZERO-MIB pzMasterSmLid = smpquery's SMLid" \
 # PORTZERO-MIB pzRouteCheck: nothing before a check, then what
 # the CLI's `route check` (the agent's SA client) found.
 check_eq "pzRouteCheckTime is 0 before any route check" 0 "$(get "$PZ.1.7.1.0")"
-"$PZCLI" -s "$WORK/agent/ctl" route check json > "$WORK/routes.json" 2>&1 || true
+cli "$SW" route check json > "$WORK/routes.json" 2>&1 || true
 rc_cli=$(python3 -c 'import json,sys; d = json.load(open(sys.argv[1]))
 print(d["switches"], d["pairs"], d["unrouted"], 1 if d["cycle"] else 2)' "$WORK/routes.json" 2>&1)
 check_eq "pzRouteCheck switches, pairs, unrouted, cycle = the CLI's route check ($rc_cli)" \
@@ -307,19 +298,19 @@ check_eq "GET of 60 x sysDescr.0 (v2c): 60 values" 60 \
 deep=.1.3.6.1.2.1.1$(printf '.1%.0s' $(seq 121))
 deep_out=$(in_ns snmpget "${RO[@]}" "$SWADDR" "$deep" 2>&1)
 check "128-sub-identifier OID: No Such Object/Instance" grep -qE "No Such (Object|Instance)" <<< "$deep_out"
-check "the agent is alive" kill -0 "$AGENT"
+check "the agent is alive" kill -0 "${AGENT[$SW]}"
 check "v3 GET after the bad input" grep -qi portzero <<< "$(get .1.3.6.1.2.1.1.1.0)"
 
 # engineBoots across a restart (state_dir kept); the restarted agent starts
 # after snmptrapd: its coldStart must arrive (once the IP plane is up).
 boots=$(get .1.3.6.1.6.3.10.2.1.2.0)
 c0=$(traps "$COLD")
-stop_pid "$AGENT"
-AGENT=
+stop_pid "${AGENT[$SW]}"
+AGENT[$SW]=
 check "pzfabric saw the agent go" wait_file "$WORK/fabric.err" 10 "switch $SW lost its agent"
-start_agent
+start_agent "$SW"
 check "restarted portzerod ready" wait_lines "$WORK/agent/out" 20 '^ready$' 2
-check "$SW joins again" wait_until 60 joined || "$PZCLI" -s "$WORK/agent/ctl" show ip
+check "$SW joins again" wait_until 60 joined "$SW" || cli "$SW" show ip
 got_boots() { test "$(get .1.3.6.1.6.3.10.2.1.2.0)" = $((boots + 1)); }
 check "engineBoots went up by one ($boots -> $((boots + 1)))" wait_until 30 got_boots
 check "snmptrapd: coldStart from the restarted agent" wait_trap 5 "$COLD" $((c0 + 1))
@@ -327,8 +318,8 @@ check_eq "exactly one coldStart per start" $((c0 + 1)) "$(traps "$COLD")"
 check "coldStart: snmpTrapEnterprise.0 = sysObjectID $PZ.2.1" trap_enterprise "$COLD"
 check "the state directory is private (0700)" test "$(stat -c %a "$WORK/state")" = 700
 
-stop_pid "$AGENT"
+stop_pid "${AGENT[$SW]}"
 check_eq "portzerod exits 0 on SIGTERM" 0 "$STOP_RC"
-AGENT=
+AGENT[$SW]=
 check "no sanitizer report" bash -c "! grep -q Sanitizer '$WORK/agent/err'"
 fl_finish

@@ -29,14 +29,13 @@
 #     listening only after the onset still gets it (retries), once.
 # Usage: test_agent_snmp_mib.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST PORTZEROD PZ_CLI PZ_HOTSPOT
 set -u
-# shellcheck source=../fabric/fabric_lib.sh
-source "$(dirname "$0")/../fabric/fabric_lib.sh"
-fl_init agentsnmpmib "$1" "$2"
+# shellcheck source=agent_ip_lib.sh
+source "$(dirname "$0")/agent_ip_lib.sh"
+ai_init_one agentsnmpmib "$1" "$2"
 pzt_paths "test_agent_snmp_mib.sh PZIPHOST PORTZEROD PZCLI HOTSPOT" "${@:3}"
 pzt_require opensm ip snmpget snmpbulkwalk snmpset snmptrapd perfquery smpquery python3
 pzt_require_preload
 NET=$(abspath "$(dirname "$0")/../integration/ft-36port.net")
-NS="pzt-$$-snmpm"
 SW=leaf-2
 SM=host-1-1
 HOSTCA=host-2-1
@@ -46,8 +45,11 @@ HP=2 # the hot-spot's port on leaf-2
 NPORTS=36
 IVL=500
 SWADDR=10.81.0.4
+ai_switch "$SW" "$SWADDR"
 HOSTADDR=10.81.0.100
-AGENT='' HOST_PID='' TRAPD_PID='' INFORMD_PID='' LATE_PID='' # stopped on exit (fl_cleanup_ns)
+HOST_PID='' TRAPD_PID='' INFORMD_PID='' LATE_PID=''
+# stopped on exit in this order, then the host and the agent (ai_cleanup)
+AI_PID_VARS=(LATE_PID INFORMD_PID TRAPD_PID)
 RO=("${PZT_SNMP_RO[@]}" -t 3 -r 2)
 RW=("${PZT_SNMP_RW[@]}" -t 3 -r 2)
 PZ=.1.3.6.1.4.1.99999
@@ -57,7 +59,6 @@ SET=$PZ.1.4
 ONSET="$PZ\\.0\\.1( |\\||$)"
 CLEAR="$PZ\\.0\\.2( |\\||$)"
 
-trap 'fl_cleanup_ns $? "$NS" "$LATE_PID" "$INFORMD_PID" "$TRAPD_PID" "$HOST_PID" "$AGENT"' EXIT
 
 {
     pzt_snmp_users
@@ -67,10 +68,7 @@ trap 'fl_cleanup_ns $? "$NS" "$LATE_PID" "$INFORMD_PID" "$TRAPD_PID" "$HOST_PID"
 } > "$WORK/snmp.conf"
 echo "disableAuthorization yes" > "$WORK/trapd.conf"
 
-in_ns() { ip netns exec "$NS" "$@"; }
 get() { in_ns snmpget "${RO[@]}" -Oqv "$SWADDR" "$@" 2>&1; }
-joined() { "$PZCLI" -s "$WORK/agent/ctl" show ip 2> /dev/null | grep -q '^IPoIB state *up'; }
-cli() { "$PZCLI" -s "$WORK/agent/ctl" "$@"; }
 # trapd PORT LOG: snmptrapd in the namespace on PORT, one line per notification.
 trapd() {
     ip netns exec "$NS" env SNMP_PERSISTENT_DIR="$WORK/trapd$1" snmptrapd -f -C -c "$WORK/trapd.conf" \
@@ -85,16 +83,13 @@ column() { sed -n "s/^$3\\.$2\\.\\([0-9]*\\) = [A-Za-z0-9]*: \\(.*\\)$/\\1 \\2/p
 hs() { diag "$SM" "$HOTSPOT" -t 3000 "$@"; }
 
 fl_start_fabric --agent "$SW" --monitor-interval "$IVL" "$NET" || exit 1
-mkdir -p "$WORK/agent"
-(cd "$WORK/agent" && LD_PRELOAD=$PZT_PRELOAD SIM_HOST=$SW IBSIM_SOCKNAME=$SOCK exec "$PORTZEROD" \
-    -o board=sim -o "ip_address=$SWADDR/24" -o "ctl_socket=$WORK/agent/ctl" \
-    -o "state_dir=$WORK/state" -o "snmp_config=$WORK/snmp.conf" -o "monitor_interval_ms=$IVL" -vv \
-    > "$WORK/agent/out" 2> "$WORK/agent/err" < /dev/null) &
-AGENT=$!
-check "portzerod ready" wait_file "$WORK/agent/out" 20 '^ready$' "$AGENT"
+AI_AGENT_FLAGS=-vv
+AI_AGENT_ARGS=(-o "state_dir=$WORK/state" -o "snmp_config=$WORK/snmp.conf" -o "monitor_interval_ms=$IVL")
+start_agent "$SW"
+check "portzerod ready" wait_file "$WORK/agent/out" 20 '^ready$' "${AGENT[$SW]}"
 fl_start_opensm "$SM"
 fl_wait_up 60 || { echo "OpenSM never reached SUBNET UP"; exit 1; }
-check "$SW joins the broadcast group" wait_until 30 joined
+check "$SW joins the broadcast group" wait_until 30 joined "$SW"
 fl_start_host "$HOSTCA" "$HOSTADDR/24"
 trapd 162 "$WORK/trapd.log"
 TRAPD_PID=$!
@@ -143,7 +138,7 @@ for src in host-1-1 host-1-2 host-2-1; do
 done
 check_eq "three flows into $HOT" 3 "${#FLOWS[@]}"
 check "snmptrapd: pzHotSpotOnset" wait_lines "$WORK/trapd.log" 15 "\\[$SWADDR\\].*$ONSET"
-cls_now=$(cli show congestion $HP json 2> /dev/null)
+cls_now=$(cli "$SW" show congestion $HP json 2> /dev/null)
 # The late inform sink: it starts listening after the onset went out.
 sleep 2.5
 trapd 1163 "$WORK/late.log"
@@ -194,7 +189,7 @@ check_eq "trap2sink: exactly one onset and one clear" "1 1" \
 
 # --- pzCongTable against the CLI ------------------------------------------------------
 walk_c
-cli show congestion json > "$WORK/cong.json" 2> /dev/null
+cli "$SW" show congestion json > "$WORK/cong.json" 2> /dev/null
 want=$(python3 -c '
 import json, sys
 names = {"normal": 0, "hot-spot": 1, "low-util": 2, "congested": 3}
@@ -292,8 +287,8 @@ check_eq "onset after link-up: pzCongTicks/Util.$HP = that onset's sample" "$ev_
     "$(varbind "$on" "$CONGT.3.$HP") $(varbind "$on" "$CONGT.4.$HP")"
 for id in "${FLOWS[@]}"; do ctl flow-del "$id" > /dev/null; done
 
-stop_pid "$AGENT"
+stop_pid "${AGENT[$SW]}"
 check_eq "portzerod exits 0 on SIGTERM" 0 "$STOP_RC"
-AGENT=
+AGENT[$SW]=
 check "no sanitizer report" bash -c "! grep -q Sanitizer '$WORK/agent/err'"
 fl_finish

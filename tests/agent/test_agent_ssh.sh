@@ -20,9 +20,9 @@
 #   - the host key stays the same across a portzerod restart (state_dir).
 # Usage: test_agent_ssh.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST PORTZEROD PZ_CLI
 set -u
-# shellcheck source=../fabric/fabric_lib.sh
-source "$(dirname "$0")/../fabric/fabric_lib.sh"
-fl_init agentssh "$1" "$2"
+# shellcheck source=agent_ip_lib.sh
+source "$(dirname "$0")/agent_ip_lib.sh"
+ai_init_one agentssh "$1" "$2"
 pzt_paths "test_agent_ssh.sh PZIPHOST PORTZEROD PZCLI" "${@:3}"
 pzt_require opensm ping ip ssh ssh-keygen ssh-keyscan mkpasswd smpquery dbclient dropbearconvert \
     /usr/bin/python3
@@ -30,11 +30,11 @@ pzt_require_preload
 PARAMIKO=$(abspath "$(dirname "$0")/../ssh/ssh_paramiko.py")
 PTY_DRIVE=$(abspath "$(dirname "$0")/../ssh/pty_drive.py")
 NET=$(abspath "$(dirname "$0")/../integration/ft-2s4l.net")
-NS="pzt-$$-ssh"
 SW=Leaf2
 SWADDR=10.82.0.4
+ai_switch "$SW" "$SWADDR"
 HOSTADDR=10.82.0.100
-fl_trap_agent_host
+HOST_PID=
 
 ssh-keygen -q -t ed25519 -N '' -f "$WORK/admin_key"
 ssh-keygen -q -t ed25519 -N '' -f "$WORK/other_key"
@@ -43,16 +43,9 @@ MONITOR_HASH=$(mkpasswd -m sha-512 'monitor-pass-1')
 printf '#!/bin/sh\necho "$PZT_SSH_PASSWORD"\n' > "$WORK/askpass"
 chmod +x "$WORK/askpass"
 
-start_agent() {
-    mkdir -p "$WORK/agent"
-    (cd "$WORK/agent" && LD_PRELOAD=$PZT_PRELOAD SIM_HOST=$SW IBSIM_SOCKNAME=$SOCK exec "$PORTZEROD" \
-        -o board=sim -o "ip_address=$SWADDR/24" -o "ctl_socket=$WORK/agent/ctl" \
-        -o "state_dir=$WORK/state" -o "ssh_authorized_keys=$WORK/admin_keys" \
-        -o "ssh_monitor_password_hash=$MONITOR_HASH" -vv \
-        >> "$WORK/agent/out" 2>> "$WORK/agent/err" < /dev/null) &
-    AGENT=$!
-}
-in_ns() { ip netns exec "$NS" "$@"; }
+AI_AGENT_FLAGS=-vv
+AI_AGENT_ARGS=(-o "state_dir=$WORK/state" -o "ssh_authorized_keys=$WORK/admin_keys"
+    -o "ssh_monitor_password_hash=$MONITOR_HASH")
 SSHOPT=(-F /dev/null -o "UserKnownHostsFile=$WORK/known_hosts" -o StrictHostKeyChecking=accept-new
     -o BatchMode=yes -o ConnectTimeout=10)
 as_admin() { in_ns ssh "${SSHOPT[@]}" -i "$WORK/admin_key" "admin@$SWADDR" "$@"; }
@@ -64,16 +57,15 @@ as_monitor() { # as_monitor PASSWORD COMMAND...
         -o PreferredAuthentications=password -o NumberOfPasswordPrompts=1 -o ConnectTimeout=10 \
         "monitor@$SWADDR" "$@" < /dev/null
 }
-joined() { "$PZCLI" -s "$WORK/agent/ctl" show ip 2> /dev/null | grep -q '^IPoIB state *up'; }
 
 fl_start_fabric --agent "$SW" "$NET" || exit 1
-start_agent
-check "portzerod ready" wait_file "$WORK/agent/out" 20 '^ready$' "$AGENT"
+start_agent "$SW"
+check "portzerod ready" wait_file "$WORK/agent/out" 20 '^ready$' "${AGENT[$SW]}"
 check "portzerod logs its SSH server" grep -q "ssh: server on TCP 22" "$WORK/agent/err"
 check "host keys are stored mode 0600" bash -c "test \"\$(stat -c %a '$WORK/state'/*ed25519* | sort -u)\" = 600"
 fl_start_opensm Hca1
 fl_wait_up 60 || { echo "OpenSM never reached SUBNET UP"; exit 1; }
-check "$SW joins the broadcast group" wait_until 30 joined
+check "$SW joins the broadcast group" wait_until 30 joined "$SW"
 fl_start_host Hca3 "$HOSTADDR/24"
 check "ping $SW" wait_until 20 in_ns ping -c 1 -W 1 "$SWADDR"
 
@@ -159,20 +151,20 @@ check_eq "dbclient pty shell: 110 outputs then exit, each of 10 runs ends with s
 
 # The host key across a restart.
 key1=$(in_ns ssh-keyscan -t ed25519 "$SWADDR" 2> /dev/null | awk '{ print $3 }')
-stop_pid "$AGENT"
-AGENT=
+stop_pid "${AGENT[$SW]}"
+AGENT[$SW]=
 check "pzfabric saw the agent go" wait_file "$WORK/fabric.err" 10 "switch $SW lost its agent"
-start_agent
+start_agent "$SW"
 check "restarted portzerod ready" wait_lines "$WORK/agent/out" 20 '^ready$' 2
-check "$SW joins again" wait_until 60 joined
+check "$SW joins again" wait_until 60 joined "$SW"
 key2() { in_ns ssh-keyscan -t ed25519 "$SWADDR" 2> /dev/null | awk '{ print $3 }'; }
 same_key() { test -n "$key1" -a "$(key2)" = "$key1"; }
 check "the ed25519 host key is the same after a restart" wait_until 30 same_key
 check "known_hosts still accepted: show version after the restart" \
     grep -q "^portzero " <<< "$(as_admin show version 2>&1)"
 
-stop_pid "$AGENT"
+stop_pid "${AGENT[$SW]}"
 check_eq "portzerod exits 0 on SIGTERM" 0 "$STOP_RC"
-AGENT=
+AGENT[$SW]=
 check "no sanitizer report" bash -c "! grep -q Sanitizer '$WORK/agent/err'"
 fl_finish

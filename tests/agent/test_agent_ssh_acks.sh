@@ -14,43 +14,37 @@
 #     fabric past 200 ms on a loaded one, which the fix cannot prevent.
 # Usage: test_agent_ssh_acks.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST PORTZEROD PZ_CLI
 set -u
-# shellcheck source=../fabric/fabric_lib.sh
-source "$(dirname "$0")/../fabric/fabric_lib.sh"
-fl_init agentsshack "$1" "$2"
+# shellcheck source=agent_ip_lib.sh
+source "$(dirname "$0")/agent_ip_lib.sh"
+ai_init_one agentsshack "$1" "$2"
 pzt_paths "test_agent_ssh_acks.sh PZIPHOST PORTZEROD PZCLI" "${@:3}"
 pzt_require opensm ping ip ssh ssh-keygen tshark
 pzt_require_preload
 NET=$(abspath "$(dirname "$0")/../integration/ft-2s4l.net")
-NS="pzt-$$-sshack"
 SW=Leaf2
 SWADDR=10.83.0.4
+ai_switch "$SW" "$SWADDR"
 HOSTADDR=10.83.0.100
 LOGINS=20
-AGENT=
 HOST_PID=
 CAPTURE=
-trap 'fl_cleanup_ns $? "$NS" "$CAPTURE" "$HOST_PID" "$AGENT"' EXIT
+AI_PID_VARS=(CAPTURE) # stopped on exit before the host and the agent (ai_cleanup)
 
 ssh-keygen -q -t ed25519 -N '' -f "$WORK/admin_key"
 cp "$WORK/admin_key.pub" "$WORK/admin_keys"
-in_ns() { ip netns exec "$NS" "$@"; }
 # Default client: Nagle on during the key exchange, as every OpenSSH login.
 SSHOPT=(-F /dev/null -o UserKnownHostsFile=/dev/null -o StrictHostKeyChecking=no -o LogLevel=ERROR
     -o BatchMode=yes -o IdentitiesOnly=yes -o ConnectTimeout=10 -i "$WORK/admin_key")
 login() { in_ns ssh "${SSHOPT[@]}" "admin@$SWADDR" show version 2>&1; }
-joined() { "$PZCLI" -s "$WORK/agent/ctl" show ip 2> /dev/null | grep -q '^IPoIB state *up'; }
 
 fl_start_fabric --agent "$SW" "$NET" || exit 1
-mkdir -p "$WORK/agent"
-(cd "$WORK/agent" && LD_PRELOAD=$PZT_PRELOAD SIM_HOST=$SW IBSIM_SOCKNAME=$SOCK exec "$PORTZEROD" \
-    -o board=sim -o "ip_address=$SWADDR/24" -o "ctl_socket=$WORK/agent/ctl" \
-    -o "state_dir=$WORK/state" -o "ssh_authorized_keys=$WORK/admin_keys" -vv \
-    > "$WORK/agent/out" 2> "$WORK/agent/err" < /dev/null) &
-AGENT=$!
-check "portzerod ready" wait_file "$WORK/agent/out" 20 '^ready$' "$AGENT"
+AI_AGENT_FLAGS=-vv
+AI_AGENT_ARGS=(-o "state_dir=$WORK/state" -o "ssh_authorized_keys=$WORK/admin_keys")
+start_agent "$SW"
+check "portzerod ready" wait_file "$WORK/agent/out" 20 '^ready$' "${AGENT[$SW]}"
 fl_start_opensm Hca1
 fl_wait_up 60 || { echo "OpenSM never reached SUBNET UP"; exit 1; }
-check "$SW joins the broadcast group" wait_until 30 joined
+check "$SW joins the broadcast group" wait_until 30 joined "$SW"
 fl_start_host Hca3 "$HOSTADDR/24"
 check "ping $SW" wait_until 20 in_ns ping -c 1 -W 1 "$SWADDR"
 check "a first login (host key made, ARP resolved)" grep -q "^portzero " <<< "$(login)"
@@ -80,7 +74,7 @@ tshark -r "$WORK/ssh.pcapng" -n -Y "tcp.analysis.retransmission" > "$WORK/retran
 echo "client retransmissions in $LOGINS logins: $retrans"
 check "at most 3 retransmissions from the client in $LOGINS logins (was 16-17)" test "$retrans" -le 3
 [ "$retrans" = 0 ] || head -n 12 "$WORK/retrans.txt"
-stop_pid "$AGENT"
+stop_pid "${AGENT[$SW]}"
 check "portzerod exits 0 on SIGTERM" test "$STOP_RC" = 0
-AGENT=
+AGENT[$SW]=
 fl_finish

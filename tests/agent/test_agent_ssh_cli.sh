@@ -25,19 +25,19 @@
 #      sessions run, the others are refused, portzerod stays up.
 # Usage: test_agent_ssh_cli.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST PORTZEROD PZ_CLI GEN_FATTREE
 set -u
-# shellcheck source=../fabric/fabric_lib.sh
-source "$(dirname "$0")/../fabric/fabric_lib.sh"
-fl_init agentsshcli "$1" "$2"
+# shellcheck source=agent_ip_lib.sh
+source "$(dirname "$0")/agent_ip_lib.sh"
+ai_init_one agentsshcli "$1" "$2"
 pzt_paths "test_agent_ssh_cli.sh PZIPHOST PORTZEROD PZCLI GEN" "${@:3}"
 PTY_DRIVE=$(abspath "$(dirname "$0")/../ssh/pty_drive.py")
 pzt_require opensm ping ip ssh ssh-keygen mkpasswd smpquery perfquery python3 sha256sum snmpget
 pzt_require_preload
-NS="pzt-$$-sshcli"
 SW=leaf-1
 SWADDR=10.83.0.1
+ai_switch "$SW" "$SWADDR"
 HOSTADDR=10.83.0.100
 IVL=500
-fl_trap_agent_host
+HOST_PID=
 
 ssh-keygen -q -t ed25519 -N '' -f "$WORK/admin_key"
 cp "$WORK/admin_key.pub" "$WORK/admin_keys"
@@ -51,28 +51,21 @@ printf '#!/bin/sh\necho "$PZT_SSH_PASSWORD"\n' > "$WORK/askpass"
 } > "$WORK/snmp.conf"
 chmod +x "$WORK/askpass"
 
-in_ns() { ip netns exec "$NS" "$@"; }
 SSHOPT=(-F /dev/null -o "UserKnownHostsFile=$WORK/known_hosts" -o StrictHostKeyChecking=accept-new
     -o BatchMode=yes -o ConnectTimeout=20 -i "$WORK/admin_key")
 as_admin() { in_ns ssh "${SSHOPT[@]}" "admin@$SWADDR" "$@"; }
-cli() { "$PZCLI" -s "$WORK/agent/ctl" "$@"; }
-joined() { cli show ip 2> /dev/null | grep -q '^IPoIB state *up'; }
-pi_field() { sed -n "s/^$1:\.*//p"; } # pi_field FIELD < smpquery/perfquery output
 
 "$GEN" 2 --spines 2 --leaves 4 --hosts-per-leaf 4 --uplinks 4 --radix 8 > "$WORK/tree.net" || exit 1
 fl_start_fabric --agent "$SW" --monitor-interval "$IVL" "$WORK/tree.net" || exit 1
-mkdir -p "$WORK/agent"
-(cd "$WORK/agent" && LD_PRELOAD=$PZT_PRELOAD SIM_HOST=$SW IBSIM_SOCKNAME=$SOCK exec "$PORTZEROD" \
-    -o board=sim -o monitor_interval_ms=$IVL -o "ip_address=$SWADDR/24" \
-    -o "ctl_socket=$WORK/agent/ctl" -o "state_dir=$WORK/state" \
-    -o "ssh_authorized_keys=$WORK/admin_keys" -o "ssh_password_hash=$ADMIN_HASH" \
-    -o ssh_max_sessions=4 -o ssh_backoff_after=0 -o "snmp_config=$WORK/snmp.conf" -vv \
-    > "$WORK/agent/out" 2> "$WORK/agent/err" < /dev/null) &
-AGENT=$!
-check "portzerod ready" wait_file "$WORK/agent/out" 20 '^ready$' "$AGENT"
+AI_AGENT_FLAGS=-vv
+AI_AGENT_ARGS=(-o "monitor_interval_ms=$IVL" -o "state_dir=$WORK/state"
+    -o "ssh_authorized_keys=$WORK/admin_keys" -o "ssh_password_hash=$ADMIN_HASH"
+    -o ssh_max_sessions=4 -o ssh_backoff_after=0 -o "snmp_config=$WORK/snmp.conf")
+start_agent "$SW"
+check "portzerod ready" wait_file "$WORK/agent/out" 20 '^ready$' "${AGENT[$SW]}"
 fl_start_opensm host-4-4
 fl_wait_up 90 || { echo "OpenSM never reached SUBNET UP"; exit 1; }
-check "$SW joins the broadcast group" wait_until 60 joined
+check "$SW joins the broadcast group" wait_until 60 joined "$SW"
 fl_start_host host-4-2 "$HOSTADDR/24"
 check "ping $SW" wait_until 20 in_ns ping -c 1 -W 1 "$SWADDR"
 LEAF=$(as_admin show system 2> /dev/null | awk '/^LID/ { print $2 }')
@@ -131,10 +124,10 @@ as_admin show interfaces ib > "$WORK/ifaces.txt" 2> /dev/null
 bad=0
 for port in 1 2 3 4 5 6 7 8; do
     diag host-4-3 smpquery portinfo "$LEAF" "$port" > "$WORK/pi.$port" 2>&1
-    want="$(pi_field LinkState < "$WORK/pi.$port") $(pi_field PhysLinkState < "$WORK/pi.$port")"
-    want="$want $(pi_field LinkWidthActive < "$WORK/pi.$port")"
-    ext=$(pi_field LinkSpeedExtActive < "$WORK/pi.$port")
-    case "$ext" in "" | 0 | "No Extended Speed") want="$want $(pi_field LinkSpeedActive < "$WORK/pi.$port")" ;;
+    want="$(field "$WORK/pi.$port" LinkState) $(field "$WORK/pi.$port" PhysLinkState)"
+    want="$want $(field "$WORK/pi.$port" LinkWidthActive)"
+    ext=$(field "$WORK/pi.$port" LinkSpeedExtActive)
+    case "$ext" in "" | 0 | "No Extended Speed") want="$want $(field "$WORK/pi.$port" LinkSpeedActive)" ;;
     *) want="$want $ext" ;; esac
     got=$(awk -v p="$port" '$1 == p { print $2, $3, $4, $5, $6 }' "$WORK/ifaces.txt")
     if [ "$want" != "$got" ]; then
@@ -157,15 +150,15 @@ bad=0
 for f in SymbolErrorCounter LinkErrorRecoveryCounter LinkDownedCounter PortRcvErrors \
     PortRcvRemotePhysicalErrors PortRcvSwitchRelayErrors PortXmitDiscards PortXmitConstraintErrors \
     PortRcvConstraintErrors LocalLinkIntegrityErrors ExcessiveBufferOverrunErrors VL15Dropped; do
-    [ "$(cval "$f")" = "$(pi_field "$f" < "$WORK/pq.after")" ] || {
-        echo "     $f: CLI $(cval "$f"), perfquery $(pi_field "$f" < "$WORK/pq.after")"
+    [ "$(cval "$f")" = "$(field "$WORK/pq.after" "$f")" ] || {
+        echo "     $f: CLI $(cval "$f"), perfquery $(field "$WORK/pq.after" "$f")"
         bad=$((bad + 1))
     }
 done
 check_eq "show interfaces ib 3 counters: the error counters equal perfquery's" 0 "$bad"
 bad=0
 for f in PortXmitData PortRcvData PortXmitPkts PortRcvPkts; do
-    lo=$(pi_field "$f" < "$WORK/pqx.before") hi=$(pi_field "$f" < "$WORK/pqx.after") v=$(cval "$f")
+    lo=$(field "$WORK/pqx.before" "$f") hi=$(field "$WORK/pqx.after" "$f") v=$(cval "$f")
     if [ -z "$v" ] || [ -z "$lo" ] || [ "$v" -lt "$lo" ] || [ "$v" -gt "$hi" ]; then
         echo "     $f: CLI ${v:-?} not within perfquery -x ${lo:-?}..${hi:-?}"
         bad=$((bad + 1))
@@ -173,7 +166,7 @@ for f in PortXmitData PortRcvData PortXmitPkts PortRcvPkts; do
 done
 check_eq "show interfaces ib 3 counters: data/packet counters between perfquery -x reads around it" 0 "$bad"
 check "port 3 carries the flow (PortXmitData > 0)" test "$(cval PortXmitData)" -gt 0
-w_lo=$(pi_field PortXmitWait < "$WORK/pq.before") w_hi=$(pi_field PortXmitWait < "$WORK/pq.after")
+w_lo=$(field "$WORK/pq.before" PortXmitWait) w_hi=$(field "$WORK/pq.after" PortXmitWait)
 check "PortXmitWait $(cval PortXmitWait) between perfquery's ${w_lo}..${w_hi}" \
     test "$(cval PortXmitWait)" -ge "${w_lo:-0}" -a "$(cval PortXmitWait)" -le "${w_hi:-0}"
 "$PZCTL" --sockname "$SOCK" flow-del "$FLOW" > /dev/null
@@ -181,8 +174,8 @@ sleep 0.5
 check_eq "clear counters 3 (admin, exec)" "Counters cleared on port 3" \
     "$(as_admin clear counters 3 2> /dev/null)"
 diag host-4-3 perfquery -x "$LEAF" 3 > "$WORK/pqx.cleared" 2>&1
-check "after clear counters: perfquery -x PortXmitData restarts from ~0 ($(pi_field PortXmitData < "$WORK/pqx.cleared"))" \
-    test "$(pi_field PortXmitData < "$WORK/pqx.cleared")" -lt 1000
+check "after clear counters: perfquery -x PortXmitData restarts from ~0 ($(field "$WORK/pqx.cleared" PortXmitData))" \
+    test "$(field "$WORK/pqx.cleared" PortXmitData)" -lt 1000
 check "show log over ssh has the agent's recent lines (an ssh login)" \
     grep -qE 'info +ssh: admin logged in' <<< "$(as_admin show log 50 2> /dev/null)"
 
@@ -303,8 +296,8 @@ check "at least 12 of them got the login refusal, not a reset ($too_many)" test 
 check "portzerod logged the session limit" grep -q 'session limit (4) reached' "$WORK/agent/err"
 check "portzerod still serves after all that" grep -q "^portzero " <<< "$(as_admin show version 2>&1)"
 
-stop_pid "$AGENT"
+stop_pid "${AGENT[$SW]}"
 check_eq "portzerod exits 0 on SIGTERM" 0 "$STOP_RC"
-AGENT=
+AGENT[$SW]=
 check "no sanitizer report" bash -c "! grep -q Sanitizer '$WORK/agent/err'"
 fl_finish

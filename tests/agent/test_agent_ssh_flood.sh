@@ -14,53 +14,47 @@
 # the turns portzerod gave (its clock) at least 500 ms apart.
 # Usage: test_agent_ssh_flood.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST PORTZEROD PZ_CLI
 set -u
-# shellcheck source=../fabric/fabric_lib.sh
-source "$(dirname "$0")/../fabric/fabric_lib.sh"
-fl_init agentsshflood "$1" "$2"
+# shellcheck source=agent_ip_lib.sh
+source "$(dirname "$0")/agent_ip_lib.sh"
+ai_init_one agentsshflood "$1" "$2"
 pzt_paths "test_agent_ssh_flood.sh PZIPHOST PORTZEROD PZCLI" "${@:3}"
 pzt_require opensm ping ip ssh ssh-keygen mkpasswd smpquery
 pzt_require_preload
 /usr/bin/python3 -c 'import paramiko' 2> /dev/null || pzt_require python3-paramiko
 GUESS=$(abspath "$(dirname "$0")/../ssh/ssh_pwguess.py")
 NET=$(abspath "$(dirname "$0")/../integration/ft-2s4l.net")
-NS="pzt-$$-sshf"
 NS2="pzt-$$-sshf2"
 SW=Leaf2
 SWADDR=10.83.0.4
+ai_switch "$SW" "$SWADDR"
 HOSTADDR=10.83.0.100
 OPADDR=10.83.0.101
-AGENT=
 HOST_PID=
 OP_PID=
-trap 'fl_cleanup_ns $? "$NS $NS2" "$HOST_PID" "$OP_PID" "$AGENT"' EXIT
+AI_PID_VARS=(OP_PID) # stopped on exit before the host and the agent (ai_cleanup)
+AI_NETNS=("$NS2")
 
 ssh-keygen -q -t ed25519 -N '' -f "$WORK/admin_key"
 cp "$WORK/admin_key.pub" "$WORK/admin_keys"
 ADMIN_HASH=$(mkpasswd -m yescrypt 'the-admin-pass')
 
-mkdir -p "$WORK/agent"
-(cd "$WORK/agent" && LD_PRELOAD=$PZT_PRELOAD SIM_HOST=$SW IBSIM_SOCKNAME=$SOCK exec "$PORTZEROD" \
-    -o board=sim -o "ip_address=$SWADDR/24" -o "ctl_socket=$WORK/agent/ctl" \
-    -o "state_dir=$WORK/state" -o "ssh_authorized_keys=$WORK/admin_keys" \
-    -o "ssh_password_hash=$ADMIN_HASH" -o ssh_backoff_after=3 -o ssh_backoff_base_ms=500 \
-    -o ssh_backoff_max_ms=2000 -v \
-    >> "$WORK/agent/out" 2>> "$WORK/agent/err" < /dev/null) &
-AGENT=$!
-in_ns() { ip netns exec "$NS" "$@"; }
+AI_AGENT_ARGS=(-o "state_dir=$WORK/state" -o "ssh_authorized_keys=$WORK/admin_keys"
+    -o "ssh_password_hash=$ADMIN_HASH" -o ssh_backoff_after=3 -o ssh_backoff_base_ms=500
+    -o ssh_backoff_max_ms=2000)
+start_agent "$SW"
 SSHOPT=(-F /dev/null -o "UserKnownHostsFile=$WORK/known_hosts" -o StrictHostKeyChecking=accept-new
     -o BatchMode=yes -o ConnectTimeout=20)
+ip_state() { cli "$SW" show ip 2> /dev/null | awk '/^IPoIB state/ { print $3 }'; }
 as_admin() { ip netns exec "$NS2" ssh "${SSHOPT[@]}" -i "$WORK/admin_key" "admin@$SWADDR" "$@"; }
-ip_state() { "$PZCLI" -s "$WORK/agent/ctl" show ip 2> /dev/null | awk '/^IPoIB state/ { print $3 }'; }
-joined() { test "$(ip_state)" = up; }
 
 fl_start_fabric --agent "$SW" "$NET" || exit 1
-check "portzerod ready" wait_file "$WORK/agent/out" 20 '^ready$' "$AGENT"
+check "portzerod ready" wait_file "$WORK/agent/out" 20 '^ready$' "${AGENT[$SW]}"
 check "portzerod logs its password settings" \
     grep -q "ssh: passwords: 1 verifier thread(s), 8 waiting at most; back-off after 3 failures" \
     "$WORK/agent/err"
 fl_start_opensm Hca1
 fl_wait_up 60 || { echo "OpenSM never reached SUBNET UP"; exit 1; }
-check "$SW joins the broadcast group" wait_until 30 joined
+check "$SW joins the broadcast group" wait_until 30 joined "$SW"
 fl_start_host Hca3 "$HOSTADDR/24"
 check "ping $SW" wait_until 20 in_ns ping -c 1 -W 1 "$SWADDR"
 # The operator's host.
@@ -84,7 +78,10 @@ for i in 1 2 3 4 5; do
     check_eq "flood: smpquery nodeinfo $i answers" "$GUID" "$got"
 done
 check_eq "flood: the control socket answers (show ip)" up "$(ip_state)"
-check "flood: admin logs in with a key" grep -q "^portzero " <<< "$(as_admin show version 2>&1)"
+as_admin -v show version > "$WORK/admin_flood.out" 2>&1
+check "flood: admin logs in with a key" grep -q "^portzero " "$WORK/admin_flood.out" ||
+    grep -E "^debug1: (Connect|Authenticat|Server accepts)|^ssh:|Connection|closed|reset|timed out" \
+        "$WORK/admin_flood.out" | tail -n 8
 check "flood: still running after the checks" kill -0 "$FLOOD"
 wait "$FLOOD"
 read -r _ attempts _ refused _ ok _ errors <<< "$(grep '^attempts ' "$WORK/flood.out")"
@@ -102,8 +99,8 @@ for ((k = 1; k < ${#turns[@]}; k++)); do
 done
 check_eq "the turns are at least 500 ms apart" $((${#turns[@]} - 1)) "$ok"
 
-stop_pid "$AGENT"
+stop_pid "${AGENT[$SW]}"
 check_eq "portzerod exits 0 on SIGTERM" 0 "$STOP_RC"
-AGENT=
+AGENT[$SW]=
 check "no sanitizer report" bash -c "! grep -q Sanitizer '$WORK/agent/err'"
 fl_finish

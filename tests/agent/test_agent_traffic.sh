@@ -39,7 +39,6 @@ HOST=10.77.0.100
 # Per packet: IPoIB encapsulation 4, LRH 8, BTH 12, DETH 8, ICRC 4 bytes.
 IB_OVERHEAD=36
 
-lid_of() { cli "$1" show system | awk '/^LID/ { print $2 }'; } # lid_of SWITCH
 # near A B PERCENT: A within PERCENT % of B
 near() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d * 100 <= b * p) }'; }
 # pq LID PORT: "XmitData XmitPkts RcvData RcvPkts" of perfquery -x (data in 4-byte words)

@@ -69,15 +69,15 @@ fl_start_fabric "$NET" || exit 1
 fl_start_opensm Hca1 -F "$WORK/cc.conf" --congestion_control
 check "OpenSM (congestion_control): SUBNET UP" fl_wait_up 60
 diag Hca2 ibnetdiscover > disc.txt 2>&1
-lid_of() { sed -n "s/^\(Switch\|Ca\).*\"$1\".* lid \([0-9]*\) .*/\2/p" disc.txt | head -1; }
-LEAF=$(lid_of Leaf1)
+discovered_lid() { sed -n "s/^\(Switch\|Ca\).*\"$1\".* lid \([0-9]*\) .*/\2/p" disc.txt | head -1; }
+LEAF=$(discovered_lid Leaf1)
 check "Leaf1's LID found" test -n "$LEAF"
 HCA3=$(diag Hca3 smpquery -D portinfo 0 2> /dev/null | sed -n 's/^Lid:\.*//p')
 check "Hca3's LID found" test -n "$HCA3"
 sleep 2 # CC MADs follow the sweep
 switches=0
 for sw in Spine1 Spine2 Leaf1 Leaf2 Leaf3 Leaf4; do
-    cc ss.txt ibccquery SS "$(lid_of $sw)"
+    cc ss.txt ibccquery SS "$(discovered_lid $sw)"
     got="$(val Control_Map ss.txt) $(val Victim_Mask ss.txt) $(val Credit_Mask ss.txt)"
     got="$got $(val Threshold ss.txt) $(val Packet_Size ss.txt) $(val CS_Threshold ss.txt)"
     got="$got $(val CS_ReturnDelay ss.txt) $(val Marking_Rate ss.txt)"

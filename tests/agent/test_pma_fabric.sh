@@ -11,16 +11,12 @@ NET=${3:?}
 source "$(dirname "$0")/agent_lib.sh"
 SOCK="pzpma$$"
 
-field() { # field NAME FILE: the value of "NAME:....value"
-    sed -n "s/^$1:\.*\([0-9x]*\)$/\1/p" "$2" | head -1
-}
-
 cd "$WORK"
 agent_start_spine1 "$NET"
 agent_start_opensm "$SOCK" "$WORK/sm" --perfmgr --perfmgr_sweep_time_s 1
 check "OpenSM: SUBNET UP" wait_file sm/osm.log 40 'SUBNET UP'
 
-diag ibnetdiscover > disc.txt 2>&1
+agent_diag ibnetdiscover > disc.txt 2>&1
 SPINE=$(sed -n 's/^Switch.*"Spine1".* lid \([0-9]*\) .*/\1/p' disc.txt)
 LEAF=$(sed -n 's/^Switch.*"Leaf1".* lid \([0-9]*\) .*/\1/p' disc.txt)
 check "switch LIDs found" test -n "$SPINE" -a -n "$LEAF"
@@ -29,25 +25,25 @@ for who in "in-process:$LEAF" "portzerod:$SPINE"; do
     name=${who%%:*}
     lid=${who#*:}
     # Port 1 of both switches carries the sweep's SMPs: its counters moved.
-    diag perfquery "$lid" 1 > pc.txt 2>&1
+    agent_diag perfquery "$lid" 1 > pc.txt 2>&1
     check "$name: perfquery answers" grep -q '^# Port counters: Lid' pc.txt
-    check "$name: PortSelect 1" test "$(field PortSelect pc.txt)" = 1
-    check "$name: XmitPkts > 0 on an up port" test "$(field PortXmitPkts pc.txt)" -gt 0
-    diag perfquery -x "$lid" 1 > pcx.txt 2>&1
+    check "$name: PortSelect 1" test "$(field pc.txt PortSelect)" = 1
+    check "$name: XmitPkts > 0 on an up port" test "$(field pc.txt PortXmitPkts)" -gt 0
+    agent_diag perfquery -x "$lid" 1 > pcx.txt 2>&1
     check "$name: perfquery -x (64-bit) answers" grep -q 'PortXmitData:' pcx.txt
     check "$name: 64-bit XmitPkts >= 32-bit XmitPkts" \
-        test "$(field PortXmitPkts pcx.txt)" -ge "$(field PortXmitPkts pc.txt)"
-    diag perfquery -R "$lid" 1 > /dev/null 2>&1
-    diag perfquery "$lid" 1 > pc2.txt 2>&1
+        test "$(field pcx.txt PortXmitPkts)" -ge "$(field pc.txt PortXmitPkts)"
+    agent_diag perfquery -R "$lid" 1 > /dev/null 2>&1
+    agent_diag perfquery "$lid" 1 > pc2.txt 2>&1
     # Traffic keeps flowing (perfmgr sweeps every second), so compare with
     # the count before the reset, which holds the whole sweep's history.
     check "$name: perfquery -R resets (XmitPkts below the count before)" \
-        test "$(field PortXmitPkts pc2.txt)" -lt "$(field PortXmitPkts pc.txt)"
-    diag perfquery -a "$lid" > pca.txt 2>&1
+        test "$(field pc2.txt PortXmitPkts)" -lt "$(field pc.txt PortXmitPkts)"
+    agent_diag perfquery -a "$lid" > pca.txt 2>&1
     check "$name: perfquery -a (AllPortSelect) answers" grep -q 'PortSelect:\.*255' pca.txt
-    diag perfquery "$lid" 9 > bad.txt 2>&1
+    agent_diag perfquery "$lid" 9 > bad.txt 2>&1
     check "$name: port 9 of 8 is refused" bash -c "! grep -q '^# Port counters' bad.txt"
-    diag ibccquery CongestionInfo "$lid" > ci.txt 2>&1
+    agent_diag ibccquery CongestionInfo "$lid" > ci.txt 2>&1
     check "$name: ibccquery CongestionInfo answers" grep -q 'CongestionInfo' ci.txt
 done
 

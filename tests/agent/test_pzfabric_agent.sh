@@ -45,7 +45,7 @@ PIDS+=("$FABRIC")
 check "pzfabric ready" wait_file fabric.out 10 '^ready$'
 
 # Before the agent: the spine answers nothing.
-diag smpquery -D nodedesc 0,1,1 > pre.txt 2>&1
+agent_diag smpquery -D nodedesc 0,1,1 > pre.txt 2>&1
 check "no agent: spine does not answer" bash -c "! grep -q 'Node Description' pre.txt"
 
 start_agent "$WORK/agent1.out" "$WORK/agent1.err"
@@ -72,18 +72,18 @@ check "portzerod served OpenSM's sweep" test "$(grep -c 'answered' agent1.err)" 
 check "portzerod got LinearForwardingTable Sets" grep -q 'method 0x02 attr 0x0019' agent1.err
 
 # Queries of the spine, answered by the process.
-diag ibnetdiscover > disc.txt 2>&1
+agent_diag ibnetdiscover > disc.txt 2>&1
 check "ibnetdiscover: 6 switches" test "$(grep -c '^Switch' disc.txt)" = 6
 SPINE_LID=$(sed -n 's/.*"Spine1" base port 0 lid \([0-9]*\) .*/\1/p' disc.txt)
 check "spine has a LID" test -n "$SPINE_LID"
 before=$(grep -c answered agent1.err)
-diag smpquery nodedesc "$SPINE_LID" > nd.txt 2>&1
+agent_diag smpquery nodedesc "$SPINE_LID" > nd.txt 2>&1
 check "smpquery nodedesc (LID-routed)" grep -q 'Node Description:\.*Spine1' nd.txt
-diag smpquery -D portinfo 0,1,1 1 > pi.txt 2>&1
+agent_diag smpquery -D portinfo 0,1,1 1 > pi.txt 2>&1
 check "smpquery portinfo (DR): LocalPort = ingress port 1" grep -qE '^LocalPort:\.+1$' pi.txt
-diag smpquery -c nodeinfo "$SPINE_LID" 0,2 > ni.txt 2>&1
+agent_diag smpquery -c nodeinfo "$SPINE_LID" 0,2 > ni.txt 2>&1
 check "smpquery -c (LID leg + DR through the spine)" grep -qE '^NodeType:\.+Switch$' ni.txt
-diag ibroute "$SPINE_LID" > route.txt 2>&1
+agent_diag ibroute "$SPINE_LID" > route.txt 2>&1
 check "ibroute of the spine" grep -q "Unicast lids .* of switch Lid $SPINE_LID .*(Spine1)" route.txt
 check "those SMPs reached portzerod" test "$(grep -c answered agent1.err)" -ge $((before + 4))
 
@@ -91,10 +91,10 @@ check "those SMPs reached portzerod" test "$(grep -c answered agent1.err)" -ge $
 kill -KILL "$AGENT"
 wait "$AGENT" 2>/dev/null
 check "pzfabric notices the agent is gone" wait_file fabric.err 5 'Spine1 lost its agent'
-diag smpquery nodedesc "$SPINE_LID" > nd2.txt 2>&1
+agent_diag smpquery nodedesc "$SPINE_LID" > nd2.txt 2>&1
 check "dead agent: spine unreachable" bash -c "! grep -q 'Node Description' nd2.txt"
 check "pzfabric still running" kill -0 "$FABRIC"
-diag smpquery -D nodedesc 0,1 > leaf.txt 2>&1
+agent_diag smpquery -D nodedesc 0,1 > leaf.txt 2>&1
 check "other switches still answer" grep -q 'Node Description:\.*Leaf1' leaf.txt
 
 # Restart: served again.
@@ -102,13 +102,13 @@ start_agent "$WORK/agent2.out" "$WORK/agent2.err"
 check "restarted portzerod ready" wait_file agent2.out 10 '^ready$'
 # Directed route first: it does not depend on the LFTs, which OpenSM may
 # have cleared of the spine if it swept while the agent was dead.
-diag smpquery -D nodedesc 0,1,1 > nd3.txt 2>&1
+agent_diag smpquery -D nodedesc 0,1,1 > nd3.txt 2>&1
 check "restarted: spine answers again (DR)" grep -q 'Node Description:\.*Spine1' nd3.txt
 # LID-routed: within two OpenSM sweeps (10 s each) the route is back.
 lid_back() {
     local i
     for i in $(seq 1 25); do
-        diag smpquery nodedesc "$SPINE_LID" > nd4.txt 2>&1
+        agent_diag smpquery nodedesc "$SPINE_LID" > nd4.txt 2>&1
         grep -q 'Node Description:\.*Spine1' nd4.txt && return 0
         sleep 1
     done

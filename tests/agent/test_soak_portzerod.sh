@@ -29,8 +29,6 @@ source "$(dirname "$0")/agent_lib.sh"
 SOCK="pzsoak$$"
 CTL=("$PZCTL" --sockname "$SOCK")
 
-field() { sed -n "s/^$1:\.*\([0-9x]*\)$/\1/p" "$2" | head -1; } # field NAME FILE
-
 cd "$WORK"
 "$PZFABRIC" --sockname "$SOCK" --agent Spine1 "$NET" > fabric.out 2> fabric.err &
 PIDS+=($!)
@@ -70,7 +68,7 @@ mkdir -p sm/cache sm/tmp sm/dump
     --dump_files_dir "$WORK/sm/dump" -f "$WORK/sm/osm.log" > opensm.out 2>&1) &
 PIDS+=($!)
 check "OpenSM: SUBNET UP" wait_file sm/osm.log 120 'SUBNET UP'
-diag ibnetdiscover > disc.txt 2>&1
+agent_diag ibnetdiscover > disc.txt 2>&1
 SPINE=$(sed -n 's/^Switch.*"Spine1".* lid \([0-9]*\) .*/\1/p' disc.txt)
 check "Spine1 has a LID" test -n "$SPINE"
 
@@ -80,7 +78,7 @@ poll_loop() {
     local name=$1 n=0
     shift
     while [ ! -e "$WORK/stop" ]; do
-        if diag "$@" > /dev/null 2>&1; then
+        if agent_diag "$@" > /dev/null 2>&1; then
             n=$((n + 1))
             echo "$n" > "$WORK/$name.ok"
         fi
@@ -112,7 +110,7 @@ check "smpquery polls answered (>= 10)" test "$(cat smp.ok 2>/dev/null || echo 0
 check "perfquery polls answered (>= 10)" test "$(cat pma.ok 2>/dev/null || echo 0)" -ge 10
 check "link flaps done (>= $((SOAK / 20)))" test "$flaps" -ge $((SOAK / 20))
 check "OpenSM swept again after the flaps" test "$(grep -c 'SUBNET UP' sm/osm.log)" -ge 2
-diag smpquery -t 5000 nodedesc "$SPINE" > end.txt 2>&1
+agent_diag smpquery -t 5000 nodedesc "$SPINE" > end.txt 2>&1
 check "portzerod still answers at the end" grep -q 'Spine1' end.txt
 
 kill -TERM "$AGENT"

@@ -136,15 +136,16 @@ ctl flow-list > "$WORK/flows.txt"
 cat "$WORK/flows.txt"
 check_eq "flow-list: id src dst sl demand achieved state" "1 Hca3 Hca5 0 25 25 routed" \
     "$(awk '$1 == 1 { print $1, $2, $3, $4, $5, $6, $7 }' "$WORK/flows.txt")"
-hops=$(awk '$1 == 1 { for (i = 8; i <= NF; i++) print $i }' "$WORK/flows.txt")
+check_eq "flow-list: never moved between lanes" "moved=-" "$(awk '$1 == 1 { print $8 }' "$WORK/flows.txt")"
+hops=$(awk '$1 == 1 { for (i = 9; i <= NF; i++) print $i }' "$WORK/flows.txt")
 check_eq "path: 4 links, Hca3 to Leaf2, Leaf2 up, spine down to Leaf3, Leaf3 to Hca5" \
     "Hca3:1>Leaf2:3 Leaf2:X>SpineX:2 SpineX:3>Leaf3:X Leaf3:3>Hca5:1" \
     "$(echo "$hops" | paste -sd ' ' | sed -E 's/Leaf2:[12]>Spine[12]:2/Leaf2:X>SpineX:2/; s/Spine[12]:3>Leaf3:[12]/SpineX:3>Leaf3:X/')"
 
 diag Hca8 ibswitches > "$WORK/switches.txt"
-lid_of() { sed -n "s/.*\"$1\".* lid \([0-9]*\) .*/\1/p" "$WORK/switches.txt" | head -1; }
+ibswitches_lid() { sed -n "s/.*\"$1\".* lid \([0-9]*\) .*/\1/p" "$WORK/switches.txt" | head -1; }
 for sw in Leaf2 Leaf3 Leaf4 Spine1 Spine2; do
-    check "LID of $sw" test -n "$(lid_of $sw)"
+    check "LID of $sw" test -n "$(ibswitches_lid $sw)"
 done
 
 # The switch ports the flow leaves by: "NODE PORT" lines.
@@ -154,26 +155,26 @@ check_eq "three switch egress ports on the path" 3 "$(echo "$egress" | wc -l)"
 # --- data rate at every switch port of the path --------------------------------
 while read -r sw port; do
     measure "$sw port $port: PortXmitData x 4 / s = 25 Gb/s" 3125000000 2 4 3 \
-        PortXmitData -x "$(lid_of "$sw")" "$port"
+        PortXmitData -x "$(ibswitches_lid "$sw")" "$port"
 done <<< "$egress"
 
 # --- ca-rate: a hot-spot at Leaf3 port 3 -----------------------------------------
 spine=$(echo "$egress" | awk '/^Spine/ { print $1, $2 }')
 read -r SPINE SPORT <<< "$spine"
-C=$(link_gbps "$(lid_of Leaf3)" 3)
+C=$(link_gbps "$(ibswitches_lid Leaf3)" 3)
 echo "     link rate Leaf3.3: $C Gb/s"
 check "link rate known" test "$(awk -v c="$C" 'BEGIN { print (c > 0) }')" = 1
 ctl ca-rate Hca5 10
 check_eq "ca-rate: the flow gets 10 Gb/s" 10 "$(flow_field "$id1" 6)"
 want_wait=$(awk -v c="$C" 'BEGIN { printf "%.0f", (1 - 10 / c) * 1e6 }')
-L3=$(lid_of Leaf3)
-L4=$(lid_of Leaf4)
+L3=$(ibswitches_lid Leaf3)
+L4=$(ibswitches_lid Leaf4)
 z0=0 z1=0 v0=0 v1=0 # set by timed_read
 timed_read z0 t0 PortXmitWait "$L4" 3
 measure "Leaf3 port 3 (facing Hca5): XmitWait ticks/s = (1 - 10/C) x 1e6" "$want_wait" 5 1 2 \
     PortXmitWait "$L3" 3
 measure "$SPINE port $SPORT (upstream): XmitWait ticks/s = (1 - 10/C) x 1e6" "$want_wait" 5 1 2 \
-    PortXmitWait "$(lid_of "$SPINE")" "$SPORT"
+    PortXmitWait "$(ibswitches_lid "$SPINE")" "$SPORT"
 timed_read z1 t1 PortXmitWait "$L4" 3
 check_eq "Leaf4 port 3 (unrelated): no XmitWait" 0 "$((z1 - z0))"
 
@@ -199,7 +200,7 @@ x1=$(counter Leaf3 3 xmit_data)
 check "no flow: Leaf3 port 3 sends only MADs (< 10000 words/s)" test $((x1 - x0)) -lt 10000
 
 # --- error-inject: exact counts -------------------------------------------------
-L2=$(lid_of Leaf2)
+L2=$(ibswitches_lid Leaf2)
 s0=$(pq_val SymbolErrorCounter "$L2" 4)
 r0=$(pq_val PortRcvErrors "$L2" 4)
 m0=$(diag Hca8 perfquery -E "$L2" 4 | sed -n 's/^PortMalformedPktErrors:\.*//p')

@@ -17,7 +17,6 @@
 
 #include "board_mem.h"
 #include "pz_echo.h"
-#include "pz_log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -84,7 +83,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct pz_echo *e;
     struct pz_echo_stats st;
 
-    pz_log_set_level(PZ_LOG_ERROR);
     board_mem_default_switch_identity(&id, 0x1234, 4);
     bm = board_mem_create(&id);
     if (!bm)

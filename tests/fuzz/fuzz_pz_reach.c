@@ -1,6 +1,6 @@
 /*
  * fuzz_pz_reach.c - libFuzzer target: hostile SA answers to portzerod's
- * reachability glue (agent/pz_reach.c).  A switch with a LID and an SM
+ * reachability glue (traffic/pz_reach.c).  A switch with a LID and an SM
  * sends its Set and two GetTables; the input's first byte picks the
  * request whose TID the answer carries (so the answer reaches the
  * NodeRecord, ServiceRecord or Set handling) and whether its header is
@@ -14,9 +14,7 @@
 #include <infiniband/mad.h>
 
 #include "board_mem.h"
-#include "pz_config.h"
 #include "pz_echo.h"
-#include "pz_log.h"
 #include "pz_reach.h"
 #include "pzt.h"
 
@@ -41,7 +39,9 @@ static int fz_send(void *arg, const uint8_t *mad, const struct mad_addr *to)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct pz_config cfg;
+    /* portzerod's defaults (agent/pz_config.c) */
+    static const struct pz_reach_config cfg = {
+        .interval_ms = 10000, .timeout_ms = 1000, .lost_after = 3, .refresh_s = 30, .lease_s = 300};
     struct fz z = {.n = 0};
     struct pzt_node *n;
     struct pz_echo *echo;
@@ -53,8 +53,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (size < 1)
         return 0;
-    pz_log_set_level(PZ_LOG_ERROR);
-    pz_config_defaults(&cfg);
     n = pzt_switch_new(4);
     if (!n || board_dgram_open(n->board, PZ_ECHO_QKEY_DEFAULT, &qpn) ||
         !(echo = pz_echo_create(n->board, PZ_ECHO_QKEY_DEFAULT))) {

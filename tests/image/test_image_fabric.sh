@@ -108,7 +108,7 @@ start_agent() {
 }
 in_ns() { ip netns exec "$NS" "$@"; }
 mads() { wc -l < "$MADLOG" 2> /dev/null || echo 0; }
-lid_of() { # lid_of DR-PATH: the LID of port 0 of the node at the end of the path
+lid_at_path() { # lid_at_path DR-PATH: the LID of port 0 of the node at the end of the path
     diag "$SM" smpquery -D portinfo "$1" 0 2> /dev/null | awk -F. '/^Lid/ { print $NF }'
 }
 
@@ -123,11 +123,11 @@ check "pzfabric took $SW's agent" wait_file "$WORK/fabric.err" 10 "$SW"
 fl_start_opensm "$SM" -t 1000
 check "OpenSM: SUBNET UP through the image's agent" fl_wait_up 120
 # The host below leaf-2 is reached only through the agent's switch.
-HOST_LID=$(lid_of "$DR,1")
+HOST_LID=$(lid_at_path "$DR,1")
 check "$HOSTCA (below $SW) has a LID ($HOST_LID)" test -n "$HOST_LID" -a "${HOST_LID:-0}" != 0
 
 before=$(mads)
-SW_LID=$(lid_of "$DR")
+SW_LID=$(lid_at_path "$DR")
 check "smpquery: $SW has a LID ($SW_LID)" test -n "$SW_LID" -a "${SW_LID:-0}" != 0
 ni=$(diag "$SM" smpquery nodeinfo "${SW_LID:-0}" 2>&1)
 check_eq "smpquery nodeinfo: NodeType" Switch "$(awk -F. '/^NodeType/ { print $NF }' <<< "$ni")"

@@ -89,8 +89,8 @@ pi_states() {
         tr -d ' \t' | sort
 }
 
-# lid_of SIM NAME: the LID of node NAME (description) by ibnetdiscover -p on SIM.
-lid_of() {
+# discovered_lid SIM NAME: the LID of node NAME (description) by ibnetdiscover -p on SIM.
+discovered_lid() {
     run_diag "$1" "$HOST" ibnetdiscover -p 2> /dev/null |
         awk -v want="$2" '{ match($0, /\047[^\047]*\047/)
                             if (substr($0, RSTART + 1, RLENGTH - 2) == want) { print $2; exit } }' || true
@@ -143,7 +143,7 @@ for q in "-p" "-g" "-s" "SMInfoRecord" "LFTRecord" "PortInfoRecord" "NodeRecord"
 done
 for pair in hca-0:hca-3 hca-2:hca-1; do
     for s in pz ib; do
-        lids[$s]=$(lid_of $s "${pair%:*}"):$(lid_of $s "${pair#*:}")
+        lids[$s]=$(discovered_lid $s "${pair%:*}"):$(discovered_lid $s "${pair#*:}")
     done
     check_eq "saquery -p --src-to-dst $pair: one PathRecord as on ibsim" "1 1" \
         "$(records ib -p --src-to-dst "${lids[ib]}") $(records pz -p --src-to-dst "${lids[pz]}")"
@@ -174,7 +174,7 @@ for s in pz ib; do
         [ "$v" = 0 ] || bad+=" $h:${v:-none}"
     done
     for sw in leaf-0 leaf-1; do
-        lid=$(lid_of $s $sw)
+        lid=$(discovered_lid $s $sw)
         for p in 1 2 3 4; do
             v=$(downed $s $HOST "$lid" $p)
             [ "$v" = 0 ] || bad+=" $sw[$p]:${v:-none}"
@@ -214,11 +214,11 @@ check_eq "leaf-1 port 1 after link-down: still 5.0 Gbps (DDR)" "5.0 Gbps" \
 run_diag pz "$HOST" ibportstate -D 0,1,3 2 down > /dev/null 2>&1 || true
 check "leaf-1 port 2 (to hca-3) was taken down" wait_file pz.fabric.err 10 'H-0002c90000000401'
 sleep 1
-check_eq "commanded port: LinkDownedCounter still 0" 0 "$(downed pz "$HOST" "$(lid_of pz leaf-1)" 2)"
+check_eq "commanded port: LinkDownedCounter still 0" 0 "$(downed pz "$HOST" "$(discovered_lid pz leaf-1)" 2)"
 check_eq "its peer (hca-3): LinkDownedCounter 1" 1 "$(downed pz hca-3)"
 
 # --- 6. perfquery -c on a port that does not exist.
-lid=$(lid_of pz leaf-0)
+lid=$(discovered_lid pz leaf-0)
 check "perfquery -c leaf-0 port 3: answered" run_diag pz "$HOST" perfquery -c "$lid" 3
 check "perfquery -c leaf-0 port 9 of 8: refused" fails run_diag pz "$HOST" perfquery -c "$lid" 9
 # Port 0 of a base-port-0 switch has no link and no counters: 0x1C, as for
@@ -227,9 +227,9 @@ check "perfquery -c leaf-0 port 9 of 8: refused" fails run_diag pz "$HOST" perfq
 # answers it with counters of its own.
 check "perfquery leaf-0 (base port 0) port 0: refused (ibsim answers)" \
     fails run_diag pz "$HOST" perfquery "$lid" 0
-check "... ibsim answers it" run_diag ib "$HOST" perfquery "$(lid_of ib leaf-0)" 0
+check "... ibsim answers it" run_diag ib "$HOST" perfquery "$(discovered_lid ib leaf-0)" 0
 check "perfquery leaf-0 port 1: answered" run_diag pz "$HOST" perfquery "$lid" 1
-lid=$(lid_of pz hca-1)
+lid=$(discovered_lid pz hca-1)
 check "perfquery -c hca-1 port 1: answered" run_diag pz "$HOST" perfquery -c "$lid" 1
 check "perfquery -c hca-1 port 2 of 1: refused" fails run_diag pz "$HOST" perfquery -c "$lid" 2
 

@@ -94,7 +94,6 @@ local_port() {
 }
 
 # field FILE NAME: the value of "NAME:....value" in smpquery output.
-field() { sed -n "s/^$2:\.*//p" "$1" | head -n 1; }
 
 # --- smpquery of every switch ------------------------------------------------
 # All the queries first, 4 at a time, into q.<switch>.<what>.

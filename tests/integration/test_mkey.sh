@@ -57,7 +57,6 @@ if ! wait_subnet_up sm 30; then
 fi
 check "OpenSM with M_Key protection level 2: SUBNET UP" true
 diag() { run_diag fab "$HOST" "$@"; }
-field() { sed -n "s/^$2:\.*//p" "$1" | head -n 1; }
 
 # Node names and LIDs (the diag itself must attach first: see the next check).
 diag smpquery -y "$KEY" -D nodedesc 0 > self 2>&1 || true

@@ -152,7 +152,6 @@ done >> list
 run_diag_batch fab "$HOST" 4 list
 
 # field FILE NAME: the value of "NAME:....value" in smpquery output.
-field() { sed -n "s/^$2:\.*//p" "$1" | head -n 1; }
 
 # got_sl2vl FILE: "in VL0 ... VL15" for every row of smpquery sl2vl output.
 got_sl2vl() {

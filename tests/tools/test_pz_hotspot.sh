@@ -29,8 +29,8 @@ hs() {
         "$HOTSPOT" "$@" > "$WORK/hs.out" 2> "$WORK/hs.err")
     RC=$?
 }
-# field KEY: the value of KEY= in the first line of $WORK/hs.out.
-field() { head -n 1 "$WORK/hs.out" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+# hs_field KEY: the value of KEY= in the first line of $WORK/hs.out.
+hs_field() { head -n 1 "$WORK/hs.out" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
 leaf=$(run_diag F Hca1 ibswitches | sed -n 's/.*"Leaf1".* lid \([0-9]*\) .*/\1/p')
 hca=$(run_diag F Hca3 smpquery portinfo -D 0 | sed -n 's/^Lid:\.*\([0-9]*\)$/\1/p')
@@ -41,14 +41,14 @@ check_eq "summary: exit 0" 0 "$RC"
 check_eq "summary: defaults" \
     "lid=$leaf version=1 ports=8 interval_ms=1000 threshold=100000 low_util=50 clear=50 history=16" \
     "$(head -n 1 "$WORK/hs.out" | cut -d' ' -f1-8)"
-check_eq "summary: tick 1 us" 1000 "$(field tick_ns)"
+check_eq "summary: tick 1 us" 1000 "$(hs_field tick_ns)"
 check_eq "summary: an idle fabric has no congested port (one line)" 1 "$(wc -l < "$WORK/hs.out")"
 
 hs -t 3000 "$leaf" 3
 check_eq "port 3: exit 0" 0 "$RC"
-check_eq "port 3: port, class, peer" "3 normal ca" "$(field port) $(field class) $(field peer)"
-check_eq "port 3: link up at 4x EDR" "1 100000000000" "$(field link_up) $(field link_bps)"
-check_eq "port 3: no congestion" 0 "$(field congestion)"
+check_eq "port 3: port, class, peer" "3 normal ca" "$(hs_field port) $(hs_field class) $(hs_field peer)"
+check_eq "port 3: link up at 4x EDR" "1 100000000000" "$(hs_field link_up) $(hs_field link_bps)"
+check_eq "port 3: no congestion" 0 "$(hs_field congestion)"
 
 hs -t 3000 "$leaf" 9
 check_eq "port 9: exit 1" 1 "$RC"
@@ -68,14 +68,14 @@ check_eq "set: read back" "$want" "$(head -n 1 "$WORK/hs.out" | cut -d' ' -f4-8)
 # more than a 1000 ms interval allows shows the Set took effect.  A late
 # scheduler only delays rounds: neither bound is wall-clock slack.
 hs -t 3000 "$leaf" 3
-n0=$(field now_ns)
+n0=$(hs_field now_ns)
 hs -t 3000 "$leaf"
-s0=$(field samples)
+s0=$(hs_field samples)
 sleep 2
 hs -t 3000 "$leaf"
-s1=$(field samples)
+s1=$(hs_field samples)
 hs -t 3000 "$leaf" 3
-n1=$(field now_ns)
+n1=$(hs_field now_ns)
 span=$((n1 - n0))
 rounds=$((s1 - s0))
 # most IVL_MS: the most rounds an interval of IVL_MS allows in the span.

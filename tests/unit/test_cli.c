@@ -92,7 +92,8 @@ static struct fx *fx_new(void)
     f->env = (struct cli_env){.board = f->n->board,
                               .sma = f->n->sma,
                               .pma = node_pma(f->node),
-                              .mon = node_cong(f->node)};
+                              .mon = node_cong(f->node),
+                              .log_recent = pz_log_recent_cli};
     return f;
 }
 

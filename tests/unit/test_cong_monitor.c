@@ -656,22 +656,22 @@ static void test_event_notice(void **state)
     assert_int_equal(d[PZ_CMN_CLASS], CONG_PORT_HOTSPOT);
     assert_int_equal(d[PZ_CMN_PREV_CLASS], CONG_PORT_NORMAL);
     assert_int_equal(d[PZ_CMN_PEER], CONG_PEER_CA);
-    assert_true(mad_get_be(d + PZ_CMN_CONGESTION, 8) == 250000);
-    assert_true(mad_get_be(d + PZ_CMN_BANDWIDTH, 8) == LINK_BYTES * 3 / 10);
-    assert_int_equal(mad_get_be(d + PZ_CMN_UTIL, 2), 300);
-    assert_int_equal(mad_get_be(d + 22, 2), 0);
-    assert_true(mad_get_be(d + PZ_CMN_LINK_RATE, 8) == LINK_BPS);
-    assert_true(mad_get_be(d + PZ_CMN_TIME, 8) == 2 * SEC);
-    assert_int_equal(mad_get_be(d + PZ_CMN_CHANGES, 4), 1);
-    assert_int_equal(mad_get_be(d + PZ_CMN_INTERVAL, 4), 1000);
-    assert_int_equal(mad_get_be(d + 48, 2), 0);
+    assert_true(be_get(d + PZ_CMN_CONGESTION, 8) == 250000);
+    assert_true(be_get(d + PZ_CMN_BANDWIDTH, 8) == LINK_BYTES * 3 / 10);
+    assert_int_equal(be_get(d + PZ_CMN_UTIL, 2), 300);
+    assert_int_equal(be_get(d + 22, 2), 0);
+    assert_true(be_get(d + PZ_CMN_LINK_RATE, 8) == LINK_BPS);
+    assert_true(be_get(d + PZ_CMN_TIME, 8) == 2 * SEC);
+    assert_int_equal(be_get(d + PZ_CMN_CHANGES, 4), 1);
+    assert_int_equal(be_get(d + PZ_CMN_INTERVAL, 4), 1000);
+    assert_int_equal(be_get(d + 48, 2), 0);
 
     step(f, 3, SEC, 0, 0);
     assert_true(cong_monitor_next_event(f->m, &ev));
     assert_int_equal(cong_event_notice(f->m, &ev, d), CONG_TRAP_HOTSPOT_CLEAR);
     assert_int_equal(d[PZ_CMN_CLASS], CONG_PORT_NORMAL);
     assert_int_equal(d[PZ_CMN_PREV_CLASS], CONG_PORT_HOTSPOT);
-    assert_true(mad_get_be(d + PZ_CMN_CONGESTION, 8) == 0);
+    assert_true(be_get(d + PZ_CMN_CONGESTION, 8) == 0);
 
     /* A switch-facing port's changes call for no notice. */
     cong_monitor_set_peer(f->m, 4, CONG_PEER_SWITCH);

@@ -290,7 +290,7 @@ static void test_port_from_attrs(void **state)
     PZT_SET_FIELDS(pi, {IB_PORT_STATE_F, 4}, {IB_PORT_LID_F, 0x1234}, {IB_PORT_SMLID_F, 3},
                    {IB_PORT_SMSL_F, 5});
     mad_set_field64(pi, 0, IB_PORT_GID_PREFIX_F, PREFIX);
-    mad_put_be16(pk + 2, 0x7fff); /* limited member of the default partition */
+    be16_put(pk + 2, 0x7fff); /* limited member of the default partition */
     ipoib_port_from_attrs(pi, pk, 0x42, 0xffff, &p);
     assert_true(p.active);
     assert_int_equal(p.lid, 0x1234);
@@ -300,11 +300,11 @@ static void test_port_from_attrs(void **state)
     assert_true(p.port_guid == 0x42);
     assert_int_equal(p.pkey_state, IPOIB_PKEY_LIMITED);
     assert_int_equal(p.reregister, 7);
-    mad_put_be16(pk + 10, 0xffff);
+    be16_put(pk + 10, 0xffff);
     assert_int_equal(ipoib_pkey_state_of(pk, 0xffff), IPOIB_PKEY_FULL);
     assert_int_equal(ipoib_pkey_state_of(pk, 0x8012), IPOIB_PKEY_ABSENT);
     memset(pk, 0, sizeof(pk));
-    mad_put_be16(pk + 62, 0x8012); /* the last entry of the block counts */
+    be16_put(pk + 62, 0x8012); /* the last entry of the block counts */
     assert_int_equal(ipoib_pkey_state_of(pk, 0x0012), IPOIB_PKEY_FULL);
     assert_int_equal(ipoib_pkey_state_of(pk, 0xffff), IPOIB_PKEY_ABSENT);
     mad_set_field(pi, 0, IB_PORT_STATE_F, 2); /* Init */
@@ -340,7 +340,9 @@ struct fake {
     unsigned sa_status; /* MAD status the SA answers joins with */
     bool sa_silent;     /* the SA answers nothing */
     unsigned joins_seen, paths_seen;
-    unsigned dgrams; /* datagrams carried */
+    uint64_t last_join_tid; /* the TID of the last join sent */
+    uint64_t last_path_tid; /* ... and of the last path query */
+    unsigned dgrams;        /* datagrams carried */
     bool drop_arp_replies;
     struct board_dgram_addr last_mcast;
 };
@@ -393,11 +395,13 @@ static int fake_send_sa(void *ctx, const void *req, size_t len, uint16_t dlid, u
     memcpy(mad, req, 256);
     if (mad_get_field(mad, 0, IB_MAD_ATTRID_F) == IB_SA_ATTR_MCRECORD) {
         f->joins_seen++;
+        f->last_join_tid = mad_get_field64(mad, 0, IB_MAD_TRID_F);
         if (f->sa_silent)
             return 0;
         make_join_answer(mad, f->sa_status, 0x0b1b, 0xc001, 4, 2);
     } else {
         f->paths_seen++;
+        f->last_path_tid = mad_get_field64(mad, 0, IB_MAD_TRID_F);
         if (f->sa_silent)
             return 0;
         mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
@@ -610,7 +614,8 @@ static void test_join_timeout(void **state)
     ipoib_poll(a->ep, 3000);
     assert_int_equal(f.joins_seen, 3);
     assert_int_equal(ipoib_stats(a->ep)->join_timeouts, 2);
-    /* A late or forged answer to an old TID is consumed and counted, never adopted. */
+    /* The three copies are one join, with one TID (a late answer to the first would do). */
+    /* A forged answer (a TID no request of ours has) is consumed and counted, never adopted. */
     uint8_t mad[256], mgid[16], gid[16];
     ipoib_bcast_mgid(0xffff, mgid);
     ipoib_gid_make(PREFIX, a->guid, gid);
@@ -623,10 +628,10 @@ static void test_join_timeout(void **state)
     mad_set_field64(mad, 0, IB_MAD_TRID_F, (uint64_t)6 << 24 | 1);
     assert_false(ipoib_input_sa(a->ep, mad, 256, 3001));
     /*
-     * The answer to the join that is out (the third) is adopted whatever the
-     * MAD layer wrote into the high 32 bits (its agent number).
+     * The answer to the join that is out is adopted whatever the MAD layer
+     * wrote into the high 32 bits (its agent number).
      */
-    mad_set_field64(mad, 0, IB_MAD_TRID_F, (uint64_t)0xabcd << 32 | (uint64_t)5 << 24 | 3);
+    mad_set_field64(mad, 0, IB_MAD_TRID_F, (uint64_t)0xabcd << 32 | f.last_join_tid);
     assert_true(ipoib_input_sa(a->ep, mad, 256, 3002));
     assert_int_equal(ipoib_state(a->ep), IPOIB_UP);
     free_fake(&f);
@@ -738,13 +743,30 @@ static void test_routing(void **state)
     free_fake(&g);
 }
 
+/* The source of proxy_arp(): a multicast from QP 0x777 of LID 33. */
+static const struct board_dgram_addr proxy_rx = {
+    .dlid = 0xc001, .slid = 33, .qkey = 0x0b1b, .src_qp = 0x777};
+
+/*
+ * The framed ARP request for a's address from 10.0.0.9 (port GUID ...09),
+ * naming QPN 0x55 while it arrives from QP 0x777 (proxy_rx: a proxy): the
+ * endpoint must ask the SA for the path.  Fills buf[60] and *arp.
+ */
+static void proxy_arp(const struct node *a, struct ipoib_arp *arp, uint8_t buf[60])
+{
+    *arp = (struct ipoib_arp){.op = IPOIB_ARP_OP_REQUEST, .spa = 0x0a000009, .tpa = a->ip};
+    arp->sha.qpn = 0x55;
+    ipoib_gid_make(PREFIX, 0x0002c90300000009ull, arp->sha.gid);
+    ipoib_encap_write(IPOIB_ETHERTYPE_ARP, buf);
+    ipoib_arp_build(arp, buf + 4);
+}
+
 /* The ARP reply is lost: the sender asks the SA for the path after learning only the address. */
 static void test_path_query_when_qp_differs(void **state)
 {
     struct fake f = {0};
     struct node *a = joined_node(&f, 5, 1);
-    struct ipoib_arp arp = {.op = IPOIB_ARP_OP_REQUEST, .spa = 0x0a000009, .tpa = a->ip};
-    struct board_dgram_addr rx = {.dlid = 0xc001, .slid = 33, .qkey = 0x0b1b, .src_qp = 0x777};
+    struct ipoib_arp arp;
     uint8_t buf[60];
 
     /* A peer without an endpoint, known to the fake SA only (LID 9). */
@@ -753,18 +775,59 @@ static void test_path_query_when_qp_differs(void **state)
     b->lid = 9;
     b->qpn = 0x55;
     b->guid = 0x0002c90300000009ull;
-    /* Its ARP names QPN 0x55 but arrives from QP 0x777 (a proxy): ask the SA. */
-    arp.sha.qpn = 0x55;
-    ipoib_gid_make(PREFIX, b->guid, arp.sha.gid);
-    ipoib_encap_write(IPOIB_ETHERTYPE_ARP, buf);
-    ipoib_arp_build(&arp, buf + 4);
-    ipoib_input(a->ep, &rx, buf, 60, 1);
+    proxy_arp(a, &arp, buf);
+    ipoib_input(a->ep, &proxy_rx, buf, 60, 1);
     assert_int_equal(f.paths_seen, 1);
     struct ipoib_neigh_info ni[4];
     assert_int_equal(ipoib_neighbours(a->ep, ni, 4), 1);
     assert_true(ni[0].resolved);
     assert_int_equal(ni[0].lid, 9);
     assert_int_equal(ni[0].sl, 1);
+    free_fake(&f);
+}
+
+/*
+ * An unanswered path query: sent 3 times 1 s apart with one TID (each copy
+ * counted), then the neighbour is given up; an answer to it after that is
+ * consumed and counted, never adopted.
+ */
+static void test_path_query_retries(void **state)
+{
+    struct fake f = {0};
+    struct node *a = joined_node(&f, 5, 1);
+    struct ipoib_arp arp;
+    struct ipoib_neigh_info ni[4];
+    uint8_t buf[60], mad[256], sgid[16], dgid[16];
+    uint64_t tid;
+
+    proxy_arp(a, &arp, buf);
+    f.sa_silent = true;
+    ipoib_input(a->ep, &proxy_rx, buf, 60, 1);
+    assert_int_equal(f.paths_seen, 1);
+    tid = f.last_path_tid;
+    assert_int_equal(tid >> 24, 5); /* the endpoint's tag */
+    ipoib_poll(a->ep, 1000);
+    assert_int_equal(f.paths_seen, 1);
+    ipoib_poll(a->ep, 1001);
+    ipoib_poll(a->ep, 2001);
+    assert_int_equal(f.paths_seen, 3);
+    assert_int_equal(f.last_path_tid, tid); /* every copy the same request */
+    assert_int_equal(ipoib_stats(a->ep)->path_queries, 3);
+    assert_int_equal(ipoib_neighbours(a->ep, ni, 4), 1);
+    assert_false(ni[0].resolved);
+    ipoib_poll(a->ep, 3001);
+    assert_int_equal(f.paths_seen, 3);
+    assert_int_equal(ipoib_stats(a->ep)->path_failures, 1);
+    assert_int_equal(ipoib_neighbours(a->ep, ni, 4), 0);
+    /* The answer after the give-up: a stray. */
+    ipoib_gid_make(PREFIX, a->guid, sgid);
+    memcpy(dgid, arp.sha.gid, 16);
+    ipoib_sa_build_path_query(mad, tid, sgid, dgid, 0xffff);
+    mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
+    mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
+    assert_true(ipoib_input_sa(a->ep, mad, 256, 3002));
+    assert_int_equal(ipoib_stats(a->ep)->sa_dropped, 1);
+    assert_int_equal(ipoib_neighbours(a->ep, ni, 4), 0);
     free_fake(&f);
 }
 
@@ -920,5 +983,5 @@ PZT_MAIN(test_bcast_mgid, test_mcast_mgid, test_lladdr, test_encap_mtu, test_arp
          test_arp_refusals, test_sa_join_request, test_sa_path_request, test_sa_parse_join,
          test_sa_parse_path, test_port_from_attrs, test_join, test_join_retry, test_join_timeout,
          test_limited_pkey, test_resolve_and_send, test_unresolved, test_routing,
-         test_path_query_when_qp_differs, test_bad_input, test_rejoin, test_stale_probe,
-         test_create_refusals)
+         test_path_query_when_qp_differs, test_path_query_retries, test_bad_input, test_rejoin,
+         test_stale_probe, test_create_refusals)

@@ -69,15 +69,16 @@ static void check_routed(struct fx *f, const struct mad_addr *from, const uint8_
     struct mad_addr to;
     enum mad_route got;
 
-    assert_int_equal(node_process(f->node, from, in, &to, out, &got), verdict);
+    assert_int_equal(node_process(f->node, from, in, IB_MAD_SIZE, &to, out, &got), verdict);
     assert_int_equal(got, how);
 }
 
 /* The SA client: count the answers and keep the last TID. */
-static void fx_sa_answer(void *arg, const uint8_t *mad)
+static void fx_sa_answer(void *arg, const uint8_t *mad, size_t len)
 {
     struct fx *f = arg;
 
+    (void)len;
     f->answers++;
     f->answer_tid = mad_get_field64((void *)mad, 0, IB_MAD_TRID_F);
 }
@@ -97,7 +98,7 @@ static void test_process_by_class(void **state)
     f = fx_new(&cfg);
     from.dst_qp = 0;
     pzt_lid_smp(in, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 0x11);
-    assert_int_equal(node_process(f->node, &from, in, &to, out, &how), MAD_SEND);
+    assert_int_equal(node_process(f->node, &from, in, IB_MAD_SIZE, &to, out, &how), MAD_SEND);
     assert_int_equal(how, MAD_ROUTED_REQUEST);
     assert_int_equal(mad_get_field(out, 0, IB_MAD_METHOD_F), IB_MAD_METHOD_GET);
     assert_int_equal(mad_get_field(out, 0, IB_MAD_RESPONSE_F), 1);
@@ -106,7 +107,7 @@ static void test_process_by_class(void **state)
 
     from.dst_qp = 1;
     gmp_get(in, IB_PERFORMANCE_CLASS, 1, CLASS_PORT_INFO, 0x12);
-    assert_int_equal(node_process(f->node, &from, in, &to, out, &how), MAD_SEND);
+    assert_int_equal(node_process(f->node, &from, in, IB_MAD_SIZE, &to, out, &how), MAD_SEND);
     assert_int_equal(how, MAD_ROUTED_REQUEST);
     PZT_EXPECT_FIELDS(out, {IB_MAD_MGMTCLASS_F, IB_PERFORMANCE_CLASS},
                       {IB_MAD_METHOD_F, IB_MAD_METHOD_GET}, {IB_MAD_RESPONSE_F, 1},
@@ -114,7 +115,7 @@ static void test_process_by_class(void **state)
     assert_int_equal(to.dlid, 1);
 
     gmp_get(in, IB_CC_CLASS, 2, CLASS_PORT_INFO, 0x13);
-    assert_int_equal(node_process(f->node, &from, in, &to, out, NULL), MAD_SEND);
+    assert_int_equal(node_process(f->node, &from, in, IB_MAD_SIZE, &to, out, NULL), MAD_SEND);
     PZT_EXPECT_FIELDS(out, {IB_MAD_MGMTCLASS_F, IB_CC_CLASS}, {IB_MAD_METHOD_F, IB_MAD_METHOD_GET},
                       {IB_MAD_RESPONSE_F, 1});
 
@@ -270,7 +271,7 @@ static void test_ca_node(void **state)
     node = node_create(ca->board, &cfg, NULL, err, sizeof(err));
     assert_non_null(node);
     pzt_lid_smp(in, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, 0, 0, 0x31);
-    assert_int_equal(node_process(node, &from, in, &to, out, NULL), MAD_SEND);
+    assert_int_equal(node_process(node, &from, in, IB_MAD_SIZE, &to, out, NULL), MAD_SEND);
     assert_int_equal(mad_get_field(out + IB_SMP_DATA_OFFS, 0, IB_NODE_TYPE_F), 1);
     node_destroy(node);
     pzt_node_free(ca);

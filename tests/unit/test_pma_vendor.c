@@ -108,14 +108,14 @@ static void test_summary(void **state)
     assert_int_equal(r[PZ_CM_NUM_PORTS], NPORTS);
     assert_int_equal(r[PZ_CM_LOW_UTIL], 50);
     assert_int_equal(r[PZ_CM_CLEAR], 50);
-    assert_int_equal(mad_get_be(r + PZ_CM_INTERVAL, 4), 1000);
-    assert_true(mad_get_be(r + PZ_CM_THRESHOLD, 8) == 100000);
-    assert_int_equal(mad_get_be(r + PZ_CM_SAMPLES, 4), 1);
+    assert_int_equal(be_get(r + PZ_CM_INTERVAL, 4), 1000);
+    assert_true(be_get(r + PZ_CM_THRESHOLD, 8) == 100000);
+    assert_int_equal(be_get(r + PZ_CM_SAMPLES, 4), 1);
     assert_int_equal(r[PZ_CM_HISTORY], CONG_HISTORY_DEFAULT);
     assert_int_equal(r[PZ_CM_HISTORY + 1], 0);
-    assert_int_equal(mad_get_be(r + PZ_CM_TICK_NS, 2), 1000);
-    assert_int_equal(mad_get_be(r + PZ_CM_INVALID, 4), 0);
-    assert_int_equal(mad_get_be(r + PZ_CM_EVENTS, 4), 3);
+    assert_int_equal(be_get(r + PZ_CM_TICK_NS, 2), 1000);
+    assert_int_equal(be_get(r + PZ_CM_INVALID, 4), 0);
+    assert_int_equal(be_get(r + PZ_CM_EVENTS, 4), 3);
     /* Nothing past byte 160 (libumad2sim would not deliver it). */
     for (unsigned i = PZ_CM_DATA_USED; i < PT_DATA; i++)
         assert_int_equal(r[i], 0);
@@ -149,26 +149,26 @@ static void test_port_record(void **state)
     assert_int_equal(r[PZ_CMP_PEER], CONG_PEER_CA);
     assert_int_equal(r[PZ_CMP_FLAGS], PZ_CMP_F_VALID | PZ_CMP_F_LINK_UP);
     assert_int_equal(r[PZ_CMP_HIST_COUNT], 2);
-    assert_int_equal(mad_get_be(r + PZ_CMP_UTIL, 2), 250);
-    assert_true(mad_get_be(r + PZ_CMP_CONGESTION, 8) == 40000);
-    assert_true(mad_get_be(r + PZ_CMP_BANDWIDTH, 8) == LINK_BPS / 32);
-    assert_true(mad_get_be(r + PZ_CMP_LINK_RATE, 8) == LINK_BPS);
-    assert_true(mad_get_be(r + PZ_CMP_SAMPLE_TIME, 8) == 3 * SEC);
-    assert_true(mad_get_be(r + PZ_CMP_SINCE, 8) == 3 * SEC);
-    assert_int_equal(mad_get_be(r + PZ_CMP_CHANGES, 4), 2);
-    assert_int_equal(mad_get_be(r + PZ_CMP_INVALID, 4), 0);
-    assert_true(mad_get_be(r + PZ_CMP_NOW, 8) == 3 * SEC);
+    assert_int_equal(be_get(r + PZ_CMP_UTIL, 2), 250);
+    assert_true(be_get(r + PZ_CMP_CONGESTION, 8) == 40000);
+    assert_true(be_get(r + PZ_CMP_BANDWIDTH, 8) == LINK_BPS / 32);
+    assert_true(be_get(r + PZ_CMP_LINK_RATE, 8) == LINK_BPS);
+    assert_true(be_get(r + PZ_CMP_SAMPLE_TIME, 8) == 3 * SEC);
+    assert_true(be_get(r + PZ_CMP_SINCE, 8) == 3 * SEC);
+    assert_int_equal(be_get(r + PZ_CMP_CHANGES, 4), 2);
+    assert_int_equal(be_get(r + PZ_CMP_INVALID, 4), 0);
+    assert_true(be_get(r + PZ_CMP_NOW, 8) == 3 * SEC);
     /* History newest first. */
-    assert_true(mad_get_be(r + PZ_CMP_HIST + PZ_CMH_TIME, 8) == 3 * SEC);
-    assert_true(mad_get_be(r + PZ_CMP_HIST + PZ_CMH_CONGESTION, 8) == 40000);
+    assert_true(be_get(r + PZ_CMP_HIST + PZ_CMH_TIME, 8) == 3 * SEC);
+    assert_true(be_get(r + PZ_CMP_HIST + PZ_CMH_CONGESTION, 8) == 40000);
     assert_int_equal(r[PZ_CMP_HIST + PZ_CMH_CLASS], CONG_PORT_NORMAL);
     {
         const uint8_t *e = r + PZ_CMP_HIST + PZ_CMP_HIST_ENTRY;
 
-        assert_true(mad_get_be(e + PZ_CMH_TIME, 8) == 2 * SEC);
-        assert_true(mad_get_be(e + PZ_CMH_CONGESTION, 8) == 300000);
-        assert_true(mad_get_be(e + PZ_CMH_BANDWIDTH, 8) == LINK_BPS / 8 * 7 / 10);
-        assert_int_equal(mad_get_be(e + PZ_CMH_UTIL, 2), 700);
+        assert_true(be_get(e + PZ_CMH_TIME, 8) == 2 * SEC);
+        assert_true(be_get(e + PZ_CMH_CONGESTION, 8) == 300000);
+        assert_true(be_get(e + PZ_CMH_BANDWIDTH, 8) == LINK_BPS / 8 * 7 / 10);
+        assert_int_equal(be_get(e + PZ_CMH_UTIL, 2), 700);
         assert_int_equal(e[PZ_CMH_CLASS], CONG_PORT_HOTSPOT);
     }
     for (unsigned i = PZ_CMP_HIST + 2 * PZ_CMP_HIST_ENTRY; i < PT_DATA; i++)
@@ -180,11 +180,11 @@ static void test_port_record(void **state)
     assert_int_equal(vget(&v, 8, r), ST_OK);
     assert_int_equal(r[PZ_CMP_PORT], 8);
     assert_int_equal(r[PZ_CMP_FLAGS], 0);
-    assert_true(mad_get_be(r + PZ_CMP_LINK_RATE, 8) == 0);
+    assert_true(be_get(r + PZ_CMP_LINK_RATE, 8) == 0);
     /* Three samples of port 3 by now: all three entries, nothing past byte 160. */
     assert_int_equal(vget(&v, 3, r), ST_OK);
     assert_int_equal(r[PZ_CMP_HIST_COUNT], PZ_CMP_HIST_MAX);
-    assert_true(mad_get_be(r + PZ_CMP_HIST + 2 * PZ_CMP_HIST_ENTRY + PZ_CMH_TIME, 8) == 2 * SEC);
+    assert_true(be_get(r + PZ_CMP_HIST + 2 * PZ_CMP_HIST_ENTRY + PZ_CMH_TIME, 8) == 2 * SEC);
     for (unsigned i = PZ_CM_DATA_USED; i < PT_DATA; i++)
         assert_int_equal(r[i], 0);
     /* The last port is fine, one past it is not. */
@@ -218,15 +218,15 @@ static void test_set(void **state)
     uint8_t req[PT_DATA], r[PT_DATA];
 
     assert_int_equal(vget(&v, 0, req), ST_OK);
-    mad_put_be(req + PZ_CM_INTERVAL, 100, 4);
-    mad_put_be(req + PZ_CM_THRESHOLD, 250000, 8);
+    be_put(req + PZ_CM_INTERVAL, 100, 4);
+    be_put(req + PZ_CM_THRESHOLD, 250000, 8);
     req[PZ_CM_LOW_UTIL] = 40;
     req[PZ_CM_CLEAR] = 80;
     req[PZ_CM_HISTORY] = 8;
     assert_int_equal(pt_pma_mod(v.n, IB_MAD_METHOD_SET, ATTR, 0, req, r), ST_OK);
     pt_check_reply(v.n, IB_PERFORMANCE_CLASS);
-    assert_int_equal(mad_get_be(r + PZ_CM_INTERVAL, 4), 100);
-    assert_true(mad_get_be(r + PZ_CM_THRESHOLD, 8) == 250000);
+    assert_int_equal(be_get(r + PZ_CM_INTERVAL, 4), 100);
+    assert_true(be_get(r + PZ_CM_THRESHOLD, 8) == 250000);
     assert_int_equal(r[PZ_CM_LOW_UTIL], 40);
     assert_int_equal(r[PZ_CM_CLEAR], 80);
     assert_int_equal(r[PZ_CM_HISTORY], 8);
@@ -248,7 +248,7 @@ static void test_set(void **state)
             uint8_t b[PT_DATA];
 
             memcpy(b, req, PT_DATA);
-            mad_put_be(b + bad[i].offs, bad[i].value, bad[i].len);
+            be_put(b + bad[i].offs, bad[i].value, bad[i].len);
             assert_int_equal(pt_pma_mod(v.n, IB_MAD_METHOD_SET, ATTR, 0, b, r), ST_BAD_FIELD);
             assert_memory_equal(r, b, PT_DATA);
             check_set_config(v.m);
@@ -261,7 +261,7 @@ static void test_set(void **state)
     req[PZ_CM_NUM_PORTS] = 99;
     assert_int_equal(pt_pma_mod(v.n, IB_MAD_METHOD_SET, ATTR, 0, req, r), ST_OK);
     assert_int_equal(r[PZ_CM_NUM_PORTS], NPORTS);
-    assert_int_equal(mad_get_be(r + PZ_CM_SAMPLES, 4), 0);
+    assert_int_equal(be_get(r + PZ_CM_SAMPLES, 4), 0);
     /* Unknown method. */
     assert_int_equal(pt_pma_mod(v.n, IB_MAD_METHOD_SEND, ATTR, 0, req, r), ST_BAD_METHOD);
     /* Detached: unknown again. */

@@ -18,7 +18,6 @@
 
 #include "board_mem.h"
 #include "pz_echo.h"
-#include "pz_log.h"
 
 #define QKEY 0x505a0001u
 #define PEER_LID 7
@@ -446,6 +445,5 @@ int main(void)
         cmocka_unit_test(test_ping_errors), cmocka_unit_test(test_probe),
     };
 
-    pz_log_set_level(PZ_LOG_ERROR);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /*
- * test_pz_reach.c - portzerod's reachability glue (agent/pz_reach.c) on an
+ * test_pz_reach.c - portzerod's reachability glue (traffic/pz_reach.c) on an
  * in-memory switch: nothing before the SM is known; then the ServiceRecord
  * Set (component mask, GID, name, QPN and Q_Key, lease), the two GetTables
  * (NodeRecord of switches, ServiceRecord of the echo ServiceID) to the SM's
@@ -22,9 +22,7 @@
 
 #include "board_mem.h"
 #include "mad.h"
-#include "pz_config.h"
 #include "pz_echo.h"
-#include "pz_log.h"
 #include "pz_reach.h"
 #include "pzt.h"
 #include "sa_query.h"
@@ -81,15 +79,14 @@ static void fx_publish(void *arg, const struct reach_peer *peers, size_t n)
 
 static struct fx *fx_new(void)
 {
-    static const char conf[] = "reach_interval_ms = 1000\nreach_timeout_ms = 300\n"
-                               "reach_lost_after = 2\nreach_lease_s = 60\n";
+    /* reach_refresh_s at portzerod's default */
+    static const struct pz_reach_config cfg = {
+        .interval_ms = 1000, .timeout_ms = 300, .lost_after = 2, .refresh_s = 30, .lease_s = 60};
     struct fx *f = test_calloc(1, sizeof(*f));
-    struct pz_config cfg;
     char err[160] = "";
 
     struct board_identity id;
 
-    pz_log_set_level(PZ_LOG_ERROR);
     board_mem_default_switch_identity(&id, 0x0002c90000001000ull, 4);
     id.port0_client_rereg = true; /* IsClientReregistrationSupported on port 0 */
     f->n = pzt_node_new(&id);
@@ -97,8 +94,6 @@ static struct fx *fx_new(void)
     assert_int_equal(board_dgram_open(f->n->board, PZ_ECHO_QKEY_DEFAULT, &f->qpn), 0);
     f->echo = pz_echo_create(f->n->board, PZ_ECHO_QKEY_DEFAULT);
     assert_non_null(f->echo);
-    pz_config_defaults(&cfg);
-    assert_int_equal(pz_config_parse(&cfg, conf, strlen(conf), err, sizeof(err)), 0);
     struct pz_reach_env env = {.board = f->n->board,
                                .sma = f->n->sma,
                                .echo = f->echo,
@@ -151,13 +146,13 @@ static void node_record(uint8_t *rec, uint16_t lid, uint8_t type, uint64_t node_
                         uint64_t port_guid, const char *desc)
 {
     memset(rec, 0, 112);
-    mad_put_be16(rec, lid);
+    be16_put(rec, lid);
     rec[4] = 1;
     rec[5] = 1;
     rec[6] = type;
     rec[7] = 8;
-    mad_put_be64(rec + 16, node_guid); /* NodeGUID at NodeInfo 12 */
-    mad_put_be64(rec + 24, port_guid); /* PortGUID at NodeInfo 20 */
+    be64_put(rec + 16, node_guid); /* NodeGUID at NodeInfo 12 */
+    be64_put(rec + 24, port_guid); /* PortGUID at NodeInfo 20 */
     memcpy(rec + 44, desc, strlen(desc));
 }
 
@@ -217,7 +212,7 @@ static unsigned fx_traps(struct fx *f, unsigned *traps, unsigned max)
         if (mad_get_field((void *)(r.mad + 64), 0, IB_NOTICE_IS_GENERIC_F))
             continue;
         if (count < max)
-            traps[count] = mad_be16(r.mad + 64 + N_TRAP);
+            traps[count] = be16_get(r.mad + 64 + N_TRAP);
         count++;
     }
     return count;
@@ -405,7 +400,7 @@ static void test_bad_answers(void **state)
     b[0] = 1;
     b[1] = IB_SA_CLASS;
     b[3] = 0x92;
-    mad_put_be32(b + 12, PZ_REACH_TID_TAG | 0x200001); /* an old services TID */
+    be32_put(b + 12, PZ_REACH_TID_TAG | 0x200001); /* an old services TID */
     pz_reach_take_mad(f->r, b, 256);
     assert_int_equal(fx_peer(f)->lid, PEER_LID);
     assert_true(fx_peer(f)->has_service);

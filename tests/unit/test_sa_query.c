@@ -34,15 +34,15 @@ static void answer_header(uint8_t *b, uint16_t attr, uint16_t status, size_t str
     b[1] = 3;    /* MgmtClass SA */
     b[2] = 2;    /* ClassVersion */
     b[3] = 0x92; /* GetTableResp */
-    mad_put_be16(b + 4, status);
-    mad_put_be64(b + 8, 0x1122334455667788ull);
-    mad_put_be16(b + 16, attr);
+    be16_put(b + 4, status);
+    be64_put(b + 8, 0x1122334455667788ull);
+    be16_put(b + 16, attr);
     b[24] = rmpp_flags ? 1 : 0;
     b[25] = rmpp_flags ? 1 : 0; /* DATA */
     b[26] = rmpp_flags;
-    mad_put_be32(b + 28, rmpp_flags ? 1 : 0);
-    mad_put_be32(b + 32, paylen);
-    mad_put_be16(b + 44, (uint16_t)(stride / 8));
+    be32_put(b + 28, rmpp_flags ? 1 : 0);
+    be32_put(b + 32, paylen);
+    be16_put(b + 44, (uint16_t)(stride / 8));
 }
 
 /* A NodeRecord at rec (IBA offsets: LID 0, NodeInfo 4, NodeDescription 44). */
@@ -50,14 +50,14 @@ static void node_record(uint8_t *rec, uint16_t lid, uint8_t type, uint8_t nports
                         uint8_t local_port, const char *desc)
 {
     memset(rec, 0, 112);
-    mad_put_be16(rec, lid);
+    be16_put(rec, lid);
     rec[4] = 1;                           /* BaseVersion */
     rec[5] = 1;                           /* ClassVersion */
     rec[6] = type;                        /* NodeType */
     rec[7] = nports;                      /* NumPorts */
-    mad_put_be64(rec + 8, guid | 0xff);   /* SystemImageGUID */
-    mad_put_be64(rec + 16, guid);         /* NodeGUID */
-    mad_put_be64(rec + 24, guid + 1);     /* PortGUID */
+    be64_put(rec + 8, guid | 0xff);       /* SystemImageGUID */
+    be64_put(rec + 16, guid);             /* NodeGUID */
+    be64_put(rec + 24, guid + 1);         /* PortGUID */
     rec[40] = local_port;                 /* LocalPortNum */
     memcpy(rec + 44, desc, strlen(desc)); /* NodeDescription */
 }
@@ -71,16 +71,16 @@ static void test_build(void **state)
     assert_int_equal(b[1], IB_SA_CLASS);
     assert_int_equal(b[2], 2);
     assert_int_equal(b[3], IB_MAD_METHOD_GET_TABLE);
-    assert_int_equal(mad_be64(b + 8), 0xabcdef01ull);
-    assert_int_equal(mad_be16(b + 16), IB_SA_ATTR_LINKRECORD);
-    assert_int_equal(mad_be64(b + 48), 0); /* ComponentMask */
+    assert_int_equal(be64_get(b + 8), 0xabcdef01ull);
+    assert_int_equal(be16_get(b + 16), IB_SA_ATTR_LINKRECORD);
+    assert_int_equal(be64_get(b + 48), 0); /* ComponentMask */
     for (size_t i = SA_HEADER_LEN; i < IB_MAD_SIZE; i++)
         assert_int_equal(b[i], 0);
 
     assert_int_equal(sa_query_build_by_lid(b, IB_SA_ATTR_LFTRECORD, 7, 0x1234), IB_MAD_SIZE);
-    assert_int_equal(mad_be16(b + 16), IB_SA_ATTR_LFTRECORD);
-    assert_int_equal(mad_be64(b + 48), SA_COMP_LID);
-    assert_int_equal(mad_be16(b + SA_HEADER_LEN), 0x1234);
+    assert_int_equal(be16_get(b + 16), IB_SA_ATTR_LFTRECORD);
+    assert_int_equal(be64_get(b + 48), SA_COMP_LID);
+    assert_int_equal(be16_get(b + SA_HEADER_LEN), 0x1234);
 
     assert_int_equal(sa_query_build(b, IB_MAD_METHOD_GET, 0x11, 1, 0, b, IB_SA_DATA_SIZE + 1), 0);
 }
@@ -154,10 +154,10 @@ static void test_link_lft_switchinfo(void **state)
     struct sa_lft_record t;
     struct sa_switch_info_record si;
 
-    mad_put_be16(rec, 0x0102);
+    be16_put(rec, 0x0102);
     rec[2] = 17;
     rec[3] = 33;
-    mad_put_be16(rec + 4, 0x0304);
+    be16_put(rec + 4, 0x0304);
     assert_int_equal(sa_link_record_decode(rec, 8, &l), 0);
     assert_int_equal(l.from_lid, 0x0102);
     assert_int_equal(l.from_port, 17);
@@ -165,7 +165,7 @@ static void test_link_lft_switchinfo(void **state)
     assert_int_equal(l.to_lid, 0x0304);
     assert_int_equal(sa_link_record_decode(rec, 4, &l), -1);
 
-    mad_put_be16(rec + 2, 3); /* block 3 */
+    be16_put(rec + 2, 3); /* block 3 */
     for (int i = 0; i < 64; i++)
         rec[8 + i] = (uint8_t)(i + 1);
     assert_int_equal(sa_lft_record_decode(rec, 72, &t), 0);
@@ -176,11 +176,11 @@ static void test_link_lft_switchinfo(void **state)
     assert_int_equal(sa_lft_record_decode(rec, 64, &t), -1);
 
     memset(rec, 0, sizeof(rec));
-    mad_put_be16(rec, 9);
-    mad_put_be16(rec + 4, 49152); /* LinearFDBCap */
-    mad_put_be16(rec + 10, 700);  /* LinearFDBTop */
-    rec[15] = 0x12 << 3;          /* LifeTimeValue (5 bits) */
-    rec[20] = 0x08;               /* EnhancedPort0 (bit 3 of byte 16 of SwitchInfo) */
+    be16_put(rec, 9);
+    be16_put(rec + 4, 49152); /* LinearFDBCap */
+    be16_put(rec + 10, 700);  /* LinearFDBTop */
+    rec[15] = 0x12 << 3;      /* LifeTimeValue (5 bits) */
+    rec[20] = 0x08;           /* EnhancedPort0 (bit 3 of byte 16 of SwitchInfo) */
     assert_int_equal(sa_switch_info_record_decode(rec, 24, &si), 0);
     assert_int_equal(si.lid, 9);
     assert_int_equal(si.linear_fdb_cap, 49152);
@@ -207,13 +207,13 @@ static void test_bad_answers(void **state)
     assert_int_equal(sa_answer_parse(b, sizeof(b), &a, &why), -1);
     b[3] = 0x92;
     /* stride 0 and zero data: an empty table; non-zero data: an error */
-    mad_put_be16(b + 44, 0);
+    be16_put(b + 44, 0);
     assert_int_equal(sa_answer_parse(b, sizeof(b), &a, &why), 0);
     assert_int_equal(a.count, 0);
     b[100] = 1;
     assert_int_equal(sa_answer_parse(b, sizeof(b), &a, &why), -1);
     /* an error status: no records, the name */
-    mad_put_be16(b + 4, SA_STATUS_NO_RECORDS << 8);
+    be16_put(b + 4, SA_STATUS_NO_RECORDS << 8);
     assert_int_equal(sa_answer_parse(b, sizeof(b), &a, &why), 0);
     assert_int_equal(a.count, 0);
     assert_int_equal(sa_status_code(a.status), SA_STATUS_NO_RECORDS);
@@ -241,7 +241,7 @@ static void test_into_route_check(void **state)
     assert_false(is_switch);
 
     answer_header(lb, IB_SA_ATTR_LFTRECORD, 0, 72, 0, 0);
-    mad_put_be16(lb + SA_HEADER_LEN, 5);
+    be16_put(lb + SA_HEADER_LEN, 5);
     assert_int_equal(sa_answer_parse(lb, sizeof(lb), &a, NULL), 0);
     assert_int_equal(rc_fabric_add_sa_answer(f, &a, &why), 1);
     assert_int_equal(rc_fabric_lft_blocks(f), 1);
@@ -274,9 +274,9 @@ static void test_into_route_check(void **state)
 static void port_info_record(uint8_t *rec, uint16_t lid, uint8_t port, uint8_t lmc)
 {
     memset(rec, 0, 72);
-    mad_put_be16(rec, lid);
+    be16_put(rec, lid);
     rec[2] = port;
-    mad_put_be16(rec + 4 + 16, lid);
+    be16_put(rec + 4 + 16, lid);
     rec[4 + 32] = 0x20 | 4;   /* LinkSpeedSupported, PortState Active */
     rec[4 + 33] = 0x52;       /* PortPhysicalState, LinkDownDefaultState */
     rec[4 + 34] = 0xf8 | lmc; /* MKeyProtectBits and reserved bits set: LMC is the low 3 */
@@ -378,16 +378,16 @@ static void test_service_record(void **state)
                                       SA_SR_COMP_ID | SA_SR_COMP_GID | SA_SR_COMP_DATA32(1)),
                      IB_MAD_SIZE);
     assert_int_equal(mad[3], IB_MAD_METHOD_SET);
-    assert_int_equal(mad_be16(mad + 16), IB_SA_ATTR_SERVICERECORD);
-    assert_int_equal(mad_be64(mad + 48), SA_SR_COMP_ID | SA_SR_COMP_GID | (1ull << 32));
+    assert_int_equal(be16_get(mad + 16), IB_SA_ATTR_SERVICERECORD);
+    assert_int_equal(be64_get(mad + 48), SA_SR_COMP_ID | SA_SR_COMP_GID | (1ull << 32));
     /* Record bytes: ID at 0, GID at 8, P_Key at 24, lease at 28, name at 48, Data32 at 144. */
-    assert_int_equal(mad_be64(mad + 56), r.id);
+    assert_int_equal(be64_get(mad + 56), r.id);
     assert_int_equal(mad[56 + 8], 0xA0);
-    assert_int_equal(mad_be16(mad + 56 + 24), 0xFFFF);
-    assert_int_equal(mad_be32(mad + 56 + 28), 300);
+    assert_int_equal(be16_get(mad + 56 + 24), 0xFFFF);
+    assert_int_equal(be32_get(mad + 56 + 28), 300);
     assert_memory_equal(mad + 56 + 48, "portzero-echo", 13);
-    assert_int_equal(mad_be32(mad + 56 + 144), 0x123);
-    assert_int_equal(mad_be32(mad + 56 + 148), 0x505A0001);
+    assert_int_equal(be32_get(mad + 56 + 144), 0x123);
+    assert_int_equal(be32_get(mad + 56 + 148), 0x505A0001);
     assert_int_equal(sa_service_record_decode(mad + 56, SA_SERVICE_RECORD_LEN, &back), 0);
     assert_int_equal(back.id, r.id);
     assert_memory_equal(back.gid, r.gid, 16);

@@ -69,12 +69,12 @@ static void check_vendor_trap(const struct pzt_node *n, const struct pzt_result 
     assert_int_equal(d[0], 0x04);
     assert_int_equal(mad_get_field((void *)d, 0, IB_NOTICE_IS_GENERIC_F), 0);
     assert_int_equal(mad_get_field((void *)d, 0, IB_NOTICE_TYPE_F), SMA_VENDOR_NOTICE_TYPE);
-    assert_int_equal(mad_get_be(d + 1, 3), n->id.vendor_id);
-    assert_int_equal(mad_get_be(d + 4, 2), n->id.device_id);
+    assert_int_equal(be_get(d + 1, 3), n->id.vendor_id);
+    assert_int_equal(be_get(d + 4, 2), n->id.device_id);
     assert_int_equal(mad_get_field((void *)d, 0, IB_NOTICE_ISSUER_LID_F), SW_LID);
-    assert_int_equal(mad_get_be(d + N_TOGGLE_COUNT, 2), 0);
-    assert_int_equal(mad_get_be(d + N_TRAP, 2), trap);
-    assert_int_equal(mad_get_be(d + N_LID, 2), SW_LID);
+    assert_int_equal(be_get(d + N_TOGGLE_COUNT, 2), 0);
+    assert_int_equal(be_get(d + N_TRAP, 2), trap);
+    assert_int_equal(be_get(d + N_LID, 2), SW_LID);
     assert_memory_equal(d + N_DETAILS, details, len);
     for (size_t i = N_DETAILS + len; i < 64; i++)
         assert_int_equal(d[i], 0);
@@ -212,7 +212,7 @@ static void test_monitor_event_end_to_end(void **state)
     assert_int_equal(pzt_poll_all(n, &t), 1);
     check_vendor_trap(n, &t, CONG_TRAP_HOTSPOT_ONSET, details, sizeof(details));
     assert_int_equal(t.mad[64 + N_DETAILS + PZ_CMN_PORT], 4);
-    assert_true(mad_get_be(t.mad + 64 + N_DETAILS + PZ_CMN_CONGESTION, 8) == 400000);
+    assert_true(be_get(t.mad + 64 + N_DETAILS + PZ_CMN_CONGESTION, 8) == 400000);
     cong_monitor_destroy(m);
     pma_destroy(pma);
     pzt_node_free(n);

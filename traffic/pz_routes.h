@@ -1,9 +1,10 @@
 /*
  * pz_routes.h - portzerod's route check: reads the SA's NodeRecords,
  * LinkRecords, LFTRecords and PortInfoRecords (the LMCs) through the agent's own umad port
- * (requests by mad_io, answers back through the MAD router by TID tag, reassembled by the MAD
- * layer) and runs traffic/route_check on them, as pz-routecheck does from a host.  One check at a
- * time; the last result is kept for the CLI (`route check`) and the MIB.
+ * (requests by mad_io, each a mad/mad_txn transaction, answers back through the MAD router by
+ * TID tag, reassembled by the MAD layer) and runs traffic/route_check on them, as pz-routecheck
+ * does from a host.  One check at a time; the last result is kept for the CLI (`route check`) and
+ * the MIB.
  *
  * Runs on the agent loop's thread only.
  */
@@ -15,7 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* The router tag of the check's SA requests ('r' in the top TID byte). */
+/* The router tag of the check's SA requests ('r' in the top TID byte; mad_txn.h's layout). */
 #define PZ_ROUTES_TID_MASK 0xFF000000u
 #define PZ_ROUTES_TID_TAG 0x72000000u
 
@@ -52,7 +53,7 @@ struct pz_routes;
 struct pz_routes *pz_routes_create(pz_routes_send_fn send, void *ctx, struct sma *sma);
 void pz_routes_destroy(struct pz_routes *rt);
 
-/* MAD router client (mad_answer_len_fn): an SA answer carrying the check's tag. */
+/* MAD router client (mad_answer_fn): an SA answer carrying the check's tag. */
 void pz_routes_take_mad(void *arg, const uint8_t *mad, size_t len);
 
 /*

@@ -1,10 +1,11 @@
 /*
  * pz_routes.c - portzerod's route check over its own SA client
  * (pz_routes.h says what).  The four tables are asked one after the
- * other; each request is resent twice after PZ_ROUTES_TIMEOUT_NS without
- * an answer, then the check fails, except for the PortInfoRecords (the
- * LMCs, asked last): without them the check runs with LMC 0 for every
- * port, as pz-routecheck does, and its report says so.
+ * other, each a transaction of mad/mad_txn: resent twice, with its TID,
+ * after 4 s without an answer (pz_routes_timing), then the check fails,
+ * except for the PortInfoRecords (the LMCs, asked last): without them the
+ * check runs with LMC 0 for every port, as pz-routecheck does, and its
+ * report says so.
  */
 #include "pz_routes.h"
 
@@ -16,14 +17,15 @@
 #include <infiniband/mad.h>
 
 #include "mad.h"
+#include "mad_txn.h"
 #include "route_check.h"
 #include "route_report.h"
 #include "route_sa.h"
 #include "sa_query.h"
 #include "sma.h"
 
-#define PZ_ROUTES_TIMEOUT_NS 4000000000ull /* per SA request */
-#define PZ_ROUTES_TRIES 3
+/* Each SA request: resent after 4 s without an answer, 3 sends in all. */
+static const struct mad_txn_timing pz_routes_timing = {.timeout = 4000000000ull, .tries = 3};
 #define PZ_ROUTES_TABLES 4
 
 /* The tables a check reads, in order (PortInfoRecords after the NodeRecords they refer to). */
@@ -35,15 +37,12 @@ static const uint16_t pz_routes_attrs[PZ_ROUTES_TABLES] = {
 };
 
 struct pz_routes {
-    pz_routes_send_fn send;
-    void *ctx;
+    struct mad_txns txns; /* the SA requests (one in flight) */
     struct sma *sma;
     enum pz_routes_state state;
     bool all;
-    unsigned table; /* index into pz_routes_attrs of the request out */
-    unsigned tries;
-    uint32_t seq;        /* low TID bits of the request out */
-    uint64_t sent_ns;    /* caller's clock: when the request out was sent */
+    unsigned table;      /* index into pz_routes_attrs of the request out */
+    int txn;             /* its transaction */
     uint64_t now_ns;     /* caller's clock: the latest time it gave */
     uint64_t started_ns; /* CLOCK_MONOTONIC: the check's start (for its timing) */
     uint16_t sm_lid;
@@ -72,9 +71,9 @@ struct pz_routes *pz_routes_create(pz_routes_send_fn send, void *ctx, struct sma
 
     if (!rt)
         return NULL;
-    rt->send = send;
-    rt->ctx = ctx;
+    mad_txns_init(&rt->txns, (uint8_t)(PZ_ROUTES_TID_TAG >> 24), 0, send, ctx);
     rt->sma = sma;
+    rt->txn = -1;
     return rt;
 }
 
@@ -91,23 +90,27 @@ void pz_routes_destroy(struct pz_routes *rt)
 /* End the running check with an error. */
 static void pz_routes_fail(struct pz_routes *rt, const char *why)
 {
+    mad_txn_cancel(&rt->txns, rt->txn);
+    rt->txn = -1;
     snprintf(rt->error, sizeof(rt->error), "%s", why);
     rc_fabric_free(rt->building);
     rt->building = NULL;
     rt->state = PZ_ROUTES_FAILED;
 }
 
-/* Send (or resend) the request of the current table; 0 or -1. */
+static void pz_routes_answered(void *arg, int status, const uint8_t *mad, size_t len);
+
+/* Ask for the current table (a transaction); 0 or -1 (not sent). */
 static int pz_routes_send(struct pz_routes *rt, uint64_t now_ns)
 {
     uint8_t mad[IB_MAD_SIZE];
     struct mad_addr to = {.dlid = rt->sm_lid, .sl = rt->sm_sl, .dst_qp = 1, .lid_routed = true};
 
-    rt->seq = (rt->seq + 1) & ~PZ_ROUTES_TID_MASK;
-    sa_query_build_all(mad, pz_routes_attrs[rt->table], PZ_ROUTES_TID_TAG | rt->seq);
-    rt->sent_ns = now_ns;
-    rt->tries++;
-    return rt->send(rt->ctx, mad, &to);
+    sa_query_build_all(mad, pz_routes_attrs[rt->table], PZ_ROUTES_TID_TAG);
+    return mad_txn_start(&rt->txns, mad, &to, now_ns, &pz_routes_timing, pz_routes_answered, rt,
+                         &rt->txn, NULL)
+               ? -1
+               : 0;
 }
 
 int pz_routes_start(struct pz_routes *rt, bool all, uint64_t now_ns)
@@ -123,12 +126,12 @@ int pz_routes_start(struct pz_routes *rt, bool all, uint64_t now_ns)
     rt->sm_sl = (uint8_t)mad_get_field(pi, 0, IB_PORT_SMSL_F);
     if (rt->sm_lid == 0 || rt->sm_lid >= 0xc000)
         return -ENOENT;
+    mad_txns_set_lid(&rt->txns, (uint16_t)mad_get_field(pi, 0, IB_PORT_LID_F));
     rt->building = rc_fabric_new();
     if (!rt->building)
         return -ENOMEM;
     rt->all = all;
     rt->table = 0;
-    rt->tries = 0;
     rt->started_ns = pz_routes_mono_ns();
     rt->state = PZ_ROUTES_RUNNING;
     if (pz_routes_send(rt, now_ns)) {
@@ -178,21 +181,29 @@ static void pz_routes_next(struct pz_routes *rt)
         pz_routes_finish(rt);
         return;
     }
-    rt->tries = 0;
     if (pz_routes_send(rt, rt->now_ns)) /* its timer from the latest time the caller gave */
         pz_routes_fail(rt, "the SA request could not be sent");
 }
 
-void pz_routes_take_mad(void *arg, const uint8_t *mad, size_t len)
+/* The current table's answer (status 0) or its timeout: add it and go on, or fail. */
+static void pz_routes_answered(void *arg, int status, const uint8_t *mad, size_t len)
 {
     struct pz_routes *rt = arg;
     struct sa_answer a;
     const char *why = "?";
     char msg[128];
 
-    if (rt->state != PZ_ROUTES_RUNNING || sa_answer_parse(mad, len, &a, &why) ||
-        (uint32_t)a.tid != (PZ_ROUTES_TID_TAG | rt->seq) || a.attr_id != pz_routes_attrs[rt->table])
-        return; /* not the answer awaited (a late one of a resent request) */
+    rt->txn = -1;
+    if (status && pz_routes_attrs[rt->table] == IB_SA_ATTR_PORTINFORECORD) {
+        rc_fabric_set_lmc_known(rt->building, false, "no PortInfoRecord answer");
+        pz_routes_next(rt);
+        return;
+    }
+    if (status) {
+        pz_routes_fail(rt, "no answer from the SA");
+        return;
+    }
+    sa_answer_parse(mad, len, &a, &why); /* pz_routes_take_mad parsed it */
     if (rc_fabric_add_sa_answer(rt->building, &a, &why) < 0) {
         if (a.attr_id == IB_SA_ATTR_PORTINFORECORD) {
             snprintf(msg, sizeof(msg), "a bad PortInfoRecord answer (%s)", why);
@@ -206,20 +217,24 @@ void pz_routes_take_mad(void *arg, const uint8_t *mad, size_t len)
     pz_routes_next(rt);
 }
 
+void pz_routes_take_mad(void *arg, const uint8_t *mad, size_t len)
+{
+    struct pz_routes *rt = arg;
+    struct sa_answer a;
+    const char *why = "?";
+
+    if (rt->state != PZ_ROUTES_RUNNING || sa_answer_parse(mad, len, &a, &why) ||
+        a.attr_id != pz_routes_attrs[rt->table])
+        return;                          /* not an answer to the table asked */
+    mad_txn_answer(&rt->txns, mad, len); /* a stray (another TID) changes nothing */
+}
+
 enum pz_routes_state pz_routes_poll(struct pz_routes *rt, uint64_t now_ns)
 {
     if (now_ns > rt->now_ns)
         rt->now_ns = now_ns;
-    if (rt->state != PZ_ROUTES_RUNNING || now_ns < rt->sent_ns ||
-        now_ns - rt->sent_ns < PZ_ROUTES_TIMEOUT_NS)
-        return rt->state;
-    if (rt->tries >= PZ_ROUTES_TRIES && pz_routes_attrs[rt->table] == IB_SA_ATTR_PORTINFORECORD) {
-        rc_fabric_set_lmc_known(rt->building, false, "no PortInfoRecord answer");
-        pz_routes_next(rt);
-    } else if (rt->tries >= PZ_ROUTES_TRIES)
-        pz_routes_fail(rt, "no answer from the SA");
-    else if (pz_routes_send(rt, now_ns))
-        pz_routes_fail(rt, "the SA request could not be sent");
+    if (rt->state == PZ_ROUTES_RUNNING)
+        mad_txn_poll(&rt->txns, now_ns);
     return rt->state;
 }
 

@@ -4,6 +4,7 @@
 #include "pz_reach.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,8 @@
 
 #include "board.h"
 #include "mad.h"
+#include "mad_txn.h"
 #include "pz_echo.h"
-#include "pz_log.h"
 #include "sa_query.h"
 #include "sma.h"
 
@@ -22,9 +23,9 @@
 #define PZ_REACH_PORT_NS 200000000ull
 /* ... and this soon after an SMP Set. */
 #define PZ_REACH_PORT_SOON_NS 5000000ull
-/* An SA request unanswered this long is sent again, PZ_REACH_SA_TRIES times in all. */
-#define PZ_REACH_SA_TIMEOUT_NS 4000000000ull /* OpenSM answers late while it sweeps */
-#define PZ_REACH_SA_TRIES 3
+/* An SA request unanswered 4 s is sent again, 3 times in all (OpenSM answers late while it
+ * sweeps). */
+static const struct mad_txn_timing pz_reach_sa_timing = {.timeout = 4000000000ull, .tries = 3};
 /* Probes handed out per timer run at most (the rest on the next). */
 #define PZ_REACH_PROBE_BATCH 32
 /* Discovery asked again this soon after the SA was found to have lost the records. */
@@ -32,7 +33,7 @@
 /* Register retried this soon after a failed Set. */
 #define PZ_REACH_RETRY_NS 5000000000ull
 
-/* The SA requests this module makes; the kind sits in TID bits 20-23. */
+/* The SA requests this module makes (each a mad/mad_txn transaction). */
 enum pz_reach_kind {
     PZ_REACH_SET,      /* ServiceRecord Set (register, renew) */
     PZ_REACH_NODES,    /* NodeRecord GetTable (switches) */
@@ -40,12 +41,11 @@ enum pz_reach_kind {
     PZ_REACH_KINDS,
 };
 
-/* One SA request in flight. */
+/* One kind of SA request: which, and its transaction in flight. */
 struct pz_reach_req {
-    bool out;
-    uint32_t tid; /* low 32 bits */
-    uint64_t sent_ns;
-    unsigned tries;
+    struct pz_reach *r;
+    enum pz_reach_kind kind;
+    int txn; /* -1: none out */
 };
 
 /* Port 0 as the SM configured it. */
@@ -73,8 +73,9 @@ struct pz_reach {
     struct pz_reach_port port;
     bool port_known;
     uint64_t next_port_ns;
+    struct mad_txns txns; /* the SA requests */
     struct pz_reach_req req[PZ_REACH_KINDS];
-    uint32_t seq;
+    uint64_t txn_now;         /* the time of the answer or timer run that ends a transaction */
     bool registered;          /* the SA accepted the Set */
     uint64_t register_ns;     /* when the next Set is due (UINT64_MAX: none) */
     uint64_t discover_ns;     /* when the next discovery is due (UINT64_MAX: none) */
@@ -85,6 +86,23 @@ struct pz_reach {
     size_t n_services;
     bool have_nodes;
 };
+
+/* Format one log line and hand it to the agent's hook (none: dropped). */
+static void pz_reach_log(const struct pz_reach *r, enum pz_reach_log_level level, const char *fmt,
+                         ...) __attribute__((format(printf, 3, 4)));
+static void pz_reach_log(const struct pz_reach *r, enum pz_reach_log_level level, const char *fmt,
+                         ...)
+{
+    char msg[256];
+    va_list ap;
+
+    if (!r->env.log)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    r->env.log(r->env.log_arg, level, msg);
+}
 
 /* CLOCK_MONOTONIC in ns: the agent loop's clock, the table's time base. */
 static uint64_t pz_reach_now(void)
@@ -117,29 +135,25 @@ static bool pz_reach_sm_known(const struct pz_reach *r)
            r->port.sm_lid < 0xC000;
 }
 
-/* Send one SA request of kind (mad built with the TID in req); 0 or -1. */
-static int pz_reach_send(struct pz_reach *r, enum pz_reach_kind kind, const uint8_t *mad,
-                         uint64_t now)
+static void pz_reach_answered(void *arg, int status, const uint8_t *mad, size_t len);
+
+/* Whether a request of kind is out. */
+static bool pz_reach_out(const struct pz_reach *r, enum pz_reach_kind kind)
+{
+    return r->req[kind].txn >= 0;
+}
+
+/* Start the SA request of kind (mad built, its TID the layer's) at now; 0 or -1. */
+static int pz_reach_send(struct pz_reach *r, enum pz_reach_kind kind, uint8_t *mad, uint64_t now)
 {
     struct mad_addr to = {
         .dlid = r->port.sm_lid, .sl = r->port.sm_sl, .dst_qp = 1, .lid_routed = true};
-    struct pz_reach_req *q = &r->req[kind];
+    int rc = mad_txn_start(&r->txns, mad, &to, now, &pz_reach_sa_timing, pz_reach_answered,
+                           &r->req[kind], &r->req[kind].txn, NULL);
 
-    q->out = true;
-    q->sent_ns = now;
-    q->tries++;
-    if (r->env.send(r->env.send_ctx, mad, &to)) {
-        pz_log(PZ_LOG_WARN, "reach: SA request to LID %u not sent", r->port.sm_lid);
-        return -1;
-    }
-    return 0;
-}
-
-/* A fresh TID for a request of kind. */
-static uint32_t pz_reach_tid(struct pz_reach *r, enum pz_reach_kind kind)
-{
-    r->seq = (r->seq + 1) & 0xFFFFFu;
-    return PZ_REACH_TID_TAG | (uint32_t)kind << 20 | r->seq;
+    if (rc == -EIO) /* it stands: resent on its timer */
+        pz_reach_log(r, PZ_REACH_LOG_WARN, "reach: SA request to LID %u not sent", r->port.sm_lid);
+    return rc ? -1 : 0;
 }
 
 /* This switch's echo ServiceRecord. */
@@ -161,19 +175,18 @@ static void pz_reach_own_record(const struct pz_reach *r, struct sa_service_reco
     (SA_SR_COMP_ID | SA_SR_COMP_GID | SA_SR_COMP_PKEY | SA_SR_COMP_LEASE | SA_SR_COMP_NAME |       \
      SA_SR_COMP_DATA32(0) | SA_SR_COMP_DATA32(1))
 
-/* Send (or resend) the ServiceRecord Set. */
+/* Send the ServiceRecord Set. */
 static void pz_reach_send_set(struct pz_reach *r, uint64_t now)
 {
     struct sa_service_record sr;
     uint8_t mad[IB_MAD_SIZE];
 
     pz_reach_own_record(r, &sr);
-    r->req[PZ_REACH_SET].tid = pz_reach_tid(r, PZ_REACH_SET);
-    sa_service_build(mad, IB_MAD_METHOD_SET, r->req[PZ_REACH_SET].tid, &sr, PZ_REACH_SET_MASK);
+    sa_service_build(mad, IB_MAD_METHOD_SET, 0, &sr, PZ_REACH_SET_MASK);
     pz_reach_send(r, PZ_REACH_SET, mad, now);
 }
 
-/* Send (or resend) the GetTable of the switches' NodeRecords. */
+/* Send the GetTable of the switches' NodeRecords. */
 static void pz_reach_send_nodes(struct pz_reach *r, uint64_t now)
 {
     uint8_t rec[SA_NODE_RECORD_LEN] = {0}, mad[IB_MAD_SIZE];
@@ -181,28 +194,24 @@ static void pz_reach_send_nodes(struct pz_reach *r, uint64_t now)
     /* NodeRecord: LID (2), reserved (2), NodeInfo (40) ...; NodeType is
      * NodeInfo's second byte, component mask bit 4 (IBA 15.2.5.2). */
     mad_set_field(rec + 4, 0, IB_NODE_TYPE_F, IB_NODE_SWITCH);
-    r->req[PZ_REACH_NODES].tid = pz_reach_tid(r, PZ_REACH_NODES);
-    sa_query_build(mad, IB_MAD_METHOD_GET_TABLE, IB_SA_ATTR_NODERECORD, r->req[PZ_REACH_NODES].tid,
-                   1ull << 4, rec, sizeof(rec));
+    sa_query_build(mad, IB_MAD_METHOD_GET_TABLE, IB_SA_ATTR_NODERECORD, 0, 1ull << 4, rec,
+                   sizeof(rec));
     pz_reach_send(r, PZ_REACH_NODES, mad, now);
 }
 
-/* Send (or resend) the GetTable of the echo services' ServiceRecords. */
+/* Send the GetTable of the echo services' ServiceRecords. */
 static void pz_reach_send_services(struct pz_reach *r, uint64_t now)
 {
     struct sa_service_record sr = {.id = PZ_REACH_SERVICE_ID};
     uint8_t mad[IB_MAD_SIZE];
 
-    r->req[PZ_REACH_SERVICES].tid = pz_reach_tid(r, PZ_REACH_SERVICES);
-    sa_service_build(mad, IB_MAD_METHOD_GET_TABLE, r->req[PZ_REACH_SERVICES].tid, &sr,
-                     SA_SR_COMP_ID);
+    sa_service_build(mad, IB_MAD_METHOD_GET_TABLE, 0, &sr, SA_SR_COMP_ID);
     pz_reach_send(r, PZ_REACH_SERVICES, mad, now);
 }
 
-/* Send a request of kind afresh (tries counted from 1). */
+/* Send a request of kind (a transaction: its retries are the layer's). */
 static void pz_reach_start(struct pz_reach *r, enum pz_reach_kind kind, uint64_t now)
 {
-    r->req[kind].tries = 0;
     if (kind == PZ_REACH_SET)
         pz_reach_send_set(r, now);
     else if (kind == PZ_REACH_NODES)
@@ -218,11 +227,19 @@ static void pz_reach_send_delete(struct pz_reach *r)
     uint8_t mad[IB_MAD_SIZE];
     uint64_t now = pz_reach_now();
 
+    struct mad_addr to = {
+        .dlid = r->port.sm_lid, .sl = r->port.sm_sl, .dst_qp = 1, .lid_routed = true};
+    int id = -1;
+
     pz_reach_own_record(r, &sr);
-    sa_service_build(mad, IB_MAD_METHOD_DELETE, pz_reach_tid(r, PZ_REACH_SET), &sr,
+    sa_service_build(mad, IB_MAD_METHOD_DELETE, 0, &sr,
                      SA_SR_COMP_ID | SA_SR_COMP_GID | SA_SR_COMP_PKEY);
-    pz_reach_send(r, PZ_REACH_SET, mad, now);
-    pz_log(PZ_LOG_INFO, "reach: echo service record deleted at the SA");
+    mad_txn_cancel_all(&r->txns); /* room for it; nothing more is awaited */
+    if (mad_txn_start(&r->txns, mad, &to, now, &(struct mad_txn_timing){.timeout = 1, .tries = 1},
+                      NULL, NULL, &id, NULL))
+        pz_reach_log(r, PZ_REACH_LOG_WARN, "reach: SA request to LID %u not sent", r->port.sm_lid);
+    mad_txn_cancel(&r->txns, id); /* its TID the layer's, its answer not awaited */
+    pz_reach_log(r, PZ_REACH_LOG_INFO, "reach: echo service record deleted at the SA");
 }
 
 /* The echo service of the port with GUID port_guid, or NULL. */
@@ -249,7 +266,7 @@ static void pz_reach_update_peers(struct pz_reach *r)
         p->qkey = s ? s->qkey : 0;
     }
     if (reach_set_peers(r->table, r->nodes, r->n_nodes, now))
-        pz_log(PZ_LOG_WARN, "reach: cannot take %zu peers", r->n_nodes);
+        pz_reach_log(r, PZ_REACH_LOG_WARN, "reach: cannot take %zu peers", r->n_nodes);
 }
 
 /* Take a NodeRecord table: every switch but this one. */
@@ -281,7 +298,7 @@ static void pz_reach_take_nodes(struct pz_reach *r, const struct sa_answer *a)
     r->node_port_guid = guids;
     r->n_nodes = n;
     if (!r->have_nodes)
-        pz_log(PZ_LOG_INFO, "reach: %zu other switches in the subnet", n);
+        pz_reach_log(r, PZ_REACH_LOG_INFO, "reach: %zu other switches in the subnet", n);
     r->have_nodes = true;
 }
 
@@ -339,9 +356,10 @@ static void pz_reach_take_services(struct pz_reach *r, const struct sa_answer *a
     free(r->services);
     r->services = sv;
     r->n_services = n;
-    pz_log(PZ_LOG_DEBUG, "reach: %zu echo services at the SA, %zu kept", k, n);
-    if (!own && r->registered && !r->req[PZ_REACH_SET].out) {
-        pz_log(PZ_LOG_INFO, "reach: the SA lost the echo service record: registering again");
+    pz_reach_log(r, PZ_REACH_LOG_DEBUG, "reach: %zu echo services at the SA, %zu kept", k, n);
+    if (!own && r->registered && !pz_reach_out(r, PZ_REACH_SET)) {
+        pz_reach_log(r, PZ_REACH_LOG_INFO,
+                     "reach: the SA lost the echo service record: registering again");
         r->registered = false;
         r->register_ns = now;
         r->discover_ns = now + PZ_REACH_REDISCOVER_NS;
@@ -352,16 +370,18 @@ static void pz_reach_take_services(struct pz_reach *r, const struct sa_answer *a
 static void pz_reach_take_set(struct pz_reach *r, const struct sa_answer *a, uint64_t now)
 {
     if (a->status) {
-        pz_log(PZ_LOG_WARN, "reach: the SA refused the echo service record (%s, status 0x%04x)",
-               sa_status_name(a->status), a->status);
+        pz_reach_log(r, PZ_REACH_LOG_WARN,
+                     "reach: the SA refused the echo service record (%s, status 0x%04x)",
+                     sa_status_name(a->status), a->status);
         r->register_ns = now + PZ_REACH_RETRY_NS;
         return;
     }
     if (!r->registered) {
-        pz_log(PZ_LOG_INFO,
-               "reach: echo service registered at the SA (ServiceID 0x%016llx, QPN 0x%06x, "
-               "lease %u s)",
-               (unsigned long long)PZ_REACH_SERVICE_ID, (unsigned)r->env.echo_qpn, r->lease_s);
+        pz_reach_log(r, PZ_REACH_LOG_INFO,
+                     "reach: echo service registered at the SA (ServiceID 0x%016llx, QPN 0x%06x, "
+                     "lease %u s)",
+                     (unsigned long long)PZ_REACH_SERVICE_ID, (unsigned)r->env.echo_qpn,
+                     r->lease_s);
         /*
          * The other agents register when this one does (all start with the
          * subnet, or all after the SM's ClientReregister): look again soon
@@ -374,45 +394,67 @@ static void pz_reach_take_set(struct pz_reach *r, const struct sa_answer *a, uin
     r->register_ns = now + r->lease_ns / 2;
 }
 
+/* What a kind of request is called in the log. */
+static const char *pz_reach_kind_name(enum pz_reach_kind kind)
+{
+    return kind == PZ_REACH_SET     ? "the service record Set"
+           : kind == PZ_REACH_NODES ? "the NodeRecord GetTable"
+                                    : "the ServiceRecord GetTable";
+}
+
+/* A request of kind ended: its answer (status 0), or no answer after the tries. */
+static void pz_reach_answered(void *arg, int status, const uint8_t *mad, size_t len)
+{
+    struct pz_reach_req *q = arg;
+    struct pz_reach *r = q->r;
+    uint64_t now = r->txn_now;
+    struct sa_answer a;
+    const char *why = "";
+
+    q->txn = -1;
+    if (status) {
+        pz_reach_log(r, PZ_REACH_LOG_WARN, "reach: no SA answer to %s after %u tries",
+                     pz_reach_kind_name(q->kind), pz_reach_sa_timing.tries);
+        if (q->kind == PZ_REACH_SET)
+            r->register_ns = now + PZ_REACH_RETRY_NS;
+        return;
+    }
+    sa_answer_parse(mad, len, &a, &why); /* pz_reach_take_mad parsed it */
+    if (q->kind == PZ_REACH_SET) {
+        pz_reach_take_set(r, &a, now);
+        return;
+    }
+    if (a.status && sa_status_code(a.status) != SA_STATUS_NO_RECORDS) {
+        pz_reach_log(r, PZ_REACH_LOG_WARN, "reach: SA GetTable refused (%s, status 0x%04x)",
+                     sa_status_name(a.status), a.status);
+        return;
+    }
+    if (a.truncated)
+        pz_reach_log(r, PZ_REACH_LOG_WARN,
+                     "reach: SA table arrived truncated (no RMPP reassembly)");
+    if (a.status)
+        a.count = 0; /* no records: an empty table */
+    if (q->kind == PZ_REACH_NODES)
+        pz_reach_take_nodes(r, &a);
+    else
+        pz_reach_take_services(r, &a, now);
+    if (r->have_nodes)
+        pz_reach_update_peers(r);
+}
+
 void pz_reach_take_mad(void *arg, const uint8_t *mad, size_t len)
 {
     struct pz_reach *r = arg;
-    uint64_t now = pz_reach_now();
     struct sa_answer a;
     const char *why = "";
 
     if (sa_answer_parse(mad, len, &a, &why)) {
-        pz_log(PZ_LOG_DEBUG, "reach: SA answer dropped: %s", why);
+        pz_reach_log(r, PZ_REACH_LOG_DEBUG, "reach: SA answer dropped: %s", why);
         return;
     }
-    for (int k = 0; k < PZ_REACH_KINDS; k++) {
-        struct pz_reach_req *q = &r->req[k];
-
-        if (!q->out || (uint32_t)a.tid != q->tid)
-            continue;
-        q->out = false;
-        if (k == PZ_REACH_SET) {
-            pz_reach_take_set(r, &a, now);
-            return;
-        }
-        if (a.status && sa_status_code(a.status) != SA_STATUS_NO_RECORDS) {
-            pz_log(PZ_LOG_WARN, "reach: SA GetTable refused (%s, status 0x%04x)",
-                   sa_status_name(a.status), a.status);
-            return;
-        }
-        if (a.truncated)
-            pz_log(PZ_LOG_WARN, "reach: SA table arrived truncated (no RMPP reassembly)");
-        if (a.status)
-            a.count = 0; /* no records: an empty table */
-        if (k == PZ_REACH_NODES)
-            pz_reach_take_nodes(r, &a);
-        else
-            pz_reach_take_services(r, &a, now);
-        if (r->have_nodes)
-            pz_reach_update_peers(r);
-        return;
-    }
-    pz_log(PZ_LOG_DEBUG, "reach: stray SA answer TID 0x%08x", (unsigned)a.tid);
+    r->txn_now = pz_reach_now();
+    if (!mad_txn_answer(&r->txns, mad, len))
+        pz_reach_log(r, PZ_REACH_LOG_DEBUG, "reach: stray SA answer TID 0x%08x", (unsigned)a.tid);
 }
 
 /* Look at port 0: a new LID, SM or a ClientReregister calls for a new Set and discovery. */
@@ -427,15 +469,18 @@ static void pz_reach_check_port(struct pz_reach *r, uint64_t now)
         p.rereg == r->port.rereg && p.gid_prefix == r->port.gid_prefix)
         return;
     if (r->port_known)
-        pz_log(PZ_LOG_INFO,
-               "reach: port 0 now LID %u, SM LID %u (ClientReregister %u): registering and "
-               "discovering again",
-               p.lid, p.sm_lid, p.rereg);
+        pz_reach_log(r, PZ_REACH_LOG_INFO,
+                     "reach: port 0 now LID %u, SM LID %u (ClientReregister %u): registering and "
+                     "discovering again",
+                     p.lid, p.sm_lid, p.rereg);
     r->port = p;
     r->port_known = true;
     r->registered = false;
-    for (int k = 0; k < PZ_REACH_KINDS; k++)
-        r->req[k].out = false;
+    mad_txns_set_lid(&r->txns, p.lid);
+    for (int k = 0; k < PZ_REACH_KINDS; k++) {
+        mad_txn_cancel(&r->txns, r->req[k].txn);
+        r->req[k].txn = -1;
+    }
     r->register_ns = now;
     r->discover_ns = now;
 }
@@ -443,29 +488,8 @@ static void pz_reach_check_port(struct pz_reach *r, uint64_t now)
 /* Resend or give up the SA requests that timed out. */
 static void pz_reach_sa_timeouts(struct pz_reach *r, uint64_t now)
 {
-    for (int k = 0; k < PZ_REACH_KINDS; k++) {
-        struct pz_reach_req *q = &r->req[k];
-
-        if (!q->out || now < q->sent_ns + PZ_REACH_SA_TIMEOUT_NS)
-            continue;
-        if (q->tries >= PZ_REACH_SA_TRIES) {
-            q->out = false;
-            pz_log(PZ_LOG_WARN, "reach: no SA answer to %s after %u tries",
-                   k == PZ_REACH_SET     ? "the service record Set"
-                   : k == PZ_REACH_NODES ? "the NodeRecord GetTable"
-                                         : "the ServiceRecord GetTable",
-                   q->tries);
-            if (k == PZ_REACH_SET)
-                r->register_ns = now + PZ_REACH_RETRY_NS;
-            continue;
-        }
-        if (k == PZ_REACH_SET)
-            pz_reach_send_set(r, now);
-        else if (k == PZ_REACH_NODES)
-            pz_reach_send_nodes(r, now);
-        else
-            pz_reach_send_services(r, now);
-    }
+    r->txn_now = now;
+    mad_txn_poll(&r->txns, now);
 }
 
 /* Start what is due: the Set (register or renew), the discovery. */
@@ -473,15 +497,15 @@ static void pz_reach_sa_due(struct pz_reach *r, uint64_t now)
 {
     if (!pz_reach_sm_known(r))
         return;
-    if (now >= r->register_ns && !r->req[PZ_REACH_SET].out) {
+    if (now >= r->register_ns && !pz_reach_out(r, PZ_REACH_SET)) {
         r->register_ns = UINT64_MAX;
         pz_reach_start(r, PZ_REACH_SET, now);
     }
     if (now >= r->discover_ns) {
         r->discover_ns = now + r->refresh_ns;
-        if (!r->req[PZ_REACH_NODES].out)
+        if (!pz_reach_out(r, PZ_REACH_NODES))
             pz_reach_start(r, PZ_REACH_NODES, now);
-        if (!r->req[PZ_REACH_SERVICES].out)
+        if (!pz_reach_out(r, PZ_REACH_SERVICES))
             pz_reach_start(r, PZ_REACH_SERVICES, now);
     }
 }
@@ -498,8 +522,8 @@ static void pz_reach_send_probes(struct pz_reach *r, uint64_t now)
             int rc = pz_echo_probe_send(r->env.echo, pr[i].dlid, pr[i].qpn, pr[i].qkey, pr[i].seq);
 
             if (rc)
-                pz_log(PZ_LOG_DEBUG, "reach: probe to LID %u not sent (%s)", pr[i].dlid,
-                       strerror(-rc));
+                pz_reach_log(r, PZ_REACH_LOG_DEBUG, "reach: probe to LID %u not sent (%s)",
+                             pr[i].dlid, strerror(-rc));
         }
     } while (n == PZ_REACH_PROBE_BATCH);
 }
@@ -515,9 +539,8 @@ uint64_t pz_reach_deadline(void *arg)
         if (r->discover_ns < next)
             next = r->discover_ns;
     }
-    for (int k = 0; k < PZ_REACH_KINDS; k++)
-        if (r->req[k].out && (t = r->req[k].sent_ns + PZ_REACH_SA_TIMEOUT_NS) < next)
-            next = t;
+    if ((t = mad_txn_deadline(&r->txns)) < next)
+        next = t;
     if ((t = reach_next_deadline(r->table)) < next)
         next = t;
     return next;
@@ -542,8 +565,8 @@ static void pz_reach_on_reply(void *arg, uint32_t seq, uint64_t rtt_ns,
     struct pz_reach *r = arg;
 
     if (!reach_reply(r->table, seq, from->slid, rtt_ns, pz_reach_now()))
-        pz_log(PZ_LOG_DEBUG, "reach: late or foreign probe reply %u from LID %u", (unsigned)seq,
-               from->slid);
+        pz_reach_log(r, PZ_REACH_LOG_DEBUG, "reach: late or foreign probe reply %u from LID %u",
+                     (unsigned)seq, from->slid);
 }
 
 /* Queue the vendor notice of a peer's new status to the SM; logs a failure. */
@@ -560,11 +583,13 @@ static void pz_reach_notice(struct pz_reach *r, const struct reach_peer *p)
         details[2 + i] = (uint8_t)(p->guid >> (56 - 8 * i));
     details[10] = (uint8_t)p->status;
     if (sma_send_vendor_notice(r->env.sma, trap, details, sizeof(details)))
-        pz_log(PZ_LOG_WARN, "reach: notice for LID %u not queued (trap queue full)", p->lid);
+        pz_reach_log(r, PZ_REACH_LOG_WARN, "reach: notice for LID %u not queued (trap queue full)",
+                     p->lid);
     else
-        pz_log(PZ_LOG_INFO, "reach: %s notice (trap 0x%04x) for LID %u queued for SM LID %u",
-               trap == PZ_REACH_TRAP_LOST ? "reachability lost" : "reachability regained", trap,
-               p->lid, r->port.sm_lid);
+        pz_reach_log(r, PZ_REACH_LOG_INFO,
+                     "reach: %s notice (trap 0x%04x) for LID %u queued for SM LID %u",
+                     trap == PZ_REACH_TRAP_LOST ? "reachability lost" : "reachability regained",
+                     trap, p->lid, r->port.sm_lid);
 }
 
 /* Hand the peers to the publisher (the SNMP agent), if there is one. */
@@ -585,23 +610,25 @@ static void pz_reach_on_change(void *arg, const struct reach_peer *p, enum reach
                   (p->status == REACH_REACHABLE && old == REACH_UNREACHABLE);
 
     if (p->status == REACH_REACHABLE)
-        pz_log(PZ_LOG_INFO, "reach: %s (LID %u, GUID 0x%016llx) %s -> reachable (rtt %.3f ms)",
-               p->name, p->lid, (unsigned long long)p->guid, reach_status_name(old),
-               (double)p->rtt_ns / 1e6);
+        pz_reach_log(r, PZ_REACH_LOG_INFO,
+                     "reach: %s (LID %u, GUID 0x%016llx) %s -> reachable (rtt %.3f ms)", p->name,
+                     p->lid, (unsigned long long)p->guid, reach_status_name(old),
+                     (double)p->rtt_ns / 1e6);
     else
-        pz_log(PZ_LOG_INFO, "reach: %s (LID %u, GUID 0x%016llx) %s -> %s", p->name, p->lid,
-               (unsigned long long)p->guid, reach_status_name(old), reach_status_name(p->status));
+        pz_reach_log(r, PZ_REACH_LOG_INFO, "reach: %s (LID %u, GUID 0x%016llx) %s -> %s", p->name,
+                     p->lid, (unsigned long long)p->guid, reach_status_name(old),
+                     reach_status_name(p->status));
     if (notify)
         pz_reach_notice(r, p);
     pz_reach_publish(r);
 }
 
-struct pz_reach *pz_reach_create(const struct pz_config *cfg, const struct pz_reach_env *env,
+struct pz_reach *pz_reach_create(const struct pz_reach_config *cfg, const struct pz_reach_env *env,
                                  char *err, size_t errlen)
 {
-    struct reach_config rc = {.interval_ns = cfg->reach_interval_ms * 1000000ull,
-                              .timeout_ns = cfg->reach_timeout_ms * 1000000ull,
-                              .lost_after = cfg->reach_lost_after};
+    struct reach_config rc = {.interval_ns = cfg->interval_ms * 1000000ull,
+                              .timeout_ns = cfg->timeout_ms * 1000000ull,
+                              .lost_after = cfg->lost_after};
     struct pz_reach *r;
 
     if (!env->echo) {
@@ -620,13 +647,17 @@ struct pz_reach *pz_reach_create(const struct pz_config *cfg, const struct pz_re
     }
     r->env = *env;
     r->timeout_ns = rc.timeout_ns;
-    r->refresh_ns = cfg->reach_refresh_s * 1000000000ull;
-    r->lease_s = cfg->reach_lease_s;
-    r->lease_ns = cfg->reach_lease_s * 1000000000ull;
+    r->refresh_ns = cfg->refresh_s * 1000000000ull;
+    r->lease_s = cfg->lease_s;
+    r->lease_ns = cfg->lease_s * 1000000000ull;
     r->node_guid = env->board->id->node_guid;
     r->port_guid = env->board->id->port_guid[0];
     r->register_ns = UINT64_MAX;
     r->discover_ns = UINT64_MAX;
+    mad_txns_init(&r->txns, (uint8_t)(PZ_REACH_TID_TAG >> 24), r->port_guid, env->send,
+                  env->send_ctx);
+    for (int k = 0; k < PZ_REACH_KINDS; k++)
+        r->req[k] = (struct pz_reach_req){.r = r, .kind = (enum pz_reach_kind)k, .txn = -1};
     pz_echo_set_probe_handler(env->echo, pz_reach_on_reply, r);
     return r;
 }

@@ -5,9 +5,9 @@
  * traffic/pz_echo's probes) and what a change of a peer's status sets off
  * (a log line, the SNMP notification, a vendor notice to the SM).
  *
- * SA side (requests through the agent's umad port, answers back through the
- * MAD router by TID tag PZ_REACH_TID_TAG, RMPP answers reassembled by the
- * MAD layer):
+ * SA side (requests through the agent's umad port, each a mad/mad_txn
+ * transaction: resent with its TID, answers back through the MAD router by
+ * TID tag PZ_REACH_TID_TAG, RMPP answers reassembled by the MAD layer):
  *   - ServiceRecord Set: ServiceID PZ_REACH_SERVICE_ID, ServiceGID port 0's
  *     GID (GidPrefix + port 0's GUID), the default P_Key, ServiceName
  *     "portzero-echo", ServiceData32[0] the echo QP's number, [1] its
@@ -25,7 +25,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pz_config.h"
 #include "reach.h"
 
 struct mad_addr;
@@ -33,7 +32,7 @@ struct sma;
 struct board;
 struct pz_echo;
 
-/* The router tag of the SA requests ('e', for echo, in the top TID byte). */
+/* The router tag of the SA requests ('e', for echo, in the top TID byte; mad_txn.h's layout). */
 #define PZ_REACH_TID_MASK 0xFF000000u
 #define PZ_REACH_TID_TAG 0x65000000u
 
@@ -59,6 +58,21 @@ struct pz_echo;
 /* How a request MAD (IB_MAD_SIZE bytes) goes out: 0 or -1 (portzerod: mad_io_send). */
 typedef int (*pz_reach_send_fn)(void *ctx, const uint8_t *mad, const struct mad_addr *to);
 
+/* The service's settings (portzerod: the configuration's reach_* keys). */
+struct pz_reach_config {
+    unsigned interval_ms; /* between two probes of one switch */
+    unsigned timeout_ms;  /* a probe unanswered this long is a miss; less than interval_ms */
+    unsigned lost_after;  /* misses in a row that make a switch unreachable */
+    unsigned refresh_s;   /* SA rediscovery of the switches and their echo services */
+    unsigned lease_s;     /* lease of the echo service's ServiceRecord, renewed at half */
+};
+
+/* How loud a log line is (the agent maps it to its own levels). */
+enum pz_reach_log_level { PZ_REACH_LOG_WARN, PZ_REACH_LOG_INFO, PZ_REACH_LOG_DEBUG };
+
+/* Called with each log line of the service ("reach: ...", no newline). */
+typedef void (*pz_reach_log_fn)(void *arg, enum pz_reach_log_level level, const char *msg);
+
 /* What the reachability service uses of the agent. */
 struct pz_reach_env {
     const struct board *board;
@@ -72,16 +86,18 @@ struct pz_reach_env {
      * table and notifications); NULL: none. */
     void (*publish)(void *arg, const struct reach_peer *peers, size_t n);
     void *publish_arg;
+    pz_reach_log_fn log; /* NULL: the service logs nothing */
+    void *log_arg;
 };
 
 struct pz_reach;
 
 /*
- * Start as cfg says (reach_*).  NULL with a message in err.  The caller
+ * Start as cfg says.  NULL with a message in err.  The caller
  * registers pz_reach_deadline / pz_reach_on_timer with its loop (clock:
  * CLOCK_MONOTONIC ns, pz_loop's).
  */
-struct pz_reach *pz_reach_create(const struct pz_config *cfg, const struct pz_reach_env *env,
+struct pz_reach *pz_reach_create(const struct pz_reach_config *cfg, const struct pz_reach_env *env,
                                  char *err, size_t errlen);
 
 /* Delete the ServiceRecord (when registered: the Delete is sent, not awaited) and free
@@ -94,7 +110,7 @@ uint64_t pz_reach_deadline(void *arg);
 /* Loop timer: look at port 0, run the SA requests' timers, expire and send probes. */
 void pz_reach_on_timer(void *arg, uint64_t now);
 
-/* MAD router client (mad_answer_len_fn): an SA answer carrying the tag. */
+/* MAD router client (mad_answer_fn): an SA answer carrying the tag. */
 void pz_reach_take_mad(void *arg, const uint8_t *mad, size_t len);
 
 /* The SM may have changed port 0 (an SMP Set): look at it soon. */
