@@ -47,25 +47,22 @@ static const char *neigh_str(const struct neigh *n, char buf[46])
     return n->v6 ? ipoib_ip6_str(n->ip6, buf) : ip_str(n->ip, buf);
 }
 
-/* The transaction layer's send callback: one SA request to the master SM; 0 or -1. */
+/*
+ * The transaction layer's send callback: one SA request to the master SM
+ * (each copy of a path query counted, as each query was when each was its
+ * own); 0 or -1.
+ */
 static int sa_send(void *arg, const uint8_t *mad, const struct mad_addr *to)
 {
     struct ipoib *ep = arg;
 
+    if (mad_get_field((void *)mad, 0, IB_MAD_ATTRID_F) == IB_SA_ATTR_PATHRECORD)
+        ep->stats.path_queries++;
     return ep->ops.send_sa(ep->ctx, mad, IPOIB_SA_MAD_LEN, to->dlid, to->sl) < 0 ? -1 : 0;
 }
 
-/* A fresh SA transaction ID for ipoib6.c: our tag, a 24-bit counter that skips 0. */
-uint64_t ipoib_next_tid(struct ipoib *ep)
-{
-    ep->tid_low = (ep->tid_low + 1) & 0xFFFFFFu;
-    if (ep->tid_low == 0)
-        ep->tid_low = 1;
-    return (uint64_t)ep->cfg.tid_tag << 24 | ep->tid_low;
-}
-
 /* Where SA requests go: the master SM's LID and SL, QP1. */
-static struct mad_addr sa_addr(const struct ipoib *ep)
+struct mad_addr ipoib_sa_addr(const struct ipoib *ep)
 {
     return (struct mad_addr){
         .dlid = ep->port.sm_lid, .sl = ep->port.sm_sl, .dst_qp = 1, .lid_routed = true};
@@ -317,14 +314,13 @@ static struct mad_txn_timing path_timing(const struct ipoib *ep)
 static void path_query(struct ipoib *ep, struct neigh *n, uint64_t now)
 {
     uint8_t mad[IPOIB_SA_MAD_LEN];
-    struct mad_addr to = sa_addr(ep);
+    struct mad_addr to = ipoib_sa_addr(ep);
     struct mad_txn_timing tm = path_timing(ep);
 
     neigh_stop_query(ep, n);
     n->state = NEIGH_PATH; /* before: the answer may come back within the send */
     n->deadline = NO_DEADLINE;
     ipoib_sa_build_path_query(mad, 0, ep->own_gid, n->ll.gid, ep->cfg.pkey | 0x8000);
-    ep->stats.path_queries++;
     if (mad_txn_start(&ep->txns, mad, &to, now, &tm, path_ended, n, &n->txn, &n->tid) == -ENOSPC) {
         n->txn = -1; /* no room: asked again after a retry interval */
         n->state = NEIGH_ARP;
@@ -647,7 +643,7 @@ static void join_ended(void *arg, int status, const uint8_t *mad, size_t len);
 static void send_join(struct ipoib *ep, uint64_t now)
 {
     uint8_t mad[IPOIB_SA_MAD_LEN];
-    struct mad_addr to = sa_addr(ep);
+    struct mad_addr to = ipoib_sa_addr(ep);
     struct mad_txn_timing tm = {.timeout = ep->cfg.join_retry_ms,
                                 .timeout_max = JOIN_BACKOFF_MAX_MS,
                                 .tries = MAD_TXN_FOREVER};
@@ -843,19 +839,15 @@ static void neigh_retry(struct ipoib *ep, struct neigh *n, uint64_t now)
 /* Run what is due at now: the SA requests' copies and timeouts, the ARP retries. */
 void ipoib_poll(struct ipoib *ep, uint64_t now)
 {
-    uint32_t join_sent = mad_txn_sent(&ep->txns, ep->join_txn), join_resent = 0;
-    uint64_t resent = ep->txns.stats.resent;
+    uint32_t join_sent = mad_txn_sent(&ep->txns, ep->join_txn);
 
     ep->sa_now = now;
     mad_txn_poll(&ep->txns, now);
     if (mad_txn_sent(&ep->txns, ep->join_txn) > join_sent) {
-        join_resent = mad_txn_sent(&ep->txns, ep->join_txn) - join_sent;
         if (!ep->join_answered)
             ep->stats.join_timeouts++;
         ep->join_answered = false;
     }
-    /* every copy of a path query counts, as each query did when each was its own */
-    ep->stats.path_queries += ep->txns.stats.resent - resent - join_resent;
     if (ep->state != IPOIB_UP)
         return;
     for (unsigned i = 0; i < ep->cfg.neigh_max; i++) {

@@ -16,7 +16,7 @@
 #define ICMP6_MLD_DONE 132
 #define ICMP6_MLD2_REPORT 143
 #define IP6_NH_HOPOPTS 0
-#define LEAVE_TIDS 4
+#define LEAVE_TRIES 3 /* copies of a leave before it is given up */
 
 /* Print one log line through ops.log, if there is one. */
 static void v6_log(const struct ipoib *ep, int level, const char *fmt, ...)
@@ -94,45 +94,104 @@ static struct neigh *neigh6_alloc(struct ipoib *ep, const uint8_t addr[IPOIB_IP6
 
 /* ---- groups -------------------------------------------------------------- */
 
-/* Send a join of e (create-capable, with the broadcast group's parameters). */
-static void send_join6(struct ipoib *ep, struct ipoib_mcast6 *e, uint64_t now)
+static void join6_ended(void *arg, int status, const uint8_t *mad, size_t len);
+static void leave6_ended(void *arg, int status, const uint8_t *mad, size_t len);
+
+/*
+ * Join e (create-capable, with the broadcast group's parameters): a
+ * transaction of ep->txns resent with its TID until answered, the interval
+ * doubling from cfg.join_retry_ms up to 16 s, as the broadcast group's.
+ * Returns 0 (the join is out, or stands for its next copy), or -ENOSPC (no
+ * room for another transaction: e stays IDLE).
+ */
+static int send_join6(struct ipoib *ep, struct ipoib_mcast6 *e, uint64_t now)
 {
     uint8_t mad[IPOIB_SA_MAD_LEN];
-    uint64_t tid = ipoib_next_tid(ep);
+    struct mad_addr to = ipoib_sa_addr(ep);
+    struct mad_txn_timing tm = {.timeout = ep->cfg.join_retry_ms,
+                                .timeout_max = IPOIB_MCAST6_BACKOFF_MAX,
+                                .tries = MAD_TXN_FOREVER};
 
     ipoib_mcast6_build_join(
-        mad, tid, e->mgid, ep->own_gid, &ep->group, (uint16_t)(ep->cfg.pkey | 0x8000),
+        mad, 0, e->mgid, ep->own_gid, &ep->group, (uint16_t)(ep->cfg.pkey | 0x8000),
         e->kind == IPOIB_MCAST6_FULL ? IPOIB_JOIN_FULL : IPOIB_JOIN_SENDONLY_FULL);
-    ipoib_mcast6_joining(e, tid, now); /* before the send: an answer may come at once */
-    ep->ops.send_sa(ep->ctx, mad, sizeof(mad), ep->port.sm_lid, ep->port.sm_sl);
+    ipoib_mcast6_joining(e, -1, 0); /* before the send: an answer may come at once */
+    if (mad_txn_start(&ep->txns, mad, &to, now, &tm, join6_ended, ep, &e->txn, &e->tid) ==
+        -ENOSPC) {
+        e->state = IPOIB_MCAST6_IDLE;
+        e->txn = -1;
+        return -ENOSPC;
+    }
+    return 0;
 }
 
-/* Leave group e (a copy: the entry may be freed already), if it was joined. */
-static void send_leave6(struct ipoib *ep, const struct ipoib_mcast6 *e)
+/*
+ * Leave group e (a copy: the entry may be freed already), if it was
+ * joined: a transaction of LEAVE_TRIES copies, cfg.retry_ms apart.
+ */
+static void send_leave6(struct ipoib *ep, const struct ipoib_mcast6 *e, uint64_t now)
 {
     uint8_t mad[IPOIB_SA_MAD_LEN];
-    uint64_t tid;
+    struct mad_addr to = ipoib_sa_addr(ep);
+    struct mad_txn_timing tm = {.timeout = ep->cfg.retry_ms, .tries = LEAVE_TRIES};
+    char text[46];
 
     if (e->state != IPOIB_MCAST6_UP || ep->state != IPOIB_UP)
         return;
-    tid = ipoib_next_tid(ep);
-    ipoib_mcast6_build_leave(mad, tid, e->mgid, ep->own_gid, (uint16_t)(ep->cfg.pkey | 0x8000),
+    ipoib_mcast6_build_leave(mad, 0, e->mgid, ep->own_gid, (uint16_t)(ep->cfg.pkey | 0x8000),
                              e->kind == IPOIB_MCAST6_FULL ? IPOIB_JOIN_FULL
                                                           : IPOIB_JOIN_SENDONLY_FULL);
-    ep->v6.leave_tids[ep->v6.leave_next++ % LEAVE_TIDS] = tid;
     ep->v6.stats.mcast_leaves++;
-    ep->ops.send_sa(ep->ctx, mad, sizeof(mad), ep->port.sm_lid, ep->port.sm_sl);
+    if (mad_txn_start(&ep->txns, mad, &to, now, &tm, leave6_ended, ep, NULL, NULL) == -ENOSPC)
+        v6_log(ep, 1, "ipoib: no room to leave %s (too many SA requests out)",
+               ipoib_ip6_str(e->group, text));
 }
 
-/* Send every join that is due (only while the broadcast group is joined). */
+/* End what a group entry had out (a copy: its join, or its membership). */
+static void end_entry(struct ipoib *ep, const struct ipoib_mcast6 *e, uint64_t now)
+{
+    if (e->state == IPOIB_MCAST6_JOINING)
+        mad_txn_cancel(&ep->txns, e->txn);
+    else
+        send_leave6(ep, e, now);
+}
+
+/*
+ * Send the join of every group that wants one (only while the broadcast
+ * group is joined).  With no room for another transaction, they wait
+ * until join_retry_at.
+ */
 static void joins_due(struct ipoib *ep, uint64_t now)
 {
     struct ipoib_mcast6 *e;
 
+    ep->v6.join_retry_at = NO_DEADLINE;
     if (ep->state != IPOIB_UP)
         return;
-    while ((e = ipoib_mcast6_due(&ep->v6.groups, now)) != NULL)
-        send_join6(ep, e, now);
+    while ((e = ipoib_mcast6_next_idle(&ep->v6.groups)) != NULL) {
+        if (send_join6(ep, e, now) == -ENOSPC) {
+            ep->v6.join_retry_at = now + ep->cfg.join_retry_ms;
+            return;
+        }
+    }
+}
+
+/*
+ * Want membership of group (one more reference): a send-only join of it
+ * still out ends (a full join follows), and a send-only entry evicted for
+ * room ends what it had out.  Returns the entry, or NULL (table full).
+ */
+static struct ipoib_mcast6 *want_group(struct ipoib *ep, const uint8_t group[IPOIB_IP6_ADDR_LEN],
+                                       uint64_t now)
+{
+    struct ipoib_mcast6 *e = ipoib_mcast6_find(&ep->v6.groups, group), evicted;
+
+    if (e && e->kind == IPOIB_MCAST6_SENDONLY && e->state == IPOIB_MCAST6_JOINING)
+        mad_txn_cancel(&ep->txns, e->txn);
+    e = ipoib_mcast6_want(&ep->v6.groups, group, &evicted);
+    if (evicted.state != IPOIB_MCAST6_FREE)
+        end_entry(ep, &evicted, now);
+    return e;
 }
 
 /* The all-nodes group's entry. */
@@ -158,7 +217,7 @@ static int send_to_group(struct ipoib *ep, const uint8_t group[IPOIB_IP6_ADDR_LE
     if (!e || e->kind == IPOIB_MCAST6_SENDONLY) {
         e = ipoib_mcast6_sendonly(&ep->v6.groups, group, now, &evicted);
         if (evicted.state != IPOIB_MCAST6_FREE)
-            send_leave6(ep, &evicted);
+            end_entry(ep, &evicted, now);
     }
     if (e && e->state == IPOIB_MCAST6_UP)
         return ipoib_send_group(ep, &e->info, len);
@@ -640,7 +699,8 @@ int ipoib6_init(struct ipoib *ep)
                           ep->bcast_mgid[1] & 0x0f, ep->cfg.join_retry_ms) < 0)
         return -1;
     ipoib_ip6_all_nodes(all);
-    ipoib_mcast6_want(&ep->v6.groups, all);
+    ep->v6.join_retry_at = NO_DEADLINE;
+    want_group(ep, all, 0);
     ep->v6.on = true;
     return 0;
 }
@@ -664,13 +724,22 @@ void ipoib6_up(struct ipoib *ep, uint64_t now)
     joins_due(ep, now);
 }
 
-/* Down: the groups wait for the next join; send-only ones are forgotten. */
+/* Down: the joins out end; the groups wait for the next join; send-only ones are forgotten. */
 void ipoib6_down(struct ipoib *ep)
 {
+    for (unsigned i = 0; i < ep->v6.groups.max; i++)
+        if (ep->v6.groups.g[i].state == IPOIB_MCAST6_JOINING)
+            mad_txn_cancel(&ep->txns, ep->v6.groups.g[i].txn);
     ipoib_mcast6_reset(&ep->v6.groups);
+    ep->v6.join_retry_at = NO_DEADLINE;
 }
 
-/* An answer to one of our IPv6 joins or leaves. */
+/*
+ * An SA answer with our tag that is neither the broadcast join's nor a
+ * path query's: an IPv6 join's (a refusal is counted and logged, and the
+ * join's next copy asks again; an acceptance ends the transaction:
+ * join6_ended), or a leave's.  Returns false when it is none of ours.
+ */
 bool ipoib6_input_sa(struct ipoib *ep, uint64_t tid, const uint8_t *mad, size_t len, uint64_t now)
 {
     struct ipoib_mcast6 *e = ipoib_mcast6_find_tid(&ep->v6.groups, tid);
@@ -678,41 +747,69 @@ bool ipoib6_input_sa(struct ipoib *ep, uint64_t tid, const uint8_t *mad, size_t 
     unsigned status;
     enum ipoib_sa_result r;
     char text[46];
+    uint64_t due;
 
-    for (unsigned i = 0; i < LEAVE_TIDS; i++)
-        if (ep->v6.leave_tids[i] && (uint32_t)ep->v6.leave_tids[i] == (uint32_t)tid) {
-            ep->v6.leave_tids[i] = 0;
-            return true;
-        }
     if (!e)
-        return false;
+        return mad_txn_answer(&ep->txns, mad, len); /* a leave's: leave6_ended */
     r = ipoib_sa_parse_join(mad, len, e->mgid, &g, &status);
     if (r != IPOIB_SA_OK) {
+        due = mad_txn_due(&ep->txns, e->txn);
         ep->v6.stats.mcast_join_failures++;
-        ipoib_mcast6_answer(&ep->v6.groups, e, NULL);
-        v6_log(ep, 0, "ipoib: join of %s refused (%s, MAD status 0x%04x); retrying",
+        ipoib_mcast6_answer(e, NULL);
+        v6_log(ep, 0, "ipoib: join of %s refused (%s, MAD status 0x%04x); retry in %u ms",
                ipoib_ip6_str(e->group, text), r == IPOIB_SA_STATUS ? "SA status" : "bad answer",
-               status);
+               status, (unsigned)(due > now ? due - now : 0));
         return true;
     }
-    ipoib_mcast6_answer(&ep->v6.groups, e, &g);
-    ep->v6.stats.mcast_joins++;
-    v6_log(ep, 2, "ipoib: joined %s: MLID 0x%04x", ipoib_ip6_str(e->group, text), g.mlid);
-    if (e == all_nodes(ep))
-        announce(ep, now);
+    mad_txn_answer(&ep->txns, mad, len);
     return true;
 }
 
-/* Joins due. */
-void ipoib6_poll(struct ipoib *ep, uint64_t now)
+/* An IPv6 join ended with an accepting answer (joins run until answered): the group is up. */
+static void join6_ended(void *arg, int status, const uint8_t *mad, size_t len)
 {
-    joins_due(ep, now);
+    struct ipoib *ep = arg;
+    struct ipoib_mcast6 *e;
+    struct ipoib_group g;
+    unsigned mad_status;
+    char text[46];
+
+    if (status)
+        return;
+    e = ipoib_mcast6_find_tid(&ep->v6.groups, ipoib_sa_tid(mad));
+    if (!e || ipoib_sa_parse_join(mad, len, e->mgid, &g, &mad_status) != IPOIB_SA_OK)
+        return;
+    ipoib_mcast6_answer(e, &g);
+    ep->v6.stats.mcast_joins++;
+    v6_log(ep, 2, "ipoib: joined %s: MLID 0x%04x", ipoib_ip6_str(e->group, text), g.mlid);
+    if (e == all_nodes(ep))
+        announce(ep, ep->sa_now);
 }
 
-/* The next join retry. */
+/* A leave ended: answered (a refusal logged), or given up after LEAVE_TRIES copies. */
+static void leave6_ended(void *arg, int status, const uint8_t *mad, size_t len)
+{
+    struct ipoib *ep = arg;
+    unsigned mad_status =
+        mad && len >= IB_SA_DATA_OFFS ? mad_get_field((void *)mad, 0, IB_MAD_STATUS_F) : 0;
+
+    if (status)
+        v6_log(ep, 1, "ipoib: an IPv6 group leave went unanswered after %u tries", LEAVE_TRIES);
+    else if (mad_status)
+        v6_log(ep, 1, "ipoib: an IPv6 group leave refused (MAD status 0x%04x)", mad_status);
+}
+
+/* Joins that waited for room. */
+void ipoib6_poll(struct ipoib *ep, uint64_t now)
+{
+    if (now >= ep->v6.join_retry_at)
+        joins_due(ep, now);
+}
+
+/* When joins that waited for room are tried again. */
 uint64_t ipoib6_next_deadline(const struct ipoib *ep)
 {
-    return ep->state == IPOIB_UP ? ipoib_mcast6_next_deadline(&ep->v6.groups) : NO_DEADLINE;
+    return ep->state == IPOIB_UP ? ep->v6.join_retry_at : NO_DEADLINE;
 }
 
 /* ---- the API of ipoib6.h ---------------------------------------------------- */
@@ -726,15 +823,15 @@ static bool listed(const struct ipoib6_addr *list, unsigned n, const uint8_t *ad
     return false;
 }
 
-/* Drop one reference to group; leave and free it when it was the last. */
-static void unwant(struct ipoib *ep, const uint8_t group[IPOIB_IP6_ADDR_LEN])
+/* Drop one reference to group; on the last, end its join or leave it, and free it. */
+static void unwant(struct ipoib *ep, const uint8_t group[IPOIB_IP6_ADDR_LEN], uint64_t now)
 {
     struct ipoib_mcast6 *e;
 
     if (!ipoib_mcast6_unwant(&ep->v6.groups, group))
         return;
     e = ipoib_mcast6_find(&ep->v6.groups, group);
-    send_leave6(ep, e);
+    end_entry(ep, e, now);
     ipoib_mcast6_remove(e);
 }
 
@@ -755,13 +852,13 @@ int ipoib6_set_addrs(struct ipoib *ep, const struct ipoib6_addr *addrs, unsigned
         if (listed(addrs, n, old[i].addr))
             continue;
         ipoib_ip6_solicited_node(old[i].addr, sn);
-        unwant(ep, sn);
+        unwant(ep, sn, now);
     }
     for (unsigned i = 0; i < n; i++) {
         if (listed(old, n_old, addrs[i].addr))
             continue;
         ipoib_ip6_solicited_node(addrs[i].addr, sn);
-        ipoib_mcast6_want(&ep->v6.groups, sn);
+        want_group(ep, sn, now);
     }
     if (n)
         memcpy(ep->v6.addrs, addrs, n * sizeof(*addrs));
@@ -784,7 +881,7 @@ int ipoib6_join(struct ipoib *ep, const uint8_t group[IPOIB_IP6_ADDR_LEN], uint6
 {
     if (!ep->v6.on || !ipoib_ip6_is_multicast(group))
         return -EINVAL;
-    if (!ipoib_mcast6_want(&ep->v6.groups, group))
+    if (!want_group(ep, group, now))
         return -ENOSPC;
     joins_due(ep, now);
     return 0;
@@ -793,10 +890,9 @@ int ipoib6_join(struct ipoib *ep, const uint8_t group[IPOIB_IP6_ADDR_LEN], uint6
 /* MLD's leave: one reference less, left on the last. */
 int ipoib6_leave(struct ipoib *ep, const uint8_t group[IPOIB_IP6_ADDR_LEN], uint64_t now)
 {
-    (void)now;
     if (!ep->v6.on || !ipoib_ip6_is_multicast(group))
         return -EINVAL;
-    unwant(ep, group);
+    unwant(ep, group, now);
     return 0;
 }
 

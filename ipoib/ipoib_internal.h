@@ -68,8 +68,7 @@ struct ipoib6 {
     struct ipoib6_router routers[IPOIB6_ROUTERS_MAX];
     struct ipoib6_prefix prefixes[IPOIB6_PREFIXES_MAX];
     struct ipoib6_stats stats;
-    uint64_t leave_tids[4]; /* leaves out, so their answers are consumed */
-    unsigned leave_next;
+    uint64_t join_retry_at; /* joins that found no room for a transaction: tried again then */
     uint8_t buf[IPOIB_IP6_HDR_LEN + 256]; /* a neighbour discovery message being built */
 };
 
@@ -88,7 +87,6 @@ struct ipoib {
     uint32_t join_tid;    /* its TID's low 32 bits */
     bool join_answered;   /* its last copy was answered (refused): a resend is no timeout */
     uint64_t sa_now;      /* the time of the answer or poll that ends a transaction */
-    uint32_t tid_low;
     struct neigh *neigh;
     struct ipoib_stats stats;
     struct ipoib6 v6;
@@ -97,8 +95,8 @@ struct ipoib {
 
 /* ---- ipoib.c, for ipoib6.c ---- */
 
-/* A fresh SA transaction ID. */
-uint64_t ipoib_next_tid(struct ipoib *ep);
+/* Where SA requests go (the master SM), for transactions of ep->txns. */
+struct mad_addr ipoib_sa_addr(const struct ipoib *ep);
 
 /* Send len bytes of ep->txbuf to group g (GRH to its MGID). Returns 0 or -errno. */
 int ipoib_send_group(struct ipoib *ep, const struct ipoib_group *g, size_t len);
@@ -145,13 +143,16 @@ void ipoib6_up(struct ipoib *ep, uint64_t now);
 /* The endpoint went down: the IPv6 groups wait for the next join. */
 void ipoib6_down(struct ipoib *ep);
 
-/* An SA answer with our TID prefix: true if it answered an IPv6 group's join or leave. */
+/*
+ * An SA answer with our tag that no IPv4 request awaits: true if it
+ * answered an IPv6 group's join or leave (transactions of ep->txns).
+ */
 bool ipoib6_input_sa(struct ipoib *ep, uint64_t tid, const uint8_t *mad, size_t len, uint64_t now);
 
 /* Send a solicitation for neighbour n (multicast while resolving, unicast when probing). */
 void ipoib6_solicit(struct ipoib *ep, struct neigh *n, uint64_t now);
 
-/* Joins due and router/prefix expiry. */
+/* Joins that waited for room for a transaction (the transactions resend themselves). */
 void ipoib6_poll(struct ipoib *ep, uint64_t now);
 uint64_t ipoib6_next_deadline(const struct ipoib *ep);
 

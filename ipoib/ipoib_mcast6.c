@@ -19,7 +19,6 @@
 #define MCM_RATE_OFFS 42      /* RateSelector(2) | Rate(6) */
 #define MCM_HOP_LIMIT_OFFS 47 /* the byte after SL|FlowLabel */
 #define MCM_SCOPE_OFFS 48     /* Scope(4) | JoinState(4) */
-#define NO_DEADLINE UINT64_MAX
 
 /* The header, MGID, PortGID, P_Key and JoinState that a join and a leave share. */
 static void mcm_base(uint8_t *mad, unsigned method, uint64_t tid, uint64_t mask,
@@ -117,8 +116,8 @@ struct ipoib_mcast6 *ipoib_mcast6_find(struct ipoib_mcast6_table *t,
 struct ipoib_mcast6 *ipoib_mcast6_find_tid(struct ipoib_mcast6_table *t, uint64_t tid)
 {
     for (unsigned i = 0; i < t->max; i++)
-        if (t->g[i].state == IPOIB_MCAST6_JOINING && t->g[i].tid &&
-            (uint32_t)t->g[i].tid == (uint32_t)tid)
+        if (t->g[i].state == IPOIB_MCAST6_JOINING && t->g[i].txn >= 0 &&
+            t->g[i].tid == (uint32_t)tid)
             return &t->g[i];
     return NULL;
 }
@@ -137,8 +136,7 @@ static struct ipoib_mcast6 *entry_new(struct ipoib_mcast6_table *t,
         ipoib_ip6_mcast_mgid(t->pkey, t->scope, group, e->mgid);
         e->kind = k;
         e->state = IPOIB_MCAST6_IDLE;
-        e->deadline = NO_DEADLINE;
-        e->backoff = t->retry_ms;
+        e->txn = -1;
         return e;
     }
     return NULL;
@@ -163,16 +161,17 @@ static struct ipoib_mcast6 *oldest_sendonly(struct ipoib_mcast6_table *t, unsign
 
 /* One more reference; a send-only entry is promoted and must join again. */
 struct ipoib_mcast6 *ipoib_mcast6_want(struct ipoib_mcast6_table *t,
-                                       const uint8_t group[IPOIB_IP6_ADDR_LEN])
+                                       const uint8_t group[IPOIB_IP6_ADDR_LEN],
+                                       struct ipoib_mcast6 *evicted)
 {
     struct ipoib_mcast6 *e = ipoib_mcast6_find(t, group);
 
+    memset(evicted, 0, sizeof(*evicted));
     if (e && e->kind == IPOIB_MCAST6_SENDONLY) {
         e->kind = IPOIB_MCAST6_FULL;
         e->state = IPOIB_MCAST6_IDLE;
+        e->txn = -1;
         e->tid = 0;
-        e->deadline = NO_DEADLINE;
-        e->backoff = t->retry_ms;
     }
     if (!e)
         e = entry_new(t, group, IPOIB_MCAST6_FULL);
@@ -181,6 +180,7 @@ struct ipoib_mcast6 *ipoib_mcast6_want(struct ipoib_mcast6_table *t,
         struct ipoib_mcast6 *old = oldest_sendonly(t, &n);
         if (!old)
             return NULL;
+        *evicted = *old;
         ipoib_mcast6_remove(old); /* a member group outranks a send-only one */
         e = entry_new(t, group, IPOIB_MCAST6_FULL);
     }
@@ -248,63 +248,39 @@ void ipoib_mcast6_reset(struct ipoib_mcast6_table *t)
             continue;
         }
         e->state = IPOIB_MCAST6_IDLE;
+        e->txn = -1;
         e->tid = 0;
-        e->deadline = NO_DEADLINE;
-        e->backoff = t->retry_ms;
         memset(&e->info, 0, sizeof(e->info));
     }
 }
 
-/* IDLE first (new or after a rejoin), then JOINING past the deadline. */
-struct ipoib_mcast6 *ipoib_mcast6_due(struct ipoib_mcast6_table *t, uint64_t now)
+/* The first IDLE entry (new, or after a rejoin). */
+struct ipoib_mcast6 *ipoib_mcast6_next_idle(struct ipoib_mcast6_table *t)
 {
-    struct ipoib_mcast6 *late = NULL;
-
-    for (unsigned i = 0; i < t->max; i++) {
-        struct ipoib_mcast6 *e = &t->g[i];
-        if (e->state == IPOIB_MCAST6_IDLE)
-            return e;
-        if (!late && e->state == IPOIB_MCAST6_JOINING && now >= e->deadline)
-            late = e;
-    }
-    return late;
+    for (unsigned i = 0; i < t->max; i++)
+        if (t->g[i].state == IPOIB_MCAST6_IDLE)
+            return &t->g[i];
+    return NULL;
 }
 
-/* Arm the retry after the backoff, then double it. */
-void ipoib_mcast6_joining(struct ipoib_mcast6 *e, uint64_t tid, uint64_t now)
+/* JOINING, with the transaction that carries the join. */
+void ipoib_mcast6_joining(struct ipoib_mcast6 *e, int txn, uint32_t tid)
 {
-    if (e->state == IPOIB_MCAST6_JOINING && e->tid)
-        e->failures++; /* the previous join went unanswered */
     e->state = IPOIB_MCAST6_JOINING;
+    e->txn = txn;
     e->tid = tid;
-    e->deadline = now + e->backoff;
-    e->backoff =
-        e->backoff * 2 > IPOIB_MCAST6_BACKOFF_MAX ? IPOIB_MCAST6_BACKOFF_MAX : e->backoff * 2;
 }
 
-/* UP with what the SA said, or a refusal that waits for the retry. */
-void ipoib_mcast6_answer(struct ipoib_mcast6_table *t, struct ipoib_mcast6 *e,
-                         const struct ipoib_group *info)
+/* UP with what the SA said, or a refusal counted (the transaction asks again). */
+void ipoib_mcast6_answer(struct ipoib_mcast6 *e, const struct ipoib_group *info)
 {
-    e->tid = 0;
     if (!info) {
         e->failures++;
         return;
     }
     e->info = *info;
     e->state = IPOIB_MCAST6_UP;
-    e->deadline = NO_DEADLINE;
-    e->backoff = t->retry_ms;
+    e->txn = -1;
+    e->tid = 0;
     e->failures = 0;
-}
-
-/* The smallest deadline of the JOINING entries. */
-uint64_t ipoib_mcast6_next_deadline(const struct ipoib_mcast6_table *t)
-{
-    uint64_t d = NO_DEADLINE;
-
-    for (unsigned i = 0; i < t->max; i++)
-        if (t->g[i].state == IPOIB_MCAST6_JOINING && t->g[i].deadline < d)
-            d = t->g[i].deadline;
-    return d;
 }

@@ -9,7 +9,8 @@
  * created by its first joiner, so a join carries the group's parameters:
  * those of the partition's broadcast group (Q_Key, MTU, rate, SL, traffic
  * class, flow label, hop limit), as Linux's ipoib sends them.  Pure
- * bookkeeping: no I/O, the caller sends the MADs and passes the time.
+ * bookkeeping: no I/O, the caller sends the MADs (each join a transaction
+ * of its mad_txn layer, which resends it) and passes the time.
  */
 #ifndef PZ_IPOIB_MCAST6_H
 #define PZ_IPOIB_MCAST6_H
@@ -20,9 +21,10 @@
 #include "ipoib_ip6.h"
 #include "ipoib_sa.h"
 
-#define IPOIB_JOIN_FULL 0x1            /* JoinState FullMember */
-#define IPOIB_JOIN_SENDONLY_FULL 0x8   /* JoinState SendOnlyFullMember */
-#define IPOIB_MCAST6_BACKOFF_MAX 16000 /* ms, as the broadcast group's joins */
+#define IPOIB_JOIN_FULL 0x1          /* JoinState FullMember */
+#define IPOIB_JOIN_SENDONLY_FULL 0x8 /* JoinState SendOnlyFullMember */
+#define IPOIB_MCAST6_BACKOFF_MAX                                                                   \
+    16000 /* ms: a join's resend interval at most, as the broadcast group's */
 
 /* Member (receives and sends) or send-only. */
 enum ipoib_mcast6_kind {
@@ -34,7 +36,7 @@ enum ipoib_mcast6_kind {
 enum ipoib_mcast6_state {
     IPOIB_MCAST6_FREE,    /* unused entry */
     IPOIB_MCAST6_IDLE,    /* wanted, no join out (the endpoint is down, or a new entry) */
-    IPOIB_MCAST6_JOINING, /* join sent, waiting for the answer or the retry time */
+    IPOIB_MCAST6_JOINING, /* join out (a transaction resending it), no good answer yet */
     IPOIB_MCAST6_UP,      /* joined: info holds the MLID and the rest */
 };
 
@@ -46,11 +48,10 @@ struct ipoib_mcast6 {
     enum ipoib_mcast6_state state;
     unsigned refs;           /* FULL: how many times it was wanted */
     struct ipoib_group info; /* valid when UP */
-    uint64_t tid;            /* the join out, when JOINING and not yet answered; else 0 */
-    uint64_t deadline;       /* next join when JOINING, else UINT64_MAX */
-    unsigned backoff;        /* ms until the next retry */
+    int txn;                 /* the join out (the caller's transaction id) when JOINING, else -1 */
+    uint32_t tid;            /* its TID's low 32 bits, when JOINING */
     uint64_t last_used;      /* SENDONLY: the last send, for eviction */
-    unsigned failures;       /* refused or unanswered joins since the last success */
+    unsigned failures;       /* refused joins since the last success */
 };
 
 /* The groups of one endpoint. */
@@ -59,8 +60,8 @@ struct ipoib_mcast6_table {
     unsigned max;          /* entries */
     unsigned sendonly_max; /* of which at most this many are SENDONLY */
     uint16_t pkey;
-    uint8_t scope; /* the MGID scope, the broadcast group's */
-    unsigned retry_ms;
+    uint8_t scope;     /* the MGID scope, the broadcast group's */
+    unsigned retry_ms; /* a join's first resend interval */
 };
 
 /*
@@ -84,7 +85,7 @@ void ipoib_mcast6_build_leave(uint8_t mad[IPOIB_SA_MAD_LEN], uint64_t tid,
 
 /*
  * Set up t with max entries, at most sendonly_max of them send-only, for
- * partition pkey and MGID scope; retry_ms is the first join retry.
+ * partition pkey and MGID scope; retry_ms is a join's first resend interval.
  * Returns 0, or -1 if out of memory.
  */
 int ipoib_mcast6_init(struct ipoib_mcast6_table *t, unsigned max, unsigned sendonly_max,
@@ -97,16 +98,20 @@ void ipoib_mcast6_fini(struct ipoib_mcast6_table *t);
 struct ipoib_mcast6 *ipoib_mcast6_find(struct ipoib_mcast6_table *t,
                                        const uint8_t group[IPOIB_IP6_ADDR_LEN]);
 
-/* The entry whose join has transaction ID tid (low 32 bits compared), or NULL. */
+/* The JOINING entry whose join has transaction ID tid (low 32 bits compared), or NULL. */
 struct ipoib_mcast6 *ipoib_mcast6_find_tid(struct ipoib_mcast6_table *t, uint64_t tid);
 
 /*
  * Want membership of group (one more reference).  A send-only entry of the
- * same group becomes a member one (IDLE: it needs a full join).  Returns
- * the entry, or NULL when the table is full of member groups.
+ * same group becomes a member one (IDLE: it needs a full join; the caller
+ * ends a send-only join still out first).  When the table is full, the
+ * send-only entry used longest ago makes room: *evicted gets a copy of it
+ * (state FREE if none) so the caller can end its join or leave it.
+ * Returns the entry, or NULL when the table is full of member groups.
  */
 struct ipoib_mcast6 *ipoib_mcast6_want(struct ipoib_mcast6_table *t,
-                                       const uint8_t group[IPOIB_IP6_ADDR_LEN]);
+                                       const uint8_t group[IPOIB_IP6_ADDR_LEN],
+                                       struct ipoib_mcast6 *evicted);
 
 /*
  * Drop one reference to group.  Returns true when that was the last one:
@@ -130,33 +135,26 @@ struct ipoib_mcast6 *ipoib_mcast6_sendonly(struct ipoib_mcast6_table *t,
 
 /*
  * The endpoint went down: member groups go back to IDLE (their references
- * stay, to join again), send-only ones are forgotten.
+ * stay, to join again), send-only ones are forgotten.  The caller ends the
+ * joins still out first.
  */
 void ipoib_mcast6_reset(struct ipoib_mcast6_table *t);
 
 /*
- * The next group whose join is due at now: IDLE ones first, then JOINING
- * ones past their deadline.  NULL if none.  The caller asks only while
- * the endpoint is a member of the broadcast group, whose parameters a
- * join carries.
+ * The next group that wants a join (IDLE), or NULL.  The caller asks only
+ * while the endpoint is a member of the broadcast group, whose parameters
+ * a join carries.
  */
-struct ipoib_mcast6 *ipoib_mcast6_due(struct ipoib_mcast6_table *t, uint64_t now);
+struct ipoib_mcast6 *ipoib_mcast6_next_idle(struct ipoib_mcast6_table *t);
+
+/* A join of e went out as transaction txn with TID tid (low 32 bits): JOINING. */
+void ipoib_mcast6_joining(struct ipoib_mcast6 *e, int txn, uint32_t tid);
 
 /*
- * A join of e was sent with tid at now: JOINING, the retry armed after the
- * backoff, which then doubles up to IPOIB_MCAST6_BACKOFF_MAX.  A retry of a
- * join that had no answer counts as a failure.
+ * The answer to e's join: info when the SA accepted it (UP, the join
+ * done), NULL when it refused (counted in failures; JOINING: the
+ * transaction's next copy asks again).
  */
-void ipoib_mcast6_joining(struct ipoib_mcast6 *e, uint64_t tid, uint64_t now);
-
-/*
- * The answer to e's join: info when the SA accepted it (UP, backoff back to
- * the first retry), NULL when it refused (stays JOINING until its retry).
- */
-void ipoib_mcast6_answer(struct ipoib_mcast6_table *t, struct ipoib_mcast6 *e,
-                         const struct ipoib_group *info);
-
-/* The earliest join retry, or UINT64_MAX. */
-uint64_t ipoib_mcast6_next_deadline(const struct ipoib_mcast6_table *t);
+void ipoib_mcast6_answer(struct ipoib_mcast6 *e, const struct ipoib_group *info);
 
 #endif

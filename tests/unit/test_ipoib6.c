@@ -57,6 +57,9 @@ struct fake {
     uint8_t last_mcast_body[4096];
     size_t last_mcast_len;
     unsigned sa_refuse_v6; /* MAD status for IPv6 joins */
+    bool sa_silent_v6;     /* IPv6 joins and leaves go unanswered */
+    uint32_t last_tid6;    /* the TID (low 32 bits) of the last IPv6 join or leave */
+    uint32_t last_tid4;    /* ... of the last IPv4 join */
 };
 
 /* Deliver a datagram to node dst as its receive completion shows it. */
@@ -118,11 +121,17 @@ static int fake_send_sa(void *ctx, const void *req, size_t len, uint16_t dlid, u
     method = mad_get_field(mad, 0, IB_MAD_METHOD_F);
     mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
     if (mad_get_field(mad, 0, IB_MAD_ATTRID_F) == IB_SA_ATTR_MCRECORD) {
+        bool v6;
+
         mad_get_array(mad, IB_SA_DATA_OFFS, IB_SA_MCM_MGID_F, mgid);
+        v6 = mgid[2] == 0x60 && mgid[3] == 0x1b;
+        if (v6)
+            f->last_tid6 = (uint32_t)mad_get_field64(mad, 0, IB_MAD_TRID_F);
+        else
+            f->last_tid4 = (uint32_t)mad_get_field64(mad, 0, IB_MAD_TRID_F);
         if (method == 0x15) {
             f->leaves++;
         } else {
-            bool v6 = mgid[2] == 0x60 && mgid[3] == 0x1b;
             mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
             if (v6) {
                 f->joins6++;
@@ -137,6 +146,8 @@ static int fake_send_sa(void *ctx, const void *req, size_t len, uint16_t dlid, u
             }
             mad_set_field(mad, IB_SA_DATA_OFFS, IB_SA_MCM_MLID_F, mlid_of(f, mgid));
         }
+        if (v6 && f->sa_silent_v6)
+            return 0;
     } else {
         f->paths++;
         mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
@@ -646,5 +657,76 @@ static void test_refused_join(void **state)
     free_fake(&f);
 }
 
+/*
+ * IPv6 joins and leaves are transactions of the endpoint's mad_txn layer:
+ * an unanswered join is sent again with the same TID after 1, 2, 4 s; a
+ * leave 3 times 1 s apart with one TID, then given up; a join still out
+ * for a group that goes is ended (no more copies, no leave); every request
+ * has a TID of its own (IPv4's join too).
+ */
+static void test_join_leave_txn(void **state)
+{
+    struct fake f = {.sa_silent_v6 = true};
+    struct node *a = up_node(&f, 5);
+    uint8_t g[16];
+    uint32_t join_tid, leave_tid;
+
+    assert_int_equal(ipoib_state(a->ep), IPOIB_UP);
+    assert_int_equal(f.joins6, 1);
+    join_tid = f.last_tid6;
+    assert_int_not_equal(join_tid, f.last_tid4);
+    assert_int_equal(join_tid >> 24, 5); /* the endpoint's tag */
+    assert_int_equal(ipoib_next_deadline(a->ep), 1000);
+    f.now = 1000;
+    ipoib_poll(a->ep, f.now);
+    assert_int_equal(f.joins6, 2);
+    assert_int_equal(f.last_tid6, join_tid); /* the copy keeps its TID */
+    assert_int_equal(ipoib_next_deadline(a->ep), 3000);
+    f.now = 3000;
+    ipoib_poll(a->ep, f.now);
+    assert_int_equal(f.joins6, 3);
+    assert_int_equal(f.last_tid6, join_tid);
+    assert_int_equal(ipoib_next_deadline(a->ep), 7000);
+    assert_int_equal(ipoib6_stats(a->ep)->mcast_join_failures, 0);
+    assert_int_equal(group_of(a, "ff02::1").state, IPOIB_MCAST6_JOINING);
+    f.sa_silent_v6 = false;
+    f.now = 7000;
+    ipoib_poll(a->ep, f.now);
+    assert_int_equal(f.joins6, 4);
+    assert_int_equal(group_of(a, "ff02::1").state, IPOIB_MCAST6_UP);
+    assert_int_equal(ipoib_stats(a->ep)->sa_dropped, 0);
+
+    /* MLD's group joined, then left while the SA is silent: 3 copies of one leave. */
+    addr_of("ff02::1:3", g);
+    assert_int_equal(ipoib6_join(a->ep, g, f.now), 0);
+    assert_int_equal(group_of(a, "ff02::1:3").state, IPOIB_MCAST6_UP);
+    f.sa_silent_v6 = true;
+    assert_int_equal(ipoib6_leave(a->ep, g, f.now), 0);
+    assert_int_equal(f.leaves, 1);
+    leave_tid = f.last_tid6;
+    assert_int_not_equal(leave_tid, join_tid);
+    for (unsigned i = 1; i <= 3; i++) {
+        f.now += 1000;
+        ipoib_poll(a->ep, f.now);
+        assert_int_equal(f.leaves, i < 3 ? i + 1 : 3); /* then given up */
+        assert_int_equal(f.last_tid6, leave_tid);
+    }
+    assert_true(ipoib_next_deadline(a->ep) == UINT64_MAX);
+    assert_int_equal(ipoib6_stats(a->ep)->mcast_leaves, 1);
+
+    /* A group that goes while its join is out: the join ends, nothing is left. */
+    assert_int_equal(ipoib6_join(a->ep, g, f.now), 0);
+    assert_int_equal(f.joins6, 6);
+    assert_int_equal(group_of(a, "ff02::1:3").state, IPOIB_MCAST6_JOINING);
+    assert_int_equal(ipoib6_leave(a->ep, g, f.now), 0);
+    assert_true(ipoib_next_deadline(a->ep) == UINT64_MAX);
+    f.now += 20000;
+    ipoib_poll(a->ep, f.now);
+    assert_int_equal(f.joins6, 6);
+    assert_int_equal(f.leaves, 3);
+    free_fake(&f);
+}
+
 PZT_MAIN(test_groups_and_announce, test_resolve, test_unresolved, test_dad, test_output_filter,
-         test_malformed, test_routing, test_host_router, test_rejoin, test_refused_join)
+         test_malformed, test_routing, test_host_router, test_rejoin, test_refused_join,
+         test_join_leave_txn)

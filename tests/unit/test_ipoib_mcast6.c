@@ -4,7 +4,7 @@
  * (the create mask OpenSM asks of a first joiner, the broadcast group's
  * values, the selectors), an answer read back by the endpoint's join
  * parser, and the table: references, send-only entries and their eviction,
- * the reset of a rejoin, the retry backoff and matching by TID.
+ * the reset of a rejoin and matching by TID (the resends are mad_txn's).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -130,17 +130,17 @@ static void test_refs(void **state)
 {
     struct ipoib_mcast6_table t;
     uint8_t sn[16], want_mgid[16];
-    struct ipoib_mcast6 *e;
+    struct ipoib_mcast6 *e, evicted;
 
     assert_int_equal(ipoib_mcast6_init(&t, 4, 2, 0x7fff, 2, 1000), 0);
     addr_of("ff02::1:ff00:1234", sn);
-    e = ipoib_mcast6_want(&t, sn);
+    e = ipoib_mcast6_want(&t, sn, &evicted);
     assert_non_null(e);
     assert_int_equal(e->state, IPOIB_MCAST6_IDLE);
     assert_int_equal(e->kind, IPOIB_MCAST6_FULL);
     addr_of("ff12:601b:ffff::1:ff00:1234", want_mgid);
     assert_memory_equal(e->mgid, want_mgid, 16);
-    assert_ptr_equal(ipoib_mcast6_want(&t, sn), e); /* link-local and global share it */
+    assert_ptr_equal(ipoib_mcast6_want(&t, sn, &evicted), e); /* link-local and global share it */
     assert_int_equal(e->refs, 2);
     assert_false(ipoib_mcast6_unwant(&t, sn));
     assert_true(ipoib_mcast6_unwant(&t, sn));
@@ -163,7 +163,7 @@ static void test_sendonly_eviction(void **state)
     addr_of("ff02::1:ff00:b", gb);
     addr_of("ff02::1:ff00:c", gc);
     ipoib_ip6_all_nodes(all);
-    assert_non_null(ipoib_mcast6_want(&t, all));
+    assert_non_null(ipoib_mcast6_want(&t, all, &evicted));
     a = ipoib_mcast6_sendonly(&t, ga, 100, &evicted);
     assert_non_null(a);
     assert_int_equal(a->kind, IPOIB_MCAST6_SENDONLY);
@@ -181,23 +181,28 @@ static void test_sendonly_eviction(void **state)
     assert_int_equal(ipoib_mcast6_sendonly(&t, all, 500, &evicted)->kind, IPOIB_MCAST6_FULL);
     /* Wanting a send-only group makes it a member one that joins again. */
     a->state = IPOIB_MCAST6_UP;
-    assert_ptr_equal(ipoib_mcast6_want(&t, ga), a);
+    assert_ptr_equal(ipoib_mcast6_want(&t, ga, &evicted), a);
     assert_int_equal(a->kind, IPOIB_MCAST6_FULL);
     assert_int_equal(a->state, IPOIB_MCAST6_IDLE);
     /* Full: a new member group takes the last send-only entry (c). */
-    assert_non_null(ipoib_mcast6_want(&t, gb));
+    assert_non_null(ipoib_mcast6_want(&t, gb, &evicted));
     assert_non_null(ipoib_mcast6_find(&t, gc));
-    assert_non_null(ipoib_mcast6_want(&t, gd));
+    assert_non_null(ipoib_mcast6_want(&t, gd, &evicted));
+    assert_int_equal(evicted.kind, IPOIB_MCAST6_SENDONLY); /* c, for the caller to end */
+    assert_memory_equal(evicted.group, gc, 16);
     assert_null(ipoib_mcast6_find(&t, gc));
     assert_null(ipoib_mcast6_sendonly(&t, gc, 600, &evicted));
-    assert_null(ipoib_mcast6_want(&t, gc));
+    assert_null(ipoib_mcast6_want(&t, gc, &evicted));
     ipoib_mcast6_fini(&t);
 }
 
-/* Joins: due order, backoff 1, 2, 4, 8, 16, 16 s, answer by TID, reset. */
+/*
+ * Joins: IDLE ones wanted, JOINING with the caller's transaction and TID
+ * (matched on the low 32 bits), a refusal counted and still JOINING (the
+ * transaction resends), the answer UP, a rejoin IDLE again.
+ */
 static void test_join_cycle(void **state)
 {
-    static const unsigned backoff[] = {1000, 2000, 4000, 8000, 16000, 16000};
     struct ipoib_mcast6_table t;
     struct ipoib_mcast6 *e, *so, evicted;
     uint8_t all[16], ga[16];
@@ -206,46 +211,41 @@ static void test_join_cycle(void **state)
 
     assert_int_equal(ipoib_mcast6_init(&t, 4, 2, 0xffff, 2, 1000), 0);
     ipoib_ip6_all_nodes(all);
-    e = ipoib_mcast6_want(&t, all);
-    assert_ptr_equal(ipoib_mcast6_due(&t, now), e);
-    for (unsigned i = 0; i < sizeof(backoff) / sizeof(backoff[0]); i++) {
-        ipoib_mcast6_joining(e, 0x100 + i, now);
-        assert_int_equal(e->state, IPOIB_MCAST6_JOINING);
-        assert_true(ipoib_mcast6_next_deadline(&t) == now + backoff[i]);
-        assert_null(ipoib_mcast6_due(&t, now + backoff[i] - 1));
-        now += backoff[i];
-        assert_ptr_equal(ipoib_mcast6_due(&t, now), e);
-    }
-    assert_int_equal(e->failures, 5); /* each retry after a silence */
-    ipoib_mcast6_joining(e, 0x2a000200ull, now);
+    e = ipoib_mcast6_want(&t, all, &evicted);
+    assert_int_equal(e->txn, -1);
+    assert_ptr_equal(ipoib_mcast6_next_idle(&t), e);
+    ipoib_mcast6_joining(e, 5, 0x2a000200u);
+    assert_int_equal(e->state, IPOIB_MCAST6_JOINING);
+    assert_null(ipoib_mcast6_next_idle(&t)); /* its transaction resends it */
     assert_null(ipoib_mcast6_find_tid(&t, 0x2a000201ull));
     assert_ptr_equal(ipoib_mcast6_find_tid(&t, 0xff2a000200ull), e); /* low 32 bits */
-    ipoib_mcast6_answer(&t, e, NULL); /* refused: waits for its retry */
+    ipoib_mcast6_answer(e, NULL); /* refused: the transaction's next copy asks again */
+    ipoib_mcast6_answer(e, NULL);
     assert_int_equal(e->state, IPOIB_MCAST6_JOINING);
-    assert_null(ipoib_mcast6_find_tid(&t, 0x2a000200ull));
-    assert_int_equal(e->failures, 7);
-    now += 16000;
-    assert_ptr_equal(ipoib_mcast6_due(&t, now), e);
-    ipoib_mcast6_joining(e, 0x300, now);
+    assert_ptr_equal(ipoib_mcast6_find_tid(&t, 0x2a000200ull), e); /* the same TID */
+    assert_int_equal(e->failures, 2);
     info.mlid = 0xc001;
-    ipoib_mcast6_answer(&t, e, &info);
+    ipoib_mcast6_answer(e, &info);
     assert_int_equal(e->state, IPOIB_MCAST6_UP);
     assert_int_equal(e->info.mlid, 0xc001);
     assert_int_equal(e->failures, 0);
-    assert_true(ipoib_mcast6_next_deadline(&t) == NO_DEADLINE);
-    assert_null(ipoib_mcast6_due(&t, now + 100000));
+    assert_int_equal(e->txn, -1);
+    assert_null(ipoib_mcast6_find_tid(&t, 0x2a000200ull));
+    assert_null(ipoib_mcast6_next_idle(&t));
 
     /* A rejoin: the member group is IDLE again with its references, send-only is gone. */
     addr_of("ff02::1:ff00:a", ga);
     so = ipoib_mcast6_sendonly(&t, ga, now, &evicted);
     assert_non_null(so);
+    ipoib_mcast6_joining(so, 6, 0x2a000201u);
     ipoib_mcast6_reset(&t);
     assert_int_equal(e->state, IPOIB_MCAST6_IDLE);
     assert_int_equal(e->refs, 1);
     assert_int_equal(e->info.mlid, 0);
-    assert_int_equal(e->backoff, 1000);
+    assert_int_equal(e->txn, -1);
     assert_null(ipoib_mcast6_find(&t, ga));
-    assert_ptr_equal(ipoib_mcast6_due(&t, now), e);
+    assert_null(ipoib_mcast6_find_tid(&t, 0x2a000201ull));
+    assert_ptr_equal(ipoib_mcast6_next_idle(&t), e);
     ipoib_mcast6_fini(&t);
 }
 
