@@ -33,7 +33,9 @@
 #   ai_start_all          fabric, six agents (ready), OpenSM (SUBNET UP),
 #                         every switch joined; returns 1 when the fabric or
 #                         the SM does not come up
-#   ai_start_host ADDRESS/LEN [CA]  pz-iphost on CA (default Hca3) in $NS; ready
+#   ai_start_host ADDRESS/LEN [CA [OPTION...]]  pz-iphost on CA (default
+#                         Hca3) in $NS, with more pz-iphost options (such as
+#                         --address6 ADDRESS/LEN); ready
 #   start_agent SWITCH    portzerod for SWITCH (its PID in AGENT[SWITCH]; output
 #                         appended to out and err in its directory)
 #   cli SWITCH COMMAND... pz-cli on SWITCH's control socket
@@ -174,8 +176,11 @@ ai_stop_agents() {
     done
 }
 
-ai_start_host() { # ai_start_host ADDRESS/LEN [CA]
-    "$PZIPHOST" --sockname "$SOCK" --ca "${2:-Hca3}" --address "$1" --netns "$NS" -v \
+ai_start_host() { # ai_start_host ADDRESS/LEN [CA [OPTION...]]
+    local addr=$1 ca=${2:-Hca3}
+    shift
+    [ $# -eq 0 ] || shift
+    "$PZIPHOST" --sockname "$SOCK" --ca "$ca" --address "$addr" "$@" --netns "$NS" -v \
         > "$WORK/host.out" 2> "$WORK/host.err" < /dev/null &
     HOST_PID=$!
     check "pz-iphost joins (ready)" wait_file "$WORK/host.out" 30 '^ready$' "$HOST_PID"

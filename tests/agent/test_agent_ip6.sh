@@ -57,17 +57,18 @@ a = int(ipaddress.IPv6Address(sys.argv[1]))
 print(ipaddress.IPv6Address((0xff12601bffff << 80) | (0x1ff << 24) | (a & 0xffffff)))' "$1"
 }
 
+cli_pings() { # cli_pings SWITCH ADDRESS: SWITCH's `ping ADDRESS` (3 at 200 ms) got 3 replies
+    cli "$1" ping "$2" count 3 interval 200 | grep -q '3 packets transmitted, 3 received'
+}
+
 ai_start_all || exit 1
-"$PZIPHOST" --sockname "$SOCK" --ca Hca3 --address 10.80.0.100/24 --address6 fd00:80::100/64 \
-    --netns "$NS" -v > "$WORK/host.out" 2> "$WORK/host.err" < /dev/null &
-HOST_PID=$!
-check "pz-iphost --ipv6 joins (ready)" wait_file "$WORK/host.out" 30 '^ready$' "$HOST_PID"
+ai_start_host 10.80.0.100/24 Hca3 --address6 fd00:80::100/64
 
 for s in "${SWITCHES[@]}"; do
     guid=$(cli "$s" show system | awk '/^Port 0 GUID/ { print $4 }')
     LL6[$s]=$(linklocal "$guid")
     GID[$s]=$(port_gid "$guid")
-    check "$s: logs its IPv6 addresses" grep -q "ip: IPv6 ${LL6[$s]}/64, ${ADDR6[$s]}/64" "$WORK/$s/err"
+    check "$s: logs its IPv6 addresses" grep -q "ip: IPv6 ${LL6[$s]}/64, ${ADDR6[$s]}/64" "${AI_DIR[$s]}/err"
 done
 
 # Every switch answers on its link-local (after lwIP's DAD, a second after the join).
@@ -129,12 +130,10 @@ check "show ip: the host as a resolved IPv6 neighbour" grep -qE "^fe80::[0-9a-f:
 cli Spine1 show ip json > "$WORK/showip.json"
 check_eq "show ip json: the IPv6 addresses" "${LL6[Spine1]} ${ADDR6[Spine1]}" \
     "$(python3 -c 'import json, sys; print(" ".join(a["address"] for a in json.load(open(sys.argv[1]))["ipv6"]["addresses"]))' "$WORK/showip.json")"
-check "pz-cli ping Spine1 -> Leaf4's global: 3 received" \
-    bash -c "'$PZCLI' -s '$WORK/Spine1/ctl' ping ${ADDR6[Leaf4]} count 3 interval 200 | grep -q '3 packets transmitted, 3 received'"
-check "pz-cli ping Leaf1 -> Spine2's link-local%ib0: 3 received" \
-    bash -c "'$PZCLI' -s '$WORK/Leaf1/ctl' ping ${LL6[Spine2]}%ib0 count 3 interval 200 | grep -q '3 packets transmitted, 3 received'"
+check "pz-cli ping Spine1 -> Leaf4's global: 3 received" cli_pings Spine1 "${ADDR6[Leaf4]}"
+check "pz-cli ping Leaf1 -> Spine2's link-local%ib0: 3 received" cli_pings Leaf1 "${LL6[Spine2]}%ib0"
 check "pz-cli ping to an IPv6 address nobody has fails (exit 1)" \
-    fails "$PZCLI" -s "$WORK/Leaf1/ctl" ping fd00:80::99 count 1 timeout 500
+    fails cli Leaf1 ping fd00:80::99 count 1 timeout 500
 
 # iperf over IPv6: switch to switch (TCP), host to switch (TCP and UDP).
 cli Leaf1 iperf -c "${ADDR6[Spine1]}" -t 2 > "$WORK/s2s6.txt" 2>&1
@@ -155,7 +154,7 @@ stop_pid "${AGENT[Leaf3]}"
 AGENT[Leaf3]=
 check "pzfabric saw Leaf3's agent go" wait_file "$WORK/fabric.err" 10 'switch Leaf3 lost its agent'
 start_agent Leaf3
-check "Leaf3: restarted portzerod ready" wait_lines "$WORK/Leaf3/out" 20 '^ready$' 2
+check "Leaf3: restarted portzerod ready" wait_lines "${AI_DIR[Leaf3]}/out" 20 '^ready$' 2
 check "after a portzerod restart: host -> Leaf3 answers over IPv6" \
     wait_until 60 in_ns ping -6 -c 1 -W 1 "${ADDR6[Leaf3]}"
 
