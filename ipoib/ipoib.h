@@ -62,8 +62,8 @@ struct ipoib_config {
     uint32_t gateway;       /* host order; 0 = none */
     unsigned neigh_max;     /* neighbour entries; 0 = 256 */
     unsigned reachable_ms;  /* a resolved neighbour is trusted this long; 0 = 30000 */
-    unsigned retry_ms;      /* ARP and path query retry interval; 0 = 1000 */
-    unsigned join_retry_ms; /* first join retry; doubles up to 16 s; 0 = 1000 */
+    unsigned retry_ms;      /* ARP/NS, path query and IPv6 leave retry interval; 0 = 1000 */
+    unsigned join_retry_ms; /* first join retry (IPv6 groups' too); doubles up to 16 s; 0 = 1000 */
     /*
      * The top byte of the low 32 bits of every SA TID it sends.  The high 32
      * bits belong to the MAD layer (the kernel's umad and umad2sim put their
