@@ -57,6 +57,12 @@ void reach_destroy(struct reach *r)
     free(r);
 }
 
+/* Whether the SM must hear of a change from old to s: a loss, or the end of one. */
+static bool reach_notifiable(enum reach_status old, enum reach_status s)
+{
+    return s == REACH_UNREACHABLE || (s == REACH_REACHABLE && old == REACH_UNREACHABLE);
+}
+
 /* Move peer p to status s at now and report the change (no-op if unchanged). */
 static void reach_change(struct reach *r, struct reach_peer *p, enum reach_status s, uint64_t now)
 {
@@ -66,6 +72,8 @@ static void reach_change(struct reach *r, struct reach_peer *p, enum reach_statu
         return;
     p->status = s;
     p->since_ns = now;
+    if (reach_notifiable(old, s) && p->notice_changes < UINT8_MAX)
+        p->notice_changes++;
     if (r->fn)
         r->fn(r->arg, p, old);
 }
@@ -257,4 +265,34 @@ bool reach_set_hops(struct reach *r, uint16_t lid, uint8_t hops)
             return true;
         }
     return false;
+}
+
+/* A peer whose notice is due (see reach.h). */
+bool reach_notice_due(const struct reach *r, size_t *index)
+{
+    size_t i;
+
+    for (i = 0; i < r->n; i++)
+        if (r->peers[i].notice_changes) {
+            *index = i;
+            return true;
+        }
+    return false;
+}
+
+/* Peer index's notice was taken. */
+void reach_notice_told(struct reach *r, size_t index)
+{
+    if (index < r->n)
+        r->peers[index].notice_changes = 0;
+}
+
+/* A new master SM: the unreachable peers are due again. */
+void reach_notice_new_sm(struct reach *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->n; i++)
+        if (r->peers[i].status == REACH_UNREACHABLE && !r->peers[i].notice_changes)
+            r->peers[i].notice_changes = 1;
 }

@@ -14,7 +14,18 @@
  * reachable at its first reply and unreachable after lost_after probes in a
  * row went unanswered within the timeout; every change of status is
  * reported through the change callback (the caller logs it and sends the
- * SNMP notification and the notice to the SM).  A peer without the echo
+ * SNMP notification).
+ *
+ * The notices to the SM are kept as state, not as a queue of events, so
+ * none is lost when the switch's trap queue is full: a change the SM must
+ * hear of (to unreachable; back to reachable from unreachable) counts in
+ * the peer's notice_changes, and reach_notice_due() names the peers whose
+ * notice the caller still has to send (one notice per peer, carrying its
+ * status now and how many changes it sums up); reach_notice_told() clears
+ * one once the SMA took its notice.  A peer that changes again before its
+ * notice could be sent has one notice, with the newer status and the
+ * higher count.  reach_notice_new_sm() makes every unreachable peer due
+ * again for a new master SM, which has been told nothing.  A peer without the echo
  * service is never probed (status no-agent): a switch that runs another
  * management agent cannot answer.
  */
@@ -54,6 +65,8 @@ struct reach_peer {
     bool outstanding;
     uint32_t seq;
     uint64_t sent_ns, next_ns;
+    /* the master SM's view (reach_notice_due) */
+    unsigned notice_changes; /* changes to tell the SM: its notice is due while not 0 */
 };
 
 struct reach_config {
@@ -117,6 +130,16 @@ const struct reach_peer *reach_peers(const struct reach *r, size_t *n);
 
 /* Set the hop count of the peer with this LID (from a route check); false if none. */
 bool reach_set_hops(struct reach *r, uint16_t lid, uint8_t hops);
+
+/* The index of a peer whose notice to the SM is due (notice_changes not 0) into *index;
+ * returns false when none is. */
+bool reach_notice_due(const struct reach *r, size_t *index);
+
+/* The SMA took the notice of peer index (its status now): nothing more is due for it. */
+void reach_notice_told(struct reach *r, size_t index);
+
+/* A new master SM: every unreachable peer's notice is due again. */
+void reach_notice_new_sm(struct reach *r);
 
 /* The status's name ("reachable", "unreachable", "unknown", "no-agent"). */
 const char *reach_status_name(enum reach_status s);

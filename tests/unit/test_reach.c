@@ -2,7 +2,8 @@
  * test_reach.c - the reachability table (traffic/reach.c): probes spread
  * over the interval, replies matched by sequence number and source LID,
  * misses up to the loss threshold, state kept across a rediscovery, peers
- * without the echo service, and the change reports.
+ * without the echo service, the change reports, and the notices due to
+ * the SM (kept as state: none lost, one per peer summing up its changes).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -183,5 +184,97 @@ static void test_no_agent(void **state)
     reach_destroy(r);
 }
 
+/* Make every peer of r miss lost_after probes from t on; returns the time after. */
+static uint64_t miss_all(struct reach *r, uint64_t t)
+{
+    struct reach_probe pr[8];
+
+    for (unsigned k = 0; k < cfg.lost_after; k++) {
+        t += 1000 * MS;
+        while (reach_due(r, t, pr, 8) == 8)
+            ;
+        reach_expire(r, t + 200 * MS);
+    }
+    return t + 200 * MS;
+}
+
+/* Answer every probe due at t; returns t. */
+static uint64_t answer_all(struct reach *r, uint64_t t)
+{
+    struct reach_probe pr[8];
+    size_t n;
+
+    reach_probe_all_now(r, t);
+    while ((n = reach_due(r, t, pr, 8)) > 0)
+        for (size_t i = 0; i < n; i++)
+            assert_true(reach_reply(r, pr[i].seq, pr[i].dlid, 1000, t + MS));
+    return t + MS;
+}
+
+/* The indexes of the peers whose notice is due, told one by one; returns how many. */
+static unsigned tell_all(struct reach *r, unsigned changes[8])
+{
+    const struct reach_peer *p = reach_peers(r, &(size_t){0});
+    unsigned n = 0;
+    size_t i;
+
+    while (reach_notice_due(r, &i)) {
+        assert_true(n < 8);
+        changes[i] = p[i].notice_changes;
+        reach_notice_told(r, i);
+        n++;
+    }
+    return n;
+}
+
+/* Notices are state: every loss is due until told, a peer that changed again has one notice
+ * summing up its changes, a recovery is due, a new SM hears of the unreachable again. */
+static void test_notices_due(void **state)
+{
+    struct changes ch = {0};
+    struct reach *r = reach_create(&cfg, record_change, &ch);
+    struct reach_peer ids[6];
+    unsigned changes[8] = {0};
+    uint64_t t;
+    size_t i;
+
+    for (i = 0; i < 6; i++)
+        ids[i] = peer_id(0x5000 + i, (uint16_t)(60 + i), true);
+    assert_int_equal(reach_set_peers(r, ids, 6, 0), 0);
+    t = answer_all(r, 0);
+    assert_false(reach_notice_due(r, &i)); /* unknown -> reachable: nothing to tell */
+
+    /* All six lost at once: six notices due, nothing dropped while none is told. */
+    t = miss_all(r, t);
+    assert_int_equal(tell_all(r, changes), 6);
+    for (i = 0; i < 6; i++)
+        assert_int_equal(changes[i], 1);
+    assert_false(reach_notice_due(r, &i));
+
+    /* Back, then lost again before any notice went out: one notice each, with the status
+     * now (unreachable) and the two changes it sums up. */
+    t = answer_all(r, t);
+    t = miss_all(r, t);
+    assert_true(reach_notice_due(r, &i));
+    memset(changes, 0, sizeof(changes));
+    assert_int_equal(tell_all(r, changes), 6);
+    for (i = 0; i < 6; i++) {
+        assert_int_equal(changes[i], 2);
+        assert_int_equal(reach_peers(r, &(size_t){0})[i].status, REACH_UNREACHABLE);
+    }
+    /* Recovery: due. */
+    t = answer_all(r, t);
+    assert_int_equal(tell_all(r, changes), 6);
+    /* A new SM: none is unreachable now, so nothing is due; after a loss, one each. */
+    reach_notice_new_sm(r);
+    assert_false(reach_notice_due(r, &i));
+    t = miss_all(r, t);
+    (void)tell_all(r, changes);
+    reach_notice_new_sm(r);
+    assert_int_equal(tell_all(r, changes), 6);
+    reach_notice_told(r, 99); /* out of range: ignored */
+    reach_destroy(r);
+}
+
 PZT_MAIN(test_bad_config, test_spread_and_reply, test_loss_and_recovery, test_rediscovery,
-         test_no_agent)
+         test_no_agent, test_notices_due)
