@@ -563,7 +563,7 @@ static void pz_reach_on_reply(void *arg, uint32_t seq, uint64_t rtt_ns,
 static int pz_reach_notice(struct pz_reach *r, const struct reach_peer *p)
 {
     uint8_t details[12] = {0};
-    uint16_t trap = p->status == REACH_UNREACHABLE ? PZ_REACH_TRAP_LOST : PZ_REACH_TRAP_REGAINED;
+    uint16_t trap = p->status == REACH_REACHABLE ? PZ_REACH_TRAP_REGAINED : PZ_REACH_TRAP_LOST;
 
     details[0] = (uint8_t)(p->lid >> 8);
     details[1] = (uint8_t)p->lid;
@@ -640,7 +640,8 @@ struct pz_reach *pz_reach_create(const struct pz_config *cfg, const struct pz_re
 {
     struct reach_config rc = {.interval_ns = cfg->reach_interval_ms * 1000000ull,
                               .timeout_ns = cfg->reach_timeout_ms * 1000000ull,
-                              .lost_after = cfg->reach_lost_after};
+                              .lost_after = cfg->reach_lost_after,
+                              .lost_keep_ns = cfg->reach_lost_keep_s * 1000000000ull};
     struct pz_reach *r;
 
     if (!env->echo) {

@@ -51,7 +51,8 @@ struct pz_echo;
  * Vendor notice trap numbers (sma_send_vendor_notice; the hot-spot notices
  * are 0x0001/0x0002).  DataDetails after the trap number and this switch's
  * LID: bytes 4-5 the peer's LID, 6-13 its node GUID, 14 the new status
- * (enum reach_status: 1 reachable, 2 unreachable), 15 how many changes of
+ * (enum reach_status: 1 reachable, 2 unreachable, 4 lost: gone from the
+ * subnet), 15 how many changes of
  * that peer the notice sums up (saturating at 255: more than 1 when it
  * changed again while its notice waited for room in the trap queue).
  */
