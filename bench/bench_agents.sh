@@ -106,7 +106,8 @@ echo "failed SA requests: $(cat "$WORK"/*/err | grep -c 'no SA answer') agents' 
 for s in "${SWITCHES[@]}"; do
     (t=$(now); cli "$s" route check > "$WORK/$s/rc" 2>&1; rc=$?; echo "$rc $(since "$t")" > "$WORK/$s/rc.t") &
 done
-wait_until 600 test "$(cat "$WORK"/*/rc.t 2> /dev/null | wc -l)" -ge "$N"
+checks_done() { test "$(cat "$WORK"/*/rc.t 2> /dev/null | wc -l)" -ge "$N"; }
+wait_until 600 checks_done
 # A check that ran exits 0 (all routed) or 1 (unrouted pairs); a failed one says so.
 echo "route check on all $N at once: $(cat "$WORK"/*/rc | grep -c '^% ') failed" \
     "($(cat "$WORK"/*/rc | grep '^% ' | sort | uniq -c | head -n 3 | tr -s ' \n' ' ')), slowest" \

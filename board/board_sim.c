@@ -42,6 +42,7 @@ struct board_sim {
      */
     struct board_port_status *st; /* [0..num_ports] */
     uint8_t *st_valid;            /* one flag per port */
+    uint64_t status_gen;          /* moves at every PORT_EVENT and local status change */
     bool pump_due;                /* events may wait: take them before the next kept status */
     /*
      * Write-through copy of each port's configuration (PortInfo's enables,
@@ -108,6 +109,7 @@ static void bs_port_changed(struct board_sim *bs, uint32_t port)
 {
     if (!bs->st)
         return;
+    bs->status_gen++;
     if (port == BOARD_SIM_PORT_ALL)
         memset(bs->st_valid, 0, (size_t)bs->id.num_ports + 1);
     else if (port <= bs->id.num_ports)
@@ -256,6 +258,23 @@ static int bs_phys_state_set(void *ctx, unsigned port, enum board_phys_state sta
 {
     bs_port_changed(ctx, port);
     return bs_rpc(ctx, BOARD_SIM_PHYS_STATE_SET, port, state, 0, NULL, 0, NULL, 0);
+}
+
+/*
+ * The port status generation (board.h): with the fabric's port events it
+ * moves exactly when a status may have changed; without them every call
+ * moves it (every read asks the fabric anyway).
+ */
+static uint64_t bs_port_status_gen(void *ctx)
+{
+    struct board_sim *bs = ctx;
+
+    return bs->st ? bs->status_gen : ++bs->status_gen;
+}
+
+bool board_sim_port_events(const struct board_sim *bs)
+{
+    return bs->st != NULL;
 }
 
 /* Whether block is cached (and within LinearFDBCap). */
@@ -559,6 +578,7 @@ static const struct board_ops bs_ops = {
     .lft_set = bs_lft_set,
     .mft_get = bs_mft_get,
     .mft_set = bs_mft_set,
+    .port_status_gen = bs_port_status_gen,
     .pkey_get = bs_pkey_get,
     .pkey_set = bs_pkey_set,
     .sl2vl_get = bs_sl2vl_get,
