@@ -388,7 +388,8 @@ static int pz_setup_reach(struct pz_agent *ag)
                                  .timeout_ms = ag->cfg.reach_timeout_ms,
                                  .lost_after = ag->cfg.reach_lost_after,
                                  .refresh_s = ag->cfg.reach_refresh_s,
-                                 .lease_s = ag->cfg.reach_lease_s};
+                                 .lease_s = ag->cfg.reach_lease_s,
+                                 .lost_keep_s = ag->cfg.reach_lost_keep_s};
     char err[160];
 
     env.echo = pz_dgram_echo(ag->dgram, &env.echo_qpn);

@@ -125,6 +125,8 @@ static const struct pz_config_key pz_config_table[] = {
            .help = "SA rediscovery of the switches and their echo services"),
     PZ_KEY(reach_lease_s, .type = PZ_CONFIG_UINT, .min = 10, .max = 86400, .def = 300,
            .help = "lease of the echo service's ServiceRecord at the SA, renewed at half"),
+    PZ_KEY(reach_lost_keep_s, .type = PZ_CONFIG_UINT, .min = 0, .max = 604800, .def = 3600,
+           .help = "a switch that answered and left the subnet stays listed as lost this long"),
     PZ_KEY(ip, .type = PZ_CONFIG_CHOICE, .choices = pz_config_on_off, .def = 1,
            .help = "the IP management plane (IPoIB on port 0); runs when ip_address is set"),
     PZ_KEY(ip_address, .type = PZ_CONFIG_IPV4_PREFIX, .def_text = "",

@@ -51,6 +51,7 @@ struct pz_config {
     unsigned reach_lost_after;  /* misses in a row that make a switch unreachable */
     unsigned reach_refresh_s;   /* SA rediscovery of the switches and their echo services */
     unsigned reach_lease_s;     /* lease of the echo service's ServiceRecord, renewed at half */
+    unsigned reach_lost_keep_s; /* a switch gone from the subnet stays listed as lost this long */
     /* Congestion monitor (pma/cong_monitor.h, node/node_monitor.c). */
     bool monitor;                 /* monitor = on|off */
     unsigned monitor_interval_ms; /* sampling interval, >= 100 */

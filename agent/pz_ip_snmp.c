@@ -251,11 +251,13 @@ void pz_ip_snmp_set_reach(void *arg, const struct reach_peer *peers, size_t n)
         return;
     /* only peers with a verdict: an unknown or agent-less one has no status in the MIB */
     for (size_t i = 0; i < n; i++) {
-        if (peers[i].status != REACH_REACHABLE && peers[i].status != REACH_UNREACHABLE)
+        if (peers[i].status != REACH_REACHABLE && peers[i].status != REACH_UNREACHABLE &&
+            peers[i].status != REACH_LOST)
             continue;
         rows[k] = (struct pz_snmp_reach){.lid = peers[i].lid,
                                          .node_guid = peers[i].guid,
                                          .reachable = peers[i].status == REACH_REACHABLE,
+                                         .lost = peers[i].status == REACH_LOST,
                                          .rtt_us = (uint32_t)(peers[i].rtt_ns / 1000u),
                                          .since_ns = peers[i].since_ns};
         snprintf(rows[k].name, sizeof(rows[k].name), "%.*s", (int)sizeof(rows[k].name) - 1,

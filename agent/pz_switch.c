@@ -39,6 +39,7 @@ struct pz_switch {
     unsigned long smp_dropped_noted[256]; /* by port: handed to board/sim's VL15Dropped */
     uint64_t drop_logged_ns;              /* when the last drop warning was logged (0: never) */
     struct node *node;
+    uint64_t polled_gen;     /* the board's port status generation at the last node poll */
     struct mad_io *board_io; /* MADs over the board/sim connection (owned), or NULL */
     pz_switch_smp_set_fn smp_set;
     void *smp_set_arg;
@@ -170,6 +171,8 @@ static int pz_setup_node(struct pz_switch *sw, const struct pz_config *cfg)
         pz_log(PZ_LOG_ERROR, "monitor: bad settings");
         return -1;
     }
+    if (sw->bs && board_sim_port_events(sw->bs))
+        nc.link_scan_ns = 0; /* scanned when the status generation moves (pz_switch_deadline) */
     sw->node = node_create(sw->board, &nc, &hooks, err, sizeof(err));
     if (!sw->node) {
         pz_log(PZ_LOG_ERROR, "%s", err);
@@ -259,12 +262,22 @@ static bool pz_mads_pending(void *arg)
     return mad_io_pending(((struct pz_switch *)arg)->env.io);
 }
 
-/* Loop deadline: the node's (SMA, PMA, monitor, discovery, the 10 ms link scan). */
+/* Whether a board with port events moved its port status generation since the last poll. */
+static bool pz_switch_ports_moved(const struct pz_switch *sw)
+{
+    uint64_t gen;
+
+    return sw->bs && board_sim_port_events(sw->bs) && board_port_status_gen(sw->board, &gen) &&
+           gen != sw->polled_gen;
+}
+
+/* Loop deadline: the node's (SMA, PMA, monitor, discovery, the 10 ms link scan where the board
+ * has no port events), or now when the board's port events moved its status generation. */
 static uint64_t pz_switch_deadline(void *arg)
 {
     struct pz_switch *sw = arg;
 
-    return node_next_deadline(sw->node);
+    return pz_switch_ports_moved(sw) ? 0 : node_next_deadline(sw->node);
 }
 
 /* Hand the umad reader's new SMP drops to board/sim, port by port, for VL15Dropped. */
@@ -309,6 +322,8 @@ static void pz_switch_timers(void *arg, uint64_t now)
     pz_switch_note_drops(sw, now);
     if (sw->bs)
         board_sim_wake(sw->bs);
+    if (!board_port_status_gen(sw->board, &sw->polled_gen))
+        sw->polled_gen = 0;
     while (node_poll(sw->node, &to, out) == MAD_SEND)
         pz_transmit(sw, out, &to);
 }

@@ -331,12 +331,21 @@ static void pzu_send_abort(struct pzu_sendx *x, uint8_t status)
     pzu_xmit(x->fd, x->agent, x->hdr, seg);
 }
 
-/* The send transfer of fd that a MAD of class and tid answers, or NULL. */
-static struct pzu_sendx *pzu_send_find(int fd, uint64_t tid, uint8_t mgmt_class)
+/*
+ * The send transfer of fd that a MAD of class and tid from address from answers, or NULL.
+ * Two requesters may use the same TID (each numbers its own requests): a transfer is its
+ * TID and class to one peer, so the ACK must come from the LID and QP it goes to.
+ */
+static struct pzu_sendx *pzu_send_find(int fd, uint64_t tid, uint8_t mgmt_class,
+                                       const ib_mad_addr_t *from)
 {
-    for (struct pzu_sendx *x = pzu.sends; x; x = x->next)
-        if (x->fd == fd && x->tid == tid && x->mgmt_class == mgmt_class)
+    for (struct pzu_sendx *x = pzu.sends; x; x = x->next) {
+        const ib_mad_addr_t *to = &((const struct ib_user_mad *)x->hdr)->addr;
+
+        if (x->fd == fd && x->tid == tid && x->mgmt_class == mgmt_class && to->lid == from->lid &&
+            to->qpn == from->qpn)
             return x;
+    }
     return NULL;
 }
 
@@ -357,18 +366,17 @@ static void pzu_recv_drop(struct pzu_recvx *x)
 }
 
 /* The reassembly on fd of the segment mad from address addr, or NULL (any_method: match on
- * TID and class only, for a STOP or ABORT). */
+ * TID, class and sender only, for a STOP or ABORT). */
 static struct pzu_recvx *pzu_recv_find(int fd, const uint8_t *mad, const ib_mad_addr_t *addr,
                                        bool any_method)
 {
     uint64_t tid = pzr_mad_tid(mad);
 
     for (struct pzu_recvx *x = pzu.recvs; x; x = x->next) {
-        if (x->fd != fd || x->tid != tid || x->mgmt_class != pzr_mad_class(mad))
+        if (x->fd != fd || x->tid != tid || x->mgmt_class != pzr_mad_class(mad) ||
+            x->slid != addr->lid || x->sqp != addr->qpn)
             continue;
-        if (any_method)
-            return x;
-        if (x->method == pzr_mad_method(mad) && x->slid == addr->lid && x->sqp == addr->qpn)
+        if (any_method || x->method == pzr_mad_method(mad))
             return x;
     }
     return NULL;
@@ -509,7 +517,8 @@ static struct pzu_pending *pzu_on_data(int fd, const uint8_t *hdr, const uint8_t
 /* Take an ACK mad (umad header hdr) on fd for one of our send transfers. */
 static void pzu_on_ack(int fd, const uint8_t *hdr, const uint8_t *mad)
 {
-    struct pzu_sendx *x = pzu_send_find(fd, pzr_mad_tid(mad), pzr_mad_class(mad));
+    const ib_mad_addr_t *addr = &((const struct ib_user_mad *)hdr)->addr;
+    struct pzu_sendx *x = pzu_send_find(fd, pzr_mad_tid(mad), pzr_mad_class(mad), addr);
     struct pzr_hdr h;
     uint8_t status = 0;
 
@@ -540,7 +549,7 @@ static void pzu_on_ack(int fd, const uint8_t *hdr, const uint8_t *mad)
 static void pzu_on_stop_abort(int fd, const uint8_t *hdr, const uint8_t *mad)
 {
     const ib_mad_addr_t *addr = &((const struct ib_user_mad *)hdr)->addr;
-    struct pzu_sendx *s = pzu_send_find(fd, pzr_mad_tid(mad), pzr_mad_class(mad));
+    struct pzu_sendx *s = pzu_send_find(fd, pzr_mad_tid(mad), pzr_mad_class(mad), addr);
     struct pzu_recvx *r = pzu_recv_find(fd, mad, addr, true);
     struct pzr_hdr h;
 

@@ -42,6 +42,7 @@ struct board_sim {
      */
     struct board_port_status *st; /* [0..num_ports] */
     uint8_t *st_valid;            /* one flag per port */
+    uint64_t status_gen;          /* moves at every PORT_EVENT and local status change */
     bool pump_due;                /* events may wait: take them before the next kept status */
     /*
      * Write-through copy of each port's configuration (PortInfo's enables,
@@ -50,6 +51,13 @@ struct board_sim {
      */
     struct board_port_config *cfg; /* [0..num_ports] */
     uint8_t *cfg_valid;            /* one flag per port */
+    /*
+     * Each port's first P_Key block, read once and kept until the agent
+     * writes it (only the agent writes its switch's P_Keys): the IP plane
+     * looks at port 0's every 100 ms, which would be a round trip each.
+     */
+    uint16_t (*pkey0)[BOARD_PKEY_BLOCK]; /* [0..num_ports] */
+    uint8_t *pkey0_valid;                /* one flag per port */
     /* Port-0 datagrams (board_sim_set_dgram), or NULL. */
     struct board_sim_dgram *dgram;
     /* Port-0 QPs (board_qp_*): the socket name and node they connect to, the connections. */
@@ -101,6 +109,7 @@ static void bs_port_changed(struct board_sim *bs, uint32_t port)
 {
     if (!bs->st)
         return;
+    bs->status_gen++;
     if (port == BOARD_SIM_PORT_ALL)
         memset(bs->st_valid, 0, (size_t)bs->id.num_ports + 1);
     else if (port <= bs->id.num_ports)
@@ -251,6 +260,23 @@ static int bs_phys_state_set(void *ctx, unsigned port, enum board_phys_state sta
     return bs_rpc(ctx, BOARD_SIM_PHYS_STATE_SET, port, state, 0, NULL, 0, NULL, 0);
 }
 
+/*
+ * The port status generation (board.h): with the fabric's port events it
+ * moves exactly when a status may have changed; without them every call
+ * moves it (every read asks the fabric anyway).
+ */
+static uint64_t bs_port_status_gen(void *ctx)
+{
+    struct board_sim *bs = ctx;
+
+    return bs->st ? bs->status_gen : ++bs->status_gen;
+}
+
+bool board_sim_port_events(const struct board_sim *bs)
+{
+    return bs->st != NULL;
+}
+
 /* Whether block is cached (and within LinearFDBCap). */
 static bool bs_lft_cached(const struct board_sim *bs, unsigned block)
 {
@@ -352,13 +378,37 @@ static int bs_mft_set(void *ctx, unsigned block, unsigned pos, const uint16_t *m
     return bs_set16(ctx, BOARD_SIM_MFT_SET, block, pos, m, BOARD_MFT_BLOCK);
 }
 
-static int bs_pkey_get(void *ctx, unsigned port, unsigned block, uint16_t *k)
+/* Whether P_Key block of port is one the connection keeps (the first of each port). */
+static bool bs_pkey_kept(const struct board_sim *bs, unsigned port, unsigned block)
 {
-    return bs_get16(ctx, BOARD_SIM_PKEY_GET, port, block, k, BOARD_PKEY_BLOCK);
+    return bs->pkey0 && block == 0 && port <= bs->id.num_ports;
 }
 
+/* A P_Key block: the kept copy of a port's first, else from the fabric (the first then kept). */
+static int bs_pkey_get(void *ctx, unsigned port, unsigned block, uint16_t *k)
+{
+    struct board_sim *bs = ctx;
+    int rc;
+
+    if (bs_pkey_kept(bs, port, block) && bs->pkey0_valid[port]) {
+        memcpy(k, bs->pkey0[port], sizeof(bs->pkey0[port]));
+        return 0;
+    }
+    rc = bs_get16(ctx, BOARD_SIM_PKEY_GET, port, block, k, BOARD_PKEY_BLOCK);
+    if (rc == 0 && bs_pkey_kept(bs, port, block)) {
+        memcpy(bs->pkey0[port], k, sizeof(bs->pkey0[port]));
+        bs->pkey0_valid[port] = 1;
+    }
+    return rc;
+}
+
+/* Write a P_Key block through to the fabric; a kept copy is read again next time. */
 static int bs_pkey_set(void *ctx, unsigned port, unsigned block, const uint16_t *k)
 {
+    struct board_sim *bs = ctx;
+
+    if (bs_pkey_kept(bs, port, block))
+        bs->pkey0_valid[port] = 0;
     return bs_set16(ctx, BOARD_SIM_PKEY_SET, port, block, k, BOARD_PKEY_BLOCK);
 }
 
@@ -528,6 +578,7 @@ static const struct board_ops bs_ops = {
     .lft_set = bs_lft_set,
     .mft_get = bs_mft_get,
     .mft_set = bs_mft_set,
+    .port_status_gen = bs_port_status_gen,
     .pkey_get = bs_pkey_get,
     .pkey_set = bs_pkey_set,
     .sl2vl_get = bs_sl2vl_get,
@@ -597,7 +648,9 @@ struct board_sim *board_sim_attach_fd_flags(int fd, const char *node, unsigned f
     }
     bs->cfg = calloc((size_t)bs->id.num_ports + 1, sizeof(*bs->cfg));
     bs->cfg_valid = calloc((size_t)bs->id.num_ports + 1, 1);
-    if (!bs->cfg || !bs->cfg_valid) {
+    bs->pkey0 = calloc((size_t)bs->id.num_ports + 1, sizeof(*bs->pkey0));
+    bs->pkey0_valid = calloc((size_t)bs->id.num_ports + 1, 1);
+    if (!bs->cfg || !bs->cfg_valid || !bs->pkey0 || !bs->pkey0_valid) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
@@ -689,6 +742,8 @@ void board_sim_close(struct board_sim *bs)
     free(bs->st_valid);
     free(bs->cfg);
     free(bs->cfg_valid);
+    free(bs->pkey0);
+    free(bs->pkey0_valid);
     free(bs->lft);
     free(bs->lft_valid);
     board_sim_madq_free(&bs->madq);

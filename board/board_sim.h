@@ -38,6 +38,14 @@ int board_sim_fd(const struct board_sim *bs);
 int board_sim_pump(struct board_sim *bs);
 
 /*
+ * Whether the fabric pushes port events (its ATTACH answer promised them):
+ * board_port_status_gen() then moves only when a port's status may have
+ * changed (an event came, or the agent set a state), so a watcher can wait
+ * for it to move instead of polling the links.
+ */
+bool board_sim_port_events(const struct board_sim *bs);
+
+/*
  * Say that time passed (the agent woke up): the fabric may have sent port
  * events since, so the next read of a kept port status takes them first
  * (one receive per wake-up that reads a status, none otherwise).

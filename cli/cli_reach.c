@@ -197,10 +197,11 @@ static int cli_reach_report(struct cli_reach_job *rj, const struct cli_out *out)
         bool answered = before != UINT64_MAX && p[i].replies > before;
 
         rows[i].p = &p[i];
-        rows[i].shown = !p[i].has_service ? REACH_NO_AGENT
-                        : answered        ? REACH_REACHABLE
-                                          : REACH_UNREACHABLE;
-        lost += rows[i].shown == REACH_UNREACHABLE;
+        rows[i].shown = p[i].status == REACH_LOST && !p[i].has_service ? REACH_LOST
+                        : !p[i].has_service                            ? REACH_NO_AGENT
+                        : answered                                     ? REACH_REACHABLE
+                                                                       : REACH_UNREACHABLE;
+        lost += rows[i].shown == REACH_UNREACHABLE || rows[i].shown == REACH_LOST;
     }
     cli_reach_hops(&rj->env, rows, n);
     if (rj->json)

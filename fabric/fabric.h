@@ -111,6 +111,13 @@ int fabric_client_where(const struct fabric *f, unsigned client, size_t *node, u
 int fabric_client_set_issm(struct fabric *f, unsigned client, bool issm);
 
 /*
+ * The ClientReregister count (sma_client_reregister_count) of the client's
+ * port into *count.  Returns 0, -ENOENT (no such client) or -EIO (its node
+ * is served by an external agent).
+ */
+int fabric_client_rereg_count(struct fabric *f, unsigned client, uint32_t *count);
+
+/*
  * Read one SMP attribute (64 bytes) of the client's node as its local
  * management stack would (a Get with hop count 0 from the client's port).
  * Returns 0, -ENOENT (no such client) or -EIO (the SMA did not answer).

@@ -216,6 +216,18 @@ int fabric_client_get_attr(struct fabric *f, unsigned client, uint16_t attr_id, 
     return 0;
 }
 
+int fabric_client_rereg_count(struct fabric *f, unsigned client, uint32_t *count)
+{
+    struct fabric_client *c = fabric_client(f, client);
+
+    if (!c)
+        return -ENOENT;
+    if (f->nodes[c->node].external)
+        return -EIO;
+    *count = sma_client_reregister_count(node_sma(f->nodes[c->node].node), c->port);
+    return 0;
+}
+
 /* The home slot of tid in a client's TID index. */
 static unsigned fabric_tid_home(uint64_t tid)
 {

@@ -687,12 +687,18 @@ static void log_pkey_problem(const struct ipoib *ep, const struct ipoib_port *p)
 /* Take the port's new state; rejoin on any change that matters. */
 void ipoib_port_update(struct ipoib *ep, const struct ipoib_port *port, uint64_t now)
 {
-    bool changed = !ep->port_known || port_changed(&ep->port, port);
+    bool known = ep->port_known, changed = !known || port_changed(&ep->port, port);
 
     ep->port_known = true;
     ep->port.sm_sl = port->sm_sl;
     if (!changed)
         return;
+    if (known && port_usable(port))
+        ep_log(ep, 2,
+               "ipoib: port now LID %u, SM LID %u, ClientReregister %u (was LID %u, SM LID %u, "
+               "%u): joining the broadcast group again",
+               port->lid, port->sm_lid, (unsigned)port->reregister, ep->port.lid, ep->port.sm_lid,
+               (unsigned)ep->port.reregister);
     if (ep->port.pkey_state != port->pkey_state || !ep->port.active)
         log_pkey_problem(ep, port);
     if (ep->state != IPOIB_DOWN)

@@ -117,12 +117,22 @@ void sma_get_stats(const struct sma *sma, struct sma_stats *stats);
  * Type SMA_VENDOR_NOTICE_TYPE, VendorID and DeviceID the board's
  * (NodeInfo.VendorID / DeviceID, as IBA defines those fields for vendor
  * notices), DataDetails bytes 0-1 trap_number, 2-3 the switch's LID
- * (CA: port 1's), 4.. details[0..len-1] (zero padded).  Returns 0 (queued,
- * or merged with an identical notice not sent yet), -EINVAL (len >
- * SMA_VENDOR_DETAILS_MAX) or -ENOSPC (queue full; counted in traps_lost).
+ * (CA: port 1's), 4.. details[0..len-1] (zero padded).  Vendor notices
+ * fill the trap queue only up to its last SMA_TRAP_RESERVED free slots,
+ * which are kept for the SMA's own traps (128, 144, 145, 256: the SM
+ * sweeps on them).  Returns 0 (queued, or merged with an identical notice
+ * not sent yet), -EINVAL (len > SMA_VENDOR_DETAILS_MAX) or -ENOSPC (no
+ * room, see sma_vendor_notice_room(); counted in traps_lost).
  */
 int sma_send_vendor_notice(struct sma *sma, uint16_t trap_number, const uint8_t *details,
                            size_t len);
+
+/* Free trap queue slots kept for the SMA's own traps. */
+#define SMA_TRAP_RESERVED 2
+
+/* How many vendor notices the trap queue takes now (a caller with more holds them until
+ * TrapRepresses make room); returns the number. */
+unsigned sma_vendor_notice_room(const struct sma *sma);
 
 /* Number of traps waiting for a TrapRepress. */
 unsigned sma_traps_pending(const struct sma *sma);

@@ -120,6 +120,10 @@ int sma_send_vendor_notice(struct sma *sma, uint16_t trap_number, const uint8_t 
 
     if (len > SMA_VENDOR_DETAILS_MAX || (len && !details))
         return -EINVAL;
+    if (!sma_vendor_notice_room(sma)) {
+        sma->stats.traps_lost++;
+        return -ENOSPC;
+    }
     /*
      * IsGeneric 0: bytes 1-3 are VendorID and 4-5 DeviceID.  libibmad names
      * those bits by their generic meaning (ProducerType, TrapNumber).
@@ -132,6 +136,13 @@ int sma_send_vendor_notice(struct sma *sma, uint16_t trap_number, const uint8_t 
     if (len)
         memcpy(notice + NTC_VENDOR_DETAILS, details, len);
     return sma_trap_queue_notice(sma, sma->is_switch ? 0 : 1, notice);
+}
+
+unsigned sma_vendor_notice_room(const struct sma *sma)
+{
+    unsigned free_slots = SMA_TRAP_QUEUE - sma->traps_queued;
+
+    return free_slots > SMA_TRAP_RESERVED ? free_slots - SMA_TRAP_RESERVED : 0;
 }
 
 void sma_trap_repress(struct sma *sma, const uint8_t *mad)

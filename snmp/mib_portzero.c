@@ -248,7 +248,7 @@ static bool pz_reach_value(struct pz_snmp *s, const struct pz_snmp_reach *e, uns
         snmp_set_var_typed_value(var, ASN_OCTET_STR, e->name, strnlen(e->name, sizeof(e->name)));
         return true;
     case PZ_REACH_STATUS:
-        pz_set_int(var, e->reachable ? 1 : 2);
+        pz_set_int(var, e->reachable ? 1 : e->lost ? 3 : 2);
         return true;
     case PZ_REACH_RTT:
         pz_set_u32(var, ASN_UNSIGNED, e->rtt_us);

@@ -85,6 +85,7 @@ struct pz_snmp_reach {
     uint16_t lid;
     uint64_t node_guid;
     bool reachable;
+    bool lost;         /* gone from the subnet (pzReachStatus lost(3)); reachable is false */
     uint32_t rtt_us;   /* last round trip, 0: unknown */
     uint64_t since_ns; /* board time of the last change */
     char name[64];     /* NodeDescription */

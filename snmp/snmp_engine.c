@@ -551,7 +551,7 @@ int pz_snmp_set_reach(struct pz_snmp *s, const struct pz_snmp_reach *peers, size
             if (s->reach[j].lid != copy[i].lid)
                 continue;
             known = true;
-            if (s->reach[j].reachable != copy[i].reachable)
+            if (s->reach[j].reachable != copy[i].reachable || s->reach[j].lost != copy[i].lost)
                 snmp_notify_reach(s, &copy[i]);
         }
         /* a peer whose first verdict is unreachable has lost reachability too */

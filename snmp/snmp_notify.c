@@ -126,7 +126,10 @@ void snmp_notify_reach(struct pz_snmp *s, const struct pz_snmp_reach *peer)
     oid col[] = {PZ_OID_REACH_ENTRY, PZ_REACH_STATUS, peer->lid};
     netsnmp_variable_list *vars = notify_start(trap, OID_LENGTH(trap));
 
-    notify_add_int(&vars, col, OID_LENGTH(col), ASN_INTEGER, peer->reachable ? 1 : 2);
+    notify_add_int(&vars, col, OID_LENGTH(col), ASN_INTEGER,
+                   peer->reachable ? 1
+                   : peer->lost    ? 3
+                                   : 2);
     notify_send(s, vars);
 }
 

@@ -225,14 +225,28 @@ int pz_simclient_pkeys(struct pz_simclient *c, uint8_t out[64])
     return ctl_attr(c, SIM_CTL_GET_PKEYS, out);
 }
 
+int pz_simclient_rereg_count(struct pz_simclient *c, uint32_t *count)
+{
+    uint8_t be[64];
+
+    if (ctl_attr(c, SIM_CTL_PZ_GET_REREG, be))
+        return -1;
+    *count = (uint32_t)be[0] << 24 | (uint32_t)be[1] << 16 | (uint32_t)be[2] << 8 | be[3];
+    return 0;
+}
+
 int pz_simclient_ipoib_port(struct pz_simclient *c, uint64_t port_guid, uint16_t pkey,
                             struct ipoib_port *p)
 {
     uint8_t pi[64], pk[64];
+    uint32_t rereg = 0;
 
     if (pz_simclient_portinfo(c, pi) || pz_simclient_pkeys(c, pk))
         return -1;
+    if (pz_simclient_rereg_count(c, &rereg))
+        rereg = 0;
     ipoib_port_from_attrs(pi, pk, port_guid, pkey, p);
+    p->reregister = rereg;
     return 0;
 }
 

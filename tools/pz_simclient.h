@@ -46,10 +46,16 @@ int pz_simclient_nodeinfo(struct pz_simclient *c, uint8_t out[64]);
 int pz_simclient_portinfo(struct pz_simclient *c, uint8_t out[64]);
 int pz_simclient_pkeys(struct pz_simclient *c, uint8_t out[64]);
 
+/* The attached port's ClientReregister count (pzfabric's SIM_CTL_PZ_GET_REREG) into *count;
+ * 0, or -1 (ibsim has no such message). */
+int pz_simclient_rereg_count(struct pz_simclient *c, uint32_t *count);
+
 /*
  * The attached port's state for an IPoIB endpoint: its PortInfo and first
  * P_Key block, with port_guid and the partition pkey, through
- * ipoib_port_from_attrs() into *p.  Returns 0, or -1 with *p untouched.
+ * ipoib_port_from_attrs() into *p, and its ClientReregister count as
+ * p->reregister (0 where the simulator does not tell it): a new count
+ * makes the endpoint join again.  Returns 0, or -1 with *p untouched.
  */
 int pz_simclient_ipoib_port(struct pz_simclient *c, uint64_t port_guid, uint16_t pkey,
                             struct ipoib_port *p);

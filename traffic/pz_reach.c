@@ -32,6 +32,8 @@ static const struct mad_txn_timing pz_reach_sa_timing = {.timeout = 4000000000ul
 #define PZ_REACH_REDISCOVER_NS 2000000000ull
 /* Register retried this soon after a failed Set. */
 #define PZ_REACH_RETRY_NS 5000000000ull
+/* Notices the trap queue had no room for are tried again this soon (TrapRepresses free it). */
+#define PZ_REACH_NOTICE_RETRY_NS 100000000ull
 
 /* The SA requests this module makes (each a mad/mad_txn transaction). */
 enum pz_reach_kind {
@@ -85,6 +87,8 @@ struct pz_reach {
     struct pz_reach_service *services; /* the last ServiceRecord answer */
     size_t n_services;
     bool have_nodes;
+    uint64_t notice_ns; /* when notices are due to be tried (UINT64_MAX: none waits) */
+    bool notices_held;  /* the last try found the trap queue full */
 };
 
 /* Format one log line and hand it to the agent's hook (none: dropped). */
@@ -103,6 +107,8 @@ static void pz_reach_log(const struct pz_reach *r, enum pz_reach_log_level level
     va_end(ap);
     r->env.log(r->env.log_arg, level, msg);
 }
+
+static void pz_reach_send_notices(struct pz_reach *r, uint64_t now);
 
 /* CLOCK_MONOTONIC in ns: the agent loop's clock, the table's time base. */
 static uint64_t pz_reach_now(void)
@@ -468,6 +474,9 @@ static void pz_reach_check_port(struct pz_reach *r, uint64_t now)
     if (r->port_known && p.lid == r->port.lid && p.sm_lid == r->port.sm_lid &&
         p.rereg == r->port.rereg && p.gid_prefix == r->port.gid_prefix)
         return;
+    if (r->port_known && p.sm_lid != r->port.sm_lid)
+        reach_notice_new_sm(r->table); /* it has been told nothing */
+    r->notice_ns = now;
     if (r->port_known)
         pz_reach_log(r, PZ_REACH_LOG_INFO,
                      "reach: port 0 now LID %u, SM LID %u (ClientReregister %u): registering and "
@@ -541,6 +550,8 @@ uint64_t pz_reach_deadline(void *arg)
     }
     if ((t = mad_txn_deadline(&r->txns)) < next)
         next = t;
+    if (r->notice_ns < next)
+        next = r->notice_ns;
     if ((t = reach_next_deadline(r->table)) < next)
         next = t;
     return next;
@@ -556,6 +567,7 @@ void pz_reach_on_timer(void *arg, uint64_t now)
     pz_reach_sa_due(r, now);
     reach_expire(r->table, now);
     pz_reach_send_probes(r, now);
+    pz_reach_send_notices(r, now);
 }
 
 /* Echo: a probe reply came back. */
@@ -569,27 +581,55 @@ static void pz_reach_on_reply(void *arg, uint32_t seq, uint64_t rtt_ns,
                      (unsigned)seq, from->slid);
 }
 
-/* Queue the vendor notice of a peer's new status to the SM; logs a failure. */
-static void pz_reach_notice(struct pz_reach *r, const struct reach_peer *p)
+/* Queue the vendor notice of a peer's status now (and how many changes it sums up); returns 0,
+ * or -1 when the trap queue has no room for it. */
+static int pz_reach_notice(struct pz_reach *r, const struct reach_peer *p)
 {
-    uint8_t details[11] = {0};
+    uint8_t details[12] = {0};
     uint16_t trap = p->status == REACH_REACHABLE ? PZ_REACH_TRAP_REGAINED : PZ_REACH_TRAP_LOST;
 
-    if (!pz_reach_sm_known(r))
-        return;
     details[0] = (uint8_t)(p->lid >> 8);
     details[1] = (uint8_t)p->lid;
     for (int i = 0; i < 8; i++)
         details[2 + i] = (uint8_t)(p->guid >> (56 - 8 * i));
     details[10] = (uint8_t)p->status;
-    if (sma_send_vendor_notice(r->env.sma, trap, details, sizeof(details)))
-        pz_reach_log(r, PZ_REACH_LOG_WARN, "reach: notice for LID %u not queued (trap queue full)",
-                     p->lid);
-    else
-        pz_reach_log(r, PZ_REACH_LOG_INFO,
-                     "reach: %s notice (trap 0x%04x) for LID %u queued for SM LID %u",
-                     trap == PZ_REACH_TRAP_LOST ? "reachability lost" : "reachability regained",
-                     trap, p->lid, r->port.sm_lid);
+    details[11] = (uint8_t)p->notice_changes;
+    if (!sma_vendor_notice_room(r->env.sma) ||
+        sma_send_vendor_notice(r->env.sma, trap, details, sizeof(details)))
+        return -1;
+    pz_reach_log(r, PZ_REACH_LOG_INFO,
+                 "reach: %s notice (trap 0x%04x) for LID %u queued for SM LID %u (%u change%s)",
+                 trap == PZ_REACH_TRAP_LOST ? "reachability lost" : "reachability regained", trap,
+                 p->lid, r->port.sm_lid, p->notice_changes, p->notice_changes == 1 ? "" : "s");
+    return 0;
+}
+
+/* Queue the notices that are due while the trap queue has room; the rest wait for room (logged
+ * once each time the queue fills). */
+static void pz_reach_send_notices(struct pz_reach *r, uint64_t now)
+{
+    const struct reach_peer *peers;
+    size_t i, n;
+
+    if (now < r->notice_ns)
+        return;
+    r->notice_ns = UINT64_MAX;
+    if (!pz_reach_sm_known(r))
+        return; /* sent once the SM is known (pz_reach_check_port) */
+    peers = reach_peers(r->table, &n);
+    while (reach_notice_due(r->table, &i)) {
+        if (pz_reach_notice(r, &peers[i])) {
+            if (!r->notices_held)
+                pz_reach_log(r, PZ_REACH_LOG_INFO,
+                             "reach: trap queue full: notices held until the SM represses the "
+                             "queued ones");
+            r->notices_held = true;
+            r->notice_ns = now + PZ_REACH_NOTICE_RETRY_NS;
+            return;
+        }
+        reach_notice_told(r->table, i);
+    }
+    r->notices_held = false;
 }
 
 /* Hand the peers to the publisher (the SNMP agent), if there is one. */
@@ -606,8 +646,6 @@ static void pz_reach_publish(struct pz_reach *r)
 static void pz_reach_on_change(void *arg, const struct reach_peer *p, enum reach_status old)
 {
     struct pz_reach *r = arg;
-    bool notify = p->status == REACH_UNREACHABLE ||
-                  (p->status == REACH_REACHABLE && old == REACH_UNREACHABLE);
 
     if (p->status == REACH_REACHABLE)
         pz_reach_log(r, PZ_REACH_LOG_INFO,
@@ -618,8 +656,8 @@ static void pz_reach_on_change(void *arg, const struct reach_peer *p, enum reach
         pz_reach_log(r, PZ_REACH_LOG_INFO, "reach: %s (LID %u, GUID 0x%016llx) %s -> %s", p->name,
                      p->lid, (unsigned long long)p->guid, reach_status_name(old),
                      reach_status_name(p->status));
-    if (notify)
-        pz_reach_notice(r, p);
+    if (p->notice_changes)
+        r->notice_ns = 0; /* pz_reach_send_notices at the next timer run */
     pz_reach_publish(r);
 }
 
@@ -628,7 +666,8 @@ struct pz_reach *pz_reach_create(const struct pz_reach_config *cfg, const struct
 {
     struct reach_config rc = {.interval_ns = cfg->interval_ms * 1000000ull,
                               .timeout_ns = cfg->timeout_ms * 1000000ull,
-                              .lost_after = cfg->lost_after};
+                              .lost_after = cfg->lost_after,
+                              .lost_keep_ns = cfg->lost_keep_s * 1000000000ull};
     struct pz_reach *r;
 
     if (!env->echo) {
@@ -658,6 +697,7 @@ struct pz_reach *pz_reach_create(const struct pz_reach_config *cfg, const struct
                   env->send_ctx);
     for (int k = 0; k < PZ_REACH_KINDS; k++)
         r->req[k] = (struct pz_reach_req){.r = r, .kind = (enum pz_reach_kind)k, .txn = -1};
+    r->notice_ns = UINT64_MAX;
     pz_echo_set_probe_handler(env->echo, pz_reach_on_reply, r);
     return r;
 }

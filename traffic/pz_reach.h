@@ -50,7 +50,10 @@ struct pz_echo;
  * Vendor notice trap numbers (sma_send_vendor_notice; the hot-spot notices
  * are 0x0001/0x0002).  DataDetails after the trap number and this switch's
  * LID: bytes 4-5 the peer's LID, 6-13 its node GUID, 14 the new status
- * (enum reach_status: 1 reachable, 2 unreachable).
+ * (enum reach_status: 1 reachable, 2 unreachable, 4 lost: gone from the
+ * subnet), 15 how many changes of
+ * that peer the notice sums up (saturating at 255: more than 1 when it
+ * changed again while its notice waited for room in the trap queue).
  */
 #define PZ_REACH_TRAP_LOST 0x0003
 #define PZ_REACH_TRAP_REGAINED 0x0004
@@ -65,6 +68,7 @@ struct pz_reach_config {
     unsigned lost_after;  /* misses in a row that make a switch unreachable */
     unsigned refresh_s;   /* SA rediscovery of the switches and their echo services */
     unsigned lease_s;     /* lease of the echo service's ServiceRecord, renewed at half */
+    unsigned lost_keep_s; /* a switch gone from the subnet stays listed as lost this long */
 };
 
 /* How loud a log line is (the agent maps it to its own levels). */

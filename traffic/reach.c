@@ -13,7 +13,8 @@ struct reach {
     void *arg;
     struct reach_peer *peers;
     size_t n;
-    uint16_t gen; /* high half of the next probe's sequence number */
+    size_t n_listed; /* peers[0..n_listed) are discovery's; the rest are kept as lost */
+    uint16_t gen;    /* high half of the next probe's sequence number */
 };
 
 /* Name of a status. */
@@ -24,6 +25,7 @@ const char *reach_status_name(enum reach_status s)
         [REACH_REACHABLE] = "reachable",
         [REACH_UNREACHABLE] = "unreachable",
         [REACH_NO_AGENT] = "no-agent",
+        [REACH_LOST] = "lost",
     };
 
     if ((unsigned)s >= sizeof(names) / sizeof(names[0]) || !names[s])
@@ -57,6 +59,13 @@ void reach_destroy(struct reach *r)
     free(r);
 }
 
+/* Whether the SM must hear of a change from old to s: a loss, or the end of one. */
+static bool reach_notifiable(enum reach_status old, enum reach_status s)
+{
+    return s == REACH_UNREACHABLE || s == REACH_LOST ||
+           (s == REACH_REACHABLE && (old == REACH_UNREACHABLE || old == REACH_LOST));
+}
+
 /* Move peer p to status s at now and report the change (no-op if unchanged). */
 static void reach_change(struct reach *r, struct reach_peer *p, enum reach_status s, uint64_t now)
 {
@@ -66,6 +75,8 @@ static void reach_change(struct reach *r, struct reach_peer *p, enum reach_statu
         return;
     p->status = s;
     p->since_ns = now;
+    if (reach_notifiable(old, s) && p->notice_changes < UINT8_MAX)
+        p->notice_changes++;
     if (r->fn)
         r->fn(r->arg, p, old);
 }
@@ -119,26 +130,39 @@ static struct reach_peer reach_merge_one(const struct reach *r, const struct rea
     return p;
 }
 
-/* Replace the peer list (see reach.h). */
-int reach_set_peers(struct reach *r, const struct reach_peer *ids, size_t n, uint64_t now)
+/* Whether ids[0..n) lists the node GUID guid. */
+static bool reach_listed(const struct reach_peer *ids, size_t n, uint64_t guid)
 {
-    struct reach_peer *np = NULL;
-    size_t i;
+    for (size_t i = 0; i < n; i++)
+        if (ids[i].guid == guid)
+            return true;
+    return false;
+}
 
-    if (n > REACH_MAX_PEERS)
-        return -EINVAL;
-    if (n) {
-        np = calloc(n, sizeof(*np));
-        if (!np)
-            return -ENOMEM;
-    }
-    for (i = 0; i < n; i++)
-        np[i] = reach_merge_one(r, reach_find_guid(r, ids[i].guid), &ids[i], i, n, now);
-    free(r->peers);
-    r->peers = np;
-    r->n = n;
-    /* Status changes of the identity (service gone or come) after the swap. */
-    for (i = 0; i < n; i++) {
+/* Whether old peer p, not listed any more, is kept as lost: it answered once and is not past its
+ * keeping time. */
+static bool reach_keep_lost(const struct reach *r, const struct reach_peer *p, uint64_t now)
+{
+    if (!r->cfg.lost_keep_ns || !p->replies)
+        return false;
+    return p->status != REACH_LOST || now - p->since_ns < r->cfg.lost_keep_ns;
+}
+
+/* Count the old peers that set_peers keeps as lost beside ids[0..n); returns it. */
+static size_t reach_count_kept(const struct reach *r, const struct reach_peer *ids, size_t n,
+                               uint64_t now)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < r->n; i++)
+        k += !reach_listed(ids, n, r->peers[i].guid) && reach_keep_lost(r, &r->peers[i], now);
+    return k;
+}
+
+/* After a swap: the status changes of the listed peers' identity (service gone or come). */
+static void reach_listed_changes(struct reach *r, uint64_t now)
+{
+    for (size_t i = 0; i < r->n_listed; i++) {
         struct reach_peer *p = &r->peers[i];
 
         if (!p->has_service)
@@ -149,6 +173,52 @@ int reach_set_peers(struct reach *r, const struct reach_peer *ids, size_t n, uin
             p->next_ns = now;
         }
     }
+}
+
+/* After a swap: the kept peers that were not lost yet become lost. */
+static void reach_kept_changes(struct reach *r, uint64_t now)
+{
+    for (size_t i = r->n_listed; i < r->n; i++) {
+        struct reach_peer *p = &r->peers[i];
+
+        p->has_service = false;
+        p->outstanding = false;
+        p->misses = 0;
+        reach_change(r, p, REACH_LOST, now);
+    }
+}
+
+/* Replace the peer list (see reach.h). */
+int reach_set_peers(struct reach *r, const struct reach_peer *ids, size_t n, uint64_t now)
+{
+    size_t kept = reach_count_kept(r, ids, n, now), i, k = n;
+    struct reach_peer *np = NULL;
+
+    if (n + kept > REACH_MAX_PEERS)
+        return -EINVAL;
+    if (n + kept) {
+        np = calloc(n + kept, sizeof(*np));
+        if (!np)
+            return -ENOMEM;
+    }
+    for (i = 0; i < n; i++) {
+        const struct reach_peer *old = reach_find_guid(r, ids[i].guid);
+
+        np[i] = reach_merge_one(r, old, &ids[i], i, n, now);
+        if (old && (size_t)(old - r->peers) >= r->n_listed) {
+            np[i].misses = 0; /* back in the subnet: probe it now, lost until it answers */
+            np[i].next_ns = now;
+        }
+    }
+    for (i = 0; i < r->n; i++)
+        if (!reach_listed(ids, n, r->peers[i].guid) && reach_keep_lost(r, &r->peers[i], now))
+            np[k++] = r->peers[i];
+    free(r->peers);
+    r->peers = np;
+    r->n = n + kept;
+    r->n_listed = n;
+    reach_listed_changes(r, now);
+    reach_kept_changes(r, now);
     return 0;
 }
 
@@ -192,11 +262,23 @@ bool reach_reply(struct reach *r, uint32_t seq, uint16_t slid, uint64_t rtt_ns, 
     return true;
 }
 
+/* Drop the lost peers kept past cfg.lost_keep_ns (they sit behind the listed ones, unprobed). */
+static void reach_forget_lost(struct reach *r, uint64_t now)
+{
+    size_t i, k = r->n_listed;
+
+    for (i = r->n_listed; i < r->n; i++)
+        if (now - r->peers[i].since_ns < r->cfg.lost_keep_ns)
+            r->peers[k++] = r->peers[i];
+    r->n = k;
+}
+
 /* Count timed-out probes as misses (see reach.h). */
 void reach_expire(struct reach *r, uint64_t now)
 {
     size_t i;
 
+    reach_forget_lost(r, now);
     for (i = 0; i < r->n; i++) {
         struct reach_peer *p = &r->peers[i];
 
@@ -216,6 +298,9 @@ uint64_t reach_next_deadline(const struct reach *r)
     uint64_t best = UINT64_MAX;
     size_t i;
 
+    for (i = r->n_listed; i < r->n; i++)
+        if (r->peers[i].since_ns + r->cfg.lost_keep_ns < best)
+            best = r->peers[i].since_ns + r->cfg.lost_keep_ns;
     for (i = 0; i < r->n; i++) {
         const struct reach_peer *p = &r->peers[i];
         uint64_t t;
@@ -257,4 +342,34 @@ bool reach_set_hops(struct reach *r, uint16_t lid, uint8_t hops)
             return true;
         }
     return false;
+}
+
+/* A peer whose notice is due (see reach.h). */
+bool reach_notice_due(const struct reach *r, size_t *index)
+{
+    size_t i;
+
+    for (i = 0; i < r->n; i++)
+        if (r->peers[i].notice_changes) {
+            *index = i;
+            return true;
+        }
+    return false;
+}
+
+/* Peer index's notice was taken. */
+void reach_notice_told(struct reach *r, size_t index)
+{
+    if (index < r->n)
+        r->peers[index].notice_changes = 0;
+}
+
+/* A new master SM: the unreachable peers are due again. */
+void reach_notice_new_sm(struct reach *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->n; i++)
+        if (r->peers[i].status == REACH_UNREACHABLE && !r->peers[i].notice_changes)
+            r->peers[i].notice_changes = 1;
 }

@@ -14,9 +14,28 @@
  * reachable at its first reply and unreachable after lost_after probes in a
  * row went unanswered within the timeout; every change of status is
  * reported through the change callback (the caller logs it and sends the
- * SNMP notification and the notice to the SM).  A peer without the echo
+ * SNMP notification).
+ *
+ * The notices to the SM are kept as state, not as a queue of events, so
+ * none is lost when the switch's trap queue is full: a change the SM must
+ * hear of (to unreachable; back to reachable from unreachable) counts in
+ * the peer's notice_changes, and reach_notice_due() names the peers whose
+ * notice the caller still has to send (one notice per peer, carrying its
+ * status now and how many changes it sums up); reach_notice_told() clears
+ * one once the SMA took its notice.  A peer that changes again before its
+ * notice could be sent has one notice, with the newer status and the
+ * higher count.  reach_notice_new_sm() makes every unreachable peer due
+ * again for a new master SM, which has been told nothing.  A peer without the echo
  * service is never probed (status no-agent): a switch that runs another
  * management agent cannot answer.
+ *
+ * A peer that answered a probe once and is then no longer listed by
+ * discovery (the SM dropped the switch: it died, or its agent did) is not
+ * forgotten at once: with cfg.lost_keep_ns it stays in the table as lost
+ * (reported like any change, and its notice to the SM is due) for that
+ * long after it went, behind the listed peers, and is then dropped.
+ * Listed again, it is probed again and keeps the status lost until it
+ * answers (regained) or misses (unreachable).
  */
 #ifndef PZ_REACH_H
 #define PZ_REACH_H
@@ -33,6 +52,7 @@ enum reach_status {
     REACH_REACHABLE = 1,   /* the last probe (or one of the last lost_after) was answered */
     REACH_UNREACHABLE = 2, /* lost_after probes in a row unanswered */
     REACH_NO_AGENT = 3,    /* no echo service registered: not probed */
+    REACH_LOST = 4, /* answered once, then gone from the subnet (discovery lists it no more) */
 };
 
 /* One peer switch: identity from discovery, state from the probes. */
@@ -54,12 +74,15 @@ struct reach_peer {
     bool outstanding;
     uint32_t seq;
     uint64_t sent_ns, next_ns;
+    /* the master SM's view (reach_notice_due) */
+    unsigned notice_changes; /* changes to tell the SM: its notice is due while not 0 */
 };
 
 struct reach_config {
-    uint64_t interval_ns; /* between two probes of one peer */
-    uint64_t timeout_ns;  /* a probe unanswered this long is a miss (< interval) */
-    unsigned lost_after;  /* misses in a row that make a peer unreachable (>= 1) */
+    uint64_t interval_ns;  /* between two probes of one peer */
+    uint64_t timeout_ns;   /* a probe unanswered this long is a miss (< interval) */
+    unsigned lost_after;   /* misses in a row that make a peer unreachable (>= 1) */
+    uint64_t lost_keep_ns; /* a peer gone from discovery stays listed as lost this long (0: not) */
 };
 
 /* A probe to send now. */
@@ -86,8 +109,9 @@ void reach_destroy(struct reach *r);
  * ids[] are read).  A peer already known by GUID keeps its state (a new LID
  * or QP cancels its probe in flight); a new one starts unknown (no-agent
  * without a service) with its first probe spread over one interval from
- * now; a peer no longer listed is dropped.  Returns 0, -EINVAL (too many
- * peers) or -ENOMEM (the old list is kept).
+ * now; a peer no longer listed that ever answered is kept as lost (above),
+ * the others are dropped.  Returns 0, -EINVAL (too many peers) or -ENOMEM
+ * (the old list is kept).
  */
 int reach_set_peers(struct reach *r, const struct reach_peer *ids, size_t n, uint64_t now);
 
@@ -103,7 +127,8 @@ size_t reach_due(struct reach *r, uint64_t now, struct reach_probe *out, size_t 
  */
 bool reach_reply(struct reach *r, uint32_t seq, uint16_t slid, uint64_t rtt_ns, uint64_t now);
 
-/* Count the probes unanswered past the timeout as misses (changes reported). */
+/* Count the probes unanswered past the timeout as misses (changes reported); drop the lost
+ * peers kept longer than cfg.lost_keep_ns. */
 void reach_expire(struct reach *r, uint64_t now);
 
 /* The earliest time reach_due or reach_expire has work (UINT64_MAX: none). */
@@ -118,7 +143,17 @@ const struct reach_peer *reach_peers(const struct reach *r, size_t *n);
 /* Set the hop count of the peer with this LID (from a route check); false if none. */
 bool reach_set_hops(struct reach *r, uint16_t lid, uint8_t hops);
 
-/* The status's name ("reachable", "unreachable", "unknown", "no-agent"). */
+/* The index of a peer whose notice to the SM is due (notice_changes not 0) into *index;
+ * returns false when none is. */
+bool reach_notice_due(const struct reach *r, size_t *index);
+
+/* The SMA took the notice of peer index (its status now): nothing more is due for it. */
+void reach_notice_told(struct reach *r, size_t index);
+
+/* A new master SM: every unreachable peer's notice is due again. */
+void reach_notice_new_sm(struct reach *r);
+
+/* The status's name ("reachable", "unreachable", "unknown", "no-agent", "lost"). */
 const char *reach_status_name(enum reach_status s);
 
 #endif /* PZ_REACH_H */

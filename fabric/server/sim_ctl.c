@@ -160,6 +160,21 @@ static int sim_ctl_get_pkeys(struct sim_server *s, struct sim_ctl *ctl)
     return sim_ctl_attr(s, ctl, IB_ATTR_PKEY_TBL, (uint32_t)port << 16, ctl->data);
 }
 
+/* PZ_GET_REREG: the client's port's ClientReregister count, big-endian. */
+static int sim_ctl_get_rereg(struct sim_server *s, struct sim_ctl *ctl)
+{
+    uint32_t count;
+    uint8_t be[4];
+
+    if (fabric_client_rereg_count(s->f, ctl->clientid, &count))
+        return -1;
+    for (int i = 0; i < 4; i++)
+        be[i] = (uint8_t)(count >> (24 - 8 * i));
+    sim_ctl_answer(ctl, be, sizeof(be));
+    ctl->len = sizeof(be);
+    return 0;
+}
+
 /* SET_ISSM: data holds an int, non-zero for "this client is a subnet manager". */
 static int sim_ctl_set_issm(struct sim_server *s, struct sim_ctl *ctl)
 {
@@ -193,6 +208,8 @@ static int sim_ctl_dispatch(struct sim_server *s, struct sim_ctl *ctl)
         return sim_ctl_set_issm(s, ctl);
     case SIM_CTL_GET_PKEYS:
         return sim_ctl_get_pkeys(s, ctl);
+    case SIM_CTL_PZ_GET_REREG:
+        return sim_ctl_get_rereg(s, ctl);
     default:
         pzf_log(s->verbose, PZF_LOG_ERROR, "control message of unknown type %u", ctl->type);
         return -1;

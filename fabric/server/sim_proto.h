@@ -53,6 +53,14 @@ enum sim_ctl_type {
     SIM_CTL_GET_PORTINFO,
     SIM_CTL_SET_ISSM,
     SIM_CTL_GET_PKEYS,
+    /*
+     * pzfabric's extension (ibsim answers SIM_CTL_ERROR): the attached
+     * port's ClientReregister count, data[0..3] big-endian: how many
+     * PortInfo Sets with ClientReregister 1 its SMA took (IBA 14.4.11: the
+     * port's clients must join their groups again), so that a client
+     * (pz-iphost) sees the event the SMA has, as a host's driver does.
+     */
+    SIM_CTL_PZ_GET_REREG = 0x505a0001,
 };
 
 /* A control message, both ways (80 bytes). */

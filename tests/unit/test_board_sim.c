@@ -629,6 +629,37 @@ static void test_fabric_gone(void **state)
     board_mem_destroy(s.bm);
 }
 
+/* A port's first P_Key block is read from the fabric once and kept until the agent writes it
+ * (the IP plane reads port 0's every 100 ms). */
+static void test_pkey_block0_kept(void **state)
+{
+    struct server s;
+    char err[128];
+    struct board_sim *bs = board_sim_attach_fd(server_start(&s), "spine-1", err, sizeof(err));
+    const struct board *b;
+    uint16_t k[BOARD_PKEY_BLOCK], w[BOARD_PKEY_BLOCK] = {0xffff, 0x8001};
+    unsigned served;
+
+    assert_non_null(bs);
+    b = board_sim_board(bs);
+    assert_int_equal(board_pkey_get(b, 0, 0, k), 0);
+    served = s.served;
+    assert_int_equal(board_pkey_get(b, 0, 0, k), 0);
+    assert_int_equal(s.served, served); /* kept */
+    assert_int_equal(board_pkey_get(b, 1, 0, k), 0);
+    assert_int_equal(s.served, served + 1); /* another port's: read once */
+    assert_int_equal(board_pkey_set(b, 0, 0, w), 0);
+    assert_int_equal(board_pkey_get(b, 0, 0, k), 0);
+    assert_int_equal(s.served, served + 3); /* the Set, then one read of what the switch holds */
+    assert_int_equal(k[1], 0x8001);
+    assert_int_equal(board_pkey_get(b, 0, 0, k), 0);
+    assert_int_equal(board_pkey_get(b, 1, 0, k), 0);
+    assert_int_equal(s.served, served + 3);
+    board_sim_close(bs);
+    server_stop(&s);
+}
+
 PZT_MAIN(test_attach_identity, test_sma_over_board_sim, test_garbage_rejected, test_lft_set_posted,
          test_fabric_gone, test_mad_rx, test_counters_many_fallback, test_counters_many,
-         test_mads_over_board, test_mads_refused, test_posted_with_mad, test_smp_flood_dropped)
+         test_mads_over_board, test_mads_refused, test_posted_with_mad, test_smp_flood_dropped,
+         test_pkey_block0_kept)

@@ -2,7 +2,8 @@
  * test_reach.c - the reachability table (traffic/reach.c): probes spread
  * over the interval, replies matched by sequence number and source LID,
  * misses up to the loss threshold, state kept across a rediscovery, peers
- * without the echo service, and the change reports.
+ * without the echo service, the change reports, and the notices due to
+ * the SM (kept as state: none lost, one per peer summing up its changes).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -183,5 +184,179 @@ static void test_no_agent(void **state)
     reach_destroy(r);
 }
 
+/* Make every peer of r miss lost_after probes from t on; returns the time after. */
+static uint64_t miss_all(struct reach *r, uint64_t t)
+{
+    struct reach_probe pr[8];
+
+    for (unsigned k = 0; k < cfg.lost_after; k++) {
+        t += 1000 * MS;
+        while (reach_due(r, t, pr, 8) == 8)
+            ;
+        reach_expire(r, t + 200 * MS);
+    }
+    return t + 200 * MS;
+}
+
+/* Answer every probe due at t; returns t. */
+static uint64_t answer_all(struct reach *r, uint64_t t)
+{
+    struct reach_probe pr[8];
+    size_t n;
+
+    reach_probe_all_now(r, t);
+    while ((n = reach_due(r, t, pr, 8)) > 0)
+        for (size_t i = 0; i < n; i++)
+            assert_true(reach_reply(r, pr[i].seq, pr[i].dlid, 1000, t + MS));
+    return t + MS;
+}
+
+/* The indexes of the peers whose notice is due, told one by one; returns how many. */
+static unsigned tell_all(struct reach *r, unsigned changes[8])
+{
+    const struct reach_peer *p = reach_peers(r, &(size_t){0});
+    unsigned n = 0;
+    size_t i;
+
+    while (reach_notice_due(r, &i)) {
+        assert_true(n < 8);
+        changes[i] = p[i].notice_changes;
+        reach_notice_told(r, i);
+        n++;
+    }
+    return n;
+}
+
+/* Notices are state: every loss is due until told, a peer that changed again has one notice
+ * summing up its changes, a recovery is due, a new SM hears of the unreachable again. */
+static void test_notices_due(void **state)
+{
+    struct changes ch = {0};
+    struct reach *r = reach_create(&cfg, record_change, &ch);
+    struct reach_peer ids[6];
+    unsigned changes[8] = {0};
+    uint64_t t;
+    size_t i;
+
+    for (i = 0; i < 6; i++)
+        ids[i] = peer_id(0x5000 + i, (uint16_t)(60 + i), true);
+    assert_int_equal(reach_set_peers(r, ids, 6, 0), 0);
+    t = answer_all(r, 0);
+    assert_false(reach_notice_due(r, &i)); /* unknown -> reachable: nothing to tell */
+
+    /* All six lost at once: six notices due, nothing dropped while none is told. */
+    t = miss_all(r, t);
+    assert_int_equal(tell_all(r, changes), 6);
+    for (i = 0; i < 6; i++)
+        assert_int_equal(changes[i], 1);
+    assert_false(reach_notice_due(r, &i));
+
+    /* Back, then lost again before any notice went out: one notice each, with the status
+     * now (unreachable) and the two changes it sums up. */
+    t = answer_all(r, t);
+    t = miss_all(r, t);
+    assert_true(reach_notice_due(r, &i));
+    memset(changes, 0, sizeof(changes));
+    assert_int_equal(tell_all(r, changes), 6);
+    for (i = 0; i < 6; i++) {
+        assert_int_equal(changes[i], 2);
+        assert_int_equal(reach_peers(r, &(size_t){0})[i].status, REACH_UNREACHABLE);
+    }
+    /* Recovery: due. */
+    t = answer_all(r, t);
+    assert_int_equal(tell_all(r, changes), 6);
+    /* A new SM: none is unreachable now, so nothing is due; after a loss, one each. */
+    reach_notice_new_sm(r);
+    assert_false(reach_notice_due(r, &i));
+    t = miss_all(r, t);
+    (void)tell_all(r, changes);
+    reach_notice_new_sm(r);
+    assert_int_equal(tell_all(r, changes), 6);
+    reach_notice_told(r, 99); /* out of range: ignored */
+    reach_destroy(r);
+}
+
+/* A peer that answered and left discovery is kept as lost (reported, notice due) behind the
+ * listed ones for lost_keep_ns, then dropped; one that never answered is dropped at once; a
+ * lost one listed again is probed and regained at its first answer. */
+static void test_lost_kept(void **state)
+{
+    struct reach_config c = cfg;
+    struct changes ch = {0};
+    struct reach *r;
+    struct reach_peer ids[3] = {peer_id(0x6000, 70, true), peer_id(0x6001, 71, true),
+                                peer_id(0x6002, 72, true)};
+    struct reach_probe pr[4];
+    const struct reach_peer *p;
+    uint64_t t;
+    size_t n, i;
+
+    c.lost_keep_ns = 60000 * MS;
+    r = reach_create(&c, record_change, &ch);
+    assert_int_equal(reach_set_peers(r, ids, 3, 0), 0);
+    assert_int_equal(reach_due(r, 1000 * MS, pr, 4), 3);
+    for (i = 0; i < 3; i++)
+        if (pr[i].dlid != 72) /* 72 never answers */
+            assert_true(reach_reply(r, pr[i].seq, pr[i].dlid, 1000, 1001 * MS));
+    /* Discovery lists 70 only: 71 (answered) is kept as lost, 72 (never answered) dropped. */
+    t = 1500 * MS;
+    ch.n = 0;
+    assert_int_equal(reach_set_peers(r, ids, 1, t), 0);
+    p = reach_peers(r, &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(p[1].guid, 0x6001);
+    assert_int_equal(p[1].status, REACH_LOST);
+    assert_false(p[1].has_service);
+    assert_string_equal(reach_status_name(REACH_LOST), "lost");
+    assert_int_equal(ch.n, 1);
+    assert_int_equal(ch.from[0], REACH_REACHABLE);
+    assert_int_equal(ch.to[0], REACH_LOST);
+    assert_true(reach_notice_due(r, &i));
+    assert_int_equal(i, 1);
+    reach_notice_told(r, 1);
+    /* Another rediscovery keeps it, unprobed, with its since time; the deadline covers its end. */
+    assert_int_equal(reach_set_peers(r, ids, 1, t + 5000 * MS), 0);
+    p = reach_peers(r, &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(p[1].since_ns, t);
+    assert_true(reach_next_deadline(r) <= t + 60000 * MS);
+    assert_int_equal(ch.n, 1);
+    /* Back in the subnet: probed at once, lost until it answers, then regained (notified). */
+    assert_int_equal(reach_set_peers(r, ids, 2, t + 6000 * MS), 0);
+    p = reach_peers(r, &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(p[1].status, REACH_LOST);
+    n = reach_due(r, t + 6000 * MS, pr, 4);
+    for (i = 0; i < n; i++)
+        assert_true(reach_reply(r, pr[i].seq, pr[i].dlid, 1000, t + 6001 * MS));
+    assert_int_equal(reach_peers(r, &n)[1].status, REACH_REACHABLE);
+    assert_int_equal(ch.from[ch.n - 1], REACH_LOST);
+    assert_true(reach_notice_due(r, &i));
+    reach_notice_told(r, i);
+    /* Gone again: lost; kept until lost_keep_ns after it went, then forgotten. */
+    t += 7000 * MS;
+    assert_int_equal(reach_set_peers(r, ids, 1, t), 0);
+    assert_int_equal(reach_peers(r, &n)[1].status, REACH_LOST);
+    reach_expire(r, t + 59999 * MS);
+    (void)reach_peers(r, &n);
+    assert_int_equal(n, 2);
+    reach_expire(r, t + 60000 * MS);
+    (void)reach_peers(r, &n);
+    assert_int_equal(n, 1);
+    reach_destroy(r);
+
+    /* Without lost_keep_ns a peer that left is dropped at once, as before. */
+    memset(&ch, 0, sizeof(ch));
+    r = reach_create(&cfg, record_change, &ch);
+    assert_int_equal(reach_set_peers(r, ids, 2, 0), 0);
+    n = reach_due(r, 1000 * MS, pr, 4);
+    for (i = 0; i < n; i++)
+        assert_true(reach_reply(r, pr[i].seq, pr[i].dlid, 1000, 1001 * MS));
+    assert_int_equal(reach_set_peers(r, ids, 1, 2000 * MS), 0);
+    (void)reach_peers(r, &n);
+    assert_int_equal(n, 1);
+    reach_destroy(r);
+}
+
 PZT_MAIN(test_bad_config, test_spread_and_reply, test_loss_and_recovery, test_rediscovery,
-         test_no_agent)
+         test_no_agent, test_notices_due, test_lost_kept)

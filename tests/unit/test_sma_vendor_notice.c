@@ -181,6 +181,11 @@ static void test_bad_input_and_full_queue(void **state)
     }
     assert_int_equal(sma_traps_pending(n->sma), queued + 1);
     assert_true(pzt_sma_stats(n).traps_lost == 2 * (19 - queued));
+    /* Vendor notices leave SMA_TRAP_RESERVED slots to the SMA's own traps. */
+    assert_int_equal(sma_traps_pending(n->sma), 8 - SMA_TRAP_RESERVED);
+    assert_int_equal(sma_vendor_notice_room(n->sma), 0);
+    assert_int_equal(sma_set_capability_mask(n->sma, 0, 0x1234, 0), 0); /* a Trap 144 */
+    assert_int_equal(sma_traps_pending(n->sma), 8 - SMA_TRAP_RESERVED + 1);
     pzt_node_free(n);
 }
 
