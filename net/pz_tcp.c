@@ -29,6 +29,7 @@ struct pz_tcp_conn {
     struct pz_tcp_port *port;
     struct tcp_pcb *pcb; /* NULL once lwIP freed it or we closed it */
     uint32_t peer_addr;  /* IPv4 peers (host order); 0 for IPv6 */
+    ip_addr_t peer_ip;   /* the peer's address, either family */
     char peer_text[48];  /* the peer's address as text, either family */
     uint16_t peer_port;
     uint8_t *ring;
@@ -116,6 +117,30 @@ static void pz_tcp_on_err(void *arg, err_t err)
     pz_tcp_wake(l);
 }
 
+/* Whether a connection of the port (the port's lock held) comes from pcb's remote address. */
+static bool pz_tcp_peer_present(const struct pz_tcp_port *l, const struct tcp_pcb *pcb)
+{
+    for (const struct pz_tcp_conn *c = l->conns; c; c = c->next)
+        if (ip_addr_cmp(&c->peer_ip, &pcb->remote_ip))
+            return true;
+    return false;
+}
+
+/*
+ * Whether the port takes one more connection from pcb's address (the lock
+ * held): below max_conns, any; at or above it, up to twice max_conns, one
+ * from an address that holds none yet.  So a flood of connections from one
+ * address, which keeps the port full, cannot keep another address out at
+ * the door: it reaches the service, which may then make room for it (SSH
+ * drops a connection of the flooding address that has not logged in).
+ */
+static bool pz_tcp_room_for(const struct pz_tcp_port *l, const struct tcp_pcb *pcb)
+{
+    if (l->nconns < l->max_conns)
+        return true;
+    return l->nconns < 2 * l->max_conns && !pz_tcp_peer_present(l, pcb);
+}
+
 /* lwIP: a new connection on the listener. */
 static err_t pz_tcp_on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 {
@@ -125,7 +150,7 @@ static err_t pz_tcp_on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
     if (err != ERR_OK || !pcb)
         return ERR_VAL;
     pthread_mutex_lock(&l->lock);
-    c = l->nconns < l->max_conns ? calloc(1, sizeof(*c)) : NULL;
+    c = pz_tcp_room_for(l, pcb) ? calloc(1, sizeof(*c)) : NULL;
     if (c && !(c->ring = malloc(PZ_TCP_RING))) {
         free(c);
         c = NULL;
@@ -137,6 +162,7 @@ static err_t pz_tcp_on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
     }
     c->port = l;
     c->pcb = pcb;
+    ip_addr_copy(c->peer_ip, pcb->remote_ip);
     if (IP_IS_V4(&pcb->remote_ip))
         c->peer_addr = lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(&pcb->remote_ip)));
     if (IP_IS_V6(&pcb->remote_ip)) /* RFC 5952 text (lwIP's ntoa writes upper case) */

@@ -21,7 +21,12 @@
 struct pz_tcp_port;
 struct pz_tcp_conn;
 
-/* Listen on port with at most max_conns connections at once; NULL + err. */
+/*
+ * Listen on port with at most max_conns connections at once, except that a
+ * newcomer from an address that holds none yet is taken up to twice that
+ * (the service decides whom to drop: a flood from one address cannot keep
+ * another out); NULL + err.
+ */
 struct pz_tcp_port *pz_tcp_listen(uint16_t port, unsigned max_conns, char *err, size_t errlen);
 
 /* The descriptor that polls readable after any event of the port's connections. */
