@@ -23,6 +23,10 @@
 #   AI_AGENT_EXTRA[SW]    more flags for switch SW only (e.g. its SNMP agent)
 #   AI_AGENT_ARGS=(...)   more arguments for every agent (an array: values
 #                         may hold anything)
+#   AI_AGENT_CMD=(...)    the agent's command instead of PORTZEROD under the
+#                         preload (e.g. qemu-aarch64 with the image's
+#                         portzerod, its environment in qemu's -E options):
+#                         start_agent appends the same options to it
 #   AI_PID_VARS=(VAR...)  names of variables holding more PIDs, stopped on
 #                         exit first in this order (an empty one is skipped,
 #                         so a test clears what it stopped itself)
@@ -57,6 +61,7 @@ SWITCHES=(Spine1 Spine2 Leaf1 Leaf2 Leaf3 Leaf4)
 declare -A ADDR AGENT AI_AGENT_EXTRA AI_DIR
 AI_AGENT_FLAGS=${AI_AGENT_FLAGS:--v}
 AI_AGENT_ARGS=()
+AI_AGENT_CMD=()
 AI_CLI_TIMEOUT=${AI_CLI_TIMEOUT:-60}
 AI_PIDS=()
 AI_PID_VARS=()
@@ -116,9 +121,15 @@ start_agent() {
     local s=$1 d=${AI_DIR[$1]}
     mkdir -p "$d"
     # shellcheck disable=SC2086 # AI_AGENT_FLAGS and AI_AGENT_EXTRA are lists of flags
-    (cd "$d" && LD_PRELOAD=$PZT_PRELOAD SIM_HOST=$s IBSIM_SOCKNAME=$SOCK exec "$PORTZEROD" \
-        -o board=sim -o "ip_address=${ADDR[$s]}/24" -o "ctl_socket=$d/ctl" $AI_AGENT_FLAGS \
-        ${AI_AGENT_EXTRA[$s]:-} "${AI_AGENT_ARGS[@]}" >> "$d/out" 2>> "$d/err" < /dev/null) &
+    if [ ${#AI_AGENT_CMD[@]} -gt 0 ]; then
+        (cd "$d" && exec "${AI_AGENT_CMD[@]}" \
+            -o board=sim -o "ip_address=${ADDR[$s]}/24" -o "ctl_socket=$d/ctl" $AI_AGENT_FLAGS \
+            ${AI_AGENT_EXTRA[$s]:-} "${AI_AGENT_ARGS[@]}" >> "$d/out" 2>> "$d/err" < /dev/null) &
+    else
+        (cd "$d" && LD_PRELOAD=$PZT_PRELOAD SIM_HOST=$s IBSIM_SOCKNAME=$SOCK exec "$PORTZEROD" \
+            -o board=sim -o "ip_address=${ADDR[$s]}/24" -o "ctl_socket=$d/ctl" $AI_AGENT_FLAGS \
+            ${AI_AGENT_EXTRA[$s]:-} "${AI_AGENT_ARGS[@]}" >> "$d/out" 2>> "$d/err" < /dev/null) &
+    fi
     AGENT[$s]=$!
 }
 

@@ -22,10 +22,10 @@
 # diags -t 3000: every SMP to the switch is answered by emulated code.
 # Usage: test_image_fabric.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST ARM64_BUILD_DIR
 set -u
-# shellcheck source=../fabric/fabric_lib.sh
-source "$(dirname "$0")/../fabric/fabric_lib.sh"
-fl_init image "$1" "$2"
-PZIPHOST=$(abspath "$3")
+# shellcheck source=../agent/agent_ip_lib.sh
+source "$(dirname "$0")/../agent/agent_ip_lib.sh"
+PZIPHOST=$(abspath "$3") # before ai_init_one, which changes into $WORK
+ai_init_one image "$1" "$2"
 ARM64=$(abspath "$4")
 SRC=$(abspath "$(dirname "$0")/../..")
 TARBALL=$ARM64/portzero-image-aarch64.tar.gz
@@ -37,16 +37,13 @@ if [ ! -f "$TARBALL" ]; then
     exit 77
 fi
 NET=$(abspath "$SRC/tests/integration/ft-36port.net")
-NS="pzt-$$-image"
-SW=leaf-2
 SM=host-1-1
 HOSTCA=host-2-1
 DR=0,1,3,3 # SM -> leaf-1 -> spine-1 -> leaf-2
-SWADDR=10.83.0.4
+ai_switch leaf-2 10.83.0.4
 HOSTADDR=10.83.0.100
 RO=(-v3 -l authPriv -u pzro -a SHA-256 -A readauthpass1 -x AES -X readprivpass1 -t 10 -r 2)
 ROOT=$WORK/root
-fl_trap_agent_host
 
 check "image-check passes" bash -c "bash '$SRC/scripts/image-check.sh' '$TARBALL' '$ARM64/sysroot' > '$WORK/image-check.out' 2>&1" ||
     cat "$WORK/image-check.out"
@@ -91,30 +88,24 @@ check "the arm64 libpzumad2sim.so is in $ARM64" test -f "$FIX_ARM64"
 MADLOG=$WORK/agent/mads.log
 # MADs through umad (mad_transport = umad), as on a switch where the kernel's
 # umad device carries them: umad2sim stands in for it and logs each MAD's
-# arrival (the board/sim transport would bypass both).
-start_agent() {
-    mkdir -p "$WORK/agent"
-    (cd "$WORK/agent" && exec qemu-aarch64 -L "$ROOT" \
-        -E "LD_LIBRARY_PATH=/lib/$TRIPLET:/usr/lib/$TRIPLET" \
-        -E "LD_PRELOAD=$STOCK_ARM64 $FIX_ARM64" -E "PZ_UMAD2SIM_MAD_LOG=$MADLOG" \
-        -E "SIM_HOST=$SW" -E "IBSIM_SOCKNAME=$SOCK" \
-        "$ROOT/usr/sbin/portzerod" -c /etc/portzero/portzero.conf \
-        -o board=sim -o mad_transport=umad -o "ip_address=$SWADDR/24" \
-        -o "ctl_socket=$WORK/agent/ctl" \
-        -o "state_dir=$WORK/state" -o "snmp_config=$WORK/snmp.conf" \
-        -o "ssh_authorized_keys=$WORK/admin_keys" -vv \
-        >> "$WORK/agent/out" 2>> "$WORK/agent/err" < /dev/null) &
-    AGENT=$!
-}
-in_ns() { ip netns exec "$NS" "$@"; }
+# arrival (the board/sim transport would bypass both).  The harness's
+# start_agent runs this command with the switch's address and control socket.
+AI_AGENT_CMD=(qemu-aarch64 -L "$ROOT"
+    -E "LD_LIBRARY_PATH=/lib/$TRIPLET:/usr/lib/$TRIPLET"
+    -E "LD_PRELOAD=$STOCK_ARM64 $FIX_ARM64" -E "PZ_UMAD2SIM_MAD_LOG=$MADLOG"
+    -E "SIM_HOST=$SW" -E "IBSIM_SOCKNAME=$SOCK"
+    "$ROOT/usr/sbin/portzerod" -c /etc/portzero/portzero.conf)
+AI_AGENT_FLAGS=-vv
+AI_AGENT_ARGS=(-o mad_transport=umad -o "state_dir=$WORK/state" -o "snmp_config=$WORK/snmp.conf"
+    -o "ssh_authorized_keys=$WORK/admin_keys")
 mads() { wc -l < "$MADLOG" 2> /dev/null || echo 0; }
 lid_at_path() { # lid_at_path DR-PATH: the LID of port 0 of the node at the end of the path
     diag "$SM" smpquery -D portinfo "$1" 0 2> /dev/null | awk -F. '/^Lid/ { print $NF }'
 }
 
 fl_start_fabric --agent "$SW" "$NET" || exit 1
-start_agent
-check "portzerod (aarch64, qemu) ready" wait_file "$WORK/agent/out" 60 '^ready$' "$AGENT"
+start_agent "$SW"
+check "portzerod (aarch64, qemu) ready" wait_file "$WORK/agent/out" 60 '^ready$' "${AGENT[$SW]}"
 check "it read the image's portzero.conf (its ctl_socket is overridden, snmp agent on)" \
     grep -q "snmp: agent on UDP 161" "$WORK/agent/err"
 check "it runs the SSH server" grep -q "ssh: server on TCP 22" "$WORK/agent/err"
@@ -138,7 +129,7 @@ check_eq "perfquery -x: PortSelect" 1 "$(awk -F. '/^PortSelect/ { print $NF }' <
 after=$(mads)
 check "the queries arrived at the aarch64 agent (MADs $before -> $after)" test "$after" -ge $((before + 3))
 
-fl_start_host "$HOSTCA" "$HOSTADDR/24"
+ai_start_host "$HOSTADDR/24" "$HOSTCA"
 check "ping $SW ($SWADDR) answers" wait_until 60 in_ns ping -c 1 -W 2 "$SWADDR"
 check_eq "ping: 5/5" 5 "$(in_ns ping -c 5 -i 0.2 -W 5 "$SWADDR" 2> /dev/null | awk '/packets transmitted/ { print $4 }')"
 descr=$(in_ns snmpget "${RO[@]}" -Oqv "$SWADDR" .1.3.6.1.2.1.1.1.0 2>&1)
@@ -152,8 +143,8 @@ check "ssh admin@$SWADDR show version: portzero" grep -q "^portzero " <<< "$vers
 check_eq "ssh: an unknown command exits 2" 2 \
     "$(in_ns timeout 120 ssh "${SSHOPT[@]}" -i "$WORK/admin_key" "admin@$SWADDR" no such command > /dev/null 2>&1; echo $?)"
 
-stop_pid "$AGENT"
+stop_pid "${AGENT[$SW]}"
 check_eq "portzerod (aarch64) exits 0 on SIGTERM" 0 "$STOP_RC"
-AGENT=
+AGENT[$SW]=
 check "no qemu or sanitizer report" bash -c "! grep -qE 'qemu: uncaught|Sanitizer' '$WORK/agent/err'"
 fl_finish
