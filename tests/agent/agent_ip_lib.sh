@@ -27,6 +27,8 @@
 #                         preload (e.g. qemu-aarch64 with the image's
 #                         portzerod, its environment in qemu's -E options):
 #                         start_agent appends the same options to it
+#   AI_CLEANUP=FUNCTION   a function of the test run on exit after the
+#                         processes stopped, before the namespaces go
 #   AI_PID_VARS=(VAR...)  names of variables holding more PIDs, stopped on
 #                         exit first in this order (an empty one is skipped,
 #                         so a test clears what it stopped itself)
@@ -62,6 +64,7 @@ declare -A ADDR AGENT AI_AGENT_EXTRA AI_DIR
 AI_AGENT_FLAGS=${AI_AGENT_FLAGS:--v}
 AI_AGENT_ARGS=()
 AI_AGENT_CMD=()
+AI_CLEANUP=
 AI_CLI_TIMEOUT=${AI_CLI_TIMEOUT:-60}
 AI_PIDS=()
 AI_PID_VARS=()
@@ -111,6 +114,7 @@ ai_cleanup() {
     for s in "${SWITCHES[@]}"; do
         [ -z "${AGENT[$s]:-}" ] || stop_pid "${AGENT[$s]}"
     done
+    [ -z "$AI_CLEANUP" ] || "$AI_CLEANUP"
     for s in "$NS" "${AI_NETNS[@]}"; do [ -z "$s" ] || ip netns delete "$s" 2> /dev/null; done
     (exit "$rc")
     fl_cleanup

@@ -25,11 +25,11 @@
 # and removes the portzero user if this test created it.
 # Usage: test_deb_install.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST DEB_DIR
 set -u
-# shellcheck source=../fabric/fabric_lib.sh
-source "$(dirname "$0")/../fabric/fabric_lib.sh"
-fl_init deb "$1" "$2"
-PZIPHOST=$(abspath "$3")
+# shellcheck source=../agent/agent_ip_lib.sh
+source "$(dirname "$0")/../agent/agent_ip_lib.sh"
+PZIPHOST=$(abspath "$3") # before ai_init_one, which changes into $WORK
 DEBDIR=$(abspath "$4")
+ai_init_one deb "$1" "$2"
 SRC=$(abspath "$(dirname "$0")/../..")
 pzt_require apt-get dpkg-deb dpkg-statoverride setpriv opensm smpquery perfquery ping ip snmpget \
     snmptranslate man
@@ -49,12 +49,10 @@ if [ "$(dpkg-query -W -f='${db:Status-Status}' portzero 2> /dev/null)" != "" ] &
     exit 77
 fi
 NET=$(abspath "$SRC/tests/integration/ft-36port.net")
-NS="pzt-$$-deb"
-SW=leaf-2
 SM=host-1-1
 HOSTCA=host-2-1
 DR=0,1,3,3 # SM -> leaf-1 -> spine-1 -> leaf-2
-SWADDR=10.84.0.4
+ai_switch leaf-2 10.84.0.4
 HOSTADDR=10.84.0.100
 RO=(-v3 -l authPriv -u pzro -a SHA-256 -A readauthpass1 -x AES -X readprivpass1 -t 10 -r 2)
 APT=(env DEBIAN_FRONTEND=noninteractive apt-get -q -y -o DPkg::Lock::Timeout=600)
@@ -75,8 +73,6 @@ for p in /etc/portzero /var/lib/portzero /run/portzero /var/log/portzerod.log; d
 done
 leftovers > "$WORK/before.txt"
 INSTALLED=
-AGENT=
-HOST_PID=
 # deb_cleanup: purge the package if this test installed it (and it is still
 # there), remove what a purge left of the package's paths that were not there
 # before, and the user portzero if this test created it.
@@ -91,7 +87,7 @@ deb_cleanup() {
     fi
     return 0
 }
-trap 'rc=$?; stop_started "$HOST_PID" "$AGENT"; deb_cleanup; fl_cleanup_ns $rc "$NS"' EXIT
+AI_CLEANUP=deb_cleanup # the harness's exit trap: processes stopped, then this
 
 # 1. Install.
 check "apt-get install $(basename "$DEB")" bash -c "${APT[*]} --no-install-recommends install '$DEB' > '$WORK/install.out' 2>&1" ||
@@ -159,31 +155,29 @@ mkdir -p "$WORK/agent"
 } > "$WORK/agent/snmp.conf"
 chown -R portzero: "$WORK/agent"
 MADLOG=$WORK/agent/mads.log
-start_agent() {
-    (cd "$WORK/agent" && exec setpriv --reuid portzero --regid portzero --clear-groups \
-        env LD_PRELOAD="$PZT_PRELOAD" PZ_UMAD2SIM_MAD_LOG="$MADLOG" SIM_HOST="$SW" IBSIM_SOCKNAME="$SOCK" \
-        /usr/sbin/portzerod -c /etc/portzero/portzero.conf \
-        -o board=sim -o mad_transport=umad -o "ip_address=$SWADDR/24" \
-        -o "ctl_socket=$WORK/agent/ctl" -o "snmp_config=$WORK/agent/snmp.conf" -vv \
-        >> "$WORK/agent.out" 2>> "$WORK/agent.err" < /dev/null) &
-    AGENT=$!
-}
-in_ns() { ip netns exec "$NS" "$@"; }
-lid_of() { # lid_of DR-PATH: the LID of port 0 of the node at the end of the path
+# The installed portzerod as the user portzero, MADs through umad (umad2sim
+# logs each arrival): the harness's start_agent runs this command with the
+# switch's address and control socket.
+AI_AGENT_CMD=(setpriv --reuid portzero --regid portzero --clear-groups
+    env LD_PRELOAD="$PZT_PRELOAD" PZ_UMAD2SIM_MAD_LOG="$MADLOG" SIM_HOST="$SW" IBSIM_SOCKNAME="$SOCK"
+    /usr/sbin/portzerod -c /etc/portzero/portzero.conf)
+AI_AGENT_FLAGS=-vv
+AI_AGENT_ARGS=(-o mad_transport=umad -o "snmp_config=$WORK/agent/snmp.conf")
+lid_at_path() { # lid_at_path DR-PATH: the LID of port 0 of the node at the end of the path
     diag "$SM" smpquery -D portinfo "$1" 0 2> /dev/null | awk -F. '/^Lid/ { print $NF }'
 }
 
 fl_start_fabric --agent "$SW" "$NET" || exit 1
-start_agent
-check "the installed portzerod ready" wait_file "$WORK/agent.out" 60 '^ready$' "$AGENT"
-check_eq "it runs as portzero" portzero "$(ps -o user= -p "$AGENT" 2>&1 | tr -d ' ')"
-check "its SNMP agent is on" grep -q "snmp: agent on UDP 161" "$WORK/agent.err"
+start_agent "$SW"
+check "the installed portzerod ready" wait_file "$WORK/agent/out" 60 '^ready$' "${AGENT[$SW]}"
+check_eq "it runs as portzero" portzero "$(ps -o user= -p "${AGENT[$SW]}" 2>&1 | tr -d ' ')"
+check "its SNMP agent is on" grep -q "snmp: agent on UDP 161" "$WORK/agent/err"
 check "pzfabric took $SW's agent" wait_file "$WORK/fabric.err" 10 "$SW"
 fl_start_opensm "$SM" -t 1000
 check "OpenSM: SUBNET UP through the installed agent" fl_wait_up 120
-HOST_LID=$(lid_of "$DR,1")
+HOST_LID=$(lid_at_path "$DR,1")
 check "$HOSTCA (below $SW) has a LID ($HOST_LID)" test -n "$HOST_LID" -a "${HOST_LID:-0}" != 0
-SW_LID=$(lid_of "$DR")
+SW_LID=$(lid_at_path "$DR")
 check "smpquery: $SW has a LID ($SW_LID)" test -n "$SW_LID" -a "${SW_LID:-0}" != 0
 ni=$(diag "$SM" smpquery nodeinfo "${SW_LID:-0}" 2>&1)
 check_eq "smpquery nodeinfo: NodeType" Switch "$(awk -F. '/^NodeType/ { print $NF }' <<< "$ni")"
@@ -191,7 +185,7 @@ check_eq "smpquery nodeinfo: NumPorts" 36 "$(awk -F. '/^NumPorts/ { print $NF }'
 pq=$(diag "$SM" perfquery -x "${SW_LID:-0}" 1 2>&1)
 check_eq "perfquery -x: PortSelect" 1 "$(awk -F. '/^PortSelect/ { print $NF }' <<< "$pq")"
 check "the MADs arrived through umad (umad2sim's log)" test -s "$MADLOG"
-fl_start_host "$HOSTCA" "$HOSTADDR/24"
+ai_start_host "$HOSTADDR/24" "$HOSTCA"
 check "ping $SW ($SWADDR) answers" wait_until 60 in_ns ping -c 1 -W 2 "$SWADDR"
 descr=$(in_ns snmpget "${RO[@]}" -Oqv "$SWADDR" .1.3.6.1.2.1.1.1.0 2>&1)
 check "snmpget (v3 authPriv) sysDescr names portzero: $descr" grep -qi portzero <<< "$descr"
@@ -201,9 +195,9 @@ state=$(find /var/lib/portzero -mindepth 1 -maxdepth 1 2> /dev/null | wc -l)
 check "the agent wrote its state into /var/lib/portzero ($state entries)" test "$state" -gt 0
 others=$(find /var/lib/portzero -mindepth 1 ! -user portzero 2> /dev/null | tr '\n' ' ')
 check "... all of it owned by portzero${others:+ (not: $others)}" test -z "$others"
-stop_pid "$AGENT"
+stop_pid "${AGENT[$SW]}"
 check_eq "portzerod exits 0 on SIGTERM" 0 "$STOP_RC"
-AGENT=
+AGENT[$SW]=
 
 # 4. Purge.
 check "apt-get purge portzero" bash -c "${APT[*]} purge portzero > '$WORK/purge.out' 2>&1" ||

@@ -108,8 +108,8 @@ run_diag F "$MGR_HOST" smpquery sl2vl "$VICTIM_SRC_LID" 1 > "$WORK/sl2vl.txt" 2>
 check_eq "OpenSM's QoS: $VICTIM_SRC's SL2VL maps SL 0 and SL 1 to VL 0 and VL 1" "0 1" \
     "$(awk -F'|' '/^ports:/ { gsub(/ /, ""); print $2, $3; exit }' "$WORK/sl2vl.txt")"
 
-# field ID N: field N of flow ID's flow-list line (4 SL, 6 achieved Gb/s, 8 moved=).
-field() { ctl flow-list | awk -v id="$1" -v n="$2" '$1 == id { print $n }'; }
+# flow_field ID N: field N of flow ID's flow-list line (4 SL, 6 achieved Gb/s, 8 moved=).
+flow_field() { ctl flow-list | awk -v id="$1" -v n="$2" '$1 == id { print $n }'; }
 # add SRC DST GBPS [--sl SL]: a flow; its id on stdout.
 add() { ctl flow-add "$@"; }
 # start_flows SL: the contributors on SL and the victim on SL 0; ids in CIDS and VID.
@@ -129,12 +129,12 @@ stop_flows() {
 # rates: the contributors' rates and the victim's, one line.
 rates() {
     local id
-    for id in "${CIDS[@]}" "$VID"; do printf '%s ' "$(field "$id" 6)"; done
+    for id in "${CIDS[@]}" "$VID"; do printf '%s ' "$(flow_field "$id" 6)"; done
 }
 # sls ID...: the SL of each flow, one line.
 sls() {
     local id out=()
-    for id in "$@"; do out+=("$(field "$id" 4)"); done
+    for id in "$@"; do out+=("$(flow_field "$id" 4)"); done
     echo "${out[*]}"
 }
 # lt A B: A < B (decimals).
@@ -184,7 +184,7 @@ two_hotspots() {
     }
     # rates_of ID...: their achieved rates, one line.
     rates_of() {
-        for id in "$@"; do printf '%s ' "$(field "$id" 6)"; done
+        for id in "$@"; do printf '%s ' "$(flow_field "$id" 6)"; done
     }
     flows 1
     ref=$(rates_of "${ids_a[@]}" "${ids_b[@]}" "${victims[@]}")
@@ -229,7 +229,7 @@ check "ca-rate $HOT 25" ctl ca-rate "$HOT" 25
 # --- 1. Reference: the contributors on SL 1 by hand ------------------------------
 start_flows 1
 REF_RATES=$(rates)
-REF=$(field "$VID" 6)
+REF=$(flow_field "$VID" 6)
 note "reference (contributors on SL 1): contributors and victim: $REF_RATES"
 [ "$MODE" = small ] &&
     check_eq "reference: the victim gets its demand (40 Gb/s) with the contributors on VL 1" 40 "$REF"
@@ -240,10 +240,10 @@ check "reference: the clear notice reaches OpenSM" notices 2
 # --- 2. Without pz-dftree -------------------------------------------------------------
 start_flows 0
 HELD_RATES=$(rates)
-HELD=$(field "$VID" 6)
+HELD=$(flow_field "$VID" 6)
 note "without pz-dftree: contributors and victim: $HELD_RATES"
 check "without pz-dftree: the victim is held below its share ($HELD < $REF)" lt "$HELD" "$REF"
-check_eq "without pz-dftree: the victim runs at the contributors' pace" "$(field "${CIDS[0]}" 6)" \
+check_eq "without pz-dftree: the victim runs at the contributors' pace" "$(flow_field "${CIDS[0]}" 6)" \
     "$HELD"
 check "without pz-dftree: onset notice" notices 3
 stop_flows "${CIDS[@]}" "$VID"
@@ -277,10 +277,10 @@ check_eq "pz-dftree: exactly the three contributors" \
 check_eq "pz-dftree: three repath notices answered with status 0" 3 \
     "$(grep -c "repath notice for hot-spot LID $HOT_LID to LID .*answered, status 0x0000" \
         "$WORK/D.err")"
-check_eq "the victim stays on SL 0, never moved" "0 moved=-" "$(field "$VID" 4) $(field "$VID" 8)"
+check_eq "the victim stays on SL 0, never moved" "0 moved=-" "$(flow_field "$VID" 4) $(flow_field "$VID" 8)"
 GOT_RATES=$(rates)
 note "with pz-dftree: contributors and victim: $GOT_RATES"
-check_eq "with pz-dftree: the victim gets the reference share" "$REF" "$(field "$VID" 6)"
+check_eq "with pz-dftree: the victim gets the reference share" "$REF" "$(flow_field "$VID" 6)"
 check_eq "with pz-dftree: the contributors lose nothing" \
     "$(echo "$HELD_RATES" | cut -d' ' -f1-3)" "$(echo "$GOT_RATES" | cut -d' ' -f1-3)"
 check "pzfabric logged each move" test "$(grep -c 'lane: flow .* SL 0 -> 1 (slow lane, hot-spot LID' "$FLOG")" -ge 3
@@ -289,22 +289,22 @@ check "flow-list: a contributor's flow says when it moved" \
 
 # --- 4. A new flow to the hot-spot, still on, starts on the slow lane -------------------
 NEW=$(add host-3-1 "$HOT" 5)
-check_eq "a new flow from a contributor to the hot-spot starts on SL 1" 1 "$(field "$NEW" 4)"
+check_eq "a new flow from a contributor to the hot-spot starts on SL 1" 1 "$(flow_field "$NEW" 4)"
 check "pzfabric logged it" grep -q "lane: flow $NEW .*new flow to a hot-spot" "$FLOG"
 # A host not told yet (host-3-2) starts sending to the hot-spot: the recheck finds it.
 LATE=$(add host-3-2 "$HOT" 40)
-check_eq "a flow from a host not told starts on SL 0" 0 "$(field "$LATE" 4)"
-late_slow() { [ "$(field "$LATE" 4)" = 1 ]; }
+check_eq "a flow from a host not told starts on SL 0" 0 "$(flow_field "$LATE" 4)"
+late_slow() { [ "$(flow_field "$LATE" 4)" = 1 ]; }
 check "pz-dftree's recheck repaths host-3-2: its flow moves to SL 1" wait_until 30 late_slow
 check "pz-dftree logged the new contributor" \
     grep -q "recheck of hot-spot LID $HOT_LID ($HOT): 1 new contributor" "$WORK/D.err"
-check_eq "the victim at the reference share again" "$REF" "$(field "$VID" 6)"
+check_eq "the victim at the reference share again" "$REF" "$(flow_field "$VID" 6)"
 
 # --- 5. The clear: back to the fast lane ---------------------------------------------------
 # Only host-2-1's contributor flow stays, and host-1-1 sinks at its link rate: no wait.
 stop_flows "${CIDS[1]}" "${CIDS[2]}" "$NEW" "$LATE"
 check "ca-rate $HOT 0" ctl ca-rate "$HOT" 0
-on_fast() { [ "$(field "${CIDS[0]}" 4)" = 0 ]; }
+on_fast() { [ "$(flow_field "${CIDS[0]}" 4)" = 0 ]; }
 check "after the clear host-2-1's flow to $HOT is back on SL 0" wait_until 30 on_fast
 check "pz-dftree: the clear came by $VIA" grep -q "clear at switch LID .* ($VIA)" "$WORK/D.err"
 check "pz-dftree: fast-lane notice answered" \
@@ -351,7 +351,7 @@ start_flows 0
 check "after the SM restart the contributors move to SL 1 again" wait_until 30 on_slow "${CIDS[@]}"
 check "that onset came through the new SM's Report" \
     test "$(grep -c 'onset at switch LID .* (notice)' "$WORK/D.err")" -ge 2
-check_eq "the victim gets the reference share again" "$REF" "$(field "$VID" 6)"
+check_eq "the victim gets the reference share again" "$REF" "$(flow_field "$VID" 6)"
 
 stop_pid "${PZT_PID[D]}"
 unset "PZT_PID[D]"
