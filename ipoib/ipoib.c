@@ -18,10 +18,7 @@
 #define JOIN_BACKOFF_MAX_MS 16000
 #define IPV4_HDR_MIN 20
 
-/* Print one log line through ops.log, if there is one. */
-static void ep_log(const struct ipoib *ep, int level, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void ep_log(const struct ipoib *ep, int level, const char *fmt, ...)
+void ipoib_log(const struct ipoib *ep, int level, const char *fmt, ...)
 {
     char msg[256];
     va_list ap;
@@ -391,7 +388,7 @@ static void arp_input(struct ipoib *ep, const struct board_dgram_addr *a, const 
 
     if (r != IPOIB_ARP_OK) {
         ep->stats.rx_dropped_arp++;
-        ep_log(ep, 3, "ipoib: ARP dropped (%s)", ipoib_arp_parse_result_name(r));
+        ipoib_log(ep, 3, "ipoib: ARP dropped (%s)", ipoib_arp_parse_result_name(r));
         return;
     }
     ep->stats.rx_arp++;
@@ -677,11 +674,11 @@ static void log_pkey_problem(const struct ipoib *ep, const struct ipoib_port *p)
 {
     if (!p->active || p->pkey_state == IPOIB_PKEY_FULL)
         return;
-    ep_log(ep, 0,
-           "ipoib: port holds P_Key 0x%04x %s; IPoIB needs full membership "
-           "(OpenSM partitions.conf: Default=0x7fff,ipoib,rate=2,mtu=4 : ALL=full ;)",
-           ep->cfg.pkey & 0x7fff,
-           p->pkey_state == IPOIB_PKEY_LIMITED ? "as a limited member only" : "not at all");
+    ipoib_log(ep, 0,
+              "ipoib: port holds P_Key 0x%04x %s; IPoIB needs full membership "
+              "(OpenSM partitions.conf: Default=0x7fff,ipoib,rate=2,mtu=4 : ALL=full ;)",
+              ep->cfg.pkey & 0x7fff,
+              p->pkey_state == IPOIB_PKEY_LIMITED ? "as a limited member only" : "not at all");
 }
 
 /* Take the port's new state; rejoin on any change that matters. */
@@ -694,11 +691,11 @@ void ipoib_port_update(struct ipoib *ep, const struct ipoib_port *port, uint64_t
     if (!changed)
         return;
     if (known && port_usable(port))
-        ep_log(ep, 2,
-               "ipoib: port now LID %u, SM LID %u, ClientReregister %u (was LID %u, SM LID %u, "
-               "%u): joining the broadcast group again",
-               port->lid, port->sm_lid, (unsigned)port->reregister, ep->port.lid, ep->port.sm_lid,
-               (unsigned)ep->port.reregister);
+        ipoib_log(ep, 2,
+                  "ipoib: port now LID %u, SM LID %u, ClientReregister %u (was LID %u, SM LID %u, "
+                  "%u): joining the broadcast group again",
+                  port->lid, port->sm_lid, (unsigned)port->reregister, ep->port.lid,
+                  ep->port.sm_lid, (unsigned)ep->port.reregister);
     if (ep->port.pkey_state != port->pkey_state || !ep->port.active)
         log_pkey_problem(ep, port);
     if (ep->state != IPOIB_DOWN)
@@ -725,14 +722,15 @@ static void join_answer(struct ipoib *ep, const uint8_t *mad, size_t len, uint64
     ep->join_answered = true;
     if (r != IPOIB_SA_OK) {
         ep->stats.join_failures++;
-        ep_log(ep, 0, "ipoib: broadcast group join refused (%s, MAD status 0x%04x); retry in %u ms",
-               r == IPOIB_SA_STATUS ? "SA status" : "bad answer", status,
-               (unsigned)(due > now ? due - now : 0));
+        ipoib_log(ep, 0,
+                  "ipoib: broadcast group join refused (%s, MAD status 0x%04x); retry in %u ms",
+                  r == IPOIB_SA_STATUS ? "SA status" : "bad answer", status,
+                  (unsigned)(due > now ? due - now : 0));
         return;
     }
     if (ep->ops.set_qkey(ep->ctx, g.qkey) < 0) {
         ep->stats.join_failures++;
-        ep_log(ep, 0, "ipoib: cannot set the QP's Q_Key to 0x%08x", g.qkey);
+        ipoib_log(ep, 0, "ipoib: cannot set the QP's Q_Key to 0x%08x", g.qkey);
         return;
     }
     mad_txn_answer(&ep->txns, mad, len);
@@ -752,8 +750,8 @@ static void join_ended(void *arg, int status, const uint8_t *mad, size_t len)
     ep->group = g;
     ep->state = IPOIB_UP;
     ep->stats.joins++;
-    ep_log(ep, 2, "ipoib: joined the broadcast group: MLID 0x%04x Q_Key 0x%08x MTU %u SL %u, %s",
-           g.mlid, g.qkey, ipoib_ip_mtu(g.mtu), g.sl, ip_str(ep->cfg.addr, ip));
+    ipoib_log(ep, 2, "ipoib: joined the broadcast group: MLID 0x%04x Q_Key 0x%08x MTU %u SL %u, %s",
+              g.mlid, g.qkey, ipoib_ip_mtu(g.mtu), g.sl, ip_str(ep->cfg.addr, ip));
     if (ep->ops.link)
         ep->ops.link(ep->ctx, true, ipoib_ip_mtu(g.mtu));
     if (ep->cfg.addr)
@@ -788,7 +786,7 @@ static void path_ended(void *arg, int status, const uint8_t *mad, size_t len)
     n->txn = -1;
     if (status) {
         ep->stats.path_failures++;
-        ep_log(ep, 2, "ipoib: %s unresolved after %u tries", neigh_str(n, ip), RESOLVE_TRIES);
+        ipoib_log(ep, 2, "ipoib: %s unresolved after %u tries", neigh_str(n, ip), RESOLVE_TRIES);
         neigh_free(ep, n, true);
         return;
     }
@@ -833,7 +831,7 @@ static void neigh_retry(struct ipoib *ep, struct neigh *n, uint64_t now)
     char ip[46];
 
     if (n->tries >= RESOLVE_TRIES) {
-        ep_log(ep, 2, "ipoib: %s unresolved after %u tries", neigh_str(n, ip), n->tries);
+        ipoib_log(ep, 2, "ipoib: %s unresolved after %u tries", neigh_str(n, ip), n->tries);
         neigh_free(ep, n, true);
         return;
     }

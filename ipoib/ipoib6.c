@@ -18,22 +18,6 @@
 #define IP6_NH_HOPOPTS 0
 #define LEAVE_TRIES 3 /* copies of a leave before it is given up */
 
-/* Print one log line through ops.log, if there is one. */
-static void v6_log(const struct ipoib *ep, int level, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void v6_log(const struct ipoib *ep, int level, const char *fmt, ...)
-{
-    char msg[256];
-    va_list ap;
-
-    if (!ep->ops.log)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    ep->ops.log(ep->ctx, level, msg);
-}
-
 /* ---- addresses ---------------------------------------------------------- */
 
 /* Our mirrored address equal to addr, or NULL. */
@@ -143,8 +127,8 @@ static void send_leave6(struct ipoib *ep, const struct ipoib_mcast6 *e, uint64_t
                                                           : IPOIB_JOIN_SENDONLY_FULL);
     ep->v6.stats.mcast_leaves++;
     if (mad_txn_start(&ep->txns, mad, &to, now, &tm, leave6_ended, ep, NULL, NULL) == -ENOSPC)
-        v6_log(ep, 1, "ipoib: no room to leave %s (too many SA requests out)",
-               ipoib_ip6_str(e->group, text));
+        ipoib_log(ep, 1, "ipoib: no room to leave %s (too many SA requests out)",
+                  ipoib_ip6_str(e->group, text));
 }
 
 /* End what a group entry had out (a copy: its join, or its membership). */
@@ -337,8 +321,8 @@ static void ns_dad(struct ipoib *ep, const struct board_dgram_addr *a, const uin
     if (!t)
         return;
     ep->v6.stats.dad_conflicts++;
-    v6_log(ep, 1, "ipoib: another node probes for %s, %s", ipoib_ip6_str(m->target, text),
-           t->tentative ? "which we are probing too: a duplicate" : "which is ours: defended");
+    ipoib_log(ep, 1, "ipoib: another node probes for %s, %s", ipoib_ip6_str(m->target, text),
+              t->tentative ? "which we are probing too: a duplicate" : "which is ours: defended");
     if (t->tentative)
         deliver6(ep, a, pkt, len); /* the host stack's DAD marks it duplicated */
     else
@@ -381,8 +365,8 @@ static void na_input(struct ipoib *ep, const struct board_dgram_addr *a, const u
 
     if (t) {
         ep->v6.stats.dad_conflicts++;
-        v6_log(ep, 0, "ipoib: another node advertises our address %s",
-               ipoib_ip6_str(m->target, text));
+        ipoib_log(ep, 0, "ipoib: another node advertises our address %s",
+                  ipoib_ip6_str(m->target, text));
         if (t->tentative)
             deliver6(ep, a, pkt, len);
         return;
@@ -472,7 +456,7 @@ static void nd_input(struct ipoib *ep, const struct board_dgram_addr *a, const u
     if (r != IPOIB_ND_OK) {
         ep->v6.stats.rx_dropped_nd++;
         ep->v6.stats.rx_dropped_nd_reason[r]++;
-        v6_log(ep, 3, "ipoib: neighbour discovery dropped (%s)", ipoib_nd_result_name(r));
+        ipoib_log(ep, 3, "ipoib: neighbour discovery dropped (%s)", ipoib_nd_result_name(r));
         return;
     }
     ep->v6.stats.rx_nd++;
@@ -717,8 +701,8 @@ void ipoib6_fini(struct ipoib *ep)
 void ipoib6_up(struct ipoib *ep, uint64_t now)
 {
     if (ipoib_ip_mtu(ep->group.mtu) < IPOIB_IP6_MIN_MTU) {
-        v6_log(ep, 0, "ipoib: IPv6 needs an IP MTU of 1280, the group gives %u",
-               ipoib_ip_mtu(ep->group.mtu));
+        ipoib_log(ep, 0, "ipoib: IPv6 needs an IP MTU of 1280, the group gives %u",
+                  ipoib_ip_mtu(ep->group.mtu));
         return;
     }
     joins_due(ep, now);
@@ -756,9 +740,9 @@ bool ipoib6_input_sa(struct ipoib *ep, uint64_t tid, const uint8_t *mad, size_t 
         due = mad_txn_due(&ep->txns, e->txn);
         ep->v6.stats.mcast_join_failures++;
         ipoib_mcast6_answer(e, NULL);
-        v6_log(ep, 0, "ipoib: join of %s refused (%s, MAD status 0x%04x); retry in %u ms",
-               ipoib_ip6_str(e->group, text), r == IPOIB_SA_STATUS ? "SA status" : "bad answer",
-               status, (unsigned)(due > now ? due - now : 0));
+        ipoib_log(ep, 0, "ipoib: join of %s refused (%s, MAD status 0x%04x); retry in %u ms",
+                  ipoib_ip6_str(e->group, text), r == IPOIB_SA_STATUS ? "SA status" : "bad answer",
+                  status, (unsigned)(due > now ? due - now : 0));
         return true;
     }
     mad_txn_answer(&ep->txns, mad, len);
@@ -781,7 +765,7 @@ static void join6_ended(void *arg, int status, const uint8_t *mad, size_t len)
         return;
     ipoib_mcast6_answer(e, &g);
     ep->v6.stats.mcast_joins++;
-    v6_log(ep, 2, "ipoib: joined %s: MLID 0x%04x", ipoib_ip6_str(e->group, text), g.mlid);
+    ipoib_log(ep, 2, "ipoib: joined %s: MLID 0x%04x", ipoib_ip6_str(e->group, text), g.mlid);
     if (e == all_nodes(ep))
         announce(ep, ep->sa_now);
 }
@@ -794,9 +778,9 @@ static void leave6_ended(void *arg, int status, const uint8_t *mad, size_t len)
         mad && len >= IB_SA_DATA_OFFS ? mad_get_field((void *)mad, 0, IB_MAD_STATUS_F) : 0;
 
     if (status)
-        v6_log(ep, 1, "ipoib: an IPv6 group leave went unanswered after %u tries", LEAVE_TRIES);
+        ipoib_log(ep, 1, "ipoib: an IPv6 group leave went unanswered after %u tries", LEAVE_TRIES);
     else if (mad_status)
-        v6_log(ep, 1, "ipoib: an IPv6 group leave refused (MAD status 0x%04x)", mad_status);
+        ipoib_log(ep, 1, "ipoib: an IPv6 group leave refused (MAD status 0x%04x)", mad_status);
 }
 
 /* Joins that waited for room. */

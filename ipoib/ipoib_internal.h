@@ -156,4 +156,8 @@ void ipoib6_solicit(struct ipoib *ep, struct neigh *n, uint64_t now);
 void ipoib6_poll(struct ipoib *ep, uint64_t now);
 uint64_t ipoib6_next_deadline(const struct ipoib *ep);
 
+/* Print one log line through the endpoint's ops.log, if there is one (ipoib.c). */
+void ipoib_log(const struct ipoib *ep, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif
