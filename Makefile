@@ -192,38 +192,11 @@ fuzz: deps
 	    -DPZ_FUZZ=ON $(WERROR)
 	$(CMAKE) --build $(FUZZ_DIR) -j$(JOBS)
 
-# Run every $(FUZZ_DIR)/bin/fuzz_* for $(1) seconds on $(FUZZ_DIR)/corpus/<name>, seeded
-# from tests/fuzz/corpus/<name> (<name> with or without the fuzz_ prefix) and
-# using tests/fuzz/<name>.dict if present. libFuzzer exits non-zero on a crash,
-# leak, timeout or OOM, which fails the target (crash inputs land in
-# $(FUZZ_DIR)/artifacts/).
+# Run every $(FUZZ_DIR)/bin/fuzz_* for $(1) seconds, $(JOBS) at a time
+# (scripts/run-fuzzers.sh: corpora, dictionaries; a crash, leak, timeout or OOM
+# fails the target and the run, its input in $(FUZZ_DIR)/artifacts/).
 define run_fuzzers
-	@found=0; \
-	mkdir -p $(FUZZ_DIR)/artifacts; \
-	for f in $(FUZZ_DIR)/bin/fuzz_*; do \
-	    [ -f "$$f" ] && [ -x "$$f" ] || continue; \
-	    found=1; \
-	    name=$$(basename "$$f"); \
-	    corpus=$(FUZZ_DIR)/corpus/$$name; \
-	    mkdir -p "$$corpus"; \
-	    for seed in tests/fuzz/corpus/$$name tests/fuzz/corpus/$${name#fuzz_}; do \
-	        if [ -d "$$seed" ]; then cp -rn "$$seed"/. "$$corpus"/; fi; \
-	    done; \
-	    dict=; \
-	    for d in tests/fuzz/$$name.dict tests/fuzz/$${name#fuzz_}.dict; do \
-	        if [ -f "$$d" ]; then dict=-dict=$$d; break; fi; \
-	    done; \
-	    echo "== $$name: $(1) s, corpus $$corpus ($$(ls "$$corpus" | wc -l) inputs) $$dict"; \
-	    $(SAN_ENV) "$$f" -max_total_time=$(1) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-	        -artifact_prefix=$(FUZZ_DIR)/artifacts/$$name- $$dict "$$corpus" \
-	        > $(FUZZ_DIR)/$$name.log 2>&1 || { \
-	        tail -n 60 $(FUZZ_DIR)/$$name.log; \
-	        echo "FAILED: $$name (full log: $(FUZZ_DIR)/$$name.log)" >&2; exit 1; }; \
-	    tail -n 12 $(FUZZ_DIR)/$$name.log | grep -E '^(stat::|Done|INFO: )' || true; \
-	done; \
-	if [ $$found = 0 ]; then \
-	    echo "no $(FUZZ_DIR)/bin/fuzz_* executables (is PZ_FUZZ wired up?)" >&2; exit 1; \
-	fi
+	$(SAN_ENV) JOBS=$(JOBS) bash scripts/run-fuzzers.sh $(FUZZ_DIR) $(1)
 endef
 
 fuzz-short: fuzz
