@@ -82,19 +82,19 @@ build: deps
 
 # Each stage runs only if the previous one passed; any failure fails `make test`.
 test: format-check build image deb
-	@echo "== make test: native ctest"
+	@echo "== make test: native ctest ($$(date +%T))"
 	$(CTEST) --test-dir $(BUILD_DIR) $(CTEST_FLAGS) $(CTEST_SHORT)
-	@echo "== make test: ASan+UBSan ctest"
+	@echo "== make test: ASan+UBSan ctest ($$(date +%T))"
 	$(MAKE) --no-print-directory test-asan
-	@echo "== make test: Release build (gcc -O3), unit tests"
+	@echo "== make test: Release build (gcc -O3), unit tests ($$(date +%T))"
 	$(MAKE) --no-print-directory test-builds
-	@echo "== make test: ThreadSanitizer, IP plane"
+	@echo "== make test: ThreadSanitizer, IP plane ($$(date +%T))"
 	$(MAKE) --no-print-directory test-tsan
-	@echo "== make test: aarch64 ctest under qemu"
+	@echo "== make test: aarch64 ctest under qemu ($$(date +%T))"
 	$(MAKE) --no-print-directory cross-test
-	@echo "== make test: clang build (build-fuzz), its unit tests, libFuzzer $(FUZZ_SHORT_SECONDS) s per target"
+	@echo "== make test: clang build (build-fuzz), its unit tests, libFuzzer $(FUZZ_SHORT_SECONDS) s per target ($$(date +%T))"
 	$(MAKE) --no-print-directory fuzz-short
-	@echo "== make test: all stages passed"
+	@echo "== make test: all stages passed ($$(date +%T))"
 
 # make test's stages with timed behaviour, with two CPU hogs beside them: the native
 # ctest, the ASan+UBSan ctest (make test-asan) and the IP plane under ThreadSanitizer
