@@ -61,8 +61,8 @@
 static netsnmp_tdomain pzudp_tdomain, pzudp6_tdomain;
 static struct pz_snmp *pzudp_agent;
 
-/* snmpUDPIPv6Domain's OID, for its length (net-snmp exports the array without one). */
-static const oid pzudp6_oid[] = {TRANSPORT_DOMAIN_UDP_IPV6};
+/* snmpUDPIPv6Domain's OID length (net-snmp exports the array without one). */
+#define PZUDP6_OID_LEN (sizeof((const oid[]){TRANSPORT_DOMAIN_UDP_IPV6}) / sizeof(oid))
 
 /* What a transport of ours carries in t->data (freed by net-snmp). */
 struct pzudp_data {
@@ -317,7 +317,7 @@ static netsnmp_transport *pzudp_new(bool server, bool ipv6, const struct pz_snmp
     if (to)
         td->to = *to;
     t->domain = td->ipv6 ? netsnmp_UDPIPv6Domain : netsnmpUDPDomain;
-    t->domain_length = td->ipv6 ? OID_LENGTH(pzudp6_oid) : (size_t)netsnmpUDPDomain_len;
+    t->domain_length = td->ipv6 ? PZUDP6_OID_LEN : (size_t)netsnmpUDPDomain_len;
     t->sock = sock;
     t->data = td;
     t->data_length = sizeof(*td);
@@ -535,7 +535,7 @@ int snmp_transport_register(struct pz_snmp *s)
     rc = pzudp_register(&pzudp_tdomain, netsnmpUDPDomain, netsnmpUDPDomain_len, v4, 2,
                         pzudp_create_tspec, pzudp_create_ostring);
     if (rc == 0)
-        rc = pzudp_register(&pzudp6_tdomain, netsnmp_UDPIPv6Domain, OID_LENGTH(pzudp6_oid), v6, 5,
+        rc = pzudp_register(&pzudp6_tdomain, netsnmp_UDPIPv6Domain, PZUDP6_OID_LEN, v6, 5,
                             pzudp6_create_tspec, pzudp6_create_ostring);
     return rc;
 }
