@@ -458,9 +458,19 @@ pzudp_sink(netsnmp_tdomain_spec *spec,
     return pzudp_new_sender(&to);
 }
 
-/* f_create_from_tspec of "udp": a sink at a numeric IPv4 address; NULL if refused. */
+/*
+ * f_create_from_tspec of "udp": a sink at a numeric IPv4 address; NULL if
+ * refused.  An IPv6 target without a prefix ("[v6]:port", "v6") is left to
+ * the next default domain, udp6, without a word, as net-snmp's udp domain
+ * leaves it.
+ */
 static netsnmp_transport *pzudp_create_tspec(netsnmp_tdomain_spec *spec)
 {
+    const char *t = spec->target;
+
+    if (t && !(spec->flags & NETSNMP_TSPEC_LOCAL) &&
+        (t[0] == '[' || (strchr(t, ':') && strchr(t, ':') != strrchr(t, ':'))))
+        return NULL;
     return pzudp_sink(spec, pzudp_parse, "IPv4");
 }
 

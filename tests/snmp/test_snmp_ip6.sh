@@ -13,7 +13,8 @@
 #   - IPv4 and IPv6 requests at the same time are all answered;
 #   - notifications to an IPv6 sink (`trap2sink udp6:[::1]:PORT`): snmptrapd
 #     on udp6 gets coldStart and linkDown with the switch's sysObjectID
-#     as snmpTrapEnterprise.0, from [::1]; an `informsink udp6:[...]`
+#     as snmpTrapEnterprise.0, from [::1] (also `trap2sink [::1]:PORT`, no
+#     prefix, without an error line); an `informsink udp6:[...]`
 #     inform is acknowledged (received once, not resent);
 #   - what show snmp lists names the IPv6 sinks' addresses and ports;
 #   - a sink address that is not numeric IPv6 is refused with a message.
@@ -68,6 +69,7 @@ ENTERPRISE=.1.3.6.1.6.3.1.1.4.3.0
     echo 'access sixgroup "" v2c noauth exact sixview none none'
     echo "trap2sink udp6:[::1]:$TRAP_PORT pzv6trap"
     echo "informsink udp6:[::1]:$TRAP_PORT pzv6inform"
+    echo "trap2sink [::1]:$TRAP_PORT pzbare" # no prefix: net-snmp's default domains, udp then udp6
     echo 'trap2sink udp6:not-an-address pzbad'
 } > "$WORK/agent.conf"
 
@@ -135,6 +137,8 @@ check_eq "20 IPv4 GETs beside them: all answered" 20 "$(grep -c '^"IB1/' "$WORK/
 # Notifications to IPv6 sinks (snmptrapd's %b: "UDP/IPv6: [::1]:PORT").
 cold() { grep -F "community $1" "$WORK/trapd.log" | grep -E "OID: ${TRAPS//./\\.}\.1(~|$)"; }
 check "trap2sink udp6: coldStart from [::1]" wait_until 5 bash -c "$(declare -f cold); TRAPS=$TRAPS WORK=$WORK; cold pzv6trap | grep -qF 'UDP/IPv6: [::1]'"
+check "trap2sink [::1]:PORT (no udp6: prefix): coldStart" wait_until 5 bash -c "$(declare -f cold); TRAPS=$TRAPS WORK=$WORK; cold pzbare | grep -qF 'UDP/IPv6: [::1]'"
+check "... and no IPv4 refusal logged for it" bash -c "! grep -qF 'is not a numeric IPv4' '$WORK/agent.err'"
 check_eq "coldStart over udp6: snmpTrapEnterprise.0 = sysObjectID" "$SYSOID" \
     "$(cold pzv6trap | tail -n 1 | tr '~' '\n' | sed -n "s/^${ENTERPRISE//./\\.} = OID: //p")"
 echo "unplug 3" > "$WORK/ctl"
