@@ -16,6 +16,8 @@
 #     listening on udp6 in the namespace (`trap2sink udp6:[<host>]:162`),
 #     from the switch's global address, with the switch's sysObjectID as
 #     snmpTrapEnterprise.0;
+#   - restarted with a sink at the host's link-local address too (no zone),
+#     its coldStart reaches both sinks;
 #   - the agent logs that it serves IPv6; portzerod exits cleanly.
 # Usage: test_agent_snmp6.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST PORTZEROD PZ_CLI
 set -u
@@ -65,7 +67,7 @@ check "$SW: the agent serves IPv4 and IPv6" grep -q "snmp: agent on UDP 161 (IPv
 ai_start_host "$HOSTADDR/24" Hca3 --address6 "$HOSTADDR6/64"
 echo "disableAuthorization yes" > "$WORK/trapd.conf"
 ip netns exec "$NS" env SNMP_PERSISTENT_DIR="$WORK/trapd" snmptrapd -f -C -c "$WORK/trapd.conf" -m '' \
-    -On -Lf "$WORK/trapd.log" -F '%b|%P|%V~%v\n' "udp6:[$HOSTADDR6]:162" < /dev/null &
+    -On -Lf "$WORK/trapd.log" -F '%b|%P|%V~%v\n' "udp6:162" < /dev/null &
 TRAPD_PID=$!
 
 guid=$(cli "$SW" show system | awk '/^Port 0 GUID/ { print $4 }')
@@ -111,6 +113,27 @@ for i in $(seq 20); do get -v2c -c pzv4 -t 3 -r 2 "$SWADDR" "$IFX.1.$((i % 8 + 1
 wait "$par6"
 check_eq "20 GETs over udp6 beside 20 over IPv4: all answered" 20 "$(grep -c '^"IB1/' "$WORK/par6.txt")"
 check_eq "20 GETs over IPv4 beside them: all answered" 20 "$(grep -c '^"IB1/' "$WORK/par4.txt")"
+
+# A sink at the host's link-local address (no zone: the plane's only
+# interface) and the global one: portzerod restarts with it, and its coldStart
+# reaches both (sent once IPoIB is up, held while IPv6 has no usable source).
+HOSTLL=$(in_ns ip -6 addr show dev ib0 scope link | awk '/inet6/ { sub("/.*", "", $2); print $2; exit }')
+check "the host has a link-local address ($HOSTLL)" test -n "$HOSTLL"
+echo "trap2sink udp6:[$HOSTLL]:162 pztrapll" >> "$WORK/snmp.conf"
+COLD='\.1\.3\.6\.1\.6\.3\.1\.1\.5\.1(~|$)'
+cold6() { grep -E "$COLD" "$WORK/trapd.log" | grep -F 'community pztrap6' | grep -cF "UDP/IPv6: [$SWADDR6]:161"; }
+c0=$(cold6)
+stop_pid "${AGENT[$SW]}"
+AGENT[$SW]=
+start_agent "$SW"
+check "$SW: restarted portzerod ready" wait_lines "${AI_DIR[$SW]}/out" 20 '^ready$' 2
+check "coldStart at the global sink, from $SWADDR6 (coldStarts before: $c0)" \
+    wait_until 60 bash -c "$(declare -f cold6); COLD='$COLD' WORK=$WORK SWADDR6=$SWADDR6; [ \$(cold6) -gt $c0 ]"
+check "coldStart at the link-local sink $HOSTLL, from $LL" \
+    wait_until 30 bash -c "grep -E '$COLD' '$WORK/trapd.log' | grep -F 'community pztrapll' | grep -qF 'UDP/IPv6: [$LL'"
+check_eq "the link-local sink's coldStart: snmpTrapEnterprise.0 = sysObjectID" "$SYSOID" \
+    "$(grep -E "$COLD" "$WORK/trapd.log" | grep -F 'community pztrapll' | tail -n 1 | tr '~' '\n' |
+        sed -n "s/^${ENTERPRISE//./\\.} = OID: //p")"
 
 ai_stop_agents
 fl_finish
