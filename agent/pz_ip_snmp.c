@@ -37,12 +37,26 @@ struct pz_ip_snmp {
     uint64_t next_mif_ns;
 };
 
-/* The agent sends a datagram (an answer or a notification). */
+/* The agent's peer of a UDP peer (either family; lwIP's zone as the IPv6 scope). */
+static struct pz_snmp_peer pz_ip_snmp_peer(const struct pz_udp_addr *a)
+{
+    struct pz_snmp_peer p = {.addr = a->v4, .port = a->port, .ipv6 = a->ipv6, .scope = a->zone};
+
+    memcpy(p.addr6, a->v6, sizeof(p.addr6));
+    return p;
+}
+
+/* The agent sends a datagram (an answer or a notification) to a peer of either family. */
 static int pz_ip_snmp_send(void *arg, const struct pz_snmp_peer *to, const void *buf, size_t len)
 {
     struct pz_ip_snmp *s = arg;
+    struct pz_udp_addr a = {.ipv6 = to->ipv6,
+                            .v4 = to->addr,
+                            .zone = (uint8_t)(to->scope <= 255 ? to->scope : 0),
+                            .port = to->port};
 
-    return pz_udp_send(s->udp, to->addr, to->port, buf, len) ? -1 : 0;
+    memcpy(a.v6, to->addr6, sizeof(a.v6));
+    return pz_udp_send(s->udp, &a, buf, len) ? -1 : 0;
 }
 
 /* The IPoIB interface's row from the endpoint's state and counters. */
@@ -70,13 +84,15 @@ static void pz_ip_snmp_on_udp(void *arg, int fd)
 {
     struct pz_ip_snmp *s = arg;
     uint8_t buf[8192];
-    struct pz_snmp_peer from;
+    struct pz_udp_addr from;
+    struct pz_snmp_peer peer;
     unsigned taken = 0;
     int n;
 
     (void)fd;
-    while ((n = pz_udp_recv(s->udp, &from.addr, &from.port, buf, sizeof(buf))) >= 0) {
-        pz_snmp_input_now(s->snmp, &from, buf, (size_t)n); /* processed below */
+    while ((n = pz_udp_recv(s->udp, &from, buf, sizeof(buf))) >= 0) {
+        peer = pz_ip_snmp_peer(&from);
+        pz_snmp_input_now(s->snmp, &peer, buf, (size_t)n); /* processed below */
         taken++;
     }
     if (!taken)
@@ -217,8 +233,8 @@ struct pz_ip_snmp *pz_ip_snmp_create(const struct pz_config *cfg, const struct p
     if (env->plane)
         pz_udp_hooked(s->udp);
     pz_ip_snmp_mgmt_if(s);
-    pz_log(PZ_LOG_INFO, "snmp: agent on UDP %u (config %s, state in %s)", PZ_SNMP_PORT,
-           cfg->snmp_config, cfg->state_dir);
+    pz_log(PZ_LOG_INFO, "snmp: agent on UDP %u (IPv4%s; config %s, state in %s)", PZ_SNMP_PORT,
+           cfg->ip6 ? " and IPv6" : "", cfg->snmp_config, cfg->state_dir);
     return s;
 }
 

@@ -18,8 +18,7 @@
 /* One datagram waiting for the agent loop. */
 struct pz_udp_msg {
     struct pz_udp_msg *next;
-    uint32_t addr;
-    uint16_t port;
+    struct pz_udp_addr from;
     size_t len;
     uint8_t data[];
 };
@@ -35,6 +34,37 @@ struct pz_udp {
     pthread_t owner;
     struct pz_udp_stats stats;
 };
+
+/* The peer of lwIP's address and port, with its family (and the zone of a scoped IPv6 one). */
+static struct pz_udp_addr pz_udp_peer(const ip_addr_t *addr, u16_t port)
+{
+    struct pz_udp_addr a = {.port = port};
+
+    if (IP_IS_V6(addr)) {
+        a.ipv6 = true;
+        memcpy(a.v6, ip_2_ip6(addr)->addr, sizeof(a.v6));
+        a.zone = ip6_addr_zone(ip_2_ip6(addr));
+    } else {
+        a.v4 = lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(addr)));
+    }
+    return a;
+}
+
+/* lwIP's address of a peer (zone kept: an answer leaves where its request came in). */
+static ip_addr_t pz_udp_lwip_addr(const struct pz_udp_addr *a)
+{
+    ip_addr_t ip;
+
+    memset(&ip, 0, sizeof(ip));
+    if (a->ipv6) {
+        IP_SET_TYPE_VAL(ip, IPADDR_TYPE_V6);
+        memcpy(ip_2_ip6(&ip)->addr, a->v6, sizeof(a->v6));
+        ip6_addr_set_zone(ip_2_ip6(&ip), a->zone);
+    } else {
+        ip_addr_set_ip4_u32_val(ip, lwip_htonl(a->v4));
+    }
+    return ip;
+}
 
 /* lwIP's receive callback (core lock held): queue one datagram for the loop (or count it dropped).
  */
@@ -56,8 +86,7 @@ static void pz_udp_input(void *arg, struct udp_pcb *pcb, struct pbuf *p, const i
         return;
     }
     m->next = NULL;
-    m->addr = lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(addr)));
-    m->port = port;
+    m->from = pz_udp_peer(addr, port);
     m->len = pbuf_copy_partial(p, m->data, (u16_t)len, 0);
     if (u->tail)
         u->tail->next = m;
@@ -96,9 +125,9 @@ struct pz_udp *pz_udp_open(uint16_t port, unsigned queue_max, char *err, size_t 
         return NULL;
     }
     LOCK_TCPIP_CORE();
-    u->pcb = udp_new();
+    u->pcb = udp_new_ip_type(IPADDR_TYPE_ANY);
     if (u->pcb) {
-        rc = udp_bind(u->pcb, IP4_ADDR_ANY, port);
+        rc = udp_bind(u->pcb, IP_ANY_TYPE, port); /* IPv4 and IPv6 */
         if (rc == ERR_OK)
             udp_recv(u->pcb, pz_udp_input, u);
     }
@@ -134,7 +163,7 @@ bool pz_udp_pending(struct pz_udp *u)
     return waiting;
 }
 
-int pz_udp_recv(struct pz_udp *u, uint32_t *addr, uint16_t *port, void *buf, size_t cap)
+int pz_udp_recv(struct pz_udp *u, struct pz_udp_addr *from, void *buf, size_t cap)
 {
     struct pz_udp_msg *m;
     uint64_t n;
@@ -158,13 +187,12 @@ int pz_udp_recv(struct pz_udp *u, uint32_t *addr, uint16_t *port, void *buf, siz
         return -EAGAIN;
     len = m->len < cap ? m->len : cap;
     memcpy(buf, m->data, len);
-    *addr = m->addr;
-    *port = m->port;
+    *from = m->from;
     free(m);
     return (int)len;
 }
 
-int pz_udp_send(struct pz_udp *u, uint32_t addr, uint16_t port, const void *buf, size_t len)
+int pz_udp_send(struct pz_udp *u, const struct pz_udp_addr *to, const void *buf, size_t len)
 {
     struct pbuf *p;
     ip_addr_t dst;
@@ -180,9 +208,9 @@ int pz_udp_send(struct pz_udp *u, uint32_t addr, uint16_t port, const void *buf,
         return -ENOMEM;
     }
     memcpy(p->payload, buf, len);
-    ip_addr_set_ip4_u32_val(dst, lwip_htonl(addr));
+    dst = pz_udp_lwip_addr(to);
     LOCK_TCPIP_CORE();
-    rc = udp_sendto(u->pcb, p, &dst, port);
+    rc = udp_sendto(u->pcb, p, &dst, to->port);
     UNLOCK_TCPIP_CORE();
     pbuf_free(p);
     pthread_mutex_lock(&u->lock);

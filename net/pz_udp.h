@@ -32,9 +32,27 @@ struct pz_udp_stats {
     uint64_t tx_errors;  /* lwIP refused the send */
 };
 
+/*
+ * A peer of a port: an IPv4 or an IPv6 address and a UDP port.  zone is
+ * lwIP's zone of a scoped IPv6 address (a link-local peer: the netif's
+ * index + 1, as received; 0 for none: lwIP then picks the plane's only
+ * interface).
+ */
+struct pz_udp_addr {
+    bool ipv6;
+    uint32_t v4;    /* IPv4, host order */
+    uint8_t v6[16]; /* IPv6, network order */
+    uint8_t zone;
+    uint16_t port; /* host order */
+};
+
 struct pz_udp;
 
-/* Bind UDP port (any address) with a queue of queue_max datagrams (0 = 64); NULL + err. */
+/*
+ * Bind UDP port on any address of both families (lwIP's IPADDR_TYPE_ANY:
+ * IPv6 datagrams arrive once the plane has IPv6) with a queue of queue_max
+ * datagrams (0 = 64); NULL + err.
+ */
 struct pz_udp *pz_udp_open(uint16_t port, unsigned queue_max, char *err, size_t errlen);
 
 /* The descriptor that polls readable while datagrams wait. */
@@ -52,13 +70,13 @@ void pz_udp_hooked(struct pz_udp *u);
 bool pz_udp_pending(struct pz_udp *u);
 
 /*
- * Take one datagram: its length (what did not fit cap is cut), the peer's
- * address and port (host order); -EAGAIN when none waits.
+ * Take one datagram: its length (what did not fit cap is cut) and the peer
+ * it came from; -EAGAIN when none waits.
  */
-int pz_udp_recv(struct pz_udp *u, uint32_t *addr, uint16_t *port, void *buf, size_t cap);
+int pz_udp_recv(struct pz_udp *u, struct pz_udp_addr *from, void *buf, size_t cap);
 
-/* Send len bytes to addr:port (host order) from the bound port; 0 or -errno. */
-int pz_udp_send(struct pz_udp *u, uint32_t addr, uint16_t port, const void *buf, size_t len);
+/* Send len bytes to peer `to` from the bound port; 0 or -errno. */
+int pz_udp_send(struct pz_udp *u, const struct pz_udp_addr *to, const void *buf, size_t len);
 
 /* The counters. */
 struct pz_udp_stats pz_udp_stats(struct pz_udp *u);

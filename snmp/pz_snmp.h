@@ -28,10 +28,20 @@ struct pma;
 struct cong_monitor;
 struct pz_snmp;
 
-/* An IPv4 UDP endpoint: address and port in host byte order. */
+/*
+ * A UDP endpoint of either family: an IPv4 address (ipv6 false: addr, host
+ * byte order) or an IPv6 one (addr6, network byte order; scope: the zone of
+ * a link-local address as the caller's stack numbers it, 0 for none), and
+ * the port in host byte order.  The agent hands an IPv6 peer to net-snmp as
+ * its UDP/IPv6 domain does, so rocommunity6/com2sec6 lines apply to it and
+ * rocommunity/com2sec lines to IPv4 peers.
+ */
 struct pz_snmp_peer {
     uint32_t addr;
     uint16_t port;
+    bool ipv6;
+    uint8_t addr6[16];
+    uint32_t scope;
 };
 
 /*

@@ -264,10 +264,13 @@ static struct pz_snmp *snmp_engine_alloc(const struct pz_snmp_params *p)
     s->num_if = s->num_ports + 1;
     s->if_rows = calloc(s->num_if, sizeof(*s->if_rows));
     s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (!s->if_rows || s->efd < 0 || snmp_port_init(s) != 0 ||
+    s->efd6 = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (!s->if_rows || s->efd < 0 || s->efd6 < 0 || snmp_port_init(s) != 0 ||
         pthread_mutex_init(&s->lock, NULL) != 0) {
         if (s->efd >= 0)
             close(s->efd);
+        if (s->efd6 >= 0)
+            close(s->efd6);
         free(s->snaps);
         free(s->if_rows);
         free(s);
@@ -337,6 +340,7 @@ struct pz_snmp *pz_snmp_create(const struct pz_snmp_params *params, char *err, s
     if (snmp_transport_register(s) != 0) {
         snprintf(err, errlen, "snmp: an SNMP agent already runs in this process");
         close(s->efd);
+        close(s->efd6);
         free(s->snaps);
         free(s->if_rows);
         free(s);
@@ -359,12 +363,15 @@ struct pz_snmp *pz_snmp_create(const struct pz_snmp_params *params, char *err, s
     snmp_engine_msg_max(s);
     snmp_engine_no_agentaddress();
     init_master_agent();
-    t = snmp_transport_open_server(s);
-    if (!t || snmp_engine_listen(t) != 0) {
-        snprintf(err, errlen, "snmp: cannot register the agent transport");
-        goto fail;
+    /* A session of each family: net-snmp's access rules go by the session's domain. */
+    for (int ipv6 = 0; ipv6 < 2; ipv6++) {
+        t = snmp_transport_open_server(s, ipv6);
+        if (!t || snmp_engine_listen(t) != 0) {
+            snprintf(err, errlen, "snmp: cannot register the agent transport");
+            goto fail;
+        }
+        *(ipv6 ? &s->server6 : &s->server) = t;
     }
-    s->server = t;
     /* The incremented engineBoots is on disk before the first answer. */
     snmp_store(PZ_SNMP_APP);
     snmp_notify_scan(s, false);
@@ -399,6 +406,7 @@ void pz_snmp_destroy(struct pz_snmp *s)
     snmp_sink_free(s);
     snmp_hold_free(s);
     close(s->efd);
+    close(s->efd6);
     pthread_mutex_destroy(&s->lock);
     free(s->reach);
     free(s->snaps);
@@ -408,7 +416,8 @@ void pz_snmp_destroy(struct pz_snmp *s)
 
 /*
  * Answer every queued datagram through net-snmp's session read: the
- * agent's queue, and Responses to informs queued for their sinks' sessions.
+ * agent's queues (the IPv4 session reads efd's, the IPv6 one efd6's), and
+ * Responses to informs queued for their sinks' sessions.
  * A sink's datagrams that no session reads (its transport was freed without
  * being closed) are dropped, so the loop ends.
  */
@@ -416,7 +425,7 @@ static void snmp_engine_read(struct pz_snmp *s)
 {
     netsnmp_large_fd_set fds;
     uint64_t n;
-    unsigned pending, sinks;
+    unsigned pending, pending6, sinks;
 
     /* Read the eventfd only when it was written (pz_snmp_input_now does not). */
     pthread_mutex_lock(&s->lock);
@@ -427,17 +436,20 @@ static void snmp_engine_read(struct pz_snmp *s)
     for (;;) {
         netsnmp_large_fd_set_init(&fds, FD_SETSIZE);
         pthread_mutex_lock(&s->lock);
-        pending = s->count;
+        pending = s->rx[0].count;
+        pending6 = s->rx[1].count;
         pthread_mutex_unlock(&s->lock);
         if (pending)
             netsnmp_large_fd_setfd(s->efd, &fds);
+        if (pending6)
+            netsnmp_large_fd_setfd(s->efd6, &fds);
         sinks = snmp_sink_fds(s, &fds);
-        if (pending || sinks) {
+        if (pending || pending6 || sinks) {
             snmp_port_invalidate(s); /* each request reads the ports afresh */
             snmp_read2(&fds);
         }
         netsnmp_large_fd_set_cleanup(&fds);
-        if (!pending && !sinks)
+        if (!pending && !pending6 && !sinks)
             break;
         if (sinks && snmp_sink_queued(s) >= sinks)
             snmp_sink_drop_all(s);

@@ -49,15 +49,54 @@ static void snmp_join(char *out, size_t cap, char (*words)[SNMP_WORD], int from,
 }
 
 /*
+ * A sink's address without its transport prefix ("udp:", "udp6:"...: letters
+ * and digits before the first ':', one of them not a hex digit, so that a
+ * bare IPv6 address keeps its first group).
+ */
+static const char *snmp_sink_addr(const char *spec)
+{
+    size_t word = strspn(spec, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
+
+    if (word && spec[word] == ':' && strspn(spec, "0123456789abcdefABCDEF") < word)
+        return spec + word + 1;
+    return spec;
+}
+
+/*
+ * The host of a sink's address into out: what is between "[" and "]" of
+ * an IPv6 one, a bare IPv6 address (two ':' or more) whole, else what
+ * precedes ":PORT".
+ */
+static void snmp_sink_host(const char *addr, char *out, size_t cap)
+{
+    size_t len;
+
+    if (addr[0] == '[') {
+        addr++;
+        len = strcspn(addr, "]");
+    } else if (strchr(addr, ':') && strchr(addr, ':') != strrchr(addr, ':')) {
+        len = strlen(addr);
+    } else {
+        len = strcspn(addr, ":");
+    }
+    snprintf(out, cap, "%.*s", (int)(len < cap ? len : cap - 1), addr);
+}
+
+/*
  * The port of a sink: the third argument (trap2sink HOST [COMMUNITY [PORT]]),
- * else the ":PORT" of the host, else 162.
+ * else the ":PORT" of the host ("[v6]:PORT" for IPv6), else 162.
  */
 static const char *snmp_sink_port(char (*w)[SNMP_WORD], int n)
 {
-    const char *colon = strrchr(w[1], ':');
+    const char *addr = snmp_sink_addr(w[1]);
+    const char *colon = addr[0] == '[' ? strstr(addr, "]:") : strrchr(addr, ':');
 
     if (n > 3)
         return w[3];
+    if (addr[0] == '[')
+        return colon && colon[2] ? colon + 2 : "162";
+    if (colon && colon != strchr(addr, ':'))
+        return "162"; /* a bare IPv6 address */
     return colon && colon[1] ? colon + 1 : "162";
 }
 
@@ -224,10 +263,7 @@ static bool snmp_item(char (*w)[SNMP_WORD], int n, struct pz_snmp_conf_item *it)
         !strcasecmp(w[0], "informsink")) {
         if (n < 2)
             return false;
-        snprintf(it->name, sizeof(it->name), "%.*s",
-                 (int)(strcspn(w[1], ":") < sizeof(it->name) ? strcspn(w[1], ":")
-                                                             : sizeof(it->name) - 1),
-                 w[1]);
+        snmp_sink_host(snmp_sink_addr(w[1]), it->name, sizeof(it->name));
         snprintf(it->detail, sizeof(it->detail), "port %.16s", snmp_sink_port(w, n));
         return true;
     }

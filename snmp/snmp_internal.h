@@ -59,16 +59,23 @@ struct snmp_if_row {
 struct snmp_sink;
 struct snmp_system;
 
+/* Datagrams of one family waiting for the agent's session of that family. */
+struct snmp_rxq {
+    struct snmp_dgram queue[PZ_SNMP_QUEUE_LEN];
+    unsigned head, count;
+};
+
 /* The agent. */
 struct pz_snmp {
     struct pz_snmp_params p;
-    int efd;        /* eventfd: readable while the queue is not empty */
+    int efd;        /* eventfd: readable while a queue is not empty; the IPv4 session's */
+    int efd6;       /* the IPv6 session's descriptor for net-snmp's fd_set (never polled) */
     bool signalled; /* efd written and not yet read (under lock) */
     pthread_mutex_t lock;
-    struct snmp_dgram queue[PZ_SNMP_QUEUE_LEN];
-    unsigned head, count;
+    struct snmp_rxq rx[2]; /* [peer.ipv6]: what the IPv4 and the IPv6 session read */
     struct pz_snmp_stats stats;
-    void *server;            /* netsnmp_transport of the agent session */
+    void *server;            /* netsnmp_transport of the agent's IPv4 session (UDP domain) */
+    void *server6;           /* and of its IPv6 session (UDP/IPv6 domain) */
     struct snmp_sink *sinks; /* notification sinks' receive queues (snmp_sink.c), under lock */
     size_t num_sinks;
 
@@ -97,7 +104,10 @@ uint32_t snmp_uptime(void);
 
 /* Transport (snmp_transport.c). */
 int snmp_transport_register(struct pz_snmp *s);
-void *snmp_transport_open_server(struct pz_snmp *s);
+/* The agent's server transport of one family (net-snmp's UDP or UDP/IPv6 domain); NULL on OOM. */
+void *snmp_transport_open_server(struct pz_snmp *s, bool ipv6);
+/* Whether two peers are the same address (of the same family, zone aside) and port. */
+bool snmp_peer_equal(const struct pz_snmp_peer *a, const struct pz_snmp_peer *b);
 void snmp_transport_forget(struct pz_snmp *s);
 void snmp_queue_drain(struct pz_snmp *s);
 

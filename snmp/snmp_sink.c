@@ -141,7 +141,7 @@ int snmp_sink_push(struct pz_snmp *s, const struct pz_snmp_peer *from, const voi
     for (size_t i = 0; i < s->num_sinks; i++) {
         struct snmp_sink *k = &s->sinks[i];
 
-        if (k->fd < 0 || k->to.addr != from->addr || k->to.port != from->port)
+        if (k->fd < 0 || !snmp_peer_equal(&k->to, from))
             continue;
         /* Every session of that address gets it: the one waiting for its request ID takes it. */
         if (sink_queue(k, from, buf, len))

@@ -6,18 +6,26 @@
  * net-snmp reads a session only when its transport's descriptor is set in
  * the fd_set handed to snmp_read2(); the server transport's descriptor is
  * an eventfd that counts queued datagrams, so the caller can poll it too.
- * Every transport reports the UDP domain (netsnmpUDPDomain) and returns
- * the peer as a netsnmp_indexed_addr_pair: net-snmp's community mapping
- * (com2sec, rocommunity) only accepts requests from the IP domains and
- * checks the address record by its size (agent/mibgroup/mibII/vacm_conf.c,
- * snmplib/transports/snmpUDPDomain.c).
+ * A transport of each family reports net-snmp's domain of that family and
+ * returns the peer in the record that domain's receive returns: IPv4 as
+ * snmpUDPDomain (netsnmpUDPDomain, a netsnmp_indexed_addr_pair), IPv6 as
+ * snmpUDPIPv6Domain (netsnmp_UDPIPv6Domain, a struct sockaddr_in6).
+ * net-snmp's community mapping tells the families apart by the PDU's
+ * domain (the transport's: agent/mibgroup/mibII/vacm_conf.c compares the
+ * pointer) and checks the record by its size: com2sec/rocommunity lines
+ * map IPv4 sources (netsnmp_udp_getSecName), com2sec6/rocommunity6 lines
+ * IPv6 ones (netsnmp_udp6_getSecName), as in snmpd.  The domain is the
+ * transport's, not the datagram's, so the agent has a session of each
+ * family: the IPv4 one reads the IPv4 queue, the IPv6 one the IPv6 queue.
  *
- * The transport domain "pzudp" is registered under snmpUDPDomain's OID and
- * the prefix "udp" before net-snmp registers its own (which it then
- * silently refuses as a duplicate): a trap2sink or trapsess line, with or
- * without "udp:", and an SNMP-TARGET-MIB row of the UDP domain all send
- * through the caller, never a kernel socket.  Server transports from the
- * configuration (agentaddress) are refused: the caller's is the only one.
+ * The transport domains "pzudp" and "pzudp6" are registered under
+ * snmpUDPDomain's and snmpUDPIPv6Domain's OIDs with the prefixes "udp"
+ * and "udp6" (and net-snmp's other IPv6 names) before net-snmp registers
+ * its own (which it then silently refuses as duplicates): a trap2sink or
+ * trapsess line, with or without "udp:", with "udp6:[addr]", and an
+ * SNMP-TARGET-MIB row of either domain all send through the caller, never
+ * a kernel socket.  Server transports from the configuration
+ * (agentaddress) are refused: the caller's are the only ones.
  *
  * Informs: a sink's session waits for the sink's Response.  The sink
  * answers from the address and port the inform went to (snmptrapd: its
@@ -37,6 +45,7 @@
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
 #include <net-snmp/library/snmpUDPDomain.h>
+#include <net-snmp/library/snmpUDPIPv6Domain.h>
 
 #include <arpa/inet.h>
 
@@ -49,12 +58,16 @@
  * the agent it sends for are therefore file-scope.  One agent per process
  * (net-snmp's own state is global too).
  */
-static netsnmp_tdomain pzudp_tdomain;
+static netsnmp_tdomain pzudp_tdomain, pzudp6_tdomain;
 static struct pz_snmp *pzudp_agent;
+
+/* snmpUDPIPv6Domain's OID length (net-snmp exports the array without one). */
+#define PZUDP6_OID_LEN (sizeof((const oid[]){TRANSPORT_DOMAIN_UDP_IPV6}) / sizeof(oid))
 
 /* What a transport of ours carries in t->data (freed by net-snmp). */
 struct pzudp_data {
-    bool server;            /* the agent's transport: reads the queue */
+    bool server;            /* the agent's transport: reads the queue of its family */
+    bool ipv6;              /* its family (a sink's: its destination's) */
     struct pz_snmp_peer to; /* client (trap sink): where everything goes */
 };
 
@@ -67,21 +80,95 @@ static void pzudp_sin(struct sockaddr_in *sin, const struct pz_snmp_peer *p)
     sin->sin_port = htons(p->port);
 }
 
-/* Take the oldest queued datagram under the lock; returns false if none. */
-static bool snmp_queue_pop(struct pz_snmp *s, struct snmp_dgram *d)
+/* Fill an AF_INET6 sockaddr from a peer (the zone as its scope ID). */
+static void pzudp_sin6(struct sockaddr_in6 *sin6, const struct pz_snmp_peer *p)
 {
+    memset(sin6, 0, sizeof(*sin6));
+    sin6->sin6_family = AF_INET6;
+    memcpy(sin6->sin6_addr.s6_addr, p->addr6, 16);
+    sin6->sin6_port = htons(p->port);
+    sin6->sin6_scope_id = p->scope;
+}
+
+/*
+ * The peer of an address record net-snmp hands back (opaque of a received
+ * datagram): an IPv4 pair or an IPv6 sockaddr, told apart by size and
+ * family; false for anything else.
+ */
+static bool pzudp_record_peer(const void *rec, int len, struct pz_snmp_peer *p)
+{
+    memset(p, 0, sizeof(*p));
+    if (rec && len == (int)sizeof(netsnmp_indexed_addr_pair)) {
+        const netsnmp_indexed_addr_pair *pair = rec;
+
+        if (pair->remote_addr.sin.sin_family != AF_INET)
+            return false;
+        p->addr = ntohl(pair->remote_addr.sin.sin_addr.s_addr);
+        p->port = ntohs(pair->remote_addr.sin.sin_port);
+        return true;
+    }
+    if (rec && len == (int)sizeof(struct sockaddr_in6)) {
+        const struct sockaddr_in6 *sin6 = rec;
+
+        if (sin6->sin6_family != AF_INET6)
+            return false;
+        p->ipv6 = true;
+        memcpy(p->addr6, sin6->sin6_addr.s6_addr, 16);
+        p->port = ntohs(sin6->sin6_port);
+        p->scope = sin6->sin6_scope_id;
+        return true;
+    }
+    return false;
+}
+
+bool snmp_peer_equal(const struct pz_snmp_peer *a, const struct pz_snmp_peer *b)
+{
+    if (a->ipv6 != b->ipv6 || a->port != b->port)
+        return false;
+    return a->ipv6 ? memcmp(a->addr6, b->addr6, 16) == 0 : a->addr == b->addr;
+}
+
+/* Take the oldest queued datagram of one family under the lock; returns false if none. */
+static bool snmp_queue_pop(struct pz_snmp *s, bool ipv6, struct snmp_dgram *d)
+{
+    struct snmp_rxq *q = &s->rx[ipv6];
     bool got = false;
 
     pthread_mutex_lock(&s->lock);
-    if (s->count) {
-        *d = s->queue[s->head];
-        s->queue[s->head].buf = NULL;
-        s->head = (s->head + 1) % PZ_SNMP_QUEUE_LEN;
-        s->count--;
+    if (q->count) {
+        *d = q->queue[q->head];
+        q->queue[q->head].buf = NULL;
+        q->head = (q->head + 1) % PZ_SNMP_QUEUE_LEN;
+        q->count--;
         got = true;
     }
     pthread_mutex_unlock(&s->lock);
     return got;
+}
+
+/*
+ * The address record of a received datagram's peer, as net-snmp's domain
+ * of its family returns it (UDP: a netsnmp_indexed_addr_pair, UDP/IPv6: a
+ * struct sockaddr_in6); its size in *len, NULL on OOM.
+ */
+static void *pzudp_record(const struct pz_snmp_peer *from, int *len)
+{
+    if (from->ipv6) {
+        struct sockaddr_in6 *sin6 = calloc(1, sizeof(*sin6));
+
+        if (sin6)
+            pzudp_sin6(sin6, from);
+        *len = (int)sizeof(*sin6);
+        return sin6;
+    }
+    netsnmp_indexed_addr_pair *pair = calloc(1, sizeof(*pair));
+
+    if (pair) {
+        pzudp_sin(&pair->remote_addr.sin, from);
+        pair->local_addr.sin.sin_family = AF_INET;
+    }
+    *len = (int)sizeof(*pair);
+    return pair;
 }
 
 /*
@@ -92,30 +179,30 @@ static bool snmp_queue_pop(struct pz_snmp *s, struct snmp_dgram *d)
 static int pzudp_recv(netsnmp_transport *t, void *buf, int size, void **opaque, int *olen)
 {
     struct pzudp_data *td = t->data;
-    netsnmp_indexed_addr_pair *pair;
     struct snmp_dgram d;
+    void *rec;
+    int rlen;
     size_t n;
 
     *opaque = NULL;
     *olen = 0;
     if (!td || !pzudp_agent ||
-        !(td->server ? snmp_queue_pop(pzudp_agent, &d) : snmp_sink_pop(pzudp_agent, t->sock, &d))) {
+        !(td->server ? snmp_queue_pop(pzudp_agent, td->ipv6, &d)
+                     : snmp_sink_pop(pzudp_agent, t->sock, &d))) {
         t->flags |= NETSNMP_TRANSPORT_FLAG_EMPTY_PKT;
         return 0;
     }
-    pair = calloc(1, sizeof(*pair));
-    if (!pair) {
+    rec = pzudp_record(&d.from, &rlen);
+    if (!rec) {
         free(d.buf);
         t->flags |= NETSNMP_TRANSPORT_FLAG_EMPTY_PKT;
         return 0;
     }
-    pzudp_sin(&pair->remote_addr.sin, &d.from);
-    pair->local_addr.sin.sin_family = AF_INET;
     n = d.len < (size_t)size ? d.len : (size_t)size;
     memcpy(buf, d.buf, n);
     free(d.buf);
-    *opaque = pair;
-    *olen = sizeof(*pair);
+    *opaque = rec;
+    *olen = rlen;
     return (int)n;
 }
 
@@ -132,11 +219,8 @@ static int pzudp_send(netsnmp_transport *t, const void *buf, int size, void **op
 
     if (!s || !td || size < 0)
         return -1;
-    if (opaque && *opaque && olen && *olen == (int)sizeof(netsnmp_indexed_addr_pair)) {
-        const netsnmp_indexed_addr_pair *pair = *opaque;
-
-        to.addr = ntohl(pair->remote_addr.sin.sin_addr.s_addr);
-        to.port = ntohs(pair->remote_addr.sin.sin_port);
+    if (opaque && *opaque && olen && pzudp_record_peer(*opaque, *olen, &to)) {
+        /* an answer: to the request's peer */
     } else if (!td->server) {
         /* A notification (or an inform's retry): held while its path is down. */
         snmp_hold_send(s, &td->to, buf, (size_t)size);
@@ -166,42 +250,59 @@ static int pzudp_close(netsnmp_transport *t)
     return 0;
 }
 
-/* f_fmtaddr: "pzudp: [a.b.c.d]:port" of an address record (or the transport's peer). */
+/*
+ * f_fmtaddr: "pzudp: [a.b.c.d]:port" or "pzudp6: [v6]:port" of an address
+ * record (or the transport's peer); a string net-snmp frees.
+ */
 static char *pzudp_fmtaddr(netsnmp_transport *t, const void *data, int len)
 {
     const struct pzudp_data *td = t ? t->data : NULL;
-    struct pz_snmp_peer p = {0, 0};
-    char out[64];
+    struct pz_snmp_peer p;
+    char text[INET6_ADDRSTRLEN] = "";
+    char out[96];
 
-    if (data && len == (int)sizeof(netsnmp_indexed_addr_pair)) {
-        const netsnmp_indexed_addr_pair *pair = data;
-
-        p.addr = ntohl(pair->remote_addr.sin.sin_addr.s_addr);
-        p.port = ntohs(pair->remote_addr.sin.sin_port);
-    } else if (td && !td->server) {
-        p = td->to;
+    if (!pzudp_record_peer(data, len, &p)) {
+        memset(&p, 0, sizeof(p));
+        if (td && !td->server)
+            p = td->to;
+        else if (td)
+            p.ipv6 = td->ipv6;
     }
-    snprintf(out, sizeof(out), "pzudp: [%u.%u.%u.%u]:%u", p.addr >> 24, (p.addr >> 16) & 0xFF,
-             (p.addr >> 8) & 0xFF, p.addr & 0xFF, p.port);
+    if (p.ipv6)
+        inet_ntop(AF_INET6, p.addr6, text, sizeof(text));
+    else
+        snprintf(text, sizeof(text), "%u.%u.%u.%u", p.addr >> 24, (p.addr >> 16) & 0xFF,
+                 (p.addr >> 8) & 0xFF, p.addr & 0xFF);
+    snprintf(out, sizeof(out), "%s: [%s]:%u", p.ipv6 ? "pzudp6" : "pzudp", text, p.port);
     return strdup(out);
 }
 
-/* f_get_taddr: the peer in SNMP-TARGET-MIB form (snmpUDPAddress: 4 address + 2 port bytes). */
+/*
+ * f_get_taddr: the peer in SNMP-TARGET-MIB form: snmpUDPAddress (4 address
+ * + 2 port bytes) or TransportAddressIPv6 (16 + 2, RFC 3419).
+ */
 static void pzudp_get_taddr(netsnmp_transport *t, void **addr, size_t *len)
 {
     const struct pzudp_data *td = t->data;
-    uint8_t *b = malloc(6);
+    size_t n = td->to.ipv6 ? 18 : 6;
+    uint8_t *b = malloc(n);
 
     *addr = b;
-    *len = b ? 6 : 0;
+    *len = b ? n : 0;
     if (!b)
         return;
-    be32_put(b, td->to.addr);
-    be16_put(b + 4, td->to.port);
+    if (td->to.ipv6)
+        memcpy(b, td->to.addr6, 16);
+    else
+        be32_put(b, td->to.addr);
+    be16_put(b + n - 2, td->to.port);
 }
 
-/* A transport of ours with the callbacks and domain set; NULL on OOM. */
-static netsnmp_transport *pzudp_new(bool server, const struct pz_snmp_peer *to, int sock)
+/*
+ * A transport of ours with the callbacks and the domain of its family set
+ * (a server's: ipv6; a sink's: its destination's); NULL on OOM.
+ */
+static netsnmp_transport *pzudp_new(bool server, bool ipv6, const struct pz_snmp_peer *to, int sock)
 {
     netsnmp_transport *t = calloc(1, sizeof(*t));
     struct pzudp_data *td = calloc(1, sizeof(*td));
@@ -212,10 +313,11 @@ static netsnmp_transport *pzudp_new(bool server, const struct pz_snmp_peer *to, 
         return NULL;
     }
     td->server = server;
+    td->ipv6 = to ? to->ipv6 : ipv6;
     if (to)
         td->to = *to;
-    t->domain = netsnmpUDPDomain;
-    t->domain_length = netsnmpUDPDomain_len;
+    t->domain = td->ipv6 ? netsnmp_UDPIPv6Domain : netsnmpUDPDomain;
+    t->domain_length = td->ipv6 ? PZUDP6_OID_LEN : (size_t)netsnmpUDPDomain_len;
     t->sock = sock;
     t->data = td;
     t->data_length = sizeof(*td);
@@ -234,6 +336,23 @@ static netsnmp_transport *pzudp_new(bool server, const struct pz_snmp_peer *to, 
     return t;
 }
 
+/* The port of a sink from text (1..65535), or from default_target ("[host:]port"), or 162. */
+static int pzudp_port(const char *text, const char *default_target, uint16_t *port)
+{
+    unsigned long v = 162;
+    char *end;
+
+    if (!text && default_target)
+        text = strrchr(default_target, ':') ? strrchr(default_target, ':') + 1 : default_target;
+    if (text && *text) {
+        v = strtoul(text, &end, 10);
+        if (*end || v == 0 || v > 65535)
+            return -1;
+    }
+    *port = (uint16_t)v;
+    return 0;
+}
+
 /*
  * Parse "a.b.c.d[:port]" (numeric only: the agent does no name lookups)
  * with the port from default_target ("[host:]port") when absent.  Returns
@@ -242,10 +361,8 @@ static netsnmp_transport *pzudp_new(bool server, const struct pz_snmp_peer *to, 
 static int pzudp_parse(const char *target, const char *default_target, struct pz_snmp_peer *p)
 {
     char host[64];
-    const char *colon, *dport;
+    const char *colon;
     struct in_addr in;
-    unsigned long port = 162;
-    char *end;
 
     if (!target)
         return -1;
@@ -255,19 +372,48 @@ static int pzudp_parse(const char *target, const char *default_target, struct pz
     memcpy(host, target, colon ? (size_t)(colon - target) : strlen(target) + 1);
     if (colon)
         host[colon - target] = '\0';
-    if (inet_pton(AF_INET, host, &in) != 1)
+    if (inet_pton(AF_INET, host, &in) != 1 ||
+        pzudp_port(colon ? colon + 1 : NULL, default_target, &p->port) != 0)
         return -1;
-    dport = colon ? colon + 1 : NULL;
-    if (!dport && default_target)
-        dport = strrchr(default_target, ':') ? strrchr(default_target, ':') + 1 : default_target;
-    if (dport && *dport) {
-        port = strtoul(dport, &end, 10);
-        if (*end || port == 0 || port > 65535)
-            return -1;
-    }
+    memset(p->addr6, 0, sizeof(p->addr6));
+    p->ipv6 = false;
+    p->scope = 0;
     p->addr = ntohl(in.s_addr);
-    p->port = (uint16_t)port;
     return 0;
+}
+
+/*
+ * Parse "[v6]:port", "[v6]" or a bare "v6" (numeric only, no zone: a
+ * link-local sink is reached through the plane's only interface) with the
+ * port from default_target when absent.  Returns 0 or -1.
+ */
+static int pzudp6_parse(const char *target, const char *default_target, struct pz_snmp_peer *p)
+{
+    char host[INET6_ADDRSTRLEN];
+    const char *port = NULL, *close;
+    size_t len;
+
+    if (!target)
+        return -1;
+    if (target[0] == '[') {
+        close = strchr(target, ']');
+        if (!close || (close[1] && close[1] != ':'))
+            return -1;
+        len = (size_t)(close - target - 1);
+        target++;
+        port = close[1] ? close + 2 : NULL;
+    } else {
+        len = strlen(target);
+    }
+    if (len >= sizeof(host))
+        return -1;
+    memcpy(host, target, len);
+    host[len] = '\0';
+    memset(p, 0, sizeof(*p));
+    p->ipv6 = true;
+    if (inet_pton(AF_INET6, host, p->addr6) != 1)
+        return -1;
+    return pzudp_port(port, default_target, &p->port);
 }
 
 /*
@@ -281,18 +427,21 @@ static netsnmp_transport *pzudp_new_sender(const struct pz_snmp_peer *to)
 
     if (fd < 0)
         return NULL;
-    t = pzudp_new(false, to, fd);
+    t = pzudp_new(false, to->ipv6, to, fd);
     if (!t)
         close(fd);
     return t;
 }
 
 /*
- * f_create_from_tspec: a client transport (notification sink) to a numeric
- * IPv4 target; servers are refused (the caller's transport is the only
- * one).  Returns the transport or NULL.
+ * A client transport (notification sink) of either domain to the numeric
+ * target of spec (parse: the domain's syntax, what: its name for the error
+ * line); servers are refused (the caller's transports are the only ones).
+ * Returns the transport or NULL.
  */
-static netsnmp_transport *pzudp_create_tspec(netsnmp_tdomain_spec *spec)
+static netsnmp_transport *
+pzudp_sink(netsnmp_tdomain_spec *spec,
+           int (*parse)(const char *, const char *, struct pz_snmp_peer *), const char *what)
 {
     struct pz_snmp_peer to;
 
@@ -301,19 +450,41 @@ static netsnmp_transport *pzudp_create_tspec(netsnmp_tdomain_spec *spec)
                  spec->target ? spec->target : "");
         return NULL;
     }
-    if (pzudp_parse(spec->target, spec->default_target, &to) != 0) {
-        snmp_log(LOG_ERR, "portzero: notification target '%s' is not a numeric IPv4 address\n",
-                 spec->target ? spec->target : "");
+    if (parse(spec->target, spec->default_target, &to) != 0) {
+        snmp_log(LOG_ERR, "portzero: notification target '%s' is not a numeric %s address\n",
+                 spec->target ? spec->target : "", what);
         return NULL;
     }
     return pzudp_new_sender(&to);
 }
 
-/* f_create_from_ostring (SNMP-TARGET-MIB rows): 4 address bytes + 2 port bytes. */
+/*
+ * f_create_from_tspec of "udp": a sink at a numeric IPv4 address; NULL if
+ * refused.  An IPv6 target without a prefix ("[v6]:port", "v6") is left to
+ * the next default domain, udp6, without a word, as net-snmp's udp domain
+ * leaves it.
+ */
+static netsnmp_transport *pzudp_create_tspec(netsnmp_tdomain_spec *spec)
+{
+    const char *t = spec->target;
+
+    if (t && !(spec->flags & NETSNMP_TSPEC_LOCAL) &&
+        (t[0] == '[' || (strchr(t, ':') && strchr(t, ':') != strrchr(t, ':'))))
+        return NULL;
+    return pzudp_sink(spec, pzudp_parse, "IPv4");
+}
+
+/* f_create_from_tspec of "udp6": a sink at a numeric IPv6 address; NULL if refused. */
+static netsnmp_transport *pzudp6_create_tspec(netsnmp_tdomain_spec *spec)
+{
+    return pzudp_sink(spec, pzudp6_parse, "IPv6 ([addr]:port)");
+}
+
+/* f_create_from_ostring (SNMP-TARGET-MIB rows, UDP): 4 address bytes + 2 port bytes. */
 static netsnmp_transport *pzudp_create_ostring(const void *o, size_t len, int local)
 {
     const uint8_t *b = o;
-    struct pz_snmp_peer to;
+    struct pz_snmp_peer to = {0};
 
     if (local || len != 6 || !pzudp_agent)
         return NULL;
@@ -322,32 +493,66 @@ static netsnmp_transport *pzudp_create_ostring(const void *o, size_t len, int lo
     return pzudp_new_sender(&to);
 }
 
-int snmp_transport_register(struct pz_snmp *s)
+/* f_create_from_ostring (SNMP-TARGET-MIB rows, UDP/IPv6): 16 address bytes + 2 port bytes. */
+static netsnmp_transport *pzudp6_create_ostring(const void *o, size_t len, int local)
 {
-    /* net-snmp frees the prefix array when it clears its domain list. */
-    const char **prefix = calloc(3, sizeof(*prefix));
+    const uint8_t *b = o;
+    struct pz_snmp_peer to = {.ipv6 = true};
+
+    if (local || len != 18 || !pzudp_agent)
+        return NULL;
+    memcpy(to.addr6, b, 16);
+    to.port = be16_get(b + 16);
+    return pzudp_new_sender(&to);
+}
+
+/*
+ * Fill tdomain d (name OID, NULL-ended prefixes n of them, the two
+ * constructors) and register it ahead of net-snmp's; 0, -ENOMEM or
+ * -EEXIST.  net-snmp frees the prefix array when it clears its domain list.
+ */
+static int pzudp_register(netsnmp_tdomain *d, const oid *name, size_t name_len,
+                          const char *const *prefixes, size_t n,
+                          netsnmp_transport *(*tspec)(netsnmp_tdomain_spec *),
+                          netsnmp_transport *(*ostring)(const void *, size_t, int))
+{
+    const char **prefix = calloc(n + 1, sizeof(*prefix));
 
     if (!prefix)
         return -ENOMEM;
-    prefix[0] = "pzudp";
-    prefix[1] = "udp";
-    pzudp_agent = s;
-    memset(&pzudp_tdomain, 0, sizeof(pzudp_tdomain));
-    pzudp_tdomain.name = netsnmpUDPDomain;
-    pzudp_tdomain.name_length = netsnmpUDPDomain_len;
-    pzudp_tdomain.prefix = prefix;
-    pzudp_tdomain.f_create_from_tspec = pzudp_create_tspec;
-    pzudp_tdomain.f_create_from_ostring = pzudp_create_ostring;
-    if (!netsnmp_tdomain_register(&pzudp_tdomain)) {
+    memcpy(prefix, prefixes, n * sizeof(*prefix));
+    memset(d, 0, sizeof(*d));
+    d->name = name;
+    d->name_length = name_len;
+    d->prefix = prefix;
+    d->f_create_from_tspec = tspec;
+    d->f_create_from_ostring = ostring;
+    if (!netsnmp_tdomain_register(d)) {
         free(prefix);
         return -EEXIST;
     }
     return 0;
 }
 
-void *snmp_transport_open_server(struct pz_snmp *s)
+int snmp_transport_register(struct pz_snmp *s)
 {
-    return pzudp_new(true, NULL, s->efd);
+    static const char *const v4[] = {"pzudp", "udp"};
+    /* net-snmp's UDP/IPv6 domain's names (snmpUDPIPv6Domain.c) */
+    static const char *const v6[] = {"pzudp6", "udp6", "ipv6", "udpv6", "udpipv6"};
+    int rc;
+
+    pzudp_agent = s;
+    rc = pzudp_register(&pzudp_tdomain, netsnmpUDPDomain, netsnmpUDPDomain_len, v4, 2,
+                        pzudp_create_tspec, pzudp_create_ostring);
+    if (rc == 0)
+        rc = pzudp_register(&pzudp6_tdomain, netsnmp_UDPIPv6Domain, PZUDP6_OID_LEN, v6, 5,
+                            pzudp6_create_tspec, pzudp6_create_ostring);
+    return rc;
+}
+
+void *snmp_transport_open_server(struct pz_snmp *s, bool ipv6)
+{
+    return pzudp_new(true, ipv6, NULL, ipv6 ? s->efd6 : s->efd);
 }
 
 void snmp_transport_forget(struct pz_snmp *s)
@@ -360,8 +565,9 @@ void snmp_queue_drain(struct pz_snmp *s)
 {
     struct snmp_dgram d;
 
-    while (snmp_queue_pop(s, &d))
-        free(d.buf);
+    for (int f = 0; f < 2; f++)
+        while (snmp_queue_pop(s, f, &d))
+            free(d.buf);
 }
 
 /*
@@ -385,6 +591,7 @@ static void snmp_signal(struct pz_snmp *s)
 static int snmp_input(struct pz_snmp *s, const struct pz_snmp_peer *from, const void *buf,
                       size_t len, bool wake)
 {
+    struct snmp_rxq *q;
     uint8_t *copy;
     int rc = 0;
 
@@ -409,17 +616,18 @@ static int snmp_input(struct pz_snmp *s, const struct pz_snmp_peer *from, const 
     memcpy(copy, buf, len);
     pthread_mutex_lock(&s->lock);
     s->stats.datagrams_in++;
-    if (s->count == PZ_SNMP_QUEUE_LEN) {
+    q = &s->rx[from->ipv6];
+    if (q->count == PZ_SNMP_QUEUE_LEN) {
         s->stats.datagrams_dropped++;
         rc = -ENOBUFS;
     } else {
-        struct snmp_dgram *d = &s->queue[(s->head + s->count) % PZ_SNMP_QUEUE_LEN];
+        struct snmp_dgram *d = &q->queue[(q->head + q->count) % PZ_SNMP_QUEUE_LEN];
 
         d->from = *from;
         d->len = len;
         d->buf = copy;
         copy = NULL;
-        s->count++;
+        q->count++;
     }
     pthread_mutex_unlock(&s->lock);
     free(copy);

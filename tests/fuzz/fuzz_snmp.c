@@ -7,7 +7,9 @@
  * PORTZERO-MIB tables) for well-formed community messages.  An inform sink
  * is configured too: inputs of odd length come from the sink's
  * address and port, so they take the route of a Response to an inform
- * (into the sink's session) instead of the agent's.
+ * (into the sink's session) instead of the agent's.  Bit 1 of the length
+ * picks the family: IPv6 inputs come from [::1] (rwcommunity6) to the
+ * agent's UDP/IPv6 session, or from the IPv6 inform sink [::2]:162.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -54,7 +56,9 @@ static struct pz_snmp *fuzz_agent(void)
     fputs("rwcommunity fuzz 127.0.0.1\n"
           "createUser fuzzer SHA-256 \"fuzzauthpass\" AES \"fuzzprivpass\"\n"
           "rwuser fuzzer priv\n"
-          "informsink 127.0.0.2:162 fuzz\n",
+          "rwcommunity6 fuzz ::1\n"
+          "informsink 127.0.0.2:162 fuzz\n"
+          "informsink udp6:[::2]:162 fuzz\n",
           f);
     fclose(f);
     board_mem_default_switch_identity(&id, 0x1234, 4);
@@ -79,8 +83,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct pz_snmp *s = fuzz_agent();
     struct pz_snmp_peer from = {.addr = 0x7F000001, .port = 40000};
     struct pz_snmp_peer sink = {.addr = 0x7F000002, .port = 162};
+    struct pz_snmp_peer from6 = {.ipv6 = true, .addr6 = {[15] = 1}, .port = 40000};
+    struct pz_snmp_peer sink6 = {.ipv6 = true, .addr6 = {[15] = 2}, .port = 162};
 
-    if (size & 1)
+    if (size & 2)
+        from = size & 1 ? sink6 : from6;
+    else if (size & 1)
         from = sink;
     pz_snmp_input(s, &from, data, size);
     pz_snmp_process(s);

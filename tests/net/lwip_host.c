@@ -67,13 +67,12 @@ struct host {
 static unsigned loop_echo_udp(struct host *h)
 {
     uint8_t buf[4096];
-    uint32_t addr;
-    uint16_t port;
+    struct pz_udp_addr from;
     unsigned echoed = 0;
     int n;
 
-    while ((n = pz_udp_recv(h->udp, &addr, &port, buf, sizeof(buf))) >= 0) {
-        pz_udp_send(h->udp, addr, port, buf, (size_t)n);
+    while ((n = pz_udp_recv(h->udp, &from, buf, sizeof(buf))) >= 0) {
+        pz_udp_send(h->udp, &from, buf, (size_t)n);
         echoed++;
     }
     return echoed;

@@ -8,7 +8,8 @@
 #   - ping -6 to both, 20/20, answered by lwIP's ICMPv6; 3000-byte echoes
 #     (fragmented both ways);
 #   - a 4 MiB TCP stream to the echo port over IPv6 comes back intact;
-#     UDP echo over IPv6 returns the datagram; IPv4 ping beside it;
+#     UDP echo over IPv6 returns the datagram, also from pz_udp's port
+#     (4007, global and link-local); IPv4 ping beside it;
 #   - a second lwIP host configured with the same address: its lwIP's DAD
 #     sees the first host defend it, and it gives the address up;
 #   - a group lwIP's MLD joins (lwip_host --join6) is joined through the SA
@@ -74,6 +75,12 @@ in_ns timeout 120 socat -t 30 - "TCP6:[fd00:78::7]:7" < "$WORK/blob" > "$WORK/ba
 check_eq "4 MiB echoed over TCP/IPv6 intact" "$(sha256sum < "$WORK/blob")" "$(sha256sum < "$WORK/back.bin")"
 got=$(echo "portzero udp6 echo $$" | in_ns timeout 5 socat -T 3 - "UDP6:[fd00:78::7]:7")
 check_eq "UDP echo over IPv6" "portzero udp6 echo $$" "$got"
+# pz_udp (SNMP's port type) binds both families: its loop-served echo on 4007
+# answers IPv6 peers, at the global and the link-local (the reply keeps the zone).
+got=$(echo "portzero pz_udp6 $$" | in_ns timeout 5 socat -T 3 - "UDP6:[fd00:78::7]:4007")
+check_eq "pz_udp echo (4007) over IPv6" "portzero pz_udp6 $$" "$got"
+got=$(echo "portzero pz_udp6 ll $$" | in_ns timeout 5 socat -T 3 - "UDP6:[$LL7%ib0]:4007")
+check_eq "pz_udp echo (4007) over IPv6 at the link-local" "portzero pz_udp6 ll $$" "$got"
 
 # The group MLD joined: a member at the SA, and what is sent to it reaches lwIP.
 diag Hca1 saquery -m --smkey 1 > "$WORK/members.txt" 2>&1

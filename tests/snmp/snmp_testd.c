@@ -5,9 +5,11 @@
  * net-snmp tools can query it.
  *
  *   snmp_testd --port N --state DIR [--config FILE] [--ports N]
- *              [--mgmt-port P] [--ctl FIFO]
+ *              [--mgmt-port P] [--ctl FIFO] [--ipv6]
  *
- * Serves 127.0.0.1:N.  Every port is cabled and Active, ports face CAs (so
+ * Serves 127.0.0.1:N, and [::1]:N with --ipv6 (its datagrams reach the
+ * agent as IPv6 peers; the agent's answers and notifications to IPv6 peers
+ * leave from it).  Every port is cabled and Active, ports face CAs (so
  * the monitor can call them hot-spots).  Prints "ready" once it serves;
  * exits 0 on SIGTERM/SIGINT.  Commands, one a line, from the FIFO:
  *   add PORT COUNTER N    add N to a hardware counter (xmit_data, rcv_data,
@@ -46,6 +48,7 @@
 
 struct testd {
     int udp;
+    int udp6;      /* [::1]:N with --ipv6, else -1 */
     bool net_down; /* "net 0": every send fails, as lwIP's without a route */
     struct board_mem *bm;
     struct board *board;
@@ -60,9 +63,19 @@ static int testd_send(void *arg, const struct pz_snmp_peer *to, const void *buf,
 {
     struct testd *t = arg;
     struct sockaddr_in sin = {.sin_family = AF_INET};
+    struct sockaddr_in6 sin6 = {.sin6_family = AF_INET6};
 
     if (t->net_down)
         return -1;
+    if (to->ipv6) {
+        memcpy(sin6.sin6_addr.s6_addr, to->addr6, 16);
+        sin6.sin6_port = htons(to->port);
+        sin6.sin6_scope_id = to->scope;
+        return t->udp6 >= 0 && sendto(t->udp6, buf, len, 0, (struct sockaddr *)&sin6,
+                                      sizeof(sin6)) == (ssize_t)len
+                   ? 0
+                   : -1;
+    }
     sin.sin_addr.s_addr = htonl(to->addr);
     sin.sin_port = htons(to->port);
     return sendto(t->udp, buf, len, 0, (struct sockaddr *)&sin, sizeof(sin)) == (ssize_t)len ? 0
@@ -185,6 +198,23 @@ static void testd_read_ctl(struct testd *t, int fd, char *buf, size_t cap, size_
         *len = 0; /* an overlong line: dropped */
 }
 
+/* Take one datagram from the IPv6 socket into the agent, as an IPv6 peer. */
+static void testd_read_udp6(struct testd *t)
+{
+    uint8_t buf[65536];
+    struct sockaddr_in6 from;
+    socklen_t fl = sizeof(from);
+    ssize_t n = recvfrom(t->udp6, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+    struct pz_snmp_peer peer = {.ipv6 = true};
+
+    if (n < 0)
+        return;
+    memcpy(peer.addr6, from.sin6_addr.s6_addr, 16);
+    peer.port = ntohs(from.sin6_port);
+    peer.scope = from.sin6_scope_id;
+    pz_snmp_input(t->snmp, &peer, buf, (size_t)n);
+}
+
 /* Take one datagram from the socket into the agent. */
 static void testd_read_udp(struct testd *t)
 {
@@ -192,7 +222,7 @@ static void testd_read_udp(struct testd *t)
     struct sockaddr_in from;
     socklen_t fl = sizeof(from);
     ssize_t n = recvfrom(t->udp, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
-    struct pz_snmp_peer peer;
+    struct pz_snmp_peer peer = {0};
 
     if (n < 0)
         return;
@@ -228,6 +258,20 @@ static int testd_switch(struct testd *t, unsigned ports)
     return 0;
 }
 
+/* Open the IPv6 UDP socket on [::1]:port (IPv6 only); 0 or -1. */
+static int testd_socket6(struct testd *t, unsigned port)
+{
+    struct sockaddr_in6 sin6 = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT};
+    int one = 1;
+
+    t->udp6 = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    sin6.sin6_port = htons((uint16_t)port);
+    return t->udp6 >= 0 && setsockopt(t->udp6, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) == 0 &&
+                   bind(t->udp6, (struct sockaddr *)&sin6, sizeof(sin6)) == 0
+               ? 0
+               : -1;
+}
+
 /* Open the UDP socket on 127.0.0.1:port; 0 or -1. */
 static int testd_socket(struct testd *t, unsigned port)
 {
@@ -246,22 +290,23 @@ static void testd_loop(struct testd *t, int ctl, int sfd)
     size_t ctl_len = 0;
 
     for (;;) {
-        struct pollfd pfd[4] = {
-            {.fd = t->udp, .events = POLLIN},
-            {.fd = pz_snmp_fd(t->snmp), .events = POLLIN},
-            {.fd = ctl, .events = POLLIN},
-            {.fd = sfd, .events = POLLIN},
+        struct pollfd pfd[5] = {
+            {.fd = t->udp, .events = POLLIN},  {.fd = pz_snmp_fd(t->snmp), .events = POLLIN},
+            {.fd = ctl, .events = POLLIN},     {.fd = sfd, .events = POLLIN},
+            {.fd = t->udp6, .events = POLLIN},
         };
         int timeout = pz_snmp_timeout_ms(t->snmp);
 
         if (timeout > 50)
             timeout = 50; /* the PMA and the monitor sample at least that often */
-        if (poll(pfd, 4, timeout) < 0 && errno != EINTR)
+        if (poll(pfd, 5, timeout) < 0 && errno != EINTR)
             return;
         if (pfd[3].revents)
             return;
         if (pfd[0].revents & POLLIN)
             testd_read_udp(t);
+        if (pfd[4].revents & POLLIN)
+            testd_read_udp6(t);
         if (pfd[2].revents & POLLIN)
             testd_read_ctl(t, ctl, ctl_buf, sizeof(ctl_buf), &ctl_len);
         pma_poll(t->pma);
@@ -281,9 +326,11 @@ int main(int argc, char **argv)
         {"ports", required_argument, 0, 'n'},
         {"mgmt-port", required_argument, 0, 'm'},
         {"ctl", required_argument, 0, 'f'},
+        {"ipv6", no_argument, 0, '6'},
         {0, 0, 0, 0},
     };
-    struct testd t = {.udp = -1};
+    struct testd t = {.udp = -1, .udp6 = -1};
+    bool ipv6 = false;
     struct pz_snmp_params sp = {.send = testd_send, .send_arg = &t};
     struct pz_snmp_mgmt_if mif = {.up = true, .ipv4 = 0x0A4E0001, .mtu = 2044};
     unsigned udp_port = 0, ports = 36;
@@ -312,13 +359,16 @@ int main(int argc, char **argv)
         case 'f':
             ctl_path = optarg;
             break;
+        case '6':
+            ipv6 = true;
+            break;
         default:
             return 2;
         }
     }
     if (!udp_port || !sp.state_dir || ports < 1 || ports > 254) {
         fprintf(stderr, "usage: snmp_testd --port N --state DIR [--config FILE] [--ports N] "
-                        "[--mgmt-port P] [--ctl FIFO]\n");
+                        "[--mgmt-port P] [--ctl FIFO] [--ipv6]\n");
         return 2;
     }
     sigemptyset(&mask);
@@ -328,8 +378,8 @@ int main(int argc, char **argv)
     sfd = signalfd(-1, &mask, SFD_CLOEXEC);
     if (ctl_path)
         ctl = open(ctl_path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-    if (testd_switch(&t, ports) != 0 || testd_socket(&t, udp_port) != 0 || sfd < 0 ||
-        (ctl_path && ctl < 0)) {
+    if (testd_switch(&t, ports) != 0 || testd_socket(&t, udp_port) != 0 ||
+        (ipv6 && testd_socket6(&t, udp_port) != 0) || sfd < 0 || (ctl_path && ctl < 0)) {
         perror("snmp_testd: setup");
         return 1;
     }
@@ -352,5 +402,7 @@ int main(int argc, char **argv)
     sma_destroy(t.sma);
     board_mem_destroy(t.bm);
     close(t.udp);
+    if (t.udp6 >= 0)
+        close(t.udp6);
     return 0;
 }
