@@ -97,7 +97,7 @@ static void hold(struct ssh_conn *c, const char *pw, uint64_t wait)
 void ssh_auth_password(struct ssh_conn *c, int user, struct ssh_rd *rd)
 {
     char *pw = malloc(PW_MAX);
-    uint64_t wait;
+    uint64_t wait, turn;
     bool change;
 
     if (!pw) {
@@ -116,11 +116,15 @@ void ssh_auth_password(struct ssh_conn *c, int user, struct ssh_rd *rd)
     c->pw_hash = user_hash(c->srv, user);
     c->pw_setting = c->pw_hash ? c->pw_hash : borrowed_setting(c->srv);
     c->pw_pending = true;
-    wait = ssh_backoff_turn(c->srv->backoff, c->peer, c->now);
-    if (wait)
+    wait = ssh_backoff_turn(c->srv->backoff, c->peer, c->now, &turn);
+    if (wait) {
         hold(c, pw, wait);
-    else
+    } else {
+        if (turn) /* in back-off, but the client came after its turn */
+            ssh_log(c, SSH_LOG_INFO, "password attempt from %s waits 0 ms (back-off, turn at %llu)",
+                    c->peer, (unsigned long long)turn);
         submit(c, pw);
+    }
     mbedtls_platform_zeroize(pw, PW_MAX);
     free(pw);
 }

@@ -107,16 +107,21 @@ static struct backoff_entry *make(struct ssh_backoff *bo, const char *addr, uint
     return e;
 }
 
-/* Takes addr's next turn: the wait until it, and the turn after it one delay later. */
-uint64_t ssh_backoff_turn(struct ssh_backoff *bo, const char *addr, uint64_t now)
+/* Takes addr's next turn: the wait until it, and the turn after it one delay later;
+ * *turn (optional) is the turn's time, 0 outside back-off. */
+uint64_t ssh_backoff_turn(struct ssh_backoff *bo, const char *addr, uint64_t now, uint64_t *turn)
 {
     struct backoff_entry *e = find(bo, addr, now);
     uint64_t start;
 
+    if (turn)
+        *turn = 0;
     if (!e || e->failures < bo->cfg.after)
         return 0;
     start = e->next_turn > now ? e->next_turn : now;
     e->next_turn = start + ssh_backoff_delay(bo, e->failures);
+    if (turn)
+        *turn = start;
     return start - now;
 }
 

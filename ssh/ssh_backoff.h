@@ -25,8 +25,10 @@ struct ssh_backoff;
 struct ssh_backoff *ssh_backoff_new(const struct ssh_backoff_config *cfg);
 void ssh_backoff_free(struct ssh_backoff *bo);
 /* The wait (ms) before the attempt that addr makes at now may be verified, and its
- * turn taken: the next attempt comes at least one more delay later.  0: at once. */
-uint64_t ssh_backoff_turn(struct ssh_backoff *bo, const char *addr, uint64_t now);
+ * turn taken: the next attempt comes at least one more delay later.  0: at once.
+ * *turn (if turn is not NULL): the turn's time when addr is in back-off (now when the
+ * attempt came after it), else 0. */
+uint64_t ssh_backoff_turn(struct ssh_backoff *bo, const char *addr, uint64_t now, uint64_t *turn);
 /* A failed password from addr at now; returns the address's failure count (the
  * back-off starts when it reaches cfg->after). */
 uint32_t ssh_backoff_failed(struct ssh_backoff *bo, const char *addr, uint64_t now);

@@ -40,17 +40,43 @@ static void test_turns(void **state)
 
     (void)state;
 
-    assert_int_equal(ssh_backoff_turn(bo, "10.0.0.1", 1000), 0);
+    assert_int_equal(ssh_backoff_turn(bo, "10.0.0.1", 1000, NULL), 0);
     assert_int_equal(ssh_backoff_failed(bo, "10.0.0.1", 1000), 1);
     assert_int_equal(ssh_backoff_failed(bo, "10.0.0.1", 1010), 2);
-    assert_int_equal(ssh_backoff_turn(bo, "10.0.0.1", 1020), 0);
-    assert_int_equal(ssh_backoff_failed(bo, "10.0.0.1", 1020), 3); /* back-off starts */
-    assert_int_equal(ssh_backoff_turn(bo, "10.0.0.1", 1050), 70);  /* 1020 + 100 */
-    assert_int_equal(ssh_backoff_turn(bo, "10.0.0.1", 1050), 170); /* the next turn */
-    assert_int_equal(ssh_backoff_turn(bo, "10.0.0.2", 1050), 0);   /* another address */
+    assert_int_equal(ssh_backoff_turn(bo, "10.0.0.1", 1020, NULL), 0);
+    assert_int_equal(ssh_backoff_failed(bo, "10.0.0.1", 1020), 3);       /* back-off starts */
+    assert_int_equal(ssh_backoff_turn(bo, "10.0.0.1", 1050, NULL), 70);  /* 1020 + 100 */
+    assert_int_equal(ssh_backoff_turn(bo, "10.0.0.1", 1050, NULL), 170); /* the next turn */
+    assert_int_equal(ssh_backoff_turn(bo, "10.0.0.2", 1050, NULL), 0);   /* another address */
     assert_int_equal(ssh_backoff_failed(bo, "10.0.0.1", 1120), 4);
     /* turns reserved up to 1320; the failure wants 1120 + 200 = 1320 at least */
-    assert_int_equal(ssh_backoff_turn(bo, "10.0.0.1", 1130), 190);
+    assert_int_equal(ssh_backoff_turn(bo, "10.0.0.1", 1130, NULL), 190);
+    ssh_backoff_free(bo);
+}
+
+/* *turn names the turn in back-off, also when the attempt comes after it (no wait: the
+ * turn is now), and is 0 outside back-off. */
+static void test_turn_reported(void **state)
+{
+    struct ssh_backoff *bo = ssh_backoff_new(&cfg);
+    uint64_t turn = 1;
+
+    (void)state;
+
+    assert_int_equal(ssh_backoff_turn(bo, "10.0.0.1", 1000, &turn), 0);
+    assert_int_equal(turn, 0); /* no failures */
+    for (int i = 0; i < 3; i++)
+        ssh_backoff_failed(bo, "10.0.0.1", 1000);
+    assert_int_equal(ssh_backoff_turn(bo, "10.0.0.1", 1040, &turn), 60);
+    assert_int_equal(turn, 1100); /* 1000 + 100 */
+    assert_int_equal(ssh_backoff_failed(bo, "10.0.0.1", 1150), 4);
+    /* the next turn is due at 1150 + 200; an attempt at 2000 is late: no wait */
+    assert_int_equal(ssh_backoff_turn(bo, "10.0.0.1", 2000, &turn), 0);
+    assert_int_equal(turn, 2000);
+    assert_int_equal(ssh_backoff_turn(bo, "10.0.0.1", 2000, &turn), 200); /* one delay on */
+    assert_int_equal(turn, 2200);
+    assert_int_equal(ssh_backoff_turn(bo, "10.0.0.9", 2000, &turn), 0);
+    assert_int_equal(turn, 0); /* another address */
     ssh_backoff_free(bo);
 }
 
@@ -63,15 +89,15 @@ static void test_forget(void **state)
 
     for (int i = 0; i < 5; i++)
         ssh_backoff_failed(bo, "a", 0);
-    assert_true(ssh_backoff_turn(bo, "a", 1) > 0);
+    assert_true(ssh_backoff_turn(bo, "a", 1, NULL) > 0);
     ssh_backoff_success(bo, "a");
-    assert_int_equal(ssh_backoff_turn(bo, "a", 2), 0);
+    assert_int_equal(ssh_backoff_turn(bo, "a", 2, NULL), 0);
     for (int i = 0; i < 5; i++)
         ssh_backoff_failed(bo, "a", 100);
     assert_int_equal(ssh_backoff_failed(bo, "a", 10099), 6); /* 9999 ms quiet: kept */
-    assert_int_equal(ssh_backoff_turn(bo, "a", 10100), 399);
+    assert_int_equal(ssh_backoff_turn(bo, "a", 10100, NULL), 399);
     assert_int_equal(ssh_backoff_failed(bo, "a", 20099), 1); /* 10000 ms quiet: afresh */
-    assert_int_equal(ssh_backoff_turn(bo, "a", 20100), 0);
+    assert_int_equal(ssh_backoff_turn(bo, "a", 20100, NULL), 0);
     ssh_backoff_free(bo);
 }
 
@@ -86,7 +112,7 @@ static void test_table_bounded(void **state)
         ssh_backoff_failed(bo, "a", 10);
         ssh_backoff_failed(bo, "b", 20);
     }
-    assert_true(ssh_backoff_turn(bo, "a", 30) > 0); /* a used at 30, b at 20 */
+    assert_true(ssh_backoff_turn(bo, "a", 30, NULL) > 0); /* a used at 30, b at 20 */
     assert_int_equal(ssh_backoff_failed(bo, "c", 40), 1);
     assert_int_equal(ssh_backoff_failed(bo, "b", 50), 1); /* b was forgotten */
     assert_int_equal(ssh_backoff_failed(bo, "c", 60), 2); /* b replaced a */
@@ -94,4 +120,4 @@ static void test_table_bounded(void **state)
     ssh_backoff_free(bo);
 }
 
-PZT_MAIN(test_delays, test_turns, test_forget, test_table_bounded)
+PZT_MAIN(test_delays, test_turns, test_turn_reported, test_forget, test_table_bounded)
