@@ -11,6 +11,10 @@
 #   - ssh admin@<global> and admin@<link-local>%ib0 show version (tcp6 22);
 #   - `show ip` lists the addresses (preferred), the groups with their MGIDs
 #     and MLIDs, the host as an IPv6 neighbour; `show ip json` the same;
+#   - SLAAC from a real router: radvd in the namespace advertises
+#     fd00:81::/64 (the namespace has fd00:81::100 on ib0, as a router has);
+#     every switch forms fd00:81::<IID>; Leaf2's `show ip` lists it
+#     preferred with the lifetimes left from the RA's, ping -6 20/20, ssh;
 #   - switch to switch: `pz-cli ping` to a global and to a link-local%ib0,
 #     and a TCP iperf (`pz-cli iperf -c <v6>`); the host's `iperf -V -c` to a
 #     switch, TCP and UDP;
@@ -23,7 +27,7 @@ set -u
 # shellcheck source=agent_ip_lib.sh
 source "$(dirname "$0")/agent_ip_lib.sh"
 ai_init agentip6 10.80.0 "$@"
-pzt_require opensm saquery ping socat sha256sum ip python3 ssh ssh-keygen iperf
+pzt_require opensm saquery ping socat sha256sum ip python3 ssh ssh-keygen iperf radvd
 pzt_require_preload
 
 declare -A ADDR6 LL6 GID
@@ -118,6 +122,53 @@ check "ssh admin@${LL6[Leaf2]}%ib0 show version names portzero" \
 check "ssh over IPv4 still works" \
     bash -c "ip netns exec '$NS' ssh ${SSHOPT[*]} admin@${ADDR[Leaf2]} show version | grep -qi portzero"
 
+# ---- SLAAC from a router (radvd) ---------------------------------------------
+# radvd advertises fd00:81::/64 every 3-4 s (valid 7000 s, preferred 5000 s;
+# not a default router); the namespace holds fd00:81::100 on ib0, as a
+# router does, and pz-iphost answers neighbour solicitations for it.
+slaac_of() { # slaac_of LINK-LOCAL: fd00:81::<its interface identifier>
+    python3 -c 'import ipaddress, sys; print(ipaddress.IPv6Address((0xfd000081 << 96) | (int(ipaddress.IPv6Address(sys.argv[1])) & ((1 << 64) - 1))))' "$1"
+}
+slaac_preferred() { # slaac_preferred SWITCH: `show ip` lists its fd00:81:: address preferred
+    cli "$1" show ip | grep -qF "$(slaac_of "${LL6[$1]}")/64 (preferred, SLAAC, "
+}
+printf '%s\n' 'interface ib0 {' '    AdvSendAdvert on;' '    MinRtrAdvInterval 3;' \
+    '    MaxRtrAdvInterval 4;' '    AdvDefaultLifetime 0;' '    AdvSourceLLAddress off;' \
+    '    prefix fd00:81::/64 {' '        AdvOnLink on;' '        AdvAutonomous on;' \
+    '        AdvValidLifetime 7000;' '        AdvPreferredLifetime 5000;' '    };' '};' \
+    > "$WORK/radvd.conf"
+chmod 600 "$WORK/radvd.conf"
+in_ns ip -6 addr add fd00:81::100/64 dev ib0 nodad
+in_ns sysctl -q -w net.ipv6.conf.all.forwarding=1
+# ip netns exec execs radvd: $! is radvd itself (in_ns would add a subshell)
+ip netns exec "$NS" radvd -n -m stderr -C "$WORK/radvd.conf" -p "$WORK/radvd.pid" \
+    > "$WORK/radvd.out" 2>&1 < /dev/null &
+AI_PIDS+=($!)
+SLAAC6=$(slaac_of "${LL6[Leaf2]}")
+check "Leaf2 forms $SLAAC6 from radvd's RA and ends its DAD" wait_until 30 slaac_preferred Leaf2
+cli Leaf2 show ip > "$WORK/showip_slaac.txt"
+life=$(sed -nE "s|^ +$SLAAC6/64 \(preferred, SLAAC, valid ([0-9]+) s, preferred ([0-9]+) s\)$|\1 \2|p" \
+    "$WORK/showip_slaac.txt")
+valid=${life% *} pref=${life#* }
+check "show ip: $SLAAC6 valid lifetime left from the RA's 7000 s (${valid:-none})" \
+    test "${valid:-0}" -le 7000 -a "${valid:-0}" -gt 5000
+check "show ip: its preferred lifetime left from the RA's 5000 s (${pref:-none})" \
+    test "${pref:-0}" -le 5000 -a "${pref:-0}" -gt 3000
+cli Leaf2 show ip json > "$WORK/showip_slaac.json"
+check_eq "show ip json: the SLAAC address's state, origin and lifetimes" "preferred slaac True True" \
+    "$(python3 -c 'import json, sys
+a = [a for a in json.load(open(sys.argv[1]))["ipv6"]["addresses"] if a["address"] == sys.argv[2]][0]
+print(a["state"], a["origin"], 5000 < a["valid_lifetime"] <= 7000, 3000 < a["preferred_lifetime"] <= 5000)' \
+        "$WORK/showip_slaac.json" "$SLAAC6")"
+check "host -> Leaf2's SLAAC address answers" wait_until 20 in_ns ping -6 -c 1 -W 1 "$SLAAC6"
+check_eq "ping -6 Leaf2 $SLAAC6 (from fd00:81::100): 20/20" 20 "$(received 20 "$SLAAC6" -6)"
+check "ssh admin@$SLAAC6 show version names portzero" \
+    bash -c "ip netns exec '$NS' ssh ${SSHOPT[*]} admin@$SLAAC6 show version | grep -qi portzero"
+for s in "${SWITCHES[@]}"; do
+    check "$s formed its fd00:81:: address" wait_until 10 slaac_preferred "$s"
+done
+# ---- end of SLAAC -------------------------------------------------------------
+
 # The CLI's view.
 cli Spine1 show ip > "$WORK/showip.txt"
 check "show ip: the link-local, preferred" grep -q "^IPv6 address  *${LL6[Spine1]}/64 (preferred)" "$WORK/showip.txt"
@@ -128,7 +179,7 @@ check "show ip: its solicited-node group joined" \
     grep -qE "^ff02::1:ff20:0 +ff12:601b:ffff::1:ff20:0 +0xc[0-9a-f]{3} +full +joined" "$WORK/showip.txt"
 check "show ip: the host as a resolved IPv6 neighbour" grep -qE "^fe80::[0-9a-f:]+ +[0-9]+ .* resolved" "$WORK/showip.txt"
 cli Spine1 show ip json > "$WORK/showip.json"
-check_eq "show ip json: the IPv6 addresses" "${LL6[Spine1]} ${ADDR6[Spine1]}" \
+check_eq "show ip json: the IPv6 addresses" "${LL6[Spine1]} ${ADDR6[Spine1]} $(slaac_of "${LL6[Spine1]}")" \
     "$(python3 -c 'import json, sys; print(" ".join(a["address"] for a in json.load(open(sys.argv[1]))["ipv6"]["addresses"]))' "$WORK/showip.json")"
 check "pz-cli ping Spine1 -> Leaf4's global: 3 received" cli_pings Spine1 "${ADDR6[Leaf4]}"
 check "pz-cli ping Leaf1 -> Spine2's link-local%ib0: 3 received" cli_pings Leaf1 "${LL6[Spine2]}%ib0"
