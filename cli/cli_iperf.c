@@ -18,6 +18,7 @@
 #include "iperf_client.h"
 #include "iperf_format.h"
 #include "iperf_server.h"
+#include "ipoib_ip6.h"
 #include "pz_ipplane.h"
 #endif
 
@@ -521,6 +522,21 @@ int cli_cmd_traffic_matrix(const struct cli_env *env, const struct cli_args *a,
     return cli_iperf_launch(env, j, out, job);
 }
 
+/* A test's peer address as text (IPv4 dotted, IPv6 RFC 5952); returns buf. */
+static const char *peer_addr_str(const struct iperf_server_test *t, char buf[46])
+{
+    return t->peer_v6 ? ipoib_ip6_str(t->peer6, buf) : cli_ipv4_str(t->peer, buf);
+}
+
+/* A test's peer with its port: "A.B.C.D:port" or "[X:Y::Z]:port"; returns buf. */
+static const char *peer_port_str(const struct iperf_server_test *t, char buf[56])
+{
+    char ip[46];
+
+    snprintf(buf, 56, t->peer_v6 ? "[%s]:%u" : "%s:%u", peer_addr_str(t, ip), t->peer_port);
+    return buf;
+}
+
 /* `show iperf json`: the server's counters and recent tests as one JSON object. */
 static void cli_show_iperf_json(struct iperf_server *srv, const struct cli_out *out)
 {
@@ -528,7 +544,7 @@ static void cli_show_iperf_json(struct iperf_server *srv, const struct cli_out *
     struct iperf_server_stats st;
     struct cli_json j;
     unsigned n;
-    char ip[16];
+    char ip[46];
 
     cli_json_begin(&j, out);
     cli_json_bool(&j, "server", srv != NULL);
@@ -551,7 +567,7 @@ static void cli_show_iperf_json(struct iperf_server *srv, const struct cli_out *
     for (unsigned i = 0; i < n; i++) {
         cli_json_object(&j, NULL);
         cli_json_str(&j, "proto", t[i].udp ? "UDP" : "TCP");
-        cli_json_str(&j, "peer", cli_ipv4_str(t[i].peer, ip));
+        cli_json_str(&j, "peer", peer_addr_str(&t[i], ip));
         cli_json_uint(&j, "peer_port", t[i].peer_port);
         cli_json_uint(&j, "bytes", t[i].bytes);
         cli_json_fixed(&j, "seconds", t[i].duration_us, 6);
@@ -574,6 +590,7 @@ int cli_cmd_show_iperf(const struct cli_env *env, const struct cli_args *a,
     struct iperf_server_test t[IPERF_SERVER_HISTORY];
     struct iperf_server_stats st;
     unsigned n;
+    int width = 21;
     bool json;
 
     (void)job;
@@ -599,20 +616,25 @@ int cli_cmd_show_iperf(const struct cli_env *env, const struct cli_args *a,
     n = iperf_server_history(srv, t, IPERF_SERVER_HISTORY);
     if (!n)
         return CLI_OK;
+    for (unsigned i = 0; i < n; i++) { /* the peer column fits the longest (IPv6) */
+        char peer[56];
+        int len = (int)strlen(peer_port_str(&t[i], peer));
+        width = len > width ? len : width;
+    }
     cli_printf(out, "Recent tests (newest first):\n");
-    cli_printf(out, "  %-5s %-21s %12s %10s %-16s %s\n", "Proto", "Peer", "Bytes", "Seconds",
+    cli_printf(out, "  %-5s %-*s %12s %10s %-16s %s\n", "Proto", width, "Peer", "Bytes", "Seconds",
                "Lost/Total", "Jitter");
     for (unsigned i = 0; i < n; i++) {
-        char peer[32], ip[16], loss[48] = "-", jitter[24] = "-";
+        char peer[56], loss[48] = "-", jitter[24] = "-";
 
-        snprintf(peer, sizeof(peer), "%s:%u", cli_ipv4_str(t[i].peer, ip), t[i].peer_port);
+        peer_port_str(&t[i], peer);
         if (t[i].udp) {
             snprintf(loss, sizeof(loss), "%llu/%llu%s", (unsigned long long)t[i].lost,
                      (unsigned long long)t[i].datagrams, t[i].ended ? "" : " silent");
             snprintf(jitter, sizeof(jitter), "%.3f ms", t[i].jitter_ms);
         }
-        cli_printf(out, "  %-5s %-21s %12llu %10.4f %-16s %s\n", t[i].udp ? "UDP" : "TCP", peer,
-                   (unsigned long long)t[i].bytes, t[i].duration_us / 1e6, loss, jitter);
+        cli_printf(out, "  %-5s %-*s %12llu %10.4f %-16s %s\n", t[i].udp ? "UDP" : "TCP", width,
+                   peer, (unsigned long long)t[i].bytes, t[i].duration_us / 1e6, loss, jitter);
     }
     return CLI_OK;
 }

@@ -200,6 +200,23 @@ in_ns iperf -V -u -c "${ADDR6[Leaf4]}" -b 1M -t 2 > "$WORK/h2s6u.txt" 2>&1
 check "host iperf -V -u -c ${ADDR6[Leaf4]}: the switch's server report came back" \
     grep -q "Server Report" "$WORK/h2s6u.txt"
 
+# ---- show iperf names IPv6 peers ---------------------------------------------
+iperf_peer_bytes() { # iperf_peer_bytes SWITCH PROTO PEER: bytes of PEER's newest test in `show iperf`
+    cli "$1" show iperf | awk -v proto="$2" -v peer="[$3]:" '
+        $1 == proto && index($2, peer) == 1 { print $3; exit }'
+}
+b=$(iperf_peer_bytes Spine2 TCP fd00:80::100)
+check "show iperf (Spine2): the host's TCP test from [fd00:80::100] (${b:-none} bytes)" \
+    test "${b:-0}" -gt 100000
+b=$(iperf_peer_bytes Leaf4 UDP fd00:80::100)
+check "show iperf (Leaf4): the host's UDP test from [fd00:80::100] (${b:-none} bytes)" test "${b:-0}" -gt 0
+b=$(iperf_peer_bytes Spine1 TCP "${ADDR6[Leaf1]}")
+check "show iperf (Spine1): Leaf1's TCP test from [${ADDR6[Leaf1]}] (${b:-none} bytes)" test "${b:-0}" -gt 0
+check "show iperf: no 0.0.0.0 peer" bash -c "! '$PZCLI' -s '${AI_DIR[Spine2]}/ctl' show iperf | grep -q '0\.0\.0\.0'"
+check_eq "show iperf json (Spine2): the peer is the host's IPv6 address" fd00:80::100 \
+    "$(cli Spine2 show iperf json | python3 -c 'import json, sys; print(json.load(sys.stdin)["recent_tests"][0]["peer"])')"
+# ---- end of show iperf -------------------------------------------------------
+
 # portzerod restarts: a new QPN; its unsolicited NA updates the host at once.
 stop_pid "${AGENT[Leaf3]}"
 AGENT[Leaf3]=
