@@ -35,10 +35,11 @@ struct cli_iperf_job {
     struct iperf_client *run;
     struct iperf_client_config cfg;
     uint32_t dst[IPERF_CLIENT_MAX_STREAMS];
-    uint8_t dst6[IPERF_CLIENT_MAX_STREAMS][16]; /* iperf -c with an IPv6 address */
-    bool v6;
-    char peer6[56]; /* that address as given */
-    uint32_t local; /* the switch's address, for the connect lines */
+    uint8_t dst6[IPERF_CLIENT_MAX_STREAMS][16]; /* iperf -c with an IPv6 address, matrix peers */
+    bool v6;                                    /* iperf -c to an IPv6 address */
+    bool matrix6;                               /* a matrix with IPv6 peers (their dst[i] is 0) */
+    char peer6[56];                             /* that address as given */
+    uint32_t local;                             /* the switch's address, for the connect lines */
     bool matrix;
     unsigned interval_s; /* 0: no interval lines */
     unsigned intervals;  /* printed so far */
@@ -193,28 +194,50 @@ static int cli_iperf_summary(struct cli_iperf_job *j, const struct cli_out *out)
     return status;
 }
 
+/* A matrix stream's peer as text (IPv4 dotted, IPv6 RFC 5952); returns buf. */
+static const char *cli_matrix_peer(const struct iperf_stream_result *r, char buf[46])
+{
+    return r->v6 ? ipoib_ip6_str(r->dst6, buf) : cli_ipv4_str(r->dst, buf);
+}
+
+/* The matrix's peer column: 15 wide (IPv4), or as wide as its longest IPv6 peer. */
+static int cli_matrix_width(struct cli_iperf_job *j)
+{
+    int width = 15;
+
+    for (unsigned i = 0; i < j->cfg.nstreams; i++) {
+        struct iperf_stream_result r = iperf_client_stream(j->run, i);
+        char ip[46];
+        int len = (int)strlen(cli_matrix_peer(&r, ip));
+
+        width = len > width ? len : width;
+    }
+    return width;
+}
+
 /* Print the matrix table; returns the exit status (1 when a peer sent no report). */
 static int cli_matrix_summary(struct cli_iperf_job *j, const struct cli_out *out)
 {
     unsigned reported = 0;
+    int w = cli_matrix_width(j);
 
-    cli_printf(out, "%-15s %12s %12s %-18s %10s  %s\n", "Peer", "Sent", "Received", "Lost/Total",
+    cli_printf(out, "%-*s %12s %12s %-18s %10s  %s\n", w, "Peer", "Sent", "Received", "Lost/Total",
                "Jitter", "Rate");
     for (unsigned i = 0; i < j->cfg.nstreams; i++) {
         struct iperf_stream_result r = iperf_client_stream(j->run, i);
-        char ip[16], loss[48], rate[32];
+        char ip[46], loss[48], rate[32];
         double secs;
 
-        cli_ipv4_str(r.dst, ip);
+        cli_matrix_peer(&r, ip);
         if (!r.have_report) {
-            cli_printf(out, "%-15s %12llu %12s %-18s %10s  %s\n", ip, (unsigned long long)r.bytes,
+            cli_printf(out, "%-*s %12llu %12s %-18s %10s  %s\n", w, ip, (unsigned long long)r.bytes,
                        "-", "no report", "-", "-");
             continue;
         }
         reported++;
         secs = r.report.stop_sec + r.report.stop_usec / 1e6;
         cli_printf(
-            out, "%-15s %12llu %12llu %-18s %7.3f ms  %s\n", ip, (unsigned long long)r.bytes,
+            out, "%-*s %12llu %12llu %-18s %7.3f ms  %s\n", w, ip, (unsigned long long)r.bytes,
             (unsigned long long)r.report.bytes, cli_iperf_loss(&r.report, loss, sizeof(loss)),
             (r.report.jitter_sec + r.report.jitter_usec / 1e6) * 1e3,
             iperf_format_rate(secs > 0 ? r.report.bytes * 8.0 / secs : 0, rate, sizeof(rate)));
@@ -241,21 +264,22 @@ static int cli_matrix_tcp_summary(struct cli_iperf_job *j, const struct cli_out 
     unsigned completed = 0;
     uint64_t sum = 0;
     char rate[32];
+    int w = cli_matrix_width(j);
 
-    cli_printf(out, "%-15s %12s %10s %14s  %s\n", "Peer", "Received", "Seconds", "Rate", "State");
+    cli_printf(out, "%-*s %12s %10s %14s  %s\n", w, "Peer", "Received", "Seconds", "Rate", "State");
     for (unsigned i = 0; i < j->cfg.nstreams; i++) {
         struct iperf_stream_result r = iperf_client_stream(j->run, i);
         double secs = cli_iperf_secs(&r);
-        char ip[16];
+        char ip[46];
 
         completed += r.state != IPERF_STREAM_FAILED;
         sum += r.bytes;
-        cli_printf(out, "%-15s %12llu %10.4f %14s  %s\n", cli_ipv4_str(r.dst, ip),
+        cli_printf(out, "%-*s %12llu %10.4f %14s  %s\n", w, cli_matrix_peer(&r, ip),
                    (unsigned long long)r.bytes, secs,
                    iperf_format_rate(secs > 0 ? r.bytes * 8.0 / secs : 0, rate, sizeof(rate)),
                    cli_matrix_tcp_state(&r));
     }
-    cli_printf(out, "%-15s %12llu\n", "Total", (unsigned long long)sum);
+    cli_printf(out, "%-*s %12llu\n", w, "Total", (unsigned long long)sum);
     cli_printf(out, "%u of %u peers completed\n", completed, j->cfg.nstreams);
     return completed == j->cfg.nstreams ? CLI_OK : CLI_FAILED;
 }
@@ -320,7 +344,7 @@ static int cli_iperf_launch(const struct cli_env *env, struct cli_iperf_job *j,
                             const struct cli_out *out, struct cli_job **job)
 {
     j->cfg.dst = j->dst;
-    j->cfg.dst6 = j->v6 ? (const uint8_t(*)[16])j->dst6 : NULL;
+    j->cfg.dst6 = j->v6 || j->matrix6 ? (const uint8_t(*)[16])j->dst6 : NULL;
     j->local = env->cfg ? env->cfg->ip_address : 0;
     j->run = iperf_client_start(&j->cfg);
     if (!j->run) {
@@ -464,6 +488,27 @@ int cli_cmd_iperf_server(const struct cli_env *env, const struct cli_args *a,
 }
 
 /*
+ * One matrix peer into j's stream i: IPv4 into dst[i], or IPv6 (a
+ * link-local with or without %ib0) into dst6[i] with dst[i] 0.  The
+ * unspecified addresses are no peer.  Returns 0 or -1 (printed).
+ */
+static int cli_matrix_peer_parse(const char *s, struct cli_iperf_job *j, unsigned i,
+                                 const struct cli_out *out)
+{
+    static const uint8_t any6[16];
+
+    if (!cli_parse_ipv4(s, &j->dst[i]) && j->dst[i])
+        return 0;
+    j->dst[i] = 0;
+    if (!cli_parse_ip6(s, j->dst6[i]) && memcmp(j->dst6[i], any6, 16) != 0) {
+        j->matrix6 = true;
+        return 0;
+    }
+    cli_printf(out, "%% not an address: %s\n", s);
+    return -1;
+}
+
+/*
  * Parse the matrix's arguments into j: `RATE SECONDS ADDRESS...` (UDP) or
  * `tcp SECONDS ADDRESS...`; returns 0 or -1 (printed).
  */
@@ -483,12 +528,9 @@ static int cli_matrix_options(const struct cli_args *a, const struct cli_out *ou
                         "%%        traffic matrix tcp SECONDS ADDRESS...\n");
         return -1;
     }
-    for (unsigned i = 0; i < j->cfg.nstreams; i++) {
-        if (cli_parse_ipv4(a->argv[i + first], &j->dst[i])) {
-            cli_printf(out, "%% not an address: %s\n", a->argv[i + first]);
+    for (unsigned i = 0; i < j->cfg.nstreams; i++)
+        if (cli_matrix_peer_parse(a->argv[i + first], j, i, out))
             return -1;
-        }
-    }
     return 0;
 }
 

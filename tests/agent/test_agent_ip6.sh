@@ -15,6 +15,8 @@
 #     fd00:81::/64 (the namespace has fd00:81::100 on ib0, as a router has);
 #     every switch forms fd00:81::<IID>; Leaf2's `show ip` lists it
 #     preferred with the lifetimes left from the RA's, ping -6 20/20, ssh;
+#   - `show iperf` names IPv6 peers ([fd00:80::100]:port), not 0.0.0.0;
+#   - `traffic matrix` (TCP and UDP) with IPv6 peers, mixed with IPv4;
 #   - switch to switch: `pz-cli ping` to a global and to a link-local%ib0,
 #     and a TCP iperf (`pz-cli iperf -c <v6>`); the host's `iperf -V -c` to a
 #     switch, TCP and UDP;
@@ -216,6 +218,26 @@ check "show iperf: no 0.0.0.0 peer" bash -c "! '$PZCLI' -s '${AI_DIR[Spine2]}/ct
 check_eq "show iperf json (Spine2): the peer is the host's IPv6 address" fd00:80::100 \
     "$(cli Spine2 show iperf json | python3 -c 'import json, sys; print(json.load(sys.stdin)["recent_tests"][0]["peer"])')"
 # ---- end of show iperf -------------------------------------------------------
+
+# ---- traffic matrix with IPv6 peers ------------------------------------------
+cli Leaf1 traffic matrix tcp 2 "${ADDR6[Spine1]}" "${ADDR6[Spine2]}" "${ADDR[Leaf4]}" > "$WORK/m6tcp.txt" 2>&1
+check_eq "traffic matrix tcp (Leaf1) to two IPv6 peers and one IPv4 peer exits 0" 0 "$?"
+for p in "${ADDR6[Spine1]}" "${ADDR6[Spine2]}" "${ADDR[Leaf4]}"; do
+    b=$(awk -v p="$p" '$1 == p && $NF == "done" { print $2 }' "$WORK/m6tcp.txt")
+    check "traffic matrix tcp: $p received data (${b:-none} bytes)" test "${b:-0}" -gt 0
+done
+check "traffic matrix tcp: 3 of 3 peers completed" grep -q '^3 of 3 peers completed' "$WORK/m6tcp.txt"
+cli Leaf1 traffic matrix 1M 2 "${ADDR6[Leaf2]}" "${LL6[Leaf3]}%ib0" > "$WORK/m6udp.txt" 2>&1
+check_eq "traffic matrix 1M 2 (Leaf1) to a global and a link-local IPv6 peer exits 0" 0 "$?"
+for p in "${ADDR6[Leaf2]}" "${LL6[Leaf3]}"; do
+    check "traffic matrix: $p sent its server report (received bytes)" \
+        awk -v p="$p" '$1 == p && $3 ~ /^[0-9]+$/ && $3 > 0 { ok = 1 } END { exit !ok }' "$WORK/m6udp.txt"
+done
+check "traffic matrix: 2 of 2 peers reported" grep -q '^2 of 2 peers reported' "$WORK/m6udp.txt"
+check_eq "traffic matrix to :: is refused (usage, exit 2)" 2 \
+    "$(cli Leaf1 traffic matrix tcp 2 :: > "$WORK/m6bad.txt" 2>&1; echo $?)"
+check "... saying it is not an address" grep -q '% not an address: ::' "$WORK/m6bad.txt"
+# ---- end of traffic matrix ---------------------------------------------------
 
 # portzerod restarts: a new QPN; its unsolicited NA updates the host at once.
 stop_pid "${AGENT[Leaf3]}"
