@@ -60,8 +60,25 @@ void iphost_addr6_close(struct iphost_addr6 *w)
     w->event_fd = w->dump_fd = -1;
 }
 
-/* True if the message is an IPv6 address of our device being added or removed. */
-static bool is_our_addr_msg(const struct iphost_addr6 *w, const struct nlmsghdr *nh)
+/*
+ * The next whole message of a buffer of size bytes at *off (advanced past
+ * it), or NULL at the end or at a truncated or malformed one.
+ */
+static const struct nlmsghdr *nl_next(const void *buf, size_t size, size_t *off)
+{
+    const struct nlmsghdr *nh;
+
+    if (*off >= size || size - *off < sizeof(*nh))
+        return NULL;
+    nh = (const struct nlmsghdr *)((const uint8_t *)buf + *off);
+    if (nh->nlmsg_len < sizeof(*nh) || nh->nlmsg_len > size - *off)
+        return NULL;
+    *off += NLMSG_ALIGN(nh->nlmsg_len);
+    return nh;
+}
+
+/* True if the message is an IPv6 address of device ifindex being added or removed. */
+static bool is_our_addr_msg(unsigned ifindex, const struct nlmsghdr *nh)
 {
     const struct ifaddrmsg *ifa = NLMSG_DATA(nh);
 
@@ -69,28 +86,44 @@ static bool is_our_addr_msg(const struct iphost_addr6 *w, const struct nlmsghdr 
         return false;
     if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifa)))
         return false;
-    return ifa->ifa_family == AF_INET6 && ifa->ifa_index == w->ifindex;
+    return ifa->ifa_family == AF_INET6 && ifa->ifa_index == ifindex;
+}
+
+/*
+ * Receive one netlink buffer from the kernel (another sender's is dropped);
+ * returns its length, 0 for a dropped one, or -1 with errno set.
+ */
+static int nl_recv(int fd, void *buf, size_t size)
+{
+    struct sockaddr_nl from;
+    socklen_t flen = sizeof(from);
+    ssize_t n = recvfrom(fd, buf, size, 0, (struct sockaddr *)&from, &flen);
+
+    if (n < 0)
+        return -1;
+    if (flen != sizeof(from) || from.nl_family != AF_NETLINK || from.nl_pid != 0)
+        return 0; /* not the kernel: a process of the namespace */
+    return (int)n;
 }
 
 bool iphost_addr6_changed(struct iphost_addr6 *w)
 {
     uint8_t buf[NL_BUF] __attribute__((aligned(NLMSG_ALIGNTO)));
+    const struct nlmsghdr *nh;
     bool changed = false;
-    ssize_t n;
+    int len;
 
-    while ((n = recv(w->event_fd, buf, sizeof(buf), 0)) != 0) {
-        if (n < 0) {
-            if (errno == ENOBUFS) /* events lost: the list must be read again */
-                changed = true;
-            if (errno == EINTR || errno == ENOBUFS)
-                continue;
-            break;
-        }
-        for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n);
-             nh = NLMSG_NEXT(nh, n))
-            changed |= is_our_addr_msg(w, nh);
+    for (;;) {
+        len = nl_recv(w->event_fd, buf, sizeof(buf));
+        if (len < 0 && errno == ENOBUFS) /* events lost: the list must be read again */
+            changed = true;
+        if (len < 0 && (errno == EINTR || errno == ENOBUFS))
+            continue;
+        if (len < 0)
+            return changed;
+        for (size_t off = 0; (nh = nl_next(buf, (size_t)len, &off)) != NULL;)
+            changed |= is_our_addr_msg(w->ifindex, nh);
     }
-    return changed;
 }
 
 /* Send RTM_GETADDR (dump, IPv6); returns 0 or -1. */
@@ -116,17 +149,18 @@ static int request_dump(struct iphost_addr6 *w)
  * One RTM_NEWADDR of the dump into out (when it is an IPv6 address of our
  * device, usable or tentative).  Returns true if it was taken.
  */
-static bool take_addr(const struct iphost_addr6 *w, const struct nlmsghdr *nh,
-                      struct ipoib6_addr *out)
+static bool take_addr(unsigned ifindex, const struct nlmsghdr *nh, struct ipoib6_addr *out)
 {
     const struct ifaddrmsg *ifa = NLMSG_DATA(nh);
     const struct rtattr *rta = IFA_RTA(ifa);
-    int len = (int)IFA_PAYLOAD(nh);
     const uint8_t *addr = NULL, *local = NULL;
-    uint32_t flags = ifa->ifa_flags;
+    uint32_t flags;
+    int len;
 
-    if (nh->nlmsg_type != RTM_NEWADDR || !is_our_addr_msg(w, nh))
+    if (nh->nlmsg_type != RTM_NEWADDR || !is_our_addr_msg(ifindex, nh))
         return false;
+    flags = ifa->ifa_flags;
+    len = (int)IFA_PAYLOAD(nh);
     for (; RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
         if (rta->rta_type == IFA_ADDRESS && RTA_PAYLOAD(rta) == 16)
             addr = RTA_DATA(rta);
@@ -146,6 +180,25 @@ static bool take_addr(const struct iphost_addr6 *w, const struct nlmsghdr *nh,
     return true;
 }
 
+enum iphost_addr6_step iphost_addr6_parse(unsigned ifindex, unsigned seq, const void *buf,
+                                          size_t size, struct ipoib6_addr *out, unsigned max,
+                                          unsigned *count)
+{
+    const struct nlmsghdr *nh;
+
+    for (size_t off = 0; (nh = nl_next(buf, size, &off)) != NULL;) {
+        if (nh->nlmsg_seq != seq)
+            continue; /* an answer to an earlier, abandoned dump */
+        if (nh->nlmsg_type == NLMSG_DONE)
+            return IPHOST_ADDR6_DONE;
+        if (nh->nlmsg_type == NLMSG_ERROR)
+            return IPHOST_ADDR6_ERROR;
+        if (*count < max && take_addr(ifindex, nh, &out[*count]))
+            (*count)++;
+    }
+    return IPHOST_ADDR6_MORE;
+}
+
 int iphost_addr6_list(struct iphost_addr6 *w, struct ipoib6_addr *out, unsigned max)
 {
     uint8_t buf[NL_BUF] __attribute__((aligned(NLMSG_ALIGNTO)));
@@ -154,21 +207,18 @@ int iphost_addr6_list(struct iphost_addr6 *w, struct ipoib6_addr *out, unsigned 
     if (request_dump(w))
         return -1;
     for (;;) {
-        ssize_t n = recv(w->dump_fd, buf, sizeof(buf), 0);
-        if (n < 0 && errno == EINTR)
+        int len = nl_recv(w->dump_fd, buf, sizeof(buf));
+        if (len < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
+        if (len < 0)
+            return -1; /* SO_RCVTIMEO: no answer within a second */
+        switch (iphost_addr6_parse(w->ifindex, w->seq, buf, (size_t)len, out, max, &count)) {
+        case IPHOST_ADDR6_DONE:
+            return (int)count;
+        case IPHOST_ADDR6_ERROR:
             return -1;
-        for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n);
-             nh = NLMSG_NEXT(nh, n)) {
-            if (nh->nlmsg_seq != w->seq)
-                continue; /* an answer to an earlier, abandoned dump */
-            if (nh->nlmsg_type == NLMSG_DONE)
-                return (int)count;
-            if (nh->nlmsg_type == NLMSG_ERROR)
-                return -1;
-            if (count < max && take_addr(w, nh, &out[count]))
-                count++;
+        default:
+            break;
         }
     }
 }

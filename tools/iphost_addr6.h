@@ -42,4 +42,21 @@ bool iphost_addr6_changed(struct iphost_addr6 *w);
  */
 int iphost_addr6_list(struct iphost_addr6 *w, struct ipoib6_addr *out, unsigned max);
 
+/* What one buffer of a dump's answer said. */
+enum iphost_addr6_step {
+    IPHOST_ADDR6_MORE,  /* more buffers follow */
+    IPHOST_ADDR6_DONE,  /* NLMSG_DONE: the list is complete */
+    IPHOST_ADDR6_ERROR, /* NLMSG_ERROR: the dump failed */
+};
+
+/*
+ * Read one received buffer (len bytes, aligned for struct nlmsghdr) of the
+ * answer to dump seq: each IPv6 address of device ifindex is appended to
+ * out at *count while *count < max.  Messages of another sequence number
+ * are skipped, a truncated one ends the buffer.  Pure: the fuzz target's.
+ */
+enum iphost_addr6_step iphost_addr6_parse(unsigned ifindex, unsigned seq, const void *buf,
+                                          size_t len, struct ipoib6_addr *out, unsigned max,
+                                          unsigned *count);
+
 #endif
