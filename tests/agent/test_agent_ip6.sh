@@ -15,6 +15,7 @@
 #     fd00:81::/64 (the namespace has fd00:81::100 on ib0, as a router has);
 #     every switch forms fd00:81::<IID>; Leaf2's `show ip` lists it
 #     preferred with the lifetimes left from the RA's, ping -6 20/20, ssh;
+#     a second prefix with preferred lifetime 0 gives a deprecated address;
 #   - `show iperf` names IPv6 peers ([fd00:80::100]:port), not 0.0.0.0;
 #   - `traffic matrix` (TCP and UDP) with IPv6 peers, mixed with IPv4;
 #   - switch to switch: `pz-cli ping` to a global and to a link-local%ib0,
@@ -126,7 +127,8 @@ check "ssh over IPv4 still works" \
 
 # ---- SLAAC from a router (radvd) ---------------------------------------------
 # radvd advertises fd00:81::/64 every 3-4 s (valid 7000 s, preferred 5000 s;
-# not a default router); the namespace holds fd00:81::100 on ib0, as a
+# not a default router) and fd00:82::/64 (valid 600 s, preferred 0: its
+# address is deprecated at once, RFC 4862 section 5.5.4); the namespace holds fd00:81::100 on ib0, as a
 # router does, and pz-iphost answers neighbour solicitations for it.
 slaac_of() { # slaac_of LINK-LOCAL: fd00:81::<its interface identifier>
     python3 -c 'import ipaddress, sys; print(ipaddress.IPv6Address((0xfd000081 << 96) | (int(ipaddress.IPv6Address(sys.argv[1])) & ((1 << 64) - 1))))' "$1"
@@ -137,7 +139,9 @@ slaac_preferred() { # slaac_preferred SWITCH: `show ip` lists its fd00:81:: addr
 printf '%s\n' 'interface ib0 {' '    AdvSendAdvert on;' '    MinRtrAdvInterval 3;' \
     '    MaxRtrAdvInterval 4;' '    AdvDefaultLifetime 0;' '    AdvSourceLLAddress off;' \
     '    prefix fd00:81::/64 {' '        AdvOnLink on;' '        AdvAutonomous on;' \
-    '        AdvValidLifetime 7000;' '        AdvPreferredLifetime 5000;' '    };' '};' \
+    '        AdvValidLifetime 7000;' '        AdvPreferredLifetime 5000;' '    };' \
+    '    prefix fd00:82::/64 {' '        AdvOnLink on;' '        AdvAutonomous on;' \
+    '        AdvValidLifetime 600;' '        AdvPreferredLifetime 0;' '    };' '};' \
     > "$WORK/radvd.conf"
 chmod 600 "$WORK/radvd.conf"
 in_ns ip -6 addr add fd00:81::100/64 dev ib0 nodad
@@ -169,6 +173,9 @@ check "ssh admin@$SLAAC6 show version names portzero" \
 for s in "${SWITCHES[@]}"; do
     check "$s formed its fd00:81:: address" wait_until 10 slaac_preferred "$s"
 done
+DEPR6=$(slaac_of "${LL6[Leaf2]}" | sed 's/^fd00:81:/fd00:82:/')
+slaac_deprecated() { cli Leaf2 show ip | grep -qE "^ +$DEPR6/64 \(deprecated, SLAAC, valid [0-9]+ s, preferred 0 s\)$"; }
+check "show ip: Leaf2's $DEPR6 (preferred lifetime 0) is deprecated" wait_until 10 slaac_deprecated
 # ---- end of SLAAC -------------------------------------------------------------
 
 # The CLI's view.
@@ -181,7 +188,8 @@ check "show ip: its solicited-node group joined" \
     grep -qE "^ff02::1:ff20:0 +ff12:601b:ffff::1:ff20:0 +0xc[0-9a-f]{3} +full +joined" "$WORK/showip.txt"
 check "show ip: the host as a resolved IPv6 neighbour" grep -qE "^fe80::[0-9a-f:]+ +[0-9]+ .* resolved" "$WORK/showip.txt"
 cli Spine1 show ip json > "$WORK/showip.json"
-check_eq "show ip json: the IPv6 addresses" "${LL6[Spine1]} ${ADDR6[Spine1]} $(slaac_of "${LL6[Spine1]}")" \
+check_eq "show ip json: the IPv6 addresses" \
+    "${LL6[Spine1]} ${ADDR6[Spine1]} $(slaac_of "${LL6[Spine1]}") $(slaac_of "${LL6[Spine1]}" | sed 's/^fd00:81:/fd00:82:/')" \
     "$(python3 -c 'import json, sys; print(" ".join(a["address"] for a in json.load(open(sys.argv[1]))["ipv6"]["addresses"]))' "$WORK/showip.json")"
 check "pz-cli ping Spine1 -> Leaf4's global: 3 received" cli_pings Spine1 "${ADDR6[Leaf4]}"
 check "pz-cli ping Leaf1 -> Spine2's link-local%ib0: 3 received" cli_pings Leaf1 "${LL6[Spine2]}%ib0"
