@@ -238,6 +238,7 @@ check "traffic matrix tcp: 3 of 3 peers completed" grep -q '^3 of 3 peers comple
 cli Leaf1 traffic matrix 1M 2 "${ADDR6[Leaf2]}" "${LL6[Leaf3]}%ib0" > "$WORK/m6udp.txt" 2>&1
 check_eq "traffic matrix 1M 2 (Leaf1) to a global and a link-local IPv6 peer exits 0" 0 "$?"
 for p in "${ADDR6[Leaf2]}" "${LL6[Leaf3]}"; do
+    # shellcheck disable=SC2016 # an awk program
     check "traffic matrix: $p sent its server report (received bytes)" \
         awk -v p="$p" '$1 == p && $3 ~ /^[0-9]+$/ && $3 > 0 { ok = 1 } END { exit !ok }' "$WORK/m6udp.txt"
 done
