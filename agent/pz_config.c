@@ -133,8 +133,8 @@ static const struct pz_config_key pz_config_table[] = {
            .help = "the switch's IPoIB address, e.g. 10.0.0.1/24; empty = no IP plane"),
     PZ_KEY(ip_gateway, .type = PZ_CONFIG_IPV4, .def_text = "",
            .help = "default gateway; empty = none (only the subnet is reached)"),
-    /* Off by default until the whole suite has run with the IPv6 groups joined. */
-    PZ_KEY(ip6, .type = PZ_CONFIG_CHOICE, .choices = pz_config_on_off, .def = 0,
+    /* On by default: a link-local address as Linux's ipoib gives one (issue 26). */
+    PZ_KEY(ip6, .type = PZ_CONFIG_CHOICE, .choices = pz_config_on_off, .def = 1,
            .help = "IPv6 on the IP plane too: fe80::<port 0 GUID>, SLAAC, the keys below"),
     PZ_KEY(ip6_address, .type = PZ_CONFIG_IPV6_PREFIX, .def_text = "",
            .help = "a global IPv6 address, e.g. fd00::1/64; empty = link-local and SLAAC only"),

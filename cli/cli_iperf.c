@@ -18,6 +18,7 @@
 #include "iperf_client.h"
 #include "iperf_format.h"
 #include "iperf_server.h"
+#include "ipoib_ip6.h"
 #include "pz_ipplane.h"
 #endif
 
@@ -34,10 +35,11 @@ struct cli_iperf_job {
     struct iperf_client *run;
     struct iperf_client_config cfg;
     uint32_t dst[IPERF_CLIENT_MAX_STREAMS];
-    uint8_t dst6[IPERF_CLIENT_MAX_STREAMS][16]; /* iperf -c with an IPv6 address */
-    bool v6;
-    char peer6[56]; /* that address as given */
-    uint32_t local; /* the switch's address, for the connect lines */
+    uint8_t dst6[IPERF_CLIENT_MAX_STREAMS][16]; /* iperf -c with an IPv6 address, matrix peers */
+    bool v6;                                    /* iperf -c to an IPv6 address */
+    bool matrix6;                               /* a matrix with IPv6 peers (their dst[i] is 0) */
+    char peer6[56];                             /* that address as given */
+    uint32_t local;                             /* the switch's address, for the connect lines */
     bool matrix;
     unsigned interval_s; /* 0: no interval lines */
     unsigned intervals;  /* printed so far */
@@ -192,28 +194,50 @@ static int cli_iperf_summary(struct cli_iperf_job *j, const struct cli_out *out)
     return status;
 }
 
+/* A matrix stream's peer as text (IPv4 dotted, IPv6 RFC 5952); returns buf. */
+static const char *cli_matrix_peer(const struct iperf_stream_result *r, char buf[46])
+{
+    return r->v6 ? ipoib_ip6_str(r->dst6, buf) : cli_ipv4_str(r->dst, buf);
+}
+
+/* The matrix's peer column: 15 wide (IPv4), or as wide as its longest IPv6 peer. */
+static int cli_matrix_width(struct cli_iperf_job *j)
+{
+    int width = 15;
+
+    for (unsigned i = 0; i < j->cfg.nstreams; i++) {
+        struct iperf_stream_result r = iperf_client_stream(j->run, i);
+        char ip[46];
+        int len = (int)strlen(cli_matrix_peer(&r, ip));
+
+        width = len > width ? len : width;
+    }
+    return width;
+}
+
 /* Print the matrix table; returns the exit status (1 when a peer sent no report). */
 static int cli_matrix_summary(struct cli_iperf_job *j, const struct cli_out *out)
 {
     unsigned reported = 0;
+    int w = cli_matrix_width(j);
 
-    cli_printf(out, "%-15s %12s %12s %-18s %10s  %s\n", "Peer", "Sent", "Received", "Lost/Total",
+    cli_printf(out, "%-*s %12s %12s %-18s %10s  %s\n", w, "Peer", "Sent", "Received", "Lost/Total",
                "Jitter", "Rate");
     for (unsigned i = 0; i < j->cfg.nstreams; i++) {
         struct iperf_stream_result r = iperf_client_stream(j->run, i);
-        char ip[16], loss[48], rate[32];
+        char ip[46], loss[48], rate[32];
         double secs;
 
-        cli_ipv4_str(r.dst, ip);
+        cli_matrix_peer(&r, ip);
         if (!r.have_report) {
-            cli_printf(out, "%-15s %12llu %12s %-18s %10s  %s\n", ip, (unsigned long long)r.bytes,
+            cli_printf(out, "%-*s %12llu %12s %-18s %10s  %s\n", w, ip, (unsigned long long)r.bytes,
                        "-", "no report", "-", "-");
             continue;
         }
         reported++;
         secs = r.report.stop_sec + r.report.stop_usec / 1e6;
         cli_printf(
-            out, "%-15s %12llu %12llu %-18s %7.3f ms  %s\n", ip, (unsigned long long)r.bytes,
+            out, "%-*s %12llu %12llu %-18s %7.3f ms  %s\n", w, ip, (unsigned long long)r.bytes,
             (unsigned long long)r.report.bytes, cli_iperf_loss(&r.report, loss, sizeof(loss)),
             (r.report.jitter_sec + r.report.jitter_usec / 1e6) * 1e3,
             iperf_format_rate(secs > 0 ? r.report.bytes * 8.0 / secs : 0, rate, sizeof(rate)));
@@ -240,21 +264,22 @@ static int cli_matrix_tcp_summary(struct cli_iperf_job *j, const struct cli_out 
     unsigned completed = 0;
     uint64_t sum = 0;
     char rate[32];
+    int w = cli_matrix_width(j);
 
-    cli_printf(out, "%-15s %12s %10s %14s  %s\n", "Peer", "Received", "Seconds", "Rate", "State");
+    cli_printf(out, "%-*s %12s %10s %14s  %s\n", w, "Peer", "Received", "Seconds", "Rate", "State");
     for (unsigned i = 0; i < j->cfg.nstreams; i++) {
         struct iperf_stream_result r = iperf_client_stream(j->run, i);
         double secs = cli_iperf_secs(&r);
-        char ip[16];
+        char ip[46];
 
         completed += r.state != IPERF_STREAM_FAILED;
         sum += r.bytes;
-        cli_printf(out, "%-15s %12llu %10.4f %14s  %s\n", cli_ipv4_str(r.dst, ip),
+        cli_printf(out, "%-*s %12llu %10.4f %14s  %s\n", w, cli_matrix_peer(&r, ip),
                    (unsigned long long)r.bytes, secs,
                    iperf_format_rate(secs > 0 ? r.bytes * 8.0 / secs : 0, rate, sizeof(rate)),
                    cli_matrix_tcp_state(&r));
     }
-    cli_printf(out, "%-15s %12llu\n", "Total", (unsigned long long)sum);
+    cli_printf(out, "%-*s %12llu\n", w, "Total", (unsigned long long)sum);
     cli_printf(out, "%u of %u peers completed\n", completed, j->cfg.nstreams);
     return completed == j->cfg.nstreams ? CLI_OK : CLI_FAILED;
 }
@@ -319,7 +344,7 @@ static int cli_iperf_launch(const struct cli_env *env, struct cli_iperf_job *j,
                             const struct cli_out *out, struct cli_job **job)
 {
     j->cfg.dst = j->dst;
-    j->cfg.dst6 = j->v6 ? (const uint8_t(*)[16])j->dst6 : NULL;
+    j->cfg.dst6 = j->v6 || j->matrix6 ? (const uint8_t(*)[16])j->dst6 : NULL;
     j->local = env->cfg ? env->cfg->ip_address : 0;
     j->run = iperf_client_start(&j->cfg);
     if (!j->run) {
@@ -463,6 +488,27 @@ int cli_cmd_iperf_server(const struct cli_env *env, const struct cli_args *a,
 }
 
 /*
+ * One matrix peer into j's stream i: IPv4 into dst[i], or IPv6 (a
+ * link-local with or without %ib0) into dst6[i] with dst[i] 0.  The
+ * unspecified addresses are no peer.  Returns 0 or -1 (printed).
+ */
+static int cli_matrix_peer_parse(const char *s, struct cli_iperf_job *j, unsigned i,
+                                 const struct cli_out *out)
+{
+    static const uint8_t any6[16];
+
+    if (!cli_parse_ipv4(s, &j->dst[i]) && j->dst[i])
+        return 0;
+    j->dst[i] = 0;
+    if (!cli_parse_ip6(s, j->dst6[i]) && memcmp(j->dst6[i], any6, 16) != 0) {
+        j->matrix6 = true;
+        return 0;
+    }
+    cli_printf(out, "%% not an address: %s\n", s);
+    return -1;
+}
+
+/*
  * Parse the matrix's arguments into j: `RATE SECONDS ADDRESS...` (UDP) or
  * `tcp SECONDS ADDRESS...`; returns 0 or -1 (printed).
  */
@@ -482,12 +528,9 @@ static int cli_matrix_options(const struct cli_args *a, const struct cli_out *ou
                         "%%        traffic matrix tcp SECONDS ADDRESS...\n");
         return -1;
     }
-    for (unsigned i = 0; i < j->cfg.nstreams; i++) {
-        if (cli_parse_ipv4(a->argv[i + first], &j->dst[i])) {
-            cli_printf(out, "%% not an address: %s\n", a->argv[i + first]);
+    for (unsigned i = 0; i < j->cfg.nstreams; i++)
+        if (cli_matrix_peer_parse(a->argv[i + first], j, i, out))
             return -1;
-        }
-    }
     return 0;
 }
 
@@ -521,6 +564,21 @@ int cli_cmd_traffic_matrix(const struct cli_env *env, const struct cli_args *a,
     return cli_iperf_launch(env, j, out, job);
 }
 
+/* A test's peer address as text (IPv4 dotted, IPv6 RFC 5952); returns buf. */
+static const char *peer_addr_str(const struct iperf_server_test *t, char buf[46])
+{
+    return t->peer_v6 ? ipoib_ip6_str(t->peer6, buf) : cli_ipv4_str(t->peer, buf);
+}
+
+/* A test's peer with its port: "A.B.C.D:port" or "[X:Y::Z]:port"; returns buf. */
+static const char *peer_port_str(const struct iperf_server_test *t, char buf[56])
+{
+    char ip[46];
+
+    snprintf(buf, 56, t->peer_v6 ? "[%s]:%u" : "%s:%u", peer_addr_str(t, ip), t->peer_port);
+    return buf;
+}
+
 /* `show iperf json`: the server's counters and recent tests as one JSON object. */
 static void cli_show_iperf_json(struct iperf_server *srv, const struct cli_out *out)
 {
@@ -528,7 +586,7 @@ static void cli_show_iperf_json(struct iperf_server *srv, const struct cli_out *
     struct iperf_server_stats st;
     struct cli_json j;
     unsigned n;
-    char ip[16];
+    char ip[46];
 
     cli_json_begin(&j, out);
     cli_json_bool(&j, "server", srv != NULL);
@@ -551,7 +609,7 @@ static void cli_show_iperf_json(struct iperf_server *srv, const struct cli_out *
     for (unsigned i = 0; i < n; i++) {
         cli_json_object(&j, NULL);
         cli_json_str(&j, "proto", t[i].udp ? "UDP" : "TCP");
-        cli_json_str(&j, "peer", cli_ipv4_str(t[i].peer, ip));
+        cli_json_str(&j, "peer", peer_addr_str(&t[i], ip));
         cli_json_uint(&j, "peer_port", t[i].peer_port);
         cli_json_uint(&j, "bytes", t[i].bytes);
         cli_json_fixed(&j, "seconds", t[i].duration_us, 6);
@@ -574,6 +632,7 @@ int cli_cmd_show_iperf(const struct cli_env *env, const struct cli_args *a,
     struct iperf_server_test t[IPERF_SERVER_HISTORY];
     struct iperf_server_stats st;
     unsigned n;
+    int width = 21;
     bool json;
 
     (void)job;
@@ -599,20 +658,25 @@ int cli_cmd_show_iperf(const struct cli_env *env, const struct cli_args *a,
     n = iperf_server_history(srv, t, IPERF_SERVER_HISTORY);
     if (!n)
         return CLI_OK;
+    for (unsigned i = 0; i < n; i++) { /* the peer column fits the longest (IPv6) */
+        char peer[56];
+        int len = (int)strlen(peer_port_str(&t[i], peer));
+        width = len > width ? len : width;
+    }
     cli_printf(out, "Recent tests (newest first):\n");
-    cli_printf(out, "  %-5s %-21s %12s %10s %-16s %s\n", "Proto", "Peer", "Bytes", "Seconds",
+    cli_printf(out, "  %-5s %-*s %12s %10s %-16s %s\n", "Proto", width, "Peer", "Bytes", "Seconds",
                "Lost/Total", "Jitter");
     for (unsigned i = 0; i < n; i++) {
-        char peer[32], ip[16], loss[48] = "-", jitter[24] = "-";
+        char peer[56], loss[48] = "-", jitter[24] = "-";
 
-        snprintf(peer, sizeof(peer), "%s:%u", cli_ipv4_str(t[i].peer, ip), t[i].peer_port);
+        peer_port_str(&t[i], peer);
         if (t[i].udp) {
             snprintf(loss, sizeof(loss), "%llu/%llu%s", (unsigned long long)t[i].lost,
                      (unsigned long long)t[i].datagrams, t[i].ended ? "" : " silent");
             snprintf(jitter, sizeof(jitter), "%.3f ms", t[i].jitter_ms);
         }
-        cli_printf(out, "  %-5s %-21s %12llu %10.4f %-16s %s\n", t[i].udp ? "UDP" : "TCP", peer,
-                   (unsigned long long)t[i].bytes, t[i].duration_us / 1e6, loss, jitter);
+        cli_printf(out, "  %-5s %-*s %12llu %10.4f %-16s %s\n", t[i].udp ? "UDP" : "TCP", width,
+                   peer, (unsigned long long)t[i].bytes, t[i].duration_us / 1e6, loss, jitter);
     }
     return CLI_OK;
 }

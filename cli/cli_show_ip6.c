@@ -28,18 +28,56 @@ static const char *group_state(enum ipoib_mcast6_state st)
     }
 }
 
+/* An address's state as one word (RFC 4862's names). */
+static const char *addr_state(enum pz_ip6_state st)
+{
+    switch (st) {
+    case PZ_IP6_TENTATIVE:
+        return "tentative";
+    case PZ_IP6_DEPRECATED:
+        return "deprecated";
+    default:
+        return "preferred";
+    }
+}
+
+/* A lifetime left as text: "forever" or "<seconds> s"; returns buf. */
+static const char *life_str(uint32_t life, char *buf, size_t size)
+{
+    if (life == PZ_IP6_LIFE_INFINITE)
+        snprintf(buf, size, "forever");
+    else
+        snprintf(buf, size, "%u s", (unsigned)life);
+    return buf;
+}
+
+/* One address: "<addr>/<len> (<state>)", with SLAAC's lifetimes left. */
+static void show_addr(const struct pz_netif6_addr_info *a, bool first, const struct cli_out *out)
+{
+    char t[46], valid[24], pref[24];
+
+    if (!a->autoconf) {
+        cli_printf(out, "%-20s %s/%u (%s)\n", first ? "IPv6 address" : "",
+                   ipoib_ip6_str(a->addr, t), a->prefix_len, addr_state(a->state));
+        return;
+    }
+    cli_printf(out, "%-20s %s/%u (%s, SLAAC, valid %s, preferred %s)\n",
+               first ? "IPv6 address" : "", ipoib_ip6_str(a->addr, t), a->prefix_len,
+               addr_state(a->state), life_str(a->valid_life, valid, sizeof(valid)),
+               life_str(a->pref_life, pref, sizeof(pref)));
+}
+
 /* The addresses, gateway and routers. */
 static void show_addrs(const struct cli_env *env, const struct cli_out *out, uint64_t now)
 {
-    struct ipoib6_addr a[IPOIB6_ADDRS_MAX];
+    struct pz_netif6_addr_info a[IPOIB6_ADDRS_MAX];
     uint8_t routers[IPOIB6_ROUTERS_MAX][16];
-    unsigned n = pz_ipplane_ip6_addrs(env->plane, a, IPOIB6_ADDRS_MAX);
+    unsigned n = pz_ipplane_ip6_addr_info(env->plane, a, IPOIB6_ADDRS_MAX);
     unsigned nr = ipoib6_routers(pz_ipplane_endpoint(env->plane), routers, IPOIB6_ROUTERS_MAX, now);
     char t[46];
 
     for (unsigned i = 0; i < n; i++)
-        cli_printf(out, "%-20s %s/%u (%s)\n", i ? "" : "IPv6 address", ipoib_ip6_str(a[i].addr, t),
-                   a[i].prefix_len, a[i].tentative ? "tentative" : "preferred");
+        show_addr(&a[i], i == 0, out);
     if (!n)
         cli_printf(out, "%-20s none\n", "IPv6 address");
     cli_printf(out, "%-20s %s\n", "IPv6 gateway",
@@ -108,14 +146,14 @@ void cli_show_ip6_json(const struct cli_env *env, struct cli_json *j, uint64_t n
 {
     const struct ipoib *ep = pz_ipplane_endpoint(env->plane);
     const struct ipoib6_stats *s = ipoib6_stats(ep);
-    struct ipoib6_addr a[IPOIB6_ADDRS_MAX];
+    struct pz_netif6_addr_info a[IPOIB6_ADDRS_MAX];
     struct ipoib6_group_info g[SHOW6_MAX];
     unsigned n, ng;
     char t[46];
 
     if (!env->cfg->ip6)
         return;
-    n = pz_ipplane_ip6_addrs(env->plane, a, IPOIB6_ADDRS_MAX);
+    n = pz_ipplane_ip6_addr_info(env->plane, a, IPOIB6_ADDRS_MAX);
     ng = ipoib6_groups(ep, g, SHOW6_MAX);
     (void)now;
     cli_json_object(j, "ipv6");
@@ -124,7 +162,12 @@ void cli_show_ip6_json(const struct cli_env *env, struct cli_json *j, uint64_t n
         cli_json_object(j, NULL);
         cli_json_str(j, "address", ipoib_ip6_str(a[i].addr, t));
         cli_json_uint(j, "prefix_len", a[i].prefix_len);
-        cli_json_str(j, "state", a[i].tentative ? "tentative" : "preferred");
+        cli_json_str(j, "state", addr_state(a[i].state));
+        cli_json_str(j, "origin", a[i].autoconf ? "slaac" : "static");
+        if (a[i].autoconf) { /* seconds left; 4294967295: infinite, as in an RA */
+            cli_json_uint(j, "valid_lifetime", a[i].valid_life);
+            cli_json_uint(j, "preferred_lifetime", a[i].pref_life);
+        }
         cli_json_close_object(j);
     }
     cli_json_close_array(j);

@@ -254,6 +254,12 @@ unsigned pz_ipplane_ip6_addrs(const struct pz_ipplane *p, struct ipoib6_addr *ou
     return p->ip6 ? pz_netif_ip6_addrs(p->netif, out, max) : 0;
 }
 
+unsigned pz_ipplane_ip6_addr_info(const struct pz_ipplane *p, struct pz_netif6_addr_info *out,
+                                  unsigned max)
+{
+    return p->ip6 ? pz_netif_ip6_addr_info(p->netif, out, max) : 0;
+}
+
 struct pz_netif_stats pz_ipplane_netif_stats(const struct pz_ipplane *p)
 {
     return pz_netif_stats(p->netif);

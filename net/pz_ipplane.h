@@ -82,6 +82,10 @@ struct ipoib *pz_ipplane_endpoint(const struct pz_ipplane *p);
 /* lwIP's IPv6 addresses, usable or tentative (at most max); returns how many (0: no IPv6). */
 unsigned pz_ipplane_ip6_addrs(const struct pz_ipplane *p, struct ipoib6_addr *out, unsigned max);
 
+/* The same with their state and SLAAC's lifetimes (pz_netif.h); returns how many. */
+unsigned pz_ipplane_ip6_addr_info(const struct pz_ipplane *p, struct pz_netif6_addr_info *out,
+                                  unsigned max);
+
 /* The lwIP interface's counters (sent at once, queued by lwIP's thread, received). */
 struct pz_netif_stats pz_ipplane_netif_stats(const struct pz_ipplane *p);
 

@@ -477,6 +477,18 @@ unsigned pz_netif_ip6_addrs(struct pz_netif *n, struct ipoib6_addr *out, unsigne
     return count;
 }
 
+unsigned pz_netif_ip6_addr_info(struct pz_netif *n, struct pz_netif6_addr_info *out, unsigned max)
+{
+    unsigned count;
+
+    if (!n->cfg.ip6)
+        return 0;
+    LOCK_TCPIP_CORE();
+    count = pz_netif6_addr_info(&n->netif, &n->cfg, out, max);
+    UNLOCK_TCPIP_CORE();
+    return count;
+}
+
 struct pz_netif_stats pz_netif_stats(struct pz_netif *n)
 {
     struct pz_netif_stats s;

@@ -48,6 +48,22 @@ struct pz_netif_config {
     uint8_t ip6_prefix; /* ip6_addr's prefix length; 0 = no configured address */
 };
 
+/* An IPv6 address's state as lwIP keeps it (RFC 4862 section 5.5.4). */
+enum pz_ip6_state { PZ_IP6_TENTATIVE, PZ_IP6_PREFERRED, PZ_IP6_DEPRECATED };
+
+/* RFC 4861's infinite lifetime, as an RA carries it. */
+#define PZ_IP6_LIFE_INFINITE UINT32_MAX
+
+/* One IPv6 address as lwIP holds it, for `show ip`. */
+struct pz_netif6_addr_info {
+    uint8_t addr[16];
+    uint8_t prefix_len;
+    enum pz_ip6_state state;
+    bool autoconf;       /* formed by SLAAC from an RA: it has lifetimes */
+    uint32_t valid_life; /* seconds left (autoconf only); PZ_IP6_LIFE_INFINITE */
+    uint32_t pref_life;  /* seconds left preferred (autoconf only); PZ_IP6_LIFE_INFINITE */
+};
+
 /* Counters of the crossing. */
 struct pz_netif_stats {
     uint64_t tx_direct;    /* packets sent at once on the owner's thread */
@@ -97,6 +113,12 @@ void pz_netif_link(struct pz_netif *n, bool up, unsigned mtu);
  * endpoint's mirror (ipoib6_set_addrs).  Returns how many; 0 without IPv6.
  */
 unsigned pz_netif_ip6_addrs(struct pz_netif *n, struct ipoib6_addr *out, unsigned max);
+
+/*
+ * Owner: the same addresses with their state and, for SLAAC's, the
+ * lifetimes left (at most max).  Returns how many; 0 without IPv6.
+ */
+unsigned pz_netif_ip6_addr_info(struct pz_netif *n, struct pz_netif6_addr_info *out, unsigned max);
 
 /* A copy of the counters. */
 struct pz_netif_stats pz_netif_stats(struct pz_netif *n);

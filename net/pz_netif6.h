@@ -29,4 +29,13 @@ int pz_netif6_setup(struct netif *netif, const struct pz_netif_config *cfg);
 unsigned pz_netif6_addrs(const struct netif *netif, const struct pz_netif_config *cfg,
                          struct ipoib6_addr *out, unsigned max);
 
+/*
+ * Core lock held: the same addresses with their state (tentative,
+ * preferred, deprecated) and, for the ones SLAAC formed (lwIP gives them
+ * lifetimes; the link-local and the configured address are static), the
+ * valid and preferred lifetimes left.  Returns how many were copied.
+ */
+unsigned pz_netif6_addr_info(const struct netif *netif, const struct pz_netif_config *cfg,
+                             struct pz_netif6_addr_info *out, unsigned max);
+
 #endif

@@ -11,7 +11,7 @@ PACKAGES=(
     libibmad-dev libibumad-dev libcmocka-dev
     opensm infiniband-diags ibsim-utils
     gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user systemd
-    tshark iproute2 valgrind iperf
+    tshark iproute2 valgrind iperf radvd
     iputils-ping socat python3 liblwip-dev
     libsnmp-dev snmp snmptrapd smitools
     libmbedtls-dev libsodium-dev libcrypt-dev openssh-client openssh-server ssh-audit whois openssl

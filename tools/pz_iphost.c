@@ -46,6 +46,7 @@
 #include <infiniband/mad.h>
 
 #include "board_sim_dgram.h"
+#include "iphost_addr6.h"
 #include "ipoib.h"
 #include "ipoib6.h"
 #include "pz_simclient.h"
@@ -80,6 +81,9 @@ struct iphost {
     int tun_fd;
     int ifctl_fd; /* an AF_INET socket inside the namespace, for interface ioctls */
     int sig_fd;
+    struct iphost_addr6 addr6w; /* Linux's IPv6 addresses on the TUN device (--ipv6) */
+    struct ipoib6_addr mirror[IPOIB6_ADDRS_MAX]; /* what the endpoint answers for */
+    unsigned n_mirror;
     bool ns_created;
     bool ready_printed;
     uint64_t guid;
@@ -256,6 +260,23 @@ static int keep_addr_on_down(const struct iphost *h)
 }
 
 /*
+ * Follow the TUN device's IPv6 addresses with rtnetlink.  Runs inside the
+ * namespace, after the device exists.  Returns 0 or -1.
+ */
+static int addr6_watch(struct iphost *h)
+{
+    struct ifreq ifr = {0};
+
+    snprintf(ifr.ifr_name, IFNAMSIZ, "%s", h->o.ifname);
+    if (ioctl(h->ifctl_fd, SIOCGIFINDEX, &ifr) ||
+        iphost_addr6_open(&h->addr6w, (unsigned)ifr.ifr_ifindex)) {
+        say("cannot follow the IPv6 addresses of %s: %s", h->o.ifname, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/*
  * Enter the namespace, create the TUN device and a socket for interface
  * ioctls there, and come back: both descriptors keep working in it.
  */
@@ -279,7 +300,7 @@ static int tun_open(struct iphost *h)
         say("cannot create TUN device \"%s\": %s", h->o.ifname, strerror(errno));
     } else {
         h->ifctl_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        rc = h->ifctl_fd < 0 || (h->o.ip6 && keep_addr_on_down(h)) ? -1 : 0;
+        rc = h->ifctl_fd < 0 || (h->o.ip6 && (keep_addr_on_down(h) || addr6_watch(h))) ? -1 : 0;
     }
     if (setns(self, CLONE_NEWNET)) {
         say("cannot return to the original network namespace: %s", strerror(errno));
@@ -373,6 +394,50 @@ static const struct ipoib_ops iphost_ops = {
     .log = op_log,
 };
 
+/* True if addr is among the first n of list. */
+static bool addr6_listed(const struct ipoib6_addr *list, unsigned n, const uint8_t addr[16])
+{
+    for (unsigned i = 0; i < n; i++)
+        if (memcmp(list[i].addr, addr, 16) == 0)
+            return true;
+    return false;
+}
+
+/*
+ * Give the endpoint the addresses it answers for: our link-local and
+ * --address6 always (Linux drops the link-local while the interface is
+ * down; the endpoint keeps it, as before), then every other IPv6 address
+ * Linux has on the device now.  Linux does no DAD on a NOARP TUN device, so
+ * its addresses are usable at once.  Returns 0 or -1.
+ */
+static int addr6_sync(struct iphost *h, uint64_t now)
+{
+    struct ipoib6_addr a[IPOIB6_ADDRS_MAX], linux6[IPOIB6_ADDRS_MAX];
+    unsigned n = 0;
+    int n_linux =
+        h->addr6w.dump_fd >= 0 ? iphost_addr6_list(&h->addr6w, linux6, IPOIB6_ADDRS_MAX) : 0;
+
+    memset(a, 0, sizeof(a));
+    ipoib_ip6_linklocal(h->guid, a[n].addr);
+    a[n++].prefix_len = 64;
+    if (h->o.has_addr6) {
+        memcpy(a[n].addr, h->o.addr6, 16);
+        a[n++].prefix_len = (uint8_t)h->o.plen6;
+    }
+    if (n_linux < 0)
+        say("cannot list the IPv6 addresses of %s: %s", h->o.ifname, strerror(errno));
+    for (int i = 0; i < n_linux && n < IPOIB6_ADDRS_MAX; i++)
+        if (!addr6_listed(a, n, linux6[i].addr))
+            a[n++] = linux6[i];
+    if (n == h->n_mirror && memcmp(a, h->mirror, n * sizeof(a[0])) == 0)
+        return 0;
+    memcpy(h->mirror, a, sizeof(a));
+    h->n_mirror = n;
+    if (h->o.verbose > 1)
+        say("IPv6: the endpoint answers for %u addresses", n);
+    return ipoib6_set_addrs(h->ep, a, n, now) ? -1 : 0;
+}
+
 /* Read the port's state from the simulator and pass it on. */
 static void port_poll(struct iphost *h, uint64_t now)
 {
@@ -449,12 +514,13 @@ static void serve(struct iphost *h)
 {
     for (;;) {
         uint64_t now = now_ms();
-        struct pollfd pfd[4] = {{.fd = h->tun_fd, .events = POLLIN},
+        struct pollfd pfd[5] = {{.fd = h->tun_fd, .events = POLLIN},
                                 {.fd = board_sim_dgram_fd(h->dg), .events = POLLIN},
                                 {.fd = pz_simclient_fd(h->sim), .events = POLLIN},
-                                {.fd = h->sig_fd, .events = POLLIN}};
+                                {.fd = h->sig_fd, .events = POLLIN},
+                                {.fd = h->addr6w.event_fd, .events = POLLIN}};
 
-        if (poll(pfd, 4, poll_timeout(h, now)) < 0 && errno != EINTR)
+        if (poll(pfd, 5, poll_timeout(h, now)) < 0 && errno != EINTR)
             return;
         now = now_ms();
         if (pfd[3].revents)
@@ -465,6 +531,8 @@ static void serve(struct iphost *h)
             return;
         if (pfd[0].revents)
             tun_readable(h, now);
+        if (pfd[4].revents && iphost_addr6_changed(&h->addr6w))
+            addr6_sync(h, now);
         if (now >= h->next_port_poll)
             port_poll(h, now);
         ipoib_poll(h->ep, now);
@@ -650,7 +718,6 @@ static int endpoint(struct iphost *h)
                                .gateway = h->o.gateway,
                                .tid_tag = 0x49,
                                .ip6 = h->o.ip6};
-    struct ipoib6_addr a6[2] = {{.prefix_len = 64}, {.prefix_len = (uint8_t)h->o.plen6}};
 
     memcpy(cfg.ip6_gateway, h->o.gateway6, 16);
     h->ep = ipoib_create(&cfg, &iphost_ops, h);
@@ -660,10 +727,7 @@ static int endpoint(struct iphost *h)
     }
     if (!h->o.ip6)
         return 0;
-    /* Linux does no DAD on the TUN device: both addresses are usable at once. */
-    ipoib_ip6_linklocal(h->guid, a6[0].addr);
-    memcpy(a6[1].addr, h->o.addr6, 16);
-    return ipoib6_set_addrs(h->ep, a6, h->o.has_addr6 ? 2 : 1, now_ms()) ? -1 : 0;
+    return addr6_sync(h, now_ms());
 }
 
 /* Block the termination signals and read them from a signalfd. */
@@ -711,11 +775,13 @@ static void print_stats(const struct iphost *h)
 
 int main(int argc, char **argv)
 {
-    struct iphost h = {.tun_fd = -1, .ifctl_fd = -1, .sig_fd = -1};
+    struct iphost h = {
+        .tun_fd = -1, .ifctl_fd = -1, .sig_fd = -1, .addr6w = {.event_fd = -1, .dump_fd = -1}};
     int status = 1;
 
     parse_args(argc, argv, &h.o);
-    if (signals(&h) || attach(&h) || endpoint(&h) || netns_prepare(&h) || tun_open(&h))
+    if (signals(&h) || attach(&h) || endpoint(&h) || netns_prepare(&h) || tun_open(&h) ||
+        (h.o.ip6 && addr6_sync(&h, now_ms())))
         goto out;
     port_poll(&h, now_ms());
     serve(&h);
@@ -727,6 +793,7 @@ out:
         close(h.tun_fd);
     if (h.ifctl_fd >= 0)
         close(h.ifctl_fd);
+    iphost_addr6_close(&h.addr6w);
     netns_remove(&h);
     ipoib_destroy(h.ep);
     board_sim_dgram_close(h.dg);

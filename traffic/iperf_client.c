@@ -465,10 +465,12 @@ struct iperf_client *iperf_client_start(const struct iperf_client_config *cfg)
         struct stream *s = &c->s[i];
 
         s->run = c;
-        if (cfg->dst6) {
+        if (cfg->dst6 && !cfg->dst[i]) {
             memset(&s->dst, 0, sizeof(s->dst));
             IP_SET_TYPE_VAL(s->dst, IPADDR_TYPE_V6);
             memcpy(ip_2_ip6(&s->dst)->addr, cfg->dst6[i], 16);
+            s->res.v6 = true;
+            memcpy(s->res.dst6, cfg->dst6[i], 16);
         } else {
             s->res.dst = cfg->dst[i];
             ip_addr_set_ip4_u32(&s->dst, lwip_htonl(cfg->dst[i]));

@@ -38,7 +38,10 @@ struct iperf_client_config {
     uint16_t port;       /* 0 = 5001 */
     unsigned nstreams;   /* 1 .. IPERF_CLIENT_MAX_STREAMS */
     const uint32_t *dst; /* [nstreams], host order */
-    /* [nstreams] IPv6 destinations (network order) used instead of dst, or NULL */
+    /*
+     * [nstreams] IPv6 destinations (network order), or NULL: stream i goes
+     * to dst6[i] when dst[i] is 0 (so a matrix mixes the families)
+     */
     const uint8_t (*dst6)[16];
 };
 
@@ -55,6 +58,8 @@ enum iperf_stream_state {
 /* A stream's progress. */
 struct iperf_stream_result {
     uint32_t dst;        /* IPv4 destination; 0 for IPv6 */
+    bool v6;             /* an IPv6 stream: its destination is dst6 */
+    uint8_t dst6[16];    /* network order */
     char local_text[48]; /* TCP: the local address lwIP chose (either family), once connected */
     uint16_t local_port;
     enum iperf_stream_state state;

@@ -64,10 +64,14 @@ static uint64_t server_clock_ns(clockid_t id)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Host-order IPv4 of an lwIP address (0 when not IPv4). */
-static uint32_t server_ip4(const ip_addr_t *a)
+/* A test's peer address from lwIP's (IPv4 in host order, or IPv6's 16 bytes). */
+static void server_peer(struct iperf_server_test *rec, const ip_addr_t *a)
 {
-    return IP_IS_V4(a) ? lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(a))) : 0;
+    rec->peer_v6 = IP_IS_V6(a);
+    if (rec->peer_v6)
+        memcpy(rec->peer6, ip_2_ip6(a)->addr, sizeof(rec->peer6));
+    else
+        rec->peer = lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(a)));
 }
 
 /* Remember a finished test (tcpip thread). */
@@ -89,7 +93,7 @@ static void tcp_test_end(struct tcp_test *t)
     struct iperf_server_test rec = {.peer_port = 0, .udp = false, .ended = true};
 
     if (t->pcb) {
-        rec.peer = server_ip4(&t->pcb->remote_ip);
+        server_peer(&rec, &t->pcb->remote_ip);
         rec.peer_port = t->pcb->remote_port;
     }
     rec.bytes = t->bytes;
@@ -180,7 +184,6 @@ static err_t server_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 static void udp_test_record(struct iperf_server *s, const struct udp_test *u)
 {
     struct iperf_server_test rec = {
-        .peer = server_ip4(&u->addr),
         .peer_port = u->port,
         .udp = true,
         .ended = u->ended,
@@ -192,6 +195,7 @@ static void udp_test_record(struct iperf_server *s, const struct udp_test *u)
         .jitter_ms = u->jitter_s * 1e3,
     };
 
+    server_peer(&rec, &u->addr);
     if (!u->ended && rec.datagrams > u->received)
         rec.lost = rec.datagrams - u->received;
     server_remember(s, &rec);

@@ -35,7 +35,9 @@ struct iperf_server_stats {
 
 /* One finished (or timed out) test. */
 struct iperf_server_test {
-    uint32_t peer; /* host order */
+    uint32_t peer;     /* host order, an IPv4 peer */
+    bool peer_v6;      /* an IPv6 peer: its address is peer6 */
+    uint8_t peer6[16]; /* network order */
     uint16_t peer_port;
     bool udp;
     bool ended; /* UDP: the client's final datagram came (else it went silent) */

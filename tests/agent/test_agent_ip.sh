@@ -65,8 +65,11 @@ gid_text() { python3 -c 'import ipaddress, sys; print(ipaddress.IPv6Address((0xf
 listed=0
 for s in "${SWITCHES[@]}"; do
     gid=$(gid_text "$(cli "$s" show system | awk '/^Port 0 GUID/ { print $4 }')")
-    state=$(awk -v g="$gid" '/PortGid\./ { n = split($0, f, "."); pg = f[n] }
-        /ScopeState\./ { n = split($0, f, "."); if (pg == g) print f[n] }' "$WORK/members.txt")
+    # the broadcast group's record only (with ip6 = on the port is in IPv6 groups too)
+    state=$(awk -v g="$gid" '/MGID\./ { n = split($0, f, "."); m = f[n] }
+        /PortGid\./ { n = split($0, f, "."); pg = f[n] }
+        /ScopeState\./ { n = split($0, f, "."); if (pg == g && m == "ff12:401b:ffff::ffff:ffff") print f[n] }' \
+        "$WORK/members.txt")
     [ -z "$state" ] && continue
     listed=$((listed + 1))
     check_eq "saquery -m: $s ($gid) is a full member" "0x21" "$state"

@@ -11,6 +11,13 @@
 #   - ssh admin@<global> and admin@<link-local>%ib0 show version (tcp6 22);
 #   - `show ip` lists the addresses (preferred), the groups with their MGIDs
 #     and MLIDs, the host as an IPv6 neighbour; `show ip json` the same;
+#   - SLAAC from a real router: radvd in the namespace advertises
+#     fd00:81::/64 (the namespace has fd00:81::100 on ib0, as a router has);
+#     every switch forms fd00:81::<IID>; Leaf2's `show ip` lists it
+#     preferred with the lifetimes left from the RA's, ping -6 20/20, ssh;
+#     a second prefix with preferred lifetime 0 gives a deprecated address;
+#   - `show iperf` names IPv6 peers ([fd00:80::100]:port), not 0.0.0.0;
+#   - `traffic matrix` (TCP and UDP) with IPv6 peers, mixed with IPv4;
 #   - switch to switch: `pz-cli ping` to a global and to a link-local%ib0,
 #     and a TCP iperf (`pz-cli iperf -c <v6>`); the host's `iperf -V -c` to a
 #     switch, TCP and UDP;
@@ -23,7 +30,7 @@ set -u
 # shellcheck source=agent_ip_lib.sh
 source "$(dirname "$0")/agent_ip_lib.sh"
 ai_init agentip6 10.80.0 "$@"
-pzt_require opensm saquery ping socat sha256sum ip python3 ssh ssh-keygen iperf
+pzt_require opensm saquery ping socat sha256sum ip python3 ssh ssh-keygen iperf radvd
 pzt_require_preload
 
 declare -A ADDR6 LL6 GID
@@ -118,6 +125,59 @@ check "ssh admin@${LL6[Leaf2]}%ib0 show version names portzero" \
 check "ssh over IPv4 still works" \
     bash -c "ip netns exec '$NS' ssh ${SSHOPT[*]} admin@${ADDR[Leaf2]} show version | grep -qi portzero"
 
+# ---- SLAAC from a router (radvd) ---------------------------------------------
+# radvd advertises fd00:81::/64 every 3-4 s (valid 7000 s, preferred 5000 s;
+# not a default router) and fd00:82::/64 (valid 600 s, preferred 0: its
+# address is deprecated at once, RFC 4862 section 5.5.4); the namespace holds fd00:81::100 on ib0, as a
+# router does, and pz-iphost answers neighbour solicitations for it.
+slaac_of() { # slaac_of LINK-LOCAL: fd00:81::<its interface identifier>
+    python3 -c 'import ipaddress, sys; print(ipaddress.IPv6Address((0xfd000081 << 96) | (int(ipaddress.IPv6Address(sys.argv[1])) & ((1 << 64) - 1))))' "$1"
+}
+slaac_preferred() { # slaac_preferred SWITCH: `show ip` lists its fd00:81:: address preferred
+    cli "$1" show ip | grep -qF "$(slaac_of "${LL6[$1]}")/64 (preferred, SLAAC, "
+}
+printf '%s\n' 'interface ib0 {' '    AdvSendAdvert on;' '    MinRtrAdvInterval 3;' \
+    '    MaxRtrAdvInterval 4;' '    AdvDefaultLifetime 0;' '    AdvSourceLLAddress off;' \
+    '    prefix fd00:81::/64 {' '        AdvOnLink on;' '        AdvAutonomous on;' \
+    '        AdvValidLifetime 7000;' '        AdvPreferredLifetime 5000;' '    };' \
+    '    prefix fd00:82::/64 {' '        AdvOnLink on;' '        AdvAutonomous on;' \
+    '        AdvValidLifetime 600;' '        AdvPreferredLifetime 0;' '    };' '};' \
+    > "$WORK/radvd.conf"
+chmod 600 "$WORK/radvd.conf"
+in_ns ip -6 addr add fd00:81::100/64 dev ib0 nodad
+in_ns sysctl -q -w net.ipv6.conf.all.forwarding=1
+# ip netns exec execs radvd: $! is radvd itself (in_ns would add a subshell)
+ip netns exec "$NS" radvd -n -m stderr -C "$WORK/radvd.conf" -p "$WORK/radvd.pid" \
+    > "$WORK/radvd.out" 2>&1 < /dev/null &
+AI_PIDS+=($!)
+SLAAC6=$(slaac_of "${LL6[Leaf2]}")
+check "Leaf2 forms $SLAAC6 from radvd's RA and ends its DAD" wait_until 30 slaac_preferred Leaf2
+cli Leaf2 show ip > "$WORK/showip_slaac.txt"
+life=$(sed -nE "s|^ +$SLAAC6/64 \(preferred, SLAAC, valid ([0-9]+) s, preferred ([0-9]+) s\)$|\1 \2|p" \
+    "$WORK/showip_slaac.txt")
+valid=${life% *} pref=${life#* }
+check "show ip: $SLAAC6 valid lifetime left from the RA's 7000 s (${valid:-none})" \
+    test "${valid:-0}" -le 7000 -a "${valid:-0}" -gt 5000
+check "show ip: its preferred lifetime left from the RA's 5000 s (${pref:-none})" \
+    test "${pref:-0}" -le 5000 -a "${pref:-0}" -gt 3000
+cli Leaf2 show ip json > "$WORK/showip_slaac.json"
+check_eq "show ip json: the SLAAC address's state, origin and lifetimes" "preferred slaac True True" \
+    "$(python3 -c 'import json, sys
+a = [a for a in json.load(open(sys.argv[1]))["ipv6"]["addresses"] if a["address"] == sys.argv[2]][0]
+print(a["state"], a["origin"], 5000 < a["valid_lifetime"] <= 7000, 3000 < a["preferred_lifetime"] <= 5000)' \
+        "$WORK/showip_slaac.json" "$SLAAC6")"
+check "host -> Leaf2's SLAAC address answers" wait_until 20 in_ns ping -6 -c 1 -W 1 "$SLAAC6"
+check_eq "ping -6 Leaf2 $SLAAC6 (from fd00:81::100): 20/20" 20 "$(received 20 "$SLAAC6" -6)"
+check "ssh admin@$SLAAC6 show version names portzero" \
+    bash -c "ip netns exec '$NS' ssh ${SSHOPT[*]} admin@$SLAAC6 show version | grep -qi portzero"
+for s in "${SWITCHES[@]}"; do
+    check "$s formed its fd00:81:: address" wait_until 10 slaac_preferred "$s"
+done
+DEPR6=$(slaac_of "${LL6[Leaf2]}" | sed 's/^fd00:81:/fd00:82:/')
+slaac_deprecated() { cli Leaf2 show ip | grep -qE "^ +$DEPR6/64 \(deprecated, SLAAC, valid [0-9]+ s, preferred 0 s\)$"; }
+check "show ip: Leaf2's $DEPR6 (preferred lifetime 0) is deprecated" wait_until 10 slaac_deprecated
+# ---- end of SLAAC -------------------------------------------------------------
+
 # The CLI's view.
 cli Spine1 show ip > "$WORK/showip.txt"
 check "show ip: the link-local, preferred" grep -q "^IPv6 address  *${LL6[Spine1]}/64 (preferred)" "$WORK/showip.txt"
@@ -128,7 +188,8 @@ check "show ip: its solicited-node group joined" \
     grep -qE "^ff02::1:ff20:0 +ff12:601b:ffff::1:ff20:0 +0xc[0-9a-f]{3} +full +joined" "$WORK/showip.txt"
 check "show ip: the host as a resolved IPv6 neighbour" grep -qE "^fe80::[0-9a-f:]+ +[0-9]+ .* resolved" "$WORK/showip.txt"
 cli Spine1 show ip json > "$WORK/showip.json"
-check_eq "show ip json: the IPv6 addresses" "${LL6[Spine1]} ${ADDR6[Spine1]}" \
+check_eq "show ip json: the IPv6 addresses" \
+    "${LL6[Spine1]} ${ADDR6[Spine1]} $(slaac_of "${LL6[Spine1]}") $(slaac_of "${LL6[Spine1]}" | sed 's/^fd00:81:/fd00:82:/')" \
     "$(python3 -c 'import json, sys; print(" ".join(a["address"] for a in json.load(open(sys.argv[1]))["ipv6"]["addresses"]))' "$WORK/showip.json")"
 check "pz-cli ping Spine1 -> Leaf4's global: 3 received" cli_pings Spine1 "${ADDR6[Leaf4]}"
 check "pz-cli ping Leaf1 -> Spine2's link-local%ib0: 3 received" cli_pings Leaf1 "${LL6[Spine2]}%ib0"
@@ -148,6 +209,44 @@ check "host iperf -V -c ${ADDR6[Spine2]} (TCP 2 s) moved data ($bytes bytes)" te
 in_ns iperf -V -u -c "${ADDR6[Leaf4]}" -b 1M -t 2 > "$WORK/h2s6u.txt" 2>&1
 check "host iperf -V -u -c ${ADDR6[Leaf4]}: the switch's server report came back" \
     grep -q "Server Report" "$WORK/h2s6u.txt"
+
+# ---- show iperf names IPv6 peers ---------------------------------------------
+iperf_peer_bytes() { # iperf_peer_bytes SWITCH PROTO PEER: bytes of PEER's newest test in `show iperf`
+    cli "$1" show iperf | awk -v proto="$2" -v peer="[$3]:" '
+        $1 == proto && index($2, peer) == 1 { print $3; exit }'
+}
+b=$(iperf_peer_bytes Spine2 TCP fd00:80::100)
+check "show iperf (Spine2): the host's TCP test from [fd00:80::100] (${b:-none} bytes)" \
+    test "${b:-0}" -gt 100000
+b=$(iperf_peer_bytes Leaf4 UDP fd00:80::100)
+check "show iperf (Leaf4): the host's UDP test from [fd00:80::100] (${b:-none} bytes)" test "${b:-0}" -gt 0
+b=$(iperf_peer_bytes Spine1 TCP "${ADDR6[Leaf1]}")
+check "show iperf (Spine1): Leaf1's TCP test from [${ADDR6[Leaf1]}] (${b:-none} bytes)" test "${b:-0}" -gt 0
+check "show iperf: no 0.0.0.0 peer" bash -c "! '$PZCLI' -s '${AI_DIR[Spine2]}/ctl' show iperf | grep -q '0\.0\.0\.0'"
+check_eq "show iperf json (Spine2): the peer is the host's IPv6 address" fd00:80::100 \
+    "$(cli Spine2 show iperf json | python3 -c 'import json, sys; print(json.load(sys.stdin)["recent_tests"][0]["peer"])')"
+# ---- end of show iperf -------------------------------------------------------
+
+# ---- traffic matrix with IPv6 peers ------------------------------------------
+cli Leaf1 traffic matrix tcp 2 "${ADDR6[Spine1]}" "${ADDR6[Spine2]}" "${ADDR[Leaf4]}" > "$WORK/m6tcp.txt" 2>&1
+check_eq "traffic matrix tcp (Leaf1) to two IPv6 peers and one IPv4 peer exits 0" 0 "$?"
+for p in "${ADDR6[Spine1]}" "${ADDR6[Spine2]}" "${ADDR[Leaf4]}"; do
+    b=$(awk -v p="$p" '$1 == p && $NF == "done" { print $2 }' "$WORK/m6tcp.txt")
+    check "traffic matrix tcp: $p received data (${b:-none} bytes)" test "${b:-0}" -gt 0
+done
+check "traffic matrix tcp: 3 of 3 peers completed" grep -q '^3 of 3 peers completed' "$WORK/m6tcp.txt"
+cli Leaf1 traffic matrix 1M 2 "${ADDR6[Leaf2]}" "${LL6[Leaf3]}%ib0" > "$WORK/m6udp.txt" 2>&1
+check_eq "traffic matrix 1M 2 (Leaf1) to a global and a link-local IPv6 peer exits 0" 0 "$?"
+for p in "${ADDR6[Leaf2]}" "${LL6[Leaf3]}"; do
+    # shellcheck disable=SC2016 # an awk program
+    check "traffic matrix: $p sent its server report (received bytes)" \
+        awk -v p="$p" '$1 == p && $3 ~ /^[0-9]+$/ && $3 > 0 { ok = 1 } END { exit !ok }' "$WORK/m6udp.txt"
+done
+check "traffic matrix: 2 of 2 peers reported" grep -q '^2 of 2 peers reported' "$WORK/m6udp.txt"
+check_eq "traffic matrix to :: is refused (usage, exit 2)" 2 \
+    "$(cli Leaf1 traffic matrix tcp 2 :: > "$WORK/m6bad.txt" 2>&1; echo $?)"
+check "... saying it is not an address" grep -q '% not an address: ::' "$WORK/m6bad.txt"
+# ---- end of traffic matrix ---------------------------------------------------
 
 # portzerod restarts: a new QPN; its unsolicited NA updates the host at once.
 stop_pid "${AGENT[Leaf3]}"

@@ -22,8 +22,12 @@ pzt_require opensm saquery ip ping
 pzt_require_preload
 HOSTADDR=10.88.0.100
 
-# members: the broadcast group's members the SA lists (trusted query: OpenSM's SM_Key 1).
-members() { diag Hca2 saquery --smkey 1 -m 2> /dev/null | grep -c '^[[:space:]]*PortGid' || true; }
+# members: the broadcast group's members the SA lists (trusted query: OpenSM's SM_Key 1);
+# the records of other groups (IPv6's, with ip6 = on) are not counted.
+members() {
+    diag Hca2 saquery --smkey 1 -m 2> /dev/null | awk '/MGID\./ { n = split($0, f, "."); m = f[n] }
+        /^[[:space:]]*PortGid/ && m == "ff12:401b:ffff::ffff:ffff" { c++ } END { print c + 0 }'
+}
 seven() { test "$(members)" = 7; }
 joins() { grep -c 'ipoib: joined the broadcast group' "$WORK/host.err"; }
 rejoined() { grep -q 'ipoib: port now .*joining the broadcast group again' "$WORK/host.err"; }

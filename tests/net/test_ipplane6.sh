@@ -18,7 +18,7 @@
 #   - SLAAC: an RA with prefix fd00:79::/64 (A, L) sent from the namespace
 #     (tests/support/send_ra.py, through pz-iphost, which gives it its IPoIB
 #     option) makes lwIP form fd00:79::<IID> and end its DAD (lwip_host lists
-#     it usable);
+#     it usable); ping -6 to it from fd00:79::3, 20/20;
 #   - no malformed neighbour discovery counted.
 # Usage: test_ipplane6.sh PZFABRIC PZFABRIC_CTL PZ_IPHOST LWIP_HOST
 set -u
@@ -97,7 +97,12 @@ check_eq "a UDP datagram to ff02::1:3 is echoed by lwIP" "portzero mcast6 $$" "$
 SLAAC7=$(python3 -c 'import ipaddress, sys; print(ipaddress.IPv6Address((0xfd000079 << 96) | (int(ipaddress.IPv6Address(sys.argv[1])) & ((1 << 64) - 1))))' "$LL7")
 check "send_ra.py: an RA for fd00:79::/64 leaves the namespace" \
     in_ns /usr/bin/python3 "$(dirname "$0")/../support/send_ra.py" ib0 fd00:79::/64
-sleep 3 # lwIP's DAD of the new address: 1 s
+# The sender holds an address in the prefix, as a router does: pz-iphost
+# must answer lwIP's neighbour solicitation for fd00:79::3 (Linux's own
+# address, not one of its command line) for the echo replies to return.
+in_ns ip -6 addr add fd00:79::3/64 dev ib0 nodad
+check "lwIP answers ping -6 on its SLAAC address $SLAAC7" wait_until 20 in_ns ping -6 -c 1 -W 1 "$SLAAC7"
+check_eq "ping -6 lwIP SLAAC address: 20/20" 20 "$(received 20 "$SLAAC7" -6)"
 
 # A duplicate: another lwIP host with the same address; the first defends it.
 "$LWIPHOST" --sockname "$SOCK" --ca Hca8 --address 10.78.0.8/24 --address6 fd00:78::7/64 -v \

@@ -413,7 +413,7 @@ static void test_config_ip_plane_keys(void **state)
     assert_int_equal(pz_config_set(&cfg, "ctl_socket", "/run/pz/ctl", err, sizeof(err)), 0);
 }
 
-/* The IPv6 keys: off by default; an address with prefix, a gateway without; refusals. */
+/* The IPv6 keys: on by default, no address; an address with prefix, a gateway without; refusals. */
 static void test_config_ip6_keys(void **state)
 {
     static const uint8_t want[16] = {0xfd, 0, 0, 0, 0, 0x79, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5};
@@ -423,8 +423,10 @@ static void test_config_ip6_keys(void **state)
     const struct pz_config_key *gw = pz_config_key_find("ip6_gateway");
 
     pz_config_defaults(&cfg);
-    assert_false(cfg.ip6);
+    assert_true(cfg.ip6);
     assert_int_equal(cfg.ip6_address.prefix_len, 0);
+    assert_int_equal(pz_config_set(&cfg, "ip6", "off", err, sizeof(err)), 0);
+    assert_false(cfg.ip6);
     assert_non_null(addr);
     assert_non_null(gw);
     pz_config_key_format(addr, &cfg, out, sizeof(out));
