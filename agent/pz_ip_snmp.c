@@ -141,15 +141,18 @@ static void pz_ip_snmp_mgmt_if(struct pz_ip_snmp *s)
     ipoib_own_lladdr(ep, &ll);
     ipoib_lladdr_pack(&ll, mif.hw_addr);
     mif.in_octets = st->rx_bytes;
-    /* Packets through the broadcast group went to the IPoIB broadcast address. */
-    mif.in_ucast_pkts = st->rx_packets - st->rx_group_packets;
+    /* Packets through the broadcast group went to the IPoIB broadcast address; those
+     * through an IPv6 group (all-nodes, solicited-node, MLD's) are multicast. */
+    mif.in_ucast_pkts = st->rx_packets - st->rx_group_packets - st->rx_mcast6_packets;
     mif.in_bcast_pkts = st->rx_group_packets;
+    mif.in_mcast_pkts = st->rx_mcast6_packets;
     mif.in_discards = st->rx_dropped_down + st->rx_dropped_qkey + st->rx_dropped_type;
     mif.in_errors =
         st->rx_dropped_short + st->rx_dropped_ip + st->rx_dropped_arp + st->rx_dropped_oversize;
     mif.out_octets = st->tx_bytes;
-    mif.out_ucast_pkts = st->tx_packets - st->tx_group_packets;
+    mif.out_ucast_pkts = st->tx_packets - st->tx_group_packets - st->tx_mcast6_packets;
     mif.out_bcast_pkts = st->tx_group_packets;
+    mif.out_mcast_pkts = st->tx_mcast6_packets;
     mif.out_errors = st->tx_errors;
     mif.out_discards = st->tx_dropped_down + st->tx_dropped_no_route + st->tx_dropped_unresolved +
                        st->tx_dropped_bad;

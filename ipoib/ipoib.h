@@ -93,7 +93,8 @@ struct ipoib_ops {
 /* Counters, for logs, SNMP and tests. */
 struct ipoib_stats {
     uint64_t rx_packets, rx_bytes, tx_packets, tx_bytes;
-    uint64_t rx_group_packets, tx_group_packets; /* of rx/tx_packets: via the broadcast group */
+    uint64_t rx_group_packets, tx_group_packets;   /* of rx/tx_packets: via the broadcast group */
+    uint64_t rx_mcast6_packets, tx_mcast6_packets; /* of rx/tx_packets: via an IPv6 group */
     uint64_t rx_arp, tx_arp;
     uint64_t rx_dropped_short;      /* no room for the header */
     uint64_t rx_dropped_type;       /* not IPv4 or ARP (IPv6 included) */

@@ -306,7 +306,7 @@ static void deliver6(struct ipoib *ep, const struct board_dgram_addr *a, const u
     ep->stats.rx_packets++;
     ep->stats.rx_bytes += len;
     if (a->dlid >= 0xC000)
-        ep->stats.rx_group_packets++;
+        ep->stats.rx_mcast6_packets++;
     ep->v6.stats.rx_packets++;
     ep->ops.deliver(ep->ctx, pkt, len);
 }
@@ -646,7 +646,7 @@ int ipoib6_output(struct ipoib *ep, const uint8_t *pkt, size_t len, uint64_t now
     if (ipoib_ip6_is_multicast(pkt + 24)) {
         rc = send_to_group(ep, pkt + 24, framed, now);
         if (rc == 0)
-            ep->stats.tx_group_packets++;
+            ep->stats.tx_mcast6_packets++;
     } else {
         nh = next_hop6(ep, pkt + 24, now);
         if (!nh) {

@@ -367,6 +367,35 @@ static void test_resolve(void **state)
     free_fake(&f);
 }
 
+/* A datagram to an IPv6 group is counted as IPv6 multicast on both ends, apart from
+ * the IPv4 broadcast group's packets (IF-MIB's multicast vs broadcast counters). */
+static void test_mcast6_counted(void **state)
+{
+    struct fake f = {0};
+    struct node *a = up_node(&f, 5), *b = up_node(&f, 9);
+    uint8_t all_nodes[16] = {0xff, 0x02, [15] = 1};
+    uint8_t pkt[512];
+    size_t len;
+    uint64_t rx_group, tx_group, rx6, tx6;
+
+    (void)state;
+    set_addrs(a, false, NULL);
+    set_addrs(b, false, NULL);
+    b->delivered = 0;
+    rx_group = ipoib_stats(b->ep)->rx_group_packets;
+    tx_group = ipoib_stats(a->ep)->tx_group_packets;
+    rx6 = ipoib_stats(b->ep)->rx_mcast6_packets;
+    tx6 = ipoib_stats(a->ep)->tx_mcast6_packets;
+    len = make_ip6(pkt, a->ll, all_nodes, 24);
+    assert_int_equal(ipoib_output(a->ep, pkt, len, 10), 0);
+    assert_int_equal(b->delivered, 1);
+    assert_int_equal(ipoib_stats(a->ep)->tx_mcast6_packets, tx6 + 1);
+    assert_int_equal(ipoib_stats(b->ep)->rx_mcast6_packets, rx6 + 1);
+    assert_int_equal(ipoib_stats(a->ep)->tx_group_packets, tx_group);
+    assert_int_equal(ipoib_stats(b->ep)->rx_group_packets, rx_group);
+    free_fake(&f);
+}
+
 /* Nobody answers: three solicitations a second apart, then the queue is dropped. */
 static void test_unresolved(void **state)
 {
@@ -727,6 +756,6 @@ static void test_join_leave_txn(void **state)
     free_fake(&f);
 }
 
-PZT_MAIN(test_groups_and_announce, test_resolve, test_unresolved, test_dad, test_output_filter,
-         test_malformed, test_routing, test_host_router, test_rejoin, test_refused_join,
-         test_join_leave_txn)
+PZT_MAIN(test_groups_and_announce, test_resolve, test_mcast6_counted, test_unresolved, test_dad,
+         test_output_filter, test_malformed, test_routing, test_host_router, test_rejoin,
+         test_refused_join, test_join_leave_txn)
