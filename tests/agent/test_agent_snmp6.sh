@@ -114,6 +114,18 @@ wait "$par6"
 check_eq "20 GETs over udp6 beside 20 over IPv4: all answered" 20 "$(grep -c '^"IB1/' "$WORK/par6.txt")"
 check_eq "20 GETs over IPv4 beside them: all answered" 20 "$(grep -c '^"IB1/' "$WORK/par4.txt")"
 
+# The IPoIB row (ifIndex 9) counts IPv6 group packets as multicast (IF-MIB
+# ifHCInMulticastPkts, ifXEntry 8): 3 echo requests to all-nodes reach the switch
+# through the all-nodes group, whether or not lwIP answers a multicast echo.
+mc() { get -v2c -c pzv6 -t 3 -r 2 "$V6" "$IFX.8.9"; }
+m0=$(mc)
+in_ns ping -6 -c 3 -i 0.2 -W 1 "ff02::1%ib0" > /dev/null 2>&1 || true
+mc_rose() { test "$(mc)" -ge $((m0 + 3)); }
+check "ifHCInMulticastPkts of the IPoIB row rose by the 3 pings to ff02::1 at least (from $m0 to $(wait_until 10 mc_rose; mc))" \
+    mc_rose
+check "ifHCOutMulticastPkts of the IPoIB row counts the switch's IPv6 group packets (MLD, ND)" \
+    test "$(get -v2c -c pzv6 -t 3 -r 2 "$V6" "$IFX.11.9")" -gt 0
+
 # A sink at the host's link-local address (no zone: the plane's only
 # interface) and the global one: portzerod restarts with it, and its coldStart
 # reaches both (sent once IPoIB is up, held while IPv6 has no usable source).
