@@ -39,12 +39,16 @@ ssh_start() {
 
 # ssh_keyscan: the server's host keys into known_hosts.  ssh-keyscan gives up after 5 s
 # by default, and a failure here ended a `set -e` script without a word on a loaded
-# machine: a 30 s limit, three tries, and a FAIL line when none gets a key.
+# machine: a 30 s limit, three tries, and a FAIL line when none gets a key.  A try that
+# gets nothing exits 1, which `set -e` would take as the script's end: `|| true`, the
+# file says whether it worked.
 ssh_keyscan() {
     local try
     for try in 1 2 3; do
-        ssh-keyscan -T 30 -p "$PORT" -t ed25519,ecdsa 127.0.0.1 > "$WORK/known_hosts" 2> /dev/null
+        ssh-keyscan -T 30 -p "$PORT" -t ed25519,ecdsa 127.0.0.1 > "$WORK/known_hosts" \
+            2> "$WORK/keyscan.err" || true
         [ -s "$WORK/known_hosts" ] && return 0
+        echo "note ssh-keyscan try $try got no host key from port $PORT: $(tr '\n' ' ' < "$WORK/keyscan.err")"
     done
     echo "FAIL ssh-keyscan got no host key from port $PORT (3 tries)"
     return 1
