@@ -1,6 +1,14 @@
 /*
  * iphost_addr6.c - the TUN device's IPv6 addresses from rtnetlink
  * (see iphost_addr6.h).
+ *
+ * Why rtnetlink by hand: glibc's getifaddrs() lists addresses but neither
+ * their DAD state (IFA_F_TENTATIVE, IFA_F_DADFAILED) nor changes as they
+ * happen, and those are what this follows. A netlink library (libmnl,
+ * libnl) would frame the same two message types; the framing here is the
+ * kernel's <linux/netlink.h> macros plus length checks on every message and
+ * attribute, fuzzed by fuzz_iphost_addr6, and keeps pz-iphost's
+ * dependencies to what the rest of the suite installs.
  */
 #include "iphost_addr6.h"
 
