@@ -16,6 +16,7 @@ die() {
 }
 [ $# -ge 6 ] || die "usage: $0 OUT.1 VERSION NAME WHAT DESCRIPTION TOOL [ARG...]"
 OUT=$1 VERSION=$2 NAME=$3 WHAT=$4 DESC=$5
+mkdir -p "$(dirname "$OUT")" # it may run before gen-key-docs.sh, which makes it too
 shift 5
 HERE=$(cd "$(dirname "$0")" && pwd)
 help=$("$@" --help 2>&1 || true)
