@@ -26,31 +26,21 @@
 set -u
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
+# shellcheck source=snmp_lib.sh
+source "$(dirname "$0")/snmp_lib.sh"
 TESTD=$(abspath "$1")
 pzt_require_tools snmpget snmpwalk snmpbulkwalk snmpbulkget snmpset snmptrapd
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/pzt-snmp.XXXXXX")
-# Ports from the PID, so parallel runs do not collide.
-PORT=$((20000 + ($$ % 20000)))
+# The client tools read and write nothing of the machine's or the user's.
+snmpt_init snmp 0 state empty-state trapd/cert_indexes
 TRAP_PORT=$((PORT + 1))
 EMPTY_PORT=$((PORT + 2))
 SPARE_PORT=$((PORT + 3)) # a sink nobody listens on
 AGENT_PID=
 TRAPD_PID=
 EMPTY_PID=
-
-snmp_cleanup() {
-    local rc=$?
-    stop_started "$AGENT_PID" "$EMPTY_PID" "$TRAPD_PID"
-    pzt_cleanup_work "$rc" "$WORK/agent.err" "$WORK/trapd.log"
-    checks_finish || rc=1
-    exit "$rc" # an EXIT trap's own status is not the script's
-}
-trap snmp_cleanup EXIT
-
-# The client tools read and write nothing of the machine's or the user's.
-mkdir -p "$WORK/client/cert_indexes" "$WORK/state" "$WORK/empty-state" "$WORK/trapd/cert_indexes"
-export SNMPCONFPATH=$WORK/client SNMP_PERSISTENT_DIR=$WORK/client MIBS= MIBDIRS=$WORK/client
+SNMPT_PID_VARS=(AGENT_PID EMPTY_PID TRAPD_PID)
+SNMPT_LOGS=("$WORK/agent.err" "$WORK/trapd.log")
 
 AGENT=127.0.0.1:$PORT
 RO=("${PZT_SNMP_RO[@]}" -t 2 -r 1)

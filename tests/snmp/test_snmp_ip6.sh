@@ -22,6 +22,8 @@
 set -u
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
+# shellcheck source=snmp_lib.sh
+source "$(dirname "$0")/snmp_lib.sh"
 TESTD=$(abspath "$1")
 pzt_require_tools snmpget snmpwalk snmpset snmptrapd
 if ! python3 -c 'import socket; s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM); s.bind(("::1", 0))' 2> /dev/null; then
@@ -29,25 +31,12 @@ if ! python3 -c 'import socket; s = socket.socket(socket.AF_INET6, socket.SOCK_D
     exit 77
 fi
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/pzt-snmp6.XXXXXX")
-# Ports from the PID, so parallel runs do not collide (test_snmp_agent +0..+3,
-# test_snmp_traps +5..+6, test_snmp_system +10..).
-PORT=$((20000 + ($$ % 20000) + 15))
+snmpt_init snmp6 15 state trapd/cert_indexes
 TRAP_PORT=$((PORT + 1))
 AGENT_PID=
 TRAPD_PID=
-
-snmp6_cleanup() {
-    local rc=$?
-    stop_started "$AGENT_PID" "$TRAPD_PID"
-    pzt_cleanup_work "$rc" "$WORK/agent.err" "$WORK/trapd.log"
-    checks_finish || rc=1
-    exit "$rc" # an EXIT trap's own status is not the script's
-}
-trap snmp6_cleanup EXIT
-
-mkdir -p "$WORK/client/cert_indexes" "$WORK/state" "$WORK/trapd/cert_indexes"
-export SNMPCONFPATH=$WORK/client SNMP_PERSISTENT_DIR=$WORK/client MIBS= MIBDIRS=$WORK/client
+SNMPT_PID_VARS=(AGENT_PID TRAPD_PID)
+SNMPT_LOGS=("$WORK/agent.err" "$WORK/trapd.log")
 
 V4=127.0.0.1:$PORT
 V6="udp6:[::1]:$PORT"

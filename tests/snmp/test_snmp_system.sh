@@ -22,27 +22,17 @@
 set -u
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
+# shellcheck source=snmp_lib.sh
+source "$(dirname "$0")/snmp_lib.sh"
 TESTD=$(abspath "$1")
 SRC=$(abspath "$2")
 pzt_require_tools snmpget snmpgetnext snmpwalk snmpbulkwalk snmpset
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/pzt-snmpsys.XXXXXX")
-# Ports from the PID, so parallel runs do not collide (the other snmp tests use +0..+6).
-PORT=$((20000 + ($$ % 20000) + 10))
+snmpt_init snmpsys 10
 SPARE_PORT=$((PORT + 1)) # a sink nobody listens on
 AGENT_PID=
-
-system_cleanup() {
-    local rc=$?
-    stop_started "$AGENT_PID"
-    pzt_cleanup_work "$rc" "$WORK/agent.err"
-    checks_finish || rc=1
-    exit "$rc" # an EXIT trap's own status is not the script's
-}
-trap system_cleanup EXIT
-
-mkdir -p "$WORK/client/cert_indexes"
-export SNMPCONFPATH=$WORK/client SNMP_PERSISTENT_DIR=$WORK/client MIBS= MIBDIRS=$WORK/client
+SNMPT_PID_VARS=(AGENT_PID)
+SNMPT_LOGS=("$WORK/agent.err")
 
 AGENT=127.0.0.1:$PORT
 RO=("${PZT_SNMP_RO[@]}" -t 2 -r 1)

@@ -15,27 +15,17 @@
 set -u
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
+# shellcheck source=snmp_lib.sh
+source "$(dirname "$0")/snmp_lib.sh"
 TESTD=$(abspath "$1")
 pzt_require_tools snmpget snmptrapd
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/pzt-snmptraps.XXXXXX")
-# Ports from the PID, so parallel runs do not collide (test_snmp_agent uses +0..+3).
-PORT=$((20000 + ($$ % 20000) + 5))
+snmpt_init snmptraps 5 state trapd/cert_indexes
 TRAP_PORT=$((PORT + 1))
 AGENT_PID=
 TRAPD_PID=
-
-traps_cleanup() {
-    local rc=$?
-    stop_started "$AGENT_PID" "$TRAPD_PID"
-    pzt_cleanup_work "$rc" "$WORK/agent.err" "$WORK/trapd.log"
-    checks_finish || rc=1
-    exit "$rc" # an EXIT trap's own status is not the script's
-}
-trap traps_cleanup EXIT
-
-mkdir -p "$WORK/client/cert_indexes" "$WORK/state" "$WORK/trapd/cert_indexes"
-export SNMPCONFPATH=$WORK/client SNMP_PERSISTENT_DIR=$WORK/client MIBS= MIBDIRS=$WORK/client
+SNMPT_PID_VARS=(AGENT_PID TRAPD_PID)
+SNMPT_LOGS=("$WORK/agent.err" "$WORK/trapd.log")
 
 AGENT=127.0.0.1:$PORT
 RO=("${PZT_SNMP_RO[@]}" -t 2 -r 1)
