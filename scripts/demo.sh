@@ -225,17 +225,20 @@ if [ "$(id -u)" = 0 ] && [ -e /dev/net/tun ]; then
 
     say "SSH: OpenSSH to spine-1's CLI (admin, ed25519 key): ssh admin@10.60.0.1 show system"
     SSHO=(-F /dev/null -o UserKnownHostsFile="$WORK/known_hosts" -o StrictHostKeyChecking=accept-new
-        -o BatchMode=yes -i "$WORK/admin_key")
+        -o BatchMode=yes -o LogLevel=ERROR -i "$WORK/admin_key")
     ip netns exec "pzdemo$$-b" ssh "${SSHO[@]}" admin@10.60.0.1 show system | sed 's/^/   /'
     echo "   ssh admin@10.60.0.1 ping 10.60.0.2 count 2 (switch to switch, from the CLI):"
     ip netns exec "pzdemo$$-b" ssh "${SSHO[@]}" admin@10.60.0.1 ping 10.60.0.2 count 2 interval 200 |
         sed 's/^/   /'
 
-    say "IPv6 on the same plane: spine-1 is fe80::<IID of its port-0 GUID> and fd00:60::1 (ip6 = on)"
+    say "IPv6 on the same plane: spine-1 is fe80::<IID of its port-0 GUID> and fd00:60::1"
     echo "   ping -6 fd00:60::1 from host-4-2's namespace (Linux's IPv6; neighbour discovery by the IPoIB layers):"
     ip netns exec "pzdemo$$-b" ping -6 -c 3 -i 0.2 fd00:60::1 | sed 's/^/   /'
     echo "   ssh admin@fd00:60::1 show version:"
     ip netns exec "pzdemo$$-b" ssh "${SSHO[@]}" admin@fd00:60::1 show version | sed 's/^/   /'
+    echo "   snmpget udp6:[fd00:60::1]:161 sysDescr.0 (SNMPv3 authPriv, the same USM user over IPv6):"
+    ip netns exec "pzdemo$$-b" snmpget "${V3[@]}" -Oqv 'udp6:[fd00:60::1]:161' .1.3.6.1.2.1.1.1.0 |
+        sed 's/^/   /'
 else
     echo "   (needs root and /dev/net/tun for the network namespaces: skipped)"
 fi
