@@ -79,6 +79,20 @@ static const struct ssh_conn_ops fuzz_ops = {.write = sink_write,
                                              .session_input = app_input,
                                              .session_eof = app_eof};
 
+/* Remove the state directory once the server holds its host keys: libFuzzer ends a
+ * timed run without running exit handlers, which left one directory per run in /tmp. */
+static void remove_state_dir(const char *dir)
+{
+    static const char *const keys[] = {"ssh_host_ed25519_key", "ssh_host_ecdsa_key"};
+    char path[64];
+
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, keys[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
 /* One server for the whole run (host keys made once). */
 static struct ssh_server *server(void)
 {
@@ -106,6 +120,7 @@ static struct ssh_server *server(void)
     srv = ssh_server_new(&cfg, err, sizeof(err));
     if (!srv)
         abort();
+    remove_state_dir(dir);
     return srv;
 }
 
